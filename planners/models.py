@@ -1,0 +1,270 @@
+"""The plan: what a sysadmin has (disks) and what they want built (md, LVM, filesystem).
+
+Everything here is frozen and validated on construction, so a Plan that exists can be
+computed and scripted. Names and paths that will end up in a shell script are checked
+against a strict character set here, at the model, so no shell metacharacter can ever
+reach the generated script.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer, model_validator
+
+from planners.errors import PlanError
+from planners.units import KiB, MiB, format_size_compact, is_power_of_two, parse_size
+from planners.versions import ToolVersions
+
+
+def _size(value: object) -> int:
+    return parse_size(value)  # type: ignore[arg-type]
+
+
+def _optional_size(value: object) -> int | None:
+    return None if value is None or value == "" else parse_size(value)  # type: ignore[arg-type]
+
+
+# Sizes are ints in Python and JSON; plan files may spell them "2TB" or "512K".
+Bytes = Annotated[int, BeforeValidator(_size)]
+OptionalBytes = Annotated[int | None, BeforeValidator(_optional_size)]
+# Written back to TOML in the compact exact spelling so plan files stay readable.
+CompactBytes = Annotated[
+    int, BeforeValidator(_size), PlainSerializer(lambda n: format_size_compact(n) if n % KiB == 0 else n, when_used="json")
+]
+
+_DEVICE = re.compile(r"^/dev/[A-Za-z0-9][A-Za-z0-9._:+@=/-]*$")
+_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.+-]*$")
+_MOUNTPOINT = re.compile(r"^/[A-Za-z0-9._/+-]*$")
+_MOUNT_OPTION = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_=.:+-]*$")
+_LABEL = re.compile(r"^[A-Za-z0-9_.+-]*$")
+
+
+def _check(pattern: re.Pattern[str], value: str, what: str, allowed: str) -> str:
+    if not pattern.match(value) or "/../" in value + "/" or "//" in value:
+        raise PlanError(f"{what} {value!r} is not allowed: use only {allowed}")
+    return value
+
+
+def check_device(path: str) -> str:
+    return _check(_DEVICE, path, "device path", "/dev/ followed by letters, digits and ._:+@=/-")
+
+
+def check_name(name: str, what: str = "name") -> str:
+    return _check(_NAME, name, what, "letters, digits and _.+- (not starting with - or .)")
+
+
+DevicePath = Annotated[str, BeforeValidator(lambda v: check_device(str(v)) if isinstance(v, str) else v)]
+
+Frozen = ConfigDict(frozen=True, extra="forbid")
+
+
+class DiskSet(BaseModel):
+    """A set of identical disks. A plan lists one or more sets; mixed sizes are several sets."""
+
+    model_config = Frozen
+
+    count: int = Field(1, ge=1, le=1024, description="Number of disks in this set.")
+    size: CompactBytes = Field(description="Capacity of one disk in bytes, as `blockdev --getsize64` reports it.")
+    logical_sector: int = Field(512, description="Logical sector size in bytes (512 or 4096).")
+    physical_sector: int = Field(4096, description="Physical sector size in bytes (512 or 4096).")
+    rotational: bool = Field(True, description="True for spinning disks, False for SSD/NVMe.")
+    model: str = Field("", max_length=64, description="Free-text model or label, shown in reports only.")
+    devices: list[DevicePath] = Field(
+        default_factory=list,
+        description="Device paths, one per disk (prefer /dev/disk/by-id/...). Empty: the script asks you to fill them in.",
+    )
+
+    @model_validator(mode="after")
+    def _valid(self) -> DiskSet:
+        if self.logical_sector not in (512, 4096) or self.physical_sector not in (512, 4096):
+            raise PlanError("sector sizes must be 512 or 4096 bytes", "disks.logical_sector")
+        if self.physical_sector < self.logical_sector:
+            raise PlanError("the physical sector cannot be smaller than the logical sector", "disks.physical_sector")
+        if self.size % self.logical_sector:
+            raise PlanError(
+                f"a disk of {self.size} bytes is not a whole number of {self.logical_sector}-byte sectors", "disks.size"
+            )
+        if self.size < 4 * MiB:
+            raise PlanError(f"a disk of {self.size} bytes is too small to hold an md member (4 MiB at least)", "disks.size")
+        if self.devices and len(self.devices) != self.count:
+            raise PlanError(f"{self.count} disks but {len(self.devices)} device paths given", "disks.devices")
+        return self
+
+
+RaidLevel = Literal[0, 1, 4, 5, 6, 10]
+Raid10Layout = Literal["n2", "n3", "f2", "f3", "o2", "o3"]
+ParityLayout = Literal["left-symmetric", "left-asymmetric", "right-symmetric", "right-asymmetric", "parity-first", "parity-last"]
+
+
+class MdGroup(BaseModel):
+    """One md array built from consecutive disks of the plan (after the previous groups')."""
+
+    model_config = Frozen
+
+    name: str = Field("md0", description="Array name: the device becomes /dev/md/NAME.")
+    level: RaidLevel = Field(6, description="RAID level: 0, 1, 4, 5, 6 or 10.")
+    layout: str | None = Field(
+        None, description="RAID10: n2/n3/f2/f3/o2/o3 (default n2). RAID5/6: left-symmetric etc. None = mdadm default."
+    )
+    members: int = Field(ge=1, le=384, description="Active member disks.")
+    spares: int = Field(0, ge=0, le=64, description="Hot spares attached to this array.")
+    chunk: OptionalBytes = Field(
+        512 * KiB, description="Chunk size in bytes (power of two, >= 4 KiB). None for RAID1, which has no chunk."
+    )
+    metadata: Literal["1.0", "1.1", "1.2"] = Field("1.2", description="md superblock format.")
+    bitmap: Literal["internal", "none"] = Field("internal", description="Write-intent bitmap, always passed explicitly.")
+    bitmap_chunk: OptionalBytes = Field(None, description="Bitmap chunk in bytes; None lets mdadm choose.")
+
+    @model_validator(mode="after")
+    def _valid(self) -> MdGroup:
+        check_name(self.name, "md array name")
+        if self.level == 10:
+            if self.layout is not None and self.layout not in Raid10Layout.__args__:  # type: ignore[attr-defined]
+                raise PlanError(f"RAID10 layout {self.layout!r} is not one of n2, n3, f2, f3, o2, o3", "groups.layout")
+        elif self.level in (5, 6, 4):
+            if self.layout is not None and self.layout not in ParityLayout.__args__:  # type: ignore[attr-defined]
+                raise PlanError(f"RAID{self.level} layout {self.layout!r} is not a parity layout such as left-symmetric", "groups.layout")
+        elif self.layout is not None:
+            raise PlanError(f"RAID{self.level} takes no layout (got {self.layout!r})", "groups.layout")
+        if self.chunk is not None and (not is_power_of_two(self.chunk) or self.chunk < 4 * KiB):
+            raise PlanError(f"chunk {self.chunk} bytes must be a power of two of at least 4 KiB", "groups.chunk")
+        if self.bitmap_chunk is not None and (not is_power_of_two(self.bitmap_chunk) or self.bitmap_chunk < 4 * KiB):
+            raise PlanError("the bitmap chunk must be a power of two of at least 4 KiB", "groups.bitmap_chunk")
+        if self.bitmap == "none" and self.bitmap_chunk is not None:
+            raise PlanError("a bitmap chunk was given but the bitmap is none", "groups.bitmap_chunk")
+        return self
+
+    @property
+    def disks(self) -> int:
+        return self.members + self.spares
+
+    @property
+    def device(self) -> str:
+        return f"/dev/md/{self.name}"
+
+
+class Lvm(BaseModel):
+    """LVM between md and the filesystem: one VG over every md group, one LV using all of it."""
+
+    model_config = Frozen
+
+    enabled: bool = Field(False, description="Put LVM between md and the filesystem.")
+    vg: str = Field("pod", description="Volume group name.")
+    lv: str = Field("data", description="Logical volume name.")
+    extent_size: CompactBytes = Field(4 * MiB, description="Physical extent size in bytes (vgcreate -s).")
+    data_alignment: OptionalBytes = Field(
+        None, description="pvcreate --dataalignment in bytes; None = the md full stripe (chunk x data disks)."
+    )
+    mode: Literal["linear", "striped"] = Field("linear", description="linear concatenates the groups; striped stripes across them.")
+    stripe_size: OptionalBytes = Field(
+        None, description="lvcreate -I in bytes for striped mode (power of two, <= extent size); None = 64 KiB, LVM's default."
+    )
+
+    @model_validator(mode="after")
+    def _valid(self) -> Lvm:
+        check_name(self.vg, "volume group name")
+        check_name(self.lv, "logical volume name")
+        if self.mode == "linear" and self.stripe_size is not None:
+            raise PlanError("a stripe size was given but the LVM mode is linear", "lvm.stripe_size")
+        return self
+
+
+class Filesystem(BaseModel):
+    """The filesystem on top (on the LV, or on each md array when LVM is off)."""
+
+    model_config = Frozen
+
+    type: Literal["xfs", "ext4", "ext3"] = Field("xfs", description="Filesystem type.")
+    block_size: int = Field(4096, description="Filesystem block size in bytes.")
+    reserved_percent: float = Field(5.0, ge=0, le=50, description="ext3/ext4 blocks reserved for root, in percent.")
+    label: str = Field("", max_length=16, description="Filesystem label (XFS: at most 12 characters).")
+    mount_point: str = Field("/srv/pod", description="Where the filesystem is mounted; with several volumes a suffix is added.")
+    mount_options: list[str] = Field(default_factory=lambda: ["noatime"], description="Mount options for fstab.")
+    stripe_unit: OptionalBytes = Field(None, description="Override of the stripe unit in bytes (su / stride); None = derived.")
+    stripe_width: int | None = Field(None, ge=1, description="Override of the stripe width in stripe units (sw); None = derived.")
+
+    @model_validator(mode="after")
+    def _valid(self) -> Filesystem:
+        if self.block_size not in (1024, 2048, 4096):
+            raise PlanError(f"block size {self.block_size} must be 1024, 2048 or 4096", "filesystem.block_size")
+        if self.type == "xfs" and self.block_size != 4096:
+            pass  # XFS accepts smaller blocks; the geometry code validates the combination.
+        _check(_LABEL, self.label, "filesystem label", "letters, digits and _.+-") if self.label else None
+        if self.type == "xfs" and len(self.label) > 12:
+            raise PlanError("an XFS label is at most 12 characters", "filesystem.label")
+        _check(_MOUNTPOINT, self.mount_point, "mount point", "an absolute path of letters, digits and ._/+-")
+        for opt in self.mount_options:
+            _check(_MOUNT_OPTION, opt, "mount option", "letters, digits and _=.:+-")
+        if (self.stripe_unit is None) != (self.stripe_width is None):
+            raise PlanError("give both the stripe unit and the stripe width, or neither", "filesystem.stripe_unit")
+        if self.stripe_unit is not None and self.stripe_unit % self.block_size:
+            raise PlanError("the stripe unit must be a multiple of the block size", "filesystem.stripe_unit")
+        return self
+
+
+class Tuning(BaseModel):
+    """Block-layer settings the script makes persistent with a udev rule."""
+
+    model_config = Frozen
+
+    readahead: OptionalBytes = Field(None, description="Readahead of the top device in bytes; None = podplan's recommendation.")
+    stripe_cache_size: int | None = Field(
+        None, ge=17, le=32768, description="md stripe_cache_size in entries (RAID4/5/6); None = podplan's recommendation."
+    )
+
+
+class Plan(BaseModel):
+    """A whole storage plan: disks, md groups, optional LVM, filesystem, tuning, tool versions."""
+
+    model_config = Frozen
+
+    name: str = Field("pod", description="Plan name, used in file names and comments.")
+    disks: list[DiskSet] = Field(min_length=1, description="The disks, in the order groups take them.")
+    groups: list[MdGroup] = Field(min_length=1, max_length=64, description="md arrays, in order.")
+    lvm: Lvm = Field(default_factory=Lvm, description="LVM layer.")
+    filesystem: Filesystem = Field(default_factory=Filesystem, description="Filesystem layer.")
+    tuning: Tuning = Field(default_factory=Tuning, description="Readahead and stripe cache.")
+    tools: ToolVersions = Field(default_factory=ToolVersions, description="Tool versions assumed.")
+
+    @model_validator(mode="after")
+    def _valid(self) -> Plan:
+        check_name(self.name, "plan name")
+        names = [g.name for g in self.groups]
+        if len(set(names)) != len(names):
+            raise PlanError("md array names must be distinct", "groups.name")
+        needed = sum(g.disks for g in self.groups)
+        have = sum(d.count for d in self.disks)
+        if needed > have:
+            raise PlanError(f"the groups need {needed} disks (members and spares) but the plan has {have}", "groups.members")
+        if len(self.groups) > 1 and not self.lvm.enabled:
+            pass  # Several arrays without LVM: one filesystem each, which is a valid plan.
+        paths = [p for d in self.disks for p in d.devices]
+        if len(set(paths)) != len(paths):
+            raise PlanError("the same device path is listed twice", "disks.devices")
+        return self
+
+    def disk_list(self) -> list[DiskSet]:
+        """One DiskSet (count 1) per physical disk, in order, with its device if known."""
+        out: list[DiskSet] = []
+        for d in self.disks:
+            for i in range(d.count):
+                devs = [d.devices[i]] if d.devices else []
+                out.append(d.model_copy(update={"count": 1, "devices": devs}))
+        return out
+
+    def group_disks(self) -> list[tuple[MdGroup, list[DiskSet], list[DiskSet]]]:
+        """Each group with its member disks and its spare disks, taken in plan order."""
+        disks = self.disk_list()
+        out = []
+        pos = 0
+        for g in self.groups:
+            members = disks[pos : pos + g.members]
+            spares = disks[pos + g.members : pos + g.disks]
+            pos += g.disks
+            out.append((g, members, spares))
+        return out
+
+    def unassigned_disks(self) -> list[DiskSet]:
+        return self.disk_list()[sum(g.disks for g in self.groups) :]

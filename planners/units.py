@@ -1,0 +1,96 @@
+"""Sizes: the one parser of human sizes and the formatters for the edge.
+
+Inside podplan every size is an int of bytes. Suffixes follow the tools' own habits:
+`K`, `M`, `G`, `T`, `P` alone are binary (as mdadm's `--chunk=512K` and LVM's `-I 64k`
+mean), `KB`/`MB`/`GB`/`TB`/`PB` are decimal (as disk vendors sell them), `KiB`..`PiB`
+are binary. A fraction is allowed only where the result is a whole number of bytes
+(`1.5TiB` yes, `0.3B` no), so a typo never silently rounds.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal, InvalidOperation
+
+from planners.errors import PlanError
+
+KiB = 1024
+MiB = 1024**2
+GiB = 1024**3
+TiB = 1024**4
+PiB = 1024**5
+
+_UNITS: dict[str, int] = {"": 1, "B": 1}
+for _i, _p in enumerate("KMGTPE", start=1):
+    _UNITS[_p] = 1024**_i
+    _UNITS[_p + "IB"] = 1024**_i
+    _UNITS[_p + "B"] = 1000**_i
+    _UNITS[_p + "I"] = 1024**_i
+
+_SIZE = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?|\.[0-9]+)\s*([A-Za-z]*)\s*$")
+
+
+def parse_size(text: str | int, *, what: str = "size") -> int:
+    """'2TB' -> 2000000000000, '1.5TiB', '256K' -> 262144, '2000398934016' -> itself."""
+    if isinstance(text, bool):
+        raise PlanError(f"{what} must be a size such as 2TB or 256K, not {text!r}")
+    if isinstance(text, int):
+        if text < 0:
+            raise PlanError(f"{what} must not be negative (got {text})")
+        return text
+    if not isinstance(text, str):
+        raise PlanError(f"{what} must be a size such as 2TB or 256K, not {text!r}")
+    m = _SIZE.match(text)
+    if not m:
+        raise PlanError(f"{what} {text!r} is not a size; write it like 2TB, 1.8TiB, 256K or 2000398934016")
+    number, unit = m.group(1), m.group(2).upper()
+    if unit not in _UNITS:
+        raise PlanError(f"{what} {text!r} has an unknown unit {m.group(2)!r}; use B, K/KiB, KB, M/MiB, MB, G/GiB, GB, T/TiB, TB")
+    try:
+        value = Decimal(number) * _UNITS[unit]
+    except InvalidOperation:  # pragma: no cover - the regex admits only valid decimals
+        raise PlanError(f"{what} {text!r} is not a number") from None
+    if value != value.to_integral_value():
+        raise PlanError(f"{what} {text!r} is not a whole number of bytes")
+    return int(value)
+
+
+def format_bytes_binary(n: int, digits: int = 2) -> str:
+    """1649267441664 -> '1.50 TiB'."""
+    return _format(n, 1024, ("B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"), digits)
+
+
+def format_bytes_decimal(n: int, digits: int = 2) -> str:
+    """2000398934016 -> '2.00 TB'."""
+    return _format(n, 1000, ("B", "kB", "MB", "GB", "TB", "PB", "EB"), digits)
+
+
+def _format(n: int, base: int, names: tuple[str, ...], digits: int) -> str:
+    sign = "-" if n < 0 else ""
+    value = abs(n)
+    i = 0
+    while value >= base ** (i + 1) and i < len(names) - 1:
+        i += 1
+    if i == 0:
+        return f"{sign}{value} B"
+    return f"{sign}{value / base**i:.{digits}f} {names[i]}"
+
+
+def format_size_compact(n: int) -> str:
+    """The shortest exact binary spelling, as tools take it: 524288 -> '512K', 3 -> '3'."""
+    for suffix, factor in (("T", TiB), ("G", GiB), ("M", MiB), ("K", KiB)):
+        if n and n % factor == 0:
+            return f"{n // factor}{suffix}"
+    return str(n)
+
+
+def is_power_of_two(n: int) -> bool:
+    return n > 0 and n & (n - 1) == 0
+
+
+def round_down(n: int, multiple: int) -> int:
+    return n - n % multiple
+
+
+def round_up(n: int, multiple: int) -> int:
+    return -(-n // multiple) * multiple

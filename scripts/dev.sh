@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Set up what is missing on a Debian/Ubuntu machine, then open the TUI or run the tests.
+#   bash scripts/dev.sh tui [ARGS...]   the TUI on the built-in example pod (or ARGS)
+#   bash scripts/dev.sh test [PYTEST ARGS...]
+#   bash scripts/dev.sh setup
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# The storage tools podplan drives and the tests ask for real answers.
+APT_PACKAGES=(mdadm lvm2 xfsprogs e2fsprogs fio util-linux shellcheck tmux)
+declare -A PROVIDES=([mdadm]=mdadm [lvm2]=lvm [xfsprogs]=mkfs.xfs [e2fsprogs]=mke2fs [fio]=fio
+  [util-linux]=losetup [shellcheck]=shellcheck [tmux]=tmux)
+
+need_root() {
+  if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+setup_system() {
+  local missing=()
+  for pkg in "${APT_PACKAGES[@]}"; do
+    PATH="$PATH:/usr/sbin:/sbin" command -v "${PROVIDES[$pkg]}" >/dev/null 2>&1 || missing+=("$pkg")
+  done
+  if [ ${#missing[@]} -gt 0 ]; then
+    echo "podplan setup: installing ${missing[*]}" >&2
+    need_root apt-get update -qq
+    # mdadm's postinst would start monitoring services; the policy keeps a container quiet.
+    need_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  fi
+}
+
+setup_python() {
+  if ! command -v uv >/dev/null 2>&1 && [ ! -x "$HOME/.local/bin/uv" ]; then
+    echo "podplan setup: installing uv" >&2
+    if command -v pip3 >/dev/null 2>&1 || command -v pip >/dev/null 2>&1; then
+      python3 -m pip install -q --user uv 2>/dev/null || python3 -m pip install -q --break-system-packages --user uv
+    else
+      need_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-pip >/dev/null
+      python3 -m pip install -q --break-system-packages --user uv
+    fi
+  fi
+  export PATH="$HOME/.local/bin:$PATH"
+  uv sync --frozen --quiet
+}
+
+cmd=${1:-tui}
+shift || true
+case "$cmd" in
+  setup) setup_system; setup_python ;;
+  tui) setup_system; setup_python; exec .venv/bin/podplan "$@" ;;
+  test) setup_system; setup_python; export PATH="$PATH:/usr/sbin:/sbin"; exec .venv/bin/python -m pytest -q "$@" ;;
+  *) echo "usage: bash scripts/dev.sh [tui|test|setup] [ARGS...]" >&2; exit 2 ;;
+esac
