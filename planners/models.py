@@ -26,6 +26,13 @@ def _optional_size(value: object) -> int | None:
     return None if value is None or value == "" else parse_size(value)  # type: ignore[arg-type]
 
 
+def _disk_size(value: object) -> int:
+    n = parse_size(value, what="disk size")  # type: ignore[arg-type]
+    if isinstance(value, str) and "." in value:
+        n -= n % 4096  # "1.8TiB" is approximate: keep it a whole number of any sector size
+    return n
+
+
 # Sizes are ints in Python and JSON; plan files may spell them "2TB" or "512K".
 Bytes = Annotated[int, BeforeValidator(_size)]
 OptionalBytes = Annotated[int | None, BeforeValidator(_optional_size)]
@@ -33,6 +40,10 @@ OptionalBytes = Annotated[int | None, BeforeValidator(_optional_size)]
 CompactBytes = Annotated[
     int, BeforeValidator(_size), PlainSerializer(lambda n: format_size_compact(n) if n % KiB == 0 else n, when_used="json")
 ]
+
+DEFAULT_CHUNK = 512 * KiB  # mdadm >= 3.1.1
+
+DiskBytes = Annotated[int, BeforeValidator(_disk_size)]
 
 _DEVICE = re.compile(r"^/dev/[A-Za-z0-9][A-Za-z0-9._:+@=/-]*$")
 _NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.+-]*$")
@@ -66,7 +77,7 @@ class DiskSet(BaseModel):
     model_config = Frozen
 
     count: int = Field(1, ge=1, le=1024, description="Number of disks in this set.")
-    size: CompactBytes = Field(description="Capacity of one disk in bytes, as `blockdev --getsize64` reports it.")
+    size: DiskBytes = Field(description="Capacity of one disk in bytes, as `blockdev --getsize64` reports it.")
     logical_sector: int = Field(512, description="Logical sector size in bytes (512 or 4096).")
     physical_sector: int = Field(4096, description="Physical sector size in bytes (512 or 4096).")
     rotational: bool = Field(True, description="True for spinning disks, False for SSD/NVMe.")
@@ -111,7 +122,7 @@ class MdGroup(BaseModel):
     members: int = Field(ge=1, le=384, description="Active member disks.")
     spares: int = Field(0, ge=0, le=64, description="Hot spares attached to this array.")
     chunk: OptionalBytes = Field(
-        512 * KiB, description="Chunk size in bytes (power of two, >= 4 KiB). None for RAID1, which has no chunk."
+        None, description="Chunk size in bytes (power of two, >= 4 KiB). None = mdadm's default (512 KiB); RAID1 has none."
     )
     metadata: Literal["1.0", "1.1", "1.2"] = Field("1.2", description="md superblock format.")
     bitmap: Literal["internal", "none"] = Field("internal", description="Write-intent bitmap, always passed explicitly.")
@@ -135,6 +146,13 @@ class MdGroup(BaseModel):
         if self.bitmap == "none" and self.bitmap_chunk is not None:
             raise PlanError("a bitmap chunk was given but the bitmap is none", "groups.bitmap_chunk")
         return self
+
+    @property
+    def effective_chunk(self) -> int | None:
+        """The chunk md will use: the given one, mdadm's 512 KiB default, or None for RAID1."""
+        if self.level == 1:
+            return None
+        return self.chunk if self.chunk is not None else DEFAULT_CHUNK
 
     @property
     def disks(self) -> int:

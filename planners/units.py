@@ -3,8 +3,8 @@
 Inside podplan every size is an int of bytes. Suffixes follow the tools' own habits:
 `K`, `M`, `G`, `T`, `P` alone are binary (as mdadm's `--chunk=512K` and LVM's `-I 64k`
 mean), `KB`/`MB`/`GB`/`TB`/`PB` are decimal (as disk vendors sell them), `KiB`..`PiB`
-are binary. A fraction is allowed only where the result is a whole number of bytes
-(`1.5TiB` yes, `0.3B` no), so a typo never silently rounds.
+are binary. A fraction (`1.8TiB`) is rounded down to a whole byte; where a size must be a
+whole number of sectors the model rounds a fractional spelling down to 4 KiB.
 """
 
 from __future__ import annotations
@@ -50,9 +50,7 @@ def parse_size(text: str | int, *, what: str = "size") -> int:
         value = Decimal(number) * _UNITS[unit]
     except InvalidOperation:  # pragma: no cover - the regex admits only valid decimals
         raise PlanError(f"{what} {text!r} is not a number") from None
-    if value != value.to_integral_value():
-        raise PlanError(f"{what} {text!r} is not a whole number of bytes")
-    return int(value)
+    return int(value)  # int() of a Decimal truncates: 1.8TiB rounds down to a whole byte
 
 
 def format_bytes_binary(n: int, digits: int = 2) -> str:

@@ -1,0 +1,101 @@
+"""Plan files: TOML in, TOML out, exact round trip, one clear line for every bad input."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import tomli_w
+from pydantic import ValidationError
+
+from planners.errors import PlanError
+from planners.models import Plan
+
+
+def plan_from_data(data: dict[str, Any], *, source: str = "plan") -> Plan:
+    """Validate a plan given as plain data; any problem becomes one PlanError line."""
+    try:
+        return Plan.model_validate(data)
+    except ValidationError as exc:
+        raise PlanError(describe_validation_error(exc, source), _field_of(exc)) from None
+    except PlanError as exc:
+        raise PlanError(f"{source}: {exc.message}", exc.field) from None
+
+
+def plan_from_toml(text: str, *, source: str = "plan") -> Plan:
+    if not text.strip():
+        raise PlanError(f"{source}: the plan file is empty")
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise PlanError(f"{source}: not valid TOML ({exc})") from None
+    return plan_from_data(data, source=source)
+
+
+def load_plan(path: str | os.PathLike[str]) -> Plan:
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise PlanError(f"{p}: no such plan file") from None
+    except IsADirectoryError:
+        raise PlanError(f"{p}: is a directory, not a plan file") from None
+    except UnicodeDecodeError:
+        raise PlanError(f"{p}: not a text file (plan files are UTF-8 TOML)") from None
+    except OSError as exc:
+        raise PlanError(f"{p}: cannot read ({exc.strerror})") from None
+    return plan_from_toml(text, source=str(p))
+
+
+def plan_to_toml(plan: Plan) -> str:
+    """TOML that loads back to an equal Plan. Sizes are written in their exact compact form."""
+    data = plan.model_dump(mode="json", exclude_none=True)
+    header = (
+        f"# podplan plan {plan.name!r}. Sizes accept 2TB (decimal), 1.8TiB or 512K (binary) or plain bytes.\n"
+    )
+    return header + tomli_w.dumps(data)
+
+
+def save_plan(plan: Plan, path: str | os.PathLike[str], *, overwrite: bool = False) -> Path:
+    """Write atomically (temp file + rename in the same directory) so a crash never leaves half a plan."""
+    p = Path(path)
+    if p.exists() and not overwrite:
+        raise PlanError(f"{p}: already exists; not overwriting it")
+    text = plan_to_toml(plan)
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent or Path("."))
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, p)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return p
+
+
+def _field_of(exc: ValidationError) -> str:
+    errors = exc.errors()
+    return ".".join(str(x) for x in errors[0]["loc"]) if errors else ""
+
+
+def describe_validation_error(exc: ValidationError, source: str) -> str:
+    """The first problem pydantic found, said in one line with the field's dotted path."""
+    err = exc.errors()[0]
+    loc = ".".join(str(x) for x in err["loc"])
+    msg = err["msg"]
+    for prefix in ("Value error, ", "Assertion failed, "):
+        if msg.startswith(prefix):
+            msg = msg[len(prefix):]
+    if err["type"] == "extra_forbidden":
+        msg = "unknown setting (check the spelling)"
+    elif err["type"] == "missing":
+        msg = "required setting is missing"
+    more = len(exc.errors()) - 1
+    tail = f" (and {more} more problem{'s' if more > 1 else ''})" if more else ""
+    where = f"{loc}: " if loc else ""
+    return f"{source}: {where}{msg}{tail}"
