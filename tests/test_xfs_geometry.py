@@ -36,8 +36,9 @@ class Case(NamedTuple):
 
 def _boundary_cases() -> list[Case]:
     """Sizes just around every threshold in the AG and log rules, striped and not."""
-    edges = [32 * MIB, 64 * MIB, 128 * MIB, 300 * MIB, 1 * GIB, 8 * GIB, 512 * GIB, 1 * TIB,
-             4 * TIB, 32 * TIB, 50 * TIB, 4 * 2048 * 2 * GIB]  # the last: where the log stops growing
+    edges = [32 * MIB, 64 * MIB, 128 * MIB, 300 * MIB, 512 * MIB, 1 * GIB, 8 * GIB, 512 * GIB, 1 * TIB,
+             4 * TIB, 32 * TIB, 50 * TIB,
+             (2 * GIB - 10 * MIB) * 2048]  # where the log, 1/2048 of the data, reaches its maximum
     stripes = [(0, 0), (64 * KIB, 4), (256 * KIB, 43), (1 * MIB, 13), (12 * KIB, 5)]
     cases = []
     for edge in edges:
