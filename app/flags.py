@@ -123,7 +123,7 @@ def _apply_groups(data: dict[str, Any], args: argparse.Namespace) -> None:
         g = dict(data["groups"][i]) if (i < len(data["groups"]) and not reshape) else dict(template)
         if not reshape:
             g.update({k: v for k, v in template.items() if k not in ("name", "members", "spares")})
-        g["name"] = g.get("name") if (i < len(data["groups"]) and not reshape) else f"md{i}"
+        g["name"] = (g.get("name") if (i < len(data["groups"]) and not reshape) else None) or f"md{i}"
         groups.append(g)
     data["groups"] = groups
 

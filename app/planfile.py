@@ -13,6 +13,7 @@ from pydantic import ValidationError
 
 from planners.errors import PlanError
 from planners.models import Plan
+from planners.units import format_size_compact
 
 
 def plan_from_data(data: dict[str, Any], *, source: str = "plan") -> Plan:
@@ -52,7 +53,7 @@ def load_plan(path: str | os.PathLike[str]) -> Plan:
 
 def plan_to_toml(plan: Plan) -> str:
     """TOML that loads back to an equal Plan. Sizes are written in their exact compact form."""
-    data = plan.model_dump(mode="json", exclude_none=True)
+    data = _compact_sizes(plan.model_dump(mode="json", exclude_none=True))
     header = (
         f"# podplan plan {plan.name!r}. Sizes accept 2TB (decimal), 1.8TiB or 512K (binary) or plain bytes.\n"
     )
@@ -76,6 +77,21 @@ def save_plan(plan: Plan, path: str | os.PathLike[str], *, overwrite: bool = Fal
         Path(tmp).unlink(missing_ok=True)
         raise
     return p
+
+
+# Size fields written as "512K" / "4M" when that spelling is exact; disk sizes stay in bytes.
+_COMPACT = {"chunk", "bitmap_chunk", "extent_size", "data_alignment", "stripe_size", "stripe_unit", "readahead"}
+
+
+def _compact_sizes(data: Any) -> Any:
+    if isinstance(data, dict):
+        return {
+            k: (format_size_compact(v) if k in _COMPACT and isinstance(v, int) and v and v % 1024 == 0 else _compact_sizes(v))
+            for k, v in data.items()
+        }
+    if isinstance(data, list):
+        return [_compact_sizes(v) for v in data]
+    return data
 
 
 def _field_of(exc: ValidationError) -> str:

@@ -11,10 +11,10 @@ from __future__ import annotations
 import re
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PlainSerializer, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
 from planners.errors import PlanError
-from planners.units import KiB, MiB, format_size_compact, is_power_of_two, parse_size
+from planners.units import KiB, MiB, is_power_of_two, parse_size
 from planners.versions import ToolVersions
 
 
@@ -36,10 +36,6 @@ def _disk_size(value: object) -> int:
 # Sizes are ints in Python and JSON; plan files may spell them "2TB" or "512K".
 Bytes = Annotated[int, BeforeValidator(_size)]
 OptionalBytes = Annotated[int | None, BeforeValidator(_optional_size)]
-# Written back to TOML in the compact exact spelling so plan files stay readable.
-CompactBytes = Annotated[
-    int, BeforeValidator(_size), PlainSerializer(lambda n: format_size_compact(n) if n % KiB == 0 else n, when_used="json")
-]
 
 DEFAULT_CHUNK = 512 * KiB  # mdadm >= 3.1.1
 
@@ -151,7 +147,7 @@ class MdGroup(BaseModel):
     def effective_chunk(self) -> int | None:
         """The chunk md will use: the given one, mdadm's 512 KiB default, or None for RAID1."""
         if self.level == 1:
-            return None
+            return self.chunk  # normally None; a given chunk reaches md_geometry, which judges it per mdadm version
         return self.chunk if self.chunk is not None else DEFAULT_CHUNK
 
     @property
@@ -171,7 +167,7 @@ class Lvm(BaseModel):
     enabled: bool = Field(False, description="Put LVM between md and the filesystem.")
     vg: str = Field("pod", description="Volume group name.")
     lv: str = Field("data", description="Logical volume name.")
-    extent_size: CompactBytes = Field(4 * MiB, description="Physical extent size in bytes (vgcreate -s).")
+    extent_size: Bytes = Field(4 * MiB, description="Physical extent size in bytes (vgcreate -s).")
     data_alignment: OptionalBytes = Field(
         None, description="pvcreate --dataalignment in bytes; None = the md full stripe (chunk x data disks)."
     )

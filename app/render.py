@@ -1,0 +1,133 @@
+"""Plain-terminal rendering of a computed plan (Rich tables), for `podplan plan`."""
+
+from __future__ import annotations
+
+from rich.console import Console, Group
+from rich.table import Table
+from rich.text import Text
+
+from planners.models import Plan
+from planners.results import PlanResult, VolumeResult
+from planners.units import format_bytes_binary as tib
+from planners.units import format_bytes_decimal as tb
+from planners.units import format_size_compact
+
+SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
+
+
+def _n(n: int | None) -> str:
+    return "-" if n is None else f"{n:,}"
+
+
+def _sz(n: int | None) -> str:
+    return "-" if not n else format_size_compact(n)
+
+
+def waterfall_table(result: PlanResult) -> Table:
+    t = Table(title="Capacity, raw to available", title_justify="left", expand=False)
+    t.add_column("step", no_wrap=True)
+    t.add_column("removed", justify="right", no_wrap=True)
+    t.add_column("remaining (bytes)", justify="right", no_wrap=True)
+    t.add_column("TB", justify="right", no_wrap=True)
+    t.add_column("TiB", justify="right", no_wrap=True)
+    for s in result.capacity:
+        t.add_row(s.label, tib(s.removed_bytes) if s.removed_bytes else "", _n(s.remaining_bytes),
+                  tb(s.remaining_bytes), tib(s.remaining_bytes))
+    t.caption = f"efficiency (df available / raw): {result.efficiency:.2%}"
+    return t
+
+
+def groups_table(plan: Plan, result: PlanResult) -> Table:
+    t = Table(title="md arrays", title_justify="left", show_edge=False)
+    for col in ("array", "level", "disks", "chunk", "offset", "component B", "array B"):
+        t.add_column(col, justify="left" if col in ("array", "level") else "right", no_wrap=True)
+    for pg, g in zip(plan.groups, result.groups):
+        level = f"RAID{pg.level}" + (f" {pg.layout}" if pg.layout else "")
+        disks = f"{pg.members}+{pg.spares}" if pg.spares else str(pg.members)
+        t.add_row(g.name, level, disks, _sz(pg.effective_chunk),
+                  _sz(g.md.data_offset_bytes), _n(g.md.component_bytes), _n(g.md.array_bytes))
+    return t
+
+
+def volume_table(plan: Plan, v: VolumeResult) -> Table:
+    t = Table(title=f"Volume {v.device} on {v.mount_point}", title_justify="left", show_header=False)
+    t.add_column("what")
+    t.add_column("value", justify="right")
+    if v.lvm:
+        t.add_row("pe_start", f"{_n(v.lvm.pe_start_bytes)} B")
+        t.add_row("extents in LV", f"{_n(v.lvm.lv_extents)} x {_sz(v.lvm.extent_bytes)}")
+        t.add_row("LV size", f"{_n(v.lvm.lv_bytes)} B")
+    t.add_row("device under the filesystem", f"{_n(v.block_device_bytes)} B")
+    if v.xfs:
+        x = v.xfs
+        t.add_row("XFS agcount x agsize", f"{x.agcount} x {_n(x.agsize_blocks)} blocks")
+        t.add_row("XFS data blocks", _n(x.data_blocks))
+        t.add_row("XFS sunit / swidth", f"{x.sunit_blocks} / {x.swidth_blocks} blocks")
+        t.add_row("XFS log", f"{_n(x.log_blocks)} blocks, stripe unit {_sz(x.log_sunit_bytes)}")
+        t.add_row("XFS imaxpct", f"{x.imaxpct}%")
+    if v.ext4:
+        e = v.ext4
+        t.add_row(f"{plan.filesystem.type} blocks", _n(e.block_count))
+        t.add_row("block groups", _n(e.block_groups))
+        t.add_row("inodes", _n(e.inode_count))
+        t.add_row("journal", f"{_n(e.journal_blocks)} blocks")
+        t.add_row("reserved blocks", _n(e.reserved_blocks))
+    t.add_row("filesystem size", f"{_n(v.fs_bytes)} B")
+    t.add_row("df -B1 size", f"{_n(v.df_size_bytes)} B  ({tb(v.df_size_bytes)}, {tib(v.df_size_bytes)})")
+    t.add_row("df -B1 available", f"{_n(v.df_available_bytes)} B  ({tb(v.df_available_bytes)}, {tib(v.df_available_bytes)})")
+    return t
+
+
+def alignment_table(plan: Plan, v: VolumeResult) -> Table:
+    a = v.alignment
+    t = Table(title="Alignment chain", title_justify="left", show_header=False)
+    t.add_column("layer")
+    t.add_column("parameter")
+    t.add_column("value", justify="right")
+    t.add_row("md", "chunk", _sz(a.md_chunk_bytes))
+    t.add_row("md", "io_min / io_opt", f"{_sz(a.md_io_min_bytes)} / {_sz(a.md_io_opt_bytes)}")
+    if a.pv_data_alignment_bytes is not None:
+        t.add_row("LVM", "pvcreate --dataalignment", _sz(a.pv_data_alignment_bytes))
+        t.add_row("LVM", "pe_start", _sz(a.pe_start_bytes))
+        t.add_row("LVM", "vgcreate -s", _sz(a.extent_bytes))
+        t.add_row("LVM", "lvcreate -i / -I", f"{a.lv_stripes} / {_sz(a.lv_stripe_bytes)}")
+    if a.xfs_su_bytes:
+        t.add_row("XFS", "su / sw", f"{_sz(a.xfs_su_bytes)} / {a.xfs_sw}")
+    if a.ext4_stride_blocks:
+        t.add_row(plan.filesystem.type, "stride / stripe_width", f"{a.ext4_stride_blocks} / {a.ext4_stripe_width_blocks} blocks")
+    if not a.fs_stripe_unit_bytes:
+        t.add_row("filesystem", "stripe", "none")
+    t.add_row("tuning", "readahead", f"{_sz(a.readahead_bytes)} ({a.readahead_sectors} sectors; kernel picks {_sz(a.kernel_readahead_bytes)})")
+    if a.stripe_cache_size:
+        t.add_row("tuning", "stripe_cache_size", f"{a.stripe_cache_size} ({tib(a.stripe_cache_bytes or 0)} RAM per array)")
+    return t
+
+
+def findings_text(result: PlanResult) -> Text:
+    out = Text()
+    for f in result.findings:
+        out.append(f"{f.severity:<8}", style=SEVERITY_STYLE[f.severity])
+        out.append(f"{f.layer}: {f.message}\n")
+    if not result.findings:
+        out.append("No misalignments found.\n", style="green")
+    return out
+
+
+def render_plan(plan: Plan, result: PlanResult) -> Group:
+    t = plan.tools
+    head = Text.assemble(
+        (f"{plan.name}", "bold"),
+        f": {result.disk_count} disks, raw {result.raw_bytes:,} B ({tb(result.raw_bytes)}, {tib(result.raw_bytes)}); "
+        f"usable {result.usable_bytes:,} B ({tb(result.usable_bytes)}, {tib(result.usable_bytes)}), "
+        f"{result.efficiency:.1%} of raw\n",
+        (f"assumes mdadm {t.mdadm}, lvm2 {t.lvm2}, e2fsprogs {t.e2fsprogs}, xfsprogs {t.xfsprogs}, Linux {t.kernel}", "dim"),
+    )
+    parts: list = [head, waterfall_table(result), groups_table(plan, result)]
+    for v in result.volumes:
+        parts += [volume_table(plan, v), alignment_table(plan, v)]
+    parts.append(findings_text(result))
+    return Group(*parts)
+
+
+def print_plan(plan: Plan, result: PlanResult, console: Console | None = None) -> None:
+    (console or Console()).print(render_plan(plan, result))

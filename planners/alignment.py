@@ -1,0 +1,161 @@
+"""Alignment from md up to the filesystem, and the checker that names each misalignment.
+
+The rule the whole chain serves: a full-stripe write at the top must land as whole md
+stripes at the bottom, or RAID4/5/6 pays a read-modify-write. Each layer either passes
+the md geometry through (linear LVM) or replaces it with its own (striped LVM), and the
+filesystem should be told the geometry of the device right under it.
+"""
+
+from __future__ import annotations
+
+from math import gcd
+
+from planners.errors import PlanError
+from planners.models import Plan
+from planners.results import Finding
+from planners.units import KiB, MiB, format_size_compact
+
+PAGE = 4096
+KERNEL_MIN_READAHEAD = 128 * KiB
+MIN_RECOMMENDED_READAHEAD = 1 * MiB
+STRIPE_CACHE_MIN, STRIPE_CACHE_MAX = 17, 32768
+STRIPE_CACHE_FLOOR = 1024
+STRIPES_IN_FLIGHT = 8
+
+
+def fs_stripe(top_io_min: int, top_io_opt: int, block_size: int) -> tuple[int, int]:
+    """(stripe unit bytes, stripe width in units) that mkfs would detect from the top device.
+
+    No stripe (0, 0) when the device reports none, or when io_opt is not a whole
+    multiple of io_min (mkfs.xfs and mke2fs then ignore the hint).
+    """
+    if top_io_min <= block_size or top_io_opt <= top_io_min or top_io_opt % top_io_min:
+        if top_io_min > block_size and top_io_opt == top_io_min:
+            return top_io_min, 1
+        return 0, 0
+    return top_io_min, top_io_opt // top_io_min
+
+
+def kernel_readahead(io_opt: int) -> int:
+    """The block layer's own choice for an md device: max(2 x io_opt, 128 KiB)."""
+    return max(2 * io_opt, KERNEL_MIN_READAHEAD)
+
+
+def recommended_readahead(streamed_stripe: int) -> int:
+    """Two full stripes of what one sequential stream crosses, at least 1 MiB.
+
+    One buffered stream keeps about readahead/chunk chunks in flight, so two full
+    stripes keep every data disk busy with one request queued behind it.
+    """
+    ra = max(2 * streamed_stripe, MIN_RECOMMENDED_READAHEAD)
+    return -(-ra // 512) * 512
+
+
+def recommended_stripe_cache(chunk: int) -> int:
+    """Entries for STRIPES_IN_FLIGHT full stripes: one entry covers one page per member."""
+    want = STRIPES_IN_FLIGHT * chunk // PAGE
+    return max(STRIPE_CACHE_FLOOR, min(STRIPE_CACHE_MAX, want))
+
+
+def stripe_cache_bytes(entries: int, members: int) -> int:
+    return entries * PAGE * members
+
+
+def lcm(a: int, b: int) -> int:
+    return a * b // gcd(a, b) if a and b else max(a, b)
+
+
+def check_plan(plan: Plan, *, md_io: list[tuple[str, int, int, int | None, int]], pe_start: int | None,
+               data_alignment: int | None, su: int, sw: int, readahead: int, stripe_cache: int | None,
+               lv_stripe: int | None) -> list[Finding]:
+    """Name every misalignment between layers, one sentence each.
+
+    md_io: (array name, io_min, io_opt, chunk, level) per group, in plan order.
+    """
+    out: list[Finding] = []
+
+    def add(sev: str, layer: str, msg: str, field: str = "") -> None:
+        out.append(Finding(severity=sev, layer=layer, message=msg, field=field))  # type: ignore[arg-type]
+
+    fs = plan.filesystem
+    phys = max(d.physical_sector for d in plan.disks)
+    if fs.block_size < phys:
+        add("warning", "filesystem",
+            f"The {fs.block_size}-byte filesystem block is smaller than the disks' {phys}-byte physical sector, "
+            "so every small write makes the disk read-modify-write a sector.", "filesystem.block_size")
+
+    opts = {io_opt for _, _, io_opt, _, _ in md_io}
+    if plan.lvm.enabled and len(opts) > 1:
+        add("warning", "lvm",
+            "The md arrays under the volume group have different full stripes "
+            f"({', '.join(format_size_compact(o) for o in sorted(opts))}), so the filesystem can align to only one of them.",
+            "groups")
+
+    first_name, io_min, io_opt, chunk, level = md_io[0]
+    parity = level in (4, 5, 6)
+    if plan.lvm.enabled and pe_start is not None and io_opt and pe_start % io_opt:
+        add("warning", "lvm",
+            f"The first extent starts at {format_size_compact(pe_start)}, not a multiple of the md full stripe "
+            f"{format_size_compact(io_opt)}, so every LVM block is shifted across md stripes.", "lvm.data_alignment")
+    if plan.lvm.enabled and plan.lvm.mode == "striped" and lv_stripe and io_opt:
+        target = io_opt if parity else (chunk or io_opt)
+        if lv_stripe % target:
+            what = "md full stripe" if parity else "md chunk"
+            cost = "a read-modify-write on RAID" + str(level) if parity else "a request split across md chunks"
+            add("warning", "lvm",
+                f"The LVM stripe size {format_size_compact(lv_stripe)} is not a multiple of the {what} "
+                f"{format_size_compact(target)}, so each LVM stripe is a partial md stripe and costs {cost}.",
+                "lvm.stripe_size")
+        if parity and io_opt & (io_opt - 1):
+            add("info", "lvm",
+                f"The md full stripe {format_size_compact(io_opt)} is not a power of two, and lvcreate -I must be one, "
+                "so no LVM stripe size can match it; linear LVM keeps full-stripe alignment.", "lvm.mode")
+
+    if fs.stripe_unit is not None and chunk:
+        want_su, want_width = (lv_stripe, None) if (plan.lvm.enabled and plan.lvm.mode == "striped") else (chunk, io_opt)
+        if want_su and fs.stripe_unit != want_su:
+            add("warning", "filesystem",
+                f"The filesystem stripe unit {format_size_compact(fs.stripe_unit)} differs from the "
+                f"{format_size_compact(want_su)} the device below uses, so allocation is aligned to the wrong boundary.",
+                "filesystem.stripe_unit")
+        if want_width and fs.stripe_width and fs.stripe_unit * fs.stripe_width != want_width:
+            add("warning", "filesystem",
+                f"The filesystem stripe width {format_size_compact(fs.stripe_unit * fs.stripe_width)} differs from the md "
+                f"full stripe {format_size_compact(want_width)}, so large writes do not fill whole md stripes.",
+                "filesystem.stripe_width")
+
+    if fs.type == "xfs" and su > 256 * KiB:
+        add("info", "filesystem",
+            f"mkfs.xfs caps the log stripe unit at 32 KiB because the {format_size_compact(su)} stripe unit is "
+            "over 256 KiB; log writes will not be full-stripe.", "")
+
+    if plan.tuning.readahead is not None and io_opt and plan.tuning.readahead < 2 * io_opt:
+        add("warning", "tuning",
+            f"Readahead {format_size_compact(plan.tuning.readahead)} is under two md full stripes "
+            f"({format_size_compact(2 * io_opt)}), so one sequential reader keeps only part of the disks busy.",
+            "tuning.readahead")
+    if stripe_cache is not None and chunk and plan.tuning.stripe_cache_size is not None:
+        if stripe_cache < 2 * chunk // PAGE:
+            add("warning", "tuning",
+                f"stripe_cache_size {stripe_cache} holds less than two full stripes ({2 * chunk // PAGE} entries "
+                f"for a {format_size_compact(chunk)} chunk), so full-stripe writes turn into read-modify-writes.",
+                "tuning.stripe_cache_size")
+
+    for g, members, _ in plan.group_disks():
+        sizes = {d.size for d in members}
+        if len(sizes) > 1:
+            add("info", "md",
+                f"{g.name} mixes disk sizes; md uses the smallest member size on every member and leaves the rest unused.",
+                "disks")
+    unassigned = plan.unassigned_disks()
+    if unassigned:
+        add("warning", "plan", f"{len(unassigned)} disk(s) are not used by any md group or as spares.", "groups")
+    if len(plan.groups) > 1 and not plan.lvm.enabled:
+        add("info", "plan",
+            f"LVM is off, so each of the {len(plan.groups)} md arrays gets its own filesystem and mount point.", "lvm.enabled")
+    return out
+
+
+def require(condition: bool, message: str, field: str = "") -> None:
+    if not condition:
+        raise PlanError(message, field)

@@ -1,0 +1,234 @@
+"""From a Plan to a PlanResult: md, then LVM, then the filesystem, then the waterfall.
+
+Each layer's arithmetic lives in its own module (md, lvm, xfs, ext4); this module only
+wires them: what each layer sees of the one below, which stripe the filesystem is told
+about, and how the bytes lost at each step add up.
+"""
+
+from __future__ import annotations
+
+from planners import alignment as al
+from planners.errors import PlanError
+from planners.ext4 import ext4_geometry
+from planners.ext4_df import ext4_df
+from planners.lvm import lvm_volume, pe_start_bytes
+from planners.md import md_geometry
+from planners.models import Plan
+from planners.results import AlignmentChain, CapacityStep, GroupResult, PlanResult, VolumeResult
+from planners.xfs import xfs_df, xfs_geometry
+
+DEFAULT_LV_STRIPE = 64 * 1024  # lvcreate -I default
+
+
+def compute(plan: Plan) -> PlanResult:
+    """Compute every figure of a plan. Raises PlanError for plans the tools would refuse."""
+    tools = plan.tools
+    groups: list[GroupResult] = []
+    for g, members, spares in plan.group_disks():
+        try:
+            md = md_geometry(
+                [d.size for d in members],
+                level=g.level,
+                layout=g.layout,
+                chunk_bytes=g.effective_chunk,
+                metadata=g.metadata,
+                bitmap=g.bitmap,
+                bitmap_chunk_bytes=g.bitmap_chunk,
+                mdadm=tools.v("mdadm"),
+            )
+        except PlanError as exc:
+            raise PlanError(f"{g.name}: {exc.message}", exc.field or "groups") from None
+        if spares and min(d.size for d in spares) < min(d.size for d in members):
+            small = min(d.size for d in spares)
+            if small - md.data_offset_bytes < md.component_bytes:
+                raise PlanError(f"{g.name}: a spare of {small} bytes is too small to replace a member", "disks")
+        groups.append(
+            GroupResult(
+                name=g.name,
+                device=g.device,
+                member_devices=[d.devices[0] if d.devices else "" for d in members],
+                spare_devices=[d.devices[0] if d.devices else "" for d in spares],
+                member_raw_bytes=sum(d.size for d in members),
+                spare_raw_bytes=sum(d.size for d in spares),
+                md=md,
+            )
+        )
+
+    if plan.lvm.enabled:
+        volumes = [_volume(plan, groups, f"/dev/{plan.lvm.vg}/{plan.lvm.lv}", plan.filesystem.mount_point)]
+    else:
+        volumes = [
+            _volume(plan, [g], g.device, plan.filesystem.mount_point if len(groups) == 1 else f"{plan.filesystem.mount_point}/{g.name}")
+            for g in groups
+        ]
+
+    raw = sum(d.size * d.count for d in plan.disks)
+    spare = sum(g.spare_raw_bytes for g in groups)
+    unassigned = sum(d.size for d in plan.unassigned_disks())
+    array = sum(g.md.array_bytes for g in groups)
+    df_size = sum(v.df_size_bytes for v in volumes)
+    usable = sum(v.df_available_bytes for v in volumes)
+    first = volumes[0].alignment
+    findings = al.check_plan(
+        plan,
+        md_io=[(g.name, g.md.io_min_bytes, g.md.io_opt_bytes, g.md.chunk_bytes, g.md.level) for g in groups],
+        pe_start=volumes[0].lvm.pe_start_bytes if volumes[0].lvm else None,
+        data_alignment=first.pv_data_alignment_bytes,
+        su=first.fs_stripe_unit_bytes,
+        sw=first.fs_stripe_width_units,
+        readahead=first.readahead_bytes,
+        stripe_cache=first.stripe_cache_size,
+        lv_stripe=first.lv_stripe_bytes,
+    )
+    return PlanResult(
+        plan_name=plan.name,
+        tools=tools,
+        disk_count=sum(d.count for d in plan.disks),
+        raw_bytes=raw,
+        spare_bytes=spare,
+        unassigned_bytes=unassigned,
+        array_bytes=array,
+        df_size_bytes=df_size,
+        usable_bytes=usable,
+        efficiency=usable / raw if raw else 0.0,
+        groups=groups,
+        volumes=volumes,
+        capacity=_waterfall(raw, unassigned, spare, groups, volumes),
+        findings=findings,
+    )
+
+
+def _volume(plan: Plan, groups: list[GroupResult], device: str, mount_point: str) -> VolumeResult:
+    lvm = plan.lvm
+    fs = plan.filesystem
+    md0 = groups[0].md
+    lvg = None
+    data_alignment = pe_start = lv_stripes = lv_stripe = None
+    if lvm.enabled:
+        data_alignment = lvm.data_alignment or md0.io_opt_bytes or md0.io_min_bytes or None
+        pe_start = pe_start_bytes(md0.io_min_bytes, md0.io_opt_bytes, data_alignment=data_alignment, lvm2=plan.tools.v("lvm2"))
+        lv_stripes = len(groups) if lvm.mode == "striped" else 1
+        lv_stripe = (lvm.stripe_size or DEFAULT_LV_STRIPE) if lvm.mode == "striped" else None
+        try:
+            lvg = lvm_volume(
+                [g.md.array_bytes for g in groups],
+                pe_start=pe_start,
+                extent_bytes=lvm.extent_size,
+                stripes=lv_stripes,
+                stripe_bytes=lv_stripe,
+            )
+        except PlanError as exc:
+            raise PlanError(exc.message, exc.field or "lvm") from None
+        size = lvg.lv_bytes
+        if lvm.mode == "striped":
+            top_min, top_opt = lv_stripe, lv_stripe * lv_stripes  # type: ignore[operator]
+        else:
+            top_min, top_opt = md0.io_min_bytes, md0.io_opt_bytes
+    else:
+        size = md0.array_bytes
+        top_min, top_opt = md0.io_min_bytes, md0.io_opt_bytes
+
+    if fs.stripe_unit is not None and fs.stripe_width is not None:
+        su, sw = fs.stripe_unit, fs.stripe_width
+    else:
+        su, sw = al.fs_stripe(top_min, top_opt, fs.block_size)
+    rotational = all(d.rotational for d in plan.disks)
+    sector = max(d.physical_sector for d in plan.disks)
+    xfs = ext4 = None
+    try:
+        if fs.type == "xfs":
+            xfs = xfs_geometry(size, su_bytes=su, sw=sw, block_size=fs.block_size, sector_size=sector,
+                               rotational=rotational, xfsprogs=plan.tools.v("xfsprogs"))
+            fs_bytes = xfs.data_blocks * xfs.block_size
+            df_size, df_avail = xfs_df(xfs, kernel=plan.tools.v("kernel"))
+        else:
+            stride = su // fs.block_size if su else 0
+            ext4 = ext4_geometry(size, fs_type=fs.type, block_size=fs.block_size, stride=stride,
+                                 stripe_width=stride * sw, reserved_percent=fs.reserved_percent,
+                                 rotational=rotational, e2fsprogs=plan.tools.v("e2fsprogs"))
+            fs_bytes = ext4.size_bytes
+            df = ext4_df(ext4)
+            df_size, df_avail = df.size_bytes, df.avail_bytes
+    except PlanError as exc:
+        raise PlanError(exc.message, exc.field or "filesystem") from None
+
+    # What one sequential stream crosses: one array at a time on linear LVM, all arrays when striped.
+    streamed = sum(g.md.io_opt_bytes for g in groups) if (lvm.enabled and lvm.mode == "striped") else md0.io_opt_bytes
+    readahead = plan.tuning.readahead or al.recommended_readahead(max(streamed, top_opt))
+    parity = md0.level in (4, 5, 6)
+    chunk = md0.chunk_bytes
+    cache = None
+    if parity and chunk:
+        cache = plan.tuning.stripe_cache_size or al.recommended_stripe_cache(chunk)
+    members = len(groups[0].member_devices)
+    chain = AlignmentChain(
+        md_chunk_bytes=chunk,
+        md_io_min_bytes=md0.io_min_bytes,
+        md_io_opt_bytes=md0.io_opt_bytes,
+        pv_data_alignment_bytes=data_alignment,
+        pe_start_bytes=lvg.pe_start_bytes if lvg else None,
+        extent_bytes=lvm.extent_size if lvm.enabled else None,
+        lv_stripes=lv_stripes,
+        lv_stripe_bytes=lv_stripe,
+        top_io_min_bytes=top_min,
+        top_io_opt_bytes=top_opt,
+        fs_stripe_unit_bytes=su,
+        fs_stripe_width_units=sw,
+        ext4_stride_blocks=(su // fs.block_size) if (su and fs.type != "xfs") else None,
+        ext4_stripe_width_blocks=(su // fs.block_size * sw) if (su and fs.type != "xfs") else None,
+        xfs_su_bytes=su if (su and fs.type == "xfs") else None,
+        xfs_sw=sw if (su and fs.type == "xfs") else None,
+        readahead_bytes=readahead,
+        readahead_sectors=readahead // 512,
+        kernel_readahead_bytes=al.kernel_readahead(top_opt),
+        stripe_cache_size=cache,
+        stripe_cache_bytes=al.stripe_cache_bytes(cache, members) if cache else None,
+    )
+    return VolumeResult(
+        device=device,
+        mount_point=mount_point,
+        groups=[g.name for g in groups],
+        block_device_bytes=size,
+        lvm=lvg,
+        xfs=xfs,
+        ext4=ext4,
+        fs_bytes=fs_bytes,
+        df_size_bytes=df_size,
+        df_available_bytes=df_avail,
+        alignment=chain,
+    )
+
+
+def _waterfall(raw: int, unassigned: int, spare: int, groups: list[GroupResult], volumes: list[VolumeResult]) -> list[CapacityStep]:
+    member_raw = sum(g.member_raw_bytes for g in groups)
+    offsets = sum(sum(g.md.member_reserved_bytes) for g in groups)
+    components = sum(sum(g.md.member_used_bytes) for g in groups)
+    remainder = member_raw - offsets - components
+    array = sum(g.md.array_bytes for g in groups)
+    block = sum(v.block_device_bytes for v in volumes)
+    fs_bytes = sum(v.fs_bytes for v in volumes)
+    df_size = sum(v.df_size_bytes for v in volumes)
+    avail = sum(v.df_available_bytes for v in volumes)
+    steps = [
+        ("raw", "raw disks", raw, "sum of every disk's size"),
+        ("unassigned", "disks in no group", unassigned, "disks after the last group's members and spares"),
+        ("spares", "hot spares", spare, "spare disks hold no data until a member fails"),
+        ("md_metadata", "md data offset", offsets, "superblock, bitmap and headroom before the data on each member"),
+        ("md_remainder", "md rounding", remainder, "members cut to the smallest member, in whole chunks"),
+        ("md_redundancy", "parity / mirrors", components - array, "md array size = data disks x component"),
+        ("lvm", "LVM overhead", array - block, "pe_start and what is left under one extent"),
+        ("fs_size", "fs rounding", block - fs_bytes, "mkfs uses whole blocks (and whole AGs / groups)"),
+        ("fs_metadata", "fs metadata", fs_bytes - df_size, "log or journal, AG headers, bitmaps, inode tables"),
+        ("reserved", "reserved", df_size - avail, "root reserve, kernel hold-back, XFS reserve pool and set-aside"),
+    ]
+    out: list[CapacityStep] = []
+    remaining = raw
+    for i, (key, label, removed, note) in enumerate(steps):
+        if i == 0:
+            out.append(CapacityStep(key=key, label=label, removed_bytes=0, remaining_bytes=raw, note=note))
+            continue
+        remaining -= removed
+        out.append(CapacityStep(key=key, label=label, removed_bytes=removed, remaining_bytes=remaining, note=note))
+    if remaining != avail:  # the steps must add up; a mismatch is a bug in this module
+        raise AssertionError(f"waterfall ends at {remaining}, available is {avail}")
+    return out
