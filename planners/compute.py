@@ -46,8 +46,8 @@ def compute(plan: Plan) -> PlanResult:
             GroupResult(
                 name=g.name,
                 device=g.device,
-                member_devices=[d.devices[0] if d.devices else "" for d in members],
-                spare_devices=[d.devices[0] if d.devices else "" for d in spares],
+                member_devices=[d.device for d in members],
+                spare_devices=[d.device for d in spares],
                 member_raw_bytes=sum(d.size for d in members),
                 spare_raw_bytes=sum(d.size for d in spares),
                 md=md,

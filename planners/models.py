@@ -9,7 +9,7 @@ reach the generated script.
 from __future__ import annotations
 
 import re
-from typing import Annotated, Literal
+from typing import Annotated, Literal, NamedTuple
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
@@ -98,6 +98,17 @@ class DiskSet(BaseModel):
         if self.devices and len(self.devices) != self.count:
             raise PlanError(f"{self.count} disks but {len(self.devices)} device paths given", "disks.devices")
         return self
+
+
+class Disk(NamedTuple):
+    """One physical disk of a DiskSet (a light tuple: a 60-disk plan makes many of these)."""
+
+    size: int
+    logical_sector: int
+    physical_sector: int
+    rotational: bool
+    model: str
+    device: str
 
 
 RaidLevel = Literal[0, 1, 4, 5, 6, 10]
@@ -259,16 +270,15 @@ class Plan(BaseModel):
             raise PlanError("the same device path is listed twice", "disks.devices")
         return self
 
-    def disk_list(self) -> list[DiskSet]:
-        """One DiskSet (count 1) per physical disk, in order, with its device if known."""
-        out: list[DiskSet] = []
-        for d in self.disks:
-            for i in range(d.count):
-                devs = [d.devices[i]] if d.devices else []
-                out.append(d.model_copy(update={"count": 1, "devices": devs}))
-        return out
+    def disk_list(self) -> list[Disk]:
+        """One Disk per physical disk, in order, with its device path ('' if not given)."""
+        return [
+            Disk(d.size, d.logical_sector, d.physical_sector, d.rotational, d.model, d.devices[i] if d.devices else "")
+            for d in self.disks
+            for i in range(d.count)
+        ]
 
-    def group_disks(self) -> list[tuple[MdGroup, list[DiskSet], list[DiskSet]]]:
+    def group_disks(self) -> list[tuple[MdGroup, list[Disk], list[Disk]]]:
         """Each group with its member disks and its spare disks, taken in plan order."""
         disks = self.disk_list()
         out = []
@@ -280,5 +290,5 @@ class Plan(BaseModel):
             out.append((g, members, spares))
         return out
 
-    def unassigned_disks(self) -> list[DiskSet]:
+    def unassigned_disks(self) -> list[Disk]:
         return self.disk_list()[sum(g.disks for g in self.groups) :]

@@ -87,7 +87,7 @@ def xfs_df_breakdown(geo: XfsGeometry, *, kernel: Version = (6, 1)) -> XfsDf:
     blocks = geo.data_blocks - geo.log_blocks
     metadata = mkfs_metadata_blocks(geo)
     reserve = min(geo.data_blocks // 20, RESERVE_POOL_MAX_BLOCKS)
-    ag_resv = sum(_ag_reservation(geo, _ag_blocks_for_btrees(geo, agno)) for agno in range(geo.agcount))
+    ag_resv = sum(n * _ag_reservation(geo, length) for length, n in _ag_lengths_for_btrees(geo).items())
     set_aside = geo.agcount * SET_ASIDE_PER_AG
     avail = max(0, blocks - metadata - reserve - ag_resv - set_aside)
     bs = geo.block_size
@@ -105,4 +105,18 @@ def _ag_blocks_for_btrees(geo: XfsGeometry, agno: int) -> int:
     # The log never frees up, so the kernel sizes the log AG's btrees without it.
     length = geo.last_ag_blocks if agno == geo.agcount - 1 else geo.agsize_blocks
     return length - geo.log_blocks if agno == geo.log_agno else length
+
+
+def _ag_lengths_for_btrees(geo: XfsGeometry) -> dict[int, int]:
+    """{AG length for btree sizing: how many AGs have it}. All AGs but the last and the
+    log's are alike, so a 1 PiB filesystem costs three reservation sums, not thousands."""
+    special = {geo.agcount - 1, geo.log_agno}
+    counts: dict[int, int] = {}
+    for agno in special:
+        length = _ag_blocks_for_btrees(geo, agno)
+        counts[length] = counts.get(length, 0) + 1
+    plain = geo.agcount - len(special)
+    if plain:
+        counts[geo.agsize_blocks] = counts.get(geo.agsize_blocks, 0) + plain
+    return counts
 
