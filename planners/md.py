@@ -14,7 +14,7 @@ from fractions import Fraction
 from math import gcd
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 from planners.errors import PlanError
 from planners.md_rules import (
@@ -34,6 +34,7 @@ DEFAULT_CHUNK = 512 * KiB
 RAID1_ROUNDING_KIB = 64  # mdadm rounds RAID1 components to 64 KiB in case of a later reshape
 MIN_MDADM: Version = (3, 3)
 CHUNKLESS_RAID1_SINCE: Version = (4, 2)
+RAID0_LAYOUT_SINCE: Version = (4, 2)  # mdadm records the multi-zone RAID0 layout itself
 
 PARITY_LAYOUTS = {
     "left-asymmetric": "left-asymmetric",
@@ -95,6 +96,7 @@ class MdGeometry(BaseModel):
     io_opt_bytes: int = Field(description="Kernel optimal_io_size in bytes (full stripe); 0 = md sets none (RAID1).")
     create_options: tuple[str, ...] = Field(description="Options for `mdadm --create` before the device names.")
 
+    @computed_field(description="Where data starts on every member, in bytes.")  # type: ignore[prop-decorator]
     @property
     def data_offset_bytes(self) -> int:
         return self.data_offset_sectors * SECTOR
@@ -107,9 +109,11 @@ class MdGeometry(BaseModel):
     def data_disks(self) -> Fraction:
         return Fraction(self.data_disks_num, self.data_disks_den)
 
+    @computed_field(  # type: ignore[prop-decorator]
+        description="Bytes of each member that hold nothing: chunk rounding, and a bigger member's excess."
+    )
     @property
     def member_unused_bytes(self) -> tuple[int, ...]:
-        """Bytes of each member that hold nothing: chunk rounding, and a bigger member's excess."""
         return tuple(
             m - r - u for m, r, u in zip(self.member_bytes, self.member_reserved_bytes, self.member_used_bytes)
         )
@@ -185,6 +189,12 @@ def md_geometry(
         used = [component_kib * 2] * n
         array_sectors = _array_sectors(level, n, component_kib * 2, chunk_kib * 2, near, far)
     if level == 0 and len(set(used)) > 1:
+        if tuple(mdadm) < RAID0_LAYOUT_SINCE:
+            raise PlanError(
+                "RAID0 over members of different sizes needs mdadm 4.2 or newer: older mdadm records no "
+                "layout and kernels since 5.4 refuse to start such an array",
+                "mdadm",
+            )
         layout_name = "original"
 
     bm_chunk = None

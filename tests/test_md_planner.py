@@ -85,6 +85,9 @@ def test_raid0_sums_chunk_rounded_members_and_needs_no_bitmap():
     assert md_geometry([GiB] * 3, level=0).layout is None
     with pytest.raises(PlanError, match="RAID0"):
         md_geometry([GiB] * 2, level=0, bitmap_chunk_bytes=64 * MiB)
+    with pytest.raises(PlanError, match="mdadm 4.2 or newer"):
+        md_geometry(sizes, level=0, chunk_bytes=64 * KiB, mdadm=(4, 1))
+    assert md_geometry([GiB] * 3, level=0, mdadm=(4, 1)).layout is None
 
 
 def test_v10_metadata_sits_at_the_end():
@@ -100,6 +103,8 @@ def test_mixed_sizes_waste_the_excess_of_bigger_members():
     g = md_geometry([GiB, 2 * GiB, GiB], level=5, chunk_bytes=64 * KiB)
     assert g.component_bytes == md_geometry([GiB] * 3, level=5, chunk_bytes=64 * KiB).component_bytes
     assert g.member_unused_bytes[1] == GiB + g.member_unused_bytes[0]
+    dumped = g.model_dump()
+    assert dumped["member_unused_bytes"] == g.member_unused_bytes and dumped["data_offset_bytes"] == 2 * MiB
 
 
 def test_headroom_jump_makes_a_slightly_bigger_disk_hold_less():
