@@ -4,7 +4,7 @@
 from the inode ratio, then the superblock set-up (groups, inodes per group, reserved GDT
 blocks, trimming a last group too small for its own metadata). `mke2fs_args` gives the
 options that make the real command produce this geometry whatever the machine's
-/etc/mke2fs.conf says. The per-group layout and free-space figures live in `ext4_layout`
+mke2fs.conf says. The per-group layout and free-space figures live in `ext4_layout`
 and `ext4_df`.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 from planners.errors import PlanError
 from planners.ext4_layout import (
@@ -46,7 +46,11 @@ INODE_RATIOS: dict[str, int] = {
 
 
 class Ext4Geometry(BaseModel):
-    """What `mke2fs -n -v` reports for one filesystem, plus the journal it will create."""
+    """What `mke2fs -n -v` reports for one filesystem, plus the journal it will create.
+
+    Fields are what mke2fs is given or works out step by step; figures that follow from
+    them by a fixed rule are computed fields.
+    """
 
     model_config = ConfigDict(frozen=True)
 
@@ -56,50 +60,79 @@ class Ext4Geometry(BaseModel):
         description="Blocks mke2fs starts from (device size / block size, whole pages), in blocks."
     )
     block_count: int = Field(description="Blocks in the filesystem after trimming, in blocks.")
-    size_type: SizeType = Field(description="mke2fs.conf size type chosen from the block count.")
-    inode_ratio: int = Field(description="Bytes of filesystem per inode.")
-    inode_size: int = Field(description="On-disk inode size in bytes.")
-    inode_count: int = Field(description="Inodes in the filesystem (count).")
+    inode_ratio: int = Field(description="Bytes of filesystem per inode (-i), in bytes.")
+    inode_size: int = Field(description="On-disk inode size (-I), in bytes.")
     inodes_per_group: int = Field(description="Inodes per block group (count).")
-    inode_table_blocks: int = Field(description="Inode table length of one group, in blocks.")
     blocks_per_group: int = Field(description="Blocks per block group, in blocks.")
-    block_groups: int = Field(description="Number of block groups (count).")
-    first_data_block: int = Field(description="Block number of the primary superblock's block.")
-    desc_size: int = Field(description="Group descriptor size in bytes (64 with 64bit, else 32).")
-    desc_blocks: int = Field(description="Group descriptor table length, in blocks.")
     reserved_gdt_blocks: int = Field(
         description="Descriptor blocks reserved for online growth (resize_inode), in blocks."
     )
     reserved_blocks: int = Field(description="Blocks reserved for root (-m), in blocks.")
-    reserved_percent: float = Field(description="Root reserve requested, in percent of blocks.")
+    reserved_percent: float = Field(description="Root reserve requested (-m), in percent.")
     journal_blocks: int = Field(description="Journal length in blocks (0 when there is none).")
-    flex_bg_size: int = Field(description="Block groups per flex group (0 without flex_bg).")
+    flex_bg_size: int = Field(description="Block groups per flex group (-G; 0 without flex_bg).")
     stride: int = Field(description="RAID stride recorded in the superblock, in blocks.")
     stripe_width: int = Field(description="RAID stripe width recorded in the superblock, in blocks.")
     features: tuple[str, ...] = Field(description="Filesystem features mke2fs will enable.")
     e2fsprogs: tuple[int, ...] = Field(description="e2fsprogs version these figures assume.")
 
+    @computed_field(description="mke2fs.conf size type chosen from the device's block count.")
+    @property
+    def size_type(self) -> SizeType:
+        return _size_type(self.device_blocks, self.block_size)
+
+    @computed_field(description="Block number of the primary superblock's block.")
+    @property
+    def first_data_block(self) -> int:
+        return 1 if self.block_size == 1024 else 0
+
+    @computed_field(description="Number of block groups (count).")
+    @property
+    def block_groups(self) -> int:
+        return -(-(self.block_count - self.first_data_block) // self.blocks_per_group)
+
+    @computed_field(description="Inodes in the filesystem (count).")
+    @property
+    def inode_count(self) -> int:
+        return self.inodes_per_group * self.block_groups
+
+    @computed_field(description="Inode table length of one group, in blocks.")
+    @property
+    def inode_table_blocks(self) -> int:
+        return -(-self.inodes_per_group * self.inode_size // self.block_size)
+
+    @computed_field(description="Group descriptor size in bytes (64 with 64bit, else 32).")
+    @property
+    def desc_size(self) -> int:
+        return 64 if "64bit" in self.features else 32
+
+    @computed_field(description="Group descriptor table length, in blocks.")
+    @property
+    def desc_blocks(self) -> int:
+        return -(-self.block_groups // (self.block_size // self.desc_size))
+
+    @computed_field(description="Filesystem size in bytes (block_count * block_size).")
     @property
     def size_bytes(self) -> int:
-        """Filesystem size in bytes (block_count * block_size)."""
         return self.block_count * self.block_size
 
+    @computed_field(description="Device blocks left unused by last-group trimming, in blocks.")
     @property
     def unused_blocks(self) -> int:
-        """Device blocks left beyond the filesystem by last-group trimming, in blocks."""
         return self.device_blocks - self.block_count
 
-    @property
-    def meta_bg(self) -> bool:
-        return "meta_bg" in self.features
-
+    @computed_field(description="Online-resize limit ('Maximum filesystem blocks'), in blocks; "
+                                "0 without reserved GDT blocks.")
     @property
     def max_resize_blocks(self) -> int:
-        """'Maximum filesystem blocks' of mke2fs -v: the online-resize limit, 0 without one."""
         if not self.reserved_gdt_blocks:
             return 0
         per_block = self.block_size // self.desc_size
         return (self.reserved_gdt_blocks + self.desc_blocks) * per_block * self.blocks_per_group
+
+    @property
+    def meta_bg(self) -> bool:
+        return "meta_bg" in self.features
 
     @property
     def backup_superblocks(self) -> tuple[int, ...]:
@@ -151,8 +184,9 @@ def _check_inputs(size_bytes: int, fs_type: str, block_size: int, stride: int,
     if stride and stripe_width % stride:
         raise PlanError(f"Stripe width {stripe_width} is not a multiple of stride {stride}; it "
                         "must be stride x data disks.", field="stripe_width")
-    if tuple(e2fsprogs) < (1, 44):
-        raise PlanError("podplan models e2fsprogs 1.44 and newer.", field="e2fsprogs")
+    if tuple(e2fsprogs) < (1, 44, 3):
+        # the sizing rules used here have been stable since 1.44.3
+        raise PlanError("podplan models e2fsprogs 1.44.3 and newer.", field="e2fsprogs")
 
 
 def ext4_geometry(
@@ -179,6 +213,9 @@ def ext4_geometry(
     blocks = size_bytes // block_size
     if PAGE_SIZE > block_size:
         blocks &= ~(PAGE_SIZE // block_size - 1)
+    if blocks == 0:
+        raise PlanError(f"A {size_bytes}-byte device is too small for a filesystem.",
+                        field="size_bytes")
     device_blocks = blocks
     size_type = _size_type(blocks, block_size)
     features = set(BASE_FEATURES) | set(TYPE_FEATURES[fs_type])
@@ -196,20 +233,16 @@ def ext4_geometry(
     inodes = blocks * block_size // inode_ratio
     if inodes > MAX_U32:
         inodes = MAX_U32  # only reachable with 64bit, where mke2fs caps at 2^32 - 1
-    if blocks == 0:
-        raise PlanError(f"A {size_bytes}-byte device is too small for a filesystem.",
-                        field="size_bytes")
     reserved = int(reserved_percent * blocks / 100.0)
     return _initialize(
         fs_type=fs_type, block_size=block_size, device_blocks=device_blocks,
-        size_type=size_type, inode_ratio=inode_ratio, param_inodes=inodes,
+        inode_ratio=inode_ratio, param_inodes=inodes,
         param_reserved=reserved, reserved_percent=reserved_percent, features=features,
         stride=stride, stripe_width=stripe_width, e2fsprogs=tuple(e2fsprogs),
     )
 
 
-def _initialize(*, fs_type: FsType, block_size: int, device_blocks: int, size_type: SizeType,
-                inode_ratio: int, param_inodes: int, param_reserved: int,
+def _initialize(*, fs_type: FsType, block_size: int, device_blocks: int, inode_ratio: int, param_inodes: int, param_reserved: int,
                 reserved_percent: float, features: set[str], stride: int, stripe_width: int,
                 e2fsprogs: tuple[int, ...]) -> Ext4Geometry:
     """The superblock that libext2fs's initialisation derives from mke2fs's parameters."""
@@ -218,7 +251,6 @@ def _initialize(*, fs_type: FsType, block_size: int, device_blocks: int, size_ty
     blocks = device_blocks
     reserved = param_reserved
     is_64bit = "64bit" in features
-    desc_size = 64 if is_64bit else 32
     dpb = descriptors_per_block(block_size, is_64bit)
     too_small = PlanError(
         f"{device_blocks * block_size} bytes is too small for an {fs_type} filesystem with "
@@ -270,10 +302,8 @@ def _initialize(*, fs_type: FsType, block_size: int, device_blocks: int, size_ty
         features = features - {"has_journal"}
     return Ext4Geometry(
         fs_type=fs_type, block_size=block_size, device_blocks=device_blocks,
-        block_count=blocks, size_type=size_type, inode_ratio=inode_ratio,
-        inode_size=INODE_SIZE, inode_count=ipg * groups, inodes_per_group=ipg,
-        inode_table_blocks=itable, blocks_per_group=bpg, block_groups=groups,
-        first_data_block=first_data_block, desc_size=desc_size, desc_blocks=desc_blocks,
+        block_count=blocks, inode_ratio=inode_ratio, inode_size=INODE_SIZE,
+        inodes_per_group=ipg, blocks_per_group=bpg,
         reserved_gdt_blocks=rsv_gdt, reserved_blocks=reserved,
         reserved_percent=reserved_percent, journal_blocks=journal,
         flex_bg_size=FLEX_BG_SIZE if "flex_bg" in features else 0,

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import random
-from dataclasses import dataclass
 
 import pytest
 
@@ -13,23 +12,8 @@ from planners.ext4 import ext4_geometry
 from planners.ext4_alloc import Allocator
 from planners.ext4_df import ext4_df, lost_found_blocks, shape_of
 from runners.ext4_probe import df_of_image, make_image
+from tests.test_ext4_helpers import Ext4Case as Fs
 from tests.test_ext4_helpers import GiB, MiB, TiB, log_uniform, need, pmap
-
-
-@dataclass(frozen=True)
-class Fs:
-    size: int
-    fs_type: str = "ext4"
-    block_size: int = 4096
-    stride: int = 0
-    stripe_width: int = 0
-
-    def geometry(self):
-        return ext4_geometry(self.size, fs_type=self.fs_type, block_size=self.block_size,
-                             stride=self.stride, stripe_width=self.stripe_width)
-
-    def __str__(self) -> str:
-        return f"{self.fs_type}-b{self.block_size}-{self.size}-s{self.stride}"
 
 
 def _image_cases() -> list[Fs]:

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import random
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 
 import pytest
 
+from planners.ext4 import Ext4Geometry, ext4_geometry
 from runners.exec import have
 
 KiB, MiB, GiB, TiB, PiB = 1 << 10, 1 << 20, 1 << 30, 1 << 40, 1 << 50
@@ -27,3 +29,26 @@ def pmap(fn, items, workers: int = 4) -> list:
 def log_uniform(rnd: random.Random, lo: int, hi: int) -> int:
     """A size between lo and hi bytes, spread evenly over orders of magnitude."""
     return int(lo * (hi / lo) ** rnd.random())
+
+
+@dataclass(frozen=True)
+class Ext4Case:
+    """One filesystem to plan and to ask the tools about."""
+
+    size: int
+    fs_type: str = "ext4"
+    block_size: int = 4096
+    stride: int = 0
+    stripe_width: int = 0
+    reserved: float = 5.0
+    explicit: bool = True  # podplan's options, or the plain documented command
+
+    def geometry(self) -> Ext4Geometry:
+        return ext4_geometry(self.size, fs_type=self.fs_type, block_size=self.block_size,
+                             stride=self.stride, stripe_width=self.stripe_width,
+                             reserved_percent=self.reserved)
+
+    def __str__(self) -> str:
+        how = "explicit" if self.explicit else "plain"
+        return (f"{self.fs_type}-b{self.block_size}-{self.size}-s{self.stride}w"
+                f"{self.stripe_width}-m{self.reserved}-{how}")
