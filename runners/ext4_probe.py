@@ -12,11 +12,11 @@ import os
 import re
 import tempfile
 from collections.abc import Sequence
-from contextlib import contextmanager
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from planners.ext4 import Ext4Geometry, mke2fs_args
+from runners.loopdev import attach_loop, detach_loop, df_b1, mounted
 from runners.exec import run
 
 
@@ -141,13 +141,6 @@ def parse_dumpe2fs_header(text: str) -> DumpE2fsHeader:
     )
 
 
-def parse_df_b1(text: str) -> tuple[int, int]:
-    """(size, available) in bytes from `df -B1 --output=size,avail MOUNTPOINT`."""
-    lines = [ln for ln in text.splitlines() if ln.strip()]
-    size, avail = lines[-1].split()
-    return int(size), int(avail)
-
-
 def probe_argv(geometry: Ext4Geometry, path: str, *, explicit: bool = True) -> list[str]:
     """`mke2fs -n -v` for `geometry` on an empty file, with podplan's explicit options or
     with only what the plain documented command gives (-t, -b, -E stride/stripe_width)."""
@@ -184,26 +177,11 @@ def make_image(geometry: Ext4Geometry, path: str, *, timeout: float = 300.0) -> 
     return parse_dumpe2fs_header(run(["dumpe2fs", "-h", path], timeout=timeout).stdout)
 
 
-@contextmanager
-def loop_mounted(image: str, *, timeout: float = 60.0):
-    """Attach `image` to a free loop device, mount it, yield the mount point; always
-    unmount and detach, even when the body fails."""
-    dev = run(["losetup", "-f", "--show", image], timeout=timeout).stdout.strip()
-    mnt = tempfile.mkdtemp(prefix="podplan-mnt-")
-    mounted = False
-    try:
-        run(["mount", dev, mnt], timeout=timeout)
-        mounted = True
-        yield mnt
-    finally:
-        if mounted:
-            run(["umount", mnt], timeout=timeout, check=False)
-        run(["losetup", "-d", dev], timeout=timeout, check=False)
-        os.rmdir(mnt)
-
-
 def df_of_image(image: str, *, timeout: float = 60.0) -> tuple[int, int]:
     """(size, available) bytes that `df -B1` reports for `image` mounted through a loop."""
-    with loop_mounted(image, timeout=timeout) as mnt:
-        out = run(["df", "-B1", "--output=size,avail", mnt], timeout=timeout).stdout
-    return parse_df_b1(out)
+    dev = attach_loop(image, timeout=timeout)
+    try:
+        with mounted(dev, timeout=timeout) as mnt:
+            return df_b1(mnt, timeout=timeout)
+    finally:
+        detach_loop(dev, timeout=timeout)

@@ -21,7 +21,7 @@ from collections.abc import Iterator, Sequence
 from pydantic import BaseModel, ConfigDict, Field
 
 from runners.exec import run
-from runners.md_probe import sparse_loops
+from runners.loopdev import sparse_loops
 
 VG_NAME = "podplanvg"
 LV_NAME = "podplanlv"

@@ -5,8 +5,6 @@ On a kernel without md, `mdadm --create -v` still works out the geometry and pri
 for the component size. mdadm leaves an md device node and a /dev/md/NAME link behind,
 which are removed here. Where the kernel does have md, the array really gets created:
 it is then examined (data offset), stopped and its superblocks are zeroed.
-
-Also here: sparse backing files and loop devices, shared with the LVM probe.
 """
 
 from __future__ import annotations
@@ -16,18 +14,15 @@ import itertools
 import os
 import re
 import stat
-import tempfile
-import threading
 from collections.abc import Iterator, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from runners.exec import CommandError, run
+from runners.loopdev import sparse_loops
 
 MD_MAJOR = 9
-LOOP_MAJOR = 7
 _counter = itertools.count()
-_mknod_lock = threading.Lock()
 
 # mdadm reads no config file and waits for no udev: the probe must not depend on the host.
 MDADM_ENV = {"MDADM_NO_UDEV": "1"}
@@ -148,52 +143,6 @@ def remove_empty_md_dir() -> None:
     """Remove /dev/md if the probes left it empty (another mdadm may be using it: then keep it)."""
     with contextlib.suppress(OSError):
         os.rmdir("/dev/md")
-
-
-def sparse_dir() -> str:
-    """Where sparse backing files go: tmpfs if there is one (no 16 TiB file limit, no disk used)."""
-    shm = "/dev/shm"
-    if os.path.isdir(shm) and os.access(shm, os.W_OK):
-        return shm
-    return tempfile.gettempdir()
-
-
-@contextlib.contextmanager
-def sparse_loops(sizes: Sequence[int], *, timeout: float = 30.0) -> Iterator[list[str]]:
-    """Loop devices over fresh sparse files of these sizes; always detached and deleted after."""
-    attached: list[str] = []
-    with tempfile.TemporaryDirectory(prefix="podplan-loops-", dir=sparse_dir()) as tmp:
-        try:
-            for i, size in enumerate(sizes):
-                path = os.path.join(tmp, f"m{i}")
-                with open(path, "wb") as f:
-                    f.truncate(size)
-                attached.append(attach_loop(path, timeout=timeout))
-            yield list(attached)
-        finally:
-            for dev in attached:
-                run(["losetup", "-d", dev], timeout=timeout, check=False)
-
-
-def attach_loop(path: str, *, timeout: float = 30.0) -> str:
-    """`losetup -f --show PATH`, adding a loop node first if none is free."""
-    for attempt in range(3):
-        try:
-            return run(["losetup", "-f", "--show", path], timeout=timeout).stdout.strip()
-        except CommandError as exc:
-            if "free loop" not in exc.stderr or attempt == 2:
-                raise
-            _add_loop_node()
-    raise AssertionError("unreachable")
-
-
-def _add_loop_node() -> None:
-    """Create the next /dev/loopN where /dev is static and loop-control made none."""
-    with _mknod_lock:
-        taken = [int(n[4:]) for n in os.listdir("/dev") if re.fullmatch(r"loop\d+", n)]
-        minor = max(taken, default=-1) + 1
-        with contextlib.suppress(FileExistsError):
-            os.mknod(f"/dev/loop{minor}", 0o660 | stat.S_IFBLK, os.makedev(LOOP_MAJOR, minor))
 
 
 _MDADM_VERSION = re.compile(r"\bv(\d+(?:\.\d+)+)")

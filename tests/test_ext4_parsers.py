@@ -9,7 +9,8 @@ import pytest
 
 from planners.ext4 import ext4_geometry, mke2fs_args
 from planners.ext4_df import ext4_df
-from runners.ext4_probe import parse_df_b1, parse_dumpe2fs_header, parse_mke2fs_verbose
+from runners.ext4_probe import parse_dumpe2fs_header, parse_mke2fs_verbose
+from runners.loopdev import parse_df_b1
 
 FIX = Path(__file__).parent / "fixtures" / "ext4"
 MiB, GiB = 1 << 20, 1 << 30

@@ -20,7 +20,7 @@ from planners.compute import compute
 from planners.example import example_pod
 from planners.models import DiskSet, Plan
 from planners.script import build_script
-from runners.md_probe import sparse_loops
+from runners.loopdev import sparse_loops
 
 MiB = 1024**2
 

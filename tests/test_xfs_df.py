@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import tempfile
-from collections.abc import Iterator
 
 import pytest
 
 from planners.errors import PlanError
 from planners.xfs import XfsGeometry, xfs_df, xfs_df_breakdown, xfs_geometry
+from runners.loopdev import attach_loop, detach_loop, df_b1, mounted, sparse_loop
 from runners.exec import CommandError, have, run
 
 KIB, MIB, GIB, TIB, PIB = 1 << 10, 1 << 20, 1 << 30, 1 << 40, 1 << 50
@@ -19,51 +18,22 @@ KIB, MIB, GIB, TIB, PIB = 1 << 10, 1 << 20, 1 << 30, 1 << 40, 1 << 50
 SCRATCH = "/var/tmp" if os.path.isdir("/var/tmp") else tempfile.gettempdir()
 
 
-@contextlib.contextmanager
-def _loop(size: int, where: str, sector: int = 512) -> Iterator[str]:
-    """A loop device over a fresh sparse file of `size` bytes; detached and removed after."""
+def _real_df(geo: XfsGeometry, size: int, where: str = SCRATCH, loop_sector: int = 512) -> tuple[int, int]:
+    """mkfs.xfs with the plan's options on a loop device, mount it, and read `df -B1`."""
     fd, img = tempfile.mkstemp(prefix="podplan-xfs-", suffix=".img", dir=where)
-    dev = None
     try:
         os.ftruncate(fd, size)
         os.close(fd)
-        fd = -1
-        argv = ["losetup", "-f", "--show", img]
-        if sector != 512:
-            argv[1:1] = ["--sector-size", str(sector)]
-        dev = run(argv).stdout.strip()
-        yield dev
+        dev = attach_loop(img, sector=loop_sector)
+        try:
+            # -K: discarding a sparse file's blocks only costs time.
+            run(["mkfs.xfs", "-q", "-K", *geo.mkfs_options, dev], timeout=600)
+            with mounted(dev) as mnt:
+                return df_b1(mnt)
+        finally:
+            detach_loop(dev)
     finally:
-        if fd >= 0:
-            os.close(fd)
-        if dev:
-            run(["losetup", "-d", dev], check=False)
         os.remove(img)
-
-
-@contextlib.contextmanager
-def _mounted(dev: str) -> Iterator[str]:
-    mnt = tempfile.mkdtemp(prefix="podplan-xfs-mnt-")
-    mounted = False
-    try:
-        run(["mount", dev, mnt])
-        mounted = True
-        yield mnt
-    finally:
-        if mounted:
-            run(["umount", mnt], check=False)
-        os.rmdir(mnt)
-
-
-def _real_df(geo: XfsGeometry, size: int, where: str = SCRATCH, loop_sector: int = 512) -> tuple[int, int]:
-    """mkfs.xfs with the plan's options on a loop device, mount it, and read `df -B1`."""
-    with _loop(size, where, loop_sector) as dev:
-        # -K: discarding a sparse file's blocks only costs time.
-        run(["mkfs.xfs", "-q", "-K", *geo.mkfs_options, dev], timeout=600)
-        with _mounted(dev) as mnt:
-            out = run(["df", "-B1", "--output=size,avail", mnt]).stdout.splitlines()
-    size_b, avail_b = out[1].split()
-    return int(size_b), int(avail_b)
 
 
 @pytest.fixture(scope="module")
@@ -72,7 +42,7 @@ def loops() -> None:
         if not have(tool):
             pytest.skip(f"{tool} is not installed")
     try:
-        with _loop(64 * MIB, SCRATCH):
+        with sparse_loop(64 * MIB):
             pass
     except (CommandError, OSError) as exc:
         pytest.skip(f"cannot attach a loop device here (needs root and loop support): {exc}")
@@ -126,9 +96,9 @@ def test_df_beyond_32_tib(loops):
     many host filesystems allow, so they live on an XFS made on a loop device for the purpose."""
     host_size = 15 * TIB
     host = xfs_geometry(host_size)
-    with _loop(host_size, SCRATCH) as dev:
+    with sparse_loop(host_size) as dev:
         run(["mkfs.xfs", "-q", "-K", *host.mkfs_options, dev], timeout=600)
-        with _mounted(dev) as where:
+        with mounted(dev) as where:
             for size, su, sw in ((40 * TIB, 256 * KIB, 43), (PIB, 0, 0), (300 * TIB + 7 * 4096, 12 * KIB, 7)):
                 geo = xfs_geometry(size, su_bytes=su, sw=sw)
                 assert _real_df(geo, size, where) == xfs_df(geo), (size, su, sw)
