@@ -8,11 +8,8 @@ filesystem should be told the geometry of the device right under it.
 
 from __future__ import annotations
 
-from math import gcd
-
-from planners.errors import PlanError
 from planners.models import Plan
-from planners.results import Finding
+from planners.results import Finding, VolumeResult
 from planners.units import KiB, MiB, format_size_compact
 
 PAGE = 4096
@@ -61,17 +58,16 @@ def stripe_cache_bytes(entries: int, members: int) -> int:
     return entries * PAGE * members
 
 
-def lcm(a: int, b: int) -> int:
-    return a * b // gcd(a, b) if a and b else max(a, b)
-
-
-def check_plan(plan: Plan, *, md_io: list[tuple[str, int, int, int | None, int]], pe_start: int | None,
-               data_alignment: int | None, su: int, sw: int, readahead: int, stripe_cache: int | None,
-               lv_stripe: int | None) -> list[Finding]:
+def check_plan(plan: Plan, md_io: list[tuple[str, int, int, int | None, int]], volume: VolumeResult) -> list[Finding]:
     """Name every misalignment between layers, one sentence each.
 
-    md_io: (array name, io_min, io_opt, chunk, level) per group, in plan order.
+    md_io: (array name, io_min, io_opt, chunk, level) per group, in plan order; volume:
+    the first volume (all volumes of a plan share one alignment recipe).
     """
+    chain = volume.alignment
+    pe_start = volume.lvm.pe_start_bytes if volume.lvm else None
+    lv_stripe = chain.lv_stripe_bytes
+    stripe_cache = chain.stripe_cache_size
     out: list[Finding] = []
 
     def add(sev: str, layer: str, msg: str, field: str = "") -> None:
@@ -124,10 +120,12 @@ def check_plan(plan: Plan, *, md_io: list[tuple[str, int, int, int | None, int]]
                 f"full stripe {format_size_compact(want_width)}, so large writes do not fill whole md stripes.",
                 "filesystem.stripe_width")
 
-    if fs.type == "xfs" and su > 256 * KiB:
+    su = chain.fs_stripe_unit_bytes
+    if volume.xfs is not None and su and volume.xfs.log_sunit_bytes < su:
         add("info", "filesystem",
-            f"mkfs.xfs caps the log stripe unit at 32 KiB because the {format_size_compact(su)} stripe unit is "
-            "over 256 KiB; log writes will not be full-stripe.", "")
+            f"The XFS log stripe unit is {format_size_compact(volume.xfs.log_sunit_bytes)}, smaller than the "
+            f"{format_size_compact(su)} data stripe unit (mkfs.xfs caps it at 32 KiB above 256 KiB, and uses one "
+            "block with 4 KiB sectors), so log writes are not full-stripe.", "")
 
     if plan.tuning.readahead is not None and io_opt and plan.tuning.readahead < 2 * io_opt:
         add("warning", "tuning",
@@ -154,8 +152,3 @@ def check_plan(plan: Plan, *, md_io: list[tuple[str, int, int, int | None, int]]
         add("info", "plan",
             f"LVM is off, so each of the {len(plan.groups)} md arrays gets its own filesystem and mount point.", "lvm.enabled")
     return out
-
-
-def require(condition: bool, message: str, field: str = "") -> None:
-    if not condition:
-        raise PlanError(message, field)

@@ -68,17 +68,8 @@ def compute(plan: Plan) -> PlanResult:
     array = sum(g.md.array_bytes for g in groups)
     df_size = sum(v.df_size_bytes for v in volumes)
     usable = sum(v.df_available_bytes for v in volumes)
-    first = volumes[0].alignment
     findings = al.check_plan(
-        plan,
-        md_io=[(g.name, g.md.io_min_bytes, g.md.io_opt_bytes, g.md.chunk_bytes, g.md.level) for g in groups],
-        pe_start=volumes[0].lvm.pe_start_bytes if volumes[0].lvm else None,
-        data_alignment=first.pv_data_alignment_bytes,
-        su=first.fs_stripe_unit_bytes,
-        sw=first.fs_stripe_width_units,
-        readahead=first.readahead_bytes,
-        stripe_cache=first.stripe_cache_size,
-        lv_stripe=first.lv_stripe_bytes,
+        plan, [(g.name, g.md.io_min_bytes, g.md.io_opt_bytes, g.md.chunk_bytes, g.md.level) for g in groups], volumes[0]
     )
     return PlanResult(
         plan_name=plan.name,
