@@ -1,0 +1,73 @@
+"""The command line's good paths: plan (tables and JSON), example, schema, script."""
+
+import json
+
+from app.cli import main
+from app.planfile import plan_from_toml
+from planners.example import example_pod
+
+ACCEPTANCE = ["plan", "--disks", "45", "--disk-size", "2000398934016", "--level", "6", "--chunk", "256K", "--fs", "xfs", "--json"]
+
+
+def run(capsys, argv):
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_acceptance_plan_json(capsys):
+    code, out, err = run(capsys, ACCEPTANCE)
+    assert code == 0, err
+    doc = json.loads(out)
+    res = doc["result"]
+    assert doc["plan"]["groups"][0]["members"] == 45 and doc["plan"]["lvm"]["enabled"] is False
+    md = res["groups"][0]["md"]
+    assert md["chunk_bytes"] == 262144 and md["data_disks_num"] == 43
+    assert md["array_bytes"] == 43 * md["component_bytes"]
+    vol = res["volumes"][0]
+    assert vol["lvm"] is None and vol["ext4"] is None and vol["xfs"]["sunit_blocks"] == 64
+    assert vol["alignment"]["xfs_su_bytes"] == 262144 and vol["alignment"]["xfs_sw"] == 43
+    assert vol["block_device_bytes"] == md["array_bytes"]
+    assert res["usable_bytes"] == vol["df_available_bytes"] < vol["df_size_bytes"] < vol["fs_bytes"]
+    assert res["tools"] == {"mdadm": "4.2", "lvm2": "2.03.16", "e2fsprogs": "1.47.0", "xfsprogs": "6.1.0", "kernel": "6.1"}
+    assert [s["key"] for s in res["capacity"]][0] == "raw"
+    assert 0.9 < res["efficiency"] < 0.96
+
+
+def test_plan_tables(capsys):
+    code, out, _ = run(capsys, ["plan"])
+    assert code == 0
+    for words in ("Capacity, raw to available", "md arrays", "Alignment chain", "df -B1 available", "pod45"):
+        assert words in out
+
+
+def test_example_is_a_plan(capsys):
+    code, out, _ = run(capsys, ["example"])
+    assert code == 0
+    assert plan_from_toml(out) == example_pod()
+
+
+def test_schema_describes_the_json(capsys):
+    code, out, _ = run(capsys, ["schema"])
+    schema = json.loads(out)
+    assert code == 0 and schema["title"] == "PlanReport"
+    assert {"podplan_version", "plan", "result"} <= set(schema["properties"])
+    assert "df_available_bytes" in json.dumps(schema)
+
+
+def test_flags_override_a_plan_file(capsys, tmp_path):
+    f = tmp_path / "pod.toml"
+    run(capsys, ["example"])
+    main(["example"])
+    f.write_text(capsys.readouterr()[0])
+    code, out, err = run(capsys, ["plan", str(f), "--groups", "5", "--spares", "1", "--json"])
+    assert code == 0, err
+    doc = json.loads(out)
+    assert [g["members"] for g in doc["plan"]["groups"]] == [8] * 5
+    assert doc["plan"]["lvm"]["enabled"] is True  # kept from the file
+
+
+def test_script_to_stdout(capsys):
+    code, out, _ = run(capsys, ["script", *ACCEPTANCE[1:-1]])
+    assert code == 0 and out.startswith("#!/usr/bin/env bash")
+    assert "--chunk=256K" in out and "sw=43" in out
