@@ -129,6 +129,9 @@ def _write_script(path: Path, text: str, force: bool) -> None:
         raise PlanError(f"{path}: cannot write ({exc.strerror})") from None
 
 
+write_script = _write_script  # the TUI's save dialog writes scripts the same guarded way
+
+
 def _tui(plan_file: str | None) -> int:
     from app.planfile import load_plan
     from planners.example import example_pod

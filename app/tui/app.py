@@ -1,0 +1,221 @@
+"""The podplan application: keeps the current plan, the pinned variants and the file it came from."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable, Iterable
+
+from textual import on, work
+from textual.app import App, SystemCommand
+from textual.binding import Binding
+from textual.screen import Screen
+
+from app.tui.messages import FileFailed, FileSaved, PlanComputed, PlanOpened, PlanRejected
+from app.tui.screens.plan_screen import PlanScreen
+from app.tui.variants import Variant
+from planners.errors import PlanError
+from planners.models import Plan
+from planners.results import PlanResult
+
+# Screens other than the plan screen are imported when first opened: first paint matters more.
+
+Writer = Callable[[Path, bool], object]
+
+
+class PodplanApp(App[int]):
+    """Plan a storage array interactively."""
+
+    CSS_PATH = Path(__file__).with_name("podplan.tcss")
+    TITLE = "podplan"
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
+    BINDINGS = [
+        Binding("f1", "help", "Help"),
+        Binding("f2", "script", "Script"),
+        Binding("f3", "compare", "Compare"),
+        Binding("f4", "pin", "Pin"),
+        Binding("f5", "validate", "Validate", show=False),
+        Binding("ctrl+s", "save_plan", "Save"),
+        Binding("ctrl+o", "open_plan", "Open"),
+        Binding("ctrl+t", "toggle_theme", "Theme"),
+    ]
+
+    def __init__(self, plan: Plan, plan_file: str | Path | None = None) -> None:
+        super().__init__()
+        self.start_plan = plan
+        self.plan_file = Path(plan_file) if plan_file else None
+        self.plan: Plan = plan
+        self.result: PlanResult | None = None
+        self.error = ""
+        self.variants: list[Variant] = []
+        self.theme = "textual-dark"
+
+    def on_mount(self) -> None:
+        self._set_subtitle()
+        self.push_screen(PlanScreen(self.start_plan))
+
+    def _set_subtitle(self) -> None:
+        self.sub_title = str(self.plan_file) if self.plan_file else f"example {self.plan.name} (not saved)"
+
+    # -- state from the plan screen ----------------------------------------------------------
+    @on(PlanComputed)
+    def _plan_computed(self, event: PlanComputed) -> None:
+        self.plan, self.result, self.error = event.plan, event.result, ""
+
+    @on(PlanRejected)
+    def _plan_rejected(self, event: PlanRejected) -> None:
+        self.error = event.message
+
+    def _plan_screen(self) -> PlanScreen:
+        return next(s for s in self.screen_stack if isinstance(s, PlanScreen))
+
+    def _back_to_plan(self) -> None:
+        while not isinstance(self.screen, PlanScreen):
+            self.pop_screen()
+
+    # -- actions ----------------------------------------------------------------------------
+    def action_help(self) -> None:
+        from app.tui.screens.help_screen import HelpScreen
+
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen())
+
+    def action_script(self) -> None:
+        if self.result is None:
+            self.notify("No valid plan yet: fix the form first", severity="error")
+            return
+        from app.tui.screens.script_screen import ScriptScreen
+
+        self._back_to_plan()
+        self.push_screen(ScriptScreen(self.plan, self.result, stale=self.error))
+
+    def action_compare(self) -> None:
+        from app.tui.screens.compare_screen import CompareScreen
+
+        self._back_to_plan()
+        current = Variant("current", self.plan, self.result) if self.result else None
+        self.push_screen(CompareScreen(self.variants, current))
+
+    def action_pin(self) -> None:
+        if self.result is None or self.error:
+            self.notify("The form has an error; fix it before pinning", severity="error")
+            return
+        name = _variant_name(len(self.variants))
+        self.variants.append(Variant(name, self.plan, self.result))
+        self.notify(f"Pinned the current plan as {name}; f3 compares the variants")
+
+    def action_validate(self) -> None:
+        from app.tui.screens.help_screen import ValidateScreen
+
+        self._back_to_plan()
+        self.push_screen(ValidateScreen())
+
+    def action_toggle_theme(self) -> None:
+        self.theme = "textual-light" if self.current_theme.dark else "textual-dark"
+
+    def load_variant(self, variant: Variant) -> None:
+        self._back_to_plan()
+        self._plan_screen().load(variant.plan)
+        self.notify(f"Loaded variant {variant.name} into the form")
+
+    # -- files --------------------------------------------------------------------------------
+    def action_save_plan(self) -> None:
+        if self.error or self.result is None:
+            self.notify(f"Not saved: the form has an error ({self.error})", severity="error")
+            return
+        from app.planfile import save_plan
+
+        plan = self.plan
+        default = str(self.plan_file) if self.plan_file else f"{plan.name}.toml"
+        self.save_file("Save the plan as (TOML)", default, "plan", lambda path, force: save_plan(plan, path, overwrite=force))
+
+    def save_script(self, text: str) -> None:
+        from app.cli import write_script
+
+        default = f"build-{self.plan.name}.sh"
+        self.save_file("Save the build script as", default, "script", lambda path, force: write_script(path, text, force))
+
+    @work(exclusive=True, group="save-dialog")
+    async def save_file(self, title: str, default: str, what: str, write: Writer) -> None:
+        from app.tui.screens.dialogs import Confirm, PathPrompt
+
+        answer = await self.push_screen_wait(PathPrompt(title, default))
+        if not answer:
+            return
+        path = Path(answer).expanduser()
+        overwrite = False
+        if path.exists():
+            if path.is_dir() or not await self.push_screen_wait(Confirm(f"{path} exists. Overwrite it?")):
+                self.notify(f"Not saved: {path} {'is a directory' if path.is_dir() else 'kept as it was'}", severity="warning")
+                return
+            overwrite = True
+        self._write(path, write, overwrite, what)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="file-io")
+    def _write(self, path: Path, write: Writer, overwrite: bool, what: str) -> None:
+        try:
+            write(path, overwrite)
+        except PlanError as exc:
+            self.post_message(FileFailed(exc.message))
+        except OSError as exc:
+            self.post_message(FileFailed(f"{path}: cannot write ({exc.strerror or exc})"))
+        else:
+            self.post_message(FileSaved(path, what))
+
+    @work(exclusive=True, group="open-dialog")
+    async def action_open_plan(self) -> None:
+        from app.tui.screens.dialogs import PathPrompt
+
+        answer = await self.push_screen_wait(PathPrompt("Open a plan file (TOML)", str(self.plan_file or "")))
+        if answer:
+            self._read(Path(answer).expanduser())
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="file-io")
+    def _read(self, path: Path) -> None:
+        from app.planfile import load_plan
+
+        try:
+            plan = load_plan(path)
+        except PlanError as exc:
+            self.post_message(FileFailed(exc.message))
+        else:
+            self.post_message(PlanOpened(plan, path))
+
+    @on(PlanOpened)
+    def _plan_opened(self, event: PlanOpened) -> None:
+        self.plan_file = event.path
+        self._back_to_plan()
+        self._plan_screen().load(event.plan)
+        self._set_subtitle()
+        self.notify(f"Opened {event.path}")
+
+    @on(FileSaved)
+    def _file_saved(self, event: FileSaved) -> None:
+        if event.what == "plan":
+            self.plan_file = event.path
+            self._set_subtitle()
+        self.notify(f"Saved the {event.what} to {event.path}")
+
+    @on(FileFailed)
+    def _file_failed(self, event: FileFailed) -> None:
+        self.notify(event.message, severity="error", timeout=8)
+
+    # -- command palette ------------------------------------------------------------------------
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        yield SystemCommand("Help", "Keys and what each screen does (f1)", self.action_help)
+        yield SystemCommand("Show build script", "The script that builds this plan (f2)", self.action_script)
+        yield SystemCommand("Compare variants", "Pinned plans side by side (f3)", self.action_compare)
+        yield SystemCommand("Pin current plan", "Keep this plan as a variant to compare (f4)", self.action_pin)
+        yield SystemCommand("Save plan", "Write the plan as TOML (ctrl+s)", self.action_save_plan)
+        yield SystemCommand("Open plan", "Read a TOML plan file (ctrl+o)", self.action_open_plan)
+        yield SystemCommand("Toggle dark/light theme", "Switch between the dark and light themes (ctrl+t)",
+                            self.action_toggle_theme)
+        yield SystemCommand("Validate array", "Check a built array against the plan (coming; f5)", self.action_validate)
+        if hasattr(screen, "action_copy_script"):
+            yield SystemCommand("Save script", "Write the build script to a file (s)", screen.action_save_script)
+            yield SystemCommand("Copy script", "Copy the build script to the clipboard (c)", screen.action_copy_script)
+
+
+def _variant_name(i: int) -> str:
+    letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    return letters[i] if i < len(letters) else f"V{i + 1}"

@@ -1,0 +1,64 @@
+"""Messages the TUI's parts send each other, named for what already happened."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from textual.message import Message
+
+from planners.models import Plan
+from planners.results import PlanResult
+
+
+class FormEdited(Message):
+    """The user changed a field of the plan form; `values` is every field as shown."""
+
+    def __init__(self, values: dict[str, Any], field: str) -> None:
+        super().__init__()
+        self.values = values
+        self.field = field
+
+
+class PlanComputed(Message):
+    """The form describes a valid plan and its figures are ready."""
+
+    def __init__(self, plan: Plan, result: PlanResult) -> None:
+        super().__init__()
+        self.plan = plan
+        self.result = result
+
+
+class PlanRejected(Message):
+    """The form describes a plan that cannot be built; `field` is the form field to blame ('' if none)."""
+
+    def __init__(self, message: str, field: str) -> None:
+        super().__init__()
+        self.message = message
+        self.field = field
+
+
+class PlanOpened(Message):
+    """A plan file was read and validated."""
+
+    def __init__(self, plan: Plan, path: Path) -> None:
+        super().__init__()
+        self.plan = plan
+        self.path = path
+
+
+class FileSaved(Message):
+    """A plan or script was written to disk (atomically)."""
+
+    def __init__(self, path: Path, what: str) -> None:
+        super().__init__()
+        self.path = path
+        self.what = what
+
+
+class FileFailed(Message):
+    """Reading or writing a file failed; `message` is one line for the user."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__()
+        self.message = message

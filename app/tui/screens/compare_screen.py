@@ -1,0 +1,106 @@
+"""Pinned variants side by side: one column per plan, one row per figure worth comparing.
+
+Rows that later models will fill (throughput, reliability) are listed already so the
+table's shape does not change under the user when they arrive.
+"""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Static
+
+from app.tui.variants import Variant
+from planners.models import Plan
+from planners.units import format_bytes_binary as tib
+from planners.units import format_bytes_decimal as tb
+from planners.units import format_size_compact
+
+
+def _layout(plan: Plan) -> str:
+    g = plan.groups[0]
+    text = f"{len(plan.groups)}x RAID{g.level} {g.members}" + (f"+{g.spares}" if g.spares else "")
+    lvm = f" / LVM {plan.lvm.mode}" if plan.lvm.enabled else ""
+    return text + lvm + f" / {plan.filesystem.type}"
+
+
+def _size(n: int | None) -> str:
+    return format_size_compact(n) if n else "-"
+
+
+ROWS: tuple[tuple[str, object], ...] = (
+    ("disks", lambda p, r: f"{r.disk_count} x {tb(p.disks[0].size)}" + (" +" if len(p.disks) > 1 else "")),
+    ("layout", lambda p, r: _layout(p)),
+    ("raw", lambda p, r: tb(r.raw_bytes)),
+    ("usable bytes", lambda p, r: f"{r.usable_bytes:,}"),
+    ("usable TB", lambda p, r: tb(r.usable_bytes)),
+    ("usable TiB", lambda p, r: tib(r.usable_bytes)),
+    ("efficiency", lambda p, r: f"{r.efficiency:.2%}"),
+    ("spares", lambda p, r: tb(r.spare_bytes) if r.spare_bytes else "-"),
+    ("md chunk", lambda p, r: _size(r.volumes[0].alignment.md_chunk_bytes)),
+    ("full stripe", lambda p, r: _size(r.volumes[0].alignment.md_io_opt_bytes)),
+    ("pe_start", lambda p, r: _size(r.volumes[0].alignment.pe_start_bytes)),
+    ("fs su x sw", lambda p, r: f"{_size(r.volumes[0].alignment.fs_stripe_unit_bytes)} x {r.volumes[0].alignment.fs_stripe_width_units}"),
+    ("readahead", lambda p, r: _size(r.volumes[0].alignment.readahead_bytes)),
+    ("errors/warnings", lambda p, r: f"{sum(f.severity == 'error' for f in r.findings)}"
+                                     f"/{sum(f.severity == 'warning' for f in r.findings)}"),
+    ("throughput", lambda p, r: "later"),
+    ("reliability", lambda p, r: "later"),
+)
+
+
+class CompareScreen(Screen[None]):
+    """Compare pinned plans and the current one; load one back into the form or drop it."""
+
+    BINDINGS = [
+        Binding("escape", "app.pop_screen", "Back"),
+        Binding("l", "load_variant", "Load into form"),
+        Binding("x,delete", "drop_variant", "Unpin"),
+    ]
+
+    def __init__(self, variants: list[Variant], current: Variant | None) -> None:
+        super().__init__(id="compare-screen")
+        self.variants = variants
+        self.current = current
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static("Pin the plan on the plan screen (f4) to compare variants. "
+                     "Move the cursor to a column, then l loads it, x unpins it.", id="compare-help")
+        yield DataTable(id="compare", zebra_stripes=True, cursor_type="column")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._fill()
+        self.query_one(DataTable).focus()
+
+    def columns(self) -> list[Variant]:
+        return [*self.variants, *([self.current] if self.current else [])]
+
+    def _fill(self) -> None:
+        table = self.query_one(DataTable)
+        table.clear(columns=True)
+        table.add_column("", key="what")
+        for v in self.columns():
+            table.add_column(v.name, key=v.name)
+        for label, fn in ROWS:
+            table.add_row(label, *(fn(v.plan, v.result) for v in self.columns()))  # type: ignore[operator]
+
+    def _selected(self) -> Variant | None:
+        col = self.query_one(DataTable).cursor_column - 1
+        cols = self.columns()
+        return cols[col] if 0 <= col < len(cols) else None
+
+    def action_load_variant(self) -> None:
+        v = self._selected()
+        if v is not None:
+            self.app.load_variant(v)  # type: ignore[attr-defined]
+
+    def action_drop_variant(self) -> None:
+        v = self._selected()
+        if v is None or v is self.current:
+            self.notify("Move the cursor to a pinned column to unpin it", severity="warning")
+            return
+        self.variants.remove(v)
+        self._fill()

@@ -1,0 +1,68 @@
+"""Small modal questions: which file, and may it be overwritten."""
+
+from __future__ import annotations
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Button, Input, Label
+
+
+class PathPrompt(ModalScreen[str | None]):
+    """Ask for a file path; dismiss with the path, or None when cancelled."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+
+    def __init__(self, title: str, default: str = "") -> None:
+        super().__init__(classes="dialog-screen")
+        self._title = title
+        self._default = default
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Label(self._title, classes="dialog-title")
+            yield Input(self._default, id="path", placeholder="file name or path")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("OK", variant="primary", id="ok")
+                yield Button("Cancel", id="cancel")
+
+    @on(Input.Submitted)
+    @on(Button.Pressed, "#ok")
+    def _ok(self) -> None:
+        path = self.query_one("#path", Input).value.strip()
+        if path:
+            self.dismiss(path)
+
+    @on(Button.Pressed, "#cancel")
+    def action_cancel(self) -> None:
+        self.dismiss(None)
+
+
+class Confirm(ModalScreen[bool]):
+    """A yes/no question whose default answer is no."""
+
+    BINDINGS = [Binding("escape,n", "no", "No"), Binding("y", "yes", "Yes")]
+
+    def __init__(self, question: str) -> None:
+        super().__init__(classes="dialog-screen")
+        self._question = question
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Label(self._question, classes="dialog-title")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("No", variant="primary", id="no")
+                yield Button("Yes, overwrite", variant="error", id="yes")
+
+    def on_mount(self) -> None:
+        self.query_one("#no").focus()
+
+    @on(Button.Pressed, "#yes")
+    def action_yes(self) -> None:
+        self.dismiss(True)
+
+    @on(Button.Pressed, "#no")
+    def action_no(self) -> None:
+        self.dismiss(False)

@@ -1,0 +1,64 @@
+"""Help: what the screens do and every key, in one page."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import ModalScreen, Screen
+from textual.widgets import Footer, Header, Markdown, Static
+
+HELP = """\
+# podplan
+
+Type in the form on the left; the figures on the right follow every keystroke.
+A value the plan cannot take is marked in red with the reason, and the last valid
+figures stay on screen until the form makes sense again.
+
+## Keys
+
+| key | does |
+|---|---|
+| tab / shift+tab | next / previous field |
+| left / right | step through a choice (◂ ▸); typing a letter jumps to it |
+| f1 | this help |
+| f2 | the build script (s saves, c copies) |
+| f3 | compare pinned variants (l loads one, x unpins) |
+| f4 | pin the current plan as a variant |
+| f5 | validate a built array (coming) |
+| ctrl+s / ctrl+o | save / open a plan file (TOML) |
+| ctrl+t | dark / light theme |
+| ctrl+p | command palette: every action by name |
+| escape | back |
+| ctrl+q | quit |
+
+## Fields
+
+* **size** takes bytes or sizes such as `2TB` (decimal), `1.8TiB` or `512K` (binary).
+* **members** empty shares the disks out evenly over the groups, after the spares.
+* **chunk**, **stripe size**, **data align** empty use the tools' defaults.
+
+Files are written atomically (temporary file, then rename) and never overwritten
+without asking.
+"""
+
+
+class HelpScreen(ModalScreen[None]):
+    BINDINGS = [Binding("escape,f1,q", "app.pop_screen", "Close")]
+
+    def compose(self) -> ComposeResult:
+        with VerticalScroll(id="help"):
+            yield Markdown(HELP)
+
+
+class ValidateScreen(Screen[None]):
+    """Room for the Validate screen: live fio progress and measured against predicted figures."""
+
+    BINDINGS = [Binding("escape", "app.pop_screen", "Back")]
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static("Validate a built array: checks its chunk, layout, alignment and readahead against the plan, "
+                     "then runs fio and sets measured throughput beside the prediction.\n\nNot available yet.",
+                     classes="placeholder")
+        yield Footer()

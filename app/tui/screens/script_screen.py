@@ -1,0 +1,55 @@
+"""The build script of the current plan, highlighted, with save and copy."""
+
+from __future__ import annotations
+
+from rich.syntax import Syntax
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Static
+
+from planners.models import Plan
+from planners.results import PlanResult
+from planners.script import build_script
+
+
+class ScriptScreen(Screen[None]):
+    """Read the exact script `podplan script` would print for this plan."""
+
+    BINDINGS = [
+        Binding("escape", "app.pop_screen", "Back"),
+        Binding("s,ctrl+s", "save_script", "Save script"),
+        Binding("c", "copy_script", "Copy"),
+    ]
+
+    def __init__(self, plan: Plan, result: PlanResult, *, stale: str = "") -> None:
+        super().__init__(id="script-screen")
+        self.script = build_script(plan, result)
+        self._stale = stale
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        if self._stale:
+            yield Static(f"The form has an error ({self._stale}); this is the script of the last valid plan.",
+                         classes="stale-note")
+        with VerticalScroll(id="script-scroll"):
+            yield Static(id="script")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._highlight()
+        self.query_one("#script-scroll").focus()
+        self.app.theme_changed_signal.subscribe(self, lambda _theme: self._highlight())
+
+    def _highlight(self) -> None:
+        theme = "monokai" if self.app.current_theme.dark else "default"
+        syntax = Syntax(self.script, "bash", theme=theme, line_numbers=True, word_wrap=False, background_color="default")
+        self.query_one("#script", Static).update(syntax)
+
+    def action_save_script(self) -> None:
+        self.app.save_script(self.script)  # type: ignore[attr-defined]
+
+    def action_copy_script(self) -> None:
+        self.app.copy_to_clipboard(self.script)
+        self.notify(f"Copied the script ({len(self.script.splitlines())} lines) to the clipboard")

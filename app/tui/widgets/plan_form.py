@@ -1,0 +1,164 @@
+"""The plan form: one line per setting, grouped by layer, with the reason under a bad field.
+
+The form knows nothing about computing: it reports every edit with `FormEdited` and shows
+an error where the screen tells it to. Values are strings as typed (sizes keep the user's
+spelling), booleans for the check boxes; `app.tui.form_model` turns them into a Plan.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import VerticalScroll
+from textual.widget import Widget
+from textual.widgets import Checkbox, Input, Label, Static
+
+from app.tui.form_model import FIELDS, Values, layouts_for
+from app.tui.messages import FormEdited
+from app.tui.presets import BY_KEY, PRESETS, preset_for
+from app.tui.widgets.choice import Choice
+
+_SECTORS = [("512", "512"), ("4096", "4096")]
+_LEVELS = [(f"RAID{n}", str(n)) for n in (0, 1, 4, 5, 6, 10)]
+
+
+class PlanForm(VerticalScroll):
+    """Every setting of a plan the form can edit. Post `FormEdited` on each change."""
+
+    def __init__(self, values: Values, *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self._initial = values
+
+    def compose(self) -> ComposeResult:
+        v = self._initial
+        yield Static("Disks", classes="form-section")
+        yield from self._input("count", "count", v, type="integer", tooltip="How many disks of this kind")
+        yield from self._input("size", "size", v, placeholder="2TB, 1.8TiB or bytes", tooltip="Bytes one disk reports")
+        yield from self._select("preset", "model", [(p.label, p.key) for p in PRESETS], v, blank="custom")
+        yield from self._select("logical_sector", "log. sector", _SECTORS, v)
+        yield from self._select("physical_sector", "phys. sector", _SECTORS, v)
+        yield from self._check("rotational", "", "spinning", v)
+        yield from self._input("count2", "more disks", v, type="integer", tooltip="A second set of another size (0: none)")
+        yield from self._input("size2", "their size", v, placeholder="e.g. 4TB")
+        yield Static("md arrays", classes="form-section")
+        yield from self._input("groups", "groups", v, type="integer", tooltip="Identical md arrays to build")
+        yield from self._select("level", "level", _LEVELS, v)
+        yield from self._select("layout", "layout", [(x, x) for x in layouts_for(v["level"])], v, blank="default")
+        yield from self._input("members", "members", v, type="integer", placeholder="auto: fill",
+                          tooltip="Active disks per array; empty shares all disks out")
+        yield from self._input("spares", "spares", v, type="integer", tooltip="Hot spares per array")
+        yield from self._input("chunk", "chunk", v, placeholder="512K (default)")
+        yield from self._select("bitmap", "bitmap", [("internal", "internal"), ("none", "none")], v)
+        yield from self._select("metadata", "metadata", [(m, m) for m in ("1.2", "1.1", "1.0")], v)
+        yield Static("LVM", classes="form-section")
+        yield from self._check("lvm", "", "use LVM", v)
+        yield from self._select("lvm_mode", "mode", [("linear", "linear"), ("striped", "striped")], v)
+        yield from self._input("stripe_size", "stripe size", v, placeholder="64K (default)")
+        yield from self._input("extent_size", "PE size", v)
+        yield from self._input("data_alignment", "data align", v, placeholder="full stripe")
+        yield Static("Filesystem", classes="form-section")
+        yield from self._select("fs", "type", [("XFS", "xfs"), ("ext4", "ext4"), ("ext3", "ext3")], v)
+        yield from self._select("block_size", "block size", [(b, b) for b in ("4096", "2048", "1024")], v)
+        yield from self._input("reserved", "reserved %", v, type="number")
+        yield from self._input("label", "label", v)
+        yield from self._input("mount_point", "mount point", v)
+
+    def on_mount(self) -> None:
+        self._sync_enabled(self._initial)
+
+    # -- building: the form is a two-column grid of labels and controls ----------------------
+    def _row(self, label: str, control: Widget, field: str) -> ComposeResult:
+        yield Label(label, id=f"label-{field}", classes="form-label")
+        yield control
+
+    def _input(self, field: str, label: str, v: Values, **kw: Any) -> ComposeResult:
+        tooltip = kw.pop("tooltip", None)
+        control = Input(str(v[field]), id=field, compact=True, select_on_focus=True, **kw)
+        control.tooltip = tooltip
+        return self._row(label, control, field)
+
+    def _select(self, field: str, label: str, options: list[tuple[str, str]], v: Values, blank: str = "") -> ComposeResult:
+        return self._row(label, Choice(options, str(v[field]), blank=blank, id=field), field)
+
+    def _check(self, field: str, label: str, text: str, v: Values) -> ComposeResult:
+        return self._row(label, Checkbox(text, bool(v[field]), id=field, compact=True), field)
+
+    # -- reading and writing --------------------------------------------------------------
+    def values(self) -> Values:
+        return {field: self.query_one(f"#{field}").value for field in FIELDS}  # type: ignore[attr-defined]
+
+    def fill(self, values: Values) -> None:
+        """Show `values` (a plan just opened). The change events that follow all carry these same values."""
+        self._set_layouts(values["level"])
+        for field in FIELDS:
+            self.query_one(f"#{field}").value = values[field]  # type: ignore[attr-defined]
+        self._sync_enabled(values)
+
+    def show_error(self, field: str, message: str) -> None:
+        """Mark the field that caused the plan to be refused, with the reason under it."""
+        self.clear_error()
+        if field not in FIELDS:
+            return
+        control = self.query_one(f"#{field}")
+        for w in (self.query_one(f"#label-{field}"), control):
+            w.add_class("-error")
+        self.mount(Static(message, classes="form-error"), after=control)
+
+    def clear_error(self) -> None:
+        for w in self.query(".-error"):
+            w.remove_class("-error")
+        self.query(".form-error").remove()
+
+    # -- reacting -------------------------------------------------------------------------
+    @on(Input.Changed)
+    @on(Choice.Changed)
+    @on(Checkbox.Changed)
+    def _edited(self, event: Input.Changed | Choice.Changed | Checkbox.Changed) -> None:
+        event.stop()
+        field = event.control.id or ""
+        if field not in FIELDS:
+            return
+        if field == "preset":
+            self._apply_preset()
+        elif field == "level":
+            self._set_layouts(str(event.value))
+        values = self.values()
+        if field in ("size", "logical_sector", "physical_sector", "rotational"):
+            self._match_preset(values)
+        self._sync_enabled(values)
+        self.post_message(FormEdited(self.values(), field))
+
+    def _apply_preset(self) -> None:
+        key = self.query_one("#preset", Choice).value
+        preset = BY_KEY.get(str(key))
+        if preset is None:
+            return
+        self.query_one("#size", Input).value = str(preset.size)
+        self.query_one("#logical_sector", Choice).value = str(preset.logical_sector)
+        self.query_one("#physical_sector", Choice).value = str(preset.physical_sector)
+        self.query_one("#rotational", Checkbox).value = preset.rotational
+
+    def _match_preset(self, values: Values) -> None:
+        """Keep the model choice honest: it names a preset only while every property matches it."""
+        try:
+            size = int(values["size"])
+        except ValueError:
+            size = -1
+        key = preset_for(size, int(values["logical_sector"]), int(values["physical_sector"]), bool(values["rotational"]))
+        self.query_one("#preset", Choice).value = key
+
+    def _set_layouts(self, level: str) -> None:
+        self.query_one("#layout", Choice).set_options([(x, x) for x in layouts_for(level)])
+
+    def _sync_enabled(self, values: Values) -> None:
+        """Grey out what the other choices make meaningless, so nobody edits a value that is ignored."""
+        self.query_one("#layout").disabled = not layouts_for(values["level"])
+        self.query_one("#chunk").disabled = values["level"] == "1"
+        self.query_one("#size2").disabled = values["count2"].strip() in ("", "0")
+        lvm = bool(values["lvm"])
+        for field in ("lvm_mode", "extent_size", "data_alignment"):
+            self.query_one(f"#{field}").disabled = not lvm
+        self.query_one("#stripe_size").disabled = not lvm or values["lvm_mode"] != "striped"
+        self.query_one("#reserved").disabled = values["fs"] == "xfs"
