@@ -1,0 +1,66 @@
+"""fio inside the lab: a scenario that builds an array, runs a job file, brings back the JSON."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from collections.abc import Sequence
+
+from runners.lab.batch import BatchResult, LabConfig, run_batch
+from runners.lab.scenario import LabDisk, Scenario
+
+FIO_OUTPUT = "fio.json"
+
+
+def fio_script(setup: str, target: str | None) -> str:
+    """Run `setup` (bash that builds the array), then fio on job.fio writing JSON to the outputs.
+
+    fio prints notes on stdout ahead of its JSON, so the JSON goes to a file of its own.
+    `target`, if given, is exported as FIO_TARGET for the job file to name (`filename=${FIO_TARGET}`).
+    """
+    export = f"export FIO_TARGET={shlex.quote(target)}\n" if target else ""
+    return (
+        "set -e\n"
+        f"{setup.rstrip()}\n"
+        f"{export}"
+        f'fio --output-format=json --output="$PODPLAN_OUT/{FIO_OUTPUT}" job.fio\n'
+    )
+
+
+def fio_scenario(name: str, disks: Sequence[LabDisk], setup: str, job: str, *, target: str | None = None,
+                 timeout_s: float = 600.0, collect: bool = True) -> Scenario:
+    return Scenario(name=name, script=fio_script(setup, target), disks=tuple(disks), files={"job.fio": job},
+                    timeout_s=timeout_s, collect=collect)
+
+
+def parse_fio_json(text: str) -> dict:
+    """The final JSON object of a fio --output-format=json file (notes before it are skipped)."""
+    start = text.find("{")
+    if start < 0:
+        raise ValueError("fio wrote no JSON")
+    decoder = json.JSONDecoder()
+    last = None
+    pos = start
+    # With --status-interval fio appends one cumulative object after another: the last is final.
+    while pos < len(text):
+        obj, end = decoder.raw_decode(text, pos)
+        last = obj
+        nxt = text.find("{", end)
+        if nxt < 0:
+            break
+        pos = nxt
+    return last
+
+
+def scenario_fio_json(result: BatchResult, name: str) -> dict:
+    scen = result.scenario(name)
+    if FIO_OUTPUT not in scen.outputs:
+        raise ValueError(f"scenario {name} left no fio JSON (exit status {scen.returncode}): {scen.stderr[-500:]}")
+    return parse_fio_json(scen.outputs[FIO_OUTPUT])
+
+
+def run_fio(disks: Sequence[LabDisk], setup: str, job: str, *, target: str | None = None,
+            config: LabConfig = LabConfig(), name: str = "fio", **kwargs) -> dict:
+    """Boot, build the array with `setup`, run the fio job on it, return fio's JSON."""
+    scen = fio_scenario(name, disks, setup, job, target=target, collect=False)
+    return scenario_fio_json(run_batch([scen], config=config, **kwargs), name)

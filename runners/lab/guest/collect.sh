@@ -1,0 +1,68 @@
+#!/bin/bash
+# The standard collection after a scenario: everything podplan predicts, as the tools report it.
+# @@NAME@@ placeholders are filled in by the host.
+out=$1
+# Timed trace in collect.log: under emulation every tool call costs, and this shows which.
+PS4='+ ${EPOCHREALTIME} '
+set -x
+mkdir -p "$out/md" "$out/examine" "$out/fs"
+cat /proc/mdstat >"$out/mdstat.txt"
+cat /proc/mounts >"$out/mounts.txt"
+for md in /sys/block/md*; do
+    [ -e "$md" ] || continue
+    n=${md##*/}
+    mdadm --detail --export "/dev/$n" >"$out/md/$n.export" 2>&1
+    mdadm --detail "/dev/$n" >"$out/md/$n.detail" 2>&1
+    for a in level raid_disks chunk_size layout component_size metadata_version stripe_cache_size \
+        sync_action array_state; do
+        [ -r "$md/md/$a" ] && read -r v <"$md/md/$a" && echo "$a $v"
+    done >"$out/md/$n.sysfs"
+    for d in "$md"/md/dev-*; do
+        [ -e "$d/block" ] || continue
+        m=${d##*/dev-}
+        mdadm --examine "/dev/$m" >"$out/examine/$m.txt" 2>&1
+        read -r slot <"$d/slot"; read -r state <"$d/state"
+        echo "$m $slot $state" >>"$out/md/$n.members"
+    done
+done
+lvm_opts=(--reportformat json --units b --nosuffix)
+pvs "${lvm_opts[@]}" -o "@@PV_FIELDS@@,vg_name" >"$out/pvs.json" 2>"$out/pvs.err"
+vgs "${lvm_opts[@]}" -o "@@VG_FIELDS@@" >"$out/vgs.json" 2>"$out/vgs.err"
+lvs "${lvm_opts[@]}" --segments -o "@@LV_FIELDS@@,vg_name,lv_read_ahead,lv_kernel_read_ahead,lv_dm_path" \
+    >"$out/lvs.json" 2>"$out/lvs.err"
+# Reads with the read builtin: under emulation every fork and exec costs a tenth of a second.
+get() { REPLY=; [ -r "$1" ] && read -r REPLY <"$1"; }
+members=()
+for d in $PODPLAN_DISKS; do members+=("/sys/block/$(basename "$(readlink -f "$d")")"); done
+for b in /sys/block/md* /sys/block/dm-* "${members[@]}"; do
+    [ -e "$b" ] || continue
+    n=${b##*/}
+    q=$b/queue
+    line="dev=$n"
+    for k in minimum_io_size:io_min optimal_io_size:io_opt read_ahead_kb:read_ahead_kb \
+        logical_block_size:logical physical_block_size:physical rotational:rotational; do
+        get "$q/${k%%:*}"; line+=" ${k#*:}=$REPLY"
+    done
+    get "$b/dm/name"; line+=" dm_name=$REPLY"
+    get "$b/md/stripe_cache_size"; line+=" stripe_cache_size=$REPLY"
+    case $n in
+    sd* | vd*)
+        # Members: sysfs gives what blockdev would, without a process per value.
+        get "$b/size"; line+=" size=$((REPLY * 512))"
+        get "$q/read_ahead_kb"; line+=" ra=$((REPLY * 2))"
+        echo "$line"
+        continue
+        ;;
+    esac
+    { read -r ra; read -r size; } < <(blockdev --getra --getsize64 "/dev/$n")
+    echo "$line size=$size ra=$ra"
+    t=$(blkid -p -o value -s TYPE "/dev/$n" 2>/dev/null)
+    case $t in
+    xfs) xfs_info "/dev/$n" >"$out/fs/$n.xfs_info" 2>&1 ;;
+    ext2 | ext3 | ext4) dumpe2fs -h "/dev/$n" >"$out/fs/$n.dumpe2fs" 2>&1 ;;
+    esac
+done >"$out/block.txt"
+df -B1 --output=source,fstype,size,used,avail,target >"$out/df.txt" 2>&1
+lsblk -J -b -O >"$out/lsblk.json" 2>&1
+cp /run/podplan-stubs.log "$out/stubs.log" 2>/dev/null
+true

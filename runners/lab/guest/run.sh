@@ -1,0 +1,32 @@
+#!/bin/bash
+# Runs the batch: for each scenario its script, the collector, then a teardown that
+# stops whatever it built, so the next scenario starts from a clean guest.
+out_root=$1
+mark() { echo "podplan-lab: $* t=$(cut -d' ' -f1 /proc/uptime)"; }
+now() { cut -d' ' -f1 /proc/uptime; }
+{ mdadm --version; lvm version; mkfs.xfs -V; mke2fs -V; fio --version; uname -r; } >"$out_root/versions.txt" 2>&1
+while read -r name; do
+    dir=/jobs/scenarios/$name
+    out=$out_root/scenarios/$name
+    mkdir -p "$out"
+    # shellcheck disable=SC1091
+    . "$dir/config"
+    mark scenario "$name" start
+    start=$(now)
+    (
+        cd "$dir" || exit 99
+        export PODPLAN_DISKS="${disks[*]}" PODPLAN_OUT="$out" PODPLAN_SCENARIO="$name"
+        timeout -k 10 "$timeout" bash ./script.sh "${args[@]}" 2>"$out/stderr" </dev/null \
+            | tee "$out/stdout" | sed -u "s/^/podplan-lab: out $name: /"
+        echo "${PIPESTATUS[0]}" >"$out/rc"
+    )
+    rc=$(cat "$out/rc" 2>/dev/null || echo 99)
+    script_end=$(now)
+    if [ "$collect" = 1 ]; then
+        mark scenario "$name" collect
+        PODPLAN_DISKS="${disks[*]}" timeout -k 10 300 bash /jobs/collect.sh "$out/collect" >"$out/collect.log" 2>&1
+    fi
+    timeout -k 10 120 bash /jobs/teardown.sh >"$out/teardown.log" 2>&1
+    echo "start=$start script_end=$script_end end=$(now)" >"$out/times"
+    mark scenario "$name" "rc=$rc"
+done </jobs/order

@@ -1,0 +1,14 @@
+#!/bin/bash
+# Undo a scenario: unmount its filesystems, deactivate LVM, stop md arrays, forget the
+# configuration files a build script may have written.
+awk '$1 ~ "^/dev/(md|mapper|dm-|sd)" {print $2}' /proc/mounts | sort -r | while read -r m; do
+    umount "$m" || umount -l "$m"
+done
+swapoff -a 2>/dev/null
+vgchange -an 2>&1
+dmsetup remove_all --force 2>&1
+for md in /sys/block/md*; do
+    [ -e "$md" ] && mdadm --stop "/dev/${md##*/}" 2>&1
+done
+rm -rf /etc/mdadm/mdadm.conf /dev/md/ /mnt/*
+: >/etc/fstab

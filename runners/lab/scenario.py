@@ -1,0 +1,120 @@
+"""Scenarios for the lab: a bash script, its arguments and its own virtual disks.
+
+One boot runs a batch of scenarios in order. Each scenario gets disks of its own, named
+by serials derived from its name, so the path a script sees for its disks is known
+before the VM boots (a generated build script can name them). After each scenario the
+guest collects what the tools report, then stops every md array and LVM volume.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import shlex
+import tarfile
+from collections.abc import Sequence
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from runners.lab.guest_files import collect_script, guest_file
+
+SCSI_BY_ID = "/dev/disk/by-id/scsi-0QEMU_QEMU_HARDDISK_"
+JOBS_SERIAL = "podplan-jobs"
+RESULTS_SERIAL = "podplan-results"
+_NAME = re.compile(r"^[a-z0-9][a-z0-9_]{0,15}$")
+
+
+class LabDisk(BaseModel):
+    """One virtual disk: a sparse raw file behind a virtio-scsi disk."""
+
+    model_config = ConfigDict(frozen=True)
+
+    size_bytes: int = Field(gt=0, description="Disk size in bytes (a multiple of 512).")
+    bps_total: int | None = Field(None, gt=0, description="Throttle: bytes per second, reads and writes together.")
+    iops_total: int | None = Field(None, gt=0, description="Throttle: I/O operations per second, all kinds.")
+    rotational: bool = Field(True, description="Reported as a spinning disk (False: the guest sees an SSD).")
+
+    @field_validator("size_bytes")
+    @classmethod
+    def _whole_sectors(cls, v: int) -> int:
+        if v % 512:
+            raise ValueError("disk size must be a multiple of 512 bytes")
+        return v
+
+
+class Scenario(BaseModel):
+    """Run `script` with `args` under bash in the guest, with `disks` attached; then collect."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str = Field(description="Unique in the batch: 1-16 of a-z, 0-9, _ (names disks and results).")
+    script: str = Field(description="Bash script text, run as ./script.sh from the scenario's directory.")
+    args: tuple[str, ...] = Field((), description="Arguments passed to the script.")
+    disks: tuple[LabDisk, ...] = Field((), description="The scenario's own disks, in order.")
+    files: dict[str, str] = Field(default_factory=dict, description="Extra files beside the script, name -> text.")
+    timeout_s: float = Field(300.0, gt=0, description="Limit on the script's run time, in seconds.")
+    collect: bool = Field(True, description="Run the standard collection after the script.")
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, v: str) -> str:
+        if not _NAME.match(v):
+            raise ValueError(f"scenario name {v!r}: use 1-16 of a-z, 0-9 and _ (starting with a letter or digit)")
+        return v
+
+    @field_validator("files")
+    @classmethod
+    def _files(cls, v: dict[str, str]) -> dict[str, str]:
+        for name in v:
+            if "/" in name or name in ("", ".", "..", "script.sh", "config"):
+                raise ValueError(f"bad scenario file name {name!r}")
+        return v
+
+    def serial(self, index: int) -> str:
+        return f"{self.name}-{index}"
+
+    def disk_paths(self) -> tuple[str, ...]:
+        """Where the guest shows this scenario's disks, in order."""
+        return tuple(SCSI_BY_ID + self.serial(i) for i in range(len(self.disks)))
+
+
+def check_batch(scenarios: Sequence[Scenario]) -> None:
+    names = [s.name for s in scenarios]
+    dup = {n for n in names if names.count(n) > 1}
+    if dup:
+        raise ValueError(f"scenario names repeat: {', '.join(sorted(dup))}")
+    if not scenarios:
+        raise ValueError("a batch needs at least one scenario")
+
+
+def _config(s: Scenario) -> str:
+    q = shlex.quote
+    return (
+        f"name={q(s.name)}\ntimeout={int(s.timeout_s)}\ncollect={1 if s.collect else 0}\n"
+        f"args=({' '.join(q(a) for a in s.args)})\ndisks=({' '.join(q(p) for p in s.disk_paths())})\n"
+    )
+
+
+def jobs_tar(scenarios: Sequence[Scenario]) -> bytes:
+    """The jobs disk's content: the batch runner, collector, teardown and each scenario."""
+    check_batch(scenarios)
+    members: dict[str, tuple[bytes, int]] = {
+        "run.sh": (guest_file("run.sh"), 0o755),
+        "teardown.sh": (guest_file("teardown.sh"), 0o755),
+        "collect.sh": (collect_script().encode(), 0o755),
+        "order": ("".join(s.name + "\n" for s in scenarios).encode(), 0o644),
+    }
+    for s in scenarios:
+        base = f"scenarios/{s.name}/"
+        members[base + "script.sh"] = (s.script.encode(), 0o755)
+        members[base + "config"] = (_config(s).encode(), 0o644)
+        for name, text in s.files.items():
+            members[base + name] = (text.encode(), 0o644)
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w", format=tarfile.USTAR_FORMAT) as tar:
+        for path, (data, mode) in sorted(members.items()):
+            info = tarfile.TarInfo(path)
+            info.size, info.mode, info.mtime = len(data), mode, 0
+            tar.addfile(info, io.BytesIO(data))
+    out = buf.getvalue()
+    return out + b"\0" * (-len(out) % (1 << 20))
