@@ -80,9 +80,12 @@ def cache_root() -> Path:
 
 
 def guest_digest() -> str:
+    """Hash of what goes into the kit besides the packages: the guest's files and the builder's code."""
     h = hashlib.sha256()
-    for name in ("init", "stub", "lvm.conf"):
-        h.update(name.encode() + b"\0" + (GUEST_DIR / name).read_bytes())
+    here = Path(__file__).parent
+    for path in (GUEST_DIR / "init", GUEST_DIR / "stub", GUEST_DIR / "lvm.conf", here / "kit.py", here / "tree.py",
+                 here / "modules.py", here / "cpio.py"):
+        h.update(path.name.encode() + b"\0" + path.read_bytes())
     h.update("\n".join((*GUEST_MODULES, *ON_DEMAND_DIRS, *TOP_PACKAGES, *STUBBED)).encode())
     return h.hexdigest()
 

@@ -56,7 +56,7 @@ class Tree:
                 rel = canonical(os.path.join(rel_dir, name))
                 if rel in MERGED.values() and os.path.islink(host):
                     continue
-                if (drop and rel.startswith(DROP_PREFIXES)) or rel in self.nodes or rel == ".unpacked":
+                if (drop and (rel + "/").startswith(DROP_PREFIXES)) or rel in self.nodes or rel == ".unpacked":
                     continue
                 st = os.lstat(host)
                 if os.path.islink(host):
@@ -85,7 +85,9 @@ class Tree:
             prefix = "/".join(parts[:i])
             node = self.nodes.get(prefix)
             if node is None:
-                return None
+                if i == len(parts):
+                    return None
+                continue  # a directory only implied by the paths below it
             if node.kind == "link":
                 base = posixpath.dirname(prefix)
                 target = node.target if node.target.startswith("/") else posixpath.join(base, node.target)

@@ -1,6 +1,6 @@
 #!/bin/bash
 # The standard collection after a scenario: everything podplan predicts, as the tools report it.
-# @@NAME@@ placeholders are filled in by the host.
+# The LVM field lists (between double at-signs) are filled in by the host.
 out=$1
 # Timed trace in collect.log: under emulation every tool call costs, and this shows which.
 PS4='+ ${EPOCHREALTIME} '

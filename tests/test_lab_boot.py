@@ -1,0 +1,106 @@
+"""One real boot under qemu: a RAID5 with XFS, a fio run, a failing and an overrunning script.
+
+Checks that the kit builds (or is cached), the guest finds its disks by serial, runs a
+batch, and that the collected figures parse and agree with the md planner.
+"""
+
+import os
+import time
+
+import pytest
+
+from planners.md import md_geometry
+from planners.units import KiB, MiB
+from runners.exec import which
+from runners.lab import LabConfig, LabDisk, Scenario, ensure_kit, fio_scenario, run_batch, scenario_fio_json
+from runners.lab.kit import cache_root, load_kit
+
+pytestmark = pytest.mark.slow
+
+if which("qemu-system-x86_64") is None:
+    pytest.skip("qemu-system-x86_64 is not installed (apt-get install qemu-system-x86)", allow_module_level=True)
+if which("apt-get") is None and load_kit(cache_root() / "kit") is None:
+    pytest.skip("no apt to fetch the kit's Debian packages and no cached kit", allow_module_level=True)
+
+# XFS refuses filesystems under 300 MB, so the members are 200 MiB (sparse: they cost nothing).
+MEMBER = 200 * MiB
+RAID5 = """set -e
+mdadm --create /dev/md0 --run --level=5 --raid-devices=3 --chunk=64 --assume-clean --bitmap=none "$@"
+mkfs.xfs -q /dev/md0
+mkdir -p /mnt/r5
+mount /dev/md0 /mnt/r5
+df -B1 /mnt/r5
+"""
+FIO_JOB = """[seq]
+ioengine=libaio
+direct=1
+filename=/dev/md0
+rw=read
+bs=256k
+size=16m
+"""
+
+
+@pytest.fixture(scope="module")
+def batch():
+    started = time.monotonic()
+    kit = ensure_kit()
+    kit_s = time.monotonic() - started
+    r5 = Scenario(name="r5", script=RAID5, disks=(LabDisk(size_bytes=MEMBER),) * 3)
+    r5 = r5.model_copy(update={"args": r5.disk_paths()})
+    fio = fio_scenario("fio", (LabDisk(size_bytes=64 * MiB, iops_total=2000),) * 2,
+                       'mdadm --create /dev/md0 --run --level=0 --raid-devices=2 --chunk=64 $PODPLAN_DISKS',
+                       FIO_JOB, collect=False)
+    fails = Scenario(name="fails", script="echo before; exit 7", collect=False)
+    slow = Scenario(name="slow", script="sleep 120", timeout_s=2, collect=False)
+    result = run_batch([r5, fio, fails, slow], kit=kit, config=LabConfig(timeout_s=240))
+    print(f"\nkit {kit_s:.1f} s ({kit.manifest.initrd_bytes / MiB:.0f} MiB initramfs, "
+          f"{kit.manifest.vmlinux_bytes / MiB:.0f} MiB kernel), accel {result.accel}, /init at {result.init_s} s, "
+          f"disks ready at {result.disks_ready_s} s, VM total {result.boot.seconds} s; per scenario: "
+          + ", ".join(f"{s.name} {s.total_s} s" for s in result.scenarios))
+    return result
+
+
+def test_guest_reached_every_stage(batch):
+    stages = [m.text.split()[0] for m in batch.boot.marks if m.kind == "stage"]
+    assert stages[:4] == ["init", "modules", "disks-ready", "jobs"]
+    assert "results-written" in stages
+    assert batch.init_s is not None and batch.disks_ready_s >= batch.init_s
+    assert "6.1.0" in batch.files["versions.txt"] and "mdadm - v4" in batch.files["versions.txt"]
+
+
+def test_raid5_collected_and_matches_the_planner(batch):
+    r5 = batch.scenario("r5")
+    assert r5.ok, r5.stderr
+    c = r5.collection
+    assert c is not None, r5.collection_error
+    md = c.md_array("md0")
+    g = md_geometry([MEMBER] * 3, level=5, chunk_bytes=64 * KiB, bitmap="none")
+    assert (md.level, md.chunk_bytes, md.raid_devices) == ("raid5", 64 * KiB, 3)
+    assert md.array_bytes == g.array_bytes and md.component_bytes == g.component_bytes
+    assert {m.data_offset_sectors for m in md.members} == {g.data_offset_sectors}
+    assert (c.block["md0"].io_min, c.block["md0"].io_opt) == (g.io_min_bytes, g.io_opt_bytes)
+    fs = c.filesystem("md0")
+    assert fs.fstype == "xfs" and fs.mountpoint == "/mnt/r5"
+    assert fs.xfs.data_blocks * fs.xfs.block_size <= md.array_bytes
+    assert 0 < fs.df_avail < fs.df_size < md.array_bytes
+    # The script's own df agrees with the collector's.
+    assert str(fs.df_size) in r5.stdout
+
+
+def test_fio_json_comes_back(batch):
+    doc = scenario_fio_json(batch, "fio")
+    (job,) = doc["jobs"]
+    assert job["read"]["io_bytes"] == 16 * MiB and job["read"]["bw_bytes"] > 0
+
+
+def test_failure_and_timeout_are_reported_per_scenario(batch):
+    fails, slow = batch.scenario("fails"), batch.scenario("slow")
+    assert fails.returncode == 7 and fails.stdout == "before\n" and not fails.ok
+    assert slow.returncode == 124  # timeout(1)'s status: the scenario's own limit ran out
+    assert slow.script_s < 30
+
+
+def test_nothing_left_behind(batch):
+    tmp = os.environ.get("TMPDIR", "/tmp")
+    assert not [d for d in os.listdir(tmp) if d.startswith("podplan-lab-")]
