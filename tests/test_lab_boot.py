@@ -31,6 +31,15 @@ mkdir -p /mnt/r5
 mount /dev/md0 /mnt/r5
 df -B1 /mnt/r5
 """
+# Stands in for a generated build script's guard: refuse members that carry a signature.
+GUARD = """override=0
+[ "$1" = --override ] && { override=1; shift; }
+for d in "$@"; do
+    if [ $override = 0 ] && [ -n "$(blkid -p -o value -s TYPE "$d")" ]; then echo "refusing $d" >&2; exit 3; fi
+done
+wipefs -q -a "$@"
+mdadm --create /dev/md9 --run --level=1 --raid-devices=2 --bitmap=none "$@"
+"""
 FIO_JOB = """[seq]
 ioengine=libaio
 direct=1
@@ -53,7 +62,13 @@ def batch():
                        FIO_JOB, collect=False)
     fails = Scenario(name="fails", script="echo before; exit 7", collect=False)
     slow = Scenario(name="slow", script="sleep 120", timeout_s=2, collect=False)
-    result = run_batch([r5, fio, fails, slow], kit=kit, config=LabConfig(timeout_s=240))
+    seeded = dict(disks=(LabDisk(size_bytes=64 * MiB),) * 2, prepare='mkfs.ext4 -q "$2"', fingerprint=True,
+                  collect=False)
+    guarded = Scenario(name="guarded", script=GUARD, **seeded)
+    guarded = guarded.model_copy(update={"args": guarded.disk_paths()})
+    overridden = Scenario(name="overridden", script=GUARD, **seeded)
+    overridden = overridden.model_copy(update={"args": ("--override", *overridden.disk_paths())})
+    result = run_batch([r5, fio, fails, slow, guarded, overridden], kit=kit, config=LabConfig(timeout_s=240))
     print(f"\nkit {kit_s:.1f} s ({kit.manifest.initrd_bytes / MiB:.0f} MiB initramfs, "
           f"{kit.manifest.vmlinux_bytes / MiB:.0f} MiB kernel), accel {result.accel}, /init at {result.init_s} s, "
           f"disks ready at {result.disks_ready_s} s, VM total {result.boot.seconds} s; per scenario: "
@@ -99,6 +114,17 @@ def test_failure_and_timeout_are_reported_per_scenario(batch):
     assert fails.returncode == 7 and fails.stdout == "before\n" and not fails.ok
     assert slow.returncode == 124  # timeout(1)'s status: the scenario's own limit ran out
     assert slow.script_s < 30
+
+
+def test_prepared_signature_stops_the_guard_and_disks_stay_untouched(batch):
+    guarded, overridden = batch.scenario("guarded"), batch.scenario("overridden")
+    assert guarded.prepare_rc == 0 and overridden.prepare_rc == 0
+    assert guarded.returncode == 3 and "refusing" in guarded.stderr
+    assert guarded.disks_unchanged is True
+    assert "type=ext4" in guarded.outputs["disks.after"]
+    assert overridden.returncode == 0, overridden.stderr
+    assert overridden.disks_unchanged is False
+    assert batch.scenario("fails").disks_unchanged is None
 
 
 def test_nothing_left_behind(batch):

@@ -85,3 +85,17 @@ def test_kernel_extraction_errors():
         extract_vmlinux(b"MZ" + b"\0" * 100)
     with pytest.raises(KitError, match="not an ELF"):
         extract_vmlinux(b"MZ" + lzma.compress(b"not elf", format=lzma.FORMAT_XZ))
+
+
+def test_stale_versions_are_pruned(tmp_path):
+    (tmp_path / "debs").mkdir()
+    (tmp_path / "unpacked" / "mdadm_4.2-4").mkdir(parents=True)
+    (tmp_path / "unpacked" / "mdadm_4.2-5").mkdir(parents=True)
+    (tmp_path / "unpacked" / "python3_3.11").mkdir(parents=True)
+    for name in ("mdadm_4.2-4_amd64.deb", "mdadm_4.2-5_amd64.deb", "busybox-static_1%3a1.35_amd64.deb",
+                 "busybox-static_1%3a1.34_amd64.deb"):
+        (tmp_path / "debs" / name).write_bytes(b"")
+    kitmod.prune_stale(tmp_path, {"mdadm": "4.2-5", "busybox-static": "1:1.35"})
+    assert sorted(p.name for p in (tmp_path / "debs").iterdir()) == ["busybox-static_1%3a1.35_amd64.deb",
+                                                                      "mdadm_4.2-5_amd64.deb"]
+    assert sorted(p.name for p in (tmp_path / "unpacked").iterdir()) == ["mdadm_4.2-5", "python3_3.11"]

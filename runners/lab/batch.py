@@ -66,6 +66,23 @@ class ScenarioResult(BaseModel):
     def ok(self) -> bool:
         return self.returncode == 0
 
+    @property
+    def prepare_rc(self) -> int | None:
+        """Exit status of the scenario's prepare script; None if it had none."""
+        rc = self.outputs.get("prepare_rc", "").strip()
+        return int(rc) if rc.lstrip("-").isdigit() else None
+
+    @property
+    def disks_unchanged(self) -> bool | None:
+        """Whether the script left every disk's signature and first and last MiB as it found them.
+
+        None when the scenario did not ask for fingerprints.
+        """
+        before, after = self.outputs.get("disks.before"), self.outputs.get("disks.after")
+        if before is None or after is None:
+            return None
+        return before == after
+
 
 class BatchResult(BaseModel):
     model_config = ConfigDict(frozen=True)

@@ -9,6 +9,7 @@ under emulation, decompressing them costs the guest about ten seconds a boot.
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
 import lzma
@@ -120,7 +121,14 @@ def load_kit(directory: Path) -> Kit | None:
 def ensure_kit(*, rebuild: bool = False, root: Path | None = None, log: Log | None = None) -> Kit:
     """The cached kit, built first if it is absent, stale or `rebuild` is asked."""
     root = root or cache_root()
-    log = log or (lambda _msg: None)
+    root.mkdir(parents=True, exist_ok=True)
+    # One builder at a time per cache (parallel test workers share it); the others wait and reuse its kit.
+    with open(root / "lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return _ensure_locked(rebuild, root, log or (lambda _msg: None))
+
+
+def _ensure_locked(rebuild: bool, root: Path, log: Log) -> Kit:
     cached = load_kit(root / "kit")
     if cached is not None and not rebuild and which("apt-cache") is None:
         return cached  # nothing to compare with: trust the cache
@@ -139,6 +147,19 @@ def extract_vmlinux(vmlinuz: bytes) -> bytes:
     if out[:4] != b"\x7fELF":
         raise KitError("the xz payload of vmlinuz is not an ELF kernel")
     return out
+
+
+def prune_stale(root: Path, packages: dict[str, str]) -> None:
+    """Remove downloads and unpacked trees of older versions of the kit's packages."""
+    for sub in ("debs", "unpacked"):
+        folder = root / sub
+        if not folder.is_dir():
+            continue
+        for entry in folder.iterdir():
+            name, _, rest = entry.name.partition("_")
+            version = rest.split("_")[0].replace("%3a", ":") if sub == "debs" else rest
+            if name in packages and version != packages[name]:
+                shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
 
 
 def _unpack_all(root: Path, versions: dict[str, str]) -> dict[str, str]:
@@ -297,6 +318,7 @@ def build_kit(root: Path, kernel: str, top: dict[str, str], log: Log) -> Kit:
             final.rename(old)
         out.rename(final)
         shutil.rmtree(old, ignore_errors=True)
+    prune_stale(root, manifest.packages)
     log(f"kit: built in {manifest.build_seconds:.0f} s, initramfs {initrd_bytes / 2**20:.0f} MiB")
     kit = load_kit(final)
     assert kit is not None

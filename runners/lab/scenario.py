@@ -54,6 +54,10 @@ class Scenario(BaseModel):
     files: dict[str, str] = Field(default_factory=dict, description="Extra files beside the script, name -> text.")
     timeout_s: float = Field(300.0, gt=0, description="Limit on the script's run time, in seconds.")
     collect: bool = Field(True, description="Run the standard collection after the script.")
+    prepare: str = Field("", description="Bash run before the script with the disks as arguments, e.g. to put a "
+                                         "filesystem signature on a member; its exit status is in prepare_rc.")
+    fingerprint: bool = Field(False, description="Record each disk's signature and first/last MiB digests before "
+                                                 "and after the script (disks.before / disks.after).")
 
     @field_validator("name")
     @classmethod
@@ -66,7 +70,7 @@ class Scenario(BaseModel):
     @classmethod
     def _files(cls, v: dict[str, str]) -> dict[str, str]:
         for name in v:
-            if "/" in name or name in ("", ".", "..", "script.sh", "config"):
+            if "/" in name or name in ("", ".", "..", "script.sh", "prepare.sh", "config"):
                 raise ValueError(f"bad scenario file name {name!r}")
         return v
 
@@ -91,6 +95,7 @@ def _config(s: Scenario) -> str:
     q = shlex.quote
     return (
         f"name={q(s.name)}\ntimeout={int(s.timeout_s)}\ncollect={1 if s.collect else 0}\n"
+        f"fingerprint={1 if s.fingerprint else 0}\n"
         f"args=({' '.join(q(a) for a in s.args)})\ndisks=({' '.join(q(p) for p in s.disk_paths())})\n"
     )
 
@@ -108,6 +113,8 @@ def jobs_tar(scenarios: Sequence[Scenario]) -> bytes:
         base = f"scenarios/{s.name}/"
         members[base + "script.sh"] = (s.script.encode(), 0o755)
         members[base + "config"] = (_config(s).encode(), 0o644)
+        if s.prepare:
+            members[base + "prepare.sh"] = (s.prepare.encode(), 0o755)
         for name, text in s.files.items():
             members[base + name] = (text.encode(), 0o644)
     buf = io.BytesIO()

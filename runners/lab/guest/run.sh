@@ -4,6 +4,17 @@
 out_root=$1
 mark() { echo "podplan-lab: $* t=$(cut -d' ' -f1 /proc/uptime)"; }
 now() { cut -d' ' -f1 /proc/uptime; }
+# Per disk: signature type, and digests of its first and last MiB (where md, LVM and
+# filesystems keep their labels), to tell whether a script left the disks untouched.
+fingerprint() {
+    local d size
+    for d in "${disks[@]}"; do
+        size=$(blockdev --getsize64 "$d")
+        printf '%s type=%s head=%s tail=%s\n' "$d" "$(blkid -p -o value -s TYPE "$d" 2>/dev/null)" \
+            "$(dd if="$d" bs=1M count=1 status=none | md5sum | cut -d' ' -f1)" \
+            "$(dd if="$d" bs=1M skip=$((size / 1048576 - 1)) count=1 status=none | md5sum | cut -d' ' -f1)"
+    done
+}
 { mdadm --version; lvm version; mkfs.xfs -V; mke2fs -V; fio --version; uname -r; } >"$out_root/versions.txt" 2>&1
 while read -r name; do
     dir=/jobs/scenarios/$name
@@ -11,6 +22,13 @@ while read -r name; do
     mkdir -p "$out"
     # shellcheck disable=SC1091
     . "$dir/config"
+    if [ -f "$dir/prepare.sh" ]; then
+        mark scenario "$name" prepare
+        (cd "$dir" && PODPLAN_DISKS="${disks[*]}" timeout -k 10 "$timeout" bash ./prepare.sh "${disks[@]}") \
+            >"$out/prepare.log" 2>&1 </dev/null
+        echo $? >"$out/prepare_rc"
+    fi
+    [ "$fingerprint" = 1 ] && fingerprint >"$out/disks.before"
     mark scenario "$name" start
     start=$(now)
     (
@@ -22,6 +40,7 @@ while read -r name; do
     )
     rc=$(cat "$out/rc" 2>/dev/null || echo 99)
     script_end=$(now)
+    [ "$fingerprint" = 1 ] && fingerprint >"$out/disks.after"
     if [ "$collect" = 1 ]; then
         mark scenario "$name" collect
         PODPLAN_DISKS="${disks[*]}" timeout -k 10 300 bash /jobs/collect.sh "$out/collect" >"$out/collect.log" 2>&1
