@@ -114,6 +114,9 @@ def test_failure_and_timeout_are_reported_per_scenario(batch):
     assert fails.returncode == 7 and fails.stdout == "before\n" and not fails.ok
     assert slow.returncode == 124  # timeout(1)'s status: the scenario's own limit ran out
     assert slow.script_s < 30
+    report = batch.failure_report("fails")
+    assert "exit status 7" in report and "before" in report and "fails rc=7" in report
+    assert "time limit" in batch.failure_report("slow")
 
 
 def test_prepared_signature_stops_the_guard_and_disks_stay_untouched(batch):

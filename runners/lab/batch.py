@@ -96,6 +96,21 @@ class BatchResult(BaseModel):
     def scenario(self, name: str) -> ScenarioResult:
         return next(s for s in self.scenarios if s.name == name)
 
+    def failure_report(self, name: str, lines: int = 20) -> str:
+        """What to show when a scenario failed: its status, the stage it reached, its last output."""
+        scen = self.scenario(name)
+        events = [m.text for m in self.boot.marks if m.kind == "scenario" and m.text.split()[0] == name]
+        output = [m.text.split(": ", 1)[-1] for m in self.boot.marks if m.kind == "out" and m.text.startswith(name + ":")]
+        status = "never ran" if scen.returncode is None else f"exit status {scen.returncode}"
+        if scen.returncode == 124:
+            status += " (its time limit ran out)"
+        parts = [f"scenario {name}: {status}; last event: {events[-1] if events else 'none'}"]
+        if output:
+            parts += ["--- last output ---", *output[-lines:]]
+        if scen.stderr.strip():
+            parts += ["--- stderr ---", *scen.stderr.strip().splitlines()[-lines:]]
+        return "\n".join(parts)
+
     @property
     def init_s(self) -> float | None:
         """Host seconds from qemu's start to the guest's /init."""
