@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable, Iterable
 
-from textual import on, work
+from textual import events, on, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
@@ -13,6 +13,7 @@ from textual.screen import Screen
 from app.tui.messages import FileFailed, FileSaved, PlanComputed, PlanOpened, PlanRejected
 from app.tui.screens.plan_screen import PlanScreen
 from app.tui.variants import Variant
+from app.tui.widgets.plan_form import PlanForm
 from planners.errors import PlanError
 from planners.models import Plan
 from planners.results import PlanResult
@@ -55,6 +56,13 @@ class PodplanApp(App[int]):
 
     def _set_subtitle(self) -> None:
         self.sub_title = str(self.plan_file) if self.plan_file else f"example {self.plan.name} (not saved)"
+
+    async def on_event(self, event: events.Event) -> None:
+        if isinstance(event, events.Key) and isinstance(self.screen, PlanScreen):
+            focused = self.screen.focused
+            if focused is not None and isinstance(focused.parent, PlanForm):
+                self.screen.hold_frame()
+        await super().on_event(event)
 
     # -- state from the plan screen ----------------------------------------------------------
     @on(PlanComputed)

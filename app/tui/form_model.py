@@ -14,8 +14,10 @@ from pydantic import ValidationError
 
 from app.planfile import describe_validation_error
 from app.tui.presets import BY_KEY, preset_for
+from planners.compute import compute
 from planners.errors import PlanError
 from planners.models import Plan
+from planners.results import PlanResult
 from planners.units import format_size_compact, parse_size
 
 Values = dict[str, Any]
@@ -45,7 +47,22 @@ def _homogeneous(plan: Plan) -> bool:
 
 
 def values_from_plan(plan: Plan) -> Values:
-    """What the form shows for a plan. Members read '' (auto) when the groups share the disks out evenly."""
+    """What the form shows for a plan. Members read '' (auto) when the groups share the disks out evenly.
+
+    Every keystroke compares the form with the plan it started from, so the last answer is
+    kept for that (frozen) plan object.
+    """
+    if _shown_for[0] is plan:
+        return dict(_shown_for[1])
+    values = _values_from_plan(plan)
+    _shown_for[:] = [plan, values]
+    return dict(values)
+
+
+_shown_for: list[Any] = [None, {}]
+
+
+def _values_from_plan(plan: Plan) -> Values:
     d0 = plan.disks[0]
     d1 = plan.disks[1] if len(plan.disks) > 1 else None
     g = plan.groups[0]
@@ -81,13 +98,18 @@ def values_from_plan(plan: Plan) -> Values:
     }
 
 
+class FormError(PlanError):
+    """A value the form itself refuses; its field is already a form field."""
+
+
 def _int(values: Values, key: str, what: str, *, minimum: int = 0) -> int:
     text = str(values.get(key, "")).strip()
+    what = what[:1].upper() + what[1:]
     if not text.isdigit():
-        raise PlanError(f"{what}: enter a whole number", key)
+        raise FormError(f"{what}: enter a whole number", key)
     n = int(text)
     if n < minimum:
-        raise PlanError(f"{what} must be at least {minimum}", key)
+        raise FormError(f"{what} must be at least {minimum}", key)
     return n
 
 
@@ -98,7 +120,7 @@ def _opt_size(values: Values, key: str, what: str) -> int | None:
     try:
         return parse_size(text, what=what)
     except PlanError as exc:
-        raise PlanError(exc.message, key) from None
+        raise FormError(exc.message, key) from None
 
 
 def _section(values: Values, fields: tuple[str, ...]) -> dict[str, Any]:
@@ -119,9 +141,19 @@ def plan_from_values(base: Plan, values: Values) -> Plan:
         if _section(values, FS_FIELDS) != _section(shown, FS_FIELDS):
             data["filesystem"] = _filesystem(data.get("filesystem", {}), values)
         return _validate(data)
+    except FormError:
+        raise
     except PlanError as exc:
-        field = form_field(exc.field)
-        raise PlanError(_strip_location(exc.message, exc.field), field) from None
+        raise FormError(_strip_location(exc.message, exc.field), form_field(exc.field)) from None
+
+
+def compute_form(base: Plan, values: Values) -> tuple[Plan, PlanResult]:
+    """The plan the form describes and its figures; any PlanError names the form field to blame."""
+    plan = plan_from_values(base, values)
+    try:
+        return plan, compute(plan)
+    except PlanError as exc:
+        raise FormError(exc.message, form_field(exc.field)) from None
 
 
 def _validate(data: dict[str, Any]) -> Plan:
@@ -151,7 +183,7 @@ def _disks(base: Plan, values: Values) -> list[dict[str, Any]]:
     count = _int(values, "count", "disk count", minimum=1)
     size = _opt_size(values, "size", "disk size")
     if size is None:
-        raise PlanError("disk size: enter a size such as 2TB, 1.8TiB or 2000398934016", "size")
+        raise FormError("Disk size: enter a size such as 2TB, 1.8TiB or 2000398934016", "size")
     first: dict[str, Any] = {k: v for k, v in old[0].items() if k != "devices"}
     preset = BY_KEY.get(str(values.get("preset") or ""))
     first.update(count=count, size=str(values["size"]).strip(), logical_sector=int(values["logical_sector"]),
@@ -165,7 +197,7 @@ def _disks(base: Plan, values: Values) -> list[dict[str, Any]]:
     if count2:
         size2 = _opt_size(values, "size2", "second disk size")
         if size2 is None:
-            raise PlanError("second disk size: enter a size such as 4TB", "size2")
+            raise FormError("Second disk size: enter a size such as 4TB", "size2")
         second = {k: v for k, v in (old[1] if len(old) > 1 else first).items() if k not in ("devices", "model")}
         second.update(count=count2, size=str(values["size2"]).strip())
         if len(old) > 1 and old[1].get("devices") and len(old[1]["devices"]) == count2:
@@ -178,14 +210,14 @@ def _groups(base: Plan, values: Values, total: int) -> list[dict[str, Any]]:
     old = base.model_dump(mode="json", exclude_none=True)["groups"]
     ngroups = _int(values, "groups", "md groups", minimum=1)
     if ngroups > 64:
-        raise PlanError("md groups: at most 64", "groups")
+        raise FormError("At most 64 md groups", "groups")
     spares = _int(values, "spares", "spares per group")
     if str(values.get("members", "")).strip():
         members = _int(values, "members", "members per group", minimum=1)
     else:
         members = total // ngroups - spares
         if members < 1:
-            raise PlanError(f"{total} disks in {ngroups} groups leave no members after {spares} spares each", "members")
+            raise FormError(f"{total} disks in {ngroups} groups leave no members after {spares} spares each", "members")
     level = int(values["level"])
     template: dict[str, Any] = {k: v for k, v in old[0].items() if k not in ("name", "layout", "chunk")}
     template.update(level=level, members=members, spares=spares, bitmap=values["bitmap"], metadata=values["metadata"])
@@ -207,7 +239,7 @@ def _lvm(old: dict[str, Any], values: Values) -> dict[str, Any]:
     lvm.update(enabled=bool(values["lvm"]), mode=values["lvm_mode"])
     extent = _opt_size(values, "extent_size", "PE size")
     if extent is None:
-        raise PlanError("PE size: enter a size such as 4M", "extent_size")
+        raise FormError("PE size: enter a size such as 4M", "extent_size")
     lvm["extent_size"] = extent
     if values["lvm_mode"] == "striped":
         stripe = _opt_size(values, "stripe_size", "stripe size")
@@ -227,7 +259,7 @@ def _filesystem(old: dict[str, Any], values: Values) -> dict[str, Any]:
     try:
         fs["reserved_percent"] = float(text or "0")
     except ValueError:
-        raise PlanError("reserved: enter a percentage such as 5 or 0.5", "reserved") from None
+        raise FormError("Reserved: enter a percentage such as 5 or 0.5", "reserved") from None
     return fs
 
 
@@ -247,8 +279,6 @@ _FIELD_MAP = {
 
 def form_field(plan_field: str) -> str:
     """The form field to highlight for a plan field path such as 'groups.0.members' ('' if none fits)."""
-    if plan_field in FIELDS:
-        return plan_field
     parts = [p for p in plan_field.split(".") if p and not p.isdigit()]
     if plan_field.startswith("disks.1."):
         return {"count": "count2", "size": "size2"}.get(parts[-1], "count2")

@@ -17,15 +17,31 @@ from planners.units import format_bytes_decimal as tb
 from planners.units import format_size_compact
 
 
-def summary_text(result: PlanResult, *, stale: bool = False) -> Text:
-    """The headline: what users can write, in bytes, TB, TiB and as a share of raw."""
-    style = "dim strike" if stale else "bold"
-    out = Text()
+def summary_text(result: PlanResult | None, *, error: str = "") -> Text:
+    """The headline: what users can write, in bytes, TB, TiB and as a share of raw.
+
+    With an `error`, the first line says why nothing was computed and the figures below are
+    the last valid ones, struck through. Always three lines, so the pane never reflows.
+    """
+    out = Text(no_wrap=True, overflow="ellipsis")
+    if error:
+        out.append("Not computed: ", style="bold red")
+        out.append(error + "\n", style="red")
+        if result is None:
+            return out
+        out.append("last valid: ", style="dim")
+        out.append(f"{result.usable_bytes:,} B", style="dim strike")
+        out.append(f" = {tb(result.usable_bytes)} = {tib(result.usable_bytes)}\n", style="dim")
+        out.append(f"{result.efficiency:.2%} of raw {tb(result.raw_bytes)} on {result.disk_count} disks", style="dim")
+        return out
+    assert result is not None
+    style = "bold"
     out.append("Usable ")
     out.append(f"{result.usable_bytes:,} B", style=style)
-    out.append(f" = {tb(result.usable_bytes)} = {tib(result.usable_bytes)}\n")
+    out.append(f"\n= {tb(result.usable_bytes)} = {tib(result.usable_bytes)} = ")
     out.append(f"{result.efficiency:.2%}", style=style)
-    out.append(f" of raw {tb(result.raw_bytes)}, {result.disk_count} disks")
+    out.append(" of raw\n")
+    out.append(f"raw {tb(result.raw_bytes)} on {result.disk_count} disks")
     if result.spare_bytes:
         out.append(f", spares {tb(result.spare_bytes)}")
     if result.unassigned_bytes:
@@ -37,13 +53,15 @@ def waterfall(result: PlanResult, *, narrow: bool, width: int = 0) -> Table:
     """`width` is the room the pane has; the 'why' notes come only when they fit beside the figures."""
     note_width = width - 80
     t = Table(box=box.SIMPLE_HEAD, padding=(0, 1, 0, 0), expand=False, show_edge=False)
-    t.add_column("step", no_wrap=True)
+    # Minimum widths hold the table's size steady while the digits change, so an update
+    # needs no new screen layout (see ResultsPane._put).
+    t.add_column("step", no_wrap=True, min_width=17)
     if not narrow:
-        t.add_column("removed", justify="right", no_wrap=True)
-    t.add_column("bytes left", justify="right", no_wrap=True)
+        t.add_column("removed", justify="right", no_wrap=True, min_width=10)
+    t.add_column("bytes left", justify="right", no_wrap=True, min_width=18 if narrow else 21)
     if not narrow:
-        t.add_column("TB", justify="right", no_wrap=True)
-    t.add_column("TiB", justify="right", no_wrap=True)
+        t.add_column("TB", justify="right", no_wrap=True, min_width=9)
+    t.add_column("TiB", justify="right", no_wrap=True, min_width=6 if narrow else 10)
     if note_width >= 24:
         t.add_column("why", style="dim", no_wrap=True, overflow="ellipsis", max_width=note_width)
     for s in result.capacity:
@@ -61,8 +79,9 @@ def waterfall(result: PlanResult, *, narrow: bool, width: int = 0) -> Table:
 
 def arrays(plan: Plan, result: PlanResult, *, narrow: bool) -> Table:
     t = Table(box=box.SIMPLE_HEAD, padding=(0, 1, 0, 0), show_edge=False)
+    widths = {"array": 5, "level": 6 if narrow else 9, "disks": 5, "chunk": 5, "data offset": 11, "component B": 17, "array B": 18}
     for col in ("array", "level", "disks", "chunk") + (() if narrow else ("data offset", "component B")) + ("array B",):
-        t.add_column(col, justify="left" if col in ("array", "level") else "right", no_wrap=True)
+        t.add_column(col, justify="left" if col in ("array", "level") else "right", no_wrap=True, min_width=widths[col])
     for pg, g in zip(plan.groups, result.groups):
         level = f"RAID{pg.level}" + (f" {pg.layout}" if pg.layout and not narrow else "")
         disks = f"{pg.members}+{pg.spares}" if pg.spares else str(pg.members)

@@ -3,24 +3,28 @@
 `values` (what the form shows) is the reactive input; each change recomputes the plan at
 once. Computing a 60-disk plan takes well under a millisecond, so it runs on the UI thread
 and the figures follow the keystroke with no debounce and no race between answers.
+
+A keystroke reaches the figures through a few message hops (key -> Input.Changed ->
+FormEdited). Left alone, Textual paints the echo of the key first and the figures one frame
+(1/60 s) later; `hold_frame` batches the two into one paint, which is what the user waits for.
 """
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager
 from typing import Any
 
 from textual import on
 from textual.app import ComposeResult
-from textual.containers import Horizontal
+from textual.containers import Horizontal, Vertical
 from textual.reactive import var
 from textual.screen import Screen
-from textual.widgets import Footer, Header
+from textual.widgets import Footer, Header, Static
 
-from app.tui.form_model import Values, plan_from_values, values_from_plan
+from app.tui.form_model import Values, compute_form, values_from_plan
 from app.tui.messages import FormEdited, PlanComputed, PlanRejected
 from app.tui.widgets.plan_form import PlanForm
 from app.tui.widgets.results import ResultsPane
-from planners.compute import compute
 from planners.errors import PlanError
 from planners.models import Plan
 
@@ -36,11 +40,17 @@ class PlanScreen(Screen[None]):
         super().__init__(id="plan-screen")
         self.base = plan
         self._initial = values_from_plan(plan)
+        self._held: AbstractContextManager[None] | None = None
+
+    # Longest a key may hold the paint back when it edits nothing (cursor moves, tab).
+    HOLD_SECONDS = 0.02
 
     def compose(self) -> ComposeResult:
         yield Header()
         with Horizontal(id="plan-body"):
-            yield PlanForm(self._initial, id="form")
+            with Vertical(id="form-column"):
+                yield PlanForm(self._initial, id="form")
+                yield Static(id="form-error")
             yield ResultsPane(id="results")
         yield Footer()
 
@@ -54,6 +64,25 @@ class PlanScreen(Screen[None]):
         self.query_one(PlanForm).fill(values)
         self.values = values
 
+    def hold_frame(self) -> None:
+        """Paint nothing until the key now arriving has updated the figures (or HOLD_SECONDS pass)."""
+        if self._held is None:
+            self._held = self.app.batch_update()
+            self._held.__enter__()
+            self.set_timer(self.HOLD_SECONDS, self.release_frame)
+
+    def release_frame(self, *, figures_changed: bool = False) -> None:
+        if self._held is not None:
+            held, self._held = self._held, None
+            if figures_changed:
+                # Widgets report their own repaints from their idle handlers, which can come after
+                # the next frame; a screen repaint takes every widget already marked dirty now.
+                self.refresh()
+            held.__exit__(None, None, None)
+
+    def on_screen_suspend(self) -> None:
+        self.release_frame()
+
     @on(FormEdited)
     def _form_edited(self, event: FormEdited) -> None:
         self.values = event.values
@@ -61,18 +90,20 @@ class PlanScreen(Screen[None]):
     def watch_values(self, values: dict[str, Any]) -> None:
         form = self.query_one(PlanForm)
         try:
-            plan = plan_from_values(self.base, values)
-            result = compute(plan)
+            plan, result = compute_form(self.base, values)
         except PlanError as exc:
             form.show_error(exc.field, exc.message)
             self.query_one(ResultsPane).reject(exc.message)
             self.post_message(PlanRejected(exc.message, exc.field))
+            self.release_frame(figures_changed=True)
             return
         except Exception as exc:  # noqa: BLE001 - a planner bug must not take the user's session down
-            form.show_error("", "")
+            form.show_error("", f"internal error: {exc!r}")
             self.query_one(ResultsPane).reject(f"internal error: {exc!r}")
             self.post_message(PlanRejected(f"internal error: {exc!r}", ""))
+            self.release_frame()
             return
         form.clear_error()
         self.query_one(ResultsPane).show(plan, result)
         self.post_message(PlanComputed(plan, result))
+        self.release_frame(figures_changed=True)

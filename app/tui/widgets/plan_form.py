@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
@@ -30,6 +31,7 @@ class PlanForm(VerticalScroll):
     def __init__(self, values: Values, *, id: str | None = None) -> None:
         super().__init__(id=id)
         self._initial = values
+        self._error_shown: str | None = None
 
     def compose(self) -> ComposeResult:
         v = self._initial
@@ -66,6 +68,8 @@ class PlanForm(VerticalScroll):
         yield from self._input("mount_point", "mount point", v)
 
     def on_mount(self) -> None:
+        # Looked up once: every keystroke reads all fields, and a DOM query per field adds up.
+        self._controls: dict[str, Any] = {field: self.query_one(f"#{field}") for field in FIELDS}
         self._sync_enabled(self._initial)
 
     # -- building: the form is a two-column grid of labels and controls ----------------------
@@ -87,29 +91,41 @@ class PlanForm(VerticalScroll):
 
     # -- reading and writing --------------------------------------------------------------
     def values(self) -> Values:
-        return {field: self.query_one(f"#{field}").value for field in FIELDS}  # type: ignore[attr-defined]
+        return {field: control.value for field, control in self._controls.items()}
 
     def fill(self, values: Values) -> None:
         """Show `values` (a plan just opened). The change events that follow all carry these same values."""
         self._set_layouts(values["level"])
-        for field in FIELDS:
-            self.query_one(f"#{field}").value = values[field]  # type: ignore[attr-defined]
+        for field, control in self._controls.items():
+            control.value = values[field]
         self._sync_enabled(values)
 
     def show_error(self, field: str, message: str) -> None:
-        """Mark the field that caused the plan to be refused, with the reason under it."""
-        self.clear_error()
-        if field not in FIELDS:
-            return
-        control = self.query_one(f"#{field}")
-        for w in (self.query_one(f"#label-{field}"), control):
-            w.add_class("-error")
-        self.mount(Static(message, classes="form-error"), after=control)
+        """Mark the field that caused the plan to be refused; the reason goes in `#form-error`.
+
+        The reason has a line of its own under the form rather than under the field: a line
+        that comes and goes would reflow the whole screen on every keystroke that makes or
+        mends an error, and a fixed line stays in sight however far the form is scrolled.
+        """
+        if self._error_shown != field:
+            self.clear_error()
+        reason = self.screen.query_one("#form-error", Static)
+        if field in self._controls:
+            label = str(self.query_one(f"#label-{field}", Label).content).strip()
+            for w in (self.query_one(f"#label-{field}"), self._controls[field]):
+                w.add_class("-error")
+            self._error_shown = field
+            reason.update(Text.assemble((f"{label}: ", "bold"), message), layout=False)
+        else:
+            reason.update(message, layout=False)
 
     def clear_error(self) -> None:
+        if self._error_shown is None:
+            return
+        self._error_shown = None
         for w in self.query(".-error"):
             w.remove_class("-error")
-        self.query(".form-error").remove()
+        self.screen.query_one("#form-error", Static).update("", layout=False)
 
     # -- reacting -------------------------------------------------------------------------
     @on(Input.Changed)
@@ -127,18 +143,20 @@ class PlanForm(VerticalScroll):
         values = self.values()
         if field in ("size", "logical_sector", "physical_sector", "rotational"):
             self._match_preset(values)
+            values = self.values()
         self._sync_enabled(values)
-        self.post_message(FormEdited(self.values(), field))
+        self.post_message(FormEdited(values, field))
 
     def _apply_preset(self) -> None:
-        key = self.query_one("#preset", Choice).value
+        key = self._controls["preset"].value
         preset = BY_KEY.get(str(key))
         if preset is None:
             return
-        self.query_one("#size", Input).value = str(preset.size)
-        self.query_one("#logical_sector", Choice).value = str(preset.logical_sector)
-        self.query_one("#physical_sector", Choice).value = str(preset.physical_sector)
-        self.query_one("#rotational", Checkbox).value = preset.rotational
+        c = self._controls
+        c["size"].value = str(preset.size)
+        c["logical_sector"].value = str(preset.logical_sector)
+        c["physical_sector"].value = str(preset.physical_sector)
+        c["rotational"].value = preset.rotational
 
     def _match_preset(self, values: Values) -> None:
         """Keep the model choice honest: it names a preset only while every property matches it."""
@@ -147,18 +165,22 @@ class PlanForm(VerticalScroll):
         except ValueError:
             size = -1
         key = preset_for(size, int(values["logical_sector"]), int(values["physical_sector"]), bool(values["rotational"]))
-        self.query_one("#preset", Choice).value = key
+        self._controls["preset"].value = key
 
     def _set_layouts(self, level: str) -> None:
-        self.query_one("#layout", Choice).set_options([(x, x) for x in layouts_for(level)])
+        layout: Choice = self._controls["layout"]
+        options = [(x, x) for x in layouts_for(level)]
+        if layout.values[1:] != [v for _, v in options]:
+            layout.set_options(options)
 
     def _sync_enabled(self, values: Values) -> None:
         """Grey out what the other choices make meaningless, so nobody edits a value that is ignored."""
-        self.query_one("#layout").disabled = not layouts_for(values["level"])
-        self.query_one("#chunk").disabled = values["level"] == "1"
-        self.query_one("#size2").disabled = values["count2"].strip() in ("", "0")
+        c = self._controls
+        c["layout"].disabled = not layouts_for(values["level"])
+        c["chunk"].disabled = values["level"] == "1"
+        c["size2"].disabled = values["count2"].strip() in ("", "0")
         lvm = bool(values["lvm"])
         for field in ("lvm_mode", "extent_size", "data_alignment"):
-            self.query_one(f"#{field}").disabled = not lvm
-        self.query_one("#stripe_size").disabled = not lvm or values["lvm_mode"] != "striped"
-        self.query_one("#reserved").disabled = values["fs"] == "xfs"
+            c[field].disabled = not lvm
+        c["stripe_size"].disabled = not lvm or values["lvm_mode"] != "striped"
+        c["reserved"].disabled = values["fs"] == "xfs"

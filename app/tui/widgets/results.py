@@ -8,6 +8,7 @@ user never loses sight of where they came from.
 from __future__ import annotations
 
 from rich.console import Group
+from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
@@ -30,9 +31,9 @@ class ResultsPane(Vertical):
         self.result: PlanResult | None = None
         self.error = ""
         self._narrow: bool | None = None
+        self._shapes: dict[str, tuple[int, ...]] = {}
 
     def compose(self) -> ComposeResult:
-        yield Static(id="error-banner")
         yield Static(id="summary")
         with TabbedContent(id="result-tabs"):
             with TabPane("Capacity", id="tab-capacity"):
@@ -56,36 +57,53 @@ class ResultsPane(Vertical):
 
     def reject(self, message: str) -> None:
         self.error = message
-        self._render_banner()
-        if self.result is not None:
-            self.query_one("#summary", Static).update(summary_text(self.result, stale=True))
+        self._put("#summary", summary_text(self.result, error=message))
+
+    def on_tabbed_content_tab_activated(self) -> None:
+        self._refresh_figures()
 
     def on_resize(self) -> None:
         self._narrow = self.size.width < NARROW_BELOW
         self._refresh_figures()
 
-    def _render_banner(self) -> None:
-        banner = self.query_one("#error-banner", Static)
-        if self.error:
-            suffix = "; showing the last valid results" if self.result is not None else ""
-            banner.update(Text.assemble(("Not computed: ", "bold"), self.error, suffix))
-        banner.display = bool(self.error)
+    def _put(self, selector: str, content: Text | Table | Group) -> None:
+        """Show `content`; ask for a new layout only when its size differs from what it replaces.
+
+        A layout pass reflows the whole screen (the form included) and costs more than all the
+        arithmetic, while most keystrokes change digits, not the shape of a table.
+        """
+        if selector == "#summary":
+            shape: tuple[int, ...] = (0,)  # its size is fixed by the stylesheet
+        elif isinstance(content, Table):
+            shape = (content.row_count, self.app.console.measure(content).maximum)
+        else:
+            shape = ()  # no cheap way to know: always lay out
+        same = bool(shape) and self._shapes.get(selector) == shape
+        self._shapes[selector] = shape
+        self.query_one(selector, Static).update(content, layout=not same)
 
     def _refresh_figures(self) -> None:
-        self._render_banner()
         if self.result is None or self.plan is None:
             return
         plan, result = self.plan, self.result
         narrow = bool(self._narrow)
-        self.query_one("#summary", Static).update(summary_text(result))
-        self.query_one("#waterfall", Static).update(waterfall(result, narrow=narrow, width=self.size.width))
-        self.query_one("#arrays", Static).update(arrays(plan, result, narrow=narrow))
-        parts: list = []
-        for v in result.volumes:
-            parts += [alignment_table(plan, v), volume_table(plan, v)]
-        self.query_one("#alignment", Static).update(Group(*parts))
-        self.query_one("#findings", Static).update(findings_text(result))
+        self._put("#summary", summary_text(result, error=self.error))
         errors = sum(f.severity == "error" for f in result.findings)
         warnings = sum(f.severity == "warning" for f in result.findings)
         label = "Findings" + (f" {errors}E" if errors else "") + (f" {warnings}W" if warnings else "")
-        self.query_one("#result-tabs", TabbedContent).get_tab("tab-findings").label = label
+        tabs = self.query_one("#result-tabs", TabbedContent)
+        tab = tabs.get_tab("tab-findings")
+        if str(tab.label) != label:
+            tab.label = label
+        # Only the tab in view is drawn; switching tabs draws the one that appears.
+        active = tabs.active
+        if active == "tab-capacity":
+            self._put("#waterfall", waterfall(result, narrow=narrow, width=self.size.width))
+            self._put("#arrays", arrays(plan, result, narrow=narrow))
+        elif active == "tab-alignment":
+            parts: list = []
+            for v in result.volumes:
+                parts += [alignment_table(plan, v), volume_table(plan, v)]
+            self._put("#alignment", Group(*parts))
+        elif active == "tab-findings":
+            self._put("#findings", findings_text(result))

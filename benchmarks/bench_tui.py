@@ -1,0 +1,176 @@
+"""How fast the TUI answers: keystroke to updated results on screen, and start to first paint.
+
+    python benchmarks/bench_tui.py [--keys N] [--starts N]
+
+1. Keystroke latency, 60-disk plan, 80x24, in-process (Textual's headless driver): from the
+   moment a key enters the app's queue to the end of the first screen update that carries
+   the recomputed figures (the compositor renders every changed line; only the final write
+   to a terminal, which headless mode skips, is not counted). Two kinds of keys: typing in
+   the disk-count field, and stepping the RAID level with the right arrow.
+2. Start to first paint: `podplan PLAN.toml` in a real pseudo-terminal of 80x24, timed from
+   process start until the usable byte count appears in its output. Run with the bytecode
+   cache warm (the first run fills a private cache, as any installed program has one).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import fcntl
+import os
+import pty
+import select
+import statistics
+import struct
+import subprocess
+import sys
+import tempfile
+import termios
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from app.planfile import save_plan  # noqa: E402
+from app.tui.app import PodplanApp  # noqa: E402
+from app.tui.form_model import plan_from_values, values_from_plan  # noqa: E402
+from app.tui.widgets.results import ResultsPane  # noqa: E402
+from planners.compute import compute  # noqa: E402
+from planners.example import example_pod  # noqa: E402
+from planners.models import Plan  # noqa: E402
+
+SIZE = (80, 24)
+
+
+def sixty_disk_plan() -> Plan:
+    base = example_pod()
+    return plan_from_values(base, {**values_from_plan(base), "count": "60"})
+
+
+async def keystroke_latencies(plan: Plan, rounds: int) -> dict[str, list[float]]:
+    app = PodplanApp(plan)
+    marks: dict[str, float] = {}
+    painted: list[float] = []
+
+    original_refresh = ResultsPane._refresh_figures
+    original_reject = ResultsPane.reject
+
+    def refreshed(self: ResultsPane) -> None:
+        original_refresh(self)
+        marks["updated"] = time.perf_counter()
+
+    def rejected(self: ResultsPane, message: str) -> None:
+        original_reject(self, message)
+        marks["updated"] = time.perf_counter()
+
+    ResultsPane._refresh_figures = refreshed  # type: ignore[method-assign]
+    ResultsPane.reject = rejected  # type: ignore[method-assign]
+    out: dict[str, list[float]] = {"count field": [], "level (right arrow)": []}
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            display = app._display
+            summary = app.screen.query_one("#summary")
+            render_lines = summary.render_lines
+
+            def timed_render_lines(crop):  # type: ignore[no-untyped-def]
+                if "updated" in marks:
+                    marks["drawn"] = time.perf_counter()
+                return render_lines(crop)
+
+            def timed_display(screen, renderable):  # type: ignore[no-untyped-def]
+                display(screen, renderable)
+                if renderable is not None and "drawn" in marks and "start" in marks:
+                    painted.append(time.perf_counter() - marks.pop("start"))
+
+            summary.render_lines = timed_render_lines  # type: ignore[method-assign]
+            app._display = timed_display  # type: ignore[method-assign]
+            await pilot.pause()
+
+            async def one(key: str, bucket: str) -> None:
+                painted.clear()
+                marks.pop("updated", None)
+                marks.pop("drawn", None)
+                marks["start"] = time.perf_counter()
+                await pilot.press(key)
+                for _ in range(200):
+                    if painted:
+                        break
+                    await asyncio.sleep(0.001)
+                if not painted:
+                    raise RuntimeError(f"no screen update after {key!r}")
+                out[bucket].append(painted[0])
+                await pilot.pause()
+
+            app.screen.query_one("#count").focus()
+            await pilot.press("end")
+            await pilot.pause()
+            for _ in range(rounds):
+                await one("backspace", "count field")  # 60 -> 6
+                await one("0", "count field")  # 6 -> 60
+            app.screen.query_one("#level").focus()
+            await pilot.pause()
+            for _ in range(rounds):
+                await one("right", "level (right arrow)")
+            assert app.result is not None
+    finally:
+        ResultsPane._refresh_figures = original_refresh  # type: ignore[method-assign]
+        ResultsPane.reject = original_reject  # type: ignore[method-assign]
+    return out
+
+
+def first_paint(argv: list[str], needle: bytes, env: dict[str, str], timeout: float = 20.0) -> float:
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", SIZE[1], SIZE[0], 0, 0))
+    start = time.perf_counter()
+    proc = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, env=env, cwd=ROOT, close_fds=True)
+    os.close(slave)
+    seen = b""
+    try:
+        while time.perf_counter() - start < timeout:
+            ready, _, _ = select.select([master], [], [], 0.02)
+            if ready:
+                try:
+                    seen += os.read(master, 1 << 16)
+                except OSError:
+                    break
+                if needle in seen:
+                    return time.perf_counter() - start
+        raise RuntimeError("the usable byte count never appeared on screen")
+    finally:
+        proc.kill()
+        proc.wait()
+        os.close(master)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--keys", type=int, default=30, help="keystrokes of each kind to time")
+    parser.add_argument("--starts", type=int, default=5, help="warm starts to time")
+    args = parser.parse_args()
+
+    plan = sixty_disk_plan()
+    lat = asyncio.run(keystroke_latencies(plan, args.keys))
+    for kind, times in lat.items():
+        ms = sorted(t * 1000 for t in times)
+        print(f"keystroke -> results on screen, 60 disks, {kind}: median {statistics.median(ms):.1f} ms "
+              f"(p90 {ms[int(len(ms) * 0.9) - 1]:.1f} ms, n={len(ms)})")
+    every = [t for times in lat.values() for t in times]
+    print(f"keystroke -> results on screen, all keys: median {statistics.median(every) * 1000:.1f} ms (target < 30 ms)")
+
+    with tempfile.TemporaryDirectory() as tmp:
+        plan_file = Path(tmp) / "pod60.toml"
+        save_plan(plan, plan_file)
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        env.update(TERM="xterm-256color", PYTHONPYCACHEPREFIX=str(Path(tmp) / "pycache"))
+        argv = [sys.executable, "-m", "app.cli", str(plan_file)]
+        needle = f"{compute(plan).usable_bytes:,}".encode()
+        cold = first_paint(argv, needle, env)
+        warm = sorted(first_paint(argv, needle, env) for _ in range(args.starts))
+    print(f"start -> first paint, 60 disks, 80x24: median {statistics.median(warm) * 1000:.0f} ms warm "
+          f"(min {warm[0] * 1000:.0f}, max {warm[-1] * 1000:.0f}, n={len(warm)}); "
+          f"{cold * 1000:.0f} ms with an empty bytecode cache (target < 1 s)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,214 @@
+"""Pilot tests of the TUI at a fixed terminal size: the form drives the figures, files round-trip."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from textual.widgets import DataTable, Input, Static
+
+from app.cli import main as cli_main
+from app.planfile import load_plan, plan_to_toml
+from app.tui.app import PodplanApp
+from app.tui.screens.compare_screen import CompareScreen
+from app.tui.screens.dialogs import Confirm, PathPrompt
+from app.tui.screens.script_screen import ScriptScreen
+from app.tui.widgets.choice import Choice
+from planners.compute import compute
+from planners.example import example_pod
+from planners.script import build_script
+from tests.tui_helpers import SIZE, plan_with, text_of
+
+
+async def _focus(pilot, field: str) -> None:
+    """Move to a field as tab would (it scrolls into view); the mouse is tested on visible fields."""
+    pilot.app.screen.query_one(f"#{field}").focus()
+    await pilot.pause()
+
+
+async def _type(pilot, field: str, text: str) -> None:
+    """Go to the field, clear it and type, one key at a time as a person would."""
+    await _focus(pilot, field)
+    widget = pilot.app.screen.query_one(f"#{field}", Input)
+    await pilot.press("end", *["backspace"] * len(widget.value), *text)
+    await pilot.pause()
+
+
+async def test_disk_count_updates_usable_bytes() -> None:
+    app = PodplanApp(example_pod())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        before = compute(example_pod()).usable_bytes
+        assert f"{before:,} B" in text_of(app, "#summary")
+        await _type(pilot, "count", "60")
+        expected = compute(plan_with(count="60")).usable_bytes
+        assert expected != before
+        assert app.result is not None and app.result.usable_bytes == expected
+        assert f"{expected:,} B" in text_of(app, "#summary")
+        assert "60 disks" in text_of(app, "#summary")
+
+
+async def test_raid6_with_three_disks_shows_the_reason_and_keeps_the_last_results() -> None:
+    app = PodplanApp(example_pod())
+    async with app.run_test(size=SIZE) as pilot:
+        await _type(pilot, "groups", "1")
+        assert app.result.usable_bytes == compute(plan_with(groups="1")).usable_bytes
+        # Backspacing "45" passes through "4", a valid 4-disk RAID6: the last figures before "3".
+        await _type(pilot, "count", "3")
+        last_valid = compute(plan_with(groups="1", count="4")).usable_bytes
+        reason = "md0: RAID6 needs at least 4 members, got 3"
+        assert text_of(app, "#form-error") == f"members: {reason}"
+        assert app.screen.query_one("#label-members").has_class("-error")
+        assert app.screen.query_one("#members").has_class("-error")
+        summary = text_of(app, "#summary")
+        assert summary.startswith(f"Not computed: {reason}")
+        assert f"last valid: {last_valid:,} B" in summary  # the last valid figures stay
+        assert app.result.usable_bytes == last_valid
+        await _type(pilot, "count", "4")
+        assert text_of(app, "#form-error") == ""
+        assert not app.screen.query(".-error")
+        assert "Not computed" not in text_of(app, "#summary")
+        assert app.result.disk_count == 4
+
+
+async def test_choices_cycle_and_keep_the_form_consistent() -> None:
+    app = PodplanApp(example_pod())
+    async with app.run_test(size=SIZE) as pilot:
+        await _focus(pilot, "level")
+        await pilot.press("1")  # jumps to the next level whose label has a 1: RAID10, then RAID1
+        await pilot.pause()
+        assert app.plan.groups[0].level == 10
+        assert app.screen.query_one("#layout", Choice).values == ["", "n2", "n3", "f2", "f3", "o2", "o3"]
+        await pilot.press("1")
+        await pilot.pause()
+        assert app.plan.groups[0].level == 1
+        assert app.screen.query_one("#chunk").disabled
+        await pilot.press("right")
+        await pilot.pause()
+        assert app.plan.groups[0].level == 4
+        await pilot.click("#preset", offset=(5, 0))  # a click steps forward: 2TB -> 4TB
+        await pilot.pause()
+        await pilot.pause()
+        assert app.plan.disks[0].size == 4000787030016
+        await _type(pilot, "size", "4000787030017")  # no longer a preset, and not whole sectors
+        assert app.screen.query_one("#preset", Choice).value == ""
+        assert app.screen.query_one("#label-size").has_class("-error")
+
+
+async def test_save_then_reopen_round_trips_and_asks_before_overwriting(tmp_path: Path) -> None:
+    target = tmp_path / "pod.toml"
+    app = PodplanApp(example_pod())
+    async with app.run_test(size=SIZE) as pilot:
+        await _type(pilot, "chunk", "256K")
+        await _type(pilot, "label", "archive")
+        await _focus(pilot, "fs")
+        await pilot.press("right")  # XFS -> ext4
+        await pilot.pause()
+        edited = app.plan
+        assert edited.filesystem.type == "ext4" and edited.groups[0].chunk == 256 * 1024
+
+        async def save(answer: str | None) -> None:
+            await pilot.press("ctrl+s")
+            await pilot.pause()
+            assert isinstance(app.screen, PathPrompt)
+            app.screen.query_one("#path", Input).value = str(target)
+            await pilot.press("enter")
+            await pilot.pause()
+            if answer is not None:
+                assert isinstance(app.screen, Confirm)
+                await pilot.press(answer)
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+
+        await save(None)
+        assert load_plan(target) == edited
+        assert target.read_text() == plan_to_toml(edited)
+        assert not list(tmp_path.glob(".*.tmp"))  # the temporary file was renamed, not left behind
+
+        await _type(pilot, "label", "other")
+        await save("n")
+        assert load_plan(target) == edited  # declined: untouched
+        await save("y")
+        assert load_plan(target).filesystem.label == "other"
+
+        # Start from the example again and open the first plan back.
+        target.write_text(plan_to_toml(edited))
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        app.screen.query_one("#path", Input).value = str(target)
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.plan == edited
+        assert app.screen.query_one("#label", Input).value == "archive"
+        assert app.plan_file == target
+
+
+async def test_opening_a_bad_file_notifies_and_keeps_the_plan(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[[disks]]\ncount = 'many'\n")
+    app = PodplanApp(example_pod())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        app.screen.query_one("#path", Input).value = str(bad)
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.plan == example_pod()
+        assert any(str(bad) in str(n.message) for n in app._notifications)
+
+
+async def test_script_screen_shows_what_podplan_script_prints(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli_main(["script"]) == 0
+    printed = capsys.readouterr().out
+    app = PodplanApp(example_pod())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f2")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ScriptScreen)
+        assert screen.script == printed == build_script(example_pod(), compute(example_pod()))
+        assert screen.query_one("#script", Static).content.code == printed
+        await pilot.press("c")
+        assert app.clipboard == printed
+        await pilot.press("escape")
+        await _type(pilot, "count", "48")
+        await pilot.press("f2")
+        await pilot.pause()
+        assert app.screen.script == build_script(plan_with(count="48"), compute(plan_with(count="48")))
+
+
+async def test_compare_pinned_variants_side_by_side() -> None:
+    app = PodplanApp(example_pod())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f4")
+        await _type(pilot, "groups", "1")
+        await pilot.press("f4")
+        await _type(pilot, "groups", "5")
+        await pilot.press("f3")
+        await pilot.pause()
+        assert isinstance(app.screen, CompareScreen)
+        table = app.screen.query_one(DataTable)
+        assert [str(c.label) for c in table.columns.values()] == ["", "A", "B", "current"]
+        usable = table.get_row_at(3)
+        assert usable[1:] == [f"{compute(p).usable_bytes:,}" for p in
+                              (example_pod(), plan_with(groups="1"), plan_with(groups="5"))]
+        await pilot.press("right", "right", "l")  # load variant B back into the form
+        await pilot.pause()
+        assert app.plan == plan_with(groups="1")
+        assert app.screen.query_one("#groups", Input).value == "1"
+
+
+async def test_every_action_is_in_the_palette_and_the_theme_toggles() -> None:
+    app = PodplanApp(example_pod())
+    async with app.run_test(size=SIZE) as pilot:
+        titles = {c.title for c in app.get_system_commands(app.screen)}
+        assert {"Help", "Show build script", "Compare variants", "Pin current plan", "Save plan", "Open plan",
+                "Toggle dark/light theme", "Validate array"} <= titles
+        assert app.current_theme.dark
+        await pilot.press("ctrl+t")
+        assert not app.current_theme.dark
+        await pilot.press("f1")
+        await pilot.pause()
+        assert type(app.screen).__name__ == "HelpScreen"

@@ -1,0 +1,114 @@
+"""The form <-> plan mapping, without Textual: what the form shows, what it builds, where errors go."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from app.tui.form_model import FIELDS, compute_form, form_field, plan_from_values, values_from_plan
+from app.tui.presets import PRESETS, idema_bytes
+from planners.errors import PlanError
+from planners.example import TWO_TB_DRIVE, example_pod
+from planners.models import DiskSet, Filesystem, Lvm, MdGroup, Plan
+
+
+def test_example_round_trips_through_the_form() -> None:
+    plan = example_pod()
+    values = values_from_plan(plan)
+    assert set(values) == set(FIELDS)
+    assert values["members"] == ""  # three even groups: the form shows "auto"
+    assert plan_from_values(plan, values) == plan
+
+
+def test_idema_sizes_match_real_drives() -> None:
+    assert idema_bytes(2000) == TWO_TB_DRIVE
+    assert idema_bytes(4000) == 4000787030016
+    assert idema_bytes(8000) == 8001563222016
+    assert {p.key for p in PRESETS} >= {"hdd2", "nvme3840"}
+
+
+def test_auto_members_follow_the_disk_count() -> None:
+    plan = example_pod()
+    bigger = plan_from_values(plan, {**values_from_plan(plan), "count": "60"})
+    assert [g.members for g in bigger.groups] == [20, 20, 20]
+    assert [g.name for g in bigger.groups] == ["md0", "md1", "md2"]
+
+
+def test_what_the_form_cannot_show_is_kept() -> None:
+    plan = Plan(
+        name="mixed",
+        disks=[DiskSet(count=4, size="4TB"), DiskSet(count=4, size="8TB"), DiskSet(count=2, size="1TB", rotational=False)],
+        groups=[MdGroup(name="fast", level=1, members=2), MdGroup(name="big", level=6, members=8)],
+        lvm=Lvm(enabled=False),
+        filesystem=Filesystem(type="ext4", mount_options=["noatime", "nodiratime"]),
+    )
+    values = values_from_plan(plan)
+    assert plan_from_values(plan, values) == plan
+    relabelled = plan_from_values(plan, {**values, "label": "data"})
+    assert relabelled.groups == plan.groups and relabelled.disks == plan.disks
+    assert relabelled.filesystem.mount_options == ["noatime", "nodiratime"]
+
+
+@pytest.mark.parametrize(
+    ("changes", "field", "words"),
+    [
+        ({"count": "x"}, "count", "whole number"),
+        ({"size": "2XB"}, "size", "unknown unit"),
+        ({"chunk": "3K"}, "chunk", "power of two"),
+        ({"label": "a b"}, "label", "not allowed"),
+        ({"label": "much-too-long-for-xfs"}, "label", "16 characters"),
+        ({"mount_point": "srv"}, "mount_point", "not allowed"),
+        ({"groups": "1", "spares": "45"}, "members", "no members"),
+        ({"members": "16"}, "members", "need 48 disks"),
+        ({"extent_size": ""}, "extent_size", "PE size"),
+    ],
+)
+def test_errors_name_the_field_to_highlight(changes: dict[str, str], field: str, words: str) -> None:
+    plan = example_pod()
+    with pytest.raises(PlanError) as info:
+        plan_from_values(plan, {**values_from_plan(plan), **changes})
+    assert info.value.field == field
+    assert words in info.value.message
+    assert not info.value.message.startswith("form:")
+
+
+def test_impossible_layouts_blame_the_members() -> None:
+    plan = example_pod()
+    with pytest.raises(PlanError) as info:
+        compute_form(plan, {**values_from_plan(plan), "groups": "1", "count": "3"})
+    assert (info.value.field, info.value.message) == ("members", "md0: RAID6 needs at least 4 members, got 3")
+
+
+@pytest.mark.parametrize(
+    ("plan_field", "form"),
+    [("groups.0.members", "members"), ("groups", "members"), ("disks.1.size", "size2"), ("lvm.stripe_size", "stripe_size"),
+     ("filesystem.reserved_percent", "reserved"), ("member_bytes", "size"), ("", "")],
+)
+def test_plan_fields_map_to_form_fields(plan_field: str, form: str) -> None:
+    assert form_field(plan_field) == form
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    groups=st.integers(1, 4),
+    per_group=st.integers(4, 16),
+    spares=st.integers(0, 2),
+    level=st.sampled_from([0, 1, 5, 6, 10]),
+    chunk=st.sampled_from([None, 64 * 1024, 256 * 1024, 1024 * 1024]),
+    lvm=st.booleans(),
+    striped=st.booleans(),
+    fs=st.sampled_from(["xfs", "ext4", "ext3"]),
+    extra=st.integers(0, 3),
+)
+def test_any_form_shaped_plan_round_trips(groups, per_group, spares, level, chunk, lvm, striped, fs, extra) -> None:
+    plan = Plan(
+        disks=[DiskSet(count=groups * (per_group + spares) + extra, size=TWO_TB_DRIVE)],
+        groups=[MdGroup(name=f"md{i}", level=level, members=per_group, spares=spares, chunk=None if level == 1 else chunk)
+                for i in range(groups)],
+        lvm=Lvm(enabled=lvm, mode="striped" if striped and lvm else "linear"),
+        filesystem=Filesystem(type=fs),
+    )
+    values = values_from_plan(plan)
+    assert (values["members"] == "") == (extra < groups)  # auto only where sharing out gives the same members
+    assert plan_from_values(plan, values) == plan

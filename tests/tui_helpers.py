@@ -1,0 +1,27 @@
+"""Shared helpers for the TUI tests: the app at a fixed size and plain-text views of its widgets."""
+
+from __future__ import annotations
+
+from textual.widgets import Input, Static
+
+from app.tui.app import PodplanApp
+from app.tui.form_model import plan_from_values, values_from_plan
+from planners.example import example_pod
+from planners.models import Plan
+
+SIZE = (100, 32)
+
+
+def plan_with(base: Plan | None = None, **changes: object) -> Plan:
+    """The plan the form yields after the given field edits (the same path the TUI takes)."""
+    base = base or example_pod()
+    return plan_from_values(base, {**values_from_plan(base), **changes})
+
+
+def text_of(app: PodplanApp, selector: str) -> str:
+    return str(app.screen.query_one(selector, Static).content)
+
+
+def no_blink(app: PodplanApp) -> None:
+    for widget in app.screen.query(Input):
+        widget.cursor_blink = False
