@@ -89,6 +89,10 @@ class MdGeometry(BaseModel):
         description="Per-member size of the array in bytes, as `mdadm --create -v` prints it ('size set to NK'); "
         "for RAID0 the smallest member's share."
     )
+    kernel_component_bytes: int = Field(
+        description="Per-member size the kernel keeps, in bytes (md/component_size, mdadm --detail 'Used Dev Size'); "
+        "differs from component_bytes only for RAID10 far layouts with an odd number of chunks per member."
+    )
     array_bytes: int = Field(description="Capacity of the md device in bytes (blockdev --getsize64).")
     data_disks_num: int = Field(description="Numerator of the data-disk count (count).")
     data_disks_den: int = Field(description="Denominator of the data-disk count (2 for RAID10 n2 on 3 members).")
@@ -186,8 +190,8 @@ def md_geometry(
         component_kib = min(free_kib)
         if level == 1:
             component_kib -= component_kib % RAID1_ROUNDING_KIB
-        used = [component_kib * 2] * n
         array_sectors = _array_sectors(level, n, component_kib * 2, chunk_kib * 2, near, far)
+        used = [_kernel_component_sectors(level, n, component_kib * 2, array_sectors, chunk_kib * 2, near * far)] * n
     if level == 0 and len(set(used)) > 1:
         if tuple(mdadm) < RAID0_LAYOUT_SINCE:
             raise PlanError(
@@ -224,6 +228,7 @@ def md_geometry(
         member_reserved_bytes=tuple(reserved),
         member_used_bytes=tuple(u * SECTOR for u in used),
         component_bytes=component_kib * KiB,
+        kernel_component_bytes=used[0] * SECTOR if level != 0 else component_kib * KiB,
         array_bytes=array_sectors * SECTOR,
         data_disks_num=num,
         data_disks_den=den,
@@ -306,6 +311,18 @@ def _array_sectors(level: int, n: int, component: int, chunk: int, near: int, fa
     # RAID10: whole chunks per member, shared out among the copies.
     chunks = component // chunk
     return (chunks // far) * n // near * chunk
+
+
+def _kernel_component_sectors(level: int, n: int, component: int, array: int, chunk: int, copies: int) -> int:
+    """What the kernel keeps per member (md/component_size, "Used Dev Size").
+
+    RAID10 re-derives it from the array: the array's chunks times the copies, shared out
+    over the members and rounded up. With a far layout and an odd number of chunks per
+    member that is one chunk less than mdadm asked for.
+    """
+    if level != 10:
+        return component
+    return -(-(array // chunk) * copies // n) * chunk
 
 
 def _data_disks(level: int, n: int, copies: int) -> tuple[int, int]:

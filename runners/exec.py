@@ -79,18 +79,18 @@ def run(
     try:
         out, err = proc.communicate(input=input, timeout=timeout)
     except subprocess.TimeoutExpired:
-        _stop(proc, grace)
+        stop_group(proc, grace)
         out, err = proc.communicate()
         raise CommandError(argv, proc.returncode, err or "", reason=f"timed out after {timeout:g} s") from None
     except BaseException:
-        _stop(proc, grace)
+        stop_group(proc, grace)
         raise
     if check and proc.returncode != 0:
         raise CommandError(argv, proc.returncode, err)
     return Result(argv, proc.returncode, out, err)
 
 
-def _stop(proc: subprocess.Popen, grace: float) -> None:
+def stop_group(proc: subprocess.Popen, grace: float = 5.0) -> None:
     """SIGTERM the whole process group, wait, then SIGKILL what is left."""
     for sig, wait in ((signal.SIGTERM, grace), (signal.SIGKILL, grace)):
         try:

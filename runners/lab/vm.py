@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pydantic import BaseModel, ConfigDict, Field
 
 # The chokepoint's own terminate-then-kill of a process group, so qemu is stopped the same way.
-from runners.exec import _stop as stop_group
+from runners.exec import stop_group
 from runners.exec import which
 from runners.lab.scenario import JOBS_SERIAL, RESULTS_SERIAL, LabDisk
 
