@@ -217,6 +217,7 @@ def _tuning_step(w, plan: Plan, result: PlanResult) -> None:
             rules.append(f'SUBSYSTEM=="block", KERNEL=="md*", ENV{{MD_DEVNAME}}=="{g.name}", ' + ", ".join(parts))
     if rules:
         w('if [ "$RUN" -eq 1 ]; then')
+        w(f"  mkdir -p {q(rule.rsplit('/', 1)[0])}")
         w(f"  cat > {q(rule)} <<'RULES'")
         w(f"# podplan plan {plan.name}: md tuning that survives reboots")
         for r in rules:
