@@ -34,6 +34,16 @@ async def _type(pilot, field: str, text: str) -> None:
     await pilot.pause()
 
 
+async def _open(pilot, path: Path) -> None:
+    await pilot.press("ctrl+o")
+    await pilot.pause()
+    assert isinstance(pilot.app.screen, PathPrompt)
+    pilot.app.screen.query_one("#path", Input).value = str(path)
+    await pilot.press("enter")
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
 async def test_disk_count_updates_usable_bytes() -> None:
     app = PodplanApp(example_pod())
     async with app.run_test(size=SIZE) as pilot:
@@ -133,12 +143,7 @@ async def test_save_then_reopen_round_trips_and_asks_before_overwriting(tmp_path
 
         # Start from the example again and open the first plan back.
         target.write_text(plan_to_toml(edited))
-        await pilot.press("ctrl+o")
-        await pilot.pause()
-        app.screen.query_one("#path", Input).value = str(target)
-        await pilot.press("enter")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await _open(pilot, target)
         assert app.plan == edited
         assert app.screen.query_one("#label", Input).value == "archive"
         assert app.plan_file == target
@@ -149,12 +154,7 @@ async def test_opening_a_bad_file_notifies_and_keeps_the_plan(tmp_path: Path) ->
     bad.write_text("[[disks]]\ncount = 'many'\n")
     app = PodplanApp(example_pod())
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("ctrl+o")
-        await pilot.pause()
-        app.screen.query_one("#path", Input).value = str(bad)
-        await pilot.press("enter")
-        await app.workers.wait_for_complete()
-        await pilot.pause()
+        await _open(pilot, bad)
         assert app.plan == example_pod()
         assert any(str(bad) in str(n.message) for n in app._notifications)
 
