@@ -12,7 +12,7 @@ from pathlib import Path
 from planners.errors import PlanError
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
-COMMANDS = ("plan", "script", "example", "schema", "tui")
+COMMANDS = ("plan", "script", "example", "schema", "tui", "rehearse")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -34,6 +34,11 @@ def build_parser() -> argparse.ArgumentParser:
     add_plan_flags(sc)
     sc.add_argument("-o", "--output", metavar="FILE", help="write to FILE (executable) instead of stdout")
     sc.add_argument("--force", action="store_true", help="overwrite FILE if it exists")
+    rh = sub.add_parser("rehearse", help="run the plan's build script on virtual disks in a throwaway VM and compare")
+    rh.add_argument("plan_file", nargs="?", metavar="PLAN.toml", help="plan file (default: the example pod)")
+    rh.add_argument("--disk-size", metavar="SIZE", help="size of the largest virtual disk (default: small but enough)")
+    rh.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    rh.add_argument("--keep", metavar="DIR", help="keep the script, console log and checks in DIR")
     sub.add_parser("example", help="print the example 45-disk pod as a TOML plan")
     sub.add_parser("schema", help="print the JSON schema of `podplan plan --json`")
     tui = sub.add_parser("tui", help="open the interactive planner (the default)")
@@ -77,6 +82,15 @@ def _dispatch(args: argparse.Namespace) -> int:
         return EXIT_OK
     if args.command == "tui":
         return _tui(args.plan_file)
+    if args.command == "rehearse":
+        from app.planfile import load_plan
+        from app.rehearse_cmd import rehearse
+        from planners.example import example_pod
+        from planners.units import parse_size
+
+        plan = load_plan(args.plan_file) if args.plan_file else example_pod()
+        size = parse_size(args.disk_size, what="--disk-size") if args.disk_size else None
+        return rehearse(plan, disk_size=size, as_json=args.json, keep=args.keep)
 
     from app.flags import plan_from_args
     from app.planfile import load_plan

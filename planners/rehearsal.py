@@ -12,13 +12,14 @@ from collections.abc import Sequence
 from planners.compute import compute
 from planners.errors import PlanError
 from planners.models import Plan
-from planners.units import GiB, MiB
+from planners.units import MiB
 from planners.versions import ToolVersions
 
 # Rehearsal disk sizes tried in order when none is given: small is quick under emulation,
 # but the filesystem must be big enough for mkfs.xfs (300 MiB, more with a stripe).
 SIZE_LADDER = tuple(n * MiB for n in (64, 96, 128, 192, 256, 384, 512, 768, 1024, 2048, 4096))
-MIN_VOLUME = 1 * GiB
+# mkfs.xfs 6.1 wants 300 MiB, and 512 MiB + 4 KiB once a stripe spreads the log over 8 AGs.
+MIN_VOLUME = {"xfs": 600 * MiB, "ext4": 128 * MiB, "ext3": 128 * MiB}
 
 
 def scale_plan(plan: Plan, disk_size: int, devices: Sequence[str] = (), tools: ToolVersions | None = None) -> Plan:
@@ -47,7 +48,8 @@ def scale_plan(plan: Plan, disk_size: int, devices: Sequence[str] = (), tools: T
 
 
 def choose_disk_size(plan: Plan, tools: ToolVersions | None = None) -> int:
-    """The smallest ladder size at which the scaled plan computes and every volume is >= 1 GiB."""
+    """The smallest ladder size at which the scaled plan computes and every volume is big
+    enough for its filesystem to behave as it will at full size."""
     last_error: PlanError | None = None
     for size in SIZE_LADDER:
         try:
@@ -55,7 +57,7 @@ def choose_disk_size(plan: Plan, tools: ToolVersions | None = None) -> int:
         except PlanError as exc:
             last_error = exc
             continue
-        if all(v.block_device_bytes >= MIN_VOLUME for v in result.volumes):
+        if all(v.block_device_bytes >= MIN_VOLUME[plan.filesystem.type] for v in result.volumes):
             return size
     if last_error is not None:
         raise PlanError(f"no rehearsal disk size up to 4 GiB makes this plan work: {last_error.message}", last_error.field)
