@@ -91,7 +91,8 @@ class MdGeometry(BaseModel):
     )
     kernel_component_bytes: int = Field(
         description="Per-member size the kernel keeps, in bytes (md/component_size, mdadm --detail 'Used Dev Size'); "
-        "differs from component_bytes only for RAID10 far layouts with an odd number of chunks per member."
+        "differs from component_bytes for RAID10 far layouts with an odd number of chunks per member, and is 0 "
+        "for RAID0, whose members the kernel does not size one by one."
     )
     array_bytes: int = Field(description="Capacity of the md device in bytes (blockdev --getsize64).")
     data_disks_num: int = Field(description="Numerator of the data-disk count (count).")
@@ -228,7 +229,7 @@ def md_geometry(
         member_reserved_bytes=tuple(reserved),
         member_used_bytes=tuple(u * SECTOR for u in used),
         component_bytes=component_kib * KiB,
-        kernel_component_bytes=used[0] * SECTOR if level != 0 else component_kib * KiB,
+        kernel_component_bytes=used[0] * SECTOR if level != 0 else 0,
         array_bytes=array_sectors * SECTOR,
         data_disks_num=num,
         data_disks_den=den,

@@ -102,7 +102,9 @@ def compare(plan: Plan, result: PlanResult, c: LabCollection) -> list[Check]:
         add("md", f"{n} component (bytes)", md.kernel_component_bytes, arr.component_bytes)
         add("md", f"{n} array size (bytes)", md.array_bytes, arr.array_bytes)
         dev = c.block.get(arr.name)
-        add("md", f"{n} io_min (bytes)", md.io_min_bytes, dev.io_min if dev else None)
+        # Where md sets no minimum (RAID1) the queue keeps its default, the logical block size.
+        logical = max(d.logical_sector for d in plan.disks)
+        add("md", f"{n} io_min (bytes)", md.io_min_bytes or logical, dev.io_min if dev else None)
         add("md", f"{n} io_opt (bytes)", md.io_opt_bytes, dev.io_opt if dev else None)
 
     for v in result.volumes:

@@ -39,7 +39,7 @@ setup_python() {
     fi
   fi
   export PATH="$HOME/.local/bin:$PATH"
-  uv sync --frozen --quiet
+  uv sync --frozen --quiet --compile-bytecode
 }
 
 cmd=${1:-tui}

@@ -1,0 +1,116 @@
+"""Every prediction against a real kernel: a matrix of plans rehearsed in ONE boot.
+
+Each plan is scaled down, its generated build script runs unmodified inside the lab VM
+(guards included), and every figure podplan predicts (data offset, component and array
+size, io_min/io_opt, pe_start, extents, LV size, stride/stripe_width, su/sw, AG
+geometry, df size and available, readahead, stripe cache) must equal what the VM
+reports. Two more scenarios hold the guards: a member with an ext4 signature stops the
+script before any change; naming it with --override lets the build go on.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from planners.models import DiskSet, Filesystem, Lvm, MdGroup, Plan
+from planners.units import KiB, MiB
+from runners.exec import which
+from runners.lab import LabConfig, ensure_kit, run_batch
+from runners.lab.kit import cache_root, load_kit
+from runners.rehearse import compare, prepare, rehearsal_tools
+
+pytestmark = pytest.mark.slow
+
+if which("qemu-system-x86_64") is None:
+    pytest.skip("qemu-system-x86_64 is not installed (scripts/dev.sh setup installs it)", allow_module_level=True)
+if which("apt-get") is None and load_kit(cache_root() / "kit") is None:
+    pytest.skip("no apt to fetch the kit's Debian packages and no cached kit", allow_module_level=True)
+
+
+def P(name, disks, groups, lvm=None, fs="xfs", **fs_kw):
+    return Plan(name=name, disks=disks, groups=groups, lvm=lvm or Lvm(), filesystem=Filesystem(type=fs, **fs_kw))
+
+
+def same(n, size=1 << 40):
+    return [DiskSet(count=n, size=size)]
+
+
+MATRIX = {
+    "r0": P("r0", same(3), [MdGroup(level=0, members=3, chunk=64 * KiB)], fs="ext4"),
+    "r1m10": P("r1m10", same(2), [MdGroup(level=1, members=2, metadata="1.0")]),
+    "r4nobm": P("r4nobm", same(4), [MdGroup(level=4, members=4, bitmap="none", chunk=64 * KiB)], fs="ext4"),
+    "r5spare": P("r5spare", same(6), [MdGroup(level=5, members=5, spares=1, chunk=64 * KiB)]),
+    "r6ext4": P("r6ext4", same(6), [MdGroup(level=6, members=6, chunk=512 * KiB)], fs="ext4", reserved_percent=1.0),
+    "r10n2odd": P("r10n2odd", same(5), [MdGroup(level=10, layout="n2", members=5, chunk=64 * KiB)]),
+    "r10f2": P("r10f2", same(4), [MdGroup(level=10, layout="f2", members=4, chunk=512 * KiB)], fs="ext4"),
+    "r10o2": P("r10o2", same(3), [MdGroup(level=10, layout="o2", members=3, chunk=64 * KiB, metadata="1.0")]),
+    "mixed": P("mixed", [DiskSet(count=2, size=1 << 40), DiskSet(count=2, size=(1 << 40) * 3 // 2)],
+               [MdGroup(level=5, members=4, chunk=64 * KiB)], fs="ext4"),
+    "striped2": P("striped2", same(8), [MdGroup(name=f"md{i}", level=6, members=4, chunk=64 * KiB) for i in range(2)],
+                  Lvm(enabled=True, mode="striped", stripe_size=128 * KiB)),
+    "striped3": P("striped3", same(9), [MdGroup(name=f"md{i}", level=5, members=3, chunk=64 * KiB) for i in range(3)],
+                  Lvm(enabled=True, mode="striped", stripe_size=128 * KiB), fs="ext4"),
+    "linear2": P("linear2", same(6), [MdGroup(name=f"md{i}", level=5, members=3, chunk=512 * KiB) for i in range(2)],
+                 Lvm(enabled=True)),
+}
+
+# Puts an ext4 signature on the second member before the build script runs.
+SIGN_SECOND = 'mke2fs -q -F -t ext4 "$2"'
+
+
+@pytest.fixture(scope="module")
+def lab():
+    t0 = time.monotonic()
+    kit = ensure_kit()
+    tools = rehearsal_tools(kit.manifest.kernel_release)
+    scenarios, expected = [], {}
+    for name, plan in MATRIX.items():
+        scenario, scaled, result = prepare(plan, name=name, tools=tools)
+        scenarios.append(scenario)
+        expected[name] = (scaled, result)
+    guard, _, _ = prepare(MATRIX["r4nobm"], name="guard", tools=tools)
+    guard = guard.model_copy(update={"prepare": SIGN_SECOND, "fingerprint": True, "collect": False})
+    override, _, _ = prepare(MATRIX["r4nobm"], name="override", tools=tools)
+    override = override.model_copy(update={
+        "prepare": SIGN_SECOND, "collect": False, "args": ("--run", "--yes", "--override", override.disk_paths()[1]),
+    })
+    batch = run_batch([*scenarios, guard, override], kit=kit, config=LabConfig(timeout_s=1500.0))
+    print(f"\nlab: kit {kit.manifest.initrd_bytes // MiB} MiB initrd, disks ready after {batch.disks_ready_s:.1f} s, "
+          f"whole batch {time.monotonic() - t0:.0f} s")
+    for s in scenarios + [guard, override]:
+        r = batch.scenario(s.name)
+        print(f"lab: {s.name:10} {len(s.disks):2} disks of {s.disks[0].size_bytes // MiB} MiB: script+resync "
+              f"{r.script_s or 0:.1f} s, total {r.total_s or 0:.1f} s")
+    return batch, expected
+
+
+@pytest.mark.parametrize("name", MATRIX)
+def test_every_figure_matches_the_vm(lab, name):
+    batch, expected = lab
+    run = batch.scenario(name)
+    assert run.returncode == 0, batch.failure_report(name)
+    assert run.collection is not None, run.collection_error
+    scaled, result = expected[name]
+    checks = compare(scaled, result, run.collection)
+    bad = [f"{c.figure}: predicted {c.predicted}, VM {c.actual}" for c in checks if not c.match]
+    assert not bad, "\n".join(bad)
+    assert len(checks) >= 12
+
+
+def test_guard_stops_before_any_change(lab):
+    batch, _ = lab
+    run = batch.scenario("guard")
+    assert run.prepare_rc == 0
+    assert run.returncode != 0
+    assert "REFUSED" in run.stdout and "carries a signature" in run.stdout
+    assert "nothing was changed" in run.stderr
+    assert run.disks_unchanged is True
+
+
+def test_override_lets_the_build_proceed(lab):
+    batch, _ = lab
+    run = batch.scenario("override")
+    assert run.returncode == 0, batch.failure_report("override")
+    assert "OVERRIDE" in run.stdout
