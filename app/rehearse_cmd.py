@@ -60,7 +60,7 @@ class _Progress:
                     self.enter(stage, line[3:])
 
 
-def rehearse(plan: Plan, *, disk_size: int | None, as_json: bool, keep: str | None) -> int:
+def rehearse(plan: Plan, *, disk_size: int | None, as_json: bool, keep: str | None, rebuild_kit: bool = False) -> int:
     from runners.lab import KitError, LabConfig, LabError, ensure_kit, run_batch
     from runners.rehearse import compare, prepare, rehearsal_tools
 
@@ -68,7 +68,7 @@ def rehearse(plan: Plan, *, disk_size: int | None, as_json: bool, keep: str | No
     progress = _Progress(err, quiet=False)
     progress.enter("kit", "checking the boot kit (first run downloads and builds it)")
     try:
-        kit = ensure_kit()
+        kit = ensure_kit(rebuild=rebuild_kit)
     except KitError as exc:
         raise PlanError(f"cannot build the VM boot kit: {exc}") from None
     tools = rehearsal_tools(kit.manifest.kernel_release)
