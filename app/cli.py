@@ -12,7 +12,7 @@ from pathlib import Path
 from planners.errors import PlanError
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
-COMMANDS = ("plan", "script", "example", "schema", "tui", "rehearse")
+COMMANDS = ("plan", "script", "example", "schema", "tui", "rehearse", "validate", "check")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -39,10 +39,14 @@ def build_parser() -> argparse.ArgumentParser:
     rh.add_argument("--disk-size", metavar="SIZE", help="size of the largest virtual disk (default: small but enough)")
     rh.add_argument("--json", action="store_true", help="print the comparison as JSON")
     rh.add_argument("--keep", metavar="DIR", help="keep the script, console log and checks in DIR")
+    rh.add_argument("--rebuild-kit", action="store_true", help="rebuild the VM boot kit even if the cached one is current")
     sub.add_parser("example", help="print the example 45-disk pod as a TOML plan")
     sub.add_parser("schema", help="print the JSON schema of `podplan plan --json`")
     tui = sub.add_parser("tui", help="open the interactive planner (the default)")
     tui.add_argument("plan_file", nargs="?", metavar="PLAN.toml")
+    from app.validate_cmd import add_parsers as add_validate_parsers
+
+    add_validate_parsers(sub)
     return p
 
 
@@ -82,6 +86,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         return EXIT_OK
     if args.command == "tui":
         return _tui(args.plan_file)
+    if args.command in ("validate", "check"):
+        from app.validate_cmd import dispatch
+
+        return dispatch(args)
     if args.command == "rehearse":
         from app.planfile import load_plan
         from app.rehearse_cmd import rehearse
@@ -90,7 +98,7 @@ def _dispatch(args: argparse.Namespace) -> int:
 
         plan = load_plan(args.plan_file) if args.plan_file else example_pod()
         size = parse_size(args.disk_size, what="--disk-size") if args.disk_size else None
-        return rehearse(plan, disk_size=size, as_json=args.json, keep=args.keep)
+        return rehearse(plan, disk_size=size, as_json=args.json, keep=args.keep, rebuild_kit=args.rebuild_kit)
 
     from app.flags import plan_from_args
     from app.planfile import load_plan

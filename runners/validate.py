@@ -86,6 +86,12 @@ def _report_dir(path: str | None) -> Iterator[str]:
 def _resolve(target: str, file_size: int | None, destroy_data: str | None,
              plan_shape: Shape | None) -> tuple[Target, Shape, str | None]:
     """(fio target, shape, why writes are refused or None)."""
+    try:
+        os.stat(target)
+    except PermissionError:
+        raise GuardError(f"{target}: permission denied (run as root or join the disk group)") from None
+    except OSError:
+        raise GuardError(f"{target}: no such device or directory") from None
     if os.path.isdir(target):
         if destroy_data is not None:
             raise GuardError(f"--destroy-data names a device, but {target} is a directory; nothing was run")
@@ -94,8 +100,6 @@ def _resolve(target: str, file_size: int | None, destroy_data: str | None,
         direct = o_direct_works(target)
         shape = measured_shape(os.stat(target).st_dev, plan_shape)
         return Target(path=path, kind="file", size_bytes=size, direct=direct), shape, None
-    if not os.path.exists(target):
-        raise GuardError(f"{target}: no such device or directory")
     destroy_ok = check_destroy_flag(target, destroy_data)
     state = inspect(target)
     if state.size_bytes == 0:

@@ -1,0 +1,69 @@
+"""Job files are data: shapes that keep every disk busy, and text plain fio accepts as it is."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from runners.exec import have, run
+from runners.fio_jobs import (
+    MAX_DEPTH_PER_JOB, QUICK, RANDOM_DEPTH_PER_DISK, WORKLOADS, Shape, Target, fio_argv, random_depth, seq_shape, suite,
+)
+
+KiB, MiB = 1024, 1024**2
+DEV = Target(path="/dev/md0", kind="device", size_bytes=10 * 1024**3)
+
+
+@given(stripe=st.sampled_from([0, 64 * KiB, 512 * KiB, 13 * 512 * KiB, 3 * MiB, 64 * MiB]),
+       stripes=st.integers(1, 8), logical=st.sampled_from([512, 4096]))
+def test_seq_keeps_two_full_stripes_in_flight_per_array(stripe, stripes, logical):
+    bs, depth = seq_shape(Shape(full_stripe_bytes=stripe, stripes=stripes, logical_block=logical))
+    assert bs % logical == 0 and bs > 0
+    assert depth >= 2
+    assert bs * depth >= 2 * stripe * stripes
+
+
+def test_seq_block_is_one_full_stripe_when_known():
+    # 13 data disks x 512 KiB: md writes whole stripes and computes parity without reading back.
+    assert seq_shape(Shape(full_stripe_bytes=13 * 512 * KiB)) == (13 * 512 * KiB, 2)
+    assert seq_shape(Shape()) == (MiB, 2)
+
+
+@given(disks=st.integers(1, 400))
+def test_random_depth_covers_every_disk(disks):
+    jobs, depth = random_depth(Shape(disks=disks))
+    assert jobs * depth >= RANDOM_DEPTH_PER_DISK * disks
+    assert depth <= MAX_DEPTH_PER_JOB
+    assert jobs * depth < RANDOM_DEPTH_PER_DISK * disks + jobs + 16  # not wildly more either
+
+
+def test_suite_names_order_and_writes():
+    ws = suite(DEV, Shape(disks=45))
+    assert [w.name for w in ws] == list(WORKLOADS)
+    assert [w.writes for w in ws] == [False, True, False, True]
+    rr = ws[2]
+    assert "numjobs=3" in rr.job.text and "iodepth=60" in rr.job.text and rr.in_flight == 180
+    assert "steadystate=iops_slope:2%" in rr.job.text and "steadystate=bw_slope:2%" in ws[0].job.text
+
+
+def test_file_target_keeps_its_file_for_podplan_to_remove():
+    ws = suite(Target(path="/srv/x/.podplan-fio-1.dat", kind="file", size_bytes=64 * MiB), Shape())
+    assert all("unlink=0" in w.job.text for w in ws)
+    assert "unlink" not in suite(DEV, Shape())[0].job.text
+
+
+def test_argv_streams_json_to_its_own_file():
+    assert fio_argv("a.fio", "a.json") == ["fio", "--output-format=json", "--output=a.json", "--status-interval=1", "a.fio"]
+    assert fio_argv("a.fio", "a.json", status_interval=0)[-2] == "--output=a.json"
+
+
+@pytest.mark.skipif(not have("fio"), reason="fio is not installed")
+@pytest.mark.parametrize("kind", ["device", "file"])
+def test_plain_fio_parses_every_job_file(tmp_path, kind):
+    target = DEV if kind == "device" else Target(path=str(tmp_path / "f.dat"), kind="file", size_bytes=64 * MiB)
+    for w in suite(target, Shape(full_stripe_bytes=6 * 512 * KiB, disks=8), QUICK):
+        path = tmp_path / f"{w.name}.fio"
+        path.write_text(w.job.text)
+        out = run(["fio", "--parse-only", str(path)], timeout=30)
+        assert out.returncode == 0, out.stderr

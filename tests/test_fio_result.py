@@ -1,0 +1,54 @@
+"""fio's JSON as recorded from fio 3.33: status-interval streams, a SIGTERM'd run, a torn tail."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from runners.fio_result import figures, objects, parse_output
+
+FIX = Path(__file__).parent / "fixtures" / "fio"
+
+
+def test_status_interval_stream_is_cumulative_and_last_is_final():
+    text = (FIX / "status_interval_steady.json").read_text()
+    objs = objects(text)
+    assert len(objs) == 7  # one a second over a 6 s run, then the final one
+    run = parse_output(text)
+    job = run.jobs[0]
+    assert run.final and job.name == "seq-read"
+    assert job.read_bytes_s == objs[-1]["jobs"][0]["read"]["bw_bytes"] > 0
+    assert job.write_bytes_s == 0 and job.write_p99_us is None
+    assert job.steady is not None and job.steady.criterion.startswith("bw_slope:2")
+    assert job.steady.attained is False  # attained=0 is reported as not steady, never hidden
+
+
+def test_steady_state_attained():
+    job = parse_output((FIX / "single.json").read_text()).jobs[0]
+    assert job.steady.attained and job.steady.window_s == 2
+    assert job.runtime_ms < 6000  # stopped early once steady, well before runtime=6
+    assert job.read_p99_us and job.read_p99_us > 0
+
+
+def test_sigterm_run_keeps_its_last_object_marked_not_final():
+    text = (FIX / "sigterm_partial.json").read_text()
+    run = parse_output(text, finished=False)
+    assert not run.final and run.jobs[0].io_bytes > 0
+
+
+def test_torn_tail_is_ignored():
+    text = (FIX / "status_interval_steady.json").read_text()
+    whole = objects(text)
+    cut = text[: text.rfind('"jobs"')]  # the last object half written
+    assert len(objects(cut)) == len(whole) - 1
+    assert parse_output("fio: note: something\n") is None
+    assert len(objects("note: first\n" + text)) == len(whole)  # notes ahead of the JSON
+
+
+def test_client_server_output_reads_each_host():
+    obj = json.loads((FIX / "single.json").read_text())
+    job = obj["jobs"][0]
+    merged = {"fio version": "fio-3.33", "client_stats": [
+        {**job, "hostname": "pod1"}, {**job, "hostname": "pod2"}, {**job, "jobname": "All clients"}]}
+    run = figures(merged)
+    assert [j.host for j in run.jobs] == ["pod1", "pod2"]

@@ -1,0 +1,120 @@
+"""Real fio on files: progress arrives, steady state is reported, Ctrl+C stops fio and keeps
+what it measured, and the suite's file is gone afterwards whatever happened."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from runners.exec import have
+from runners.fio_jobs import Timing
+from runners.fio_result import parse_output
+from runners.validate import validate
+from runners.validate_guard import GuardError
+
+MiB = 1024**2
+FAST = Timing(runtime_s=2, ss_duration_s=1, ss_ramp_s=0, ss_slope_pct=50.0)
+ROOT = Path(__file__).resolve().parent.parent
+pytestmark = pytest.mark.skipif(not have("fio"), reason="fio is not installed")
+
+
+def _leftovers(d: Path) -> list[str]:
+    return [p.name for p in d.iterdir() if p.name.startswith(".podplan")]
+
+
+def test_directory_suite_reports_files_and_cleans_up(tmp_path):
+    data, rep_dir = tmp_path / "data", tmp_path / "report"
+    data.mkdir()
+    events = []
+    rep = validate(str(data), timing=FAST, file_size=32 * MiB, report_dir=str(rep_dir),
+                   on_progress=lambda n, e, t, f: events.append((n, e)))
+    assert rep.kind == "file" and not rep.partial
+    assert [w.status for w in rep.workloads] == ["done"] * 4
+    for w in rep.workloads:
+        assert w.figures.bytes_s > 0 and w.figures.steady is not None
+        assert (rep_dir / f"{w.name}.fio").read_text() == w.job_file
+        assert parse_output((rep_dir / f"{w.name}.json").read_text()).jobs  # progress objects, then the final one
+        assert (w.name, "start") in events and (w.name, "end") in events
+    assert json.loads((rep_dir / "report.json").read_text())["target"] == str(data)
+    assert _leftovers(data) == []
+
+
+def test_cancel_stops_fio_keeps_partial_figures_and_removes_the_file(tmp_path):
+    cancel = threading.Event()
+    seen_file = []
+
+    def on_progress(name, event, elapsed, figures):
+        if event == "progress" and figures and figures.io_bytes:
+            seen_file.extend(_leftovers(tmp_path))
+            cancel.set()
+
+    t0 = time.monotonic()
+    rep = validate(str(tmp_path), timing=Timing(runtime_s=30, ss_duration_s=30, ss_ramp_s=0, ss_slope_pct=0.01),
+                   file_size=32 * MiB, on_progress=on_progress, cancel=cancel)
+    assert time.monotonic() - t0 < 20
+    assert seen_file  # the file existed while fio ran...
+    assert _leftovers(tmp_path) == []  # ...and is gone
+    first = rep.workloads[0]
+    assert first.status == "partial" and first.reason == "interrupted" and first.figures.io_bytes > 0
+    assert rep.partial and rep.stopped == "interrupted"
+    assert all(w.status == "skipped" for w in rep.workloads[1:])
+
+
+def test_missing_fio_is_one_clear_error(tmp_path, monkeypatch):
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setattr("runners.exec.which", lambda tool: None)
+    monkeypatch.setattr("runners.validate.which", lambda tool: None)
+    with pytest.raises(GuardError, match="fio is not installed"):
+        validate(str(tmp_path), timing=FAST)
+
+
+def _cli(*args, env=None, timeout=60, **kw):
+    return subprocess.run([sys.executable, "-m", "app.cli", *args], cwd=ROOT, capture_output=True, text=True,
+                          env={**os.environ, **(env or {})}, timeout=timeout, **kw)
+
+
+def test_cli_one_line_errors(tmp_path):
+    out = _cli("validate", str(tmp_path), env={"PATH": str(tmp_path)})
+    assert out.returncode == 2 and out.stderr.strip() == "podplan: fio is not installed (install the fio package)"
+    out = _cli("validate", str(tmp_path / "nope"))
+    assert out.returncode == 2 and out.stderr.count("\n") == 1 and "no such device or directory" in out.stderr
+    out = _cli("validate", str(tmp_path), "--destroy-data", "/dev/null")
+    assert out.returncode == 2 and "is a directory" in out.stderr and "Traceback" not in out.stderr
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or not have("setpriv"), reason="needs root to drop to an unprivileged user")
+def test_cli_permission_error_is_one_line(tmp_path):
+    tmp_path.chmod(0o755)
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o555)  # reachable, not writable: the test file cannot be created
+    out = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable, "-m",
+                          "app.cli", "validate", str(locked)], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    if "Permission denied" in out.stderr and "python" in out.stderr.lower():
+        pytest.skip("the interpreter is not readable by an unprivileged user here")
+    assert out.returncode == 2, out.stderr
+    assert "Traceback" not in out.stderr and "permission denied" in out.stderr
+
+
+def test_cli_ctrl_c_removes_the_file_and_exits_130(tmp_path):
+    proc = subprocess.Popen([sys.executable, "-m", "app.cli", "validate", str(tmp_path), "--full", "--json"],
+                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    while not _leftovers(tmp_path) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    time.sleep(1.5)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert _leftovers(tmp_path) == []
+    report = json.loads(out)["report"]
+    assert report["partial"] and report["workloads"][0]["status"] in ("partial", "failed")
+    assert "Traceback" not in err
