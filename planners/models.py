@@ -14,6 +14,7 @@ from typing import Annotated, Literal, NamedTuple
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
 from planners.errors import PlanError
+from planners.hardware import Hardware
 from planners.units import KiB, MiB, is_power_of_two, parse_size
 from planners.versions import ToolVersions
 
@@ -252,6 +253,9 @@ class Plan(BaseModel):
     filesystem: Filesystem = Field(default_factory=Filesystem, description="Filesystem layer.")
     tuning: Tuning = Field(default_factory=Tuning, description="Readahead and stripe cache.")
     tools: ToolVersions = Field(default_factory=ToolVersions, description="Tool versions assumed.")
+    hardware: Hardware | None = Field(
+        None, description="Disk speeds and failure rates, wiring, CPU, md knobs for the performance and reliability "
+                          "models; None = the defaults of `Hardware` (a plain server of 7200 rpm disks).")
 
     @model_validator(mode="after")
     def _valid(self) -> Plan:

@@ -1,0 +1,172 @@
+"""What the performance and reliability models need to know about a computed plan, gathered once.
+
+Each md group becomes a `GroupCtx`: its geometry, the disk it is made of (with every figure
+resolved), where its members sit on the wiring, and the share of a workload's bytes that
+reach it through LVM. The per-disk speed functions here are the physics both models share.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import sqrt
+
+from planners.hardware import (
+    DISK_CLASSES, DiskPerf, Hardware, ResolvedCpu, ResolvedDisk, Wiring, resolve_cpu, resolve_disk,
+)
+from planners.models import Plan
+from planners.results import PlanResult
+
+PAGE = 4096  # md's stripe heads hold one page per member
+SETTLE_S = 0.001  # head switch / track-to-track settle added to a half rotation, seconds
+FLASH_SERVICE_S = 50e-6  # one flash request's fixed cost, seconds
+
+
+@dataclass(frozen=True)
+class GroupCtx:
+    name: str
+    level: int
+    n: int  # active members
+    parity: int  # members' worth of parity (RAID4/5: 1, RAID6: 2)
+    data: float  # data disks (RAID10 n2 on 3 members: 1.5)
+    near: int
+    far: int
+    chunk: int | None
+    disk: ResolvedDisk  # the slowest member's figures
+    members: tuple[int, ...]  # positions of the members in the plan's disk list
+    spares: int
+    array_bytes: int
+    component_bytes: int
+    cache_entries: int  # md stripe_cache_size (0 where md keeps none)
+
+    @property
+    def copies(self) -> int:
+        return self.near * self.far if self.level == 10 else (self.n if self.level == 1 else 1)
+
+    @property
+    def stripe_bytes(self) -> int:
+        return int((self.chunk or 0) * self.data)
+
+
+@dataclass(frozen=True)
+class PerfCtx:
+    groups: tuple[GroupCtx, ...]
+    volume_groups: tuple[int, ...]  # groups under the first volume, in order
+    lvm_mode: str  # "none", "linear" or "striped"
+    volume_bytes: int
+    readahead: int
+    fs_type: str
+    disk_count: int
+    hardware: Hardware
+    cpu: ResolvedCpu
+    links: tuple[int, ...]  # link index of every disk in plan order
+    hbas: tuple[int, ...]  # HBA index of every disk in plan order
+
+    def shares(self, sequential: bool) -> dict[int, float]:
+        """Fraction of the workload's bytes that reaches each group of the first volume.
+
+        One stream on a linear LV moves through one array at a time (the first); random I/O on
+        it lands on each array in proportion to its size; a striped LV spreads everything evenly.
+        """
+        vg = self.volume_groups
+        if self.lvm_mode == "striped":
+            return {i: 1 / len(vg) for i in vg}
+        if sequential or len(vg) == 1:
+            return {vg[0]: 1.0}
+        total = sum(self.groups[i].array_bytes for i in vg)
+        return {i: self.groups[i].array_bytes / total for i in vg}
+
+
+def build_ctx(plan: Plan, result: PlanResult, disk_override: DiskPerf | None = None) -> PerfCtx:
+    hw = plan.hardware or Hardware()
+    resolved: dict[tuple[str, bool], ResolvedDisk] = {}
+    sets = [(d.model, d.rotational) for d in plan.disks for _ in range(d.count)]
+
+    def disk_of(i: int) -> ResolvedDisk:
+        if sets[i] not in resolved:
+            model, rotational = sets[i]
+            spec = hw.disk_spec(model)
+            if not rotational and DISK_CLASSES[spec.disk_class].rpm:  # says SSD but kept an HDD class
+                spec = spec.model_copy(update={"disk_class": "ssd-sata"})
+            resolved[sets[i]] = resolve_disk(spec, disk_override)
+        return resolved[sets[i]]
+
+    groups = []
+    pos = 0
+    vol = result.volumes[0]
+    for pg, gr in zip(plan.groups, result.groups):
+        md = gr.md
+        members = tuple(range(pos, pos + pg.members))
+        pos += pg.disks
+        slowest = min((disk_of(i) for i in members), key=lambda d: (d.seq_inner_mb_s, d.rand_write_iops))
+        parity = {4: 1, 5: 1, 6: 2}.get(pg.level, 0)
+        cache = 0
+        if parity:
+            cache = plan.tuning.stripe_cache_size or vol.alignment.stripe_cache_size or 256
+        groups.append(GroupCtx(
+            name=pg.name, level=pg.level, n=pg.members, parity=parity, data=float(md.data_disks),
+            near=md.near_copies, far=md.far_copies, chunk=md.chunk_bytes, disk=slowest, members=members,
+            spares=pg.spares, array_bytes=md.array_bytes, component_bytes=md.component_bytes or min(md.member_used_bytes),
+            cache_entries=cache))
+    names = [g.name for g in groups]
+    mode = ("striped" if plan.lvm.mode == "striped" else "linear") if plan.lvm.enabled else "none"
+    links, hbas = link_map(hw.wiring, len(sets))
+    return PerfCtx(groups=tuple(groups), volume_groups=tuple(names.index(n) for n in vol.groups), lvm_mode=mode,
+                   volume_bytes=vol.block_device_bytes, readahead=vol.alignment.readahead_bytes,
+                   fs_type=plan.filesystem.type, disk_count=len(sets), hardware=hw, cpu=resolve_cpu(hw.cpu),
+                   links=links, hbas=hbas)
+
+
+def seq_mb_s(disk: ResolvedDisk, span: float, write: bool) -> float:
+    """Sequential rate over the first `span` of the disk: zones fall off linearly from outer to inner,
+    so the average over [0, span] is the rate at its middle."""
+    rate = disk.seq_outer_mb_s - (disk.seq_outer_mb_s - disk.seq_inner_mb_s) * min(1.0, span) / 2
+    return rate * (disk.seq_write_factor if write else 1.0)
+
+
+def rand_iops(disk: ResolvedDisk, span: float, bs: int, write: bool) -> float:
+    """One disk's random operations per second at queue depth 1 (HDD) or saturated (flash).
+
+    HDD: a request costs a seek, half a rotation and its transfer. The rated IOPS give the
+    full-stroke seek; a shorter span seeks shorter, roughly with the square root of the
+    distance (the arm accelerates for half the way), down to the settle time.
+    """
+    base = disk.rand_write_iops if write else disk.rand_read_iops
+    if disk.measured:
+        return base
+    rate = seq_mb_s(disk, span, write) * 1e6
+    if disk.rpm:
+        rot = 30.0 / disk.rpm
+        seek_full = max(1.0 / base - rot, SETTLE_S)
+        seek = SETTLE_S + (seek_full - SETTLE_S) * sqrt(min(1.0, span))
+        return 1.0 / (seek + rot + bs / rate)
+    return min(base, rate / bs)  # flash: rated at 4 KiB; bigger blocks are bound by bandwidth
+
+
+def positioning_s(disk: ResolvedDisk) -> float:
+    """Time a disk spends before a batch of writes starts moving data: half a rotation plus settle."""
+    if disk.measured:
+        return 1.0 / disk.rand_write_iops
+    return 30.0 / disk.rpm + SETTLE_S if disk.rpm else FLASH_SERVICE_S
+
+
+def busy_fraction(disk: ResolvedDisk, disks: int, outstanding: float) -> float:
+    """Share of a disk's capacity that `outstanding` requests, landing on `disks` disks at random, use.
+
+    A disk that serves one request at a time is busy when at least one request landed on it;
+    a flash disk with p channels needs p requests to run at its rated speed.
+    """
+    if disks <= 0 or outstanding <= 0:
+        return 0.0
+    if disk.parallelism > 1:
+        return min(1.0, outstanding / (disks * disk.parallelism))
+    if disks == 1:
+        return min(1.0, outstanding)
+    return 1.0 - (1.0 - 1.0 / disks) ** outstanding
+
+
+def link_map(w: Wiring, disks: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """Link and HBA index of every disk: disks are dealt to links in order, links to HBAs evenly."""
+    links = tuple(i // w.disks_per_link for i in range(disks))
+    n_links = links[-1] + 1 if links else 0
+    hbas = tuple((link * w.hbas) // n_links if w.hbas else 0 for link in links)
+    return links, hbas

@@ -1,0 +1,127 @@
+"""Every sensible layout of a set of disks, ranked by usable bytes, predicted speed and loss odds.
+
+A layout is a RAID level, a number of equal groups, hot spares per group, a chunk and (with
+several groups) linear or striped LVM. Each is computed exactly (`compute`), predicted
+(`perf.predict`) and scored (`reliability`); the Pareto front holds the layouts no other
+beats on all three at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from planners.compute import compute
+from planners.errors import PlanError
+from planners.models import Lvm, MdGroup, Plan
+from planners.perf import predict_ctx
+from planners.perf_ctx import build_ctx
+from planners.reliability import reliability_ctx
+from planners.units import KiB, format_size_compact
+from planners.workloads import PRESETS, Workload
+
+Frozen = ConfigDict(frozen=True)
+MIN_MEMBERS = {0: 2, 5: 3, 6: 4, 10: 2}
+LEVELS: tuple[tuple[int, str | None], ...] = ((0, None), (5, None), (6, None), (10, "n2"), (10, "f2"))
+CHUNKS = (64 * KiB, 512 * KiB)
+MAX_GROUPS = 16  # more, smaller arrays than this only add spares and parity without a new trade-off
+
+
+class SweepRow(BaseModel):
+    model_config = Frozen
+
+    label: str = Field(description="Short description of the layout.")
+    plan: Plan = Field(description="The plan of this layout (the input plan with new groups and LVM).")
+    usable_bytes: int = Field(description="What df shows as available, in bytes.")
+    mb_s: float = Field(description="Predicted throughput of the ranking workload, MB/s.")
+    iops: float = Field(description="Predicted requests per second of the ranking workload.")
+    binding: str = Field(description="The term limiting that figure.")
+    loss_per_year: tuple[float, float] = Field(description="P(data loss in a year) at 1 % and 4 % AFR, 0-1.")
+    rebuild_hours: float = Field(description="Rebuild time of one member, hours.")
+    pareto: bool = Field(description="No other layout has at least as much space and speed and at most the risk, "
+                                     "and beats it on one.")
+
+
+class Sweep(BaseModel):
+    model_config = Frozen
+
+    workload: str = Field(description="Workload the speed figure is for.")
+    disks: int = Field(description="Disks swept, count.")
+    rows: list[SweepRow] = Field(description="Layouts: the Pareto front first, then by usable bytes.")
+    skipped: int = Field(description="Layouts the tools would refuse, count.")
+
+
+def layouts(plan: Plan) -> list[tuple[str, list[MdGroup], Lvm]]:
+    """(label, groups, lvm) for every layout of the plan's disks that the sweep considers."""
+    n = sum(d.count for d in plan.disks)
+    out = []
+    for level, layout in LEVELS:
+        for spares in (0, 1) if level else (0,):
+            # Several RAID0 arrays under LVM are one wider RAID0 with more to go wrong: one is enough.
+            most = 1 if level == 0 else min(MAX_GROUPS, n // (MIN_MEMBERS[level] + spares))
+            for g in range(1, most + 1):
+                members = (n - g * spares) // g
+                unused = n - g * (members + spares)
+                if members < MIN_MEMBERS[level] or unused >= g or (level == 10 and layout == "n2" and members % 2):
+                    continue
+                for chunk in CHUNKS:
+                    groups = [MdGroup(name=f"md{i}", level=level, layout=layout, members=members, spares=spares,
+                                      chunk=chunk, bitmap="none" if level == 0 else "internal") for i in range(g)]
+                    name = "RAID" + str(level) + (f" {layout}" if layout else "")
+                    base = f"{g}x {name} {members}" + (f"+{spares}" if spares else "") + f" {format_size_compact(chunk)}"
+                    modes = ("linear", "striped") if g > 1 else ("linear",)
+                    for mode in modes:
+                        lvm = plan.lvm.model_copy(update={"enabled": g > 1 or plan.lvm.enabled, "mode": mode,
+                                                          "stripe_size": None})
+                        out.append((base + (f" / LVM {mode}" if g > 1 else ""), groups, lvm))
+    return out
+
+
+def sweep(plan: Plan, workload: Workload | None = None, *, limit: int | None = None) -> Sweep:
+    """Sweep the layouts of `plan`'s disks (its hardware, filesystem and tools kept)."""
+    w = workload or PRESETS["seq-write"]
+    rows: list[SweepRow] = []
+    skipped = 0
+    tuning = plan.tuning.model_copy(update={"stripe_cache_size": None, "readahead": None})
+    for label, groups, lvm in layouts(plan):
+        try:
+            p = Plan(name=plan.name, disks=plan.disks, groups=groups, lvm=lvm, filesystem=plan.filesystem,
+                     tuning=tuning, tools=plan.tools, hardware=plan.hardware)
+            result = compute(p)
+        except PlanError:
+            skipped += 1
+            continue
+        ctx = build_ctx(p, result)
+        (pred,) = predict_ctx(ctx, result.volumes[0].alignment.top_io_opt_bytes, [w])
+        rel = reliability_ctx(ctx)
+        rows.append(SweepRow(label=label, plan=p, usable_bytes=result.usable_bytes, mb_s=pred.mb_s, iops=pred.iops,
+                             binding=pred.binding, loss_per_year=rel.loss_per_year,
+                             rebuild_hours=max(g.rebuild_hours for g in rel.groups), pareto=False))
+    rows = _mark_front(rows)
+    rows.sort(key=lambda r: (not r.pareto, -r.usable_bytes, -r.mb_s, r.loss_per_year[1]))
+    return Sweep(workload=w.name, disks=sum(d.count for d in plan.disks), rows=rows[:limit] if limit else rows,
+                 skipped=skipped)
+
+
+def _mark_front(rows: Sequence[SweepRow]) -> list[SweepRow]:
+    """Pareto front over (usable up, speed up, yearly loss at 4 % AFR down).
+
+    Sorted by usable bytes first, a row can only be dominated by rows before it, and only
+    by rows on the front; the front stays small, so this is fast for thousands of rows.
+    """
+    order = sorted(range(len(rows)), key=lambda i: (-rows[i].usable_bytes, -rows[i].mb_s, rows[i].loss_per_year[1]))
+    front: list[int] = []
+    flags = [False] * len(rows)
+    for i in order:
+        r = rows[i]
+        if not any(_dominates(rows[j], r) for j in front):
+            front.append(i)
+            flags[i] = True
+    return [r.model_copy(update={"pareto": f}) for r, f in zip(rows, flags)]
+
+
+def _dominates(a: SweepRow, b: SweepRow) -> bool:
+    ge = a.usable_bytes >= b.usable_bytes and a.mb_s >= b.mb_s and a.loss_per_year[1] <= b.loss_per_year[1]
+    gt = a.usable_bytes > b.usable_bytes or a.mb_s > b.mb_s or a.loss_per_year[1] < b.loss_per_year[1]
+    return ge and gt

@@ -1,0 +1,118 @@
+"""Workloads in fio's own terms, and the presets podplan predicts by default.
+
+A workload says what is asked of the array, not how fast it goes: the shape of the I/O
+(rw, bs), how much is in flight (numjobs, iodepth, ioengine, direct) and where it lands
+(the raw device or a file on the filesystem, and how much of it the I/O spans).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from planners.errors import PlanError
+from planners.units import KiB, MiB
+
+GB = 10**9
+
+Frozen = ConfigDict(frozen=True, extra="forbid")
+
+# fio's rw values, plus "rewrite": read a block, then write it back in place (bonnie++'s
+# rewrite), whose figure counts each byte once although the disks move it twice.
+Rw = Literal["read", "write", "randread", "randwrite", "rewrite"]
+ASYNC_ENGINES = ("libaio", "io_uring", "posixaio")
+
+
+class Workload(BaseModel):
+    """One fio job (or a job group of numjobs identical jobs)."""
+
+    model_config = Frozen
+
+    name: str = Field(description="Preset or user name, shown with each prediction.")
+    description: str = Field("", description="What the workload stands for.")
+    rw: Rw = Field(description="fio rw: read, write, randread, randwrite, or rewrite (see module docs).")
+    bs: int = Field(gt=0, description="Block size of each request, in bytes (fio bs).")
+    direct: bool = Field(True, description="O_DIRECT (fio direct=1); False goes through the page cache.")
+    numjobs: int = Field(1, ge=1, le=4096, description="Independent jobs issuing I/O at once (count).")
+    iodepth: int = Field(1, ge=1, le=65536, description="Requests in flight per job (count); only async engines "
+                                                         "with direct=1 honour it.")
+    ioengine: str = Field("libaio", description="fio ioengine: libaio, io_uring, psync, sync, ...")
+    target: Literal["raw", "file"] = Field("raw", description="The top block device, or a file on the filesystem.")
+    size: int | None = Field(None, gt=0, description="Bytes the I/O spans (fio size); None = the whole device.")
+
+    @property
+    def is_read(self) -> bool:
+        return self.rw in ("read", "randread")
+
+    @property
+    def is_random(self) -> bool:
+        return self.rw in ("randread", "randwrite")
+
+    @property
+    def writes(self) -> bool:
+        return self.rw in ("write", "randwrite", "rewrite")
+
+    @property
+    def in_flight(self) -> int:
+        """Requests outstanding at once: fio's iodepth only counts with an async engine and O_DIRECT."""
+        depth = self.iodepth if (self.direct and self.ioengine in ASYNC_ENGINES) else 1
+        return self.numjobs * depth
+
+    def fio_job(self, filename: str = "${FIO_TARGET}", runtime_s: int = 30) -> str:
+        """The fio job file that measures this workload (its size stays the caller's business)."""
+        lines = [f"[{self.name}]", f"filename={filename}", f"rw={'readwrite' if self.rw == 'rewrite' else self.rw}",
+                 f"bs={self.bs}", f"direct={int(self.direct)}", f"ioengine={self.ioengine}",
+                 f"iodepth={self.iodepth}", f"numjobs={self.numjobs}", "group_reporting=1",
+                 f"runtime={runtime_s}", "time_based=1"]
+        if self.size:
+            lines.append(f"size={self.size}")
+        if self.is_random:
+            lines.append("randrepeat=0")
+        return "\n".join(lines) + "\n"
+
+
+def _w(name: str, description: str, rw: Rw, bs: int, **kw: object) -> Workload:
+    return Workload(name=name, description=description, rw=rw, bs=bs, **kw)  # type: ignore[arg-type]
+
+
+# podplan's validation suite: sequential I/O with two full stripes' worth of 1 MiB requests in
+# flight (the iodepth is raised per plan by `for_plan`), and 4 KiB random I/O at queue depth 32.
+VALIDATION = (
+    _w("seq-read", "sequential read, direct, two full stripes in flight", "read", MiB, iodepth=16),
+    _w("seq-write", "sequential write, direct, two full stripes in flight", "write", MiB, iodepth=16),
+    _w("rand-read-4k", "4 KiB random read, direct, queue depth 32", "randread", 4 * KiB, iodepth=32),
+    _w("rand-write-4k", "4 KiB random write, direct, queue depth 32", "randwrite", 4 * KiB, iodepth=32),
+)
+OTHERS = (
+    _w("dd-write", "dd if=/dev/zero of=FILE bs=1M: one buffered stream into a file", "write", MiB, direct=False,
+       ioengine="psync", target="file", size=10 * GB),
+    _w("dd-read", "dd if=FILE of=/dev/null bs=1M: one buffered stream out of a file", "read", MiB, direct=False,
+       ioengine="psync", target="file", size=10 * GB),
+    _w("bonnie-write", "bonnie++ block write: one buffered writer, 8 KiB writes", "write", 8 * KiB, direct=False,
+       ioengine="psync", target="file"),
+    _w("bonnie-rewrite", "bonnie++ rewrite: read 8 KiB, write it back in place", "rewrite", 8 * KiB, direct=False,
+       ioengine="psync", target="file"),
+    _w("bonnie-read", "bonnie++ block read: one buffered reader, 8 KiB reads", "read", 8 * KiB, direct=False,
+       ioengine="psync", target="file"),
+    _w("bonnie-seeks", "bonnie++ random seeks: three processes reading 8 KiB at random", "randread", 8 * KiB,
+       direct=False, ioengine="psync", numjobs=3, target="file"),
+)
+PRESETS: dict[str, Workload] = {w.name: w for w in VALIDATION + OTHERS}
+VALIDATION_NAMES = tuple(w.name for w in VALIDATION)
+
+
+def preset(name: str) -> Workload:
+    try:
+        return PRESETS[name]
+    except KeyError:
+        raise PlanError(f"unknown workload {name!r}; choose from {', '.join(PRESETS)}", "workload") from None
+
+
+def for_plan(w: Workload, full_stripe_bytes: int) -> Workload:
+    """The validation suite's sequential jobs keep two full stripes in flight, whatever the stripe."""
+    if w.name in ("seq-read", "seq-write") and full_stripe_bytes:
+        depth = max(w.iodepth, -(-2 * full_stripe_bytes // w.bs))
+        if depth != w.iodepth:
+            return w.model_copy(update={"iodepth": depth})
+    return w
