@@ -12,7 +12,7 @@ from pathlib import Path
 from planners.errors import PlanError
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
-COMMANDS = ("plan", "script", "example", "schema", "tui", "rehearse", "validate", "check")
+COMMANDS = ("plan", "script", "example", "schema", "tui", "rehearse", "validate", "check", "predict", "sweep")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -47,6 +47,9 @@ def build_parser() -> argparse.ArgumentParser:
     from app.validate_cmd import add_parsers as add_validate_parsers
 
     add_validate_parsers(sub)
+    from app.predict_cmd import add_parsers as add_predict_parsers
+
+    add_predict_parsers(sub)
     return p
 
 
@@ -86,6 +89,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         return EXIT_OK
     if args.command == "tui":
         return _tui(args.plan_file)
+    if args.command in ("predict", "sweep"):
+        from app.predict_cmd import dispatch as predict_dispatch
+
+        return predict_dispatch(args)
     if args.command in ("validate", "check"):
         from app.validate_cmd import dispatch
 

@@ -68,13 +68,14 @@ def layouts(plan: Plan) -> list[tuple[str, list[MdGroup], Lvm]]:
                 for chunk in CHUNKS:
                     groups = [MdGroup(name=f"md{i}", level=level, layout=layout, members=members, spares=spares,
                                       chunk=chunk, bitmap="none" if level == 0 else "internal") for i in range(g)]
-                    name = "RAID" + str(level) + (f" {layout}" if layout else "")
-                    base = f"{g}x {name} {members}" + (f"+{spares}" if spares else "") + f" {format_size_compact(chunk)}"
+                    name = "RAID" + str(level) + (layout or "")
+                    base = (f"{g}x " if g > 1 else "") + f"{name} {members}" + (f"+{spares}" if spares else "")
+                    base += f" {format_size_compact(chunk)}"
                     modes = ("linear", "striped") if g > 1 else ("linear",)
                     for mode in modes:
                         lvm = plan.lvm.model_copy(update={"enabled": g > 1 or plan.lvm.enabled, "mode": mode,
                                                           "stripe_size": None})
-                        out.append((base + (f" / LVM {mode}" if g > 1 else ""), groups, lvm))
+                        out.append((base + (f" {mode}" if g > 1 else ""), groups, lvm))
     return out
 
 
