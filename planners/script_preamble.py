@@ -75,19 +75,26 @@ root_disks() {
 }
 
 PROBLEMS=0
+ROOT_DISKS=""
+ROOT_DISKS_KNOWN=0
 check_device() {
-  local given="$1" dev why=()
+  local given="$1" dev why=() info
   case "$given" in
     *FILL-IN*) die "device path $given is a placeholder: put the real /dev/disk/by-id/... path in the plan" ;;
   esac
   dev=$(readlink -f -- "$given")
   [ -b "$dev" ] || die "$given is not a block device"
-  if lsblk -n -r -o MOUNTPOINT -- "$dev" 2>/dev/null | grep -q .; then why+=("mounted"); fi
-  if findmnt -n -S "$dev" >/dev/null 2>&1; then why+=("mounted"); fi
-  if lsblk -n -r -o FSTYPE -- "$dev" 2>/dev/null | grep -Eq 'linux_raid_member|LVM2_member'; then why+=("in use by md or LVM"); fi
+  if [ "$ROOT_DISKS_KNOWN" -eq 0 ]; then
+    ROOT_DISKS=$(root_disks)
+    ROOT_DISKS_KNOWN=1
+  fi
+  # One lsblk for the device and its partitions: mount points in column 1, signatures in column 2.
+  info=$(lsblk -n -r -o MOUNTPOINT,FSTYPE -- "$dev" 2>/dev/null || true)
+  if printf '%s\n' "$info" | grep -q '^/' || findmnt -n -S "$dev" >/dev/null 2>&1; then why+=("mounted"); fi
+  if printf '%s\n' "$info" | grep -Eq 'linux_raid_member|LVM2_member'; then why+=("in use by md or LVM"); fi
   if [ -n "$(ls -A "/sys/class/block/$(basename "$dev")/holders" 2>/dev/null)" ]; then why+=("held by another device (md, LVM or dm)"); fi
   if [ -n "$(wipefs -n --noheadings -- "$dev" 2>/dev/null)" ]; then why+=("carries a signature (wipefs -n $dev)"); fi
-  if root_disks | grep -qxF -- "$dev"; then why+=("holds the root filesystem"); fi
+  if [ -n "$ROOT_DISKS" ] && printf '%s\n' "$ROOT_DISKS" | grep -qxF -- "$dev"; then why+=("holds the root filesystem"); fi
   if [ ${#why[@]} -eq 0 ]; then
     say "  ok      $given"
   elif is_overridden "$dev"; then

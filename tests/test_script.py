@@ -180,3 +180,17 @@ def test_unknown_script_option(tmp_path):
     path.write_text(build_script(plan, compute(plan)))
     p = _run_script(str(path), "--frobnicate")
     assert p.returncode == 2
+
+
+def test_root_disk_is_refused(tmp_path):
+    _need_root_tools()
+    src = subprocess.run(["findmnt", "-n", "-o", "SOURCE", "/"], capture_output=True, text=True).stdout.strip()
+    disks = subprocess.run(["lsblk", "-n", "-s", "-r", "-o", "PATH,TYPE", src], capture_output=True, text=True).stdout
+    root = next((line.split()[0] for line in disks.splitlines() if line.endswith(" disk")), None)
+    if root is None:
+        pytest.skip(f"the root filesystem ({src or 'unknown'}) is not on a block device here")
+    with sparse_loops([64 * MiB] * 2) as devs:
+        path = _script_for([root, *devs], tmp_path)
+        p = _run_script(path)
+        assert p.returncode != 0
+        assert f"REFUSED {root}:" in p.stdout and "holds the root filesystem" in p.stdout
