@@ -1,7 +1,7 @@
 """Pinned variants side by side: one column per plan, one row per figure worth comparing.
 
-Rows that later models will fill (throughput, reliability) are listed already so the
-table's shape does not change under the user when they arrive.
+Throughput and reliability come from the performance and reliability models, each
+figure with what limits it.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from textual.widgets import DataTable, Footer, Header, Static
 
 from app.tui.variants import Variant
 from planners.models import Plan
+from planners.results import PlanResult
 from planners.units import format_bytes_binary as tib
 from planners.units import format_bytes_decimal as tb
 from planners.units import format_size_compact
@@ -27,6 +28,24 @@ def _layout(plan: Plan) -> str:
 
 def _size(n: int | None) -> str:
     return format_size_compact(n) if n else "-"
+
+
+def _throughput(plan: Plan, result: PlanResult) -> str:
+    """Sequential write and 4k random read, each with what limits it."""
+    from planners.perf import predict
+    from planners.workloads import PRESETS
+
+    seq, rnd = predict(plan, result, [PRESETS["seq-write"], PRESETS["rand-read-4k"]])
+    return f"wr {seq.mb_s:,.0f} MB/s ({seq.binding}), 4k rd {rnd.iops:,.0f} IOPS"
+
+
+def _reliability(plan: Plan, result: PlanResult) -> str:
+    from app.predict_cmd import short_odds
+    from planners.reliability import reliability
+
+    rel = reliability(plan, result)
+    lo, hi = rel.loss_per_year
+    return f"loss/yr {short_odds(lo)}-{short_odds(hi)}, rebuild {max(g.rebuild_hours for g in rel.groups):.0f} h"
 
 
 ROWS: tuple[tuple[str, object], ...] = (
@@ -45,8 +64,8 @@ ROWS: tuple[tuple[str, object], ...] = (
     ("readahead", lambda p, r: _size(r.volumes[0].alignment.readahead_bytes)),
     ("errors/warnings", lambda p, r: f"{sum(f.severity == 'error' for f in r.findings)}"
                                      f"/{sum(f.severity == 'warning' for f in r.findings)}"),
-    ("throughput", lambda p, r: "later"),
-    ("reliability", lambda p, r: "later"),
+    ("throughput", lambda p, r: _throughput(p, r)),
+    ("reliability", lambda p, r: _reliability(p, r)),
 )
 
 

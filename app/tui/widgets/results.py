@@ -16,6 +16,7 @@ from textual.widgets import Static, TabbedContent, TabPane
 
 from app.render import alignment_table, findings_text, volume_table
 from app.tui.tables import arrays, summary_text, waterfall
+from app.tui.widgets.perf import perf_view
 from planners.models import Plan
 from planners.results import PlanResult
 
@@ -47,9 +48,8 @@ class ResultsPane(Vertical):
                 with VerticalScroll(classes="result-scroll"):
                     yield Static(id="findings")
             with TabPane("Perf", id="tab-performance"):
-                yield Static(
-                    "Predicted throughput, with the component that limits it, will appear here "
-                    "once the performance model exists.", classes="placeholder")
+                with VerticalScroll(classes="result-scroll"):
+                    yield Static(id="perf")
 
     def show(self, plan: Plan, result: PlanResult) -> None:
         self.plan, self.result, self.error = plan, result, ""
@@ -107,3 +107,5 @@ class ResultsPane(Vertical):
             self._put("#alignment", Group(*parts))
         elif active == "tab-findings":
             self._put("#findings", findings_text(result))
+        elif active == "tab-performance":
+            self._put("#perf", perf_view(plan, result, self.size.width - 2))

@@ -1,0 +1,80 @@
+"""The Perf tab: a roofline per workload (one bar per limiting component) and the loss odds.
+
+Bars are on a log scale shared by one workload's terms, because the ceilings span four
+orders of magnitude (a link at 2 GB/s, random 4 KiB writes at 2 MB/s) and what matters is
+how far each sits above the binding one, which is drawn first and highlighted.
+"""
+
+from __future__ import annotations
+
+from math import log
+
+from rich.console import Group
+from rich.table import Table
+from rich.text import Text
+
+from planners.models import Plan
+from planners.perf import WorkloadPrediction, predict
+from planners.reliability import Reliability, reliability
+from planners.results import PlanResult
+
+LABEL_WIDTH = 13
+VALUE_WIDTH = 11
+BAR_MIN = 10
+
+
+def _value(p: WorkloadPrediction, mb_s: float) -> str:
+    if p.block_bytes < (1 << 16):
+        return f"{mb_s * 1e6 / p.block_bytes:,.0f} IOPS"
+    return f"{mb_s:,.0f} MB/s"
+
+
+def roofline(p: WorkloadPrediction, width: int) -> Text:
+    """One workload: a header line, then one bar per term, smallest (binding) first."""
+    bar_width = max(BAR_MIN, width - LABEL_WIDTH - VALUE_WIDTH - 2)
+    shown = [t for t in p.terms if t.mb_s < 1e9][:8]  # "no limit" placeholders would flatten the scale
+    lo = max(min(t.mb_s for t in shown), 1e-6)
+    hi = max(max(t.mb_s for t in shown), lo * 1.0001)
+    span = log(hi / lo) * 1.15  # leave room so the largest bar does not fill the pane edge to edge
+    out = Text(no_wrap=True, overflow="ellipsis")
+    out.append(f"{p.workload}", style="bold")
+    out.append(f"  {_value(p, p.mb_s)}", style="bold")
+    if p.block_bytes < (1 << 16):
+        out.append(f" ({p.mb_s:,.1f} MB/s)")
+    out.append(f"  limited by {p.binding}", style="bold yellow")
+    if p.runner_up:
+        out.append(f", then {p.runner_up} (x{p.headroom:.2f})", style="dim")
+    out.append("\n")
+    for i, t in enumerate(shown):
+        frac = 0.08 + 0.92 * log(max(t.mb_s, lo) / lo) / span
+        n = max(1, round(frac * bar_width))
+        style = "bold yellow" if i == 0 else "cyan"
+        out.append(f"{t.name[:LABEL_WIDTH - 1]:<{LABEL_WIDTH}}", style=style if i == 0 else "")
+        out.append("█" * n, style=style)
+        out.append(" " * (bar_width - n + 1))
+        out.append(f"{_value(p, t.mb_s):>{VALUE_WIDTH}}\n", style=style if i == 0 else "dim")
+    if p.factor_note:
+        out.append(p.factor_note + "\n", style="dim")
+    return out
+
+
+def reliability_text(rel: Reliability) -> Table:
+    from app.predict_cmd import odds
+
+    t = Table(title="Reliability", title_justify="left", show_edge=False, padding=(0, 1, 0, 0))
+    for col in ("array", "survives", "rebuild", "limited by", "P(URE)"):
+        t.add_column(col, no_wrap=True, justify="left" if col in ("array", "limited by") else "right")
+    for g in rel.groups:
+        t.add_row(g.name, str(g.tolerates), f"{g.rebuild_hours:.1f} h", g.rebuild_binding, f"{g.ure_probability:.0%}")
+    lo, hi = rel.loss_per_year
+    t.caption = f"loss within a year: {odds(lo)} to {odds(hi)} (disk failures 1-4 %/yr)"
+    return t
+
+
+def perf_view(plan: Plan, result: PlanResult, width: int) -> Group:
+    preds = predict(plan, result)
+    parts: list = []
+    for p in preds:
+        parts += [roofline(p, width)]
+    parts.append(reliability_text(reliability(plan, result)))
+    return Group(*parts)
