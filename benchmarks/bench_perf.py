@@ -1,0 +1,68 @@
+"""Time to predict every workload preset for a 60-disk plan (target < 5 ms) and to sweep every
+layout of 60 disks (target < 500 ms).
+
+Run: .venv/bin/python benchmarks/bench_perf.py [--n 300] [--sweeps 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from planners.compute import compute  # noqa: E402
+from planners.models import DiskSet, Filesystem, Lvm, MdGroup, Plan  # noqa: E402
+from planners.perf import predict  # noqa: E402
+from planners.reliability import reliability  # noqa: E402
+from planners.sweep import layouts, sweep  # noqa: E402
+from planners.workloads import PRESETS  # noqa: E402
+
+
+def plan_60() -> Plan:
+    return Plan(
+        name="bench60",
+        disks=[DiskSet(count=60, size=8001563222016)],
+        groups=[MdGroup(name=f"md{i}", level=6, members=20, chunk=512 * 1024) for i in range(3)],
+        lvm=Lvm(enabled=True, mode="linear"),
+        filesystem=Filesystem(type="xfs"),
+    )
+
+
+def _median_ms(fn, n: int) -> tuple[float, float]:  # type: ignore[no-untyped-def]
+    times = []
+    for _ in range(n):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    times.sort()
+    return statistics.median(times) * 1e3, times[int(0.95 * (len(times) - 1))] * 1e3
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--n", type=int, default=300)
+    ap.add_argument("--sweeps", type=int, default=5)
+    args = ap.parse_args()
+    plan = plan_60()
+    result = compute(plan)
+    workloads = list(PRESETS.values())
+    for _ in range(20):
+        predict(plan, result, workloads)
+    med, p95 = _median_ms(lambda: predict(plan, result, workloads), args.n)
+    print(f"predict({len(workloads)} workloads, 60 disks, 3 x RAID6, LVM): median {med:.3f} ms, p95 {p95:.3f} ms "
+          f"over {args.n} runs (target < 5 ms)")
+    med, p95 = _median_ms(lambda: reliability(plan, result), args.n)
+    print(f"reliability(60 disks): median {med:.3f} ms, p95 {p95:.3f} ms")
+    flat = Plan(name="sweep60", disks=plan.disks, groups=[MdGroup(level=6, members=60)])
+    sweep(flat)
+    med, p95 = _median_ms(lambda: sweep(flat), args.sweeps)
+    print(f"sweep(60 disks, {len(layouts(flat))} layouts, each computed, predicted and scored): median {med:.0f} ms, "
+          f"worst {p95:.0f} ms over {args.sweeps} runs (target < 500 ms)")
+
+
+if __name__ == "__main__":
+    main()

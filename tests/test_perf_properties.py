@@ -1,0 +1,163 @@
+"""Properties and table cases of the bottleneck model."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from planners.hardware import Cpu, DiskPerf, DiskSpec, Hardware, Wiring
+from planners.models import DiskSet, Lvm, MdGroup, Plan, Tuning
+from planners.perf import predict, prediction_for
+from planners.units import KiB, MiB
+from planners.workloads import PRESETS, VALIDATION_NAMES, Workload, for_plan, preset
+
+TB2 = 2_000_398_934_016
+ALL = list(PRESETS.values())
+
+
+def plan_of(n: int, level: int = 0, *, size: int = TB2, chunk: int = 512 * KiB, hw: Hardware | None = None,
+            groups: int = 1, lvm: str | None = None, **tuning: int) -> Plan:
+    return Plan(
+        name="t",
+        disks=[DiskSet(count=n * groups, size=size)],
+        groups=[MdGroup(name=f"md{i}", level=level, members=n, chunk=chunk, bitmap="none") for i in range(groups)],
+        lvm=Lvm(enabled=lvm is not None, mode=lvm or "linear"),
+        tuning=Tuning(**tuning),
+        hardware=hw,
+    )
+
+
+def test_validation_suite_names_and_fio_terms():
+    assert VALIDATION_NAMES == ("seq-read", "seq-write", "rand-read-4k", "rand-write-4k")
+    job = preset("rand-write-4k").fio_job()
+    for line in ("rw=randwrite", "bs=4096", "direct=1", "iodepth=32", "ioengine=libaio", "numjobs=1"):
+        assert line in job
+    assert preset("dd-write").in_flight == 1  # a sync engine ignores iodepth
+    # Two full stripes in flight, whatever the stripe: 13 x 512K -> 13 x 1 MiB requests at least.
+    assert for_plan(preset("seq-write"), 43 * 512 * KiB).iodepth == 43
+    with pytest.raises(Exception, match="unknown workload"):
+        preset("nope")
+
+
+def test_every_prediction_is_its_smallest_term_and_names_it():
+    for p in predict(plan_of(12, 6), workloads=ALL):
+        assert p.terms[0].name == p.binding and p.terms[0].mb_s == p.mb_s
+        assert [t.mb_s for t in p.terms] == sorted(t.mb_s for t in p.terms)
+        assert p.runner_up == p.terms[1].name and p.headroom >= 1.0
+        assert p.iops == pytest.approx(p.mb_s * 1e6 / p.block_bytes)
+
+
+def test_naive_multiplication_is_not_the_answer_for_a_wide_raid6():
+    (p,) = predict(plan_of(45, 6), workloads=[PRESETS["seq-write"]])
+    disks = next(t for t in p.terms if t.name == "disks")
+    assert p.binding in ("md thread", "stripe cache") and p.mb_s < disks.mb_s
+
+
+def test_small_random_writes_pay_the_parity_penalty_and_md_picks_the_cheaper_method():
+    w = [PRESETS["rand-write-4k"]]
+    r0, r5, r6 = (predict(plan_of(8, lvl), workloads=w)[0] for lvl in (0, 5, 6))
+    d0, d5, d6 = (next(t for t in p.terms if t.name == "disks").iops for p in (r0, r5, r6))
+    assert d5 == pytest.approx(d0 / 4) and d6 == pytest.approx(d0 / 6)  # RMW: 4 and 6 I/Os per write
+    # Three-disk RAID5: reconstruct-write reads one chunk instead of two, so 3 I/Os, not 4.
+    r3 = predict(plan_of(3, 0), workloads=w)[0]
+    r53 = predict(plan_of(3, 5), workloads=w)[0]
+    note = next(t for t in r53.terms if t.name == "disks")
+    assert "reconstruct-write" in note.note
+    assert note.iops == pytest.approx(next(t for t in r3.terms if t.name == "disks").iops / 3)
+
+
+def test_partial_stripes_when_too_little_is_in_flight():
+    shallow = Workload(name="shallow", rw="write", bs=64 * KiB, iodepth=1)
+    (p,) = predict(plan_of(10, 6), workloads=[shallow])
+    assert "partial stripes" in next(t for t in p.terms if t.name == "disks").note
+
+
+def test_small_readahead_binds_a_buffered_reader_on_a_wide_array():
+    # dd's 1 MiB reads are read whole even with a 128 KiB readahead: two 512 KiB chunks in flight.
+    (p,) = predict(plan_of(24, 0, readahead=128 * KiB), workloads=[PRESETS["dd-read"]])
+    assert p.binding == "readahead" and p.terms[0].note.endswith("keeps 2 of 24 disks busy")
+    (q,) = predict(plan_of(24, 0), workloads=[PRESETS["dd-read"]])  # podplan's recommended readahead
+    assert q.mb_s > 5 * p.mb_s
+
+
+def test_shared_links_and_hbas_bind_when_narrow():
+    hw = Hardware(wiring=Wiring(link="sata2", disks_per_link=5, hbas=1, hba_mb_s=133))
+    (p,) = predict(plan_of(15, 0, hw=hw), workloads=[PRESETS["seq-read"]])
+    assert p.binding == "HBA" and p.mb_s == pytest.approx(133)
+    hw = Hardware(wiring=Wiring(link="sata1", disks_per_link=5))
+    (p,) = predict(plan_of(15, 0, hw=hw), workloads=[PRESETS["seq-read"]])
+    assert p.binding == "link" and p.mb_s == pytest.approx(135 * 3)
+
+
+def test_parity_writes_put_more_on_each_link():
+    hw = Hardware(wiring=Wiring(link="sata1", disks_per_link=10), cpu=Cpu(md_thread_mb_s=1e5))
+    (p,) = predict(plan_of(10, 6, hw=hw, stripe_cache_size=32768), workloads=[PRESETS["seq-write"]])
+    assert p.binding == "link" and p.mb_s == pytest.approx(135 * 8 / 10)
+
+
+def test_declared_write_cache_caps_writes_only():
+    hw = Hardware(write_cache_mb_s=300)
+    r, w = predict(plan_of(12, 0, hw=hw), workloads=[PRESETS["seq-read"], PRESETS["seq-write"]])
+    assert w.binding == "write cache" and w.mb_s == 300 and r.binding != "write cache"
+
+
+def test_measured_disks_replace_the_class_figures():
+    m = DiskPerf(seq_read_mb_s=50, seq_write_mb_s=40, rand_read_iops=200, rand_write_iops=150)
+    preds = predict(plan_of(4, 0), disk_override=m)
+    seq_r, seq_w, rr, rw = (prediction_for(preds, n) for n in VALIDATION_NAMES)
+    assert seq_r.mb_s == pytest.approx(200) and seq_w.mb_s == pytest.approx(160)
+    assert next(t for t in rr.terms if t.name == "disks").iops == pytest.approx(800)
+    assert next(t for t in rw.terms if t.name == "disks").iops == pytest.approx(600)
+
+
+def test_degraded_and_rebuild_modes():
+    w = [PRESETS["seq-read"], PRESETS["rand-read-4k"]]
+    (gone, _) = predict(plan_of(6, 0), workloads=w, mode="degraded")
+    assert gone.binding == "array failed" and gone.mb_s == 0
+    normal = predict(plan_of(8, 5), workloads=w)
+    degraded = predict(plan_of(8, 5), workloads=w, mode="degraded")
+    rebuild = predict(plan_of(8, 5), workloads=w, mode="rebuild")
+    for n, d, r in zip(normal, degraded, rebuild):
+        assert r.mb_s <= d.mb_s <= n.mb_s
+    assert degraded[0].binding in ("md thread", "parity CPU", "disks")  # reads now pass through md's thread
+
+
+def test_ssd_plans_use_flash_figures():
+    plan = Plan(name="s", disks=[DiskSet(count=4, size=960_197_124_096, rotational=False)],
+                groups=[MdGroup(level=10, members=4)])
+    rr = prediction_for(predict(plan), "rand-read-4k")
+    assert rr.iops > 50_000
+
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(2, 40), name=st.sampled_from(sorted(PRESETS)))
+def test_more_disks_never_predict_less_on_raid0(n, name):
+    w = [PRESETS[name]]
+    (a,) = predict(plan_of(n, 0, chunk=256 * KiB), workloads=w)
+    (b,) = predict(plan_of(n + 1, 0, chunk=256 * KiB), workloads=w)
+    assert b.mb_s >= a.mb_s * (1 - 1e-9), (a, b)
+
+
+@settings(max_examples=40, deadline=None)
+@given(rate=st.floats(20, 3000), cut=st.floats(0.1, 1.0), per_link=st.integers(1, 8),
+       level=st.sampled_from([0, 5, 6, 10]), name=st.sampled_from(sorted(PRESETS)))
+def test_a_tighter_link_never_predicts_more(rate, cut, per_link, level, name):
+    def run(link: float) -> float:
+        hw = Hardware(wiring=Wiring(link="sata2", disks_per_link=per_link, link_mb_s=link))
+        return predict(plan_of(8, level, hw=hw), workloads=[PRESETS[name]])[0].mb_s
+
+    assert run(rate * cut) <= run(rate) * (1 + 1e-9)
+
+
+@settings(max_examples=30, deadline=None)
+@given(small=st.integers(100, 4000), grow=st.integers(1, 4000), level=st.sampled_from([1, 5, 6, 10]),
+       cls=st.sampled_from(["hdd5400", "hdd7200", "ssd-sata", "nvme"]))
+def test_rebuild_time_grows_with_member_size(small, grow, level, cls):
+    from planners.reliability import reliability
+
+    hw = Hardware(disk=DiskSpec(disk_class=cls))
+    chunk = None if level == 1 else 512 * KiB
+    a, b = (reliability(plan_of(4, level, size=gb * 1000 * MiB, chunk=chunk, hw=hw)).groups[0].rebuild_hours
+            for gb in (small, small + grow))
+    assert b > a

@@ -1,0 +1,98 @@
+"""Reliability: the textbook MTTDL forms, spares, groups, unrecoverable reads, the yearly range."""
+
+from __future__ import annotations
+
+from math import exp
+
+import pytest
+
+from planners.hardware import DiskSpec, Hardware, Wiring
+from planners.models import DiskSet, Lvm, MdGroup, Plan
+from planners.reliability import AFR_RANGE, HOURS_PER_YEAR, reliability
+from planners.units import KiB
+
+TB2 = 2_000_398_934_016
+
+
+def plan(level: int, members: int, *, groups: int = 1, spares: int = 0, layout: str | None = None,
+         hw: Hardware | None = None) -> Plan:
+    return Plan(
+        name="r",
+        disks=[DiskSet(count=(members + spares) * groups, size=TB2)],
+        groups=[MdGroup(name=f"md{i}", level=level, layout=layout, members=members, spares=spares,
+                        chunk=None if level == 1 else 512 * KiB) for i in range(groups)],
+        lvm=Lvm(enabled=groups > 1),
+        hardware=hw,
+    )
+
+
+def _mttf(afr: float) -> float:
+    return HOURS_PER_YEAR / afr
+
+
+@pytest.mark.parametrize("level,n,formula", [
+    (5, 8, lambda f, r, n: f**2 / (n * (n - 1) * r)),
+    (6, 8, lambda f, r, n: f**3 / (n * (n - 1) * (n - 2) * r**2)),
+    (10, 8, lambda f, r, n: f**2 / (n * r)),
+    (0, 8, lambda f, r, n: f / n),
+    (1, 3, lambda f, r, n: f**3 / (n * 2 * r**2)),
+])
+def test_mttdl_follows_the_textbook_forms(level, n, formula):
+    g = reliability(plan(level, n)).groups[0]
+    lo, hi = g.mttdl_hours
+    assert lo == pytest.approx(formula(_mttf(AFR_RANGE[1]), g.mttr_hours, n))
+    assert hi == pytest.approx(formula(_mttf(AFR_RANGE[0]), g.mttr_hours, n))
+
+
+def test_far_and_odd_raid10_have_two_partners():
+    near = reliability(plan(10, 8)).groups[0]
+    far = reliability(plan(10, 8, layout="f2")).groups[0]
+    odd = reliability(plan(10, 7)).groups[0]
+    assert far.mttdl_hours[0] == pytest.approx(near.mttdl_hours[0] / 2)
+    assert odd.mttdl_hours[0] < near.mttdl_hours[0]
+
+
+def test_a_hot_spare_cuts_the_repair_time_to_the_rebuild():
+    bare, spared = (reliability(plan(6, 12, spares=s)).groups[0] for s in (0, 1))
+    assert bare.mttr_hours == pytest.approx(bare.rebuild_hours + 72)
+    assert spared.mttr_hours == pytest.approx(spared.rebuild_hours)
+    assert spared.mttdl_hours[0] > 10 * bare.mttdl_hours[0]
+
+
+def test_rebuild_is_bound_by_the_slowest_limit():
+    slow = Hardware(disk=DiskSpec(seq_inner_mb_s=80))
+    g = reliability(plan(6, 10, hw=slow)).groups[0]
+    assert g.rebuild_binding == "inner zone" and g.rebuild_mb_s == 80
+    component = 2_000_263_577_600  # mdadm's component of a 2 TB member with a 512K chunk
+    assert g.rebuild_hours == pytest.approx(component / 80e6 / 3600)
+    fast = Hardware(disk=DiskSpec(disk_class="nvme"))
+    assert reliability(plan(6, 10, hw=fast)).groups[0].rebuild_binding == "speed_limit_max"
+    shared = Hardware(wiring=Wiring(link="sata2", disks_per_link=5))
+    g = reliability(plan(6, 10, hw=shared)).groups[0]
+    assert g.rebuild_binding == "link" and g.rebuild_mb_s == pytest.approx(270 / 5)
+
+
+def test_groups_add_their_risks():
+    one = reliability(plan(6, 10))
+    three = reliability(plan(6, 10, groups=3))
+    assert three.mttdl_hours[0] == pytest.approx(one.mttdl_hours[0] / 3)
+    lo, hi = three.loss_per_year
+    assert lo < three.loss_per_year_nominal < hi
+    assert hi == pytest.approx(1 - exp(-HOURS_PER_YEAR / three.mttdl_hours[0]))
+
+
+def test_unrecoverable_read_error_odds():
+    r5 = reliability(plan(5, 8)).groups[0]
+    # Seven survivors read whole (a 128 MiB data offset aside); (1 - BER)^bits, in a form floats can hold.
+    assert r5.ure_bits == pytest.approx(7 * 8 * (TB2 - 2**27), rel=1e-3)
+    assert r5.ure_probability == pytest.approx(1 - exp(-r5.ure_bits * 1e-14), rel=1e-9)
+    assert 0.6 < r5.ure_probability < 0.7
+    assert "lost" in r5.ure_consequence
+    assert "corrected" in reliability(plan(6, 8)).groups[0].ure_consequence
+    assert reliability(plan(1, 2)).groups[0].ure_bits == pytest.approx(r5.ure_bits / 7, rel=1e-3)
+
+
+def test_assumptions_are_stated():
+    text = " ".join(reliability(plan(6, 10)).assumptions)
+    for needle in ("independently", "1%-4%", "72 h", "speed_limit_max", "2-1500x"):
+        assert needle in text
