@@ -14,22 +14,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench_compute import plan_60  # noqa: E402  (the same 60-disk plan as the compute benchmark)
 from planners.compute import compute  # noqa: E402
-from planners.models import DiskSet, Filesystem, Lvm, MdGroup, Plan  # noqa: E402
+from planners.models import MdGroup, Plan  # noqa: E402
 from planners.perf import predict  # noqa: E402
 from planners.reliability import reliability  # noqa: E402
 from planners.sweep import layouts, sweep  # noqa: E402
 from planners.workloads import PRESETS  # noqa: E402
-
-
-def plan_60() -> Plan:
-    return Plan(
-        name="bench60",
-        disks=[DiskSet(count=60, size=8001563222016)],
-        groups=[MdGroup(name=f"md{i}", level=6, members=20, chunk=512 * 1024) for i in range(3)],
-        lvm=Lvm(enabled=True, mode="linear"),
-        filesystem=Filesystem(type="xfs"),
-    )
 
 
 def _median_ms(fn, n: int) -> tuple[float, float]:  # type: ignore[no-untyped-def]
