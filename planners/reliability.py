@@ -63,6 +63,14 @@ class Reliability(BaseModel):
     assumptions: list[str] = Field(description="Every assumption the figures rest on, one sentence each.")
 
 
+def _sharing(where: tuple[int, ...], members: tuple[int, ...]) -> tuple[int, ...]:
+    """How many members share each link (or HBA): what matters to a rebuild, not which link it is."""
+    counts: dict[int, int] = {}
+    for i in members:
+        counts[where[i]] = counts.get(where[i], 0) + 1
+    return tuple(sorted(counts.values()))
+
+
 def rebuild_limits(ctx: PerfCtx, g: GroupCtx) -> list[RebuildLimit]:
     """Rebuild rate per member: the replacement writes what the survivors read, all in step."""
     hw = ctx.hardware
@@ -136,7 +144,7 @@ def reliability_ctx(ctx: PerfCtx) -> Reliability:
     seen: dict[tuple, GroupReliability] = {}
     for g in ctx.groups:
         key = (g.level, g.n, g.near, g.far, g.parity, g.spares, g.component_bytes, g.disk,
-               tuple(sorted(ctx.links[i] for i in g.members)), tuple(sorted(ctx.hbas[i] for i in g.members)))
+               _sharing(ctx.links, g.members), _sharing(ctx.hbas, g.members))
         if key in seen:
             groups.append(seen[key].model_copy(update={"name": g.name}))
             continue
@@ -152,9 +160,15 @@ def reliability_ctx(ctx: PerfCtx) -> Reliability:
             mttr_hours=mttr, mttdl_hours=(lo, hi), ure_bits=bits, ure_probability=p, ure_consequence=why)
         groups.append(seen[key])
 
+    shapes: dict[tuple, tuple[GroupCtx, float, int]] = {}  # again one figure per array shape
+    for g, gr in zip(ctx.groups, groups):
+        key = (g.level, g.n, g.near, g.far, g.parity, gr.mttr_hours)
+        count = shapes[key][2] + 1 if key in shapes else 1
+        shapes[key] = (g, gr.mttr_hours, count)
+
     def plan_mttdl(afr: float) -> float:
         mttf = HOURS_PER_YEAR / afr
-        return 1.0 / sum(1.0 / mttdl_hours(g, mttf, gr.mttr_hours) for g, gr in zip(ctx.groups, groups))
+        return 1.0 / sum(count / mttdl_hours(g, mttf, mttr) for g, mttr, count in shapes.values())
 
     def yearly(afr: float) -> float:
         return -expm1(-HOURS_PER_YEAR / plan_mttdl(afr))

@@ -25,7 +25,7 @@ Frozen = ConfigDict(frozen=True)
 MIN_MEMBERS = {0: 2, 5: 3, 6: 4, 10: 2}
 LEVELS: tuple[tuple[int, str | None], ...] = ((0, None), (5, None), (6, None), (10, "n2"), (10, "f2"))
 CHUNKS = (64 * KiB, 512 * KiB)
-MAX_GROUPS = 16  # more, smaller arrays than this only add spares and parity without a new trade-off
+MAX_GROUPS = 12  # more, smaller arrays than this only add parity and spares without a new trade-off
 
 
 class SweepRow(BaseModel):
