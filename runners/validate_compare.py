@@ -11,7 +11,9 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from runners.inventory import read_sysfs
 from runners.validate import ValidateReport
+from runners.validate_guard import listdir_or_empty
 
 MB = 1_000_000
 THRESHOLD_PCT = 20.0
@@ -105,14 +107,6 @@ def side_by_side(report: ValidateReport, predictions: Sequence | None, cond: Con
     return rows
 
 
-def _read(path: str) -> str:
-    try:
-        with open(path) as f:
-            return f.read().strip()
-    except OSError:
-        return ""
-
-
 def gather_conditions(target: str, slow_disks: Sequence[str] = ()) -> Conditions:
     """Conditions of the device under a target (device path or directory), from sysfs."""
     try:
@@ -121,24 +115,18 @@ def gather_conditions(target: str, slow_disks: Sequence[str] = ()) -> Conditions
         return Conditions(slow_disks=tuple(slow_disks))
     num = st.st_dev if os.path.isdir(target) else st.st_rdev
     sysdir = os.path.realpath(f"/sys/dev/block/{os.major(num)}:{os.minor(num)}")
-    ra = _read(os.path.join(sysdir, "queue", "read_ahead_kb"))
-    io_opt = _read(os.path.join(sysdir, "queue", "optimal_io_size"))
+    ra = read_sysfs(os.path.join(sysdir, "queue", "read_ahead_kb"))
+    io_opt = read_sysfs(os.path.join(sysdir, "queue", "optimal_io_size"))
     resync, cache = "", None
-    mds = [sysdir] + [os.path.realpath(os.path.join(sysdir, "slaves", s)) for s in _listdir(os.path.join(sysdir, "slaves"))]
+    mds = [sysdir] + [os.path.realpath(os.path.join(sysdir, "slaves", s)) for s in listdir_or_empty(os.path.join(sysdir, "slaves"))]
     for d in mds:
-        action = _read(os.path.join(d, "md", "sync_action"))
+        action = read_sysfs(os.path.join(d, "md", "sync_action"))
         if action and action not in ("idle", "frozen"):
             resync = action
-        c = _read(os.path.join(d, "md", "stripe_cache_size"))
+        c = read_sysfs(os.path.join(d, "md", "stripe_cache_size"))
         if c.isdigit():
             cache = int(c)
     return Conditions(resync=resync, readahead_bytes=int(ra) * 1024 if ra.isdigit() else 0,
                       full_stripe_bytes=int(io_opt) if io_opt.isdigit() else 0, stripe_cache_size=cache,
                       slow_disks=tuple(slow_disks))
 
-
-def _listdir(path: str) -> list[str]:
-    try:
-        return sorted(os.listdir(path))
-    except OSError:
-        return []

@@ -127,7 +127,7 @@ def inspect(path: str) -> DeviceState:
     numbers = {rdev, *(n for n in (_dev_numbers(p) for p in parts) if n)}
     mounts = parse_mountinfo(_read("/proc/self/mountinfo"))
     mounted = tuple(m for n in sorted(numbers) for m in mounts.get(n, []))
-    holders = tuple(sorted({h for d in (sysdir, *parts) for h in _listdir(os.path.join(d, "holders"))}))
+    holders = tuple(sorted({h for d in (sysdir, *parts) for h in listdir_or_empty(os.path.join(d, "holders"))}))
     real = os.path.realpath(path)
     swaps = {os.path.realpath(ln.split()[0]) for ln in _read("/proc/swaps").splitlines()[1:] if ln.strip()}
     names = {real, *(f"/dev/{os.path.basename(p)}" for p in parts)}
@@ -143,7 +143,7 @@ def inspect(path: str) -> DeviceState:
     )
 
 
-def _listdir(path: str) -> list[str]:
+def listdir_or_empty(path: str) -> list[str]:
     try:
         return os.listdir(path)
     except OSError:
