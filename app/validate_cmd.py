@@ -73,7 +73,7 @@ def run_validate(target: str, *, plan: Plan | None, full: bool, as_json: bool, r
                     live.progress.stop()
     except GuardError as exc:
         raise PlanError(str(exc)) from None
-    predictions = load_predictions(plan) if plan else None
+    predictions = load_predictions(plan, report) if plan else None
     rows = side_by_side(report, predictions, gather_conditions(target))
     if as_json:
         print(json.dumps({"report": report.model_dump(mode="json"),

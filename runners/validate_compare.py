@@ -49,15 +49,34 @@ class SideBySide(BaseModel):
     reasons: tuple[str, ...] = Field((), description="Likely reasons where the gap exceeds 20 %.")
 
 
-def load_predictions(plan, result=None, disk_override=None) -> list | None:
-    """planners.perf.predict(...) if the model is there, else None."""
+def _job_options(text: str) -> dict[str, str]:
+    return dict(ln.split("=", 1) for ln in text.splitlines() if "=" in ln and not ln.startswith(";"))
+
+
+def model_workloads(report: ValidateReport) -> list:
+    """The workloads exactly as they ran (block size, depth, jobs), in the model's terms."""
+    from planners.workloads import Workload  # type: ignore[import-not-found]
+
+    out = []
+    for w in report.workloads:
+        o = _job_options(w.job_file)
+        out.append(Workload(name=w.name, rw=o["rw"], bs=int(o["bs"]), direct=o.get("direct") == "1",
+                            numjobs=int(o.get("numjobs", 1)), iodepth=int(o.get("iodepth", 1)),
+                            ioengine=o.get("ioengine", "libaio"), target="file" if report.kind == "file" else "raw"))
+    return out
+
+
+def load_predictions(plan, report: ValidateReport | None = None, disk_override=None) -> list | None:
+    """planners.perf.predict(...) for the workloads that ran, if the model is there; else None."""
     try:
         from planners.perf import predict  # type: ignore[import-not-found]
     except ImportError:
         return None
-    kwargs = {"result": result}
+    kwargs: dict = {}
     if disk_override is not None:
         kwargs["disk_override"] = disk_override
+    if report is not None and report.workloads:
+        kwargs["workloads"] = model_workloads(report)
     return list(predict(plan, **kwargs))
 
 

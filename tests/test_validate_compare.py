@@ -1,0 +1,69 @@
+"""Measured beside predicted: the percent, the binding term, and reasons only past 20 %."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from planners.example import example_pod
+from runners.fio_jobs import QUICK, Shape, Target, suite
+from runners.fio_result import JobFigures, Steady
+from runners.validate import ValidateReport, WorkloadReport
+from runners.validate_compare import Conditions, likely_reasons, load_predictions, model_workloads, side_by_side
+
+
+def _report(mb_s=100.0, iops=1000.0, steady=True, direct=True) -> ValidateReport:
+    target = Target(path="/dev/md0", kind="device", size_bytes=1 << 30)
+    shape = Shape(full_stripe_bytes=13 * 512 * 1024, disks=15)
+    rows = []
+    for w in suite(target, shape, QUICK):
+        f = JobFigures(name=w.name, read_bytes_s=int(mb_s * 1e6), write_bytes_s=0, read_iops=iops, write_iops=0,
+                       read_p99_us=1.0, write_p99_us=None, runtime_ms=5000, io_bytes=1, error=0,
+                       steady=Steady(criterion="bw_slope:2%", attained=steady, window_s=5, measured="1%"))
+        rows.append(WorkloadReport(name=w.name, status="done", block_bytes=w.block_bytes, in_flight=w.in_flight,
+                                   figures=f, job_file=w.job.text))
+    return ValidateReport(target="/dev/md0", kind="device", mode="quick", size_bytes=1 << 30, shape=shape,
+                          direct=direct, workloads=tuple(rows), duration_s=30.0, partial=False)
+
+
+def _pred(name, mb_s, iops, binding="disks"):
+    return SimpleNamespace(workload=name, mb_s=mb_s, iops=iops, binding=binding)
+
+
+def test_within_20_percent_gives_no_reasons_beyond_gives_some():
+    preds = [_pred("seq-read", 110.0, 0), _pred("seq-write", 200.0, 0), _pred("rand-read-4k", 0, 1000.0),
+             _pred("rand-write-4k", 0, 500.0)]
+    rows = {r.workload: r for r in side_by_side(_report(), preds)}
+    assert round(rows["seq-read"].diff_pct) == -9 and rows["seq-read"].reasons == ()
+    assert rows["seq-write"].diff_pct == -50 and rows["seq-write"].reasons
+    assert rows["rand-read-4k"].diff_pct == 0 and rows["rand-write-4k"].diff_pct == 100
+    assert rows["seq-read"].binding == "disks"
+
+
+def test_no_model_means_no_prediction():
+    rows = side_by_side(_report(), None)
+    assert all(r.predicted_mb_s is None and r.diff_pct is None for r in rows)
+    assert rows[0].measured_mb_s == 100.0
+
+
+def test_reasons_name_the_conditions():
+    cond = Conditions(resync="resync", stripe_cache_size=256, slow_disks=("/dev/sdc",), readahead_bytes=128 * 1024,
+                      full_stripe_bytes=6 * 512 * 1024)
+    r = likely_reasons("seq-write", -40.0, cond, steady=False, direct=True)
+    assert any("resync" in x for x in r) and any("/dev/sdc" in x for x in r)
+    assert any("stripe_cache_size" in x for x in r) and any("never found the workload steady" in x for x in r)
+    r = likely_reasons("seq-read", -40.0, cond, steady=True, direct=False)
+    assert any("readahead 128 KiB is below two full stripes" in x for x in r)
+    assert likely_reasons("seq-read", 40.0, Conditions(), True, True)[0].startswith("faster than the model")
+
+
+def test_the_model_is_asked_about_the_workloads_that_ran():
+    report = _report()
+    ws = model_workloads(report)
+    assert [w.name for w in ws] == [w.name for w in report.workloads]
+    rr = ws[2]
+    assert rr.bs == 4096 and rr.numjobs * rr.iodepth == report.workloads[2].in_flight
+    preds = load_predictions(example_pod(), report)
+    if preds is None:
+        return  # the performance model is not installed in this tree
+    assert [p.workload for p in preds] == [w.name for w in report.workloads]
+    assert all(p.mb_s > 0 and p.binding for p in preds)
