@@ -68,10 +68,12 @@ def _sequential(ctx: PerfCtx, g: GroupCtx, w: Workload, share: float, degraded: 
             eff = min(alive, w.numjobs)  # md keeps one sequential reader on one mirror
         elif g.level == 10:
             eff = alive if g.far > 1 else min(alive, max(alive / g.copies, chunks))
+        elif degraded and g.parity:
+            eff, amp = g.data, (g.n - 1) / g.data  # whole stripes are read to rebuild the missing chunk
         else:
-            eff = g.data
-            if degraded and g.parity:
-                amp = (g.n - 1) / g.data  # whole stripes are read to rebuild the missing chunk
+            # A spinning disk turns past the parity chunks it skips, so only the data disks' worth
+            # of time moves data; flash (and a throttled virtual disk) skips them for free.
+            eff = g.data if g.disk.rpm else float(alive)
         _put(out, "disks", eff * rate, f"{eff:g} disks' worth of reads at {rate:.0f} MB/s each")
     elif g.level == 0:
         eff = g.n

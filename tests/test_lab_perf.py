@@ -1,0 +1,122 @@
+"""Calibration against a known-speed pod: throttled virtual disks, fio inside the lab VM, one boot.
+
+Every member is a qemu disk held to the same bytes/s and requests/s, so the per-disk figures
+are known; fio measures one raw disk (the baseline the model is fed) and then RAID0/5/6/10
+at two chunk sizes under podplan's validation suite. The model, given only the measured
+single-disk figures, must land within 20 % of each array figure with a plausible binding term.
+Under TCG the guest CPU is slow, so the disks are throttled far below what it can move.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+
+import pytest
+
+from planners.hardware import DiskPerf, DiskSpec, Hardware
+from planners.models import DiskSet, Filesystem, MdGroup, Plan
+from planners.perf import predict
+from planners.units import KiB, MiB
+from planners.workloads import VALIDATION, Workload, for_plan
+from runners.exec import which
+from runners.lab import LabConfig, LabDisk, ensure_kit, fio_scenario, run_batch, scenario_fio_json
+from runners.lab.kit import cache_root, load_kit
+
+pytestmark = pytest.mark.slow
+
+if which("qemu-system-x86_64") is None:
+    pytest.skip("qemu-system-x86_64 is not installed", allow_module_level=True)
+if which("apt-get") is None and load_kit(cache_root() / "kit") is None:
+    pytest.skip("no apt to fetch the kit's Debian packages and no cached kit", allow_module_level=True)
+
+MEMBERS = 4
+SIZE = 256 * MiB
+BPS = 4_000_000  # per disk; bytes/s
+IOPS = 200  # per disk; a 64 KiB request moves 13 MB/s at this rate, so sequential I/O stays bps-bound
+RUNTIME_S = 3
+TOLERANCE = 0.20
+ARRAYS = [(level, chunk) for level in (0, 5, 6, 10) for chunk in (64 * KiB, 512 * KiB)]
+PLAUSIBLE = {"seq-read": {"disks", "queue depth"}, "seq-write": {"disks", "queue depth", "stripe cache"},
+             "rand-read-4k": {"disks", "queue depth"}, "rand-write-4k": {"disks", "queue depth"}}
+# Parity sequential writes measured above the members' bandwidth ceiling (see docs/calibration.md):
+# printed with the table, not asserted, until longer runs settle whether fio or the throttle is to blame.
+KNOWN_GAPS = {(5, "seq-write"), (6, "seq-write")}
+RECORD = os.environ.get("PODPLAN_CALIBRATION_OUT")  # where to write the measured table, if anywhere
+
+
+def plan(level: int, chunk: int) -> Plan:
+    return Plan(name=f"lab{level}", disks=[DiskSet(count=MEMBERS, size=SIZE)],
+                groups=[MdGroup(level=level, members=MEMBERS, chunk=chunk, bitmap="none")],
+                filesystem=Filesystem(type="ext4"),  # fio runs on the raw array; XFS refuses so small a one
+                # A throttled virtual disk has no platter: skipping a chunk is free, one request at a time.
+                hardware=Hardware(disk=DiskSpec(disk_class="ssd-sata", parallelism=1)))
+
+
+def job_file(workloads: list[Workload]) -> str:
+    head = f"[global]\nramp_time=1\nfilename=${{FIO_TARGET}}\n\n"
+    return head + "\n".join(w.fio_job(runtime_s=RUNTIME_S) + "stonewall\n" for w in workloads)
+
+
+def suite(p: Plan) -> list[Workload]:
+    from planners.compute import compute
+
+    stripe = compute(p).volumes[0].alignment.top_io_opt_bytes
+    return [for_plan(w, stripe) for w in VALIDATION]
+
+
+def _figure(job: dict, w: Workload) -> float:
+    side = job["read"] if w.is_read else job["write"]
+    return side["iops"] if w.is_random else side["bw_bytes"] / 1e6
+
+
+@pytest.fixture(scope="module")
+def lab():
+    disk = LabDisk(size_bytes=SIZE, bps_total=BPS, iops_total=IOPS)
+    base = fio_scenario("base", (disk,), "", job_file(list(VALIDATION)), target="/dev/disk/by-id/"
+                        "scsi-0QEMU_QEMU_HARDDISK_base-0", timeout_s=120, collect=False)
+    scenarios = [base]
+    for level, chunk in ARRAYS:
+        p = plan(level, chunk)
+        setup = (f"mdadm --create /dev/md0 --run --level={level} --raid-devices={MEMBERS} --chunk={chunk // KiB} "
+                 + ("" if level == 0 else "--assume-clean --bitmap=none ") + "$PODPLAN_DISKS")
+        scenarios.append(fio_scenario(f"r{level}c{chunk // KiB}", (disk,) * MEMBERS, setup, job_file(suite(p)),
+                                      target="/dev/md0", timeout_s=120, collect=False))
+    started = time.monotonic()
+    result = run_batch(scenarios, kit=ensure_kit(), config=LabConfig(timeout_s=420))
+    print(f"\nlab perf batch: {time.monotonic() - started:.0f} s, accel {result.accel}")
+    return result
+
+
+def measured(result, name: str, workloads: list[Workload]) -> dict[str, float]:
+    doc = scenario_fio_json(result, name)
+    jobs = {j["jobname"]: j for j in doc["jobs"]}
+    return {w.name: _figure(jobs[w.name], w) for w in workloads}
+
+
+def test_arrays_match_the_model_fed_with_one_measured_disk(lab):
+    base = measured(lab, "base", list(VALIDATION))
+    disk = DiskPerf(seq_read_mb_s=base["seq-read"], seq_write_mb_s=base["seq-write"],
+                    rand_read_iops=base["rand-read-4k"], rand_write_iops=base["rand-write-4k"])
+    rows, bad = [], []
+    for level, chunk in ARRAYS:
+        p = plan(level, chunk)
+        got = measured(lab, f"r{level}c{chunk // KiB}", suite(p))
+        for pred in predict(p, workloads=suite(p), disk_override=disk):
+            value = pred.iops if pred.block_bytes < 64 * KiB else pred.mb_s
+            m = got[pred.workload]
+            err = (value - m) / m
+            rows.append(dict(level=level, chunk_kib=chunk // KiB, workload=pred.workload, predicted=value,
+                             measured=m, error=err, binding=pred.binding))
+            if (level, pred.workload) in KNOWN_GAPS:
+                continue
+            if abs(err) > TOLERANCE or pred.binding not in PLAUSIBLE[pred.workload]:
+                bad.append(rows[-1])
+    table = "\n".join(f"RAID{r['level']} {r['chunk_kib']}K {r['workload']}: predicted {r['predicted']:.1f}, measured "
+                      f"{r['measured']:.1f} ({r['error']:+.0%}), {r['binding']}" for r in rows)
+    print(f"\nbaseline disk: {disk}\n{table}")
+    if RECORD:
+        with open(RECORD, "w") as fh:
+            json.dump({"baseline": disk.model_dump(), "rows": rows}, fh, indent=1)
+    assert not bad, table
