@@ -112,10 +112,10 @@ class PodplanApp(App[int]):
         self.notify(f"Pinned the current plan as {name}; f3 compares the variants")
 
     def action_validate(self) -> None:
-        from app.tui.screens.help_screen import ValidateScreen
+        from app.tui.screens.validate_screen import ValidateScreen
 
         self._back_to_plan()
-        self.push_screen(ValidateScreen())
+        self.push_screen(ValidateScreen(self.plan if self.result is not None else None))
 
     def action_toggle_theme(self) -> None:
         self.theme = "textual-light" if self.current_theme.dark else "textual-dark"
@@ -218,7 +218,7 @@ class PodplanApp(App[int]):
         yield SystemCommand("Open plan", "Read a TOML plan file (ctrl+o)", self.action_open_plan)
         yield SystemCommand("Toggle dark/light theme", "Switch between the dark and light themes (ctrl+t)",
                             self.action_toggle_theme)
-        yield SystemCommand("Validate array", "Check a built array against the plan (coming; f5)", self.action_validate)
+        yield SystemCommand("Validate array", "Measure a built array with fio beside the plan (f5)", self.action_validate)
         if hasattr(screen, "action_copy_script"):
             yield SystemCommand("Save script", "Write the build script to a file (s)", screen.action_save_script)
             yield SystemCommand("Copy script", "Copy the build script to the clipboard (c)", screen.action_copy_script)

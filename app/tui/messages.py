@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
 from planners.models import Plan
 from planners.results import PlanResult
+
+if TYPE_CHECKING:
+    from runners.fio_result import JobFigures
+    from runners.validate import ValidateReport
+    from runners.validate_compare import SideBySide
 
 
 class FormEdited(Message):
@@ -58,6 +63,43 @@ class FileSaved(Message):
 
 class FileFailed(Message):
     """Reading or writing a file failed; `message` is one line for the user."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__()
+        self.message = message
+
+
+class FioProgressed(Message):
+    """fio reported on one workload of the validate suite.
+
+    `event` is 'start', 'progress' or 'end'; `elapsed_s` is seconds into the workload;
+    `figures` are fio's figures so far (None before it has any).
+    """
+
+    def __init__(self, workload: str, event: str, elapsed_s: float, figures: JobFigures | None) -> None:
+        super().__init__()
+        self.workload = workload
+        self.event = event
+        self.elapsed_s = elapsed_s
+        self.figures = figures
+
+
+class ValidationFinished(Message):
+    """The validate suite ended, whole or stopped early (`report.stopped` says why).
+
+    `rows` set each workload's measured figures beside the plan's prediction; `predicted`
+    is False when there was no plan or no performance model to ask.
+    """
+
+    def __init__(self, report: ValidateReport, rows: list[SideBySide], predicted: bool) -> None:
+        super().__init__()
+        self.report = report
+        self.rows = rows
+        self.predicted = predicted
+
+
+class ValidationFailed(Message):
+    """The validate suite did not run (no fio, a bad target, a refused device); one line for the user."""
 
     def __init__(self, message: str) -> None:
         super().__init__()

@@ -5,8 +5,8 @@ from __future__ import annotations
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
-from textual.screen import ModalScreen, Screen
-from textual.widgets import Footer, Header, Markdown, Static
+from textual.screen import ModalScreen
+from textual.widgets import Markdown
 
 HELP = """\
 # podplan
@@ -25,7 +25,7 @@ figures stay on screen until the form makes sense again.
 | f2 | the build script (s saves, c copies) |
 | f3 | compare pinned variants (l loads one, x unpins) |
 | f4 | pin the current plan as a variant |
-| f5 | validate a built array (coming) |
+| f5 | validate a built array with fio (ctrl+r starts, f8 cancels) |
 | ctrl+s / ctrl+o | save / open a plan file (TOML) |
 | ctrl+t | dark / light theme |
 | ctrl+p | command palette: every action by name |
@@ -50,15 +50,3 @@ class HelpScreen(ModalScreen[None]):
         with VerticalScroll(id="help"):
             yield Markdown(HELP)
 
-
-class ValidateScreen(Screen[None]):
-    """Room for the Validate screen: live fio progress and measured against predicted figures."""
-
-    BINDINGS = [Binding("escape", "app.pop_screen", "Back")]
-
-    def compose(self) -> ComposeResult:
-        yield Header()
-        yield Static("Validate a built array: checks its chunk, layout, alignment and readahead against the plan, "
-                     "then runs fio and sets measured throughput beside the prediction.\n\nNot available yet.",
-                     classes="placeholder")
-        yield Footer()

@@ -1,0 +1,127 @@
+"""Pilot tests of the Validate screen: real fio against a directory, a bad target, a cancelled run.
+
+The suite's timing and file size are shrunk through the runner's own parameters so a whole
+run takes a few seconds; everything else (guards, fio, parsing, the model) is the real path.
+"""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import pytest
+from textual.widgets import DataTable, Input
+
+import app.tui.screens.validate_screen as validate_screen
+from app.tui.app import PodplanApp
+from app.tui.screens.validate_screen import ValidateScreen, bar_chart
+from planners.example import example_pod
+from runners.exec import which
+from runners.fio_jobs import WORKLOADS, Timing
+from runners.validate import validate
+from runners.validate_compare import SideBySide
+from tests.tui_helpers import SIZE, text_of
+
+MiB = 1024**2
+FAST = Timing(runtime_s=2, ss_duration_s=1, ss_ramp_s=0, ss_slope_pct=50.0)
+# Never steady and long: the first workload is surely still running when the test cancels it.
+SLOW = Timing(runtime_s=30, ss_duration_s=30, ss_ramp_s=0, ss_slope_pct=0.01)
+
+needs_fio = pytest.mark.skipif(which("fio") is None, reason="fio is not installed")
+
+
+def _shrink(monkeypatch: pytest.MonkeyPatch, timing: Timing) -> None:
+    monkeypatch.setattr(validate_screen, "validate", functools.partial(validate, timing=timing, file_size=16 * MiB))
+
+
+def _messages(app: PodplanApp) -> list[str]:
+    return [str(n.message) for n in app._notifications]
+
+
+async def _open_and_start(pilot, target: str, destroy: str = "") -> ValidateScreen:
+    await pilot.press("f5")
+    await pilot.pause()
+    screen = pilot.app.screen
+    assert isinstance(screen, ValidateScreen)
+    screen.query_one("#target", Input).value = target
+    screen.query_one("#destroy", Input).value = destroy
+    await pilot.press("ctrl+r")
+    await pilot.pause()
+    return screen
+
+
+@needs_fio
+async def test_quick_suite_on_a_directory_fills_the_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _shrink(monkeypatch, FAST)
+    app = PodplanApp(example_pod())
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _open_and_start(pilot, str(tmp_path))
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        table = screen.query_one("#validate-table", DataTable)
+        assert [table.get_row_at(i)[0] for i in range(table.row_count)] == list(WORKLOADS)
+        for i in range(table.row_count):
+            workload, status, mb_s, iops, _steady, predicted, diff, binding, _why = table.get_row_at(i)
+            assert status == "done", workload
+            assert float(mb_s.replace(",", "")) > 0 and float(iops.replace(",", "")) > 0
+            # The example plan has a performance model behind it: every row has a prediction.
+            assert predicted != "no prediction" and diff.endswith("%") and binding
+        chart = text_of(app, "#validate-chart")
+        assert chart.count("measured") == 4 and chart.count("predicted") == 4 and "█" in chart
+        assert all(line.rstrip().endswith("done") for line in text_of(app, "#validate-progress").splitlines())
+        assert any(m.startswith(f"Validated {tmp_path}") for m in _messages(app))
+        assert list(tmp_path.iterdir()) == []
+        assert not screen.query_one("#start").disabled and screen.query_one("#cancel").disabled
+
+
+async def test_bad_target_is_a_notification(tmp_path: Path) -> None:
+    app = PodplanApp(example_pod())
+    async with app.run_test(size=SIZE) as pilot:
+        missing = tmp_path / "no-such-array"
+        screen = await _open_and_start(pilot, str(missing))
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert isinstance(app.screen, ValidateScreen)
+        assert any(str(missing) in m and ("no such" in m or "fio is not installed" in m) for m in _messages(app))
+        assert "Not run" in text_of(app, "#validate-progress")
+        assert screen.query_one("#validate-table", DataTable).row_count == 0
+        assert not screen.query_one("#start").disabled
+
+
+async def test_destroy_data_must_name_the_target_exactly(tmp_path: Path) -> None:
+    app = PodplanApp(example_pod())
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _open_and_start(pilot, "/dev/loop7", destroy="/dev/loop1")
+        assert not screen.running and not app.workers
+        assert any("exact name (/dev/loop7)" in m for m in _messages(app))
+
+
+@needs_fio
+async def test_cancel_mid_run_stops_fio_and_leaves_no_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _shrink(monkeypatch, SLOW)
+    app = PodplanApp(example_pod())
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _open_and_start(pilot, str(tmp_path))
+        for _ in range(150):
+            if "running" in text_of(app, "#validate-progress") and any(tmp_path.glob(".podplan-fio-*")):
+                break
+            await pilot.pause(0.1)
+        else:
+            pytest.fail("fio never started on the directory")
+        await pilot.press("f8")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert list(tmp_path.iterdir()) == []
+        table = screen.query_one("#validate-table", DataTable)
+        statuses = [table.get_row_at(i)[1] for i in range(table.row_count)]
+        assert statuses[0] in ("partial", "failed") and statuses[1:] == ["skipped"] * 3
+        assert any(m.startswith("Stopped early: interrupted") for m in _messages(app))
+
+
+def test_bar_chart_scales_each_unit_to_its_largest_figure() -> None:
+    rows = [SideBySide(workload="seq-read", measured_mb_s=500.0, measured_iops=1.0, steady=True,
+                       predicted_mb_s=1000.0, predicted_iops=2.0),
+            SideBySide(workload="rand-read-4k", measured_mb_s=1.0, measured_iops=300.0, steady=None)]
+    lines = bar_chart(rows, width=10).splitlines()
+    assert lines[0].split()[2] == "█████░░░░░" and lines[1].split()[1] == "██████████"
+    assert lines[2].split()[2] == "██████████" and lines[3].rstrip().endswith("no prediction")
