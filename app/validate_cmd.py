@@ -10,6 +10,8 @@ from rich.table import Table
 
 from planners.errors import PlanError
 from planners.models import Plan
+from planners.hardware import DiskPerf
+from runners.fio_baseline import Baseline, disk_perf_from, members_of, plan_preset, run_baseline
 from runners.fio_jobs import FULL, QUICK, Shape
 from runners.validate import ValidateReport, validate
 from runners.validate_compare import SideBySide, gather_conditions, load_predictions, side_by_side
@@ -55,10 +57,18 @@ class _Live:
 
 
 def run_validate(target: str, *, plan: Plan | None, full: bool, as_json: bool, report_dir: str | None,
-                 destroy_data: str | None) -> int:
+                 destroy_data: str | None, hosts: str | None = None, baseline: bool = False) -> int:
+    if hosts:
+        if baseline:
+            raise PlanError("--baseline reads this machine's disks; it cannot be combined with --hosts")
+        return run_validate_hosts(target, hosts, plan=plan, full=full, as_json=as_json, report_dir=report_dir,
+                                  destroy_data=destroy_data)
     shape = plan_shape(plan) if plan else None
     console = Console(stderr=True)
     timing = FULL if full else QUICK
+    base = perf = None
+    if baseline:
+        base, perf = measure_baseline(target, plan, console, report_dir)
     live = _Live(console, timing.runtime_s)
     try:
         if as_json:
@@ -73,13 +83,18 @@ def run_validate(target: str, *, plan: Plan | None, full: bool, as_json: bool, r
                     live.progress.stop()
     except GuardError as exc:
         raise PlanError(str(exc)) from None
-    predictions = load_predictions(plan, report) if plan else None
-    rows = side_by_side(report, predictions, gather_conditions(target))
+    predictions = load_predictions(plan, report, disk_override=perf) if plan else None
+    rows = side_by_side(report, predictions, gather_conditions(target, base.slow_disks if base else ()))
     if as_json:
-        print(json.dumps({"report": report.model_dump(mode="json"),
-                          "side_by_side": [r.model_dump(mode="json") for r in rows],
-                          "prediction": predictions is not None}, indent=2))
+        out = {"report": report.model_dump(mode="json"), "side_by_side": [r.model_dump(mode="json") for r in rows],
+               "prediction": predictions is not None}
+        if baseline:
+            out["baseline"] = base.model_dump(mode="json") if base else None
+            out["disk_override"] = perf.model_dump(mode="json") if perf else None
+        print(json.dumps(out, indent=2))
     else:
+        if base is not None:
+            print_baseline(Console(), base, perf)
         print_report(Console(), report, rows, predictions is not None, plan is not None)
     if report.stopped == "interrupted":
         return EXIT_INTERRUPTED
@@ -91,8 +106,8 @@ def _pct(v: float | None) -> str:
 
 
 def print_report(console: Console, report: ValidateReport, rows: list[SideBySide], have_model: bool,
-                 have_plan: bool) -> None:
-    t = Table(title=f"{report.target} ({report.mode} suite, {report.duration_s:.0f} s"
+                 have_plan: bool, host: str = "") -> None:
+    t = Table(title=f"{host + ': ' if host else ''}{report.target} ({report.mode} suite, {report.duration_s:.0f} s"
                     f"{'' if report.direct else ', buffered'})", title_justify="left")
     for col in ("workload", "status", "MB/s", "IOPS", "p99 ms", "steady", "predicted", "diff", "binding"):
         t.add_column(col, justify="right" if col in ("MB/s", "IOPS", "p99 ms", "predicted", "diff") else "left")
@@ -123,6 +138,83 @@ def print_report(console: Console, report: ValidateReport, rows: list[SideBySide
 
 
 
+def run_validate_hosts(target: str, hosts: str, *, plan: Plan | None, full: bool, as_json: bool,
+                       report_dir: str | None, destroy_data: str | None) -> int:
+    """The suite on every host at once; a table per host, JSON grouped by host."""
+    from runners.fio_hosts import parse_hosts, validate_hosts
+
+    console = Console(stderr=True)
+    timing = FULL if full else QUICK
+    live = _Live(console, timing.runtime_s)
+    try:
+        hs = parse_hosts(hosts)
+        if target.startswith("/dev/") and destroy_data is None:
+            console.print(f"{target} on remote hosts: write workloads refused unless --destroy-data {target} "
+                          "(podplan cannot check a remote disk for data)")
+        try:
+            multi = validate_hosts(target, hs, mode="full" if full else "quick", destroy_data=destroy_data,
+                                   report_dir=report_dir, plan_shape=plan_shape(plan) if plan else None,
+                                   on_progress=None if as_json else live)
+        finally:
+            if live.tasks:
+                live.progress.stop()
+    except GuardError as exc:
+        raise PlanError(str(exc)) from None
+    groups = []
+    for h in multi.hosts:
+        preds = load_predictions(plan, h.report) if plan and h.report else None
+        rows = side_by_side(h.report, preds) if h.report else []
+        groups.append((h, preds, rows))
+    if as_json:
+        print(json.dumps({"target": target, "duration_s": multi.duration_s, "hosts": [
+            {"host": h.host, "status": h.status, "reason": h.reason,
+             "report": h.report.model_dump(mode="json") if h.report else None,
+             "side_by_side": [r.model_dump(mode="json") for r in rows], "prediction": preds is not None}
+            for h, preds, rows in groups]}, indent=2))
+    else:
+        out = Console()
+        for h, preds, rows in groups:
+            if h.report is None:
+                out.print(f"{h.host}: {h.status}: {h.reason}")
+                continue
+            print_report(out, h.report, rows, preds is not None, plan is not None, host=h.host)
+    if any(h.report and h.report.stopped == "interrupted" for h in multi.hosts):
+        return EXIT_INTERRUPTED
+    return EXIT_PARTIAL if multi.partial else EXIT_OK
+
+
+def measure_baseline(target: str, plan: Plan | None, console: Console,
+                     report_dir: str | None) -> tuple[Baseline | None, DiskPerf | None]:
+    """Members of the md array or LV under TARGET, measured read-only; their figures for the model."""
+    from runners.inventory import disks
+
+    members = members_of(target, disks())
+    if not members:
+        console.print(f"baseline skipped: {target} is not an md array or LV with members lsblk can see")
+        return None, None
+    console.print(f"baseline: reading {len(members)} member disks at once ({', '.join(members)})")
+    base = run_baseline(members, report_dir=report_dir)
+    if base.partial:
+        console.print(f"baseline partial: {base.reason}")
+    return base, disk_perf_from(base, plan_preset(plan)) if plan else None
+
+
+def print_baseline(console: Console, base: Baseline, perf: DiskPerf | None) -> None:
+    t = Table(title="per-disk baseline (read-only)", title_justify="left")
+    for col in ("disk", "outer MB/s", "inner MB/s", "rand IOPS", "slow"):
+        t.add_column(col, justify="left" if col in ("disk", "slow") else "right")
+    for d in base.disks:
+        t.add_row(d.device, *(f"{v:.0f}" if v else "" for v in (d.outer_mb_s, d.inner_mb_s, d.rand_read_iops)),
+                  ", ".join(d.slow))
+    console.print(t)
+    slow = [f"{d.device} ({', '.join(d.slow)})" for d in base.disks if d.slow]
+    console.print(f"  slow disks, more than 20 % below the median: {', '.join(slow)}" if slow
+                  else "  no disk more than 20 % below the median")
+    if perf is not None:
+        console.print(f"  model fed with the measured disks: {perf.seq_read_mb_s:.0f} MB/s sequential read, "
+                      f"{perf.rand_read_iops:.0f} random reads/s; write figures use the disk class's write/read ratio")
+
+
 def add_parsers(sub) -> None:
     va = sub.add_parser("validate", help="measure a built array with fio: quick suite, measured beside predicted")
     va.add_argument("target", metavar="TARGET", help="md device, LV, block device, or a directory (file-based)")
@@ -134,6 +226,10 @@ def add_parsers(sub) -> None:
     va.add_argument("--report", metavar="DIR", help="keep the fio job files, fio's JSON and report.json in DIR")
     va.add_argument("--destroy-data", metavar="DEVICE",
                     help="allow write workloads on DEVICE although it holds a signature (must name TARGET)")
+    va.add_argument("--hosts", metavar="H1[:PORT],H2...",
+                    help="run the suite on these machines through `fio --server` (port 8765 unless given)")
+    va.add_argument("--baseline", action="store_true",
+                    help="first measure each member disk of an md array or LV (read-only) and feed the model")
     ck = sub.add_parser("check", help="compare an array as built with its plan: every difference and what it costs")
     ck.add_argument("target", metavar="TARGET", help="the md device, LV or mount point the plan built")
     ck.add_argument("--plan", metavar="PLAN.toml", required=True, help="the plan it was built from")
@@ -149,4 +245,4 @@ def dispatch(args) -> int:
 
         return run_check(args.target, plan=plan, as_json=args.json)
     return run_validate(args.target, plan=plan, full=args.full, as_json=args.json, report_dir=args.report,
-                        destroy_data=args.destroy_data)
+                        destroy_data=args.destroy_data, hosts=args.hosts, baseline=args.baseline)

@@ -16,9 +16,12 @@ from collections.abc import Callable, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from planners.hardware import DISK_CLASSES, DiskPerf, Hardware, ResolvedDisk, resolve_disk
+from planners.models import Plan
 from runners.fio_jobs import JobFile, fio_argv
 from runners.fio_result import FioRun
 from runners.fio_run import run_fio
+from runners.inventory import DiskInfo
 
 MiB = 1024**2
 GiB = 1024**3
@@ -131,3 +134,64 @@ def run_baseline(devices: Sequence[str], *, runtime_s: int = 5, report_dir: str 
     per_disk, medians = summarize(outcome.result, disks)
     return Baseline(disks=per_disk, medians=medians, job_file=job.text, partial=outcome.partial,
                     reason=outcome.reason)
+
+
+_STACKED = ("raid", "lvm", "dm", "linear", "crypt")
+
+
+def members_of(target: str, devices: Sequence[DiskInfo]) -> tuple[str, ...] | None:
+    """The disks (or partitions) at the bottom of an md array or LV, from parsed lsblk; a directory
+    is followed to the device mounted under it. None when the target is neither."""
+    real = os.path.realpath(target)
+    node = next((d for d in devices if real in (d.path, os.path.realpath(d.path), f"/dev/{d.name}")), None)
+    if node is None and not real.startswith("/dev/"):
+        mounted = [(m, d) for d in devices for m in d.mountpoints
+                   if real == m or real.startswith(m.rstrip("/") + "/")]
+        node = max(mounted, key=lambda md: len(md[0]))[1] if mounted else None
+    if node is None or not node.type.startswith(_STACKED):
+        return None
+    parents: dict[str, list[DiskInfo]] = {}
+    for d in devices:
+        for kid in d.children:
+            parents.setdefault(kid, []).append(d)
+    leaves: list[str] = []
+
+    def down(d: DiskInfo) -> None:
+        ups = parents.get(d.name, [])
+        if not ups and d is not node:
+            if d.path not in leaves:
+                leaves.append(d.path)
+        for up in ups:
+            down(up)
+
+    down(node)
+    return tuple(leaves) or None
+
+
+def disk_perf_from(base: Baseline, preset: ResolvedDisk) -> DiskPerf | None:
+    """The model's per-disk figures from a read-only baseline: None if it measured nothing.
+
+    DiskPerf is flat (one figure for the whole surface), so sequential reads are the mean of the
+    outer and inner medians. The median, not the slowest disk, stands for "a member": a slow
+    disk is reported beside the comparison as a likely reason, not hidden inside the prediction.
+    The baseline never writes, so write figures keep the preset's write/read ratios applied to
+    the measured reads; a phase that measured nothing falls back to the preset's figure.
+    """
+    outer, inner, rand = (base.medians.get(p) or 0.0 for p in PHASES)
+    zones = [v for v in (outer, inner) if v > 0]
+    if not zones and not rand:
+        return None
+    seq = sum(zones) / len(zones) if zones else (preset.seq_outer_mb_s + preset.seq_inner_mb_s) / 2
+    rr = rand or preset.rand_read_iops
+    return DiskPerf(seq_read_mb_s=seq, seq_write_mb_s=seq * preset.seq_write_factor, rand_read_iops=rr,
+                    rand_write_iops=rr * preset.rand_write_iops / preset.rand_read_iops)
+
+
+def plan_preset(plan: Plan) -> ResolvedDisk:
+    """The class figures the model would use for the plan's first disk set."""
+    hw = plan.hardware or Hardware()
+    d = plan.disks[0]
+    spec = hw.disk_spec(d.model)
+    if not d.rotational and DISK_CLASSES[spec.disk_class].rpm:
+        spec = spec.model_copy(update={"disk_class": "ssd-sata"})  # as the model does for an SSD kept in an HDD class
+    return resolve_disk(spec)

@@ -173,7 +173,7 @@ def _skipped(w: Workload, reason: str) -> WorkloadReport:
 
 
 def _run_one(w: Workload, out: str, timing: Timing, on_progress: ProgressFn | None,
-             cancel: threading.Event | None) -> WorkloadReport:
+             cancel: threading.Event | None, client: tuple[str, ...] = ()) -> WorkloadReport:
     job_path = os.path.join(out, f"{w.name}.fio")
     json_path = os.path.join(out, f"{w.name}.json")
     with open(job_path, "w") as f:
@@ -188,7 +188,7 @@ def _run_one(w: Workload, out: str, timing: Timing, on_progress: ProgressFn | No
             on_progress(w.name, "progress", elapsed, run.jobs[0])
 
     try:
-        outcome = run_fio(fio_argv(job_path, json_path), json_path, on_progress=progress, cancel=cancel,
+        outcome = run_fio(fio_argv(job_path, json_path, client=client), json_path, on_progress=progress, cancel=cancel,
                           timeout_s=timing.runtime_s + STARTUP_ALLOWANCE_S)
     except FioMissing as exc:
         raise GuardError(str(exc)) from None
