@@ -150,7 +150,7 @@ def run_validate_hosts(target: str, hosts: str, *, plan: Plan | None, full: bool
         hs = parse_hosts(hosts)
         if target.startswith("/dev/") and destroy_data is None:
             console.print(f"{target} on remote hosts: write workloads refused unless --destroy-data {target} "
-                          "(podplan cannot check a remote disk for data)")
+                          "(podplan cannot check a remote disk for data)", soft_wrap=True)
         try:
             multi = validate_hosts(target, hs, mode="full" if full else "quick", destroy_data=destroy_data,
                                    report_dir=report_dir, plan_shape=plan_shape(plan) if plan else None,
