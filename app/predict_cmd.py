@@ -167,8 +167,10 @@ def short_odds(p: float) -> str:
 def sweep_table(s: Sweep, top: int | None) -> Table:
     t = Table(title=f"{len(s.rows)} layouts of {s.disks} disks; MB/s for {s.workload}; * = on the Pareto front",
               title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 1, 0, 0), show_edge=False)
+    # Figures never shrink into an ellipsis on a narrow terminal; the words wrap instead.
     for col in ("#", "layout", "TiB", "MB/s", "limited by", "loss/yr 1-4%", "rebuild"):
-        t.add_column(col, no_wrap=True, justify="right" if col in ("#", "TiB", "MB/s", "rebuild") else "left")
+        t.add_column(col, no_wrap=col not in ("layout", "limited by"),
+                     justify="right" if col in ("#", "TiB", "MB/s", "rebuild") else "left")
     for i, r in enumerate(s.rows[:top] if top else s.rows, start=1):
         lo, hi = r.loss_per_year
         t.add_row(f"{i}{'*' if r.pareto else ' '}", r.label, f"{r.usable_bytes / 2**40:,.1f}", _mb(r.mb_s), r.binding,
