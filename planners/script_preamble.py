@@ -69,8 +69,9 @@ root_disks() {
   local src
   src=$(findmnt -n -o SOURCE / 2>/dev/null || true)
   [ -n "$src" ] || return 0
-  lsblk -n -s -r -o PATH,TYPE -- "$src" 2>/dev/null | while read -r path type; do
-    [ "$type" = disk ] && readlink -f -- "$path"
+  # An initramfs or container root has no block device behind it: then there is no root disk.
+  { lsblk -n -s -r -o PATH,TYPE -- "$src" 2>/dev/null || true; } | while read -r path type; do
+    if [ "$type" = disk ]; then readlink -f -- "$path"; fi
   done
 }
 
@@ -85,7 +86,7 @@ check_device() {
   dev=$(readlink -f -- "$given")
   [ -b "$dev" ] || die "$given is not a block device"
   if [ "$ROOT_DISKS_KNOWN" -eq 0 ]; then
-    ROOT_DISKS=$(root_disks)
+    ROOT_DISKS=$(root_disks || true)
     ROOT_DISKS_KNOWN=1
   fi
   # One lsblk for the device and its partitions: mount points in column 1, signatures in column 2.

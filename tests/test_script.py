@@ -194,3 +194,18 @@ def test_root_disk_is_refused(tmp_path):
         p = _run_script(path)
         assert p.returncode != 0
         assert f"REFUSED {root}:" in p.stdout and "holds the root filesystem" in p.stdout
+
+
+def test_guards_work_when_root_is_not_a_block_device(tmp_path):
+    """Initramfs, container and VM roots ("rootfs", "overlay") have no disk behind them: the
+    guards must carry on (this once stopped every rehearsal with lsblk's exit status 32)."""
+    _need_root_tools()
+    with sparse_loops([64 * MiB] * 3) as devs:
+        path = _script_for(devs, tmp_path)
+        text = open(path).read()
+        needle = 'src=$(findmnt -n -o SOURCE / 2>/dev/null || true)'
+        assert needle in text
+        open(path, "w").write(text.replace(needle, "src=rootfs"))
+        p = _run_script(path)
+        assert p.returncode == 0, p.stderr
+        assert p.stdout.count("  ok ") == 3
