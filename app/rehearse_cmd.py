@@ -73,7 +73,7 @@ def rehearse(plan: Plan, *, disk_size: int | None, as_json: bool, keep: str | No
         raise PlanError(f"cannot build the VM boot kit: {exc}") from None
     tools = rehearsal_tools(kit.manifest.kernel_release)
     scenario, scaled, result = prepare(plan, disk_size, tools=tools)
-    size = scaled.disk_list()[0].size if len({d.size for d in scaled.disk_list()}) == 1 else max(d.size for d in scaled.disk_list())
+    size = max(d.size for d in scaled.disk_list())
     progress.enter("plan", f"{len(scenario.disks)} virtual disks, largest {format_bytes_binary(size)}; "
                    f"Linux {kit.manifest.kernel_release}")
     if keep:

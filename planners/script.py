@@ -14,7 +14,7 @@ from planners.ext4 import mke2fs_args
 from planners.models import Plan
 from planners.results import GroupResult, PlanResult, VolumeResult
 from planners.script_preamble import PREAMBLE
-from planners.units import format_bytes_binary, format_bytes_decimal
+from planners.units import format_bytes_binary, format_bytes_decimal, format_size_compact
 
 from planners import __version__ as PODPLAN_VERSION
 MDADM_CONF = "/etc/mdadm/mdadm.conf"
@@ -23,11 +23,6 @@ FSTAB = "/etc/fstab"
 
 def q(word: str) -> str:
     return shlex.quote(word)
-
-
-def _k(n: int) -> str:
-    """Sizes for mdadm/LVM in KiB with the K suffix, which every version parses the same way."""
-    return f"{n // 1024}K" if n % 1024 == 0 else str(n)
 
 
 def _fraction(f) -> str:
@@ -113,7 +108,7 @@ def _md_step(w, plan: Plan, g: GroupResult, pg) -> None:
     mem, spa = _var(g, "MEMBERS"), _var(g, "SPARES")
     w(f'run {cmd} "${{{mem}[@]}}" "${{{spa}[@]+"${{{spa}[@]}}"}}"')
     if chunk:
-        w(f"# --chunk={_k(chunk)}: the md chunk, {chunk} bytes; io_min {md.io_min_bytes} and io_opt {md.io_opt_bytes} follow from it.")
+        w(f"# --chunk={format_size_compact(chunk)}: the md chunk, {chunk} bytes; io_min {md.io_min_bytes} and io_opt {md.io_opt_bytes} follow from it.")
 
 
 def _mdadm_conf_step(w, result: PlanResult) -> None:
@@ -139,7 +134,7 @@ def _volume_steps(w, plan: Plan, result: PlanResult, v: VolumeResult) -> None:
         w("")
         w(f'step "LVM: {lvm.vg}/{lvm.lv}"')
         mds = " ".join(q(f"/dev/md/{name}") for name in v.groups)
-        w(f"# --dataalignment {_k(a.pv_data_alignment_bytes or 0)}: "
+        w(f"# --dataalignment {format_size_compact(a.pv_data_alignment_bytes or 0)}: "
           + ("given in the plan." if lvm.data_alignment else f"the md full stripe ({a.md_io_opt_bytes} bytes)."))
         w(f"# pe_start will be {g.pe_start_bytes} bytes; {g.lv_extents} extents of {g.extent_bytes} bytes "
           f"= LV of {g.lv_bytes} bytes.")
