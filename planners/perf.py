@@ -73,8 +73,11 @@ def predict_ctx(ctx: PerfCtx, stripe: int, workloads: Sequence[Workload] | None 
                 mode: Mode = "normal") -> list[WorkloadPrediction]:
     """`predict` on an already gathered context (the sweep shares one with the reliability model)."""
     out = []
+    vg = ctx.volume_groups
+    stripes = len(vg) if ctx.lvm_mode == "striped" else 1
+    disks = sum(ctx.groups[i].n for i in vg)
     for w in (workloads if workloads is not None else VALIDATION):
-        w = for_plan(w, stripe)
+        w = for_plan(w, stripe, stripes=stripes, disks=disks)
         limits, factor, why, prefer = workload_terms(ctx, w, degraded=mode != "normal")
         if mode == "rebuild":
             limits = _rebuilding(ctx, limits)

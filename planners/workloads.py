@@ -76,13 +76,13 @@ def _w(name: str, description: str, rw: Rw, bs: int, **kw: object) -> Workload:
     return Workload(name=name, description=description, rw=rw, bs=bs, **kw)  # type: ignore[arg-type]
 
 
-# podplan's validation suite: sequential I/O with two full stripes' worth of 1 MiB requests in
-# flight (the iodepth is raised per plan by `for_plan`), and 4 KiB random I/O at queue depth 32.
+# podplan's validation suite, as `podplan validate` runs it. The presets carry placeholder
+# shapes; `for_plan` sets the real ones from the array (see `suite_shape`).
 VALIDATION = (
-    _w("seq-read", "sequential read, direct, two full stripes in flight", "read", MiB, iodepth=16),
-    _w("seq-write", "sequential write, direct, two full stripes in flight", "write", MiB, iodepth=16),
-    _w("rand-read-4k", "4 KiB random read, direct, queue depth 32", "randread", 4 * KiB, iodepth=32),
-    _w("rand-write-4k", "4 KiB random write, direct, queue depth 32", "randwrite", 4 * KiB, iodepth=32),
+    _w("seq-read", "sequential read, direct, two full stripes in flight", "read", MiB, iodepth=2),
+    _w("seq-write", "sequential write, direct, two full stripes in flight", "write", MiB, iodepth=2),
+    _w("rand-read-4k", "4 KiB random read, direct, 4 in flight per disk", "randread", 4 * KiB, iodepth=16),
+    _w("rand-write-4k", "4 KiB random write, direct, 4 in flight per disk", "randwrite", 4 * KiB, iodepth=16),
 )
 OTHERS = (
     _w("dd-write", "dd if=/dev/zero of=FILE bs=1M: one buffered stream into a file", "write", MiB, direct=False,
@@ -109,10 +109,48 @@ def preset(name: str) -> Workload:
         raise PlanError(f"unknown workload {name!r}; choose from {', '.join(PRESETS)}", "workload") from None
 
 
-def for_plan(w: Workload, full_stripe_bytes: int) -> Workload:
-    """The validation suite's sequential jobs keep two full stripes in flight, whatever the stripe."""
-    if w.name in ("seq-read", "seq-write") and full_stripe_bytes:
-        depth = max(w.iodepth, -(-2 * full_stripe_bytes // w.bs))
-        if depth != w.iodepth:
-            return w.model_copy(update={"iodepth": depth})
-    return w
+# One sync thread cannot keep many spindles busy: past this depth a job is split in several.
+MAX_DEPTH_PER_JOB = 64
+# Outstanding random I/Os per member disk: enough to let each disk reorder its queue.
+RANDOM_DEPTH_PER_DISK = 4
+# Sequential requests larger than this are split by the block layer anyway.
+MAX_SEQ_BLOCK = 16 * MiB
+
+
+def seq_shape(full_stripe_bytes: int, stripes: int = 1, logical_block: int = 512) -> tuple[int, int]:
+    """(block size, iodepth) with at least two full stripes in flight on every striped array.
+
+    A block of one full stripe lets md write whole stripes without reading parity back; with
+    no stripe known, 1 MiB blocks. Two per array in flight keep each array's disks busy
+    while the next request is being issued. Keeping no more than that in flight matters too:
+    a deep queue of large requests is seconds of work on a slow array, and fio's figures
+    for a short run then count requests issued before the window opened.
+    """
+    stripe = full_stripe_bytes
+    bs = stripe if 0 < stripe <= MAX_SEQ_BLOCK else MiB
+    bs -= bs % max(logical_block, 512)
+    want = 2 * max(stripe, bs) * max(stripes, 1)
+    return bs, max(2, -(-want // bs))
+
+
+def random_depth(disks: int) -> tuple[int, int]:
+    """(numjobs, iodepth per job) with RANDOM_DEPTH_PER_DISK I/Os for each member disk."""
+    total = max(16, RANDOM_DEPTH_PER_DISK * max(disks, 1))
+    jobs = -(-total // MAX_DEPTH_PER_JOB)
+    return jobs, -(-total // jobs)
+
+
+def for_plan(w: Workload, full_stripe_bytes: int, *, stripes: int = 1, disks: int = 1,
+             logical_block: int = 512) -> Workload:
+    """A validation-suite preset shaped for an array, exactly as `podplan validate` runs it.
+
+    Any other workload (another preset, or one described as it actually ran) is returned as is.
+    """
+    if PRESETS.get(w.name) != w or w.name not in VALIDATION_NAMES:
+        return w
+    if w.is_random:
+        numjobs, depth = random_depth(disks)
+        bs = max(4 * KiB, logical_block)
+    else:
+        (bs, depth), numjobs = seq_shape(full_stripe_bytes, stripes, logical_block), 1
+    return w.model_copy(update={"bs": bs, "iodepth": depth, "numjobs": numjobs})

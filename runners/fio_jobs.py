@@ -10,15 +10,13 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from planners import workloads
+
 KiB = 1024
 MiB = 1024**2
 WorkloadName = Literal["seq-read", "seq-write", "rand-read-4k", "rand-write-4k"]
 WORKLOADS: tuple[WorkloadName, ...] = ("seq-read", "seq-write", "rand-read-4k", "rand-write-4k")
 _RW = {"seq-read": "read", "seq-write": "write", "rand-read-4k": "randread", "rand-write-4k": "randwrite"}
-# One sync thread cannot keep many spindles busy: past this depth a job is split in several.
-MAX_DEPTH_PER_JOB = 64
-# Outstanding random I/Os per member disk: enough to let each disk reorder its queue.
-RANDOM_DEPTH_PER_DISK = 4
 _FROZEN = ConfigDict(frozen=True)
 
 
@@ -92,24 +90,13 @@ class Workload(BaseModel):
 
 
 def seq_shape(shape: Shape) -> tuple[int, int]:
-    """(block size, iodepth) with at least two full stripes in flight on every striped array.
-
-    A block of one full stripe lets md write whole stripes without reading parity back; with
-    no stripe known, 1 MiB blocks. Two per array in flight keep each array's disks busy
-    while the next request is being issued.
-    """
-    stripe = shape.full_stripe_bytes
-    bs = stripe if 0 < stripe <= 16 * MiB else 1 * MiB
-    bs -= bs % max(shape.logical_block, 512)
-    want = 2 * max(stripe, bs) * max(shape.stripes, 1)
-    return bs, max(2, -(-want // bs))
+    """(block size, iodepth): the model's shape of the sequential jobs, so predicted is what ran."""
+    return workloads.seq_shape(shape.full_stripe_bytes, shape.stripes, shape.logical_block)
 
 
 def random_depth(shape: Shape) -> tuple[int, int]:
-    """(numjobs, iodepth per job) with RANDOM_DEPTH_PER_DISK I/Os for each member disk."""
-    total = max(16, RANDOM_DEPTH_PER_DISK * max(shape.disks, 1))
-    jobs = -(-total // MAX_DEPTH_PER_JOB)
-    return jobs, -(-total // jobs)
+    """(numjobs, iodepth per job) for the random jobs, as the model shapes them."""
+    return workloads.random_depth(shape.disks)
 
 
 def _global(target: Target, timing: Timing) -> tuple[tuple[str, str], ...]:

@@ -6,9 +6,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from planners.workloads import MAX_DEPTH_PER_JOB, RANDOM_DEPTH_PER_DISK
 from runners.exec import have, run
 from runners.fio_jobs import (
-    MAX_DEPTH_PER_JOB, QUICK, RANDOM_DEPTH_PER_DISK, WORKLOADS, Shape, Target, fio_argv, random_depth, seq_shape, suite,
+    QUICK, WORKLOADS, Shape, Target, fio_argv, random_depth, seq_shape, suite,
 )
 
 KiB, MiB = 1024, 1024**2
@@ -67,3 +68,17 @@ def test_plain_fio_parses_every_job_file(tmp_path, kind):
         path.write_text(w.job.text)
         out = run(["fio", "--parse-only", str(path)], timeout=30)
         assert out.returncode == 0, out.stderr
+
+
+@given(stripe=st.sampled_from([0, 64 * KiB, 512 * KiB, 13 * 512 * KiB, 3 * MiB, 64 * MiB]),
+       stripes=st.integers(1, 8), disks=st.integers(1, 300), logical=st.sampled_from([512, 4096]))
+def test_the_model_predicts_the_jobs_validate_runs(stripe, stripes, disks, logical):
+    from planners.workloads import VALIDATION, for_plan
+
+    shape = Shape(full_stripe_bytes=stripe, stripes=stripes, disks=disks, logical_block=logical)
+    ran = {w.name: dict(w.job.jobs[0][1]) for w in suite(DEV, shape)}
+    for preset in VALIDATION:
+        w = for_plan(preset, stripe, stripes=stripes, disks=disks, logical_block=logical)
+        opts = ran[w.name]
+        assert (w.rw, w.bs, w.iodepth, w.numjobs) == (opts["rw"], int(opts["bs"]), int(opts["iodepth"]),
+                                                      int(opts["numjobs"]))

@@ -31,11 +31,20 @@ def plan_of(n: int, level: int = 0, *, size: int = TB2, chunk: int = 512 * KiB, 
 def test_validation_suite_names_and_fio_terms():
     assert VALIDATION_NAMES == ("seq-read", "seq-write", "rand-read-4k", "rand-write-4k")
     job = preset("rand-write-4k").fio_job()
-    for line in ("rw=randwrite", "bs=4096", "direct=1", "iodepth=32", "ioengine=libaio", "numjobs=1"):
+    for line in ("rw=randwrite", "bs=4096", "direct=1", "ioengine=libaio", "numjobs=1"):
         assert line in job
     assert preset("dd-write").in_flight == 1  # a sync engine ignores iodepth
-    # Two full stripes in flight, whatever the stripe: 13 x 512K -> 13 x 1 MiB requests at least.
+    # Two full stripes in flight on each striped array: full-stripe requests up to 16 MiB...
+    w = for_plan(preset("seq-write"), 13 * 512 * KiB, stripes=3)
+    assert (w.bs, w.iodepth, w.numjobs) == (13 * 512 * KiB, 6, 1)
+    # ...1 MiB requests past that: 43 x 512K -> 43 of them per stripe.
     assert for_plan(preset("seq-write"), 43 * 512 * KiB).iodepth == 43
+    # Four random requests per member disk, in jobs of at most 64.
+    w = for_plan(preset("rand-read-4k"), 43 * 512 * KiB, disks=45)
+    assert (w.bs, w.numjobs, w.iodepth) == (4096, 3, 60)
+    # A workload described as it ran is left as it is.
+    ran = preset("seq-read").model_copy(update={"description": "", "bs": 128 * KiB})
+    assert for_plan(ran, 43 * 512 * KiB) is ran
     with pytest.raises(Exception, match="unknown workload"):
         preset("nope")
 
