@@ -16,7 +16,7 @@ from planners.hardware import DISK_CLASSES, CPU_CLASSES, Cpu, Hardware
 from planners.models import Plan
 from planners.perf import WorkloadPrediction
 from planners.reliability import Reliability
-from planners.sweep import Sweep
+from planners.sweep import Sweep, SweepRow
 
 MODES = ("normal", "degraded", "rebuild")
 
@@ -164,17 +164,29 @@ def short_odds(p: float) -> str:
     return f"1/{n:.0f}"
 
 
+SWEEP_COLUMNS = ("#", "layout", "TiB", "MB/s", "limited by", "loss/yr 1-4%", "rebuild")
+SWEEP_NUMERIC = ("#", "TiB", "MB/s", "rebuild")
+
+
+def sweep_title(s: Sweep) -> str:
+    return f"{len(s.rows)} layouts of {s.disks} disks; MB/s for {s.workload}; * = on the Pareto front"
+
+
+def sweep_cells(rank: int, r: SweepRow) -> tuple[str, ...]:
+    """One sweep row as the table shows it, column by column (SWEEP_COLUMNS); `rank` counts from 1."""
+    lo, hi = r.loss_per_year
+    return (f"{rank}{'*' if r.pareto else ' '}", r.label, f"{r.usable_bytes / 2**40:,.1f}", _mb(r.mb_s), r.binding,
+            f"{short_odds(lo)}-{short_odds(hi)}", f"{r.rebuild_hours:.0f} h")
+
+
 def sweep_table(s: Sweep, top: int | None) -> Table:
-    t = Table(title=f"{len(s.rows)} layouts of {s.disks} disks; MB/s for {s.workload}; * = on the Pareto front",
-              title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 1, 0, 0), show_edge=False)
+    t = Table(title=sweep_title(s), title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 1, 0, 0), show_edge=False)
     # Figures never shrink into an ellipsis on a narrow terminal; the words wrap instead.
-    for col in ("#", "layout", "TiB", "MB/s", "limited by", "loss/yr 1-4%", "rebuild"):
+    for col in SWEEP_COLUMNS:
         t.add_column(col, no_wrap=col not in ("layout", "limited by"),
-                     justify="right" if col in ("#", "TiB", "MB/s", "rebuild") else "left")
+                     justify="right" if col in SWEEP_NUMERIC else "left")
     for i, r in enumerate(s.rows[:top] if top else s.rows, start=1):
-        lo, hi = r.loss_per_year
-        t.add_row(f"{i}{'*' if r.pareto else ' '}", r.label, f"{r.usable_bytes / 2**40:,.1f}", _mb(r.mb_s), r.binding,
-                  f"{short_odds(lo)}-{short_odds(hi)}", f"{r.rebuild_hours:.0f} h", style="" if r.pareto else "dim")
+        t.add_row(*sweep_cells(i, r), style="" if r.pareto else "dim")
     if s.skipped:
         t.caption = f"{s.skipped} layouts skipped: the tools would refuse them"
     return t

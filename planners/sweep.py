@@ -32,7 +32,7 @@ class SweepRow(BaseModel):
     model_config = Frozen
 
     label: str = Field(description="Short description of the layout.")
-    plan: Plan = Field(description="The plan of this layout (the input plan with new groups and LVM).")
+    plan: Plan = Field(description="The plan of this layout (`layout_plan`: the input plan with new groups and LVM).")
     usable_bytes: int = Field(description="What df shows as available, in bytes.")
     mb_s: float = Field(description="Predicted throughput of the ranking workload, MB/s.")
     iops: float = Field(description="Predicted requests per second of the ranking workload.")
@@ -65,9 +65,10 @@ def layouts(plan: Plan) -> list[tuple[str, list[MdGroup], Lvm]]:
                 unused = n - g * (members + spares)
                 if members < MIN_MEMBERS[level] or unused >= g or (level == 10 and layout == "n2" and members % 2):
                     continue
+                names, kept = _names(plan, g), _kept(plan.groups[0], level)
                 for chunk in CHUNKS:
-                    groups = [MdGroup(name=f"md{i}", level=level, layout=layout, members=members, spares=spares,
-                                      chunk=chunk, bitmap="none" if level == 0 else "internal") for i in range(g)]
+                    groups = [MdGroup(name=array, level=level, layout=layout, members=members, spares=spares,
+                                      chunk=chunk, **kept) for array in names]
                     name = "RAID" + str(level) + (layout or "")
                     base = (f"{g}x " if g > 1 else "") + f"{name} {members}" + (f"+{spares}" if spares else "")
                     base += f" {format_size_compact(chunk)}"
@@ -79,16 +80,46 @@ def layouts(plan: Plan) -> list[tuple[str, list[MdGroup], Lvm]]:
     return out
 
 
+def _kept(first: MdGroup, level: int) -> dict[str, object]:
+    """The md settings a layout does not vary, from the plan's first group.
+
+    md refuses a write-intent bitmap on RAID0; any other level keeps the plan's choice.
+    """
+    bitmap = "none" if level == 0 else first.bitmap
+    return {"metadata": first.metadata, "bitmap": bitmap,
+            "bitmap_chunk": first.bitmap_chunk if bitmap == "internal" else None}
+
+
+def _names(plan: Plan, count: int) -> list[str]:
+    """The plan's own array names first, then md0, md1, ... that none of them already uses."""
+    names = [g.name for g in plan.groups[:count]]
+    i = 0
+    while len(names) < count:
+        if f"md{i}" not in names:
+            names.append(f"md{i}")
+        i += 1
+    return names
+
+
+def layout_plan(plan: Plan, groups: list[MdGroup], lvm: Lvm) -> Plan:
+    """`plan` with another layout: its disks, filesystem, tools and hardware stay.
+
+    Readahead and stripe_cache_size follow the layout (None: podplan's recommendation for
+    it), since a figure tuned for one full stripe is wrong for another.
+    """
+    tuning = plan.tuning.model_copy(update={"stripe_cache_size": None, "readahead": None})
+    return Plan(name=plan.name, disks=plan.disks, groups=groups, lvm=lvm, filesystem=plan.filesystem,
+                tuning=tuning, tools=plan.tools, hardware=plan.hardware)
+
+
 def sweep(plan: Plan, workload: Workload | None = None, *, limit: int | None = None) -> Sweep:
     """Sweep the layouts of `plan`'s disks (its hardware, filesystem and tools kept)."""
     w = workload or PRESETS["seq-write"]
     rows: list[SweepRow] = []
     skipped = 0
-    tuning = plan.tuning.model_copy(update={"stripe_cache_size": None, "readahead": None})
     for label, groups, lvm in layouts(plan):
         try:
-            p = Plan(name=plan.name, disks=plan.disks, groups=groups, lvm=lvm, filesystem=plan.filesystem,
-                     tuning=tuning, tools=plan.tools, hardware=plan.hardware)
+            p = layout_plan(plan, groups, lvm)
             result = compute(p)
         except PlanError:
             skipped += 1

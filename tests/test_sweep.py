@@ -58,3 +58,34 @@ def _timed(fn) -> float:  # type: ignore[no-untyped-def]
     t = time.perf_counter()
     fn()
     return time.perf_counter() - t
+
+
+def test_each_row_plan_keeps_what_the_sweep_does_not_vary():
+    from planners.compute import compute
+    from planners.example import example_pod
+    from planners.models import Filesystem, Lvm, Tuning
+    from planners.sweep import layout_plan
+
+    base = example_pod().model_copy(update={
+        "groups": [MdGroup(name=n, level=6, members=15, metadata="1.0", bitmap_chunk=64 * 2**20) for n in
+                   ("data0", "md2", "data2")],
+        "lvm": Lvm(enabled=True, vg="big", lv="store", extent_size=32 * 2**20, mode="linear"),
+        "filesystem": Filesystem(type="ext4", label="vault", mount_point="/srv/vault", reserved_percent=1),
+        "tuning": Tuning(readahead=64 * 2**20, stripe_cache_size=8192)})
+    s = sweep(base)
+    for r in s.rows:
+        p = r.plan
+        assert (p.name, p.disks, p.filesystem, p.tools, p.hardware) == (base.name, base.disks, base.filesystem,
+                                                                       base.tools, base.hardware)
+        assert (p.lvm.vg, p.lvm.lv, p.lvm.extent_size) == ("big", "store", 32 * 2**20)
+        assert p.tuning == Tuning()  # readahead and stripe cache follow the layout
+        assert all(g.metadata == "1.0" for g in p.groups)
+        raid0 = p.groups[0].level == 0
+        assert all(g.bitmap == ("none" if raid0 else "internal") for g in p.groups)
+        assert all(g.bitmap_chunk == (None if raid0 else 64 * 2**20) for g in p.groups)
+        names = [g.name for g in p.groups]
+        assert names[:3] == ["data0", "md2", "data2"][: len(names)] and len(set(names)) == len(names)
+        assert p == layout_plan(base, p.groups, p.lvm)
+    four = next(r for r in s.rows if r.label.startswith("4x RAID6"))
+    assert [g.name for g in four.plan.groups] == ["data0", "md2", "data2", "md0"]
+    assert compute(four.plan).usable_bytes == four.usable_bytes

@@ -35,6 +35,7 @@ class PodplanApp(App[int]):
         Binding("f3", "compare", "Compare"),
         Binding("f4", "pin", "Pin"),
         Binding("f5", "validate", "Validate", show=False),
+        Binding("f6", "sweep", "Sweep", show=False),
         Binding("ctrl+s", "save_plan", "Save"),
         Binding("ctrl+o", "open_plan", "Open"),
         Binding("ctrl+t", "toggle_theme", "Theme"),
@@ -103,6 +104,20 @@ class PodplanApp(App[int]):
         current = Variant("current", self.plan, self.result) if self.result else None
         self.push_screen(CompareScreen(self.variants, current))
 
+    def action_sweep(self) -> None:
+        if self.result is None:
+            self.notify("No valid plan yet: fix the form first", severity="error")
+            return
+        from app.tui.screens.sweep_screen import SweepScreen
+
+        if isinstance(self.screen, SweepScreen):
+            return
+        if self.screen.id != "compare-screen":  # from Compare, escape goes back to Compare
+            self._back_to_plan()
+        if self.error:
+            self.notify("The form has an error: sweeping the disks of the last valid plan", severity="warning")
+        self.push_screen(SweepScreen(self.plan))
+
     def action_pin(self) -> None:
         if self.result is None or self.error:
             self.notify("The form has an error; fix it before pinning", severity="error")
@@ -121,9 +136,13 @@ class PodplanApp(App[int]):
         self.theme = "textual-light" if self.current_theme.dark else "textual-dark"
 
     def load_variant(self, variant: Variant) -> None:
+        self.load_into_form(variant.plan, f"variant {variant.name}")
+
+    def load_into_form(self, plan: Plan, what: str) -> None:
+        """Back to the plan screen with `plan` in the form; `what` names it in the notification."""
         self._back_to_plan()
-        self._plan_screen().load(variant.plan)
-        self.notify(f"Loaded variant {variant.name} into the form")
+        self._plan_screen().load(plan)
+        self.notify(f"Loaded {what} into the form")
 
     # -- files --------------------------------------------------------------------------------
     def action_save_plan(self) -> None:
@@ -213,6 +232,8 @@ class PodplanApp(App[int]):
         yield SystemCommand("Help", "Keys and what each screen does (f1)", self.action_help)
         yield SystemCommand("Show build script", "The script that builds this plan (f2)", self.action_script)
         yield SystemCommand("Compare variants", "Pinned plans side by side (f3)", self.action_compare)
+        yield SystemCommand("Sweep layouts", "Every layout of these disks ranked; enter loads one (f6)",
+                            self.action_sweep)
         yield SystemCommand("Pin current plan", "Keep this plan as a variant to compare (f4)", self.action_pin)
         yield SystemCommand("Save plan", "Write the plan as TOML (ctrl+s)", self.action_save_plan)
         yield SystemCommand("Open plan", "Read a TOML plan file (ctrl+o)", self.action_open_plan)

@@ -11,6 +11,7 @@ from planners.models import Plan
 from planners.results import PlanResult
 
 if TYPE_CHECKING:
+    from planners.sweep import Sweep
     from runners.fio_result import JobFigures
     from runners.validate import ValidateReport
     from runners.validate_compare import SideBySide
@@ -100,6 +101,22 @@ class ValidationFinished(Message):
 
 class ValidationFailed(Message):
     """The validate suite did not run (no fio, a bad target, a refused device); one line for the user."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__()
+        self.message = message
+
+
+class SweepComputed(Message):
+    """Every layout of the plan's disks was computed and ranked, speed for `sweep.workload`."""
+
+    def __init__(self, sweep: Sweep) -> None:
+        super().__init__()
+        self.sweep = sweep
+
+
+class SweepFailed(Message):
+    """The layout sweep could not run; one line for the user."""
 
     def __init__(self, message: str) -> None:
         super().__init__()

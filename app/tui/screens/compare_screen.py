@@ -76,6 +76,7 @@ class CompareScreen(Screen[None]):
         Binding("escape", "app.pop_screen", "Back"),
         Binding("l", "load_variant", "Load into form"),
         Binding("x,delete", "drop_variant", "Unpin"),
+        Binding("s", "app.sweep", "Sweep layouts"),
     ]
 
     def __init__(self, variants: list[Variant], current: Variant | None) -> None:
@@ -86,7 +87,8 @@ class CompareScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         yield Static("Pin the plan on the plan screen (f4) to compare variants. "
-                     "Move the cursor to a column, then l loads it, x unpins it.", id="compare-help")
+                     "Move the cursor to a column, then l loads it, x unpins it; s sweeps every layout of the disks.",
+                     id="compare-help")
         yield DataTable(id="compare", zebra_stripes=True, cursor_type="column")
         yield Footer()
 

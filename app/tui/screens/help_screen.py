@@ -23,9 +23,10 @@ figures stay on screen until the form makes sense again.
 | left / right | step through a choice (◂ ▸); typing a letter jumps to it |
 | f1 | this help |
 | f2 | the build script (s saves, c copies) |
-| f3 | compare pinned variants (l loads one, x unpins) |
+| f3 | compare pinned variants (l loads one, x unpins, s sweeps) |
 | f4 | pin the current plan as a variant |
 | f5 | validate a built array with fio (ctrl+r starts, f8 cancels) |
+| f6 | sweep every layout of the plan's disks, ranked, Pareto front marked * (enter loads one into the form, s sorts, w changes the workload) |
 | ctrl+s / ctrl+o | save / open a plan file (TOML) |
 | ctrl+t | dark / light theme |
 | ctrl+p | command palette: every action by name |

@@ -1,0 +1,171 @@
+"""Sweep: every layout of the plan's disks, ranked as `podplan sweep` ranks them; any row opens in the form.
+
+Sweeping 60 disks takes a few tenths of a second, so it runs in a thread worker and the
+screen says what it is doing meanwhile. Each row carries its whole plan (the current one
+with that layout), so loading it gives the form exactly the figures the row shows.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from rich.text import Text
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Static
+from textual.worker import get_current_worker
+
+from app.predict_cmd import SWEEP_COLUMNS, SWEEP_NUMERIC, sweep_cells, sweep_title
+from app.tui.messages import SweepComputed, SweepFailed
+from planners.errors import PlanError
+from planners.models import Plan
+from planners.sweep import Sweep, SweepRow
+from planners.workloads import VALIDATION_NAMES
+
+Key = Callable[[SweepRow], float]
+# Sort name -> (column it belongs to, key); the rank is the sweep's own order (Pareto front first).
+SORTS: dict[str, tuple[str, Key | None]] = {
+    "rank": ("#", None),
+    "TiB": ("TiB", lambda r: -r.usable_bytes),
+    "MB/s": ("MB/s", lambda r: -r.mb_s),
+    "loss": ("loss/yr 1-4%", lambda r: r.loss_per_year[1]),
+    "rebuild": ("rebuild", lambda r: r.rebuild_hours),
+}
+BY_COLUMN = {column: name for name, (column, _) in SORTS.items()}
+
+
+class SweepScreen(Screen[None]):
+    """The layouts of the current plan's disks; enter or l loads the highlighted one into the form."""
+
+    BINDINGS = [
+        Binding("escape", "app.pop_screen", "Back"),
+        Binding("l", "load_row", "Load into form"),
+        Binding("s", "next_sort", "Sort"),
+        Binding("w", "next_workload", "Workload"),
+    ]
+
+    def __init__(self, plan: Plan, workload: str = "seq-write") -> None:
+        super().__init__(id="sweep-screen")
+        self.plan = plan
+        self.workload = workload
+        self.sort_by = "rank"
+        self.result: Sweep | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(id="sweep-status")
+        yield DataTable(id="sweep", zebra_stripes=True, cursor_type="row")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one(DataTable).focus()
+        self._start()
+
+    def _start(self) -> None:
+        disks = sum(d.count for d in self.plan.disks)
+        self.query_one("#sweep-status", Static).update(f"Sweeping the layouts of {disks} disks for {self.workload}…")
+        self._sweep(self.plan, self.workload)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="sweep")
+    def _sweep(self, plan: Plan, workload: str) -> None:
+        from planners.sweep import sweep
+        from planners.workloads import preset
+
+        try:
+            result = sweep(plan, preset(workload))
+        except PlanError as exc:
+            self.post_message(SweepFailed(exc.message))
+            return
+        except Exception as exc:  # noqa: BLE001 - a planner bug must end in a line, not take the session down
+            self.post_message(SweepFailed(f"internal error: {exc!r}"))
+            return
+        if not get_current_worker().is_cancelled:
+            self.post_message(SweepComputed(result))
+
+    @on(SweepComputed)
+    def _computed(self, event: SweepComputed) -> None:
+        if event.sweep.workload != self.workload:
+            return  # an answer for a workload the user has already moved past
+        self.result = event.sweep
+        self._fill()
+
+    @on(SweepFailed)
+    def _failed(self, event: SweepFailed) -> None:
+        self.query_one("#sweep-status", Static).update(f"Not swept: {event.message}")
+        self.notify(event.message, severity="error")
+
+    def ordered(self) -> list[tuple[int, SweepRow]]:
+        """(rank from 1, row) in the order the table shows them."""
+        rows = list(enumerate(self.result.rows if self.result else [], start=1))
+        key = SORTS[self.sort_by][1]
+        # Ties keep the sweep's order, so the Pareto front stays ahead among equals.
+        return sorted(rows, key=lambda ir: key(ir[1])) if key else rows
+
+    def _fill(self) -> None:
+        assert self.result is not None
+        table = self.query_one(DataTable)
+        current = self.selected()
+        table.clear(columns=True)
+        sorted_column = SORTS[self.sort_by][0]
+        for col in SWEEP_COLUMNS:
+            label = col + (" ▾" if col == sorted_column else "")
+            table.add_column(Text(label, justify="right" if col in SWEEP_NUMERIC else "left"), key=col)
+        at = 0
+        for i, (rank, row) in enumerate(self.ordered()):
+            style = "" if row.pareto else "dim"
+            cells = [Text(c, style=style, justify="right" if col in SWEEP_NUMERIC else "left")
+                     for col, c in zip(SWEEP_COLUMNS, sweep_cells(rank, row))]
+            table.add_row(*cells, key=str(rank))
+            if current is not None and row.label == current.label:
+                at = i  # the cursor stays on the same layout through a new sort or workload
+        table.move_cursor(row=at, scroll=True)
+        skipped = f"; {self.result.skipped} the tools would refuse" if self.result.skipped else ""
+        self.query_one("#sweep-status", Static).update(
+            f"{sweep_title(self.result)}{skipped}. Sorted by {self.sort_by} (s or a click on a heading); "
+            f"w: another workload; enter or l loads the highlighted layout into the form.")
+
+    def _highlighted(self) -> int | None:
+        """Rank of the row under the cursor (None before the first answer)."""
+        table = self.query_one(DataTable)
+        if not table.row_count:
+            return None
+        key = table.coordinate_to_cell_key(table.cursor_coordinate).row_key
+        return int(key.value) if key.value is not None else None
+
+    def selected(self) -> SweepRow | None:
+        rank = self._highlighted()
+        return self.result.rows[rank - 1] if self.result and rank else None
+
+    @on(DataTable.RowSelected)
+    def _row_selected(self, event: DataTable.RowSelected) -> None:
+        event.stop()
+        self.action_load_row()
+
+    @on(DataTable.HeaderSelected)
+    def _header_selected(self, event: DataTable.HeaderSelected) -> None:
+        event.stop()
+        name = BY_COLUMN.get(str(event.column_key.value))
+        if name is not None and self.result is not None:
+            self.sort_by = name
+            self._fill()
+
+    def action_load_row(self) -> None:
+        row = self.selected()
+        if row is None:
+            self.notify("No layout yet: the sweep is still running", severity="warning")
+            return
+        self.app.load_into_form(row.plan, f"layout {row.label}")  # type: ignore[attr-defined]
+
+    def action_next_sort(self) -> None:
+        if self.result is None:
+            return
+        names = list(SORTS)
+        self.sort_by = names[(names.index(self.sort_by) + 1) % len(names)]
+        self._fill()
+
+    def action_next_workload(self) -> None:
+        names = list(VALIDATION_NAMES)
+        self.workload = names[(names.index(self.workload) + 1) % len(names)] if self.workload in names else names[0]
+        self._start()
