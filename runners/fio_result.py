@@ -24,6 +24,8 @@ class Steady(BaseModel):
     attained: bool = Field(description="True if fio found the job steady (and stopped it early).")
     window_s: int = Field(description="Length of the window judged (steadystate_duration), in seconds.")
     measured: str = Field(description="The slope or deviation fio measured last, as it prints it.")
+    window_bytes_s: int | None = Field(None, description="Mean bandwidth over the judged window, in bytes per second.")
+    window_iops: float | None = Field(None, description="Mean I/Os per second over the judged window.")
 
 
 class JobFigures(BaseModel):
@@ -43,6 +45,14 @@ class JobFigures(BaseModel):
     io_bytes: int = Field(description="Bytes transferred, read and write, in bytes.")
     error: int = Field(description="errno of the first error the job hit, 0 if none.")
     steady: Steady | None = Field(description="Steady-state verdict; None when the job asked for none.")
+    run_bytes_s: int | None = Field(None, description="Bandwidth over the whole run including its start, in bytes "
+                                                      "per second; set when the figures above are the steady window's.")
+    run_iops: float | None = Field(None, description="I/Os per second over the whole run; set with run_bytes_s.")
+
+    @property
+    def from_window(self) -> bool:
+        """True when the figures are the steady window's mean rather than the whole run's."""
+        return self.run_bytes_s is not None
 
     @property
     def bytes_s(self) -> int:
@@ -90,13 +100,33 @@ def _steady(job: dict) -> Steady | None:
     ss = job.get("steadystate")
     if not ss:
         return None
+    data = ss.get("data") or {}
+    bw, iops = data.get("bw_mean"), data.get("iops_mean")
     return Steady(criterion=str(ss.get("ss", "")), attained=bool(ss.get("attained", 0)),
-                  window_s=int(ss.get("duration", 0)), measured=str(ss.get("criterion", "")))
+                  window_s=int(ss.get("duration", 0)), measured=str(ss.get("criterion", "")),
+                  window_bytes_s=int(bw) if isinstance(bw, (int, float)) and bw > 0 else None,
+                  window_iops=float(iops) if isinstance(iops, (int, float)) and iops > 0 else None)
+
+
+def _steady_window(fig: JobFigures) -> JobFigures:
+    """Report a steady job by its steady window: the whole-run mean also holds the start, while
+    queues fill and caches warm, and that part differs from run to run more than the window does."""
+    ss = fig.steady
+    if ss is None or not ss.attained or ss.window_bytes_s is None or ss.window_iops is None:
+        return fig
+    if fig.read_bytes_s and fig.write_bytes_s:
+        return fig  # fio's window mixes both directions; it cannot be split between them
+    window_bw = ss.window_bytes_s
+    if fig.bytes_s and fig.bytes_s > 100 * window_bw:
+        window_bw *= 1024  # fio releases that kept the window's bandwidth in KiB/s
+    side = "read" if fig.read_bytes_s else "write"
+    return fig.model_copy(update={f"{side}_bytes_s": window_bw, f"{side}_iops": ss.window_iops,
+                                  "run_bytes_s": fig.bytes_s, "run_iops": fig.iops})
 
 
 def job_figures(job: dict, host: str = "") -> JobFigures:
     r, w = job.get("read", {}), job.get("write", {})
-    return JobFigures(
+    return _steady_window(JobFigures(
         name=str(job.get("jobname", "")), host=host,
         read_bytes_s=int(r.get("bw_bytes", 0)), write_bytes_s=int(w.get("bw_bytes", 0)),
         read_iops=float(r.get("iops", 0.0)), write_iops=float(w.get("iops", 0.0)),
@@ -104,7 +134,7 @@ def job_figures(job: dict, host: str = "") -> JobFigures:
         runtime_ms=max(int(r.get("runtime", 0)), int(w.get("runtime", 0)), int(job.get("job_runtime", 0))),
         io_bytes=int(r.get("io_bytes", 0)) + int(w.get("io_bytes", 0)),
         error=int(job.get("error", 0)), steady=_steady(job),
-    )
+    ))
 
 
 def figures(obj: dict, *, final: bool = True) -> FioRun:

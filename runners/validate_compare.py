@@ -98,6 +98,9 @@ def likely_reasons(workload: str, diff_pct: float, cond: Conditions, steady: boo
         out.append("fio never found the workload steady: the figure moved while it was measured")
     if not slow and not direct:
         out.append("the page cache served part of the I/O (the filesystem refused O_DIRECT)")
+    if not slow and diff_pct > 50 and workload in ("seq-read", "rand-read-4k"):
+        out.append("blocks never written (a new sparse or thin volume, trimmed flash) read back as zeros "
+                   "without touching the disks: write the target once, then measure reads")
     if not out:
         out.append("faster than the model: disks or caches beat the assumed figures" if not slow
                    else "slower than the model: check the per-disk baseline and the as-built check")

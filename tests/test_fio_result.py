@@ -24,8 +24,13 @@ def test_status_interval_stream_is_cumulative_and_last_is_final():
 
 
 def test_steady_state_attained():
+    doc = json.loads((FIX / "single.json").read_text())
     job = parse_output((FIX / "single.json").read_text()).jobs[0]
     assert job.steady.attained and job.steady.window_s == 2
+    # A steady job is reported by its window, the whole run kept beside it.
+    data = doc["jobs"][0]["steadystate"]["data"]
+    assert job.from_window and job.read_bytes_s == data["bw_mean"] and job.read_iops == data["iops_mean"]
+    assert job.run_bytes_s == doc["jobs"][0]["read"]["bw_bytes"]
     assert job.runtime_ms < 6000  # stopped early once steady, well before runtime=6
     assert job.read_p99_us and job.read_p99_us > 0
 
@@ -52,3 +57,25 @@ def test_client_server_output_reads_each_host():
         {**job, "hostname": "pod1"}, {**job, "hostname": "pod2"}, {**job, "jobname": "All clients"}]}
     run = figures(merged)
     assert [j.host for j in run.jobs] == ["pod1", "pod2"]
+
+
+def _with(doc: dict, **ss) -> dict:
+    job = json.loads(json.dumps(doc))
+    job["jobs"][0]["steadystate"].update(ss)
+    return job
+
+
+def test_steady_window_only_when_it_can_be_trusted():
+    doc = json.loads((FIX / "single.json").read_text())
+    bw = doc["jobs"][0]["read"]["bw_bytes"]
+    not_steady = figures(_with(doc, attained=0)).jobs[0]
+    assert not not_steady.from_window and not_steady.read_bytes_s == bw
+    no_data = figures(_with(doc, data={})).jobs[0]
+    assert not no_data.from_window and no_data.read_bytes_s == bw
+    # Releases that kept the window in KiB/s are scaled, not taken for a thousandfold drop.
+    kib = figures(_with(doc, data={"bw_mean": bw // 1024, "iops_mean": 10})).jobs[0]
+    assert kib.read_bytes_s == bw // 1024 * 1024
+    mixed = json.loads(json.dumps(doc))
+    mixed["jobs"][0]["write"].update(bw_bytes=5, iops=1.0)
+    both = figures(mixed).jobs[0]
+    assert not both.from_window and both.read_bytes_s == bw  # a mixed window cannot be split

@@ -54,6 +54,9 @@ def test_reasons_name_the_conditions():
     r = likely_reasons("seq-read", -40.0, cond, steady=True, direct=False)
     assert any("readahead 128 KiB is below two full stripes" in x for x in r)
     assert likely_reasons("seq-read", 40.0, Conditions(), True, True)[0].startswith("faster than the model")
+    # Far faster reads than the disks can give: the blocks were likely never written.
+    assert any("never written" in x for x in likely_reasons("seq-read", 300.0, Conditions(), True, True))
+    assert not any("never written" in x for x in likely_reasons("seq-write", 300.0, Conditions(), True, True))
 
 
 def test_the_model_is_asked_about_the_workloads_that_ran():
