@@ -11,6 +11,7 @@ from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
+from app.host_cpu import add_cpu_flags, origin_json, origin_text, with_cpu_source
 from planners.errors import PlanError
 from planners.hardware import DISK_CLASSES, CPU_CLASSES, Cpu, Hardware
 from planners.models import Plan
@@ -45,7 +46,9 @@ def add_parsers(sub: Any) -> None:
 def _hardware_flags(p: argparse.ArgumentParser) -> None:
     h = p.add_argument_group("hardware")
     h.add_argument("--disk-class", choices=tuple(DISK_CLASSES), help="disk class preset for every disk")
-    h.add_argument("--cpu-class", choices=tuple(CPU_CLASSES), help="host CPU class preset")
+    h.add_argument("--cpu-class", choices=tuple(CPU_CLASSES), help="host CPU class preset (this host's kernel log "
+                                                                   "is then not read)")
+    add_cpu_flags(h)
 
 
 def _with_hardware(plan: Plan, args: argparse.Namespace) -> Plan:
@@ -64,7 +67,7 @@ def dispatch(args: argparse.Namespace) -> int:
     from planners.example import example_pod
 
     base = load_plan(args.plan_file) if args.plan_file else example_pod()
-    plan = _with_hardware(plan_from_args(args, base), args)
+    plan, cpu = with_cpu_source(_with_hardware(plan_from_args(args, base), args), args)
     if args.command == "sweep":
         if args.top < 0:
             raise PlanError("--top must be 0 or more")
@@ -73,9 +76,10 @@ def dispatch(args: argparse.Namespace) -> int:
 
         result = sweep(plan, preset(args.workload))
         if args.json:
-            print(json.dumps(result.model_dump(mode="json", exclude={"rows": {"__all__": {"plan"}}}), indent=2))
+            doc = result.model_dump(mode="json", exclude={"rows": {"__all__": {"plan"}}})
+            print(json.dumps({**doc, "cpu": origin_json(cpu)}, indent=2))
         else:
-            Console().print(sweep_table(result, args.top or None))
+            Console().print(sweep_table(result, args.top or None), Text(f"CPU: {origin_text(cpu)}"))
         return 0
     from planners.perf import predict
     from planners.reliability import reliability
@@ -89,12 +93,12 @@ def dispatch(args: argparse.Namespace) -> int:
         from planners import __version__
 
         doc = {"podplan_version": __version__, "plan": plan.name, "mode": args.mode,
-               "predictions": [p.model_dump(mode="json") for p in predictions],
+               "cpu": origin_json(cpu), "predictions": [p.model_dump(mode="json") for p in predictions],
                "reliability": rel.model_dump(mode="json")}
         print(json.dumps(doc, indent=2))
     else:
         Console().print(Group(prediction_table(predictions, title=f"{plan.name}: predicted ({args.mode})"),
-                              Text(""), reliability_table(rel)))
+                              Text(f"CPU: {origin_text(cpu)}"), Text(""), reliability_table(rel)))
     return 0
 
 

@@ -71,6 +71,7 @@ def run(
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
+            errors="replace",  # a stray non-UTF-8 byte (a device name in the kernel log) is no reason to fail
             env=full_env,
             start_new_session=True,
         )

@@ -46,7 +46,7 @@ def run(capsys, argv):
 
 
 def test_predict_on_the_example_pod_names_each_binding_term(capsys):
-    code, out, err = run(capsys, ["predict"])
+    code, out, err = run(capsys, ["predict", "--no-host-cpu"])
     assert code == 0, err
     for name in VALIDATION_NAMES:
         line = next(x for x in out.splitlines() if x.strip().startswith(name))
@@ -56,8 +56,8 @@ def test_predict_on_the_example_pod_names_each_binding_term(capsys):
 
 
 def test_predict_json(capsys):
-    code, out, _ = run(capsys, ["predict", "--json", "--workload", "dd-write", "--workload", "bonnie-seeks",
-                                "--mode", "degraded"])
+    code, out, _ = run(capsys, ["predict", "--no-host-cpu", "--json", "--workload", "dd-write",
+                                "--workload", "bonnie-seeks", "--mode", "degraded"])
     doc = json.loads(out)
     assert code == 0 and doc["mode"] == "degraded"
     assert [p["workload"] for p in doc["predictions"]] == ["dd-write", "bonnie-seeks"]
@@ -69,7 +69,7 @@ def test_predict_json(capsys):
 def test_predict_reads_hardware_from_the_plan_file(capsys, tmp_path):
     f = tmp_path / "hw.toml"
     f.write_text(HW_TOML)
-    code, out, err = run(capsys, ["predict", str(f), "--json"])
+    code, out, err = run(capsys, ["predict", str(f), "--no-host-cpu", "--json"])
     assert code == 0, err
     doc = json.loads(out)
     assert any("sas2 link" in t["note"] for t in doc["predictions"][0]["terms"])
@@ -87,10 +87,10 @@ def test_hardware_round_trips_through_toml_and_is_absent_by_default():
 
 
 def test_sweep_table_and_json(capsys):
-    code, out, err = run(capsys, ["sweep", "--disks", "12", "--top", "5"])
+    code, out, err = run(capsys, ["sweep", "--disks", "12", "--top", "5", "--no-host-cpu"])
     assert code == 0, err
     assert "layouts of 12 disks" in out and "1*" in out and "RAID0 12" in out
-    code, out, _ = run(capsys, ["sweep", "--disks", "12", "--json", "--workload", "rand-read-4k"])
+    code, out, _ = run(capsys, ["sweep", "--disks", "12", "--no-host-cpu", "--json", "--workload", "rand-read-4k"])
     doc = json.loads(out)
     assert doc["workload"] == "rand-read-4k" and doc["disks"] == 12
     assert all("plan" not in r for r in doc["rows"]) and any(r["pareto"] for r in doc["rows"])
