@@ -17,7 +17,7 @@ from planners.compute import compute
 from planners.example import example_pod
 from planners.sweep import sweep
 from planners.workloads import PRESETS
-from tests.tui_helpers import SIZE, text_of
+from tests.tui_helpers import SIZE, open_screen, text_of
 
 EXAMPLE_SWEEP = sweep(example_pod())
 
@@ -27,12 +27,7 @@ def _cells(table: DataTable, i: int) -> list[str]:
 
 
 async def _open(pilot) -> SweepScreen:  # type: ignore[no-untyped-def]
-    await pilot.press("f6")
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
-    screen = pilot.app.screen
-    assert isinstance(screen, SweepScreen)
-    return screen
+    return await open_screen(pilot, "f6", SweepScreen)
 
 
 async def test_table_is_the_cli_ranking_and_enter_loads_a_row_into_the_form() -> None:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import TypeVar
+
+from textual.screen import Screen
 from textual.widgets import Input, Static
 
 from app.tui.app import PodplanApp
@@ -10,6 +13,7 @@ from planners.example import example_pod
 from planners.models import Plan
 
 SIZE = (100, 32)
+S = TypeVar("S", bound=Screen)
 
 
 def plan_with(base: Plan | None = None, **changes: object) -> Plan:
@@ -25,3 +29,13 @@ def text_of(app: PodplanApp, selector: str) -> str:
 def no_blink(app: PodplanApp) -> None:
     for widget in app.screen.query(Input):
         widget.cursor_blink = False
+
+
+async def open_screen(pilot, key: str, screen_type: type[S]) -> S:  # type: ignore[no-untyped-def]
+    """Press `key`, wait for the workers it starts, and return the screen it opened."""
+    await pilot.press(key)
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+    screen = pilot.app.screen
+    assert isinstance(screen, screen_type)
+    return screen

@@ -36,6 +36,7 @@ class PodplanApp(App[int]):
         Binding("f4", "pin", "Pin"),
         Binding("f5", "validate", "Validate", show=False),
         Binding("f6", "sweep", "Sweep", show=False),
+        Binding("f7", "detected_disks", "Disks", show=False),
         Binding("ctrl+s", "save_plan", "Save"),
         Binding("ctrl+o", "open_plan", "Open"),
         Binding("ctrl+t", "toggle_theme", "Theme"),
@@ -117,6 +118,19 @@ class PodplanApp(App[int]):
         if self.error:
             self.notify("The form has an error: sweeping the disks of the last valid plan", severity="warning")
         self.push_screen(SweepScreen(self.plan))
+
+    def action_detected_disks(self) -> None:
+        from app.tui.screens.disks_screen import DisksScreen
+
+        if not isinstance(self.screen, DisksScreen):
+            self._back_to_plan()
+            self.push_screen(DisksScreen())
+
+    def open_new_plan(self, plan: Plan, what: str) -> None:
+        """A new plan, from no file, in the form; `what` says where it came from."""
+        self.plan_file = None
+        self.load_into_form(plan, what)
+        self.sub_title = f"{what} (not saved)"
 
     def action_pin(self) -> None:
         if self.result is None or self.error:
@@ -234,6 +248,8 @@ class PodplanApp(App[int]):
         yield SystemCommand("Compare variants", "Pinned plans side by side (f3)", self.action_compare)
         yield SystemCommand("Sweep layouts", "Every layout of these disks ranked; enter loads one (f6)",
                             self.action_sweep)
+        yield SystemCommand("New plan from detected disks", "Choose this machine's disks to start a plan (f7)",
+                            self.action_detected_disks)
         yield SystemCommand("Pin current plan", "Keep this plan as a variant to compare (f4)", self.action_pin)
         yield SystemCommand("Save plan", "Write the plan as TOML (ctrl+s)", self.action_save_plan)
         yield SystemCommand("Open plan", "Read a TOML plan file (ctrl+o)", self.action_open_plan)

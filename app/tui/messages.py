@@ -13,6 +13,7 @@ from planners.results import PlanResult
 if TYPE_CHECKING:
     from planners.sweep import Sweep
     from runners.fio_result import JobFigures
+    from runners.host_disks import HostDisks
     from runners.validate import ValidateReport
     from runners.validate_compare import SideBySide
 
@@ -117,6 +118,22 @@ class SweepComputed(Message):
 
 class SweepFailed(Message):
     """The layout sweep could not run; one line for the user."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__()
+        self.message = message
+
+
+class DisksRead(Message):
+    """The machine's whole disks were listed, each with what uses it."""
+
+    def __init__(self, host: HostDisks) -> None:
+        super().__init__()
+        self.host = host
+
+
+class DisksFailed(Message):
+    """The disks could not be listed (no lsblk, no permission); one line for the user."""
 
     def __init__(self, message: str) -> None:
         super().__init__()

@@ -19,7 +19,8 @@ from planners.units import format_bytes_decimal as tb
 from planners.units import format_size_compact
 
 
-def _layout(plan: Plan) -> str:
+def layout_text(plan: Plan) -> str:
+    """One line such as "3x RAID6 15 / LVM linear / xfs"."""
     g = plan.groups[0]
     text = f"{len(plan.groups)}x RAID{g.level} {g.members}" + (f"+{g.spares}" if g.spares else "")
     lvm = f" / LVM {plan.lvm.mode}" if plan.lvm.enabled else ""
@@ -50,7 +51,7 @@ def _reliability(plan: Plan, result: PlanResult) -> str:
 
 ROWS: tuple[tuple[str, object], ...] = (
     ("disks", lambda p, r: f"{r.disk_count} x {tb(p.disks[0].size)}" + (" +" if len(p.disks) > 1 else "")),
-    ("layout", lambda p, r: _layout(p)),
+    ("layout", lambda p, r: layout_text(p)),
     ("raw", lambda p, r: tb(r.raw_bytes)),
     ("usable bytes", lambda p, r: f"{r.usable_bytes:,}"),
     ("usable TB", lambda p, r: tb(r.usable_bytes)),
