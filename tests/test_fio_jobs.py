@@ -82,3 +82,10 @@ def test_the_model_predicts_the_jobs_validate_runs(stripe, stripes, disks, logic
         opts = ran[w.name]
         assert (w.rw, w.bs, w.iodepth, w.numjobs) == (opts["rw"], int(opts["bs"]), int(opts["iodepth"]),
                                                       int(opts["numjobs"]))
+
+
+def test_each_job_file_names_its_target_once():
+    # fio adds a job's filename to the one [global] gave: the same device named twice is two
+    # files served in turn at the same offsets, and md merges the repeated writes.
+    for w in suite(DEV, Shape(full_stripe_bytes=MiB, disks=6)):
+        assert w.job.text.count("filename=") == 1, w.job.text
