@@ -50,6 +50,8 @@ class _Live:
             return
         task = self.tasks[name]
         desc = f"{figures.bytes_s / MB:9.1f} MB/s {figures.iops:10.0f} IOPS" if figures else ""
+        if figures is None and event == "progress":
+            desc = "running; figures when it ends"
         if event == "end":
             self.progress.update(task, completed=self.runtime, description=desc or "no figures")
         else:
@@ -57,12 +59,16 @@ class _Live:
 
 
 def run_validate(target: str, *, plan: Plan | None, full: bool, as_json: bool, report_dir: str | None,
-                 destroy_data: str | None, hosts: str | None = None, baseline: bool = False) -> int:
+                 destroy_data: str | None, hosts: str | None = None, baseline: bool = False,
+                 buffered: bool = False) -> int:
     if hosts:
         if baseline:
             raise PlanError("--baseline reads this machine's disks; it cannot be combined with --hosts")
         return run_validate_hosts(target, hosts, plan=plan, full=full, as_json=as_json, report_dir=report_dir,
-                                  destroy_data=destroy_data)
+                                  destroy_data=destroy_data, buffered=buffered)
+    if buffered:
+        raise PlanError("--buffered goes with --hosts: here a directory that refuses O_DIRECT is run buffered "
+                        "by itself")
     shape = plan_shape(plan) if plan else None
     console = Console(stderr=True)
     timing = FULL if full else QUICK
@@ -139,7 +145,7 @@ def print_report(console: Console, report: ValidateReport, rows: list[SideBySide
 
 
 def run_validate_hosts(target: str, hosts: str, *, plan: Plan | None, full: bool, as_json: bool,
-                       report_dir: str | None, destroy_data: str | None) -> int:
+                       report_dir: str | None, destroy_data: str | None, buffered: bool = False) -> int:
     """The suite on every host at once; a table per host, JSON grouped by host."""
     from runners.fio_hosts import parse_hosts, validate_hosts
 
@@ -154,7 +160,8 @@ def run_validate_hosts(target: str, hosts: str, *, plan: Plan | None, full: bool
         try:
             multi = validate_hosts(target, hs, mode="full" if full else "quick", destroy_data=destroy_data,
                                    report_dir=report_dir, plan_shape=plan_shape(plan) if plan else None,
-                                   on_progress=None if as_json else live)
+                                   direct=not buffered, on_progress=None if as_json else live,
+                                   on_note=lambda line: console.print(line, soft_wrap=True, highlight=False))
         finally:
             if live.tasks:
                 live.progress.stop()
@@ -175,7 +182,8 @@ def run_validate_hosts(target: str, hosts: str, *, plan: Plan | None, full: bool
         out = Console()
         for h, preds, rows in groups:
             if h.report is None:
-                out.print(f"{h.host}: {h.status}: {h.reason}")
+                out.print(f"{h.host}: {h.reason}; skipped" if h.status == "skipped" else
+                          f"{h.host}: {h.status}: {h.reason}", soft_wrap=True, highlight=False)
                 continue
             print_report(out, h.report, rows, preds is not None, plan is not None, host=h.host)
     if any(h.report and h.report.stopped == "interrupted" for h in multi.hosts):
@@ -228,6 +236,8 @@ def add_parsers(sub) -> None:
                     help="allow write workloads on DEVICE although it holds a signature (must name TARGET)")
     va.add_argument("--hosts", metavar="H1[:PORT],H2...",
                     help="run the suite on these machines through `fio --server` (port 8765 unless given)")
+    va.add_argument("--buffered", action="store_true",
+                    help="with --hosts: buffered I/O on every host, for filesystems that refuse O_DIRECT")
     va.add_argument("--baseline", action="store_true",
                     help="first measure each member disk of an md array or LV (read-only) and feed the model")
     ck = sub.add_parser("check", help="compare an array as built with its plan: every difference and what it costs")
@@ -245,4 +255,5 @@ def dispatch(args) -> int:
 
         return run_check(args.target, plan=plan, as_json=args.json)
     return run_validate(args.target, plan=plan, full=args.full, as_json=args.json, report_dir=args.report,
-                        destroy_data=args.destroy_data, hosts=args.hosts, baseline=args.baseline)
+                        destroy_data=args.destroy_data, hosts=args.hosts, baseline=args.baseline,
+                        buffered=args.buffered)

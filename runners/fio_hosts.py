@@ -7,7 +7,14 @@ clients into --output, and a host that cannot be reached fails alone instead of 
 others down with it.
 
 Nothing about a remote disk can be checked from here (signatures, mounts, md or LVM use),
-so against a raw device the write workloads run only when --destroy-data names it.
+so against a raw device the write workloads run only when --destroy-data names it. What fio
+itself can check runs first on each host (runners.fio_preflight): the directory exists and
+takes O_DIRECT writes and the suite's file, or the device opens; a host that fails is skipped.
+
+fio's client (3.33) shows nothing while a job runs once its output is JSON: --status-interval
+objects are held back until the end, and ETA lines come only with the text output, which
+podplan does not parse. Progress is therefore which workload each host is running and for how
+long, ticked here; the figures come when each one ends.
 """
 
 from __future__ import annotations
@@ -17,6 +24,7 @@ import re
 import socket
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Literal
 
@@ -24,6 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from runners.exec import which
 from runners.fio_jobs import FULL, QUICK, WORKLOADS, Shape, Target, Timing, Workload, WorkloadName, suite
+from runners.fio_preflight import preflight
 from runners.validate import ProgressFn, ValidateReport, WorkloadReport, _report_dir, _run_one, _skipped
 from runners.validate_guard import GuardError
 
@@ -32,7 +41,10 @@ DEFAULT_PORT = 8765  # fio's own default for --server
 CONNECT_TIMEOUT_S = 5.0
 # Without a way to look at the remote filesystem, the file is sized like a local one on a roomy disk.
 REMOTE_FILE_BYTES = 1 * GiB
-HostStatus = Literal["done", "partial", "failed", "unreachable"]
+HostStatus = Literal["done", "partial", "failed", "unreachable", "skipped"]
+NoteFn = Callable[[str], None]
+"""One line about a host worth showing at once (why it is skipped)."""
+TICK_S = 1.0
 _FROZEN = ConfigDict(frozen=True)
 _HOST = re.compile(r"^(?:\[(?P<v6>[0-9A-Fa-f:.]+)\]|(?P<name>[A-Za-z0-9_.-]+))(?::(?P<port>\d+))?$")
 
@@ -61,9 +73,10 @@ class HostReport(BaseModel):
     model_config = _FROZEN
 
     host: str = Field(description="Host label, name[:port].")
-    status: HostStatus = Field(description="done, partial, failed (fio ran but gave no figures), unreachable.")
+    status: HostStatus = Field(description="done, partial, failed (fio ran but gave no figures), unreachable, "
+                                           "skipped (failed the pre-flight).")
     reason: str = Field("", description="Why it is not done, one sentence.")
-    report: ValidateReport | None = Field(None, description="The suite's report; None when unreachable.")
+    report: ValidateReport | None = Field(None, description="The suite's report; None when unreachable or skipped.")
 
 
 class HostsReport(BaseModel):
@@ -106,13 +119,16 @@ def reachable(host: Host, timeout_s: float = CONNECT_TIMEOUT_S) -> str:
         return f"{exc.strerror or exc} (is `fio --server` running there?)"
 
 
+def _tag(host: Host) -> str:
+    return re.sub(r"[^A-Za-z0-9]+", "-", host.label)
+
+
 def remote_target(target: str, host: Host, file_size: int | None, direct: bool) -> Target:
     """Where the I/O goes on a host. A device is told by its path alone: it cannot be looked at."""
     if target.startswith("/dev/"):
         return Target(path=target, kind="device", size_bytes=0, direct=True)
     # Several servers may share the directory (NFS, or two on one machine): one file each.
-    tag = re.sub(r"[^A-Za-z0-9]+", "-", host.label)
-    path = os.path.join(target, f".podplan-fio-{os.getpid()}-{tag}.dat")
+    path = os.path.join(target, f".podplan-fio-{os.getpid()}-{_tag(host)}.dat")
     return Target(path=path, kind="file", size_bytes=file_size or REMOTE_FILE_BYTES, direct=direct)
 
 
@@ -144,14 +160,50 @@ def write_refusal(target: str, kind: str, destroy_data: str | None) -> str | Non
     return None
 
 
+class _Ticker:
+    """Calls on_progress once a second for every workload running, since fio's client is silent meanwhile."""
+
+    def __init__(self, on_progress: ProgressFn):
+        self.on_progress = on_progress
+        self.running: dict[str, float] = {}
+        self.lock = threading.Lock()
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._loop, name="podplan-hosts-ticker", daemon=True)
+        self.thread.start()
+
+    def __call__(self, name: str, event: str, elapsed: float, figures) -> None:
+        # One lock around the callback too: a tick must not land after its workload's end.
+        with self.lock:
+            if event == "start":
+                self.running[name] = time.monotonic()
+            elif event == "end":
+                self.running.pop(name, None)
+            self.on_progress(name, event, elapsed, figures)
+
+    def _loop(self) -> None:
+        while not self.stop.wait(TICK_S):
+            with self.lock:
+                for name, t0 in self.running.items():
+                    self.on_progress(name, "progress", time.monotonic() - t0, None)
+
+    def close(self) -> None:
+        self.stop.set()
+        self.thread.join()
+
+
 def _one_host(host: Host, target: str, workloads: tuple[Workload, ...], fio_target: Target, shape: Shape,
               mode: str, timing: Timing, refusal: str | None, out: str, on_progress: ProgressFn | None,
-              cancel: threading.Event | None) -> HostReport:
+              cancel: threading.Event | None, on_note: NoteFn | None = None) -> HostReport:
     why = reachable(host)
     if why:
         return HostReport(host=host.label, status="unreachable", reason=why)
     hdir = os.path.join(out, re.sub(r"[^A-Za-z0-9.-]+", "_", host.label))
     os.makedirs(hdir, exist_ok=True)
+    why = preflight(fio_target, host.client, _tag(host), hdir, cancel)
+    if why:
+        if on_note is not None:
+            on_note(f"{host.label}: {why}; skipped")
+        return HostReport(host=host.label, status="skipped", reason=why)
     progress = None
     if on_progress is not None:
         def progress(name: str, event: str, elapsed: float, figures) -> None:
@@ -193,9 +245,9 @@ def validate_hosts(target: str, hosts: tuple[Host, ...], *, mode: Literal["quick
                    destroy_data: str | None = None, report_dir: str | None = None, plan_shape: Shape | None = None,
                    timing: Timing | None = None, file_size: int | None = None, direct: bool = True,
                    names: tuple[WorkloadName, ...] = WORKLOADS, on_progress: ProgressFn | None = None,
-                   cancel: threading.Event | None = None) -> HostsReport:
-    """Run the suite on every host at once. GuardError for what a user can fix, including
-    every host being unreachable; a single unreachable host is marked in the report."""
+                   cancel: threading.Event | None = None, on_note: NoteFn | None = None) -> HostsReport:
+    """Run the suite on every host at once. GuardError for what a user can fix, including no
+    host able to run it; a single unreachable or skipped host is marked in the report."""
     if which("fio") is None:
         raise GuardError("fio is not installed (install the fio package)")
     if not hosts:
@@ -205,14 +257,21 @@ def validate_hosts(target: str, hosts: tuple[Host, ...], *, mode: Literal["quick
     kind = "device" if target.startswith("/dev/") else "file"
     refusal = write_refusal(target, kind, destroy_data)
     t0 = time.monotonic()
-    with _report_dir(report_dir) as out, ThreadPoolExecutor(max_workers=len(hosts)) as pool:
-        futures = []
-        for h in hosts:
-            ft = remote_target(target, h, file_size, direct)
-            ws = remote_workloads(ft, shape, timing, names)
-            futures.append(pool.submit(_one_host, h, target, ws, ft, shape, mode, timing, refusal, out,
-                                       on_progress, cancel))
-        results = tuple(f.result() for f in futures)
+    ticker = _Ticker(on_progress) if on_progress is not None else None
+    try:
+        with _report_dir(report_dir) as out, ThreadPoolExecutor(max_workers=len(hosts)) as pool:
+            futures = []
+            for h in hosts:
+                ft = remote_target(target, h, file_size, direct)
+                ws = remote_workloads(ft, shape, timing, names)
+                futures.append(pool.submit(_one_host, h, target, ws, ft, shape, mode, timing, refusal, out,
+                                           ticker, cancel, on_note))
+            results = tuple(f.result() for f in futures)
+    finally:
+        if ticker is not None:
+            ticker.close()
     if all(r.status == "unreachable" for r in results):
         raise GuardError("no fio server reachable: " + "; ".join(f"{r.host}: {r.reason}" for r in results))
+    if all(r.status in ("unreachable", "skipped") for r in results):
+        raise GuardError("no host can run the suite: " + "; ".join(f"{r.host}: {r.reason}" for r in results))
     return HostsReport(target=target, hosts=results, duration_s=time.monotonic() - t0)
