@@ -54,6 +54,12 @@ def with_cpu_source(plan: Plan, args: argparse.Namespace) -> tuple[Plan, CpuOrig
     return plan.model_copy(update={"hardware": hw.model_copy(update={"cpu": cpu})}), origin
 
 
+def with_host_cpu(plan: Plan) -> tuple[Plan, CpuOrigin]:
+    """The plan's parity figures as this host's kernel log gives them: for `validate`, which
+    always runs on the machine that holds the array."""
+    return with_cpu_source(plan, argparse.Namespace(kernel_log=None, no_host_cpu=False, cpu_class=None))
+
+
 def _gb(mb_s: float) -> str:
     return f"{mb_s / 1000:.1f} GB/s"
 

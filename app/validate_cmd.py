@@ -89,11 +89,16 @@ def run_validate(target: str, *, plan: Plan | None, full: bool, as_json: bool, r
                     live.progress.stop()
     except GuardError as exc:
         raise PlanError(str(exc)) from None
+    origin = None
+    if plan:
+        from app.host_cpu import origin_json, origin_text, with_host_cpu
+
+        plan, origin = with_host_cpu(plan)
     predictions = load_predictions(plan, report, disk_override=perf) if plan else None
     rows = side_by_side(report, predictions, gather_conditions(target, base.slow_disks if base else ()))
     if as_json:
         out = {"report": report.model_dump(mode="json"), "side_by_side": [r.model_dump(mode="json") for r in rows],
-               "prediction": predictions is not None}
+               "prediction": predictions is not None, "cpu": origin_json(origin) if origin else None}
         if baseline:
             out["baseline"] = base.model_dump(mode="json") if base else None
             out["disk_override"] = perf.model_dump(mode="json") if perf else None
@@ -102,6 +107,8 @@ def run_validate(target: str, *, plan: Plan | None, full: bool, as_json: bool, r
         if base is not None:
             print_baseline(Console(), base, perf)
         print_report(Console(), report, rows, predictions is not None, plan is not None)
+        if origin and predictions is not None:
+            Console().print(f"  CPU: {origin_text(origin)}")
     if report.stopped == "interrupted":
         return EXIT_INTERRUPTED
     return EXIT_PARTIAL if report.partial else EXIT_OK

@@ -118,3 +118,26 @@ def test_cli_ctrl_c_removes_the_file_and_exits_130(tmp_path):
     report = json.loads(out)["report"]
     assert report["partial"] and report["workloads"][0]["status"] in ("partial", "failed")
     assert "Traceback" not in err
+
+
+def test_cli_on_a_loop_device_sets_the_plans_prediction_beside_each_figure(tmp_path):
+    """The acceptance run: the quick suite on a loop device with a plan, as a user types it."""
+    from runners.loopdev import sparse_loop
+
+    plan = tmp_path / "pod.toml"
+    plan.write_text(_cli("example").stdout)
+    with sparse_loop(256 * MiB) as dev:
+        t0 = time.monotonic()
+        out = _cli("validate", dev, "--plan", str(plan), "--destroy-data", dev, "--json", timeout=150)
+        took = time.monotonic() - t0
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    rows = {r["workload"]: r for r in doc["side_by_side"]}
+    assert list(rows) == ["seq-read", "seq-write", "rand-read-4k", "rand-write-4k"]
+    for r in rows.values():
+        assert r["steady"] is not None and r["binding"], r
+        assert (r["measured_mb_s"] or 0) > 0 and r["diff_pct"] is not None, r
+    # Predicted with this host's parity figures where its kernel log has them, else the preset.
+    assert doc["cpu"]["summary"] and ("kernel log" in doc["cpu"]["summary"] or "preset" in doc["cpu"]["summary"])
+    print(f"validate --plan on a loop device: {took:.1f} s")
+    assert took < 90
