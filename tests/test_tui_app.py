@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 from pathlib import Path
 
 import pytest
@@ -212,3 +213,23 @@ async def test_every_action_is_in_the_palette_and_the_theme_toggles() -> None:
         await pilot.press("f1")
         await pilot.pause()
         assert type(app.screen).__name__ == "HelpScreen"
+
+
+async def test_perf_tab_draws_each_workload_and_names_the_cpu_source() -> None:
+    from textual.widgets import TabbedContent
+
+    app = PodplanApp(example_pod())
+    async with app.run_test(size=(120, 60)) as pilot:
+        await pilot.app.workers.wait_for_complete()  # this host's kernel log, read after start
+        await pilot.pause()
+        pilot.app.screen.query_one("#result-tabs", TabbedContent).active = "tab-performance"
+        await pilot.pause()
+        from rich.console import Console
+
+        console = Console(record=True, width=118, file=io.StringIO())
+        console.print(pilot.app.screen.query_one("#perf", Static).content)
+        text = console.export_text()
+        for name in ("seq-read", "seq-write", "rand-read-4k", "rand-write-4k", "Reliability"):
+            assert name in text, text
+        # The same source `podplan predict` would name: this host's log when it has the figures, else a preset.
+        assert "CPU: raid6 gen()" in text and ("kernel log" in text or "preset" in text), text

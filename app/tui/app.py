@@ -55,6 +55,23 @@ class PodplanApp(App[int]):
     def on_mount(self) -> None:
         self._set_subtitle()
         self.push_screen(PlanScreen(self.start_plan))
+        self.run_worker(self._read_host_parity, thread=True, exit_on_error=False, group="host-cpu")
+
+    def _read_host_parity(self) -> None:
+        """This host's raid6/xor benchmark for the Perf tab; read after the first paint (dmesg can be slow)."""
+        from app.tui.widgets.perf import set_host_parity
+        from runners.kernel_log import read_host_parity
+
+        host = read_host_parity()
+        where = f"this host's kernel log ({host.source})" if host.source else ""
+        set_host_parity(host.log, where, host.why_none)
+        self.call_from_thread(self._redraw_figures)
+
+    def _redraw_figures(self) -> None:
+        from app.tui.widgets.results import ResultsPane
+
+        for pane in self.screen.query(ResultsPane):
+            pane.refresh_figures()
 
     def _set_subtitle(self) -> None:
         self.sub_title = str(self.plan_file) if self.plan_file else f"example {self.plan.name} (not saved)"

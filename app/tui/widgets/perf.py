@@ -18,6 +18,10 @@ from planners.perf import WorkloadPrediction, predict
 from planners.reliability import Reliability, reliability
 from planners.results import PlanResult
 
+# This host's parity benchmark (log, where it was read, why there is none), read once in a
+# worker after start: None until then, and the plan's own figures or presets are used.
+_host_parity: tuple | None = None
+
 LABEL_WIDTH = 13
 VALUE_WIDTH = 11
 BAR_MIN = 10
@@ -71,10 +75,33 @@ def reliability_text(rel: Reliability) -> Table:
     return t
 
 
+def set_host_parity(log: object, where: str, why: str) -> None:
+    global _host_parity
+    _host_parity = (log, where, why)
+
+
+def _with_host_cpu(plan: Plan) -> tuple[Plan, str]:
+    """The plan with this host's raid6/xor figures where the plan states none, as `podplan predict` does."""
+    if _host_parity is None:
+        return plan, ""
+    from app.host_cpu import origin_text
+    from planners.hardware import Hardware
+    from planners.parity_log import cpu_from_log
+
+    hw = plan.hardware or Hardware()
+    cpu, origin = cpu_from_log(hw.cpu, *_host_parity)
+    if cpu != hw.cpu:
+        plan = plan.model_copy(update={"hardware": hw.model_copy(update={"cpu": cpu})})
+    return plan, origin_text(origin)
+
+
 def perf_view(plan: Plan, result: PlanResult, width: int) -> Group:
+    plan, cpu_line = _with_host_cpu(plan)
     preds = predict(plan, result)
     parts: list = []
     for p in preds:
         parts += [roofline(p, width)]
     parts.append(reliability_text(reliability(plan, result)))
+    if cpu_line:
+        parts.append(Text(f"CPU: {cpu_line}", style="dim"))
     return Group(*parts)

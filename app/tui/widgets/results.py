@@ -82,6 +82,10 @@ class ResultsPane(Vertical):
         self._shapes[selector] = shape
         self.query_one(selector, Static).update(content, layout=not same)
 
+    def refresh_figures(self) -> None:
+        """Redraw from the last plan (something behind the figures changed, not the plan)."""
+        self._refresh_figures()
+
     def _refresh_figures(self) -> None:
         if self.result is None or self.plan is None:
             return
