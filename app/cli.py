@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import signal
 import stat
 import sys
 from pathlib import Path
@@ -53,8 +54,21 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _sigterm(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def _stop_on_sigterm() -> None:
+    """SIGTERM (kill, a service manager, a CI timeout) stops podplan as Ctrl+C does: fio and
+    qemu are stopped and waited for, files, loop devices and VM images removed, partial
+    results kept. Python's default would end the process on the spot and leave them."""
+    if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, _sigterm)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
+    _stop_on_sigterm()
     if not argv or (argv[0] not in COMMANDS and not argv[0].startswith("-")):
         argv = ["tui", *argv]
     try:

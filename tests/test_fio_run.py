@@ -104,14 +104,15 @@ def test_cli_permission_error_is_one_line(tmp_path):
     assert "Traceback" not in out.stderr and "permission denied" in out.stderr
 
 
-def test_cli_ctrl_c_removes_the_file_and_exits_130(tmp_path):
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_cli_ctrl_c_removes_the_file_and_exits_130(tmp_path, sig):
     proc = subprocess.Popen([sys.executable, "-m", "app.cli", "validate", str(tmp_path), "--full", "--json"],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 30
     while not _leftovers(tmp_path) and time.monotonic() < deadline:
         time.sleep(0.1)
     time.sleep(1.5)
-    proc.send_signal(signal.SIGINT)
+    proc.send_signal(sig)
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 130, err
     assert _leftovers(tmp_path) == []

@@ -50,8 +50,15 @@ size=16m
 """
 
 
+def _lab_dirs() -> set[str]:
+    tmp = os.environ.get("TMPDIR", "/tmp")
+    return {d for d in os.listdir(tmp) if d.startswith("podplan-lab-")}
+
+
 @pytest.fixture(scope="module")
 def batch():
+    global _BEFORE
+    _BEFORE = _lab_dirs()  # a run killed earlier may have left its own; those are not this run's
     started = time.monotonic()
     kit = ensure_kit()
     kit_s = time.monotonic() - started
@@ -130,6 +137,8 @@ def test_prepared_signature_stops_the_guard_and_disks_stay_untouched(batch):
     assert batch.scenario("fails").disks_unchanged is None
 
 
+_BEFORE: set[str] = set()
+
+
 def test_nothing_left_behind(batch):
-    tmp = os.environ.get("TMPDIR", "/tmp")
-    assert not [d for d in os.listdir(tmp) if d.startswith("podplan-lab-")]
+    assert not _lab_dirs() - _BEFORE
