@@ -13,6 +13,7 @@ written once before the runs (its previous contents are lost). It prints:
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import statistics
 import subprocess
@@ -94,17 +95,41 @@ def overhead(dev: str, size: int, repeats: int) -> None:
           f"podplan {ob:.0f} MB/s ({(ob - hb) / hb * 100:+.2f} %) (target within 2 %)")
 
 
+@contextlib.contextmanager
+def disk_loop(directory: str, size: int):
+    fd, path = tempfile.mkstemp(prefix="podplan-bench-", dir=directory)
+    dev = ""
+    try:
+        os.posix_fallocate(fd, 0, size)
+        os.close(fd)
+        dev = subprocess.run(["losetup", "--direct-io=on", "--find", "--show", path], check=True,
+                             capture_output=True, text=True).stdout.strip()
+        yield dev
+    finally:
+        if dev:
+            subprocess.run(["losetup", "-d", dev], check=False)
+        os.unlink(path)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--size", default="1G")
     ap.add_argument("--device", help="an empty device to write to (default: a loop device made for the run)")
+    ap.add_argument("--backing", metavar="DIR", help="make the loop device over a preallocated file in DIR, with "
+                    "direct I/O to it (a real disk under the loop instead of memory)")
     ap.add_argument("--overhead-repeats", type=int, default=3)
     args = ap.parse_args()
     size = parse_size(args.size)
     if args.device:
         suite_runs(args.device, args.runs)
         overhead(args.device, size, args.overhead_repeats)
+        return
+    if args.backing:
+        with disk_loop(args.backing, size) as dev:
+            print(f"target: {dev}, a loop device with direct I/O over a {size // 2**20} MiB file in {args.backing}")
+            suite_runs(dev, args.runs)
+            overhead(dev, size, args.overhead_repeats)
         return
     with sparse_loop(size) as dev:
         print(f"target: {dev}, a loop device over a {size // 2**20} MiB sparse file in tmpfs")
