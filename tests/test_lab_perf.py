@@ -82,10 +82,31 @@ def lab():
                  + ("" if level == 0 else "--assume-clean --bitmap=none ") + "$PODPLAN_DISKS")
         scenarios.append(fio_scenario(f"r{level}c{chunk // KiB}", (disk,) * MEMBERS, setup, job_file(suite(p)),
                                       target="/dev/md0", timeout_s=120, collect=False))
+    scenarios.append(slow_member_scenario())
     started = time.monotonic()
-    result = run_batch(scenarios, kit=ensure_kit(), config=LabConfig(timeout_s=420))
+    result = run_batch(scenarios, kit=ensure_kit(), config=LabConfig(timeout_s=480))
     print(f"\nlab perf batch: {time.monotonic() - started:.0f} s, accel {result.accel}")
     return result
+
+
+# `validate --baseline` on a real array with one member at half speed: the read-only per-disk
+# run on the members, then the suite on the array.
+SLOW_BPS = BPS // 2
+SLOW = fio_scenario("slow", (LabDisk(size_bytes=SIZE, bps_total=BPS, iops_total=IOPS),) * (MEMBERS - 1)
+                    + (LabDisk(size_bytes=SIZE, bps_total=SLOW_BPS, iops_total=IOPS),), "", "", collect=False)
+
+
+def slow_member_scenario():
+    from runners.fio_baseline import baseline_job
+
+    p = plan(5, 64 * KiB)
+    base = baseline_job([(path, SIZE) for path in SLOW.disk_paths()], runtime_s=2).text
+    setup = (f"mdadm --create /dev/md0 --run --level=5 --raid-devices={MEMBERS} --chunk=64 --assume-clean "
+             "--bitmap=none $PODPLAN_DISKS\n"
+             'fio --readonly --output-format=json --output="$PODPLAN_OUT/baseline.json" baseline.fio')
+    scen = fio_scenario("slow", SLOW.disks, setup, job_file(suite(p)[:1]), target="/dev/md0", timeout_s=120,
+                        collect=False)
+    return scen.model_copy(update={"files": {**scen.files, "baseline.fio": base}})
 
 
 def measured(result, name: str, workloads: list[Workload]) -> dict[str, float]:
@@ -117,3 +138,33 @@ def test_arrays_match_the_model_fed_with_one_measured_disk(lab):
         with open(RECORD, "w") as fh:
             json.dump({"baseline": disk.model_dump(), "rows": rows}, fh, indent=1)
     assert not bad, table
+
+
+def test_baseline_flags_the_slow_member_and_the_comparison_names_it(lab):
+    from runners.fio_baseline import Baseline, disk_perf_from, plan_preset, summarize
+    from runners.fio_result import parse_output
+    from runners.validate_compare import Conditions, likely_reasons
+
+    paths = SLOW.disk_paths()
+    run = parse_output(lab.scenario("slow").outputs["baseline.json"])
+    per_disk, medians = summarize(run, [(path, SIZE) for path in paths])
+    base = Baseline(disks=per_disk, medians=medians, job_file="", partial=False)
+    print("\nbaseline: " + ", ".join(f"{d.device[-6:]} outer {d.outer_mb_s:.2f} inner {d.inner_mb_s:.2f} MB/s "
+                                      f"rand {d.rand_read_iops:.0f}/s slow {d.slow}" for d in per_disk))
+    assert base.slow_disks == (paths[-1],)  # the member held to half speed, and only it
+    assert "outer" in per_disk[-1].slow and "inner" in per_disk[-1].slow
+    p = plan(5, 64 * KiB)
+    perf = disk_perf_from(base, plan_preset(p))
+    # The median member stands for "a disk" (2 s phases on a 4 MB/s disk read up to ~12 % high:
+    # a 4 MiB queue is a second of its work, the same short-window effect as docs/calibration.md's).
+    assert abs(perf.seq_read_mb_s - BPS / 1e6) / (BPS / 1e6) < TOLERANCE
+    (pred,) = predict(p, workloads=suite(p)[:1], disk_override=perf)
+    got = measured(lab, "slow", suite(p)[:1])["seq-read"]
+    diff = (got - pred.mb_s) / pred.mb_s * 100
+    print(f"RAID5 with a half-speed member: predicted {pred.mb_s:.1f} MB/s from the median disk, measured {got:.1f} "
+          f"({diff:+.0f} %)")
+    # Every stripe waits for the slow member: well below the median-fed prediction...
+    assert got < 0.8 * pred.mb_s
+    # ...and the comparison names the member to blame first.
+    reasons = likely_reasons("seq-read", diff, Conditions(slow_disks=base.slow_disks), steady=None, direct=True)
+    assert paths[-1] in reasons[0], reasons
