@@ -220,7 +220,13 @@ async def test_perf_tab_draws_each_workload_and_names_the_cpu_source() -> None:
 
     app = PodplanApp(example_pod())
     async with app.run_test(size=(120, 60)) as pilot:
-        await pilot.app.workers.wait_for_complete()  # this host's kernel log, read after start
+        from app.tui.widgets import perf
+
+        for _ in range(100):  # this host's kernel log is read in a worker a second after start
+            if perf._host_parity is not None:
+                break
+            await pilot.pause(0.1)
+        await pilot.app.workers.wait_for_complete()
         await pilot.pause()
         pilot.app.screen.query_one("#result-tabs", TabbedContent).active = "tab-performance"
         await pilot.pause()

@@ -55,7 +55,9 @@ class PodplanApp(App[int]):
     def on_mount(self) -> None:
         self._set_subtitle()
         self.push_screen(PlanScreen(self.start_plan))
-        self.run_worker(self._read_host_parity, thread=True, exit_on_error=False, group="host-cpu")
+        # After the first paint: a subprocess and a parse in a thread still hold the GIL now and then.
+        self.set_timer(1.0, lambda: self.run_worker(self._read_host_parity, thread=True, exit_on_error=False,
+                                                    group="host-cpu"))
 
     def _read_host_parity(self) -> None:
         """This host's raid6/xor benchmark for the Perf tab; read after the first paint (dmesg can be slow)."""
