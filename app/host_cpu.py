@@ -27,37 +27,47 @@ def add_cpu_flags(group: Any) -> None:
                           "(dmesg > FILE there) instead of this host's")
 
 
-def with_cpu_source(plan: Plan, args: argparse.Namespace) -> tuple[Plan, CpuOrigin]:
-    """The plan with its parity figures filled in as the flags say, and where each came from."""
-    from runners.kernel_log import KernelLogError, read_host_parity, read_log_file
+HostParity = tuple[ParityLog | None, str, str]  # (log, where it was read, why there is none)
 
+
+def host_parity() -> HostParity:
+    """This host's parity benchmark, from the first kernel log source that has it."""
+    from runners.kernel_log import read_host_parity
+
+    host = read_host_parity()
+    return host.log, (f"this host's kernel log ({host.source})" if host.source else ""), host.why_none
+
+
+def apply_parity(plan: Plan, log: ParityLog | None, where: str, why: str) -> tuple[Plan, CpuOrigin]:
+    """The plan with the log's parity figures where the plan states none, and where each came from."""
     hw = plan.hardware or Hardware()
-    log: ParityLog | None = None
-    where, why = "", ""
-    if args.kernel_log:
-        try:
-            log = read_log_file(args.kernel_log)
-        except KernelLogError as exc:
-            raise PlanError(f"--kernel-log: {exc}") from None
-        where = f"the kernel log in {args.kernel_log}"
-    elif args.no_host_cpu:
-        why = "--no-host-cpu"
-    elif args.cpu_class:
-        why = "--cpu-class"
-    else:
-        host = read_host_parity()
-        log, why = host.log, host.why_none
-        where = f"this host's kernel log ({host.source})" if host.source else ""
     cpu, origin = cpu_from_log(hw.cpu, log, where, why)
     if cpu == hw.cpu:
         return plan, origin
     return plan.model_copy(update={"hardware": hw.model_copy(update={"cpu": cpu})}), origin
 
 
+def with_cpu_source(plan: Plan, args: argparse.Namespace) -> tuple[Plan, CpuOrigin]:
+    """The plan with its parity figures filled in as the flags say, and where each came from."""
+    if args.kernel_log:
+        from runners.kernel_log import KernelLogError, read_log_file
+
+        try:
+            log = read_log_file(args.kernel_log)
+        except KernelLogError as exc:
+            raise PlanError(f"--kernel-log: {exc}") from None
+        return apply_parity(plan, log, f"the kernel log in {args.kernel_log}", "")
+    if args.no_host_cpu:
+        return apply_parity(plan, None, "", "--no-host-cpu")
+    if args.cpu_class:
+        return apply_parity(plan, None, "", "--cpu-class")
+    return apply_parity(plan, *host_parity())
+
+
 def with_host_cpu(plan: Plan) -> tuple[Plan, CpuOrigin]:
     """The plan's parity figures as this host's kernel log gives them: for `validate`, which
     always runs on the machine that holds the array."""
-    return with_cpu_source(plan, argparse.Namespace(kernel_log=None, no_host_cpu=False, cpu_class=None))
+    return apply_parity(plan, *host_parity())
 
 
 def _gb(mb_s: float) -> str:

@@ -82,7 +82,7 @@ def lab():
                  + ("" if level == 0 else "--assume-clean --bitmap=none ") + "$PODPLAN_DISKS")
         scenarios.append(fio_scenario(f"r{level}c{chunk // KiB}", (disk,) * MEMBERS, setup, job_file(suite(p)),
                                       target="/dev/md0", timeout_s=120, collect=False))
-    scenarios.append(slow_member_scenario())
+    scenarios.append(SLOW)
     started = time.monotonic()
     result = run_batch(scenarios, kit=ensure_kit(), config=LabConfig(timeout_s=480))
     print(f"\nlab perf batch: {time.monotonic() - started:.0f} s, accel {result.accel}")
@@ -92,21 +92,23 @@ def lab():
 # `validate --baseline` on a real array with one member at half speed: the read-only per-disk
 # run on the members, then the suite on the array.
 SLOW_BPS = BPS // 2
-SLOW = fio_scenario("slow", (LabDisk(size_bytes=SIZE, bps_total=BPS, iops_total=IOPS),) * (MEMBERS - 1)
-                    + (LabDisk(size_bytes=SIZE, bps_total=SLOW_BPS, iops_total=IOPS),), "", "", collect=False)
 
 
 def slow_member_scenario():
     from runners.fio_baseline import baseline_job
 
-    p = plan(5, 64 * KiB)
-    base = baseline_job([(path, SIZE) for path in SLOW.disk_paths()], runtime_s=2).text
+    disks = ((LabDisk(size_bytes=SIZE, bps_total=BPS, iops_total=IOPS),) * (MEMBERS - 1)
+             + (LabDisk(size_bytes=SIZE, bps_total=SLOW_BPS, iops_total=IOPS),))
     setup = (f"mdadm --create /dev/md0 --run --level=5 --raid-devices={MEMBERS} --chunk=64 --assume-clean "
              "--bitmap=none $PODPLAN_DISKS\n"
              'fio --readonly --output-format=json --output="$PODPLAN_OUT/baseline.json" baseline.fio')
-    scen = fio_scenario("slow", SLOW.disks, setup, job_file(suite(p)[:1]), target="/dev/md0", timeout_s=120,
-                        collect=False)
+    scen = fio_scenario("slow", disks, setup, job_file(suite(plan(5, 64 * KiB))[:1]), target="/dev/md0",
+                        timeout_s=120, collect=False)
+    base = baseline_job([(path, SIZE) for path in scen.disk_paths()], runtime_s=2).text
     return scen.model_copy(update={"files": {**scen.files, "baseline.fio": base}})
+
+
+SLOW = slow_member_scenario()
 
 
 def measured(result, name: str, workloads: list[Workload]) -> dict[str, float]:

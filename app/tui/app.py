@@ -61,12 +61,10 @@ class PodplanApp(App[int]):
 
     def _read_host_parity(self) -> None:
         """This host's raid6/xor benchmark for the Perf tab; read after the first paint (dmesg can be slow)."""
+        from app.host_cpu import host_parity
         from app.tui.widgets.perf import set_host_parity
-        from runners.kernel_log import read_host_parity
 
-        host = read_host_parity()
-        where = f"this host's kernel log ({host.source})" if host.source else ""
-        set_host_parity(host.log, where, host.why_none)
+        set_host_parity(*host_parity())
         self.call_from_thread(self._redraw_figures)
 
     def _redraw_figures(self) -> None:

@@ -84,14 +84,9 @@ def _with_host_cpu(plan: Plan) -> tuple[Plan, str]:
     """The plan with this host's raid6/xor figures where the plan states none, as `podplan predict` does."""
     if _host_parity is None:
         return plan, ""
-    from app.host_cpu import origin_text
-    from planners.hardware import Hardware
-    from planners.parity_log import cpu_from_log
+    from app.host_cpu import apply_parity, origin_text
 
-    hw = plan.hardware or Hardware()
-    cpu, origin = cpu_from_log(hw.cpu, *_host_parity)
-    if cpu != hw.cpu:
-        plan = plan.model_copy(update={"hardware": hw.model_copy(update={"cpu": cpu})})
+    plan, origin = apply_parity(plan, *_host_parity)
     return plan, origin_text(origin)
 
 
