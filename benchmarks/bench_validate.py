@@ -27,7 +27,7 @@ from planners.units import parse_size  # noqa: E402
 from runners.fio_jobs import QUICK, Shape, Target, Timing, fio_argv, workload  # noqa: E402
 from runners.fio_result import parse_output  # noqa: E402
 from runners.fio_run import run_fio  # noqa: E402
-from runners.loopdev import sparse_loop  # noqa: E402
+from runners.loopdev import attach_loop, detach_loop, sparse_loop  # noqa: E402
 from runners.validate import validate  # noqa: E402
 
 
@@ -102,12 +102,11 @@ def disk_loop(directory: str, size: int):
     try:
         os.posix_fallocate(fd, 0, size)
         os.close(fd)
-        dev = subprocess.run(["losetup", "--direct-io=on", "--find", "--show", path], check=True,
-                             capture_output=True, text=True).stdout.strip()
+        dev = attach_loop(path, direct_io=True)
         yield dev
     finally:
         if dev:
-            subprocess.run(["losetup", "-d", dev], check=False)
+            detach_loop(dev)
         os.unlink(path)
 
 

@@ -29,11 +29,14 @@ def sparse_dir() -> str:
     return tempfile.gettempdir()
 
 
-def attach_loop(path: str, *, sector: int = 512, timeout: float = 30.0) -> str:
-    """`losetup -f --show PATH`, adding a loop node first if none is free."""
+def attach_loop(path: str, *, sector: int = 512, direct_io: bool = False, timeout: float = 30.0) -> str:
+    """`losetup -f --show PATH`, adding a loop node first if none is free. `direct_io` sends the
+    loop's I/O to the file with O_DIRECT, so the disk under it is measured, not the page cache."""
     argv = ["losetup", "-f", "--show", path]
     if sector != 512:
         argv[1:1] = ["--sector-size", str(sector)]
+    if direct_io:
+        argv[1:1] = ["--direct-io=on"]
     for attempt in range(3):
         try:
             return run(argv, timeout=timeout).stdout.strip()
