@@ -17,10 +17,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench_compute import plan_60  # noqa: E402  (the same 60-disk plan as the compute benchmark)
 from planners.compute import compute  # noqa: E402
 from planners.models import MdGroup, Plan  # noqa: E402
-from planners.perf import predict  # noqa: E402
+from planners.perf.predict import predict  # noqa: E402
 from planners.reliability import reliability  # noqa: E402
 from planners.sweep import layouts, sweep  # noqa: E402
-from planners.workloads import PRESETS  # noqa: E402
+from planners.perf.workloads import PRESETS  # noqa: E402
 
 
 def _median_ms(fn, n: int) -> tuple[float, float]:  # type: ignore[no-untyped-def]

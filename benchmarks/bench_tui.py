@@ -32,7 +32,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from app.planfile import save_plan  # noqa: E402
+from app.shared.planfile import save_plan  # noqa: E402
 from app.tui.app import PodplanApp  # noqa: E402
 from app.tui.form_model import plan_from_values, values_from_plan  # noqa: E402
 from app.tui.widgets.results import ResultsPane  # noqa: E402
@@ -163,7 +163,7 @@ def main() -> None:
         save_plan(plan, plan_file)
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
         env.update(TERM="xterm-256color", PYTHONPYCACHEPREFIX=str(Path(tmp) / "pycache"))
-        argv = [sys.executable, "-m", "app.cli", str(plan_file)]
+        argv = [sys.executable, "-m", "app.cli.main", str(plan_file)]
         needle = f"{compute(plan).usable_bytes:,}".encode()
         cold = first_paint(argv, needle, env)
         warm = sorted(first_paint(argv, needle, env) for _ in range(args.starts))

@@ -24,11 +24,11 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from planners.units import parse_size  # noqa: E402
-from runners.fio_jobs import QUICK, Shape, Target, Timing, fio_argv, workload  # noqa: E402
-from runners.fio_result import parse_output  # noqa: E402
-from runners.fio_run import run_fio  # noqa: E402
-from runners.loopdev import attach_loop, detach_loop, sparse_loop  # noqa: E402
-from runners.validate import validate  # noqa: E402
+from runners.fio.jobs import QUICK, Shape, Target, Timing, fio_argv, workload  # noqa: E402
+from runners.fio.result import parse_output  # noqa: E402
+from runners.fio.run import run_fio  # noqa: E402
+from runners.host.loopdev import attach_loop, detach_loop, sparse_loop  # noqa: E402
+from runners.validate.suite import validate  # noqa: E402
 
 
 def cv(values: list[float]) -> float:

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from planners import alignment as al
 from planners.errors import PlanError
-from planners.ext4 import ext4_geometry
-from planners.ext4_df import ext4_df
+from planners.fs.ext4.geometry import ext4_geometry
+from planners.fs.ext4.df import ext4_df
 from planners.lvm import lvm_volume, pe_start_bytes
-from planners.md import md_geometry
+from planners.md.geometry import md_geometry
 from planners.models import Plan
 from planners.results import AlignmentChain, CapacityStep, GroupResult, PlanResult, VolumeResult
-from planners.xfs import xfs_df, xfs_geometry
+from planners.fs.xfs.geometry import xfs_df, xfs_geometry
 
 DEFAULT_LV_STRIPE = 64 * 1024  # lvcreate -I default
 

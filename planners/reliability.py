@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from planners.hardware import DiskPerf
 from planners.models import Plan
-from planners.perf_ctx import GroupCtx, PerfCtx, build_ctx
+from planners.perf.context import GroupCtx, PerfCtx, build_ctx
 from planners.results import PlanResult
 
 Frozen = ConfigDict(frozen=True)

@@ -6,12 +6,12 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from planners.ext4 import Ext4Geometry
+from planners.fs.ext4.geometry import Ext4Geometry
 from planners.lvm import LvmGeometry
-from planners.md import MdGeometry
+from planners.md.geometry import MdGeometry
 from planners.models import Plan
 from planners.versions import ToolVersions
-from planners.xfs import XfsGeometry
+from planners.fs.xfs.geometry import XfsGeometry
 
 Frozen = ConfigDict(frozen=True)
 

@@ -15,11 +15,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from planners.compute import compute
 from planners.errors import PlanError
 from planners.models import Lvm, MdGroup, Plan
-from planners.perf import predict_ctx
-from planners.perf_ctx import build_ctx
+from planners.perf.predict import predict_ctx
+from planners.perf.context import build_ctx
 from planners.reliability import reliability_ctx
 from planners.units import KiB, format_size_compact
-from planners.workloads import PRESETS, Workload
+from planners.perf.workloads import PRESETS, Workload
 
 Frozen = ConfigDict(frozen=True)
 MIN_MEMBERS = {0: 2, 5: 3, 6: 4, 10: 2}

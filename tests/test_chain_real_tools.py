@@ -14,12 +14,12 @@ import os
 import pytest
 
 from planners.compute import compute
-from planners.ext4 import mke2fs_args
+from planners.fs.ext4.geometry import mke2fs_args
 from planners.models import DiskSet, Filesystem, Lvm, MdGroup, Plan
 from runners.exec import have, run
-from runners.loopdev import df_b1, mounted, sparse_loop
-from runners.lvm_probe import probe_volume
-from runners.md_probe import probe_create
+from runners.host.loopdev import df_b1, mounted, sparse_loop
+from runners.probes.lvm import probe_volume
+from runners.probes.md import probe_create
 
 MiB = 1024**2
 GiB = 1024**3

@@ -6,7 +6,7 @@ import pathlib
 import subprocess
 import sys
 
-from app.check_cmd import check_collection
+from app.cli.check import check_collection
 from planners.asbuilt import consequence, differences
 from planners.models import DiskSet, Filesystem, Lvm, MdGroup, Plan
 from planners.units import KiB, MiB
@@ -66,11 +66,11 @@ def test_recorded_build_matches_its_plan_and_a_wrong_plan_is_caught():
 
 def test_cli_check_needs_an_existing_target(tmp_path):
     plan = tmp_path / "p.toml"
-    plan.write_text(subprocess.run([sys.executable, "-m", "app.cli", "example"], cwd=ROOT, capture_output=True,
+    plan.write_text(subprocess.run([sys.executable, "-m", "app.cli.main", "example"], cwd=ROOT, capture_output=True,
                                    text=True, check=True).stdout)
-    out = subprocess.run([sys.executable, "-m", "app.cli", "check", "/dev/nonexistent-md", "--plan", str(plan)],
+    out = subprocess.run([sys.executable, "-m", "app.cli.main", "check", "/dev/nonexistent-md", "--plan", str(plan)],
                          cwd=ROOT, capture_output=True, text=True, timeout=60)
     assert out.returncode == 2 and out.stderr.strip() == "podplan: /dev/nonexistent-md: no such device or directory"
-    out = subprocess.run([sys.executable, "-m", "app.cli", "check", "/dev/null"], cwd=ROOT, capture_output=True,
+    out = subprocess.run([sys.executable, "-m", "app.cli.main", "check", "/dev/null"], cwd=ROOT, capture_output=True,
                          text=True, timeout=60)
     assert out.returncode == 2 and "--plan" in out.stderr and "Traceback" not in out.stderr

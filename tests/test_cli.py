@@ -2,8 +2,8 @@
 
 import json
 
-from app.cli import main
-from app.planfile import plan_from_toml
+from app.cli.main import main
+from app.shared.planfile import plan_from_toml
 from planners.example import example_pod
 
 ACCEPTANCE = ["plan", "--disks", "45", "--disk-size", "2000398934016", "--level", "6", "--chunk", "256K", "--fs", "xfs", "--json"]

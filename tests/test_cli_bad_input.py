@@ -7,7 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.cli import main
+from app.cli.main import main
 
 GOOD_TOML = """
 name = "t"
@@ -122,7 +122,7 @@ def test_good_plan_file_works(capsys, tmp_path):
 
 def test_real_entry_point_one_line():
     """The installed console script, not just main(): still one line, status 2."""
-    exe = [sys.executable, "-m", "app.cli"]
+    exe = [sys.executable, "-m", "app.cli.main"]
     p = subprocess.run([*exe, "plan", "--disks", "3", "--level", "6"], capture_output=True, text=True)
     assert p.returncode == 2
     assert len(p.stderr.strip().splitlines()) == 1
@@ -163,7 +163,7 @@ plan_data = st.fixed_dictionaries(
 def test_generated_plan_files_never_traceback(tmp_path_factory, data):
     import tomli_w
 
-    from app.planfile import plan_from_toml
+    from app.shared.planfile import plan_from_toml
     from planners.compute import compute
     from planners.errors import PlanError
 

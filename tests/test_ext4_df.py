@@ -8,10 +8,10 @@ import random
 
 import pytest
 
-from planners.ext4 import ext4_geometry
-from planners.ext4_alloc import Allocator
-from planners.ext4_df import ext4_df, lost_found_blocks, shape_of
-from runners.ext4_probe import df_of_image, make_image
+from planners.fs.ext4.geometry import ext4_geometry
+from planners.fs.ext4.alloc import Allocator
+from planners.fs.ext4.df import ext4_df, lost_found_blocks, shape_of
+from runners.probes.ext4 import df_of_image, make_image
 from tests.test_ext4_helpers import Ext4Case as Fs
 from tests.test_ext4_helpers import GiB, MiB, TiB, log_uniform, need, pmap
 

@@ -16,10 +16,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from planners.errors import PlanError
-from planners.ext4 import ext4_geometry, mke2fs_args
-from planners.ext4_df import ext4_df
+from planners.fs.ext4.geometry import ext4_geometry, mke2fs_args
+from planners.fs.ext4.df import ext4_df
 from runners.exec import run
-from runners.ext4_probe import probe
+from runners.probes.ext4 import probe
 from tests.test_ext4_helpers import Ext4Case as Case
 from tests.test_ext4_helpers import GiB, MiB, PiB, TiB, log_uniform, need, pmap
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from planners.ext4 import Ext4Geometry, ext4_geometry
+from planners.fs.ext4.geometry import Ext4Geometry, ext4_geometry
 from runners.exec import have
 
 KiB, MiB, GiB, TiB, PiB = 1 << 10, 1 << 20, 1 << 30, 1 << 40, 1 << 50

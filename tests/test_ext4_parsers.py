@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from planners.ext4 import ext4_geometry, mke2fs_args
-from planners.ext4_df import ext4_df
-from runners.ext4_probe import parse_dumpe2fs_header, parse_mke2fs_verbose
-from runners.loopdev import parse_df_b1
+from planners.fs.ext4.geometry import ext4_geometry, mke2fs_args
+from planners.fs.ext4.df import ext4_df
+from runners.probes.ext4 import parse_dumpe2fs_header, parse_mke2fs_verbose
+from runners.host.loopdev import parse_df_b1
 
 FIX = Path(__file__).parent / "fixtures" / "ext4"
 MiB, GiB = 1 << 20, 1 << 30

@@ -6,9 +6,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from planners.workloads import MAX_DEPTH_PER_JOB, RANDOM_DEPTH_PER_DISK
+from planners.perf.workloads import MAX_DEPTH_PER_JOB, RANDOM_DEPTH_PER_DISK
 from runners.exec import have, run
-from runners.fio_jobs import (
+from runners.fio.jobs import (
     QUICK, WORKLOADS, Shape, Target, fio_argv, random_depth, seq_shape, suite,
 )
 
@@ -73,7 +73,7 @@ def test_plain_fio_parses_every_job_file(tmp_path, kind):
 @given(stripe=st.sampled_from([0, 64 * KiB, 512 * KiB, 13 * 512 * KiB, 3 * MiB, 64 * MiB]),
        stripes=st.integers(1, 8), disks=st.integers(1, 300), logical=st.sampled_from([512, 4096]))
 def test_the_model_predicts_the_jobs_validate_runs(stripe, stripes, disks, logical):
-    from planners.workloads import VALIDATION, for_plan
+    from planners.perf.workloads import VALIDATION, for_plan
 
     shape = Shape(full_stripe_bytes=stripe, stripes=stripes, disks=disks, logical_block=logical)
     ran = {w.name: dict(w.job.jobs[0][1]) for w in suite(DEV, shape)}

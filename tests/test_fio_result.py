@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from runners.fio_result import figures, objects, parse_output
+from runners.fio.result import figures, objects, parse_output
 
 FIX = Path(__file__).parent / "fixtures" / "fio"
 

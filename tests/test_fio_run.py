@@ -15,10 +15,10 @@ from pathlib import Path
 import pytest
 
 from runners.exec import have
-from runners.fio_jobs import Timing
-from runners.fio_result import parse_output
-from runners.validate import validate
-from runners.validate_guard import GuardError
+from runners.fio.jobs import Timing
+from runners.fio.result import parse_output
+from runners.validate.suite import validate
+from runners.validate.guard import GuardError
 
 MiB = 1024**2
 FAST = Timing(runtime_s=2, ss_duration_s=1, ss_ramp_s=0, ss_slope_pct=50.0)
@@ -71,13 +71,13 @@ def test_cancel_stops_fio_keeps_partial_figures_and_removes_the_file(tmp_path):
 def test_missing_fio_is_one_clear_error(tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", str(tmp_path))
     monkeypatch.setattr("runners.exec.which", lambda tool: None)
-    monkeypatch.setattr("runners.validate.which", lambda tool: None)
+    monkeypatch.setattr("runners.validate.suite.which", lambda tool: None)
     with pytest.raises(GuardError, match="fio is not installed"):
         validate(str(tmp_path), timing=FAST)
 
 
 def _cli(*args, env=None, timeout=60, **kw):
-    return subprocess.run([sys.executable, "-m", "app.cli", *args], cwd=ROOT, capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "app.cli.main", *args], cwd=ROOT, capture_output=True, text=True,
                           env={**os.environ, **(env or {})}, timeout=timeout, **kw)
 
 
@@ -97,7 +97,7 @@ def test_cli_permission_error_is_one_line(tmp_path):
     locked.mkdir()
     locked.chmod(0o555)  # reachable, not writable: the test file cannot be created
     out = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable, "-m",
-                          "app.cli", "validate", str(locked)], cwd=ROOT, capture_output=True, text=True, timeout=60)
+                          "app.cli.main", "validate", str(locked)], cwd=ROOT, capture_output=True, text=True, timeout=60)
     if "Permission denied" in out.stderr and "python" in out.stderr.lower():
         pytest.skip("the interpreter is not readable by an unprivileged user here")
     assert out.returncode == 2, out.stderr
@@ -106,7 +106,7 @@ def test_cli_permission_error_is_one_line(tmp_path):
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
 def test_cli_ctrl_c_removes_the_file_and_exits_130(tmp_path, sig):
-    proc = subprocess.Popen([sys.executable, "-m", "app.cli", "validate", str(tmp_path), "--full", "--json"],
+    proc = subprocess.Popen([sys.executable, "-m", "app.cli.main", "validate", str(tmp_path), "--full", "--json"],
                             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 30
     while not _leftovers(tmp_path) and time.monotonic() < deadline:
@@ -123,7 +123,7 @@ def test_cli_ctrl_c_removes_the_file_and_exits_130(tmp_path, sig):
 
 def test_cli_on_a_loop_device_sets_the_plans_prediction_beside_each_figure(tmp_path):
     """The acceptance run: the quick suite on a loop device with a plan, as a user types it."""
-    from runners.loopdev import sparse_loop
+    from runners.host.loopdev import sparse_loop
 
     plan = tmp_path / "pod.toml"
     plan.write_text(_cli("example").stdout)

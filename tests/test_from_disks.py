@@ -10,8 +10,8 @@ from planners.compute import compute
 from planners.errors import PlanError
 from planners.example import TWO_TB_DRIVE, example_pod
 from planners.from_disks import FoundDisk, default_groups, disk_sets, plan_from_disks
-from runners.host_disks import whole_disks
-from runners.inventory import parse_lsblk
+from runners.host.disks import whole_disks
+from runners.host.inventory import parse_lsblk
 
 FIX = pathlib.Path(__file__).parent / "fixtures"
 FOUR_TB = 4000787030016

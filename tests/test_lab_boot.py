@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from planners.md import md_geometry
+from planners.md.geometry import md_geometry
 from planners.units import KiB, MiB
 from runners.exec import which
 from runners.lab import LabConfig, LabDisk, Scenario, ensure_kit, fio_scenario, run_batch, scenario_fio_json

@@ -6,7 +6,7 @@ import pathlib
 
 import pytest
 
-from planners.md import md_geometry
+from planners.md.geometry import md_geometry
 from planners.units import KiB, MiB
 from runners.lab.collect import parse_block_lines, parse_collection, parse_df, parse_examine
 from runners.lab.fio import parse_fio_json

@@ -17,9 +17,9 @@ import pytest
 
 from planners.hardware import DiskPerf, DiskSpec, Hardware
 from planners.models import DiskSet, Filesystem, MdGroup, Plan
-from planners.perf import predict
+from planners.perf.predict import predict
 from planners.units import KiB, MiB
-from planners.workloads import VALIDATION, Workload, for_plan
+from planners.perf.workloads import VALIDATION, Workload, for_plan
 from runners.exec import which
 from runners.lab import LabConfig, LabDisk, ensure_kit, fio_scenario, run_batch, scenario_fio_json
 from runners.lab.kit import cache_root, load_kit
@@ -95,7 +95,7 @@ SLOW_BPS = BPS // 2
 
 
 def slow_member_scenario():
-    from runners.fio_baseline import baseline_job
+    from runners.fio.baseline import baseline_job
 
     disks = ((LabDisk(size_bytes=SIZE, bps_total=BPS, iops_total=IOPS),) * (MEMBERS - 1)
              + (LabDisk(size_bytes=SIZE, bps_total=SLOW_BPS, iops_total=IOPS),))
@@ -143,9 +143,9 @@ def test_arrays_match_the_model_fed_with_one_measured_disk(lab):
 
 
 def test_baseline_flags_the_slow_member_and_the_comparison_names_it(lab):
-    from runners.fio_baseline import Baseline, disk_perf_from, plan_preset, summarize
-    from runners.fio_result import parse_output
-    from runners.validate_compare import Conditions, likely_reasons
+    from runners.fio.baseline import Baseline, disk_perf_from, plan_preset, summarize
+    from runners.fio.result import parse_output
+    from runners.validate.compare import Conditions, likely_reasons
 
     paths = SLOW.disk_paths()
     run = parse_output(lab.scenario("slow").outputs["baseline.json"])

@@ -19,7 +19,7 @@ from planners.units import KiB, MiB
 from runners.exec import which
 from runners.lab import LabConfig, ensure_kit, run_batch
 from runners.lab.kit import cache_root, load_kit
-from runners.rehearse import compare, prepare, rehearsal_tools
+from runners.lab.rehearse import compare, prepare, rehearsal_tools
 
 pytestmark = pytest.mark.slow
 

@@ -14,20 +14,20 @@ import pathlib
 
 import pytest
 
-from app.validate_cmd import plan_shape
+from app.cli.validate import plan_shape
 from planners.asbuilt import differences
 from planners.models import DiskSet, Filesystem, Lvm, MdGroup, Plan
 from planners.units import KiB, MiB
 from runners.exec import which
-from runners.fio_jobs import Target, Timing, suite
-from runners.fio_result import parse_output
-from runners.inventory import parse_lsblk, parse_mdstat
+from runners.fio.jobs import Target, Timing, suite
+from runners.fio.result import parse_output
+from runners.host.inventory import parse_lsblk, parse_mdstat
 from runners.lab import LabConfig, ensure_kit, run_batch
 from runners.lab.kit import cache_root, load_kit
-from runners.rehearse import compare, prepare, rehearsal_tools
+from runners.lab.rehearse import compare, prepare, rehearsal_tools
 from planners.compute import compute
 from planners.rehearsal import scale_plan
-from planners.script import build_script
+from planners.script.build import build_script
 
 pytestmark = pytest.mark.slow
 

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from planners.errors import PlanError
 from planners.lvm import lvm_volume, metadata_area_end, pe_start_bytes
 from planners.units import GiB, KiB, MiB
-from runners.lvm_probe import parse_lvs, parse_pvs, parse_vgs
+from runners.probes.lvm import parse_lvs, parse_pvs, parse_vgs
 
 FIXTURES = pathlib.Path(__file__).parent / "fixtures" / "lvm"
 

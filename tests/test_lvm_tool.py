@@ -18,7 +18,7 @@ from planners.errors import PlanError
 from planners.lvm import lvm_volume, pe_start_bytes
 from planners.units import GiB, KiB, MiB
 from runners.exec import have
-from runners.lvm_probe import LvmProbeError, probe_volume
+from runners.probes.lvm import LvmProbeError, probe_volume
 
 TB = 10**12
 WORKERS = 6

@@ -4,9 +4,9 @@ import pathlib
 
 import pytest
 
-from planners.md import md_geometry
+from planners.md.geometry import md_geometry
 from planners.units import GiB
-from runners.md_probe import create_argv, parse_create_output, parse_examine_data_offset, parse_mdadm_version
+from runners.probes.md import create_argv, parse_create_output, parse_examine_data_offset, parse_mdadm_version
 
 FIXTURES = pathlib.Path(__file__).parent / "fixtures" / "md"
 

@@ -7,8 +7,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from planners.errors import PlanError
-from planners.md import md_geometry
-from planners.md_rules import bitmap_space_sectors, choose_bitmap_chunk, data_offset_sectors
+from planners.md.geometry import md_geometry
+from planners.md.rules import bitmap_space_sectors, choose_bitmap_chunk, data_offset_sectors
 from planners.units import GiB, KiB, MiB, TiB
 
 TB = 10**12

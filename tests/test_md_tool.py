@@ -15,10 +15,10 @@ from dataclasses import dataclass
 import pytest
 
 from planners.errors import PlanError
-from planners.md import md_geometry
+from planners.md.geometry import md_geometry
 from planners.units import GiB, KiB, MiB
 from runners.exec import have
-from runners.md_probe import installed_mdadm_version, probe_create, remove_empty_md_dir
+from runners.probes.md import installed_mdadm_version, probe_create, remove_empty_md_dir
 
 TB = 10**12
 WORKERS = 6

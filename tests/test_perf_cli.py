@@ -6,11 +6,11 @@ import json
 
 import pytest
 
-from app.cli import main
-from app.planfile import plan_from_toml, plan_to_toml
+from app.cli.main import main
+from app.shared.planfile import plan_from_toml, plan_to_toml
 from planners.example import example_pod
 from planners.hardware import Cpu, DiskSpec, Hardware, Wiring
-from planners.workloads import VALIDATION_NAMES
+from planners.perf.workloads import VALIDATION_NAMES
 
 HW_TOML = """
 name = "hw"

@@ -9,9 +9,9 @@ import pytest
 
 from planners.hardware import Cpu, DiskSpec, Hardware, Wiring
 from planners.models import DiskSet, Filesystem, Lvm, MdGroup, Plan, Tuning
-from planners.perf import predict
+from planners.perf.predict import predict
 from planners.units import KiB
-from planners.workloads import PRESETS
+from planners.perf.workloads import PRESETS
 
 TOLERANCE = 0.20
 KB_S = 1024 / 1e6  # bonnie++ reports KB/s of 1024 bytes

@@ -8,9 +8,9 @@ from hypothesis import strategies as st
 
 from planners.hardware import Cpu, DiskPerf, DiskSpec, Hardware, Wiring
 from planners.models import DiskSet, Lvm, MdGroup, Plan, Tuning
-from planners.perf import predict, prediction_for
+from planners.perf.predict import predict, prediction_for
 from planners.units import KiB, MiB
-from planners.workloads import PRESETS, VALIDATION_NAMES, Workload, for_plan, preset
+from planners.perf.workloads import PRESETS, VALIDATION_NAMES, Workload, for_plan, preset
 
 TB2 = 2_000_398_934_016
 ALL = list(PRESETS.values())

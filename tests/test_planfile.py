@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.planfile import load_plan, plan_from_toml, plan_to_toml, save_plan
+from app.shared.planfile import load_plan, plan_from_toml, plan_to_toml, save_plan
 from planners.errors import PlanError
 from planners.example import example_pod
 from planners.models import DiskSet, Filesystem, Lvm, MdGroup, Plan, Tuning

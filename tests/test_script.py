@@ -14,13 +14,13 @@ import tempfile
 
 import pytest
 
-from app.flags import plan_from_args
-from app.cli import build_parser
+from app.cli.flags import plan_from_args
+from app.cli.main import build_parser
 from planners.compute import compute
 from planners.example import example_pod
 from planners.models import DiskSet, Plan
-from planners.script import build_script
-from runners.loopdev import sparse_loops
+from planners.script.build import build_script
+from runners.host.loopdev import sparse_loops
 
 MiB = 1024**2
 
@@ -70,7 +70,7 @@ def test_script_states_every_assumption():
 
 
 def test_cli_script_matches_library(tmp_path, capsys):
-    from app.cli import main
+    from app.cli.main import main
 
     out = tmp_path / "b.sh"
     assert main(["script", "--disks", "4", "--level", "5", "-o", str(out)]) == 0

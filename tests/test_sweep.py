@@ -6,7 +6,7 @@ import time
 
 from planners.models import DiskSet, MdGroup, Plan
 from planners.sweep import _dominates, layouts, sweep
-from planners.workloads import PRESETS
+from planners.perf.workloads import PRESETS
 
 
 def pod(n: int) -> Plan:

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from textual.widgets import DataTable, Input, Static
 
-from app.cli import main as cli_main
-from app.planfile import load_plan, plan_to_toml
+from app.cli.main import main as cli_main
+from app.shared.planfile import load_plan, plan_to_toml
 from app.tui.app import PodplanApp
 from app.tui.screens.compare_screen import CompareScreen
 from app.tui.screens.dialogs import Confirm, PathPrompt
@@ -17,7 +17,7 @@ from app.tui.screens.script_screen import ScriptScreen
 from app.tui.widgets.choice import Choice
 from planners.compute import compute
 from planners.example import example_pod
-from planners.script import build_script
+from planners.script.build import build_script
 from tests.tui_helpers import SIZE, plan_with, text_of
 
 

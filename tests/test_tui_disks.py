@@ -8,15 +8,15 @@ import pathlib
 import pytest
 from textual.widgets import DataTable, Input
 
-import runners.host_disks as host_disks
+import runners.host.disks as host_disks
 from app.tui.app import PodplanApp
 from app.tui.screens.disks_screen import DisksScreen
 from app.tui.screens.plan_screen import PlanScreen
 from planners.example import example_pod
 from planners.from_disks import plan_from_disks
 from runners.exec import have
-from runners.host_disks import HostDisks, InventoryError, whole_disks
-from runners.inventory import parse_lsblk
+from runners.host.disks import HostDisks, InventoryError, whole_disks
+from runners.host.inventory import parse_lsblk
 from tests.tui_helpers import SIZE, open_screen, text_of
 
 LAB = pathlib.Path(__file__).parent / "fixtures" / "inventory" / "lab_lsblk.json"

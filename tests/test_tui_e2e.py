@@ -43,7 +43,7 @@ def _wait_for(session: str, text: str, timeout: float = 20.0) -> str:
 
 def test_a_new_user_changes_the_disk_count_and_reads_the_script() -> None:
     session = f"podplan-e2e-{uuid.uuid4().hex[:8]}"
-    command = f"cd {ROOT} && {sys.executable} -m app.cli; echo podplan-exited-$?; sleep 5"
+    command = f"cd {ROOT} && {sys.executable} -m app.cli.main; echo podplan-exited-$?; sleep 5"
     _tmux("new-session", "-d", "-s", session, "-x", "80", "-y", "24", command)
     _tmux("resize-window", "-t", session, "-x", "80", "-y", "24")
     try:

@@ -8,7 +8,7 @@ import pytest
 from textual.widgets import DataTable, Input
 
 import planners.sweep
-from app.predict_cmd import sweep_cells
+from app.cli.predict import sweep_cells
 from app.tui.app import PodplanApp
 from app.tui.screens.compare_screen import CompareScreen
 from app.tui.screens.plan_screen import PlanScreen
@@ -16,7 +16,7 @@ from app.tui.screens.sweep_screen import SweepScreen
 from planners.compute import compute
 from planners.example import example_pod
 from planners.sweep import sweep
-from planners.workloads import PRESETS
+from planners.perf.workloads import PRESETS
 from tests.tui_helpers import SIZE, open_screen, text_of
 
 EXAMPLE_SWEEP = sweep(example_pod())

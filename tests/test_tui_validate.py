@@ -17,9 +17,9 @@ from app.tui.app import PodplanApp
 from app.tui.screens.validate_screen import ValidateScreen, bar_chart
 from planners.example import example_pod
 from runners.exec import which
-from runners.fio_jobs import WORKLOADS, Timing
-from runners.validate import validate
-from runners.validate_compare import SideBySide
+from runners.fio.jobs import WORKLOADS, Timing
+from runners.validate.suite import validate
+from runners.validate.compare import SideBySide
 from tests.tui_helpers import SIZE, text_of
 
 MiB = 1024**2

@@ -9,12 +9,12 @@ import pytest
 
 from planners.example import example_pod
 from planners.hardware import DiskPerf
-from planners.perf import predict, prediction_for
+from planners.perf.predict import predict, prediction_for
 from runners.exec import have
-from runners.fio_baseline import Baseline, disk_perf_from, members_of, plan_preset, run_baseline, summarize
-from runners.fio_result import parse_output
-from runners.inventory import parse_lsblk
-from runners.loopdev import sparse_loops
+from runners.fio.baseline import Baseline, disk_perf_from, members_of, plan_preset, run_baseline, summarize
+from runners.fio.result import parse_output
+from runners.host.inventory import parse_lsblk
+from runners.host.loopdev import sparse_loops
 
 FIX = Path(__file__).parent / "fixtures"
 MiB = 1024**2
@@ -82,7 +82,7 @@ def test_real_loops_give_a_disk_perf(tmp_path):
 
 
 def test_cli_baseline_on_a_plain_directory_says_it_is_skipped(tmp_path, capsys):
-    from app.validate_cmd import measure_baseline
+    from app.cli.validate import measure_baseline
     from rich.console import Console
 
     console = Console(file=open(os.devnull, "w"), record=True)

@@ -5,10 +5,10 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from planners.example import example_pod
-from runners.fio_jobs import QUICK, Shape, Target, suite
-from runners.fio_result import JobFigures, Steady
-from runners.validate import ValidateReport, WorkloadReport
-from runners.validate_compare import Conditions, likely_reasons, load_predictions, model_workloads, side_by_side
+from runners.fio.jobs import QUICK, Shape, Target, suite
+from runners.fio.result import JobFigures, Steady
+from runners.validate.suite import ValidateReport, WorkloadReport
+from runners.validate.compare import Conditions, likely_reasons, load_predictions, model_workloads, side_by_side
 
 
 def _report(mb_s=100.0, iops=1000.0, steady=True, direct=True) -> ValidateReport:

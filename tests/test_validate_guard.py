@@ -12,10 +12,10 @@ import threading
 import pytest
 
 from runners.exec import have, run
-from runners.fio_jobs import Timing
-from runners.loopdev import detach_loop, mounted, sparse_loop, sparse_loops
-from runners.validate import validate
-from runners.validate_guard import DeviceState, GuardError, check_destroy_flag, parse_mountinfo, parse_wipefs, write_refusal
+from runners.fio.jobs import Timing
+from runners.host.loopdev import detach_loop, mounted, sparse_loop, sparse_loops
+from runners.validate.suite import validate
+from runners.validate.guard import DeviceState, GuardError, check_destroy_flag, parse_mountinfo, parse_wipefs, write_refusal
 
 MiB = 1024**2
 FAST = Timing(runtime_s=2, ss_duration_s=1, ss_ramp_s=0, ss_slope_pct=50.0)

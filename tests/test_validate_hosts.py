@@ -13,11 +13,11 @@ import time
 import pytest
 
 from runners.exec import have
-from runners.fio_hosts import Host, parse_hosts, remote_target, remote_workloads, validate_hosts, write_refusal
-from runners.fio_preflight import preflight, probe_job, room_job
-from runners.fio_jobs import Shape, Timing
-from runners.loopdev import sparse_loop
-from runners.validate_guard import GuardError
+from runners.fio.hosts import Host, parse_hosts, remote_target, remote_workloads, validate_hosts, write_refusal
+from runners.fio.preflight import preflight, probe_job, room_job
+from runners.fio.jobs import Shape, Timing
+from runners.host.loopdev import sparse_loop
+from runners.validate.guard import GuardError
 
 MiB = 1024**2
 TINY = Timing(runtime_s=2, ss_duration_s=1, ss_ramp_s=0, ss_slope_pct=5.0)
@@ -141,7 +141,7 @@ def test_unreachable_host_is_marked_and_the_others_run(fio_servers, tmp_path):
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "app.cli", *args], capture_output=True, text=True, timeout=120,
+    return subprocess.run([sys.executable, "-m", "app.cli.main", *args], capture_output=True, text=True, timeout=120,
                           cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 

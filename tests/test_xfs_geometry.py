@@ -14,9 +14,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from planners.errors import PlanError
-from planners.xfs import XfsGeometry, xfs_geometry
+from planners.fs.xfs.geometry import XfsGeometry, xfs_geometry
 from runners.exec import CommandError, have, run
-from runners.xfs_probe import probe
+from runners.probes.xfs import probe
 
 KIB, MIB, GIB, TIB, PIB = 1 << 10, 1 << 20, 1 << 30, 1 << 40, 1 << 50
 

@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from planners.xfs import xfs_mkfs_options
-from runners.xfs_probe import parse_mkfs_output, probe_argv, refusal_reason
+from planners.fs.xfs.geometry import xfs_mkfs_options
+from runners.probes.xfs import parse_mkfs_output, probe_argv, refusal_reason
 
 FIXTURES = Path(__file__).parent / "fixtures" / "xfs"
 

@@ -61,7 +61,7 @@ class PodplanApp(App[int]):
 
     def _read_host_parity(self) -> None:
         """This host's raid6/xor benchmark for the Perf tab; read after the first paint (dmesg can be slow)."""
-        from app.host_cpu import host_parity
+        from app.shared.host_cpu import host_parity
         from app.tui.widgets.perf import set_host_parity
 
         set_host_parity(*host_parity())
@@ -180,14 +180,14 @@ class PodplanApp(App[int]):
         if self.error or self.result is None:
             self.notify(f"Not saved: the form has an error ({self.error})", severity="error")
             return
-        from app.planfile import save_plan
+        from app.shared.planfile import save_plan
 
         plan = self.plan
         default = str(self.plan_file) if self.plan_file else f"{plan.name}.toml"
         self.save_file("Save the plan as (TOML)", default, "plan", lambda path, force: save_plan(plan, path, overwrite=force))
 
     def save_script(self, text: str) -> None:
-        from app.cli import write_script
+        from app.cli.main import write_script
 
         default = f"build-{self.plan.name}.sh"
         self.save_file("Save the build script as", default, "script", lambda path, force: write_script(path, text, force))
@@ -229,7 +229,7 @@ class PodplanApp(App[int]):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="file-io")
     def _read(self, path: Path) -> None:
-        from app.planfile import load_plan
+        from app.shared.planfile import load_plan
 
         try:
             plan = load_plan(path)

@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from app.planfile import describe_validation_error
+from app.shared.planfile import describe_validation_error
 from app.tui.presets import BY_KEY, preset_for
 from planners.compute import compute
 from planners.errors import PlanError

@@ -12,10 +12,10 @@ from planners.results import PlanResult
 
 if TYPE_CHECKING:
     from planners.sweep import Sweep
-    from runners.fio_result import JobFigures
-    from runners.host_disks import HostDisks
-    from runners.validate import ValidateReport
-    from runners.validate_compare import SideBySide
+    from runners.fio.result import JobFigures
+    from runners.host.disks import HostDisks
+    from runners.validate.suite import ValidateReport
+    from runners.validate.compare import SideBySide
 
 
 class FormEdited(Message):

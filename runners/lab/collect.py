@@ -12,10 +12,10 @@ import re
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from planners.xfs import XfsGeometry
-from runners.ext4_probe import DumpE2fsHeader, parse_dumpe2fs_header
-from runners.lvm_probe import LvReport, PvReport, VgReport, parse_lvs, parse_pvs, parse_vgs
-from runners.xfs_probe import parse_mkfs_output
+from planners.fs.xfs.geometry import XfsGeometry
+from runners.probes.ext4 import DumpE2fsHeader, parse_dumpe2fs_header
+from runners.probes.lvm import LvReport, PvReport, VgReport, parse_lvs, parse_pvs, parse_vgs
+from runners.probes.xfs import parse_mkfs_output
 
 _FROZEN = ConfigDict(frozen=True)
 

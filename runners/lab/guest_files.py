@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from runners.lvm_probe import LV_FIELDS, PV_FIELDS, VG_FIELDS
+from runners.probes.lvm import LV_FIELDS, PV_FIELDS, VG_FIELDS
 
 GUEST_DIR = Path(__file__).parent / "guest"
 

@@ -33,15 +33,15 @@ def _size(n: int | None) -> str:
 
 def _throughput(plan: Plan, result: PlanResult) -> str:
     """Sequential write and 4k random read, each with what limits it."""
-    from planners.perf import predict
-    from planners.workloads import PRESETS
+    from planners.perf.predict import predict
+    from planners.perf.workloads import PRESETS
 
     seq, rnd = predict(plan, result, [PRESETS["seq-write"], PRESETS["rand-read-4k"]])
     return f"wr {seq.mb_s:,.0f} MB/s ({seq.binding}), 4k rd {rnd.iops:,.0f} IOPS"
 
 
 def _reliability(plan: Plan, result: PlanResult) -> str:
-    from app.predict_cmd import short_odds
+    from app.cli.predict import short_odds
     from planners.reliability import reliability
 
     rel = reliability(plan, result)

@@ -24,7 +24,7 @@ from planners.models import Plan
 from planners.units import format_bytes_decimal
 
 if TYPE_CHECKING:  # the runner module itself is imported by the worker, off the UI thread
-    from runners.host_disks import DetectedDisk, HostDisks
+    from runners.host.disks import DetectedDisk, HostDisks
 
 COLUMNS = ("", "disk", "size", "model", "serial", "kind", "sectors", "in use")
 
@@ -72,7 +72,7 @@ class DisksScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="disks")
     def _read(self) -> None:
-        from runners import host_disks
+        from runners.host import disks as host_disks
 
         try:
             host = (self.read or host_disks.read_host_disks)()

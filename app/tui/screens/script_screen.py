@@ -11,7 +11,7 @@ from textual.widgets import Footer, Header, Static
 
 from planners.models import Plan
 from planners.results import PlanResult
-from planners.script import build_script
+from planners.script.build import build_script
 
 
 class ScriptScreen(Screen[None]):

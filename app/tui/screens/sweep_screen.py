@@ -17,12 +17,12 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 from textual.worker import get_current_worker
 
-from app.predict_cmd import SWEEP_COLUMNS, SWEEP_NUMERIC, sweep_cells, sweep_title
+from app.cli.predict import SWEEP_COLUMNS, SWEEP_NUMERIC, sweep_cells, sweep_title
 from app.tui.messages import SweepComputed, SweepFailed
 from planners.errors import PlanError
 from planners.models import Plan
 from planners.sweep import Sweep, SweepRow
-from planners.workloads import VALIDATION_NAMES
+from planners.perf.workloads import VALIDATION_NAMES
 
 Key = Callable[[SweepRow], float]
 # Sort name -> (column it belongs to, key); the rank is the sweep's own order (Pareto front first).
@@ -71,7 +71,7 @@ class SweepScreen(Screen[None]):
     @work(thread=True, exclusive=True, exit_on_error=False, group="sweep")
     def _sweep(self, plan: Plan, workload: str) -> None:
         from planners.sweep import sweep
-        from planners.workloads import preset
+        from planners.perf.workloads import preset
 
         try:
             result = sweep(plan, preset(workload))

@@ -23,11 +23,11 @@ from app.tui.messages import FioProgressed, ValidationFailed, ValidationFinished
 from app.tui.widgets.choice import Choice
 from planners.errors import PlanError
 from planners.models import Plan
-from runners.fio_jobs import FULL, QUICK, WORKLOADS
-from runners.fio_result import JobFigures
-from runners.validate import ValidateReport, validate
-from runners.validate_compare import SideBySide, gather_conditions, load_predictions, side_by_side
-from runners.validate_guard import GuardError
+from runners.fio.jobs import FULL, QUICK, WORKLOADS
+from runners.fio.result import JobFigures
+from runners.validate.suite import ValidateReport, validate
+from runners.validate.compare import SideBySide, gather_conditions, load_predictions, side_by_side
+from runners.validate.guard import GuardError
 
 MB = 1_000_000
 PROGRESS_BAR = 24
@@ -206,7 +206,7 @@ class ValidateScreen(Screen[None]):
     # -- the worker -----------------------------------------------------------------------------
     @work(thread=True, exclusive=True, exit_on_error=False, group="validate")
     def _run(self, target: str, mode: str, destroy: str | None, plan: Plan | None, cancel: threading.Event) -> None:
-        from app.validate_cmd import plan_shape
+        from app.cli.validate import plan_shape
 
         def progressed(name: str, event: str, elapsed_s: float, figures: JobFigures | None) -> None:
             self.post_message(FioProgressed(name, event, elapsed_s, figures))

@@ -14,7 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from planners.models import Plan
-from planners.perf import WorkloadPrediction, predict
+from planners.perf.predict import WorkloadPrediction, predict
 from planners.reliability import Reliability, reliability
 from planners.results import PlanResult
 
@@ -63,7 +63,7 @@ def roofline(p: WorkloadPrediction, width: int) -> Text:
 
 
 def reliability_text(rel: Reliability) -> Table:
-    from app.predict_cmd import odds
+    from app.cli.predict import odds
 
     t = Table(title="Reliability", title_justify="left", show_edge=False, padding=(0, 1, 0, 0))
     for col in ("array", "survives", "rebuild", "limited by", "P(URE)"):
@@ -84,7 +84,7 @@ def _with_host_cpu(plan: Plan) -> tuple[Plan, str]:
     """The plan with this host's raid6/xor figures where the plan states none, as `podplan predict` does."""
     if _host_parity is None:
         return plan, ""
-    from app.host_cpu import apply_parity, origin_text
+    from app.shared.host_cpu import apply_parity, origin_text
 
     plan, origin = apply_parity(plan, *_host_parity)
     return plan, origin_text(origin)

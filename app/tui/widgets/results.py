@@ -14,7 +14,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Static, TabbedContent, TabPane
 
-from app.render import alignment_table, findings_text, volume_table
+from app.shared.render import alignment_table, findings_text, volume_table
 from app.tui.tables import arrays, summary_text, waterfall
 from app.tui.widgets.perf import perf_view
 from planners.models import Plan

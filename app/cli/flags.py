@@ -1,0 +1,156 @@
+"""Command-line flags that describe a plan, so one can plan without writing a file."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from app.shared.planfile import plan_from_data
+from planners.errors import PlanError
+from planners.models import Plan
+from planners.units import parse_size
+
+LAYOUT_FLAGS = (
+    "disks", "disk_size", "logical_sector", "physical_sector", "ssd", "devices", "level", "layout", "groups",
+    "spares", "chunk", "metadata", "bitmap", "bitmap_chunk", "lvm", "lvm_mode", "stripe_size", "extent_size",
+    "data_alignment", "fs", "block_size", "reserved", "label", "mount_point", "readahead", "stripe_cache",
+)
+
+
+def add_plan_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument("plan_file", nargs="?", metavar="PLAN.toml", help="plan file; flags below override it")
+    d = p.add_argument_group("disks")
+    d.add_argument("--disks", type=int, metavar="N", help="number of disks")
+    d.add_argument("--disk-size", metavar="SIZE", help="size of each disk: 2TB, 1.8TiB, 2000398934016")
+    d.add_argument("--logical-sector", type=int, choices=(512, 4096), help="logical sector size in bytes")
+    d.add_argument("--physical-sector", type=int, choices=(512, 4096), help="physical sector size in bytes")
+    d.add_argument("--ssd", action=argparse.BooleanOptionalAction, default=None, help="non-rotational disks")
+    d.add_argument("--devices", metavar="PATH,...", help="comma-separated device paths, one per disk")
+    m = p.add_argument_group("md")
+    m.add_argument("--level", type=int, choices=(0, 1, 4, 5, 6, 10), help="RAID level")
+    m.add_argument("--layout", help="RAID10 n2/n3/f2/f3/o2/o3 or RAID5/6 left-symmetric, ...")
+    m.add_argument("--groups", type=int, metavar="G", help="split the disks into G identical md arrays")
+    m.add_argument("--spares", type=int, metavar="S", help="hot spares per array")
+    m.add_argument("--chunk", metavar="SIZE", help="chunk size, e.g. 512K")
+    m.add_argument("--metadata", choices=("1.0", "1.1", "1.2"), help="md superblock format")
+    m.add_argument("--bitmap", choices=("internal", "none"), help="write-intent bitmap")
+    m.add_argument("--bitmap-chunk", metavar="SIZE", help="bitmap chunk, e.g. 64M")
+    lv = p.add_argument_group("lvm")
+    lv.add_argument("--lvm", action=argparse.BooleanOptionalAction, default=None, help="LVM between md and the filesystem")
+    lv.add_argument("--lvm-mode", choices=("linear", "striped"), help="concatenate or stripe the md arrays")
+    lv.add_argument("--stripe-size", metavar="SIZE", help="lvcreate -I for striped mode, e.g. 512K")
+    lv.add_argument("--extent-size", metavar="SIZE", help="vgcreate -s, e.g. 4M")
+    lv.add_argument("--data-alignment", metavar="SIZE", help="pvcreate --dataalignment (default: the md full stripe)")
+    f = p.add_argument_group("filesystem")
+    f.add_argument("--fs", choices=("xfs", "ext4", "ext3"), help="filesystem type")
+    f.add_argument("--block-size", type=int, choices=(1024, 2048, 4096), help="filesystem block size")
+    f.add_argument("--reserved", type=float, metavar="PCT", help="ext3/ext4 reserved blocks percentage")
+    f.add_argument("--label", help="filesystem label")
+    f.add_argument("--mount-point", metavar="DIR", help="mount point")
+    t = p.add_argument_group("tuning")
+    t.add_argument("--readahead", metavar="SIZE", help="readahead of the top device, e.g. 16M")
+    t.add_argument("--stripe-cache", type=int, metavar="ENTRIES", help="md stripe_cache_size")
+
+
+def _size(value: str | None, what: str) -> int | None:
+    return None if value is None else parse_size(value, what=what)
+
+
+def plan_from_args(args: argparse.Namespace, base: Plan | None) -> Plan:
+    """The base plan (file or defaults) with the flags applied; validation errors are one line."""
+    given = {k for k in LAYOUT_FLAGS if getattr(args, k, None) is not None}
+    if base is None:
+        if not given:
+            from planners.example import example_pod
+
+            return example_pod()
+        from planners.example import TWO_TB_DRIVE
+
+        # Flags alone start from the example pod's disks as one plain md array, no LVM.
+        data: dict[str, Any] = {"disks": [{"count": 45, "size": TWO_TB_DRIVE}], "groups": [{"level": 6, "members": 45}]}
+    else:
+        data = base.model_dump(mode="json", exclude_none=True)
+    if args.disks is not None or args.disk_size is not None or args.devices is not None:
+        old = data["disks"][0]
+        count = args.disks if args.disks is not None else sum(d["count"] for d in data["disks"])
+        disk: dict[str, Any] = {k: v for k, v in old.items() if k != "devices"}
+        disk["count"] = count
+        if args.disk_size is not None:
+            disk["size"] = _size(args.disk_size, "--disk-size")
+        if args.devices is not None:
+            disk["devices"] = [p for p in args.devices.split(",") if p]
+        data["disks"] = [disk]
+    for key, flag in (("logical_sector", "logical_sector"), ("physical_sector", "physical_sector")):
+        if getattr(args, flag) is not None:
+            data["disks"] = [{**d, key: getattr(args, flag)} for d in data["disks"]]
+    if args.ssd is not None:
+        data["disks"] = [{**d, "rotational": not args.ssd} for d in data["disks"]]
+
+    _apply_groups(data, args)
+    _apply_layers(data, args)
+    return plan_from_data(data, source="flags" if base is None else "plan with flags")
+
+
+def _apply_groups(data: dict[str, Any], args: argparse.Namespace) -> None:
+    total = sum(d["count"] for d in data["disks"])
+    template = dict(data["groups"][0])
+    ngroups = args.groups if args.groups is not None else len(data["groups"])
+    if ngroups < 1:
+        raise PlanError("--groups must be at least 1")
+    reshape = any(getattr(args, k) is not None for k in ("disks", "groups", "spares", "devices"))
+    for key, flag in (("level", "level"), ("layout", "layout"), ("metadata", "metadata"), ("bitmap", "bitmap")):
+        if getattr(args, flag) is not None:
+            template[key] = getattr(args, flag)
+    if args.level is not None and args.layout is None:
+        template.pop("layout", None)
+    if args.chunk is not None:
+        template["chunk"] = _size(args.chunk, "--chunk")
+    if args.level == 1 and args.chunk is None:
+        template.pop("chunk", None)
+    if args.bitmap_chunk is not None:
+        template["bitmap_chunk"] = _size(args.bitmap_chunk, "--bitmap-chunk")
+    if args.spares is not None:
+        template["spares"] = args.spares
+    if reshape:
+        per_group, extra = divmod(total, ngroups)
+        if extra:
+            raise PlanError(f"{total} disks do not split into {ngroups} equal groups")
+        template["members"] = per_group - template.get("spares", 0)
+        if template["members"] < 1:
+            raise PlanError(f"{per_group} disks per group leave no members after {template.get('spares', 0)} spares")
+    groups = []
+    for i in range(ngroups):
+        g = dict(data["groups"][i]) if (i < len(data["groups"]) and not reshape) else dict(template)
+        if not reshape:
+            g.update({k: v for k, v in template.items() if k not in ("name", "members", "spares")})
+        g["name"] = (g.get("name") if (i < len(data["groups"]) and not reshape) else None) or f"md{i}"
+        groups.append(g)
+    data["groups"] = groups
+
+
+def _apply_layers(data: dict[str, Any], args: argparse.Namespace) -> None:
+    lvm = dict(data.get("lvm", {}))
+    if args.lvm is not None:
+        lvm["enabled"] = args.lvm
+    if args.lvm_mode is not None:
+        lvm["mode"] = args.lvm_mode
+        lvm["enabled"] = True
+        if args.lvm_mode == "linear":
+            lvm.pop("stripe_size", None)
+    for key, flag, what in (("stripe_size", "stripe_size", "--stripe-size"), ("extent_size", "extent_size", "--extent-size"),
+                            ("data_alignment", "data_alignment", "--data-alignment")):
+        if getattr(args, flag) is not None:
+            lvm[key] = _size(getattr(args, flag), what)
+    data["lvm"] = lvm
+    fs = dict(data.get("filesystem", {}))
+    for key, flag in (("type", "fs"), ("block_size", "block_size"), ("reserved_percent", "reserved"),
+                      ("label", "label"), ("mount_point", "mount_point")):
+        if getattr(args, flag) is not None:
+            fs[key] = getattr(args, flag)
+    data["filesystem"] = fs
+    tuning = dict(data.get("tuning", {}))
+    if args.readahead is not None:
+        tuning["readahead"] = _size(args.readahead, "--readahead")
+    if args.stripe_cache is not None:
+        tuning["stripe_cache_size"] = args.stripe_cache
+    data["tuning"] = tuning

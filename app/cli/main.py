@@ -1,0 +1,195 @@
+"""`podplan`: the command line. Bad input ends in one line on stderr and exit status 2."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import stat
+import sys
+from pathlib import Path
+
+from planners.errors import PlanError
+
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+COMMANDS = ("plan", "script", "example", "schema", "tui", "rehearse", "validate", "check", "predict", "sweep")
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse that reports a bad flag in one line (no usage dump) with status 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise PlanError(f"{message} (see podplan {self.prog.split()[-1]} --help)" if " " in self.prog else message)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from app.cli.flags import add_plan_flags
+
+    p = _Parser(prog="podplan", description="Plan, build and validate Linux storage arrays (md, LVM, ext4/XFS).")
+    sub = p.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND")
+    pl = sub.add_parser("plan", help="compute a plan: capacity to the byte, alignment, mkfs geometry")
+    add_plan_flags(pl)
+    pl.add_argument("--json", action="store_true", help="print JSON (see `podplan schema`)")
+    sc = sub.add_parser("script", help="write the guarded build script for a plan")
+    add_plan_flags(sc)
+    sc.add_argument("-o", "--output", metavar="FILE", help="write to FILE (executable) instead of stdout")
+    sc.add_argument("--force", action="store_true", help="overwrite FILE if it exists")
+    rh = sub.add_parser("rehearse", help="run the plan's build script on virtual disks in a throwaway VM and compare")
+    rh.add_argument("plan_file", nargs="?", metavar="PLAN.toml", help="plan file (default: the example pod)")
+    rh.add_argument("--disk-size", metavar="SIZE", help="size of the largest virtual disk (default: small but enough)")
+    rh.add_argument("--json", action="store_true", help="print the comparison as JSON")
+    rh.add_argument("--keep", metavar="DIR", help="keep the script, console log and checks in DIR")
+    rh.add_argument("--rebuild-kit", action="store_true", help="rebuild the VM boot kit even if the cached one is current")
+    sub.add_parser("example", help="print the example 45-disk pod as a TOML plan")
+    sub.add_parser("schema", help="print the JSON schema of `podplan plan --json`")
+    tui = sub.add_parser("tui", help="open the interactive planner (the default)")
+    tui.add_argument("plan_file", nargs="?", metavar="PLAN.toml")
+    from app.cli.validate import add_parsers as add_validate_parsers
+
+    add_validate_parsers(sub)
+    from app.cli.predict import add_parsers as add_predict_parsers
+
+    add_predict_parsers(sub)
+    return p
+
+
+def _sigterm(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def _stop_on_sigterm() -> None:
+    """SIGTERM (kill, a service manager, a CI timeout) stops podplan as Ctrl+C does: fio and
+    qemu are stopped and waited for, files, loop devices and VM images removed, partial
+    results kept. Python's default would end the process on the spot and leave them."""
+    if signal.getsignal(signal.SIGTERM) is signal.SIG_DFL:
+        signal.signal(signal.SIGTERM, _sigterm)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    _stop_on_sigterm()
+    if not argv or (argv[0] not in COMMANDS and not argv[0].startswith("-")):
+        argv = ["tui", *argv]
+    try:
+        args = build_parser().parse_args(argv)
+        if args.command is None:
+            build_parser().print_help()
+            return EXIT_USAGE
+        return _dispatch(args)
+    except PlanError as exc:
+        print(f"podplan: {exc.message}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("podplan: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        # `podplan example | head` closes the pipe early: not an error worth a traceback.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return EXIT_OK
+
+
+def _dispatch(args: argparse.Namespace) -> int:
+    if args.command == "example":
+        from app.shared.planfile import plan_to_toml
+        from planners.example import example_pod
+
+        sys.stdout.write(plan_to_toml(example_pod()))
+        return EXIT_OK
+    if args.command == "schema":
+        from planners.results import PlanReport
+
+        print(json.dumps(PlanReport.model_json_schema(), indent=2))
+        return EXIT_OK
+    if args.command == "tui":
+        return _tui(args.plan_file)
+    if args.command in ("predict", "sweep"):
+        from app.cli.predict import dispatch as predict_dispatch
+
+        return predict_dispatch(args)
+    if args.command in ("validate", "check"):
+        from app.cli.validate import dispatch
+
+        return dispatch(args)
+    if args.command == "rehearse":
+        from app.shared.planfile import load_plan
+        from app.cli.rehearse import rehearse
+        from planners.example import example_pod
+        from planners.units import parse_size
+
+        plan = load_plan(args.plan_file) if args.plan_file else example_pod()
+        size = parse_size(args.disk_size, what="--disk-size") if args.disk_size else None
+        return rehearse(plan, disk_size=size, as_json=args.json, keep=args.keep, rebuild_kit=args.rebuild_kit)
+
+    from app.cli.flags import plan_from_args
+    from app.shared.planfile import load_plan
+    from planners.compute import compute
+
+    base = load_plan(args.plan_file) if args.plan_file else None
+    plan = plan_from_args(args, base)
+    result = compute(plan)
+    if args.command == "plan":
+        if args.json:
+            from planners.results import PlanReport
+
+            report = PlanReport.build(plan, result)
+            print(report.model_dump_json(indent=2))
+        else:
+            from app.shared.render import print_plan
+
+            print_plan(plan, result)
+        return EXIT_FINDINGS if any(f.severity == "error" for f in result.findings) else EXIT_OK
+    if args.command == "script":
+        from planners.script.build import build_script
+
+        text = build_script(plan, result)
+        if args.output:
+            _write_script(Path(args.output), text, args.force)
+            print(f"podplan: wrote {args.output}; review it, then run: bash {args.output}   (a dry run; add --run to build)",
+                  file=sys.stderr)
+        else:
+            sys.stdout.write(text)
+        return EXIT_OK
+    raise AssertionError(args.command)
+
+
+def _write_script(path: Path, text: str, force: bool) -> None:
+    import tempfile
+
+    if path.exists() and not force:
+        raise PlanError(f"{path}: already exists (pass --force to overwrite)")
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.is_dir():
+        raise PlanError(f"{parent}: no such directory")
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=parent)
+    try:
+        with os.fdopen(fd, "w") as fh:
+            fh.write(text)
+        os.chmod(tmp, stat.S_IRWXU | stat.S_IRGRP | stat.S_IXGRP | stat.S_IROTH | stat.S_IXOTH)
+        os.replace(tmp, path)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise PlanError(f"{path}: cannot write ({exc.strerror})") from None
+
+
+write_script = _write_script  # the TUI's save dialog writes scripts the same guarded way
+
+
+def _tui(plan_file: str | None) -> int:
+    from app.shared.planfile import load_plan
+    from planners.example import example_pod
+
+    plan = load_plan(plan_file) if plan_file else example_pod()
+    try:
+        from app.tui import run_tui
+    except ImportError:  # the TUI arrives with its own module; until then show the plan
+        from app.shared.render import print_plan
+        from planners.compute import compute
+
+        print_plan(plan, compute(plan))
+        return EXIT_OK
+    return run_tui(plan, plan_file)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

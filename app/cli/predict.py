@@ -1,0 +1,196 @@
+"""`podplan predict` and `podplan sweep`: predicted speed with its limiting component, loss odds, layouts ranked."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from rich import box
+from rich.console import Console, Group
+from rich.table import Table
+from rich.text import Text
+
+from app.shared.host_cpu import add_cpu_flags, origin_json, origin_text, with_cpu_source
+from planners.errors import PlanError
+from planners.hardware import DISK_CLASSES, CPU_CLASSES, Cpu, Hardware
+from planners.models import Plan
+from planners.perf.predict import WorkloadPrediction
+from planners.reliability import Reliability
+from planners.sweep import Sweep, SweepRow
+
+MODES = ("normal", "degraded", "rebuild")
+
+
+def add_parsers(sub: Any) -> None:
+    from app.cli.flags import add_plan_flags
+    from planners.perf.workloads import PRESETS
+
+    pr = sub.add_parser("predict", help="predict throughput and IOPS per workload, the part that limits each, "
+                                        "rebuild time and data-loss odds")
+    add_plan_flags(pr)
+    _hardware_flags(pr)
+    pr.add_argument("--workload", action="append", metavar="NAME", choices=tuple(PRESETS),
+                    help=f"workload to predict (repeatable): {', '.join(PRESETS)}; default: the validation suite")
+    pr.add_argument("--mode", choices=MODES, default="normal", help="healthy, one member missing, or rebuilding")
+    pr.add_argument("--json", action="store_true", help="print JSON")
+    sw = sub.add_parser("sweep", help="rank every layout of the plan's disks by usable space, speed and loss odds")
+    add_plan_flags(sw)
+    _hardware_flags(sw)
+    sw.add_argument("--workload", metavar="NAME", choices=tuple(PRESETS), default="seq-write",
+                    help="workload the speed column is for (default seq-write)")
+    sw.add_argument("--top", type=int, default=25, metavar="N", help="rows to show (default 25; 0 = all)")
+    sw.add_argument("--json", action="store_true", help="print JSON (every row)")
+
+
+def _hardware_flags(p: argparse.ArgumentParser) -> None:
+    h = p.add_argument_group("hardware")
+    h.add_argument("--disk-class", choices=tuple(DISK_CLASSES), help="disk class preset for every disk")
+    h.add_argument("--cpu-class", choices=tuple(CPU_CLASSES), help="host CPU class preset (this host's kernel log "
+                                                                   "is then not read)")
+    add_cpu_flags(h)
+
+
+def _with_hardware(plan: Plan, args: argparse.Namespace) -> Plan:
+    hw = plan.hardware or Hardware()
+    if args.disk_class:
+        hw = hw.model_copy(update={"disk": hw.disk.model_copy(update={"disk_class": args.disk_class}), "models": {}})
+    if args.cpu_class:
+        hw = hw.model_copy(update={"cpu": Cpu(cpu_class=args.cpu_class)})
+    return plan.model_copy(update={"hardware": hw}) if (args.disk_class or args.cpu_class) else plan
+
+
+def dispatch(args: argparse.Namespace) -> int:
+    from app.cli.flags import plan_from_args
+    from app.shared.planfile import load_plan
+    from planners.compute import compute
+    from planners.example import example_pod
+
+    base = load_plan(args.plan_file) if args.plan_file else example_pod()
+    plan, cpu = with_cpu_source(_with_hardware(plan_from_args(args, base), args), args)
+    if args.command == "sweep":
+        if args.top < 0:
+            raise PlanError("--top must be 0 or more")
+        from planners.sweep import sweep
+        from planners.perf.workloads import preset
+
+        result = sweep(plan, preset(args.workload))
+        if args.json:
+            doc = result.model_dump(mode="json", exclude={"rows": {"__all__": {"plan"}}})
+            print(json.dumps({**doc, "cpu": origin_json(cpu)}, indent=2))
+        else:
+            Console().print(sweep_table(result, args.top or None), Text(f"CPU: {origin_text(cpu)}"))
+        return 0
+    from planners.perf.predict import predict
+    from planners.reliability import reliability
+    from planners.perf.workloads import preset
+
+    result = compute(plan)
+    workloads = [preset(n) for n in args.workload] if args.workload else None
+    predictions = predict(plan, result, workloads, mode=args.mode)
+    rel = reliability(plan, result)
+    if args.json:
+        from planners import __version__
+
+        doc = {"podplan_version": __version__, "plan": plan.name, "mode": args.mode,
+               "cpu": origin_json(cpu), "predictions": [p.model_dump(mode="json") for p in predictions],
+               "reliability": rel.model_dump(mode="json")}
+        print(json.dumps(doc, indent=2))
+    else:
+        Console().print(Group(prediction_table(predictions, title=f"{plan.name}: predicted ({args.mode})"),
+                              Text(f"CPU: {origin_text(cpu)}"), Text(""), reliability_table(rel)))
+    return 0
+
+
+def _mb(v: float) -> str:
+    return f"{v:,.0f}" if v >= 10 else f"{v:.2f}"
+
+
+def prediction_table(preds: list[WorkloadPrediction], *, title: str = "Predicted") -> Table:
+    t = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD)
+    for col, just in (("workload", "left"), ("MB/s", "right"), ("IOPS", "right"), ("limited by", "left"),
+                      ("next limit", "left"), ("headroom", "right")):
+        t.add_column(col, justify=just, no_wrap=True)  # type: ignore[arg-type]
+    for p in preds:
+        t.add_row(p.workload, _mb(p.mb_s), f"{p.iops:,.0f}", Text(p.binding, style="bold"), p.runner_up,
+                  f"x{p.headroom:.2f}")
+    notes = sorted({p.factor_note for p in preds if p.factor_note})
+    if notes:
+        t.caption = "; ".join(notes)
+    return t
+
+
+def odds(p: float) -> str:
+    """Small probabilities as '1 in N' (easier to compare than exponents), larger ones as percent."""
+    if p <= 0:
+        return "0"
+    if p >= 1e-3:
+        return f"{p:.2%}"
+    n = 1 / p
+    digits = len(str(int(n))) - 2
+    return f"1 in {round(n, -digits):,.0f}"
+
+
+def loss_text(rel: Reliability) -> str:
+    lo, hi = rel.loss_per_year
+    return f"{odds(lo)} to {odds(hi)} a year"
+
+
+def reliability_table(rel: Reliability) -> Group:
+    t = Table(title="Reliability", title_justify="left", box=box.SIMPLE_HEAD)
+    for col in ("array", "level", "survives", "rebuild", "limited by", "P(URE)"):
+        t.add_column(col, no_wrap=True, justify="right" if col in ("survives", "rebuild", "P(URE)") else "left")
+    for g in rel.groups:
+        disks = f"{g.members}+{g.spares}" if g.spares else str(g.members)
+        t.add_row(g.name, f"RAID{g.level} {disks}", str(g.tolerates), f"{g.rebuild_hours:.1f} h",
+                  f"{g.rebuild_binding} {g.rebuild_mb_s:.0f} MB/s", f"{g.ure_probability:.1%}")
+    years = tuple(h / 8766 for h in rel.mttdl_hours)
+    lines = Text()
+    for why in dict.fromkeys(g.ure_consequence for g in rel.groups):
+        lines.append(f"P(URE): an unreadable sector during a one-disk rebuild; {why}.\n")
+    lines.append("Data loss within a year: ")
+    lines.append(f"{odds(rel.loss_per_year[0])} to {odds(rel.loss_per_year[1])}", style="bold")
+    lines.append(f" for 1-4 %/yr disk failures ({odds(rel.loss_per_year_nominal)} at {rel.afr_nominal:.1%}); "
+                 f"MTTDL {years[0]:,.0f} to {years[1]:,.0f} years.")
+    assumptions = Text("\n".join("- " + a for a in rel.assumptions), style="dim")
+    return Group(t, lines, Text("Assumptions:", style="dim"), assumptions)
+
+
+def short_odds(p: float) -> str:
+    """'1/77k', '1/4.9M', '0.8%': odds that fit a narrow column."""
+    if p >= 1e-3:
+        return f"{p:.1%}"
+    n = 1 / p if p > 0 else float("inf")
+    for div, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if n >= div:
+            v = n / div
+            return f"1/{v:.2g}{suffix}" if v < 10 else f"1/{v:.0f}{suffix}"
+    return f"1/{n:.0f}"
+
+
+SWEEP_COLUMNS = ("#", "layout", "TiB", "MB/s", "limited by", "loss/yr 1-4%", "rebuild")
+SWEEP_NUMERIC = ("#", "TiB", "MB/s", "rebuild")
+
+
+def sweep_title(s: Sweep) -> str:
+    return f"{len(s.rows)} layouts of {s.disks} disks; MB/s for {s.workload}; * = on the Pareto front"
+
+
+def sweep_cells(rank: int, r: SweepRow) -> tuple[str, ...]:
+    """One sweep row as the table shows it, column by column (SWEEP_COLUMNS); `rank` counts from 1."""
+    lo, hi = r.loss_per_year
+    return (f"{rank}{'*' if r.pareto else ' '}", r.label, f"{r.usable_bytes / 2**40:,.1f}", _mb(r.mb_s), r.binding,
+            f"{short_odds(lo)}-{short_odds(hi)}", f"{r.rebuild_hours:.0f} h")
+
+
+def sweep_table(s: Sweep, top: int | None) -> Table:
+    t = Table(title=sweep_title(s), title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 1, 0, 0), show_edge=False)
+    # Figures never shrink into an ellipsis on a narrow terminal; the words wrap instead.
+    for col in SWEEP_COLUMNS:
+        t.add_column(col, no_wrap=col not in ("layout", "limited by"),
+                     justify="right" if col in SWEEP_NUMERIC else "left")
+    for i, r in enumerate(s.rows[:top] if top else s.rows, start=1):
+        t.add_row(*sweep_cells(i, r), style="" if r.pareto else "dim")
+    if s.skipped:
+        t.caption = f"{s.skipped} layouts skipped: the tools would refuse them"
+    return t

@@ -1,0 +1,266 @@
+"""`podplan validate`: the quick fio suite with live progress, then measured beside predicted."""
+
+from __future__ import annotations
+
+import json
+
+from rich.console import Console
+from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from planners.errors import PlanError
+from planners.models import Plan
+from planners.hardware import DiskPerf
+from runners.fio.baseline import Baseline, disk_perf_from, members_of, plan_preset, run_baseline
+from runners.fio.jobs import FULL, QUICK, Shape
+from runners.validate.suite import ValidateReport, validate
+from runners.validate.compare import SideBySide, gather_conditions, load_predictions, side_by_side
+from runners.validate.guard import GuardError
+
+EXIT_OK, EXIT_PARTIAL, EXIT_INTERRUPTED = 0, 1, 130
+MB = 1_000_000
+
+
+def plan_shape(plan: Plan) -> Shape:
+    """What the plan says the target looks like (the first volume)."""
+    from planners.compute import compute
+
+    result = compute(plan)
+    v = result.volumes[0]
+    members = sum(g.members for g in plan.groups if g.name in v.groups)
+    logical = max(d.logical_sector for d in plan.disks)
+    return Shape(full_stripe_bytes=v.alignment.top_io_opt_bytes, stripes=v.alignment.lv_stripes or 1,
+                 disks=members, logical_block=logical)
+
+
+class _Live:
+    """A Rich progress bar per workload on stderr; fio's figures so far in the description."""
+
+    def __init__(self, console: Console, runtime_s: int):
+        self.progress = Progress(TextColumn("{task.fields[name]:<14}"), BarColumn(), TextColumn("{task.description}"),
+                                 TimeElapsedColumn(), console=console, transient=False)
+        self.runtime = runtime_s
+        self.tasks: dict[str, int] = {}
+
+    def __call__(self, name: str, event: str, elapsed: float, figures) -> None:
+        if event == "start":
+            if not self.tasks:
+                self.progress.start()  # only now: an early refusal prints its one line and nothing else
+            self.tasks[name] = self.progress.add_task("starting", total=self.runtime, name=name)
+            return
+        task = self.tasks[name]
+        desc = f"{figures.bytes_s / MB:9.1f} MB/s {figures.iops:10.0f} IOPS" if figures else ""
+        if figures is None and event == "progress":
+            desc = "running; figures when it ends"
+        if event == "end":
+            self.progress.update(task, completed=self.runtime, description=desc or "no figures")
+        else:
+            self.progress.update(task, completed=min(elapsed, self.runtime), description=desc)
+
+
+def run_validate(target: str, *, plan: Plan | None, full: bool, as_json: bool, report_dir: str | None,
+                 destroy_data: str | None, hosts: str | None = None, baseline: bool = False,
+                 buffered: bool = False) -> int:
+    if hosts:
+        if baseline:
+            raise PlanError("--baseline reads this machine's disks; it cannot be combined with --hosts")
+        return run_validate_hosts(target, hosts, plan=plan, full=full, as_json=as_json, report_dir=report_dir,
+                                  destroy_data=destroy_data, buffered=buffered)
+    if buffered:
+        raise PlanError("--buffered goes with --hosts: here a directory that refuses O_DIRECT is run buffered "
+                        "by itself")
+    shape = plan_shape(plan) if plan else None
+    console = Console(stderr=True)
+    timing = FULL if full else QUICK
+    base = perf = None
+    if baseline:
+        base, perf = measure_baseline(target, plan, console, report_dir)
+    live = _Live(console, timing.runtime_s)
+    try:
+        if as_json:
+            report = validate(target, mode="full" if full else "quick", destroy_data=destroy_data,
+                              report_dir=report_dir, plan_shape=shape)
+        else:
+            try:
+                report = validate(target, mode="full" if full else "quick", destroy_data=destroy_data,
+                                  report_dir=report_dir, plan_shape=shape, on_progress=live)
+            finally:
+                if live.tasks:
+                    live.progress.stop()
+    except GuardError as exc:
+        raise PlanError(str(exc)) from None
+    origin = None
+    if plan:
+        from app.shared.host_cpu import origin_json, origin_text, with_host_cpu
+
+        plan, origin = with_host_cpu(plan)
+    predictions = load_predictions(plan, report, disk_override=perf) if plan else None
+    rows = side_by_side(report, predictions, gather_conditions(target, base.slow_disks if base else ()))
+    if as_json:
+        out = {"report": report.model_dump(mode="json"), "side_by_side": [r.model_dump(mode="json") for r in rows],
+               "prediction": predictions is not None, "cpu": origin_json(origin) if origin else None}
+        if baseline:
+            out["baseline"] = base.model_dump(mode="json") if base else None
+            out["disk_override"] = perf.model_dump(mode="json") if perf else None
+        print(json.dumps(out, indent=2))
+    else:
+        if base is not None:
+            print_baseline(Console(), base, perf)
+        print_report(Console(), report, rows, predictions is not None, plan is not None)
+        if origin and predictions is not None:
+            Console().print(f"  CPU: {origin_text(origin)}")
+    if report.stopped == "interrupted":
+        return EXIT_INTERRUPTED
+    return EXIT_PARTIAL if report.partial else EXIT_OK
+
+
+def _pct(v: float | None) -> str:
+    return "" if v is None else f"{v:+.0f} %"
+
+
+def print_report(console: Console, report: ValidateReport, rows: list[SideBySide], have_model: bool,
+                 have_plan: bool, host: str = "") -> None:
+    t = Table(title=f"{host + ': ' if host else ''}{report.target} ({report.mode} suite, {report.duration_s:.0f} s"
+                    f"{'' if report.direct else ', buffered'})", title_justify="left")
+    for col in ("workload", "status", "MB/s", "IOPS", "p99 ms", "steady", "predicted", "diff", "binding"):
+        t.add_column(col, justify="right" if col in ("MB/s", "IOPS", "p99 ms", "predicted", "diff") else "left")
+    for w, r in zip(report.workloads, rows):
+        f = w.figures
+        p99 = (f.read_p99_us or f.write_p99_us) if f else None
+        steady = "" if r.steady is None else ("yes" if r.steady else "not steady")
+        if r.predicted_mb_s is not None or r.predicted_iops is not None:
+            pred = f"{r.predicted_mb_s:.0f} MB/s" if w.name.startswith("seq") else f"{r.predicted_iops:.0f} IOPS"
+        else:
+            pred = "no prediction"
+        t.add_row(w.name, w.status, f"{r.measured_mb_s:.1f}" if r.measured_mb_s is not None else "",
+                  f"{r.measured_iops:.0f}" if r.measured_iops is not None else "",
+                  f"{p99 / 1000:.2f}" if p99 else "", steady, pred, _pct(r.diff_pct), r.binding)
+    console.print(t)
+    for w in report.workloads:
+        if w.reason:
+            console.print(f"  {w.name}: {w.reason}")
+    for r in rows:
+        for reason in r.reasons:
+            console.print(f"  {r.workload} differs by {_pct(r.diff_pct)}: {reason}")
+    if not have_plan:
+        console.print("  no prediction: pass --plan PLAN.toml to set the model's figures beside these")
+    elif not have_model:
+        console.print("  no prediction: this podplan has no performance model yet")
+    if report.stopped:
+        console.print(f"  stopped early: {report.stopped}; figures shown are partial")
+
+
+
+def run_validate_hosts(target: str, hosts: str, *, plan: Plan | None, full: bool, as_json: bool,
+                       report_dir: str | None, destroy_data: str | None, buffered: bool = False) -> int:
+    """The suite on every host at once; a table per host, JSON grouped by host."""
+    from runners.fio.hosts import parse_hosts, validate_hosts
+
+    console = Console(stderr=True)
+    timing = FULL if full else QUICK
+    live = _Live(console, timing.runtime_s)
+    try:
+        hs = parse_hosts(hosts)
+        if target.startswith("/dev/") and destroy_data is None:
+            console.print(f"{target} on remote hosts: write workloads refused unless --destroy-data {target} "
+                          "(podplan cannot check a remote disk for data)", soft_wrap=True)
+        try:
+            multi = validate_hosts(target, hs, mode="full" if full else "quick", destroy_data=destroy_data,
+                                   report_dir=report_dir, plan_shape=plan_shape(plan) if plan else None,
+                                   direct=not buffered, on_progress=None if as_json else live,
+                                   on_note=lambda line: console.print(line, soft_wrap=True, highlight=False))
+        finally:
+            if live.tasks:
+                live.progress.stop()
+    except GuardError as exc:
+        raise PlanError(str(exc)) from None
+    groups = []
+    for h in multi.hosts:
+        preds = load_predictions(plan, h.report) if plan and h.report else None
+        rows = side_by_side(h.report, preds) if h.report else []
+        groups.append((h, preds, rows))
+    if as_json:
+        print(json.dumps({"target": target, "duration_s": multi.duration_s, "hosts": [
+            {"host": h.host, "status": h.status, "reason": h.reason,
+             "report": h.report.model_dump(mode="json") if h.report else None,
+             "side_by_side": [r.model_dump(mode="json") for r in rows], "prediction": preds is not None}
+            for h, preds, rows in groups]}, indent=2))
+    else:
+        out = Console()
+        for h, preds, rows in groups:
+            if h.report is None:
+                out.print(f"{h.host}: {h.reason}; skipped" if h.status == "skipped" else
+                          f"{h.host}: {h.status}: {h.reason}", soft_wrap=True, highlight=False)
+                continue
+            print_report(out, h.report, rows, preds is not None, plan is not None, host=h.host)
+    if any(h.report and h.report.stopped == "interrupted" for h in multi.hosts):
+        return EXIT_INTERRUPTED
+    return EXIT_PARTIAL if multi.partial else EXIT_OK
+
+
+def measure_baseline(target: str, plan: Plan | None, console: Console,
+                     report_dir: str | None) -> tuple[Baseline | None, DiskPerf | None]:
+    """Members of the md array or LV under TARGET, measured read-only; their figures for the model."""
+    from runners.host.inventory import disks
+
+    members = members_of(target, disks())
+    if not members:
+        console.print(f"baseline skipped: {target} is not an md array or LV with members lsblk can see")
+        return None, None
+    console.print(f"baseline: reading {len(members)} member disks at once ({', '.join(members)})")
+    base = run_baseline(members, report_dir=report_dir)
+    if base.partial:
+        console.print(f"baseline partial: {base.reason}")
+    return base, disk_perf_from(base, plan_preset(plan)) if plan else None
+
+
+def print_baseline(console: Console, base: Baseline, perf: DiskPerf | None) -> None:
+    t = Table(title="per-disk baseline (read-only)", title_justify="left")
+    for col in ("disk", "outer MB/s", "inner MB/s", "rand IOPS", "slow"):
+        t.add_column(col, justify="left" if col in ("disk", "slow") else "right")
+    for d in base.disks:
+        t.add_row(d.device, *(f"{v:.0f}" if v else "" for v in (d.outer_mb_s, d.inner_mb_s, d.rand_read_iops)),
+                  ", ".join(d.slow))
+    console.print(t)
+    slow = [f"{d.device} ({', '.join(d.slow)})" for d in base.disks if d.slow]
+    console.print(f"  slow disks, more than 20 % below the median: {', '.join(slow)}" if slow
+                  else "  no disk more than 20 % below the median")
+    if perf is not None:
+        console.print(f"  model fed with the measured disks: {perf.seq_read_mb_s:.0f} MB/s sequential read, "
+                      f"{perf.rand_read_iops:.0f} random reads/s; write figures use the disk class's write/read ratio")
+
+
+def add_parsers(sub) -> None:
+    va = sub.add_parser("validate", help="measure a built array with fio: quick suite, measured beside predicted")
+    va.add_argument("target", metavar="TARGET", help="md device, LV, block device, or a directory (file-based)")
+    va.add_argument("--plan", metavar="PLAN.toml", help="the plan it was built from (predictions, stripe size)")
+    mode = va.add_mutually_exclusive_group()
+    mode.add_argument("--quick", action="store_true", help="about a minute: each workload stops once steady (default)")
+    mode.add_argument("--full", action="store_true", help="longer runs and wider steady-state windows")
+    va.add_argument("--json", action="store_true", help="print the report as JSON")
+    va.add_argument("--report", metavar="DIR", help="keep the fio job files, fio's JSON and report.json in DIR")
+    va.add_argument("--destroy-data", metavar="DEVICE",
+                    help="allow write workloads on DEVICE although it holds a signature (must name TARGET)")
+    va.add_argument("--hosts", metavar="H1[:PORT],H2...",
+                    help="run the suite on these machines through `fio --server` (port 8765 unless given)")
+    va.add_argument("--buffered", action="store_true",
+                    help="with --hosts: buffered I/O on every host, for filesystems that refuse O_DIRECT")
+    va.add_argument("--baseline", action="store_true",
+                    help="first measure each member disk of an md array or LV (read-only) and feed the model")
+    ck = sub.add_parser("check", help="compare an array as built with its plan: every difference and what it costs")
+    ck.add_argument("target", metavar="TARGET", help="the md device, LV or mount point the plan built")
+    ck.add_argument("--plan", metavar="PLAN.toml", required=True, help="the plan it was built from")
+    ck.add_argument("--json", action="store_true", help="print the differences as JSON")
+
+
+def dispatch(args) -> int:
+    from app.shared.planfile import load_plan
+
+    plan = load_plan(args.plan) if args.plan else None
+    if args.command == "check":
+        from app.cli.check import run_check
+
+        return run_check(args.target, plan=plan, as_json=args.json)
+    return run_validate(args.target, plan=plan, full=args.full, as_json=args.json, report_dir=args.report,
+                        destroy_data=args.destroy_data, hosts=args.hosts, baseline=args.baseline,
+                        buffered=args.buffered)

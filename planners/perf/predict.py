@@ -1,0 +1,111 @@
+"""Predicted throughput and IOPS per workload, with the component that limits each figure.
+
+`predict` runs the bottleneck model of `planners.perf.terms` for each workload: the figure
+is the smallest term, the binding term names the component to blame, the runner-up says
+how much headroom fixing it would buy. Degraded mode (one member of each array missing)
+and rebuild mode (degraded, with md's minimum resync speed taken from the disks) reuse
+the same terms.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from planners.hardware import DiskPerf
+from planners.models import Plan
+from planners.perf.context import PerfCtx, build_ctx, seq_mb_s
+from planners.perf.terms import Limits, workload_terms
+from planners.results import PlanResult
+from planners.perf.workloads import VALIDATION, Workload, for_plan
+
+Frozen = ConfigDict(frozen=True)
+Mode = Literal["normal", "degraded", "rebuild"]
+
+
+class Term(BaseModel):
+    """One ceiling of the roofline."""
+
+    model_config = Frozen
+
+    name: str = Field(description="Component: disks, queue depth, readahead, stripe cache, md thread, parity CPU, "
+                                  "link, HBA, page cache, write cache.")
+    mb_s: float = Field(description="Throughput this component alone would allow, MB/s (10^6 bytes/s).")
+    iops: float = Field(description="The same as requests of the workload's block size per second.")
+    note: str = Field(description="How the figure was derived.")
+
+
+class WorkloadPrediction(BaseModel):
+    """What one workload is predicted to get from the plan, and why."""
+
+    model_config = Frozen
+
+    workload: str = Field(description="Workload name.")
+    mode: Mode = Field("normal", description="normal, degraded (a member missing) or rebuild (degraded and resyncing).")
+    block_bytes: int = Field(description="The workload's block size, in bytes.")
+    mb_s: float = Field(description="Predicted throughput, MB/s (10^6 bytes/s).")
+    iops: float = Field(description="Predicted requests per second.")
+    binding: str = Field(description="The term that limits the figure.")
+    runner_up: str = Field(description="The next term that would limit it ('' if none).")
+    headroom: float = Field(description="runner-up / binding: how much faster fixing the binding term could make it.")
+    factor: float = Field(1.0, description="Filesystem factor applied to every term (1 = none).")
+    factor_note: str = Field("", description="Why the factor applies.")
+    terms: list[Term] = Field(description="Every term, smallest first.")
+
+
+def predict(plan: Plan, result: PlanResult | None = None, workloads: Sequence[Workload] | None = None, *,
+            disk_override: DiskPerf | None = None, mode: Mode = "normal") -> list[WorkloadPrediction]:
+    """Predict each workload (default: the validation suite) on the plan's first volume.
+
+    `disk_override` replaces every disk's class figures by ones measured on a real member.
+    """
+    if result is None:
+        from planners.compute import compute
+
+        result = compute(plan)
+    ctx = build_ctx(plan, result, disk_override)
+    return predict_ctx(ctx, result.volumes[0].alignment.top_io_opt_bytes, workloads, mode)
+
+
+def predict_ctx(ctx: PerfCtx, stripe: int, workloads: Sequence[Workload] | None = None,
+                mode: Mode = "normal") -> list[WorkloadPrediction]:
+    """`predict` on an already gathered context (the sweep shares one with the reliability model)."""
+    out = []
+    vg = ctx.volume_groups
+    stripes = len(vg) if ctx.lvm_mode == "striped" else 1
+    disks = sum(ctx.groups[i].n for i in vg)
+    for w in (workloads if workloads is not None else VALIDATION):
+        w = for_plan(w, stripe, stripes=stripes, disks=disks)
+        limits, factor, why, prefer = workload_terms(ctx, w, degraded=mode != "normal")
+        if mode == "rebuild":
+            limits = _rebuilding(ctx, limits)
+        terms = sorted((Term(name=k, mb_s=v * factor, iops=v * factor * 1e6 / w.bs, note=note)
+                        for k, (v, note) in limits.items()),
+                       key=lambda t: (round(t.mb_s, 6), t.name not in prefer, t.name))
+        best = terms[0]
+        second = terms[1] if len(terms) > 1 else None
+        out.append(WorkloadPrediction(
+            workload=w.name, mode=mode, block_bytes=w.bs, mb_s=best.mb_s, iops=best.iops, binding=best.name,
+            runner_up=second.name if second else "", headroom=(second.mb_s / best.mb_s) if second and best.mb_s else 1.0,
+            factor=factor, factor_note=why, terms=terms))
+    return out
+
+
+def _rebuilding(ctx: PerfCtx, limits: Limits) -> Limits:
+    """While a rebuild runs md holds it at speed_limit_min when users do I/O; that share of each disk is gone."""
+    floor_mb_s = ctx.hardware.md.speed_limit_min_kib_s * 1024 / 1e6
+    slowest = min(seq_mb_s(g.disk, 1.0, True) for g in ctx.groups)
+    keep = max(0.0, 1.0 - floor_mb_s / slowest)
+    out: Limits = {}
+    for name, (v, note) in limits.items():
+        if name in ("disks", "queue depth", "readahead", "stripe cache", "link", "HBA"):
+            out[name] = (v * keep, note + f"; {1 - keep:.1%} of each disk goes to the rebuild")
+        else:
+            out[name] = (v, note)
+    return out
+
+
+def prediction_for(predictions: Sequence[WorkloadPrediction], name: str) -> WorkloadPrediction | None:
+    return next((p for p in predictions if p.workload == name), None)

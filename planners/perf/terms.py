@@ -1,0 +1,232 @@
+"""The terms of the bottleneck model: each is a ceiling on one workload's throughput, in MB/s.
+
+Every term is computed per md group as the rate the group could sustain if that term were
+the only limit, then divided by the share of the workload's bytes the group receives. The
+array does no better than its smallest term; the UI shows all of them as a roofline.
+
+Terms and why each exists:
+- disks: every member at its zone's speed (sequential) or its seek-bound IOPS (random),
+  divided by the I/O each level does per byte asked (mirror copies, parity, md's choice of
+  read-modify-write or reconstruct-write for partial stripes: the one with fewer reads).
+- queue depth / readahead: Little's law. A request in flight keeps one disk busy, so a
+  stream with B bytes in flight keeps B/chunk disks busy; buffered reads have only the
+  readahead window in flight. Random requests landing on N disks at random leave some idle.
+- stripe cache: md holds at most stripe_cache_size pages per member in flight and frees a
+  stripe only when every member wrote it, so each batch pays a half rotation before moving data.
+- md thread: one raid4/5/6 thread per array handles every stripe (group_thread_cnt adds more).
+- parity CPU: the kernel's measured xor / raid6 gen() speed.
+- link / HBA: disks sharing a SATA port multiplier or a host adapter share its bandwidth,
+  carrying the traffic the level puts on each disk (parity and copies included).
+- page cache: one buffered reader or writer is bounded by the CPU's copy and bookkeeping.
+- write cache: a declared write-back cache absorbs writes no faster than its own ingest rate.
+"""
+
+from __future__ import annotations
+
+from math import ceil, inf
+
+from planners.perf.context import (
+    PAGE, GroupCtx, PerfCtx, busy_fraction, positioning_s, rand_iops, seq_mb_s,
+)
+from planners.perf.workloads import Workload
+
+# R2 measured ext3's buffered writes at 74 % of ext4's on the same array: no delayed allocation
+# (block-at-a-time allocation, smaller requests) and data=ordered commits that stall the writer.
+EXT3_WRITE_FACTOR = 0.74
+
+Limits = dict[str, tuple[float, str]]
+
+
+def _put(out: Limits, name: str, mb_s: float, note: str) -> None:
+    if name not in out or mb_s < out[name][0]:
+        out[name] = (mb_s, note)
+
+
+def _md_threads(ctx: PerfCtx) -> int:
+    return max(1, min(ctx.cpu.cores, 1 + ctx.hardware.md.group_thread_cnt))
+
+
+def _span(w: Workload, g: GroupCtx, share: float) -> float:
+    return min(1.0, w.size * share / g.array_bytes) if w.size else 1.0
+
+
+def _sequential(ctx: PerfCtx, g: GroupCtx, w: Workload, share: float, degraded: bool, out: Limits) -> float:
+    """Ceilings of group g for a sequential workload, in MB/s of the group; returns disk bytes per data byte."""
+    write = not w.is_read
+    alive = g.n - 1 if degraded else g.n
+    span = _span(w, g, share)
+    far_read = g.level == 10 and g.far > 1 and not write
+    rate = seq_mb_s(g.disk, span / g.far if far_read else span, write)
+    if w.direct:
+        in_flight = w.in_flight * w.bs * share
+    else:
+        in_flight = inf if write else w.numjobs * max(ctx.readahead, w.bs) * share
+    chunks = max(float(w.numjobs), in_flight / g.chunk) if g.chunk else float(w.numjobs)
+    amp = 1.0
+    if not write:
+        if g.level == 1:
+            eff = min(alive, w.numjobs)  # md keeps one sequential reader on one mirror
+        elif g.level == 10:
+            eff = alive if g.far > 1 else min(alive, max(alive / g.copies, chunks))
+        elif degraded and g.parity:
+            eff, amp = g.data, (g.n - 1) / g.data  # whole stripes are read to rebuild the missing chunk
+        else:
+            # A spinning disk turns past the parity chunks it skips, so only the data disks' worth
+            # of time moves data; flash (and a throttled virtual disk) skips them for free.
+            eff = g.data if g.disk.rpm else float(alive)
+        _put(out, "disks", eff * rate, f"{eff:g} disks' worth of reads at {rate:.0f} MB/s each")
+    elif g.level == 0:
+        eff = g.n
+        _put(out, "disks", eff * rate, f"{g.n} disks writing at {rate:.0f} MB/s")
+    elif g.level in (1, 10):
+        eff, amp = alive / g.copies, float(g.copies)
+        _put(out, "disks", eff * rate, f"every byte written {g.copies} times over {alive} disks at {rate:.0f} MB/s")
+    else:
+        cache_bytes = g.cache_entries * PAGE
+        cover = min(1.0, in_flight / g.stripe_bytes, cache_bytes / g.chunk) if g.chunk else 1.0
+        if cover >= 1.0:
+            eff, amp = g.data, (alive / g.data)
+            how = "full-stripe writes"
+        else:
+            d = min(g.data, max(1.0, cover * g.data))
+            reads = min(d + g.parity, g.data - d)
+            amp = (reads + d + g.parity) / d
+            eff = alive / amp
+            how = (f"partial stripes ({cover:.0%} covered): md reads {reads:g} chunks per {d:g} written "
+                   + ("(read-modify-write)" if reads == d + g.parity else "(reconstruct-write)"))
+        _put(out, "disks", eff * rate, f"{how}, {eff:.3g} disks' worth at {rate:.0f} MB/s")
+        t_pos = positioning_s(g.disk)
+        per_disk = cache_bytes / (cache_bytes / (rate * 1e6) + t_pos) / 1e6
+        _put(out, "stripe cache", min(eff, g.data) * per_disk,
+             f"stripe_cache_size {g.cache_entries}: {cache_bytes >> 10} KiB per member in flight, "
+             f"{t_pos * 1e3:.1f} ms positioning per batch")
+    if g.parity and (write or degraded):
+        threads = _md_threads(ctx)
+        _put(out, "md thread", ctx.cpu.md_thread_mb_s * threads,
+             f"{threads} md stripe thread(s) at {ctx.cpu.md_thread_mb_s:.0f} MB/s")
+        parity = ctx.cpu.raid6_gen_mb_s if (g.parity == 2 and write) else ctx.cpu.xor_mb_s
+        _put(out, "parity CPU", parity * threads, ("raid6 gen()" if g.parity == 2 and write else "xor")
+             + f" at {parity:.0f} MB/s per thread")
+    if in_flight != inf and g.chunk:
+        busy = min(eff, chunks)
+        name = "queue depth" if w.direct else "readahead"
+        what = (f"{w.in_flight} x {w.bs >> 10} KiB in flight" if w.direct
+                else f"readahead {ctx.readahead >> 10} KiB per stream")
+        _put(out, name, busy * rate, f"{what} keeps {busy:.3g} of {g.n} disks busy")
+    return amp
+
+
+def _random(ctx: PerfCtx, g: GroupCtx, w: Workload, share: float, degraded: bool, out: Limits) -> float:
+    write = not w.is_read
+    alive = g.n - 1 if degraded else g.n
+    iops = rand_iops(g.disk, _span(w, g, share), w.bs, write)
+    cols = min(max(1, int(g.data)), ceil(w.bs / g.chunk)) if g.chunk else 1
+    phases = 1
+    disks = float(alive)
+    if not write:
+        ios = float(cols)
+        if degraded and g.parity:
+            ios = cols * (1 + (g.data - 1) / g.n)  # a read of the missing disk reads the rest of its row
+        if degraded and g.level in (1, 10) and g.copies > 1:
+            disks = g.n * (g.copies - 1) / g.copies  # the failed disk's partner takes its reads too
+        how = f"{ios:.3g} disk reads per request"
+    elif g.level == 0:
+        ios, how = float(cols), "one disk write per request"
+    elif g.level in (1, 10):
+        ios = float(g.copies * cols if g.level == 10 else alive)
+        how = f"{ios:g} disk writes per request (copies)"
+    else:
+        reads = min(cols + g.parity, g.data - cols)
+        ios = reads + cols + g.parity
+        phases = 2 if reads else 1
+        how = (f"{ios:g} disk I/Os per request ("
+               + ("read-modify-write" if reads == cols + g.parity else "reconstruct-write") + ")")
+    to_mb = w.bs / 1e6
+    _put(out, "disks", disks * iops / ios * to_mb, f"{alive} disks at {iops:.0f} IOPS, {how}")
+    outstanding = w.in_flight * share
+    if write and g.parity:
+        outstanding = min(outstanding, g.cache_entries / ceil(w.bs / PAGE))
+    u = busy_fraction(g.disk, alive, outstanding * ios / phases)
+    _put(out, "queue depth", disks * iops * u / ios * to_mb,
+         f"{outstanding:.3g} requests in flight keep {u:.0%} of the disks busy")
+    if write and g.parity:
+        threads = _md_threads(ctx)
+        heads = ctx.cpu.md_thread_mb_s * 1e6 * threads / (PAGE * g.data)
+        _put(out, "md thread", heads / ceil(w.bs / PAGE) * to_mb,
+             f"{threads} md stripe thread(s): {heads:.0f} stripes/s")
+    return ios * (w.bs / cols if g.chunk else w.bs) / w.bs
+
+
+def _links(ctx: PerfCtx, traffic: dict[int, float], out: Limits) -> None:
+    """traffic: disk position -> bytes that disk moves per byte of the workload."""
+    links, hbas = ctx.links, ctx.hbas
+    wiring = ctx.hardware.wiring
+    per_link: dict[int, float] = {}
+    per_hba: dict[int, float] = {}
+    for i, f in traffic.items():
+        per_link[links[i]] = per_link.get(links[i], 0.0) + f
+        per_hba[hbas[i]] = per_hba.get(hbas[i], 0.0) + f
+    if wiring.link != "direct" or wiring.link_mb_s:
+        busiest = max(per_link.values())
+        _put(out, "link", wiring.link_rate / busiest,
+             f"{wiring.link} link at {wiring.link_rate:.0f} MB/s shared by {wiring.disks_per_link} disk(s)")
+    if wiring.hbas:
+        busiest = max(per_hba.values())
+        _put(out, "HBA", wiring.hba_rate / busiest,
+             f"{wiring.hbas} HBA(s) at {wiring.hba_rate:.0f} MB/s (PCIe gen{wiring.pcie_gen} x{wiring.pcie_lanes})")
+
+
+def simple_terms(ctx: PerfCtx, w: Workload, degraded: bool) -> Limits:
+    """Every term for a read, write, randread or randwrite workload, in MB/s of the volume."""
+    out: Limits = {}
+    traffic: dict[int, float] = {}
+    several = len(ctx.volume_groups) > 1
+    for gi, share in ctx.shares(not w.is_random).items():
+        g = ctx.groups[gi]
+        if degraded and g.level == 0:
+            out["array failed"] = (0.0, f"{g.name}: RAID0 does not survive a failed member")
+            return out
+        local: Limits = {}
+        amp = (_random if w.is_random else _sequential)(ctx, g, w, share, degraded, local)
+        for name, (mb_s, note) in local.items():
+            _put(out, name, mb_s / share, f"{g.name}: {note}" if several else note)
+        alive = g.members[:-1] if degraded else g.members
+        for i in alive:
+            traffic[i] = share * amp / len(alive)
+    _links(ctx, traffic, out)
+    cpu = ctx.cpu
+    if not w.direct:
+        jobs = min(w.numjobs, cpu.cores)
+        rate = cpu.buffered_read_mb_s if w.is_read else cpu.buffered_write_mb_s
+        _put(out, "page cache", rate * jobs, f"{jobs} buffered stream(s) at {rate:.0f} MB/s (CPU copy and bookkeeping)")
+    if w.writes and ctx.hardware.write_cache_mb_s:
+        _put(out, "write cache", ctx.hardware.write_cache_mb_s, "declared write-back cache's ingest rate")
+    return out
+
+
+def workload_terms(ctx: PerfCtx, w: Workload, degraded: bool = False) -> tuple[Limits, float, str, set[str]]:
+    """All terms for any workload, the filesystem's factor, a note on it, and the terms that win a tie.
+
+    A rewrite moves each byte twice, read then written: its time per byte is the sum of the
+    two, so each term becomes 1/(1/read + 1/write) against the other half's best. The half
+    that takes longer is the one to blame, so its terms win ties.
+    """
+    prefer: set[str] = set()
+    if w.rw == "rewrite":
+        r = simple_terms(ctx, w.model_copy(update={"rw": "read"}), degraded)
+        wr = simple_terms(ctx, w.model_copy(update={"rw": "write"}), degraded)
+        r_min = min(v for v, _ in r.values())
+        w_min = min(v for v, _ in wr.values())
+        out: Limits = {}
+        for name in {*r, *wr}:
+            rv = r[name][0] if name in r else r_min
+            wv = wr[name][0] if name in wr else w_min
+            note = " / ".join(x[name][1] for x in (r, wr) if name in x)
+            out[name] = (0.0 if min(rv, wv) <= 0 else 1.0 / (1.0 / rv + 1.0 / wv), note)
+        prefer = set(wr if w_min <= r_min else r)
+    else:
+        out = simple_terms(ctx, w, degraded)
+    factor, why = 1.0, ""
+    if ctx.fs_type == "ext3" and w.writes and not w.direct and w.target == "file":
+        factor, why = EXT3_WRITE_FACTOR, "ext3 buffered writes x0.74 (no delayed allocation, ordered-mode commits)"
+    return out, factor, why, prefer

@@ -1,0 +1,165 @@
+"""fio job files as data: pure functions from a target and a shape to the exact text fio reads.
+
+Nothing here runs anything. The text is what gets saved beside a report, so a person can
+re-run a workload with plain `fio FILE` and get the same job podplan ran.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from planners.perf import workloads
+
+KiB = 1024
+MiB = 1024**2
+WorkloadName = Literal["seq-read", "seq-write", "rand-read-4k", "rand-write-4k"]
+WORKLOADS: tuple[WorkloadName, ...] = ("seq-read", "seq-write", "rand-read-4k", "rand-write-4k")
+_RW = {"seq-read": "read", "seq-write": "write", "rand-read-4k": "randread", "rand-write-4k": "randwrite"}
+_FROZEN = ConfigDict(frozen=True)
+
+
+class Timing(BaseModel):
+    """How long a workload may run and what counts as steady."""
+
+    model_config = _FROZEN
+
+    runtime_s: int = Field(description="Longest a workload runs if it never gets steady, in seconds.")
+    ss_duration_s: int = Field(description="Window over which steadiness is judged (steadystate_duration), in seconds.")
+    ss_ramp_s: int = Field(description="Time ignored before the window starts (steadystate_ramp_time), in seconds.")
+    ss_slope_pct: float = Field(description="Steady when the slope of the window is under this, in percent of its mean.")
+
+
+QUICK = Timing(runtime_s=12, ss_duration_s=5, ss_ramp_s=2, ss_slope_pct=2.0)
+FULL = Timing(runtime_s=90, ss_duration_s=20, ss_ramp_s=10, ss_slope_pct=1.0)
+
+
+class Target(BaseModel):
+    """Where the I/O goes."""
+
+    model_config = _FROZEN
+
+    path: str = Field(description="Block device, or the file (inside the directory under test) fio creates.")
+    kind: Literal["device", "file"] = Field(description="A block device, or a file podplan creates and removes.")
+    size_bytes: int = Field(description="Bytes of the device or of the file the workloads cover, in bytes.")
+    direct: bool = Field(True, description="O_DIRECT: bypass the page cache (off where the filesystem refuses it).")
+    ioengine: str = Field("libaio", description="fio ioengine; libaio queues only with direct I/O.")
+
+
+class Shape(BaseModel):
+    """What the array under the target looks like, so the suite can keep every disk busy."""
+
+    model_config = _FROZEN
+
+    full_stripe_bytes: int = Field(0, description="A full stripe (io_opt), in bytes; 0 when unknown.")
+    stripes: int = Field(1, description="Arrays striped together under the target (LV stripes), count.")
+    disks: int = Field(1, description="Member disks under the target, count.")
+    logical_block: int = Field(512, description="Logical block size of the target, in bytes.")
+
+
+class JobFile(BaseModel):
+    """One fio job file: a [global] section and job sections, in order."""
+
+    model_config = _FROZEN
+
+    name: str = Field(description="File stem; the job file is NAME.fio, its output NAME.json.")
+    comment: str = Field("", description="Lines written as ';' comments at the top.")
+    global_options: tuple[tuple[str, str], ...] = Field(description="[global] key=value pairs, in order.")
+    jobs: tuple[tuple[str, tuple[tuple[str, str], ...]], ...] = Field(description="(section, key=value pairs).")
+
+    @property
+    def text(self) -> str:
+        lines = [f"; {c}" for c in self.comment.splitlines()]
+        for section, opts in (("global", self.global_options), *self.jobs):
+            lines.append(f"[{section}]")
+            lines += [f"{k}={v}" if v != "" else k for k, v in opts]
+        return "\n".join(lines) + "\n"
+
+
+class Workload(BaseModel):
+    """One workload of the suite: what it is, whether it writes, and its job file."""
+
+    model_config = _FROZEN
+
+    name: WorkloadName = Field(description="seq-read, seq-write, rand-read-4k or rand-write-4k.")
+    writes: bool = Field(description="True if the workload writes to the target.")
+    block_bytes: int = Field(description="I/O size, in bytes.")
+    in_flight: int = Field(description="I/Os outstanding over all jobs (iodepth x numjobs), count.")
+    job: JobFile = Field(description="The job file fio runs.")
+
+
+def seq_shape(shape: Shape) -> tuple[int, int]:
+    """(block size, iodepth): the model's shape of the sequential jobs, so predicted is what ran."""
+    return workloads.seq_shape(shape.full_stripe_bytes, shape.stripes, shape.logical_block)
+
+
+def random_depth(shape: Shape) -> tuple[int, int]:
+    """(numjobs, iodepth per job) for the random jobs, as the model shapes them."""
+    return workloads.random_depth(shape.disks)
+
+
+def _global(target: Target, timing: Timing) -> tuple[tuple[str, str], ...]:
+    opts = [
+        ("filename", target.path),
+        ("ioengine", target.ioengine),
+        ("direct", "1" if target.direct else "0"),
+        ("size", str(target.size_bytes)),
+        ("time_based", "1"),
+        ("runtime", str(timing.runtime_s)),
+        ("group_reporting", "1"),
+        ("randrepeat", "0"),
+        # Fresh random data: a compressing or deduplicating layer must not flatter the figures.
+        ("refill_buffers", "1"),
+    ]
+    if target.kind == "file":
+        # Lay the file out once and keep it between workloads; podplan removes it afterwards.
+        opts += [("fallocate", "none"), ("unlink", "0")]
+    return tuple(opts)
+
+
+def workload(name: WorkloadName, target: Target, shape: Shape, timing: Timing) -> Workload:
+    """The job file of one workload of the suite."""
+    seq = name.startswith("seq")
+    if seq:
+        bs, depth = seq_shape(shape)
+        numjobs = 1
+        metric = "bw_slope"
+    else:
+        bs = max(4 * KiB, shape.logical_block)
+        numjobs, depth = random_depth(shape)
+        metric = "iops_slope"
+    job = (
+        ("rw", _RW[name]),
+        ("bs", str(bs)),
+        ("iodepth", str(depth)),
+        ("numjobs", str(numjobs)),
+        ("steadystate", f"{metric}:{timing.ss_slope_pct:g}%"),
+        ("steadystate_duration", str(timing.ss_duration_s)),
+        ("steadystate_ramp_time", str(timing.ss_ramp_s)),
+    )
+    comment = (
+        f"podplan {name} on {target.path}\n"
+        f"re-run with: fio --output-format=json --output={name}.json {name}.fio"
+    )
+    jf = JobFile(name=name, comment=comment, global_options=_global(target, timing), jobs=((name, job),))
+    return Workload(name=name, writes=name.endswith(("write", "write-4k")), block_bytes=bs,
+                    in_flight=depth * numjobs, job=jf)
+
+
+def suite(target: Target, shape: Shape, timing: Timing = QUICK,
+          names: tuple[WorkloadName, ...] = WORKLOADS) -> tuple[Workload, ...]:
+    """The workloads of the suite, in the order they run."""
+    return tuple(workload(n, target, shape, timing) for n in WORKLOADS if n in names)
+
+
+def fio_argv(job_path: str, output_path: str, *, status_interval: int = 1, fio: str = "fio",
+             client: tuple[str, ...] = ()) -> list[str]:
+    """The fio command for one job file: JSON to its own file (fio prints notes on stdout),
+    a cumulative JSON object every `status_interval` seconds for progress."""
+    argv = [fio, "--output-format=json", f"--output={output_path}"]
+    if status_interval:
+        argv.append(f"--status-interval={status_interval}")
+    for host in client:
+        argv.append(f"--client={host}")
+    return [*argv, job_path]

@@ -1,0 +1,120 @@
+"""Run one fio job file: progress while it runs, SIGTERM-and-wait when stopped, partial results kept.
+
+fio writes its JSON to a file of its own (it prints notes on stdout); with --status-interval
+the file grows by one cumulative object a second, which is both the progress feed and, if
+the run is cut short, the partial result. fio is always stopped with SIGTERM and waited for:
+after a bare SIGKILL its I/O threads may keep issuing I/O to the device.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Sequence
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from runners.exec import CommandError, stop_group, which
+from runners.fio.result import FioRun, parse_output
+
+GRACE_S = 10.0  # fio flushes its queues and writes its last JSON after SIGTERM; this is plenty
+
+
+class FioOutcome(BaseModel):
+    """How one fio run ended, with the figures it left."""
+
+    model_config = ConfigDict(frozen=True)
+
+    argv: tuple[str, ...] = Field(description="The command that ran.")
+    result: FioRun | None = Field(description="Figures from fio's last complete JSON object; None if it wrote none.")
+    partial: bool = Field(description="True if the run was stopped or failed before its end.")
+    reason: str = Field(description="'' when it finished; else interrupted, timed out, or fio's complaint.")
+    returncode: int | None = Field(description="fio's exit status (negative: killed by that signal).")
+    elapsed_s: float = Field(description="Wall time from start to exit, in seconds.")
+    stderr: str = Field(description="What fio printed on stderr.")
+
+
+class FioMissing(Exception):
+    """fio is not installed."""
+
+
+def _read(path: str) -> str:
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            return f.read()
+    except FileNotFoundError:
+        return ""
+
+
+def _complaint(stderr: str, returncode: int | None) -> str:
+    lines = [ln.strip() for ln in stderr.splitlines() if ln.strip()]
+    errs = [ln for ln in lines if "error" in ln.lower() or ln.startswith("fio:")]
+    return (errs or lines or [f"fio exited with status {returncode}"])[-1]
+
+
+def run_fio(argv: Sequence[str], output_path: str, *, timeout_s: float,
+            on_progress: Callable[[FioRun, float], None] | None = None,
+            cancel: threading.Event | None = None, poll_s: float = 0.25) -> FioOutcome:
+    """Run fio (argv from fio_jobs.fio_argv, writing JSON to output_path) to its end or until
+    timeout, `cancel` or Ctrl+C; on_progress(figures so far, seconds elapsed) after each object."""
+    argv = [str(a) for a in argv]
+    exe = which(argv[0])
+    if exe is None:
+        raise FioMissing("fio is not installed (install the fio package)")
+    env = dict(os.environ, LC_ALL="C")
+    with tempfile.TemporaryFile(mode="w+") as err:
+        t0 = time.monotonic()
+        try:
+            proc = subprocess.Popen([exe, *argv[1:]], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                    stderr=err, env=env, start_new_session=True)
+        except OSError as exc:
+            raise CommandError(argv, None, "", reason=str(exc)) from None
+        reason = ""
+        seen = 0
+        try:
+            while True:
+                try:
+                    proc.wait(timeout=poll_s)
+                    break
+                except subprocess.TimeoutExpired:
+                    pass
+                seen = _progress(output_path, seen, t0, on_progress)
+                if cancel is not None and cancel.is_set():
+                    reason = "interrupted"
+                elif time.monotonic() - t0 > timeout_s:
+                    reason = f"timed out after {timeout_s:g} s"
+                if reason:
+                    stop_group(proc, GRACE_S)
+                    break
+        except KeyboardInterrupt:
+            reason = "interrupted"
+            stop_group(proc, GRACE_S)
+        except BaseException:
+            stop_group(proc, GRACE_S)
+            raise
+        elapsed = time.monotonic() - t0
+        err.seek(0)
+        stderr = err.read()
+    rc = proc.returncode
+    if not reason and rc != 0:
+        reason = _complaint(stderr, rc)
+    result = parse_output(_read(output_path), finished=not reason)
+    if result is not None and not reason and any(j.error for j in result.jobs):
+        reason = _complaint(stderr, rc) if stderr.strip() else f"I/O error (errno {result.jobs[0].error})"
+    return FioOutcome(argv=tuple(argv), result=result, partial=bool(reason), reason=reason, returncode=rc,
+                      elapsed_s=elapsed, stderr=stderr)
+
+
+def _progress(path: str, seen: int, t0: float, on_progress: Callable[[FioRun, float], None] | None) -> int:
+    if on_progress is None:
+        return seen
+    text = _read(path)
+    if len(text) == seen:
+        return seen
+    figures = parse_output(text, finished=False)
+    if figures is not None:
+        on_progress(figures, time.monotonic() - t0)
+    return len(text)

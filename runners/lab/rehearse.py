@@ -1,0 +1,169 @@
+"""Rehearse a plan: its build script, unmodified, on virtual disks under a real kernel.
+
+The plan is scaled down (planners.rehearsal), its script generated as `podplan script`
+would, and run inside the lab VM with `--run --yes`; a small wrapper then waits for the
+md resync and the lab collects what mdadm, LVM, the filesystems and the block layer
+report. Every figure the plan predicts is set beside what the VM reports.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from planners.compute import compute
+from planners.models import Plan
+from planners.rehearsal import choose_disk_size, scale_plan
+from planners.results import PlanResult
+from planners.script.build import build_script
+from planners.versions import ToolVersions
+from runners.lab import LabCollection, LabDisk, Scenario
+
+# Runs the build script as shipped, then lets md finish its initial resync so that the
+# checks see a settled array (and the resync shows up as its own stage).
+WRAPPER = """\
+set -u
+bash ./build.sh "$@"
+rc=$?
+echo "== wait for the md resync"
+for md in /dev/md/*; do [ -e "$md" ] && mdadm --wait "$md" >/dev/null 2>&1; done
+exit $rc
+"""
+
+
+class Check(BaseModel):
+    """One predicted figure beside what the VM reported."""
+
+    model_config = ConfigDict(frozen=True)
+
+    layer: str = Field(description="md, lvm, filesystem or tuning.")
+    figure: str = Field(description="What is compared, e.g. 'md0 array size (bytes)'.")
+    predicted: int | str = Field(description="podplan's figure.")
+    actual: int | str | None = Field(description="What the VM reported; None if it reported nothing.")
+
+    @property
+    def match(self) -> bool:
+        return self.actual is not None and self.actual == self.predicted
+
+
+def rehearsal_tools(kernel_release: str | None = None) -> ToolVersions:
+    """The versions inside the lab VM: Debian 12's, with the kit's kernel."""
+    tools = ToolVersions()
+    if kernel_release:
+        tools = tools.model_copy(update={"kernel": kernel_release.split("-")[0]})
+    return tools
+
+
+def prepare(plan: Plan, disk_size: int | None = None, name: str = "rehearse",
+            tools: ToolVersions | None = None) -> tuple[Scenario, Plan, PlanResult]:
+    """The lab scenario that builds the scaled plan, with the plan and its predictions."""
+    tools = tools or rehearsal_tools()
+    size = disk_size or choose_disk_size(plan, tools)
+    unscaled = scale_plan(plan, size, tools=tools)
+    disks = tuple(LabDisk(size_bytes=d.size, rotational=d.rotational) for d in unscaled.disk_list())
+    probe = Scenario(name=name, script="", disks=disks)
+    scaled = scale_plan(plan, size, devices=list(probe.disk_paths()), tools=tools)
+    result = compute(scaled)
+    scenario = Scenario(
+        name=name,
+        script=WRAPPER,
+        args=("--run", "--yes"),
+        disks=disks,
+        files={"build.sh": build_script(scaled, result)},
+        timeout_s=600.0,
+    )
+    return scenario, scaled, result
+
+
+def compare(plan: Plan, result: PlanResult, c: LabCollection) -> list[Check]:
+    """Every figure the plan predicts for these disks, beside what the VM reported."""
+    out: list[Check] = []
+
+    def add(layer: str, figure: str, predicted: int | str, actual: int | str | None) -> None:
+        out.append(Check(layer=layer, figure=figure, predicted=predicted, actual=actual))
+
+    kernel_name: dict[str, str] = {}
+    for pg, g in zip(plan.groups, result.groups):
+        arr = next((a for a in c.md if a.export.get("MD_NAME", "").split(":")[-1] == g.name
+                    or a.export.get("MD_DEVNAME") == g.name), None)
+        if arr is None:
+            add("md", f"{g.name} exists", "yes", None)
+            continue
+        kernel_name[g.name] = arr.name
+        md = g.md
+        n = g.name
+        add("md", f"{n} level", f"raid{pg.level}", arr.level)
+        add("md", f"{n} members", pg.members, arr.raid_devices)
+        add("md", f"{n} spares", pg.spares, arr.spares)
+        add("md", f"{n} chunk (bytes)", md.chunk_bytes or 0, arr.chunk_bytes)
+        add("md", f"{n} data offset (sectors)", md.data_offset_sectors,
+            arr.members[0].data_offset_sectors if arr.members else None)
+        add("md", f"{n} component (bytes)", md.kernel_component_bytes, arr.component_bytes)
+        add("md", f"{n} array size (bytes)", md.array_bytes, arr.array_bytes)
+        dev = c.block.get(arr.name)
+        # Where md sets no minimum (RAID1) the queue keeps its default, the logical block size.
+        logical = max(d.logical_sector for d in plan.disks)
+        add("md", f"{n} io_min (bytes)", md.io_min_bytes or logical, dev.io_min if dev else None)
+        add("md", f"{n} io_opt (bytes)", md.io_opt_bytes, dev.io_opt if dev else None)
+
+    for v in result.volumes:
+        a = v.alignment
+        if v.lvm is not None:
+            lvm = v.lvm
+            for pv in c.pvs:
+                add("lvm", f"pe_start of {pv.name} (bytes)", lvm.pe_start_bytes, pv.pe_start_bytes)
+            vg = next((x for x in c.vgs if x.name == plan.lvm.vg), None)
+            add("lvm", "VG extents", lvm.vg_extents, vg.extent_count if vg else None)
+            add("lvm", "extent size (bytes)", lvm.extent_bytes, vg.extent_bytes if vg else None)
+            lv = next((x for x in c.lvs if x.name == plan.lvm.lv), None)
+            add("lvm", "LV extents", lvm.lv_extents, lv.extents if lv else None)
+            add("lvm", "LV size (bytes)", lvm.lv_bytes, lv.lv_bytes if lv else None)
+            add("lvm", "LV stripes", lvm.stripes, lv.stripes if lv else None)
+            dm = next((b for b in c.block.values() if b.dm_name == f"{plan.lvm.vg}-{plan.lvm.lv}"), None)
+            top = dm.name if dm else None
+            add("tuning", "LV readahead (sectors)", a.readahead_sectors, dm.ra_sectors if dm else None)
+            if plan.lvm.mode == "striped":
+                add("lvm", "LV io_min (bytes)", a.top_io_min_bytes, dm.io_min if dm else None)
+                add("lvm", "LV io_opt (bytes)", a.top_io_opt_bytes, dm.io_opt if dm else None)
+        else:
+            top = kernel_name.get(v.groups[0])
+            dev = c.block.get(top) if top else None
+            add("tuning", f"{v.groups[0]} readahead (sectors)", a.readahead_sectors, dev.ra_sectors if dev else None)
+        for name in v.groups:
+            arr_name = kernel_name.get(name)
+            if a.stripe_cache_size and arr_name:
+                add("tuning", f"{name} stripe_cache_size", a.stripe_cache_size, c.md_array(arr_name).stripe_cache_size)
+        _compare_fs(add, v, next((f for f in c.filesystems if f.device == top), None))
+    return out
+
+
+def _compare_fs(add: Callable[..., None], v, fs) -> None:
+    where = f" on {v.device}"
+    if fs is None:
+        add("filesystem", "filesystem" + where, "present", None)
+        return
+    if v.xfs is not None:
+        x, r = v.xfs, fs.xfs
+        for figure, mine, theirs in (
+            ("XFS agcount", x.agcount, r.agcount if r else None),
+            ("XFS agsize (blocks)", x.agsize_blocks, r.agsize_blocks if r else None),
+            ("XFS data blocks", x.data_blocks, r.data_blocks if r else None),
+            ("XFS sunit (blocks)", x.sunit_blocks, r.sunit_blocks if r else None),
+            ("XFS swidth (blocks)", x.swidth_blocks, r.swidth_blocks if r else None),
+            ("XFS log (blocks)", x.log_blocks, r.log_blocks if r else None),
+        ):
+            add("filesystem", figure, mine, theirs)
+    if v.ext4 is not None:
+        e, h = v.ext4, fs.ext
+        for figure, mine, theirs in (
+            ("ext block count", e.block_count, h.block_count if h else None),
+            ("ext inode count", e.inode_count, h.inode_count if h else None),
+            ("ext stride (blocks)", e.stride, h.stride if h else None),
+            ("ext stripe_width (blocks)", e.stripe_width, h.stripe_width if h else None),
+            ("ext reserved blocks", e.reserved_blocks, h.reserved_blocks if h else None),
+            ("ext journal (blocks)", e.journal_blocks, h.journal_blocks if h else None),
+        ):
+            add("filesystem", figure, mine, theirs)
+    add("filesystem", "df size (bytes)", v.df_size_bytes, fs.df_size)
+    add("filesystem", "df available (bytes)", v.df_available_bytes, fs.df_avail)

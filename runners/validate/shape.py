@@ -1,0 +1,92 @@
+"""What the suite needs to know about the storage under a target: stripe, disks, free space."""
+
+from __future__ import annotations
+
+import errno
+import os
+import tempfile
+
+from runners.fio.jobs import Shape
+from runners.validate.guard import GuardError
+
+MiB = 1024**2
+GiB = 1024**3
+# A file-based run takes at most this share of the free space, so validating never fills a filesystem.
+FREE_SHARE = 10
+MIN_FILE = 64 * MiB
+
+
+def _read_int(path: str, default: int = 0) -> int:
+    try:
+        with open(path) as f:
+            return int(f.read().strip() or default)
+    except (OSError, ValueError):
+        return default
+
+
+def _leaves(sysdir: str, seen: set[str] | None = None) -> set[str]:
+    """Kernel names of the devices at the bottom of a stack (md members, dm's PVs' members)."""
+    seen = set() if seen is None else seen
+    slaves = os.path.join(sysdir, "slaves")
+    try:
+        names = sorted(os.listdir(slaves))
+    except OSError:
+        names = []
+    if not names:
+        # A partition's own directory has no slaves: the disk it lives on is what counts.
+        return {os.path.basename(sysdir)}
+    out: set[str] = set()
+    for n in names:
+        real = os.path.realpath(os.path.join(slaves, n))
+        if real not in seen:
+            seen.add(real)
+            out |= _leaves(real, seen)
+    return out
+
+
+def measured_shape(devnum: int, plan: Shape | None = None) -> Shape:
+    """Shape from the kernel's view of the device (st_rdev of a device, st_dev of a directory);
+    the plan's figures fill in what the kernel does not say (LV stripes, an unset io_opt)."""
+    major, minor = os.major(devnum), os.minor(devnum)
+    sysdir = os.path.realpath(f"/sys/dev/block/{major}:{minor}")
+    if not os.path.isdir(sysdir):
+        return plan or Shape()
+    queue = os.path.join(sysdir if os.path.isdir(os.path.join(sysdir, "queue")) else os.path.dirname(sysdir), "queue")
+    io_opt = _read_int(os.path.join(queue, "optimal_io_size"))
+    logical = _read_int(os.path.join(queue, "logical_block_size"), 512)
+    disks = len(_leaves(sysdir))
+    return Shape(
+        full_stripe_bytes=io_opt or (plan.full_stripe_bytes if plan else 0),
+        stripes=plan.stripes if plan else 1,
+        disks=disks if disks > 1 or plan is None else plan.disks,
+        logical_block=logical,
+    )
+
+
+def file_size_for(directory: str, wanted: int = 1 * GiB) -> int:
+    """Size of the file a directory run uses: `wanted`, or less where free space is short."""
+    st = os.statvfs(directory)
+    free = st.f_bavail * st.f_frsize
+    size = min(wanted, free // FREE_SHARE)
+    size -= size % MiB
+    if size < MIN_FILE:
+        raise GuardError(f"{directory}: only {free // MiB} MiB free; a file-based run needs {MIN_FILE * FREE_SHARE // MiB} MiB")
+    return size
+
+
+def o_direct_works(directory: str) -> bool:
+    """True if files in `directory` accept O_DIRECT (tmpfs, for one, refuses it)."""
+    if not os.access(directory, os.W_OK):
+        raise GuardError(f"{directory}: permission denied (cannot create the test file)")
+    fd, path = tempfile.mkstemp(prefix=".podplan-odirect-", dir=directory)
+    os.close(fd)
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_DIRECT)
+        os.close(fd)
+        return True
+    except OSError as exc:
+        if exc.errno == errno.EINVAL:
+            return False
+        raise GuardError(f"{directory}: cannot open a test file ({exc.strerror})") from None
+    finally:
+        os.unlink(path)

@@ -1,0 +1,203 @@
+"""The validation suite: four fio workloads on a device or a directory, guarded, with a report.
+
+Job files are written to the report directory before fio runs, beside the JSON fio writes,
+so the report holds exactly what ran. On a directory the suite uses one file of its own,
+removed in `finally` whatever happens (Ctrl+C, fio failing, the device vanishing).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Iterator
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from runners.exec import which
+from runners.fio.jobs import FULL, QUICK, WORKLOADS, Shape, Target, Timing, Workload, WorkloadName, fio_argv, suite
+from runners.fio.result import JobFigures
+from runners.fio.run import FioMissing, run_fio
+from runners.validate.guard import GuardError, check_destroy_flag, inspect, write_refusal
+from runners.validate.shape import file_size_for, measured_shape, o_direct_works
+
+MiB = 1024**2
+Status = Literal["done", "partial", "skipped", "failed"]
+# Room past the workload's own runtime for fio to start, lay a file out and report.
+STARTUP_ALLOWANCE_S = 60.0
+
+
+class WorkloadReport(BaseModel):
+    """One workload: how it ended and what it measured."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: WorkloadName = Field(description="seq-read, seq-write, rand-read-4k or rand-write-4k.")
+    status: Status = Field(description="done, partial (stopped early: figures so far), skipped, failed.")
+    reason: str = Field("", description="Why it is not done, one sentence.")
+    block_bytes: int = Field(description="I/O size, in bytes.")
+    in_flight: int = Field(description="I/Os outstanding over all jobs, count.")
+    figures: JobFigures | None = Field(None, description="fio's figures; None if it produced none.")
+    job_file: str = Field(description="The job file's text, exactly as fio read it.")
+    elapsed_s: float = Field(0.0, description="Wall time of the fio run, in seconds.")
+
+
+class ValidateReport(BaseModel):
+    """The whole suite on one target."""
+
+    model_config = ConfigDict(frozen=True)
+
+    target: str = Field(description="What was measured: device or directory, as given.")
+    kind: Literal["device", "file"] = Field(description="device, or file (a file inside the directory).")
+    mode: Literal["quick", "full"] = Field(description="quick or full suite.")
+    size_bytes: int = Field(description="Bytes the workloads covered, in bytes.")
+    shape: Shape = Field(description="Stripe and disk count the job files were sized for.")
+    direct: bool = Field(description="True if the I/O bypassed the page cache.")
+    workloads: tuple[WorkloadReport, ...] = Field(description="The workloads, in the order they ran.")
+    duration_s: float = Field(description="Wall time of the whole suite, in seconds.")
+    partial: bool = Field(description="True if any workload was stopped early or failed.")
+    stopped: str = Field("", description="Why the suite stopped before its end ('' if it did not).")
+
+    def workload(self, name: str) -> WorkloadReport | None:
+        return next((w for w in self.workloads if w.name == name), None)
+
+
+ProgressFn = Callable[[str, str, float, JobFigures | None], None]
+"""(workload, event 'start'|'progress'|'end', seconds into the workload, figures so far)."""
+
+
+@contextlib.contextmanager
+def _report_dir(path: str | None) -> Iterator[str]:
+    if path:
+        os.makedirs(path, exist_ok=True)
+        yield path
+        return
+    tmp = tempfile.mkdtemp(prefix="podplan-validate-")
+    try:
+        yield tmp
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _resolve(target: str, file_size: int | None, destroy_data: str | None,
+             plan_shape: Shape | None) -> tuple[Target, Shape, str | None]:
+    """(fio target, shape, why writes are refused or None)."""
+    try:
+        os.stat(target)
+    except PermissionError:
+        raise GuardError(f"{target}: permission denied (run as root or join the disk group)") from None
+    except OSError:
+        raise GuardError(f"{target}: no such device or directory") from None
+    if os.path.isdir(target):
+        if destroy_data is not None:
+            raise GuardError(f"--destroy-data names a device, but {target} is a directory; nothing was run")
+        path = os.path.join(os.path.abspath(target), f".podplan-fio-{os.getpid()}.dat")
+        size = file_size or file_size_for(target)
+        direct = o_direct_works(target)
+        shape = measured_shape(os.stat(target).st_dev, plan_shape)
+        return Target(path=path, kind="file", size_bytes=size, direct=direct), shape, None
+    destroy_ok = check_destroy_flag(target, destroy_data)
+    state = inspect(target)
+    if state.size_bytes == 0:
+        raise GuardError(f"{target}: zero-sized device (detached or empty)")
+    shape = measured_shape(os.stat(target).st_rdev, plan_shape)
+    return (Target(path=target, kind="device", size_bytes=state.size_bytes, direct=True), shape,
+            write_refusal(state, destroy_ok))
+
+
+def _device_gone(target: Target) -> str | None:
+    if target.kind != "device":
+        return None
+    try:
+        with open(target.path, "rb") as f:
+            size = f.seek(0, os.SEEK_END)
+    except OSError as exc:
+        return f"{target.path} vanished ({exc.strerror})"
+    if size != target.size_bytes:
+        return f"{target.path} vanished or changed size ({size} bytes, was {target.size_bytes})"
+    return None
+
+
+def validate(target: str, *, mode: Literal["quick", "full"] = "quick", destroy_data: str | None = None,
+             report_dir: str | None = None, plan_shape: Shape | None = None, timing: Timing | None = None,
+             file_size: int | None = None, names: tuple[WorkloadName, ...] = WORKLOADS,
+             on_progress: ProgressFn | None = None, cancel: threading.Event | None = None) -> ValidateReport:
+    """Run the suite on `target` (device or directory). Raises GuardError for what a user can fix."""
+    if which("fio") is None:
+        raise GuardError("fio is not installed (install the fio package)")
+    timing = timing or (QUICK if mode == "quick" else FULL)
+    fio_target, shape, refusal = _resolve(target, file_size, destroy_data, plan_shape)
+    workloads = suite(fio_target, shape, timing, names)
+    t0 = time.monotonic()
+    reports: list[WorkloadReport] = []
+    stopped = ""
+    with _report_dir(report_dir) as out:
+        try:
+            for w in workloads:
+                if stopped:
+                    reports.append(_skipped(w, f"not run: {stopped}"))
+                    continue
+                if w.writes and refusal:
+                    reports.append(_skipped(w, refusal))
+                    continue
+                gone = _device_gone(fio_target)
+                if gone:
+                    stopped = gone
+                    reports.append(_skipped(w, f"not run: {gone}"))
+                    continue
+                rep = _run_one(w, out, timing, on_progress, cancel)
+                reports.append(rep)
+                if rep.status in ("partial", "failed"):
+                    stopped = _device_gone(fio_target) or rep.reason
+        finally:
+            if fio_target.kind == "file":
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(fio_target.path)
+        report = ValidateReport(
+            target=target, kind=fio_target.kind, mode=mode, size_bytes=fio_target.size_bytes, shape=shape,
+            direct=fio_target.direct, workloads=tuple(reports), duration_s=time.monotonic() - t0,
+            partial=any(r.status in ("partial", "failed") for r in reports), stopped=stopped)
+        if report_dir:
+            with open(os.path.join(out, "report.json"), "w") as f:
+                f.write(report.model_dump_json(indent=2))
+    return report
+
+
+def _skipped(w: Workload, reason: str) -> WorkloadReport:
+    return WorkloadReport(name=w.name, status="skipped", reason=reason, block_bytes=w.block_bytes,
+                          in_flight=w.in_flight, job_file=w.job.text)
+
+
+def _run_one(w: Workload, out: str, timing: Timing, on_progress: ProgressFn | None,
+             cancel: threading.Event | None, client: tuple[str, ...] = ()) -> WorkloadReport:
+    job_path = os.path.join(out, f"{w.name}.fio")
+    json_path = os.path.join(out, f"{w.name}.json")
+    with open(job_path, "w") as f:
+        f.write(w.job.text)
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(json_path)
+    if on_progress:
+        on_progress(w.name, "start", 0.0, None)
+
+    def progress(run, elapsed: float) -> None:
+        if on_progress and run.jobs:
+            on_progress(w.name, "progress", elapsed, run.jobs[0])
+
+    try:
+        outcome = run_fio(fio_argv(job_path, json_path, client=client), json_path, on_progress=progress, cancel=cancel,
+                          timeout_s=timing.runtime_s + STARTUP_ALLOWANCE_S)
+    except FioMissing as exc:
+        raise GuardError(str(exc)) from None
+    figures = outcome.result.jobs[0] if outcome.result and outcome.result.jobs else None
+    if not outcome.partial:
+        status: Status = "done"
+    else:
+        status = "partial" if figures is not None and figures.io_bytes > 0 else "failed"
+    if on_progress:
+        on_progress(w.name, "end", outcome.elapsed_s, figures)
+    return WorkloadReport(name=w.name, status=status, reason=outcome.reason, block_bytes=w.block_bytes,
+                          in_flight=w.in_flight, figures=figures, job_file=w.job.text, elapsed_s=outcome.elapsed_s)
