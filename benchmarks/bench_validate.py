@@ -27,7 +27,7 @@ from planners.units import parse_size  # noqa: E402
 from runners.fio.jobs import QUICK, Shape, Target, Timing, fio_argv, workload  # noqa: E402
 from runners.fio.result import parse_output  # noqa: E402
 from runners.fio.run import run_fio  # noqa: E402
-from runners.host.loopdev import attach_loop, detach_loop, sparse_loop  # noqa: E402
+from runners.probes.loopdev import attach_loop, detach_loop, sparse_loop  # noqa: E402
 from runners.validate.suite import validate  # noqa: E402
 
 

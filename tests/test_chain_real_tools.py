@@ -17,7 +17,7 @@ from planners.compute import compute
 from planners.fs.ext4.geometry import mke2fs_args
 from planners.models import DiskSet, Filesystem, Lvm, MdGroup, Plan
 from runners.exec import have, run
-from runners.host.loopdev import df_b1, mounted, sparse_loop
+from runners.probes.loopdev import df_b1, mounted, sparse_loop
 from runners.probes.lvm import probe_volume
 from runners.probes.md import probe_create
 

@@ -10,7 +10,7 @@ import pytest
 from planners.fs.ext4.geometry import ext4_geometry, mke2fs_args
 from planners.fs.ext4.df import ext4_df
 from runners.probes.ext4 import parse_dumpe2fs_header, parse_mke2fs_verbose
-from runners.host.loopdev import parse_df_b1
+from runners.probes.loopdev import parse_df_b1
 
 FIX = Path(__file__).parent / "fixtures" / "ext4"
 MiB, GiB = 1 << 20, 1 << 30

@@ -10,7 +10,7 @@ import pytest
 from runners.exec import have, run
 from runners.fio.baseline import baseline_job, flag_slow, run_baseline, summarize, zone_bytes
 from runners.fio.result import FioRun, JobFigures
-from runners.host.loopdev import sparse_loops
+from runners.probes.loopdev import sparse_loops
 
 MiB, GiB = 1024**2, 1024**3
 

@@ -123,7 +123,7 @@ def test_cli_ctrl_c_removes_the_file_and_exits_130(tmp_path, sig):
 
 def test_cli_on_a_loop_device_sets_the_plans_prediction_beside_each_figure(tmp_path):
     """The acceptance run: the quick suite on a loop device with a plan, as a user types it."""
-    from runners.host.loopdev import sparse_loop
+    from runners.probes.loopdev import sparse_loop
 
     plan = tmp_path / "pod.toml"
     plan.write_text(_cli("example").stdout)

@@ -14,7 +14,7 @@ from runners.exec import have, run
 from runners.host.disks import (InventoryError, pick_by_id, probe_signature, read_by_id, read_host_disks,
                                 whole_disks)
 from runners.host.inventory import DiskInfo, parse_lsblk
-from runners.host.loopdev import sparse_loops
+from runners.probes.loopdev import sparse_loops
 
 FIX = pathlib.Path(__file__).parent / "fixtures"
 MiB = 1024**2

@@ -11,7 +11,7 @@ import pytest
 from runners.exec import have
 from runners.host.inventory import disks, gather_files, parse_lsblk, parse_mdstat
 from runners.lab.collect import parse_collection, parse_key_values
-from runners.host.loopdev import mounted, sparse_loops
+from runners.probes.loopdev import mounted, sparse_loops
 from runners.exec import run
 
 FIX = pathlib.Path(__file__).parent / "fixtures"

@@ -6,7 +6,7 @@ import os
 import tempfile
 
 from runners.exec import run
-from runners.host.loopdev import attach_loop, detach_loop
+from runners.probes.loopdev import attach_loop, detach_loop
 
 
 def test_direct_io_loop_reaches_the_file_with_o_direct():

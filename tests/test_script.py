@@ -20,7 +20,7 @@ from planners.compute import compute
 from planners.example import example_pod
 from planners.models import DiskSet, Plan
 from planners.script.build import build_script
-from runners.host.loopdev import sparse_loops
+from runners.probes.loopdev import sparse_loops
 
 MiB = 1024**2
 

@@ -14,7 +14,7 @@ from runners.exec import have
 from runners.fio.baseline import Baseline, disk_perf_from, members_of, plan_preset, run_baseline, summarize
 from runners.fio.result import parse_output
 from runners.host.inventory import parse_lsblk
-from runners.host.loopdev import sparse_loops
+from runners.probes.loopdev import sparse_loops
 
 FIX = Path(__file__).parent / "fixtures"
 MiB = 1024**2

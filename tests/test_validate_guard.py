@@ -13,7 +13,7 @@ import pytest
 
 from runners.exec import have, run
 from runners.fio.jobs import Timing
-from runners.host.loopdev import detach_loop, mounted, sparse_loop, sparse_loops
+from runners.probes.loopdev import detach_loop, mounted, sparse_loop, sparse_loops
 from runners.validate.suite import validate
 from runners.validate.guard import DeviceState, GuardError, check_destroy_flag, parse_mountinfo, parse_wipefs, write_refusal
 

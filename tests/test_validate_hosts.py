@@ -13,10 +13,10 @@ import time
 import pytest
 
 from runners.exec import have
-from runners.fio.hosts import Host, parse_hosts, remote_target, remote_workloads, validate_hosts, write_refusal
-from runners.fio.preflight import preflight, probe_job, room_job
+from runners.validate.hosts import Host, parse_hosts, remote_target, remote_workloads, validate_hosts, write_refusal
+from runners.validate.preflight import preflight, probe_job, room_job
 from runners.fio.jobs import Shape, Timing
-from runners.host.loopdev import sparse_loop
+from runners.probes.loopdev import sparse_loop
 from runners.validate.guard import GuardError
 
 MiB = 1024**2

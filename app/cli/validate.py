@@ -154,7 +154,7 @@ def print_report(console: Console, report: ValidateReport, rows: list[SideBySide
 def run_validate_hosts(target: str, hosts: str, *, plan: Plan | None, full: bool, as_json: bool,
                        report_dir: str | None, destroy_data: str | None, buffered: bool = False) -> int:
     """The suite on every host at once; a table per host, JSON grouped by host."""
-    from runners.fio.hosts import parse_hosts, validate_hosts
+    from runners.validate.hosts import parse_hosts, validate_hosts
 
     console = Console(stderr=True)
     timing = FULL if full else QUICK

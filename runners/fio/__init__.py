@@ -1,1 +1,1 @@
-"""fio: job files as data, running one job, its JSON results, the per-disk baseline and the multi-host client/server mode. Imports planners and runners.exec."""
+"""fio itself: job files as data, running one job with progress, its JSON results, and the read-only per-disk baseline. Imports planners and runners.exec."""

@@ -1,1 +1,1 @@
-"""This machine: its disks and what uses them, the inventory read by check, its kernel log, and loop devices. Imports planners and runners.exec."""
+"""This machine: its disks and what uses them, the inventory podplan check reads, its kernel log. Imports planners, runners.exec, runners.probes (LVM report parsers) and runners.lab (the collection shape)."""

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from pydantic import BaseModel, ConfigDict, Field
 
 from planners.fs.ext4.geometry import Ext4Geometry, mke2fs_args
-from runners.host.loopdev import attach_loop, detach_loop, df_b1, mounted
+from runners.probes.loopdev import attach_loop, detach_loop, df_b1, mounted
 from runners.exec import run
 
 

@@ -21,7 +21,7 @@ from collections.abc import Iterator, Sequence
 from pydantic import BaseModel, ConfigDict, Field
 
 from runners.exec import run
-from runners.host.loopdev import sparse_loops
+from runners.probes.loopdev import sparse_loops
 
 VG_NAME = "podplanvg"
 LV_NAME = "podplanlv"

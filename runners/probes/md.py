@@ -19,7 +19,7 @@ from collections.abc import Iterator, Sequence
 from pydantic import BaseModel, ConfigDict, Field
 
 from runners.exec import CommandError, run
-from runners.host.loopdev import sparse_loops
+from runners.probes.loopdev import sparse_loops
 
 MD_MAJOR = 9
 _counter = itertools.count()

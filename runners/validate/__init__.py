@@ -1,1 +1,1 @@
-"""podplan validate: the guard before any write, the storage under a target, the fio suite, and measured beside predicted. Imports planners, runners.exec, runners.fio and runners.host."""
+"""podplan validate: the guard before any write, the storage under a target, the fio suite on one host or several (with their pre-flight), and measured beside predicted. Imports planners, runners.exec and runners.fio."""

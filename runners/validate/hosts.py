@@ -8,7 +8,7 @@ others down with it.
 
 Nothing about a remote disk can be checked from here (signatures, mounts, md or LVM use),
 so against a raw device the write workloads run only when --destroy-data names it. What fio
-itself can check runs first on each host (runners.fio.preflight): the directory exists and
+itself can check runs first on each host (runners.validate.preflight): the directory exists and
 takes O_DIRECT writes and the suite's file, or the device opens; a host that fails is skipped.
 
 fio's client (3.33) shows nothing while a job runs once its output is JSON: --status-interval
@@ -32,7 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from runners.exec import which
 from runners.fio.jobs import FULL, QUICK, WORKLOADS, Shape, Target, Timing, Workload, WorkloadName, suite
-from runners.fio.preflight import preflight
+from runners.validate.preflight import preflight
 from runners.validate.suite import ProgressFn, ValidateReport, WorkloadReport, _report_dir, _run_one, _skipped
 from runners.validate.guard import GuardError
 
