@@ -10,7 +10,8 @@ import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 PLANNER_MODULES = sorted(
-    "planners." + p.stem for p in (ROOT / "planners").glob("*.py") if p.stem != "__init__"
+    ".".join(p.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+    for p in (ROOT / "planners").rglob("*.py")
 )
 FORBIDDEN = ("subprocess", "textual", "rich", "runners", "app", "asyncio")
 # Direct imports a pure module has no business with (pydantic itself may load some of them).
@@ -38,7 +39,7 @@ def test_planner_module_is_pure(module):
 
 def test_planner_sources_do_no_io():
     """Catch imports and file access in the source, whatever pydantic happens to load."""
-    for path in (ROOT / "planners").glob("*.py"):
+    for path in (ROOT / "planners").rglob("*.py"):
         tree = ast.parse(path.read_text())
         for node in ast.walk(tree):
             if isinstance(node, ast.Import):
@@ -55,6 +56,7 @@ def test_planner_sources_do_no_io():
 
 def test_there_are_planner_modules():
     assert len(PLANNER_MODULES) >= 4
+    assert {"planners", "planners.fs.xfs.geometry", "planners.perf.terms"} <= set(PLANNER_MODULES)
 
 
 def test_probe_would_catch_an_impure_module():

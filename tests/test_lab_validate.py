@@ -14,7 +14,7 @@ import pathlib
 
 import pytest
 
-from app.cli.validate import plan_shape
+from runners.validate.shape import shape_of_plan
 from planners.asbuilt import differences
 from planners.models import DiskSet, Filesystem, Lvm, MdGroup, Plan
 from planners.units import KiB, MiB
@@ -62,7 +62,7 @@ exit $rc
 
 
 def _jobs(plan: Plan) -> dict[str, str]:
-    shape = plan_shape(plan)
+    shape = shape_of_plan(plan)
     files = {}
     lv = Target(path="/dev/pod/data", kind="device", size_bytes=64 * MiB)
     for w in suite(lv, shape, LAB_TIMING, ("seq-read", "rand-read-4k")):

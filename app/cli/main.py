@@ -6,7 +6,6 @@ import argparse
 import json
 import os
 import signal
-import stat
 import sys
 from pathlib import Path
 
@@ -144,35 +143,15 @@ def _dispatch(args: argparse.Namespace) -> int:
 
         text = build_script(plan, result)
         if args.output:
-            _write_script(Path(args.output), text, args.force)
+            from app.shared.planfile import write_script
+
+            write_script(Path(args.output), text, args.force)
             print(f"podplan: wrote {args.output}; review it, then run: bash {args.output}   (a dry run; add --run to build)",
                   file=sys.stderr)
         else:
             sys.stdout.write(text)
         return EXIT_OK
     raise AssertionError(args.command)
-
-
-def _write_script(path: Path, text: str, force: bool) -> None:
-    import tempfile
-
-    if path.exists() and not force:
-        raise PlanError(f"{path}: already exists (pass --force to overwrite)")
-    parent = path.parent if str(path.parent) else Path(".")
-    if not parent.is_dir():
-        raise PlanError(f"{parent}: no such directory")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=parent)
-    try:
-        with os.fdopen(fd, "w") as fh:
-            fh.write(text)
-        os.chmod(tmp, stat.S_IRWXU | stat.S_IRGRP | stat.S_IXGRP | stat.S_IROTH | stat.S_IXOTH)
-        os.replace(tmp, path)
-    except OSError as exc:
-        Path(tmp).unlink(missing_ok=True)
-        raise PlanError(f"{path}: cannot write ({exc.strerror})") from None
-
-
-write_script = _write_script  # the TUI's save dialog writes scripts the same guarded way
 
 
 def _tui(plan_file: str | None) -> int:

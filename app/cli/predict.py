@@ -11,13 +11,14 @@ from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
+from app.shared.figures import SWEEP_COLUMNS, SWEEP_NUMERIC, mb_text, odds, sweep_cells, sweep_title
 from app.shared.host_cpu import add_cpu_flags, origin_json, origin_text, with_cpu_source
 from planners.errors import PlanError
 from planners.hardware import DISK_CLASSES, CPU_CLASSES, Cpu, Hardware
 from planners.models import Plan
 from planners.perf.predict import WorkloadPrediction
 from planners.reliability import Reliability
-from planners.sweep import Sweep, SweepRow
+from planners.sweep import Sweep
 
 MODES = ("normal", "degraded", "rebuild")
 
@@ -102,33 +103,18 @@ def dispatch(args: argparse.Namespace) -> int:
     return 0
 
 
-def _mb(v: float) -> str:
-    return f"{v:,.0f}" if v >= 10 else f"{v:.2f}"
-
-
 def prediction_table(preds: list[WorkloadPrediction], *, title: str = "Predicted") -> Table:
     t = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD)
     for col, just in (("workload", "left"), ("MB/s", "right"), ("IOPS", "right"), ("limited by", "left"),
                       ("next limit", "left"), ("headroom", "right")):
         t.add_column(col, justify=just, no_wrap=True)  # type: ignore[arg-type]
     for p in preds:
-        t.add_row(p.workload, _mb(p.mb_s), f"{p.iops:,.0f}", Text(p.binding, style="bold"), p.runner_up,
+        t.add_row(p.workload, mb_text(p.mb_s), f"{p.iops:,.0f}", Text(p.binding, style="bold"), p.runner_up,
                   f"x{p.headroom:.2f}")
     notes = sorted({p.factor_note for p in preds if p.factor_note})
     if notes:
         t.caption = "; ".join(notes)
     return t
-
-
-def odds(p: float) -> str:
-    """Small probabilities as '1 in N' (easier to compare than exponents), larger ones as percent."""
-    if p <= 0:
-        return "0"
-    if p >= 1e-3:
-        return f"{p:.2%}"
-    n = 1 / p
-    digits = len(str(int(n))) - 2
-    return f"1 in {round(n, -digits):,.0f}"
 
 
 def loss_text(rel: Reliability) -> str:
@@ -154,33 +140,6 @@ def reliability_table(rel: Reliability) -> Group:
                  f"MTTDL {years[0]:,.0f} to {years[1]:,.0f} years.")
     assumptions = Text("\n".join("- " + a for a in rel.assumptions), style="dim")
     return Group(t, lines, Text("Assumptions:", style="dim"), assumptions)
-
-
-def short_odds(p: float) -> str:
-    """'1/77k', '1/4.9M', '0.8%': odds that fit a narrow column."""
-    if p >= 1e-3:
-        return f"{p:.1%}"
-    n = 1 / p if p > 0 else float("inf")
-    for div, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
-        if n >= div:
-            v = n / div
-            return f"1/{v:.2g}{suffix}" if v < 10 else f"1/{v:.0f}{suffix}"
-    return f"1/{n:.0f}"
-
-
-SWEEP_COLUMNS = ("#", "layout", "TiB", "MB/s", "limited by", "loss/yr 1-4%", "rebuild")
-SWEEP_NUMERIC = ("#", "TiB", "MB/s", "rebuild")
-
-
-def sweep_title(s: Sweep) -> str:
-    return f"{len(s.rows)} layouts of {s.disks} disks; MB/s for {s.workload}; * = on the Pareto front"
-
-
-def sweep_cells(rank: int, r: SweepRow) -> tuple[str, ...]:
-    """One sweep row as the table shows it, column by column (SWEEP_COLUMNS); `rank` counts from 1."""
-    lo, hi = r.loss_per_year
-    return (f"{rank}{'*' if r.pareto else ' '}", r.label, f"{r.usable_bytes / 2**40:,.1f}", _mb(r.mb_s), r.binding,
-            f"{short_odds(lo)}-{short_odds(hi)}", f"{r.rebuild_hours:.0f} h")
 
 
 def sweep_table(s: Sweep, top: int | None) -> Table:

@@ -12,25 +12,14 @@ from planners.errors import PlanError
 from planners.models import Plan
 from planners.hardware import DiskPerf
 from runners.fio.baseline import Baseline, disk_perf_from, members_of, plan_preset, run_baseline
-from runners.fio.jobs import FULL, QUICK, Shape
+from runners.fio.jobs import FULL, QUICK
 from runners.validate.suite import ValidateReport, validate
 from runners.validate.compare import SideBySide, gather_conditions, load_predictions, side_by_side
 from runners.validate.guard import GuardError
+from runners.validate.shape import shape_of_plan
 
 EXIT_OK, EXIT_PARTIAL, EXIT_INTERRUPTED = 0, 1, 130
 MB = 1_000_000
-
-
-def plan_shape(plan: Plan) -> Shape:
-    """What the plan says the target looks like (the first volume)."""
-    from planners.compute import compute
-
-    result = compute(plan)
-    v = result.volumes[0]
-    members = sum(g.members for g in plan.groups if g.name in v.groups)
-    logical = max(d.logical_sector for d in plan.disks)
-    return Shape(full_stripe_bytes=v.alignment.top_io_opt_bytes, stripes=v.alignment.lv_stripes or 1,
-                 disks=members, logical_block=logical)
 
 
 class _Live:
@@ -69,7 +58,7 @@ def run_validate(target: str, *, plan: Plan | None, full: bool, as_json: bool, r
     if buffered:
         raise PlanError("--buffered goes with --hosts: here a directory that refuses O_DIRECT is run buffered "
                         "by itself")
-    shape = plan_shape(plan) if plan else None
+    shape = shape_of_plan(plan) if plan else None
     console = Console(stderr=True)
     timing = FULL if full else QUICK
     base = perf = None
@@ -166,7 +155,7 @@ def run_validate_hosts(target: str, hosts: str, *, plan: Plan | None, full: bool
                           "(podplan cannot check a remote disk for data)", soft_wrap=True)
         try:
             multi = validate_hosts(target, hs, mode="full" if full else "quick", destroy_data=destroy_data,
-                                   report_dir=report_dir, plan_shape=plan_shape(plan) if plan else None,
+                                   report_dir=report_dir, plan_shape=shape_of_plan(plan) if plan else None,
                                    direct=not buffered, on_progress=None if as_json else live,
                                    on_note=lambda line: console.print(line, soft_wrap=True, highlight=False))
         finally:

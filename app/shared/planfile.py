@@ -1,8 +1,9 @@
-"""Plan files: TOML in, TOML out, exact round trip, one clear line for every bad input."""
+"""Plan files (TOML in, TOML out, exact round trip) and the build script file; one clear line for every bad input."""
 
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 import tomllib
 from pathlib import Path
@@ -115,3 +116,21 @@ def describe_validation_error(exc: ValidationError, source: str) -> str:
     tail = f" (and {more} more problem{'s' if more > 1 else ''})" if more else ""
     where = f"{loc}: " if loc else ""
     return f"{source}: {where}{msg}{tail}"
+
+
+def write_script(path: Path, text: str, force: bool) -> None:
+    """Write a build script atomically, executable, never over an existing file unless forced."""
+    if path.exists() and not force:
+        raise PlanError(f"{path}: already exists (pass --force to overwrite)")
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.is_dir():
+        raise PlanError(f"{parent}: no such directory")
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=parent)
+    try:
+        with os.fdopen(fd, "w") as fh:
+            fh.write(text)
+        os.chmod(tmp, stat.S_IRWXU | stat.S_IRGRP | stat.S_IXGRP | stat.S_IROTH | stat.S_IXOTH)
+        os.replace(tmp, path)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise PlanError(f"{path}: cannot write ({exc.strerror})") from None

@@ -187,7 +187,7 @@ class PodplanApp(App[int]):
         self.save_file("Save the plan as (TOML)", default, "plan", lambda path, force: save_plan(plan, path, overwrite=force))
 
     def save_script(self, text: str) -> None:
-        from app.cli.main import write_script
+        from app.shared.planfile import write_script
 
         default = f"build-{self.plan.name}.sh"
         self.save_file("Save the build script as", default, "script", lambda path, force: write_script(path, text, force))

@@ -7,6 +7,7 @@ import os
 import tempfile
 
 from runners.fio.jobs import Shape
+from planners.models import Plan
 from runners.validate.guard import GuardError
 
 MiB = 1024**2
@@ -90,3 +91,15 @@ def o_direct_works(directory: str) -> bool:
         raise GuardError(f"{directory}: cannot open a test file ({exc.strerror})") from None
     finally:
         os.unlink(path)
+
+
+def shape_of_plan(plan: Plan) -> Shape:
+    """What the plan says the target looks like (the first volume)."""
+    from planners.compute import compute
+
+    result = compute(plan)
+    v = result.volumes[0]
+    members = sum(g.members for g in plan.groups if g.name in v.groups)
+    logical = max(d.logical_sector for d in plan.disks)
+    return Shape(full_stripe_bytes=v.alignment.top_io_opt_bytes, stripes=v.alignment.lv_stripes or 1,
+                 disks=members, logical_block=logical)

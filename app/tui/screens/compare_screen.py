@@ -41,7 +41,7 @@ def _throughput(plan: Plan, result: PlanResult) -> str:
 
 
 def _reliability(plan: Plan, result: PlanResult) -> str:
-    from app.cli.predict import short_odds
+    from app.shared.figures import short_odds
     from planners.reliability import reliability
 
     rel = reliability(plan, result)

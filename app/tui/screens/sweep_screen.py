@@ -17,7 +17,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 from textual.worker import get_current_worker
 
-from app.cli.predict import SWEEP_COLUMNS, SWEEP_NUMERIC, sweep_cells, sweep_title
+from app.shared.figures import SWEEP_COLUMNS, SWEEP_NUMERIC, sweep_cells, sweep_title
 from app.tui.messages import SweepComputed, SweepFailed
 from planners.errors import PlanError
 from planners.models import Plan

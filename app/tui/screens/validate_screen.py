@@ -206,13 +206,13 @@ class ValidateScreen(Screen[None]):
     # -- the worker -----------------------------------------------------------------------------
     @work(thread=True, exclusive=True, exit_on_error=False, group="validate")
     def _run(self, target: str, mode: str, destroy: str | None, plan: Plan | None, cancel: threading.Event) -> None:
-        from app.cli.validate import plan_shape
+        from runners.validate.shape import shape_of_plan
 
         def progressed(name: str, event: str, elapsed_s: float, figures: JobFigures | None) -> None:
             self.post_message(FioProgressed(name, event, elapsed_s, figures))
 
         try:
-            shape = plan_shape(plan) if plan else None
+            shape = shape_of_plan(plan) if plan else None
             report = validate(target, mode="full" if mode == "full" else "quick", destroy_data=destroy,
                               plan_shape=shape, on_progress=progressed, cancel=cancel)
         except (GuardError, PlanError) as exc:

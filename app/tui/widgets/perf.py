@@ -63,7 +63,7 @@ def roofline(p: WorkloadPrediction, width: int) -> Text:
 
 
 def reliability_text(rel: Reliability) -> Table:
-    from app.cli.predict import odds
+    from app.shared.figures import odds
 
     t = Table(title="Reliability", title_justify="left", show_edge=False, padding=(0, 1, 0, 0))
     for col in ("array", "survives", "rebuild", "limited by", "P(URE)"):

@@ -1,0 +1,151 @@
+"""The import rules of the layout, read from the source (every import, also those inside functions).
+
+- Layers point down: app -> runners -> planners, never up.
+- Inside app: app.shared is what app.cli and app.tui both use, so it imports neither, and the
+  TUI never reaches into the command line (the CLI may open the TUI).
+- No circle anywhere: neither between modules nor between the concept packages
+  (planners.md, planners.fs, runners.fio, app.tui, ...).
+- Every package says in its docstring what lives there.
+"""
+
+from __future__ import annotations
+
+import ast
+import pathlib
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+LAYERS = ("planners", "runners", "app")  # each may import only the ones before it, and itself
+# (importer prefix, forbidden target prefix): the rules inside a layer.
+INNER_RULES = (("app.shared", "app.cli"), ("app.shared", "app.tui"), ("app.tui", "app.cli"))
+
+
+def _module_name(path: pathlib.Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _modules() -> dict[str, pathlib.Path]:
+    return {_module_name(p): p for layer in LAYERS for p in sorted((ROOT / layer).rglob("*.py"))}
+
+
+MODULES = _modules()
+PACKAGES = {name for name, path in MODULES.items() if path.name == "__init__.py"}
+
+
+def _imports(name: str, path: pathlib.Path) -> set[str]:
+    """The project modules `name` imports, resolved to the most specific module that exists."""
+    found: set[str] = set()
+    package = name if name in PACKAGES else name.rpartition(".")[0]
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if isinstance(node, ast.Import):
+            targets = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, base] if base else anchor)
+            targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in MODULES else base for a in node.names]
+        else:
+            continue
+        for target in targets:
+            while target and target not in MODULES:
+                target = target.rpartition(".")[0]
+            if target and target != name:
+                found.add(target)
+    return found
+
+
+GRAPH = {name: _imports(name, path) for name, path in MODULES.items()}
+
+
+def concept(module: str) -> str:
+    """The room a module lives in: its top-level package's child (planners.fs, app.tui) or itself."""
+    parts = module.split(".")
+    return ".".join(parts[:2])
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one member (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    out: list[list[str]] = []
+    counter = 0
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = counter
+                    counter += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph.get(child, ())))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                members = []
+                while True:
+                    m = stack.pop()
+                    on_stack.discard(m)
+                    members.append(m)
+                    if m == node:
+                        break
+                if len(members) > 1:
+                    out.append(sorted(members))
+    return out
+
+
+def test_the_layout_is_read():
+    assert {"planners.compute", "runners.exec", "app.cli.main", "app.tui.app"} <= set(MODULES)
+    assert "planners.models" in GRAPH["planners.compute"]
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_layers_point_down(module):
+    layer = LAYERS.index(module.split(".")[0])
+    upward = sorted(t for t in GRAPH[module] if LAYERS.index(t.split(".")[0]) > layer)
+    assert not upward, f"{module} imports {upward}: {LAYERS[layer]} may import only {LAYERS[:layer + 1]}"
+    for importer, forbidden in INNER_RULES:
+        if module == importer or module.startswith(importer + "."):
+            bad = sorted(t for t in GRAPH[module] if t == forbidden or t.startswith(forbidden + "."))
+            assert not bad, f"{module} imports {bad}: {importer} must not import {forbidden}"
+
+
+def test_no_circle_between_modules():
+    assert _cycles(GRAPH) == []
+
+
+def test_no_circle_between_concepts():
+    rooms: dict[str, set[str]] = {}
+    for module, targets in GRAPH.items():
+        rooms.setdefault(concept(module), set()).update(concept(t) for t in targets if concept(t) != concept(module))
+    assert _cycles(rooms) == []
+
+
+def test_the_cycle_finder_finds_cycles():
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+@pytest.mark.parametrize("package", sorted(PACKAGES))
+def test_every_package_says_what_lives_there(package):
+    doc = ast.get_docstring(ast.parse(MODULES[package].read_text()))
+    assert doc and len(doc) > 30, f"{package}/__init__.py needs a docstring: what lives there, what it may import"
