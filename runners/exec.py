@@ -16,6 +16,59 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 
+@dataclass(frozen=True)
+class Program:
+    """Where a program podplan runs comes from, so setup can install it and a miss can name it."""
+
+    package: str
+    """The Debian package that provides it (the same name on Ubuntu)."""
+    base: bool = False
+    """The package is in Debian's required base (Priority: required): on every install, setup skips it."""
+    optional: str = ""
+    """Why podplan works without it ("" = podplan needs it, so setup installs it)."""
+
+
+_LVM = Program("lvm2")
+_XFS = Program("xfsprogs")
+_E2FS = Program("e2fsprogs", base=True)
+_UTIL = Program("util-linux", base=True)
+_MOUNT = Program("mount", base=True)
+_APT = Program("apt", base=True)
+
+# Every program podplan runs (CLI, TUI, the lab kit builder) or its tests run, by the name given
+# to the chokepoint. `run` refuses a name that is not here, and a test checks the code against it
+# and scripts/dev.sh against the packages, so a new program cannot land without its package.
+PROGRAMS: dict[str, Program] = {
+    "mdadm": Program("mdadm"),
+    **dict.fromkeys(("pvcreate", "vgcreate", "lvcreate", "pvs", "vgs", "lvs", "pvremove", "vgremove"), _LVM),
+    "mkfs.xfs": _XFS, "xfs_info": _XFS,
+    "mke2fs": _E2FS, "mkfs.ext4": _E2FS, "dumpe2fs": _E2FS, "e2fsck": _E2FS,
+    "fio": Program("fio"),
+    "losetup": _MOUNT, "mount": _MOUNT, "umount": _MOUNT,
+    "lsblk": _UTIL, "blkid": _UTIL, "wipefs": _UTIL, "dmesg": _UTIL, "unshare": _UTIL, "setpriv": _UTIL,
+    "findmnt": _UTIL,
+    **dict.fromkeys(("df", "env", "cat"), Program("coreutils", base=True)),
+    "bash": Program("bash", base=True),
+    "journalctl": Program("systemd", optional="the kernel log is read from dmesg first and /var/log/kern.log last"),
+    # The VM lab: the kit builder downloads and unpacks Debian packages, indexes the kernel's modules, boots qemu.
+    "apt-get": _APT, "apt-cache": _APT,
+    **dict.fromkeys(("dpkg-deb", "dpkg", "dpkg-query"), Program("dpkg", base=True)),
+    "depmod": Program("kmod"),
+    "qemu-system-x86_64": Program("qemu-system-x86"),
+    # Only the tests: build scripts are linted, the TUI is driven in a real terminal.
+    "shellcheck": Program("shellcheck"),
+    "tmux": Program("tmux"),
+}
+
+
+def not_found(program: str) -> str:
+    """The one line for a program that is not installed: what to install to get it."""
+    known = PROGRAMS.get(program)
+    if known is None:
+        return f"{program} not found"
+    return f"{program} not found: install {known.package} (apt-get install {known.package})"
+
+
 class CommandError(Exception):
     """An external command failed, could not start, or ran out of time."""
 
@@ -26,7 +79,10 @@ class CommandError(Exception):
         self.reason = reason
         first = stderr.strip().splitlines()[-1] if stderr.strip() else ""
         what = reason or f"exit status {returncode}"
-        super().__init__(f"{argv[0]}: {what}" + (f": {first}" if first else ""))
+        if reason == MISSING:
+            super().__init__(not_found(argv[0]))
+        else:
+            super().__init__(f"{argv[0]}: {what}" + (f": {first}" if first else ""))
 
 
 @dataclass(frozen=True)
@@ -37,6 +93,9 @@ class Result:
     stderr: str
 
 
+MISSING = "not installed (command not found)"
+
+
 def have(tool: str) -> bool:
     """True if `tool` is on PATH (sbin directories included, as root's PATH would)."""
     return which(tool) is not None
@@ -45,6 +104,18 @@ def have(tool: str) -> bool:
 def which(tool: str) -> str | None:
     path = os.environ.get("PATH", "") + ":/usr/local/sbin:/usr/sbin:/sbin"
     return shutil.which(tool, path=path)
+
+
+def resolve(argv: Sequence[str]) -> str:
+    """The executable for argv[0]: a path as given, a name only if PROGRAMS lists it and it is installed."""
+    name = str(argv[0])
+    if "/" not in name and name not in PROGRAMS:
+        # A programming error, caught by the tests: setup would not know to install it.
+        raise CommandError(argv, None, "", reason="not in runners.exec.PROGRAMS (which package provides it?)")
+    exe = which(name)
+    if exe is None:
+        raise CommandError(argv, None, "", reason=MISSING)
+    return exe
 
 
 def run(
@@ -58,9 +129,7 @@ def run(
 ) -> Result:
     """Run argv and return its output; raise CommandError on failure when `check`."""
     argv = [str(a) for a in argv]
-    exe = which(argv[0])
-    if exe is None:
-        raise CommandError(argv, None, "", reason="not installed (command not found)")
+    exe = resolve(argv)
     full_env = dict(os.environ)
     full_env.update(env or {})
     full_env["LC_ALL"] = "C"

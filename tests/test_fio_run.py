@@ -72,7 +72,7 @@ def test_missing_fio_is_one_clear_error(tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", str(tmp_path))
     monkeypatch.setattr("runners.exec.which", lambda tool: None)
     monkeypatch.setattr("runners.validate.suite.which", lambda tool: None)
-    with pytest.raises(GuardError, match="fio is not installed"):
+    with pytest.raises(GuardError, match=r"^fio not found: install fio \(apt-get install fio\)$"):
         validate(str(tmp_path), timing=FAST)
 
 
@@ -83,7 +83,7 @@ def _cli(*args, env=None, timeout=60, **kw):
 
 def test_cli_one_line_errors(tmp_path):
     out = _cli("validate", str(tmp_path), env={"PATH": str(tmp_path)})
-    assert out.returncode == 2 and out.stderr.strip() == "podplan: fio is not installed (install the fio package)"
+    assert out.returncode == 2 and out.stderr.strip() == "podplan: fio not found: install fio (apt-get install fio)"
     out = _cli("validate", str(tmp_path / "nope"))
     assert out.returncode == 2 and out.stderr.count("\n") == 1 and "no such device or directory" in out.stderr
     out = _cli("validate", str(tmp_path), "--destroy-data", "/dev/null")

@@ -123,7 +123,7 @@ def test_no_lsblk_is_one_line(monkeypatch: pytest.MonkeyPatch, tmp_path: pathlib
     monkeypatch.setenv("PATH", str(tmp_path))
     if have("lsblk"):
         pytest.skip("lsblk is in an sbin directory, which is always searched")
-    with pytest.raises(InventoryError, match=r"^Cannot list the disks: lsblk is not installed \(it comes with util-linux\)$"):
+    with pytest.raises(InventoryError, match=r"^Cannot list the disks: lsblk not found: install util-linux \(apt-get install util-linux\)$"):
         read_host_disks()
 
 

@@ -120,8 +120,8 @@ async def test_fewer_than_two_disks_make_no_plan(monkeypatch) -> None:
 
 
 @pytest.mark.parametrize(("error", "line"), [
-    (InventoryError("Cannot list the disks: lsblk is not installed (it comes with util-linux)"),
-     "Cannot list the disks: lsblk is not installed (it comes with util-linux)"),
+    (InventoryError("Cannot list the disks: lsblk not found: install util-linux (apt-get install util-linux)"),
+     "Cannot list the disks: lsblk not found: install util-linux (apt-get install util-linux)"),
     (PermissionError(13, "Permission denied"), "Cannot list the disks: Permission denied"),
     (ValueError("bad\nsecond line"), "Cannot list the disks: bad"),
 ])

@@ -82,7 +82,7 @@ async def test_bad_target_is_a_notification(tmp_path: Path) -> None:
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert isinstance(app.screen, ValidateScreen)
-        assert any(str(missing) in m and ("no such" in m or "fio is not installed" in m) for m in _messages(app))
+        assert any(str(missing) in m and ("no such" in m or "fio not found: install fio" in m) for m in _messages(app))
         assert "Not run" in text_of(app, "#validate-progress")
         assert screen.query_one("#validate-table", DataTable).row_count == 0
         assert not screen.query_one("#start").disabled

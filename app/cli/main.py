@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 from planners.errors import PlanError
+from runners.exec import CommandError
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 COMMANDS = ("plan", "script", "example", "schema", "tui", "rehearse", "validate", "check", "predict", "sweep")
@@ -79,6 +80,10 @@ def main(argv: list[str] | None = None) -> int:
     except PlanError as exc:
         print(f"podplan: {exc.message}", file=sys.stderr)
         return EXIT_USAGE
+    except CommandError as exc:
+        # A program podplan needed is missing or failed where no command expected it: one line, no traceback.
+        print(f"podplan: {exc}", file=sys.stderr)
+        return EXIT_FINDINGS
     except KeyboardInterrupt:
         print("podplan: interrupted", file=sys.stderr)
         return 130

@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from runners.exec import CommandError, stop_group, which
+from runners.exec import CommandError, not_found, stop_group, which
 from runners.fio.result import FioRun, parse_output
 
 GRACE_S = 10.0  # fio flushes its queues and writes its last JSON after SIGTERM; this is plenty
@@ -63,7 +63,7 @@ def run_fio(argv: Sequence[str], output_path: str, *, timeout_s: float,
     argv = [str(a) for a in argv]
     exe = which(argv[0])
     if exe is None:
-        raise FioMissing("fio is not installed (install the fio package)")
+        raise FioMissing(not_found(argv[0]))
     env = dict(os.environ, LC_ALL="C")
     with tempfile.TemporaryFile(mode="w+") as err:
         t0 = time.monotonic()

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from planners.errors import PlanError
 from planners.from_disks import FoundDisk
 from planners.models import check_device
-from runners.exec import CommandError, have, run
+from runners.exec import CommandError, have, not_found, run
 from runners.host.inventory import DiskInfo, parse_lsblk, parse_mdstat, read_sysfs
 
 _FROZEN = ConfigDict(frozen=True)
@@ -187,7 +187,7 @@ def read_by_id(directory: str = BY_ID) -> dict[str, str]:
 def read_host_disks() -> HostDisks:
     """This machine's whole disks. Raises InventoryError (one line) if lsblk cannot list them."""
     if not have("lsblk"):
-        raise InventoryError("Cannot list the disks: lsblk is not installed (it comes with util-linux)")
+        raise InventoryError(f"Cannot list the disks: {not_found('lsblk')}")
     try:
         text = run(["lsblk", "-J", "-b", "-O"], timeout=60).stdout
         devs = parse_lsblk(text)

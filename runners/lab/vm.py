@@ -18,8 +18,7 @@ from dataclasses import dataclass
 from pydantic import BaseModel, ConfigDict, Field
 
 # The chokepoint's own terminate-then-kill of a process group, so qemu is stopped the same way.
-from runners.exec import stop_group
-from runners.exec import which
+from runners.exec import not_found, stop_group, which
 from runners.lab.scenario import JOBS_SERIAL, RESULTS_SERIAL, LabDisk
 
 QEMU = "qemu-system-x86_64"
@@ -134,7 +133,7 @@ def boot(argv: Sequence[str], console: str, *, timeout: float, on_mark: Callable
     """Run qemu until it exits, `stop_when` says so, or `timeout` seconds pass."""
     exe = which(argv[0])
     if exe is None:
-        raise FileNotFoundError(f"{argv[0]} is not installed (apt-get install qemu-system-x86)")
+        raise FileNotFoundError(not_found(argv[0]))
     open(console, "wb").close()
     err_path = console + ".stderr"
     marks: list[Mark] = []

@@ -30,7 +30,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from runners.exec import which
+from runners.exec import not_found, which
 from runners.fio.jobs import FULL, QUICK, WORKLOADS, Shape, Target, Timing, Workload, WorkloadName, suite
 from runners.validate.preflight import preflight
 from runners.validate.suite import ProgressFn, ValidateReport, WorkloadReport, _report_dir, _run_one, _skipped
@@ -249,7 +249,7 @@ def validate_hosts(target: str, hosts: tuple[Host, ...], *, mode: Literal["quick
     """Run the suite on every host at once. GuardError for what a user can fix, including no
     host able to run it; a single unreachable or skipped host is marked in the report."""
     if which("fio") is None:
-        raise GuardError("fio is not installed (install the fio package)")
+        raise GuardError(not_found("fio"))
     if not hosts:
         raise GuardError("--hosts: no host given")
     timing = timing or (QUICK if mode == "quick" else FULL)

@@ -18,7 +18,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from runners.exec import which
+from runners.exec import not_found, which
 from runners.fio.jobs import FULL, QUICK, WORKLOADS, Shape, Target, Timing, Workload, WorkloadName, fio_argv, suite
 from runners.fio.result import JobFigures
 from runners.fio.run import FioMissing, run_fio
@@ -128,7 +128,7 @@ def validate(target: str, *, mode: Literal["quick", "full"] = "quick", destroy_d
              on_progress: ProgressFn | None = None, cancel: threading.Event | None = None) -> ValidateReport:
     """Run the suite on `target` (device or directory). Raises GuardError for what a user can fix."""
     if which("fio") is None:
-        raise GuardError("fio is not installed (install the fio package)")
+        raise GuardError(not_found("fio"))
     timing = timing or (QUICK if mode == "quick" else FULL)
     fio_target, shape, refusal = _resolve(target, file_size, destroy_data, plan_shape)
     workloads = suite(fio_target, shape, timing, names)
