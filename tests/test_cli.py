@@ -2,6 +2,8 @@
 
 import json
 
+import pytest
+
 from app.cli.main import main
 from app.shared.planfile import plan_from_toml
 from planners.example import example_pod
@@ -71,3 +73,15 @@ def test_script_to_stdout(capsys):
     code, out, _ = run(capsys, ["script", *ACCEPTANCE[1:-1]])
     assert code == 0 and out.startswith("#!/usr/bin/env bash")
     assert "--chunk=256K" in out and "sw=43" in out
+
+
+def test_version_names_podplan_and_the_tools_it_follows(capsys):
+    from planners import __version__
+
+    for flag in ("--version", "-V"):
+        with pytest.raises(SystemExit) as done:
+            main([flag])
+        assert done.value.code == 0
+        lines = capsys.readouterr().out.splitlines()
+        assert lines[0] == f"podplan {__version__}"
+        assert lines[1].startswith("figures follow mdadm 4.2, lvm2 2.03.16, e2fsprogs 1.47.0, xfsprogs 6.1.0")

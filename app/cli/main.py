@@ -23,10 +23,30 @@ class _Parser(argparse.ArgumentParser):
         raise PlanError(f"{message} (see podplan {self.prog.split()[-1]} --help)" if " " in self.prog else message)
 
 
+class _Version(argparse.Action):
+    """--version as written, two lines (argparse's own action would rewrap them)."""
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        sys.stdout.write(version_text() + "\n")
+        parser.exit(0)
+
+
+def version_text() -> str:
+    from planners import __version__
+    from planners.versions import ToolVersions
+
+    t = ToolVersions()
+    return (f"podplan {__version__}\n"
+            f"figures follow mdadm {t.mdadm}, lvm2 {t.lvm2}, e2fsprogs {t.e2fsprogs}, xfsprogs {t.xfsprogs}, "
+            f"Linux {t.kernel} unless a plan's [tools] says otherwise")
+
+
 def build_parser() -> argparse.ArgumentParser:
     from app.cli.flags import add_plan_flags
 
     p = _Parser(prog="podplan", description="Plan, build and validate Linux storage arrays (md, LVM, ext4/XFS).")
+    p.add_argument("-V", "--version", action=_Version, nargs=0,
+                   help="print podplan's version and the tool versions its figures follow, then exit")
     sub = p.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND")
     pl = sub.add_parser("plan", help="compute a plan: capacity to the byte, alignment, mkfs geometry")
     add_plan_flags(pl)
