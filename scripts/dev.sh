@@ -34,7 +34,9 @@ setup_python() {
     if command -v pip3 >/dev/null 2>&1 || command -v pip >/dev/null 2>&1; then
       python3 -m pip install -q --user uv 2>/dev/null || python3 -m pip install -q --break-system-packages --user uv
     else
-      need_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-pip >/dev/null
+      # A minimal Debian has no Python at all: python3-pip brings python3 (3.11 on Debian 12).
+      need_root apt-get update -qq
+      need_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends python3-pip >/dev/null
       python3 -m pip install -q --break-system-packages --user uv
     fi
   fi
