@@ -52,8 +52,15 @@ step() {
   echo "== $name: done in $((SECONDS - t0)) s" >&2
 }
 
+# A fresh login's environment, plus the host's proxy and CA-bundle settings: a machine behind
+# a TLS-inspecting proxy needs them to reach PyPI, and they are the network's, not the project's.
+passed_env=()
+for var in http_proxy https_proxy no_proxy HTTP_PROXY HTTPS_PROXY NO_PROXY SSL_CERT_FILE PIP_CERT REQUESTS_CA_BUNDLE; do
+  [ -n "${!var:-}" ] && passed_env+=("$var=${!var}")
+done
+
 inside() {
-  chroot "$root" /usr/bin/env -i HOME=/root TERM=dumb LANG=C.UTF-8 \
+  chroot "$root" /usr/bin/env -i HOME=/root TERM=dumb LANG=C.UTF-8 "${passed_env[@]}" \
     PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
     bash -c "cd /root/podplan && $1"
 }
@@ -73,7 +80,13 @@ build_root() {
 copy_project() {
   git clone -q --no-local "$repo" "$root/root/podplan"
   cp /etc/resolv.conf "$root/etc/resolv.conf"
+  # The host's own CAs (a proxy's, a company's): ca-certificates adds them when setup installs it.
+  if compgen -G "/usr/local/share/ca-certificates/*.crt" >/dev/null; then
+    mkdir -p "$root/usr/local/share/ca-certificates"
+    cp /usr/local/share/ca-certificates/*.crt "$root/usr/local/share/ca-certificates/"
+  fi
   mount --bind /dev "$root/dev" && mounted+=("$root/dev")
+  mount --bind /dev/pts "$root/dev/pts" && mounted+=("$root/dev/pts")
   mount -t proc proc "$root/proc" && mounted+=("$root/proc")
   mount --bind /sys "$root/sys" && mounted+=("$root/sys")
   mount -t tmpfs tmpfs "$root/tmp" && mounted+=("$root/tmp")

@@ -85,3 +85,27 @@ def test_version_names_podplan_and_the_tools_it_follows(capsys):
         lines = capsys.readouterr().out.splitlines()
         assert lines[0] == f"podplan {__version__}"
         assert lines[1].startswith("figures follow mdadm 4.2, lvm2 2.03.16, e2fsprogs 1.47.0, xfsprogs 6.1.0")
+
+
+def _piped(*args: str) -> str:
+    """podplan's stdout when it is a pipe, as in `podplan plan | cat` (Rich would assume 80 columns)."""
+    import subprocess
+    import sys
+
+    env = {k: v for k, v in __import__("os").environ.items() if k != "COLUMNS"}
+    out = subprocess.run([sys.executable, "-m", "app.cli.main", *args], capture_output=True, text=True, env=env,
+                         timeout=120, check=True)
+    return out.stdout
+
+
+def test_piped_output_never_cuts_a_figure():
+    text = _piped("plan")
+    doc = json.loads(_piped("plan", "--json"))["result"]
+    assert "…" not in text
+    figures = [doc["raw_bytes"], doc["usable_bytes"], doc["df_size_bytes"]]
+    figures += [g["md"]["array_bytes"] for g in doc["groups"]]
+    figures += [v["df_available_bytes"] for v in doc["volumes"]]
+    for n in figures:
+        assert f"{n:,}" in text, f"{n:,} is missing or cut in `podplan plan | cat`"
+    for args in (("predict",), ("sweep",), ("plan", "--disks", "60", "--groups", "4", "--level", "6")):
+        assert "…" not in _piped(*args), f"podplan {' '.join(args)} | cat cuts a cell"

@@ -9,6 +9,7 @@ import os
 from rich.console import Console
 from rich.table import Table
 
+from app.shared.console import cli_console
 from planners.asbuilt import Difference, differences
 from planners.compute import compute
 from planners.errors import PlanError
@@ -39,7 +40,7 @@ def run_check(target: str, *, plan: Plan | None, as_json: bool) -> int:
         print(json.dumps({"target": target, "compared": compared, "differences": [d.model_dump() for d in diffs]},
                          indent=2))
     else:
-        print_differences(Console(), target, compared, diffs)
+        print_differences(cli_console(), target, compared, diffs)
     return EXIT_DIFFERENT if diffs else EXIT_OK
 
 

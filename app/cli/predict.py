@@ -7,10 +7,11 @@ import json
 from typing import Any
 
 from rich import box
-from rich.console import Console, Group
+from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
+from app.shared.console import cli_console
 from app.shared.figures import SWEEP_COLUMNS, SWEEP_NUMERIC, mb_text, odds, sweep_cells, sweep_title
 from app.shared.host_cpu import add_cpu_flags, origin_json, origin_text, with_cpu_source
 from planners.errors import PlanError
@@ -80,7 +81,7 @@ def dispatch(args: argparse.Namespace) -> int:
             doc = result.model_dump(mode="json", exclude={"rows": {"__all__": {"plan"}}})
             print(json.dumps({**doc, "cpu": origin_json(cpu)}, indent=2))
         else:
-            Console().print(sweep_table(result, args.top or None), Text(f"CPU: {origin_text(cpu)}"))
+            cli_console().print(sweep_table(result, args.top or None), Text(f"CPU: {origin_text(cpu)}"))
         return 0
     from planners.perf.predict import predict
     from planners.reliability import reliability
@@ -98,7 +99,7 @@ def dispatch(args: argparse.Namespace) -> int:
                "reliability": rel.model_dump(mode="json")}
         print(json.dumps(doc, indent=2))
     else:
-        Console().print(Group(prediction_table(predictions, title=f"{plan.name}: predicted ({args.mode})"),
+        cli_console().print(Group(prediction_table(predictions, title=f"{plan.name}: predicted ({args.mode})"),
                               Text(f"CPU: {origin_text(cpu)}"), Text(""), reliability_table(rel)))
     return 0
 

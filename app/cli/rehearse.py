@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import json
-import sys
 import time
 from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
 
+from app.shared.console import cli_console
 from planners.errors import PlanError
 from planners.models import Plan
 from planners.units import format_bytes_binary
@@ -64,7 +64,7 @@ def rehearse(plan: Plan, *, disk_size: int | None, as_json: bool, keep: str | No
     from runners.lab import KitError, LabConfig, LabError, ensure_kit, run_batch
     from runners.lab.rehearse import compare, prepare, rehearsal_tools
 
-    err = Console(stderr=True)
+    err = cli_console(stderr=True)
     progress = _Progress(err, quiet=False)
     progress.enter("kit", "checking the boot kit (first run downloads and builds it)")
     try:
@@ -126,4 +126,4 @@ def _print_table(checks) -> None:
     for c in checks:
         t.add_row(c.layer, c.figure, str(c.predicted), "-" if c.actual is None else str(c.actual),
                   "[green]yes[/green]" if c.match else "[bold red]NO[/bold red]")
-    Console(file=sys.stdout).print(t)
+    cli_console().print(t)

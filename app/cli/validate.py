@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from app.shared.console import cli_console
 from planners.errors import PlanError
 from planners.models import Plan
 from planners.hardware import DiskPerf
@@ -59,7 +60,7 @@ def run_validate(target: str, *, plan: Plan | None, full: bool, as_json: bool, r
         raise PlanError("--buffered goes with --hosts: here a directory that refuses O_DIRECT is run buffered "
                         "by itself")
     shape = shape_of_plan(plan) if plan else None
-    console = Console(stderr=True)
+    console = cli_console(stderr=True)
     timing = FULL if full else QUICK
     base = perf = None
     if baseline:
@@ -94,10 +95,10 @@ def run_validate(target: str, *, plan: Plan | None, full: bool, as_json: bool, r
         print(json.dumps(out, indent=2))
     else:
         if base is not None:
-            print_baseline(Console(), base, perf)
-        print_report(Console(), report, rows, predictions is not None, plan is not None)
+            print_baseline(cli_console(), base, perf)
+        print_report(cli_console(), report, rows, predictions is not None, plan is not None)
         if origin and predictions is not None:
-            Console().print(f"  CPU: {origin_text(origin)}")
+            cli_console().print(f"  CPU: {origin_text(origin)}")
     if report.stopped == "interrupted":
         return EXIT_INTERRUPTED
     return EXIT_PARTIAL if report.partial else EXIT_OK
@@ -145,7 +146,7 @@ def run_validate_hosts(target: str, hosts: str, *, plan: Plan | None, full: bool
     """The suite on every host at once; a table per host, JSON grouped by host."""
     from runners.validate.hosts import parse_hosts, validate_hosts
 
-    console = Console(stderr=True)
+    console = cli_console(stderr=True)
     timing = FULL if full else QUICK
     live = _Live(console, timing.runtime_s)
     try:
@@ -175,7 +176,7 @@ def run_validate_hosts(target: str, hosts: str, *, plan: Plan | None, full: bool
              "side_by_side": [r.model_dump(mode="json") for r in rows], "prediction": preds is not None}
             for h, preds, rows in groups]}, indent=2))
     else:
-        out = Console()
+        out = cli_console()
         for h, preds, rows in groups:
             if h.report is None:
                 out.print(f"{h.host}: {h.reason}; skipped" if h.status == "skipped" else

@@ -6,6 +6,7 @@ from rich.console import Console, Group
 from rich.table import Table
 from rich.text import Text
 
+from app.shared.console import cli_console
 from planners.models import Plan
 from planners.results import PlanResult, VolumeResult
 from planners.units import format_bytes_binary as tib
@@ -130,4 +131,4 @@ def render_plan(plan: Plan, result: PlanResult) -> Group:
 
 
 def print_plan(plan: Plan, result: PlanResult, console: Console | None = None) -> None:
-    (console or Console()).print(render_plan(plan, result))
+    (console or cli_console()).print(render_plan(plan, result))
