@@ -82,6 +82,20 @@ def format_size_compact(n: int) -> str:
     return str(n)
 
 
+def format_disk_size(n: int) -> str:
+    """A disk size spelled as a person would have typed it, exactly: 18000000000000 -> '18TB',
+    19791209299968 -> '18T', 2000398934016 (a real drive) -> itself. Decimal first: disks are sold so."""
+    for suffix, factor in (("PB", 1000**5), ("TB", 1000**4), ("GB", 1000**3), ("PiB", PiB), ("TiB", TiB), ("GiB", GiB)):
+        if n and n % factor == 0:
+            return f"{n // factor}{suffix}"
+    return str(n)
+
+
+def size_meaning(n: int) -> str:
+    """What a size means in both unit families, so '18T' (binary) never passes for '18TB': '= 18.00 TiB = 19.79 TB'."""
+    return f"= {format_bytes_binary(n)} = {format_bytes_decimal(n)}"
+
+
 def is_power_of_two(n: int) -> bool:
     return n > 0 and n & (n - 1) == 0
 

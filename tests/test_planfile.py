@@ -97,3 +97,15 @@ def test_save_is_atomic_and_refuses_overwrite(tmp_path):
     save_plan(example_pod().model_copy(update={"name": "other"}), path, overwrite=True)
     assert load_plan(path).name == "other"
     assert [p.name for p in tmp_path.iterdir()] == ["p.toml"]  # no temp file left behind
+
+
+def test_a_round_disk_size_comes_back_as_it_was_typed():
+    from planners.units import parse_size
+
+    for typed, back in (("18TB", "18TB"), ("18T", "18TiB"), ("500GB", "500GB"), ("2000398934016", "2000398934016")):
+        plan = example_pod()
+        data = plan.model_dump(mode="json")
+        data["disks"][0]["size"] = typed
+        text = plan_to_toml(Plan.model_validate(data))
+        assert f'size = "{back}"' in text or f"size = {back}" in text
+        assert plan_from_toml(text).disks[0].size == parse_size(typed)

@@ -239,3 +239,44 @@ async def test_perf_tab_draws_each_workload_and_names_the_cpu_source() -> None:
             assert name in text, text
         # The same source `podplan predict` would name: this host's log when it has the figures, else a preset.
         assert "CPU: raid6 gen()" in text and ("kernel log" in text or "preset" in text), text
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 40)])
+async def test_no_result_tab_cuts_a_figure_or_a_finding(size) -> None:
+    """Every tab, reached with f8, shows its figures and sentences whole: wrapped, never '…'."""
+    app = PodplanApp(example_pod())
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        seen = []
+        for _ in range(4):
+            seen.append(app.screen.query_one("#result-tabs").active)
+            assert "…" not in app.export_screenshot(), f"{seen[-1]} at {size} cuts something"
+            await pilot.press("f8")
+            await pilot.pause()
+        assert seen == ["tab-capacity", "tab-alignment", "tab-findings", "tab-performance"]
+        await pilot.press("alt+3")
+        await pilot.pause()
+        assert app.screen.query_one("#result-tabs").active == "tab-findings"
+
+
+async def test_a_disk_size_says_what_it_was_understood_as() -> None:
+    app = PodplanApp(example_pod())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        app.screen.query_one("#size").value = "18T"
+        await pilot.pause()
+        assert str(app.screen.query_one("#meaning-size").content) == "= 18.00 TiB = 19.79 TB"
+        app.screen.query_one("#size").value = "18TB"
+        await pilot.pause()
+        assert str(app.screen.query_one("#meaning-size").content) == "= 16.37 TiB = 18.00 TB"
+
+
+async def test_tabbing_through_an_empty_members_field_stays_unmarked() -> None:
+    app = PodplanApp(example_pod())
+    async with app.run_test(size=(100, 32)) as pilot:
+        await pilot.pause()
+        members = app.screen.query_one("#members")
+        members.focus()
+        await pilot.press("tab")
+        await pilot.pause()
+        assert members.value == "" and not members.has_class("-invalid") and not members.has_class("-error")

@@ -112,3 +112,15 @@ def test_any_form_shaped_plan_round_trips(groups, per_group, spares, level, chun
     values = values_from_plan(plan)
     assert (values["members"] == "") == (extra < groups)  # auto only where sharing out gives the same members
     assert plan_from_values(plan, values) == plan
+
+
+def test_a_changed_disk_drops_the_old_model_text():
+    from planners.example import example_pod
+
+    base = example_pod()
+    assert base.disks[0].model
+    def edited(**changes: object) -> Plan:
+        return plan_from_values(base, {**values_from_plan(base), **changes})
+
+    assert edited(size="18TB", preset="").disks[0].model == ""
+    assert edited(count="30").disks[0].model == base.disks[0].model

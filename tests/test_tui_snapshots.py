@@ -44,3 +44,8 @@ def test_compare_screen(snap_compare) -> None:  # type: ignore[no-untyped-def]
         await pilot.pause()
 
     assert snap_compare(PodplanApp(example_pod()), terminal_size=(100, 30), run_before=two_variants)
+
+
+def test_findings_80x24(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    """Every finding readable in full at 80x24: the sentences wrap to the pane."""
+    assert snap_compare(PodplanApp(example_pod()), press=["f8", "f8"], terminal_size=(80, 24), run_before=_steady)

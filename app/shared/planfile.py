@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from planners.errors import PlanError
 from planners.models import Plan
-from planners.units import format_size_compact
+from planners.units import format_disk_size, format_size_compact
 
 
 def plan_from_data(data: dict[str, Any], *, source: str = "plan") -> Plan:
@@ -55,6 +55,8 @@ def load_plan(path: str | os.PathLike[str]) -> Plan:
 def plan_to_toml(plan: Plan) -> str:
     """TOML that loads back to an equal Plan. Sizes are written in their exact compact form."""
     data = _compact_sizes(plan.model_dump(mode="json", exclude_none=True))
+    for disk_set in data.get("disks", []):
+        disk_set["size"] = format_disk_size(disk_set["size"])  # "18TB" stays "18TB", a real drive's bytes stay bytes
     header = (
         f"# podplan plan {plan.name!r}. Sizes accept 2TB (decimal), 1.8TiB or 512K (binary) or plain bytes.\n"
     )
@@ -80,7 +82,7 @@ def save_plan(plan: Plan, path: str | os.PathLike[str], *, overwrite: bool = Fal
     return p
 
 
-# Size fields written as "512K" / "4M" when that spelling is exact; disk sizes stay in bytes.
+# Size fields written as "512K" / "4M" when that spelling is exact (disk sizes: format_disk_size).
 _COMPACT = {"chunk", "bitmap_chunk", "extent_size", "data_alignment", "stripe_size", "stripe_unit", "readahead"}
 
 

@@ -52,8 +52,9 @@ def groups_table(plan: Plan, result: PlanResult) -> Table:
 
 def volume_table(plan: Plan, v: VolumeResult) -> Table:
     t = Table(title=f"Volume {v.device} on {v.mount_point}", title_justify="left", show_header=False)
-    t.add_column("what")
-    t.add_column("value", justify="right")
+    # Folded, never cut into an ellipsis, where the TUI's pane is narrower than the table.
+    t.add_column("what", overflow="fold")
+    t.add_column("value", justify="right", overflow="fold")
     if v.lvm:
         t.add_row("pe_start", f"{_n(v.lvm.pe_start_bytes)} B")
         t.add_row("extents in LV", f"{_n(v.lvm.lv_extents)} x {_sz(v.lvm.extent_bytes)}")
@@ -82,9 +83,9 @@ def volume_table(plan: Plan, v: VolumeResult) -> Table:
 def alignment_table(plan: Plan, v: VolumeResult) -> Table:
     a = v.alignment
     t = Table(title="Alignment chain", title_justify="left", show_header=False)
-    t.add_column("layer")
-    t.add_column("parameter")
-    t.add_column("value", justify="right")
+    t.add_column("layer", overflow="fold")
+    t.add_column("parameter", overflow="fold")
+    t.add_column("value", justify="right", overflow="fold")
     t.add_row("md", "chunk", _sz(a.md_chunk_bytes))
     t.add_row("md", "io_min / io_opt", f"{_sz(a.md_io_min_bytes)} / {_sz(a.md_io_opt_bytes)}")
     if a.pv_data_alignment_bytes is not None:

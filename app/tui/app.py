@@ -33,13 +33,13 @@ class PodplanApp(App[int]):
         Binding("f1", "help", "Help"),
         Binding("f2", "script", "Script"),
         Binding("f3", "compare", "Compare"),
-        Binding("f4", "pin", "Pin"),
-        Binding("f5", "validate", "Validate", show=False),
-        Binding("f6", "sweep", "Sweep", show=False),
-        Binding("f7", "detected_disks", "Disks", show=False),
+        Binding("f4", "pin", "Pin", show=False),
+        Binding("f5", "validate", "Validate"),
+        Binding("f6", "sweep", "Sweep"),
+        Binding("f7", "detected_disks", "Disks"),
         Binding("ctrl+s", "save_plan", "Save"),
-        Binding("ctrl+o", "open_plan", "Open"),
-        Binding("ctrl+t", "toggle_theme", "Theme"),
+        Binding("ctrl+o", "open_plan", "Open", show=False),
+        Binding("ctrl+t", "toggle_theme", "Theme", show=False),
     ]
 
     def __init__(self, plan: Plan, plan_file: str | Path | None = None) -> None:

@@ -18,7 +18,7 @@ from planners.compute import compute
 from planners.errors import PlanError
 from planners.models import Plan
 from planners.results import PlanResult
-from planners.units import format_size_compact, parse_size
+from planners.units import format_disk_size, format_size_compact, parse_size
 
 Values = dict[str, Any]
 
@@ -70,13 +70,13 @@ def _values_from_plan(plan: Plan) -> Values:
     auto = _homogeneous(plan) and total // len(plan.groups) == g.disks
     return {
         "count": str(d0.count),
-        "size": str(d0.size),
+        "size": format_disk_size(d0.size),
         "preset": preset_for(d0.size, d0.logical_sector, d0.physical_sector, d0.rotational),
         "logical_sector": str(d0.logical_sector),
         "physical_sector": str(d0.physical_sector),
         "rotational": d0.rotational,
         "count2": str(d1.count) if d1 else "0",
-        "size2": str(d1.size) if d1 else "",
+        "size2": format_disk_size(d1.size) if d1 else "",
         "groups": str(len(plan.groups)),
         "level": str(g.level),
         "layout": g.layout or "",
@@ -190,6 +190,9 @@ def _disks(base: Plan, values: Values) -> list[dict[str, Any]]:
                  physical_sector=int(values["physical_sector"]), rotational=bool(values["rotational"]))
     if preset is not None:
         first["model"] = preset.model
+    elif (size, first["logical_sector"], first["physical_sector"], first["rotational"]) != (
+            old[0]["size"], old[0].get("logical_sector"), old[0].get("physical_sector"), old[0].get("rotational")):
+        first.pop("model", None)  # the old model text described another disk
     if len(old[0].get("devices", [])) == count:  # device paths stay valid only while they still number one per disk
         first["devices"] = old[0]["devices"]
     out = [first]

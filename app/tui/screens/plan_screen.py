@@ -19,7 +19,8 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.reactive import var
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static
+from textual.binding import Binding
+from textual.widgets import Footer, Header, Static, TabbedContent
 
 from app.tui.form_model import Values, compute_form, values_from_plan
 from app.tui.messages import FormEdited, PlanComputed, PlanRejected
@@ -29,10 +30,20 @@ from planners.errors import PlanError
 from planners.models import Plan
 
 
+TABS = ("tab-capacity", "tab-alignment", "tab-findings", "tab-performance")
+
+
 class PlanScreen(Screen[None]):
     """Edit a plan and watch its capacity, alignment and findings follow."""
 
     AUTO_FOCUS = "#count"
+    # The result tabs are reached from any field: typing stays in the form, the figures change tab.
+    BINDINGS = [
+        Binding("f8", "next_tab", "Tabs"),
+        Binding("shift+f8", "next_tab(-1)", "Previous tab", show=False),
+        *(Binding(f"alt+{i}", f"show_tab('{tab}')", tab.removeprefix("tab-").title(), show=False)
+          for i, tab in enumerate(TABS, start=1)),
+    ]
 
     values: var[Values] = var(dict, init=False)
 
@@ -52,10 +63,18 @@ class PlanScreen(Screen[None]):
                 yield PlanForm(self._initial, id="form")
                 yield Static(id="form-error")
             yield ResultsPane(id="results")
-        yield Footer()
+        # What fits in 80 columns; f4, ctrl+o, ctrl+t and ctrl+p are in the help (f1) and the palette.
+        yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
         self.values = dict(self._initial)
+
+    def action_show_tab(self, tab: str) -> None:
+        self.query_one("#result-tabs", TabbedContent).active = tab
+
+    def action_next_tab(self, step: int = 1) -> None:
+        tabs = self.query_one("#result-tabs", TabbedContent)
+        tabs.active = TABS[(TABS.index(tabs.active) + step) % len(TABS)]
 
     def load(self, plan: Plan) -> None:
         """Start over from `plan` (a file just opened, or a pinned variant)."""

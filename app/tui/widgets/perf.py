@@ -34,13 +34,14 @@ def _value(p: WorkloadPrediction, mb_s: float) -> str:
 
 
 def roofline(p: WorkloadPrediction, width: int) -> Text:
-    """One workload: a header line, then one bar per term, smallest (binding) first."""
-    bar_width = max(BAR_MIN, width - LABEL_WIDTH - VALUE_WIDTH - 2)
+    """One workload: a header line (wrapped), then one bar per term, smallest (binding) first."""
     shown = [t for t in p.terms if t.mb_s < 1e9][:8]  # "no limit" placeholders would flatten the scale
+    value_width = max([VALUE_WIDTH, *(len(_value(p, t.mb_s)) for t in shown)])
+    bar_width = max(BAR_MIN, width - LABEL_WIDTH - value_width - 2)
     lo = max(min(t.mb_s for t in shown), 1e-6)
     hi = max(max(t.mb_s for t in shown), lo * 1.0001)
     span = log(hi / lo) * 1.15  # leave room so the largest bar does not fill the pane edge to edge
-    out = Text(no_wrap=True, overflow="ellipsis")
+    out = Text(overflow="fold")
     out.append(f"{p.workload}", style="bold")
     out.append(f"  {_value(p, p.mb_s)}", style="bold")
     if p.block_bytes < (1 << 16):
@@ -56,7 +57,7 @@ def roofline(p: WorkloadPrediction, width: int) -> Text:
         out.append(f"{t.name[:LABEL_WIDTH - 1]:<{LABEL_WIDTH}}", style=style if i == 0 else "")
         out.append("█" * n, style=style)
         out.append(" " * (bar_width - n + 1))
-        out.append(f"{_value(p, t.mb_s):>{VALUE_WIDTH}}\n", style=style if i == 0 else "dim")
+        out.append(f"{_value(p, t.mb_s):>{value_width}}\n", style=style if i == 0 else "dim")
     if p.factor_note:
         out.append(p.factor_note + "\n", style="dim")
     return out
@@ -67,7 +68,7 @@ def reliability_text(rel: Reliability) -> Table:
 
     t = Table(title="Reliability", title_justify="left", show_edge=False, padding=(0, 1, 0, 0))
     for col in ("array", "survives", "rebuild", "limited by", "P(URE)"):
-        t.add_column(col, no_wrap=True, justify="left" if col in ("array", "limited by") else "right")
+        t.add_column(col, overflow="fold", justify="left" if col in ("array", "limited by") else "right")
     for g in rel.groups:
         t.add_row(g.name, str(g.tolerates), f"{g.rebuild_hours:.1f} h", g.rebuild_binding, f"{g.ure_probability:.0%}")
     lo, hi = rel.loss_per_year

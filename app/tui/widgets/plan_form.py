@@ -20,6 +20,8 @@ from app.tui.form_model import FIELDS, Values, layouts_for
 from app.tui.messages import FormEdited
 from app.tui.presets import BY_KEY, PRESETS, preset_for
 from app.tui.widgets.choice import Choice
+from planners.errors import PlanError
+from planners.units import parse_size, size_meaning
 
 _SECTORS = [("512", "512"), ("4096", "4096")]
 _LEVELS = [(f"RAID{n}", str(n)) for n in (0, 1, 4, 5, 6, 10)]
@@ -37,18 +39,22 @@ class PlanForm(VerticalScroll):
         v = self._initial
         yield Static("Disks", classes="form-section")
         yield from self._input("count", "count", v, type="integer", tooltip="How many disks of this kind")
-        yield from self._input("size", "size", v, placeholder="2TB, 1.8TiB or bytes", tooltip="Bytes one disk reports")
+        yield from self._input("size", "size", v, placeholder="2TB, 1.8TiB or bytes",
+                               tooltip="Bytes one disk reports. TB/GB are decimal (as disks are sold); T, G and TiB are binary")
+        yield from self._meaning("size", v)
         yield from self._select("preset", "model", [(p.label, p.key) for p in PRESETS], v, blank="custom")
         yield from self._select("logical_sector", "log. sector", _SECTORS, v)
         yield from self._select("physical_sector", "phys. sector", _SECTORS, v)
         yield from self._check("rotational", "", "spinning", v)
-        yield from self._input("count2", "more disks", v, type="integer", tooltip="A second set of another size (0: none)")
+        yield from self._input("count2", "more disks", v, type="integer", valid_empty=True,
+                               tooltip="A second set of another size (0: none)")
         yield from self._input("size2", "their size", v, placeholder="e.g. 4TB")
+        yield from self._meaning("size2", v)
         yield Static("md arrays", classes="form-section")
         yield from self._input("groups", "groups", v, type="integer", tooltip="Identical md arrays to build")
         yield from self._select("level", "level", _LEVELS, v)
         yield from self._select("layout", "layout", [(x, x) for x in layouts_for(v["level"])], v, blank="default")
-        yield from self._input("members", "members", v, type="integer", placeholder="auto: fill",
+        yield from self._input("members", "members", v, type="integer", placeholder="auto: fill", valid_empty=True,
                           tooltip="Active disks per array; empty shares all disks out")
         yield from self._input("spares", "spares", v, type="integer", tooltip="Hot spares per array")
         yield from self._input("chunk", "chunk", v, placeholder="512K (default)")
@@ -83,6 +89,10 @@ class PlanForm(VerticalScroll):
         control.tooltip = tooltip
         return self._row(label, control, field)
 
+    def _meaning(self, field: str, v: Values) -> ComposeResult:
+        """Under a disk size, what it was understood as: '18T' is binary, and says so."""
+        yield Static(_meaning_of(str(v[field])), id=f"meaning-{field}", classes="size-meaning")
+
     def _select(self, field: str, label: str, options: list[tuple[str, str]], v: Values, blank: str = "") -> ComposeResult:
         return self._row(label, Choice(options, str(v[field]), blank=blank, id=field), field)
 
@@ -99,6 +109,7 @@ class PlanForm(VerticalScroll):
         for field, control in self._controls.items():
             control.value = values[field]
         self._sync_enabled(values)
+        self._show_meanings(values)
 
     def show_error(self, field: str, message: str) -> None:
         """Mark the field that caused the plan to be refused; the reason goes in `#form-error`.
@@ -145,7 +156,13 @@ class PlanForm(VerticalScroll):
             self._match_preset(values)
             values = self.values()
         self._sync_enabled(values)
+        if field in ("size", "size2", "preset"):
+            self._show_meanings(values)
         self.post_message(FormEdited(values, field))
+
+    def _show_meanings(self, values: Values) -> None:
+        for f in ("size", "size2"):
+            self.query_one(f"#meaning-{f}", Static).update(_meaning_of(str(values[f])), layout=False)
 
     def _apply_preset(self) -> None:
         key = self._controls["preset"].value
@@ -161,8 +178,8 @@ class PlanForm(VerticalScroll):
     def _match_preset(self, values: Values) -> None:
         """Keep the model choice honest: it names a preset only while every property matches it."""
         try:
-            size = int(values["size"])
-        except ValueError:
+            size = parse_size(str(values["size"]))
+        except PlanError:
             size = -1
         key = preset_for(size, int(values["logical_sector"]), int(values["physical_sector"]), bool(values["rotational"]))
         self._controls["preset"].value = key
@@ -183,4 +200,17 @@ class PlanForm(VerticalScroll):
         for field in ("lvm_mode", "extent_size", "data_alignment"):
             c[field].disabled = not lvm
         c["stripe_size"].disabled = not lvm or values["lvm_mode"] != "striped"
-        c["reserved"].disabled = values["fs"] == "xfs"
+        # XFS has no reserved blocks: the row goes rather than show a number that means nothing.
+        xfs = values["fs"] == "xfs"
+        c["reserved"].disabled = xfs
+        c["reserved"].display = not xfs
+        self.query_one("#label-reserved").display = not xfs
+
+
+def _meaning_of(text: str) -> str:
+    if not text.strip():
+        return ""
+    try:
+        return size_meaning(parse_size(text))
+    except PlanError:
+        return "not a size"

@@ -15,7 +15,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Static, TabbedContent, TabPane
 
 from app.shared.render import alignment_table, findings_text, volume_table
-from app.tui.tables import arrays, summary_text, waterfall
+from app.tui.tables import arrays, summary_text, waterfall, waterfall_notes
 from app.tui.widgets.perf import perf_view
 from planners.models import Plan
 from planners.results import PlanResult
@@ -40,6 +40,7 @@ class ResultsPane(Vertical):
             with TabPane("Capacity", id="tab-capacity"):
                 with VerticalScroll(classes="result-scroll"):
                     yield Static(id="waterfall")
+                    yield Static(id="waterfall-notes")
                     yield Static(id="arrays")
             with TabPane("Alignment", id="tab-alignment"):
                 with VerticalScroll(classes="result-scroll"):
@@ -82,6 +83,12 @@ class ResultsPane(Vertical):
         self._shapes[selector] = shape
         self.query_one(selector, Static).update(content, layout=not same)
 
+    def _put_if_changed(self, selector: str, text: Text) -> None:
+        """Text whose size cannot be known cheaply: lay out only when the words changed."""
+        if self._shapes.get(selector) != (str(text),):
+            self._shapes[selector] = (str(text),)
+            self.query_one(selector, Static).update(text)
+
     def refresh_figures(self) -> None:
         """Redraw from the last plan (something behind the figures changed, not the plan)."""
         self._refresh_figures()
@@ -102,8 +109,11 @@ class ResultsPane(Vertical):
         # Only the tab in view is drawn; switching tabs draws the one that appears.
         active = tabs.active
         if active == "tab-capacity":
-            self._put("#waterfall", waterfall(result, narrow=narrow, width=self.size.width))
-            self._put("#arrays", arrays(plan, result, narrow=narrow))
+            room = self.size.width - 2  # the pane's padding and scroll bar
+            table = waterfall(result, narrow=narrow, width=room)
+            self._put("#waterfall", table)
+            self._put_if_changed("#waterfall-notes", waterfall_notes(result, table))
+            self._put("#arrays", arrays(plan, result, narrow=narrow, width=room))
         elif active == "tab-alignment":
             parts: list = []
             for v in result.volumes:
