@@ -280,3 +280,56 @@ async def test_tabbing_through_an_empty_members_field_stays_unmarked() -> None:
         await pilot.press("tab")
         await pilot.pause()
         assert members.value == "" and not members.has_class("-invalid") and not members.has_class("-error")
+
+
+async def test_unsaved_changes_are_marked_and_asked_about(tmp_path) -> None:
+    path = tmp_path / "pod.toml"
+    path.write_text(plan_to_toml(example_pod()))
+    app = PodplanApp(load_plan(path), path)
+    async with app.run_test(size=(100, 32)) as pilot:
+        await pilot.pause()
+        assert app.sub_title == str(path) and not app.modified
+        app.screen.query_one("#groups").value = "5"
+        await pilot.pause()
+        assert app.sub_title == f"{path} [modified]"
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+        assert isinstance(app.screen, Confirm)  # not gone: it asks
+        await pilot.press("n")
+        await pilot.pause()
+        assert app.is_running and not isinstance(app.screen, Confirm)
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        assert isinstance(app.screen, Confirm)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not isinstance(app.screen, (Confirm, PathPrompt))
+        app.screen.query_one("#groups").value = "3"  # back to the file's plan: nothing to lose
+        await pilot.pause()
+        assert not app.modified and app.sub_title == str(path)
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+        assert not app.is_running
+
+
+@pytest.mark.parametrize("count", ["45", "60"])
+async def test_the_capacity_tables_fit_the_pane_at_80x24(count) -> None:
+    """Narrow panes drop columns, never the end of a figure (a cropped '109.1' for '109.16')."""
+    app = PodplanApp(example_pod())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        app.screen.query_one("#count").value = count
+        await pilot.pause()
+        room = app.screen.query_one("#tab-capacity .result-scroll").scrollable_content_region.width
+        for table in ("#waterfall", "#arrays"):
+            content = app.screen.query_one(table, Static).content
+            assert app.console.measure(content).maximum <= room, table
+        assert f"{compute(app.plan).groups[0].md.array_bytes:,}" in str(text_of_tables(app))
+
+
+def text_of_tables(app: PodplanApp) -> str:
+    from rich.console import Console
+
+    console = Console(width=200, record=True, file=io.StringIO())
+    console.print(app.screen.query_one("#arrays", Static).content)
+    return console.export_text()

@@ -59,7 +59,10 @@ def test_a_new_user_changes_the_disk_count_and_reads_the_script() -> None:
         assert "mdadm" in _wait_for(session, "mdadm")  # the build script, as `podplan script` prints it
         _type(session, "Escape")
         _wait_for(session, "Usable")
+        assert "[modified]" in screen
         _type(session, "C-q")
+        _wait_for(session, "lose the changes")  # edited and never saved: it asks first
+        _type(session, "y")
         _wait_for(session, "podplan-exited-0")
     finally:
         subprocess.run(["tmux", "kill-session", "-t", session], capture_output=True, timeout=10)

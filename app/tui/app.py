@@ -51,6 +51,13 @@ class PodplanApp(App[int]):
         self.error = ""
         self.variants: list[Variant] = []
         self.theme = "textual-dark"
+        # The plan as last opened or saved (None: never saved); compared with the form's plan for
+        # the modified mark. Taken from the form's first computation after an open, so that the
+        # form's own spelling of a file's plan does not count as a change.
+        self.saved_plan: Plan | None = None
+        self._take_saved_from_form = True
+        self._saving: Plan | None = None
+        self._origin = f"example {plan.name}"
 
     def on_mount(self) -> None:
         self._set_subtitle()
@@ -73,8 +80,15 @@ class PodplanApp(App[int]):
         for pane in self.screen.query(ResultsPane):
             pane.refresh_figures()
 
+    @property
+    def modified(self) -> bool:
+        """The form holds changes that no file has: quitting or opening another file would lose them."""
+        return self.saved_plan is None or self.plan != self.saved_plan
+
     def _set_subtitle(self) -> None:
-        self.sub_title = str(self.plan_file) if self.plan_file else f"example {self.plan.name} (not saved)"
+        where = str(self.plan_file) if self.plan_file else self._origin
+        mark = " [modified]" if self.saved_plan is not None and self.modified else ""
+        self.sub_title = where + mark + ("" if self.plan_file else " (not saved)")
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key) and isinstance(self.screen, PlanScreen):
@@ -87,10 +101,15 @@ class PodplanApp(App[int]):
     @on(PlanComputed)
     def _plan_computed(self, event: PlanComputed) -> None:
         self.plan, self.result, self.error = event.plan, event.result, ""
+        if self._take_saved_from_form:
+            self._take_saved_from_form = False
+            self.saved_plan = event.plan
+        self._set_subtitle()
 
     @on(PlanRejected)
     def _plan_rejected(self, event: PlanRejected) -> None:
         self.error = event.message
+        self._set_subtitle()
 
     def _plan_screen(self) -> PlanScreen:
         return next(s for s in self.screen_stack if isinstance(s, PlanScreen))
@@ -146,8 +165,10 @@ class PodplanApp(App[int]):
     def open_new_plan(self, plan: Plan, what: str) -> None:
         """A new plan, from no file, in the form; `what` says where it came from."""
         self.plan_file = None
+        self.saved_plan = None  # never saved: quitting asks first
+        self._origin = what
         self.load_into_form(plan, what)
-        self.sub_title = f"{what} (not saved)"
+        self._set_subtitle()
 
     def action_pin(self) -> None:
         if self.result is None or self.error:
@@ -184,6 +205,7 @@ class PodplanApp(App[int]):
 
         plan = self.plan
         default = str(self.plan_file) if self.plan_file else f"{plan.name}.toml"
+        self._saving = plan
         self.save_file("Save the plan as (TOML)", default, "plan", lambda path, force: save_plan(plan, path, overwrite=force))
 
     def save_script(self, text: str) -> None:
@@ -219,10 +241,29 @@ class PodplanApp(App[int]):
         else:
             self.post_message(FileSaved(path, what))
 
+    async def action_quit(self) -> None:
+        """ctrl+q: ask first when the form holds changes no file has."""
+        if not self.modified:
+            self.exit()
+            return
+        from app.tui.screens.dialogs import Confirm
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                self.exit()
+
+        self.push_screen(Confirm(f"Quit and lose the changes to {self._where()}?", yes="Yes, quit"), answered)
+
+    def _where(self) -> str:
+        return str(self.plan_file) if self.plan_file else f"{self._origin} (never saved)"
+
     @work(exclusive=True, group="open-dialog")
     async def action_open_plan(self) -> None:
-        from app.tui.screens.dialogs import PathPrompt
+        from app.tui.screens.dialogs import Confirm, PathPrompt
 
+        if self.modified and not await self.push_screen_wait(
+                Confirm(f"Open another plan and lose the changes to {self._where()}?", yes="Yes, open")):
+            return
         answer = await self.push_screen_wait(PathPrompt("Open a plan file (TOML)", str(self.plan_file or "")))
         if answer:
             self._read(Path(answer).expanduser())
@@ -241,6 +282,7 @@ class PodplanApp(App[int]):
     @on(PlanOpened)
     def _plan_opened(self, event: PlanOpened) -> None:
         self.plan_file = event.path
+        self._take_saved_from_form = True
         self._back_to_plan()
         self._plan_screen().load(event.plan)
         self._set_subtitle()
@@ -250,6 +292,7 @@ class PodplanApp(App[int]):
     def _file_saved(self, event: FileSaved) -> None:
         if event.what == "plan":
             self.plan_file = event.path
+            self.saved_plan = self._saving
             self._set_subtitle()
         self.notify(f"Saved the {event.what} to {event.path}")
 

@@ -20,19 +20,20 @@ from planners.units import format_size_compact
 def summary_text(result: PlanResult | None, *, error: str = "") -> Text:
     """The headline: what users can write, in bytes, TB, TiB and as a share of raw.
 
-    With an `error`, the first line says why nothing was computed and the figures below are
-    the last valid ones, struck through. Always three lines, so the pane never reflows.
+    With an `error`, the first line says why nothing was computed (the whole reason is under
+    the form) and the figures below are the last valid ones, struck through. The figures wrap
+    rather than lose a digit on a narrow pane.
     """
-    out = Text(no_wrap=True, overflow="ellipsis")
+    out = Text(overflow="fold")
     if error:
-        out.append("Not computed: ", style="bold red")
-        out.append(error + "\n", style="red")
+        out.append(Text.assemble(("Not computed: ", "bold red"), (error, "red"), no_wrap=True, overflow="ellipsis"))
+        out.append("\n")
         if result is None:
             return out
         out.append("last valid: ", style="dim")
         out.append(f"{result.usable_bytes:,} B", style="dim strike")
-        out.append(f" = {tb(result.usable_bytes)} = {tib(result.usable_bytes)}\n", style="dim")
-        out.append(f"{result.efficiency:.2%} of raw {tb(result.raw_bytes)} on {result.disk_count} disks", style="dim")
+        out.append(f"\n= {tb(result.usable_bytes)} = {tib(result.usable_bytes)} = {result.efficiency:.2%} of raw "
+                   f"{tb(result.raw_bytes)} on {result.disk_count} disks", style="dim")
         return out
     assert result is not None
     style = "bold"
@@ -85,7 +86,7 @@ def waterfall_notes(result: PlanResult, table: Table) -> Text:
 
 
 def _waterfall(result: PlanResult, *, tb_col: bool, removed: bool, why_width: int) -> Table:
-    t = Table(box=box.SIMPLE_HEAD, padding=(0, 1, 0, 0), expand=False, show_edge=False)
+    t = Table(box=box.SIMPLE_HEAD, padding=0, expand=False, show_edge=False)  # the box's blank is the gap
     # Minimum widths hold the table's size steady while the digits change, so an update
     # needs no new screen layout (see ResultsPane._put).
     t.add_column("step", no_wrap=True, min_width=17)
@@ -123,7 +124,7 @@ def arrays(plan: Plan, result: PlanResult, *, narrow: bool, width: int) -> Table
 
 
 def _arrays(plan: Plan, result: PlanResult, *, dropped: tuple[str, ...], layout: bool) -> Table:
-    t = Table(box=box.SIMPLE_HEAD, padding=(0, 1, 0, 0), show_edge=False)
+    t = Table(box=box.SIMPLE_HEAD, padding=0, show_edge=False)
     widths = {"array": 5, "level": 9 if layout else 6, "disks": 5, "chunk": 5, "data offset": 11, "component B": 17,
               "array B": 18}
     columns = [c for c in ("array", "level", "disks", "chunk", "data offset", "component B", "array B") if c not in dropped]

@@ -45,16 +45,17 @@ class Confirm(ModalScreen[bool]):
 
     BINDINGS = [Binding("escape,n", "no", "No"), Binding("y", "yes", "Yes")]
 
-    def __init__(self, question: str) -> None:
+    def __init__(self, question: str, yes: str = "Yes, overwrite") -> None:
         super().__init__(classes="dialog-screen")
         self._question = question
+        self._yes = yes
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Label(self._question, classes="dialog-title")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("No", variant="primary", id="no")
-                yield Button("Yes, overwrite", variant="error", id="yes")
+                yield Button(self._yes, variant="error", id="yes")
 
     def on_mount(self) -> None:
         self.query_one("#no").focus()

@@ -73,8 +73,10 @@ class ResultsPane(Vertical):
         A layout pass reflows the whole screen (the form included) and costs more than all the
         arithmetic, while most keystrokes change digits, not the shape of a table.
         """
-        if selector == "#summary":
-            shape: tuple[int, ...] = (0,)  # its size is fixed by the stylesheet
+        if selector == "#summary" and isinstance(content, Text):
+            # Three lines unless a narrow pane wraps one: lay out only when the count changes.
+            width = max(1, self.size.width - 1)
+            shape: tuple[int, ...] = (len(content.wrap(self.app.console, width)),)
         elif isinstance(content, Table):
             shape = (content.row_count, self.app.console.measure(content).maximum)
         else:
@@ -109,7 +111,7 @@ class ResultsPane(Vertical):
         # Only the tab in view is drawn; switching tabs draws the one that appears.
         active = tabs.active
         if active == "tab-capacity":
-            room = self.size.width - 2  # the pane's padding and scroll bar
+            room = self.size.width - 2  # the pane's left padding and the scroll bar (podplan.tcss)
             table = waterfall(result, narrow=narrow, width=room)
             self._put("#waterfall", table)
             self._put_if_changed("#waterfall-notes", waterfall_notes(result, table))
