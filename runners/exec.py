@@ -47,7 +47,7 @@ PROGRAMS: dict[str, Program] = {
     "losetup": _MOUNT, "mount": _MOUNT, "umount": _MOUNT,
     "lsblk": _UTIL, "blkid": _UTIL, "wipefs": _UTIL, "dmesg": _UTIL, "unshare": _UTIL, "setpriv": _UTIL,
     "findmnt": _UTIL,
-    **dict.fromkeys(("df", "env", "cat"), Program("coreutils", base=True)),
+    **dict.fromkeys(("df", "env", "cat", "sleep"), Program("coreutils", base=True)),
     "bash": Program("bash", base=True),
     "journalctl": Program("systemd", optional="the kernel log is read from dmesg first and /var/log/kern.log last"),
     # The VM lab: the kit builder downloads and unpacks Debian packages, indexes the kernel's modules, boots qemu.

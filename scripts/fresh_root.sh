@@ -78,6 +78,9 @@ build_root() {
 }
 
 copy_project() {
+  # The root as a mount point of its own, as a real root is: `unshare --propagation private`
+  # (the LVM probe, the multi-host tests) refuses a chroot whose / is a plain directory.
+  mount --bind "$root" "$root" && mounted+=("$root")
   git clone -q --no-local "$repo" "$root/root/podplan"
   cp /etc/resolv.conf "$root/etc/resolv.conf"
   # The host's own CAs (a proxy's, a company's): ca-certificates adds them when setup installs it.

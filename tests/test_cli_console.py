@@ -28,7 +28,8 @@ def test_a_wide_table_written_to_a_file_keeps_every_cell():
         assert cell in text
 
 
-def test_a_terminal_keeps_its_width():
+def test_a_terminal_keeps_its_width(monkeypatch):
+    monkeypatch.setenv("TERM", "xterm-256color")  # Rich gives a dumb terminal 80 columns whatever it is told
     out = io.StringIO()
     console = FitConsole(file=out, width=40, force_terminal=True)
     console.print("x" * 100)

@@ -100,6 +100,8 @@ def test_cli_permission_error_is_one_line(tmp_path):
                           "app.cli.main", "validate", str(locked)], cwd=ROOT, capture_output=True, text=True, timeout=60)
     if "Permission denied" in out.stderr and "python" in out.stderr.lower():
         pytest.skip("the interpreter is not readable by an unprivileged user here")
+    if "No module named 'app'" in out.stderr:
+        pytest.skip(f"the checkout {ROOT} is not readable by an unprivileged user here (a home directory of mode 700?)")
     assert out.returncode == 2, out.stderr
     assert "Traceback" not in out.stderr and "permission denied" in out.stderr
 
