@@ -15,9 +15,24 @@ from planners.lvm import lvm_volume, pe_start_bytes
 from planners.md.geometry import md_geometry
 from planners.models import Plan
 from planners.results import AlignmentChain, CapacityStep, GroupResult, PlanResult, VolumeResult
+from planners.units import is_power_of_two
 from planners.fs.xfs.geometry import xfs_df, xfs_geometry
 
-DEFAULT_LV_STRIPE = 64 * 1024  # lvcreate -I default
+DEFAULT_LV_STRIPE = 64 * 1024  # lvcreate -I default, when the md arrays offer nothing better
+PAGE_BYTES = 4096  # lvcreate refuses a stripe below the page size
+
+
+def default_lv_stripe(chunk: int, full_stripe: int, extent: int) -> int:
+    """The stripe size a striped LV gets when the plan names none (the script passes it to lvcreate).
+
+    The md full stripe, so each LVM stripe is whole md stripes and parity is written without a
+    read; lvcreate takes only a power of two no larger than an extent, so failing that the md
+    chunk (a power of two), and lvcreate's own 64 KiB when neither fits.
+    """
+    for size in (full_stripe, chunk):
+        if size and is_power_of_two(size) and PAGE_BYTES <= size <= extent:
+            return size
+    return DEFAULT_LV_STRIPE
 
 
 def compute(plan: Plan) -> PlanResult:
@@ -99,7 +114,8 @@ def _volume(plan: Plan, groups: list[GroupResult], device: str, mount_point: str
         data_alignment = lvm.data_alignment or md0.io_opt_bytes or md0.io_min_bytes or None
         pe_start = pe_start_bytes(md0.io_min_bytes, md0.io_opt_bytes, data_alignment=data_alignment, lvm2=plan.tools.v("lvm2"))
         lv_stripes = len(groups) if lvm.mode == "striped" else 1
-        lv_stripe = (lvm.stripe_size or DEFAULT_LV_STRIPE) if lvm.mode == "striped" else None
+        lv_stripe = (lvm.stripe_size or default_lv_stripe(md0.chunk_bytes, md0.io_opt_bytes, lvm.extent_size)
+                     if lvm.mode == "striped" else None)
         try:
             lvg = lvm_volume(
                 [g.md.array_bytes for g in groups],

@@ -8,7 +8,8 @@ from app.cli.main import main
 from app.shared.planfile import plan_from_toml
 from planners.example import example_pod
 
-ACCEPTANCE = ["plan", "--disks", "45", "--disk-size", "2000398934016", "--level", "6", "--chunk", "256K", "--fs", "xfs", "--json"]
+ACCEPTANCE = ["plan", "--disks", "45", "--disk-size", "2000398934016", "--groups", "1", "--no-lvm", "--level", "6", "--chunk", "256K",
+              "--fs", "xfs", "--json"]
 
 
 def run(capsys, argv):
@@ -109,3 +110,27 @@ def test_piped_output_never_cuts_a_figure():
         assert f"{n:,}" in text, f"{n:,} is missing or cut in `podplan plan | cat`"
     for args in (("predict",), ("sweep",), ("plan", "--disks", "60", "--groups", "4", "--level", "6")):
         assert "…" not in _piped(*args), f"podplan {' '.join(args)} | cat cuts a cell"
+
+
+def test_flags_alone_change_the_example_pod(capsys):
+    example = json.loads(run(capsys, ["plan", "--json"])[1])["plan"]
+    code, out, err = run(capsys, ["plan", "--fs", "ext4", "--json"])
+    assert code == 0, err
+    plan = json.loads(out)["plan"]
+    assert plan["filesystem"]["type"] == "ext4"
+    assert plan["groups"] == example["groups"] and plan["lvm"] == example["lvm"]
+
+
+def test_striped_lvm_without_a_stripe_size_takes_one_lvcreate_accepts(capsys):
+    code, out, err = run(capsys, ["plan", "--lvm-mode", "striped", "--json"])
+    assert code == 0, err
+    a = json.loads(out)["result"]["volumes"][0]["alignment"]
+    # The example's full stripe (13 x 512K) is no power of two, so the chunk: whole md chunks per LVM stripe.
+    assert a["lv_stripes"] == 3 and a["lv_stripe_bytes"] == 512 * 1024
+    # Three RAID5 of 9: a full stripe of 8 x 256K = 2M, a power of two within the extent: the full stripe.
+    code, out, err = run(capsys, ["plan", "--disks", "27", "--groups", "3", "--level", "5", "--chunk", "256K",
+                                  "--lvm-mode", "striped", "--json"])
+    assert code == 0, err
+    doc = json.loads(out)["result"]
+    assert doc["volumes"][0]["alignment"]["lv_stripe_bytes"] == 2 * 1024 * 1024
+    assert not [f for f in doc["findings"] if f["layer"] == "lvm" and f["severity"] == "warning"]

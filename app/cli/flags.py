@@ -18,10 +18,11 @@ LAYOUT_FLAGS = (
 
 
 def add_plan_flags(p: argparse.ArgumentParser) -> None:
-    p.add_argument("plan_file", nargs="?", metavar="PLAN.toml", help="plan file; flags below override it")
+    p.add_argument("plan_file", nargs="?", metavar="PLAN.toml",
+                   help="plan file (default: the example pod, as `podplan plan` shows it); flags below change it")
     d = p.add_argument_group("disks")
     d.add_argument("--disks", type=int, metavar="N", help="number of disks")
-    d.add_argument("--disk-size", metavar="SIZE", help="size of each disk: 2TB, 1.8TiB, 2000398934016")
+    d.add_argument("--disk-size", metavar="SIZE", help="size of each disk: 2TB (decimal), 1.8TiB or 18T (binary), 2000398934016")
     d.add_argument("--logical-sector", type=int, choices=(512, 4096), help="logical sector size in bytes")
     d.add_argument("--physical-sector", type=int, choices=(512, 4096), help="physical sector size in bytes")
     d.add_argument("--ssd", action=argparse.BooleanOptionalAction, default=None, help="non-rotational disks")
@@ -29,7 +30,8 @@ def add_plan_flags(p: argparse.ArgumentParser) -> None:
     m = p.add_argument_group("md")
     m.add_argument("--level", type=int, choices=(0, 1, 4, 5, 6, 10), help="RAID level")
     m.add_argument("--layout", help="RAID10 n2/n3/f2/f3/o2/o3 or RAID5/6 left-symmetric, ...")
-    m.add_argument("--groups", type=int, metavar="G", help="split the disks into G identical md arrays")
+    m.add_argument("--groups", type=int, metavar="G",
+                   help="split the disks into G identical md arrays (with --disks and no --groups: one array)")
     m.add_argument("--spares", type=int, metavar="S", help="hot spares per array")
     m.add_argument("--chunk", metavar="SIZE", help="chunk size, e.g. 512K")
     m.add_argument("--metadata", choices=("1.0", "1.1", "1.2"), help="md superblock format")
@@ -57,19 +59,19 @@ def _size(value: str | None, what: str) -> int | None:
 
 
 def plan_from_args(args: argparse.Namespace, base: Plan | None) -> Plan:
-    """The base plan (file or defaults) with the flags applied; validation errors are one line."""
+    """The base plan with the flags applied; validation errors are one line.
+
+    The base is the plan file, or without one the example pod (what `podplan plan` shows with
+    no flags): flags always change a plan the user can see, never a hidden one of their own.
+    """
     given = {k for k in LAYOUT_FLAGS if getattr(args, k, None) is not None}
     if base is None:
+        from planners.example import example_pod
+
+        base = example_pod()
         if not given:
-            from planners.example import example_pod
-
-            return example_pod()
-        from planners.example import TWO_TB_DRIVE
-
-        # Flags alone start from the example pod's disks as one plain md array, no LVM.
-        data: dict[str, Any] = {"disks": [{"count": 45, "size": TWO_TB_DRIVE}], "groups": [{"level": 6, "members": 45}]}
-    else:
-        data = base.model_dump(mode="json", exclude_none=True)
+            return base
+    data: dict[str, Any] = base.model_dump(mode="json", exclude_none=True)
     if args.disks is not None or args.disk_size is not None or args.devices is not None:
         old = data["disks"][0]
         count = args.disks if args.disks is not None else sum(d["count"] for d in data["disks"])
@@ -88,13 +90,15 @@ def plan_from_args(args: argparse.Namespace, base: Plan | None) -> Plan:
 
     _apply_groups(data, args)
     _apply_layers(data, args)
-    return plan_from_data(data, source="flags" if base is None else "plan with flags")
+    return plan_from_data(data, source="plan with flags")
 
 
 def _apply_groups(data: dict[str, Any], args: argparse.Namespace) -> None:
     total = sum(d["count"] for d in data["disks"])
     template = dict(data["groups"][0])
-    ngroups = args.groups if args.groups is not None else len(data["groups"])
+    # A new disk count is a new layout: without --groups, all the disks make one array.
+    new_disks = args.disks is not None or args.devices is not None
+    ngroups = args.groups if args.groups is not None else (1 if new_disks else len(data["groups"]))
     if ngroups < 1:
         raise PlanError("--groups must be at least 1")
     reshape = any(getattr(args, k) is not None for k in ("disks", "groups", "spares", "devices"))
