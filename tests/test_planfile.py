@@ -109,3 +109,15 @@ def test_a_round_disk_size_comes_back_as_it_was_typed():
         text = plan_to_toml(Plan.model_validate(data))
         assert f'size = "{back}"' in text or f"size = {back}" in text
         assert plan_from_toml(text).disks[0].size == parse_size(typed)
+
+
+def test_every_problem_of_a_file_is_named(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text(plan_to_toml(example_pod()).replace("count = 45", "count = 45\ncolour = 1\nshade = 2")
+                   .replace("level = 6", "level = 6\nflavour = 3", 1))
+    with pytest.raises(PlanError) as caught:
+        load_plan(bad)
+    message = caught.value.message
+    assert "more problem" not in message and "\n" not in message
+    for name in ("colour", "shade", "flavour"):
+        assert f"{name}: unknown setting" in message

@@ -173,6 +173,10 @@ async def test_script_screen_shows_what_podplan_script_prints(capsys: pytest.Cap
         assert screen.query_one("#script", Static).content.code == printed
         await pilot.press("c")
         assert app.clipboard == printed
+        # podplan cannot know whether the terminal took it: it says where it went and the way out.
+        said = [n.message for n in app._notifications]
+        assert any("terminal's clipboard" in m and "s to save it" in m for m in said), said
+        assert not any(m.startswith("Copied") for m in said)
         await pilot.press("escape")
         await _type(pilot, "count", "48")
         await pilot.press("f2")

@@ -103,21 +103,20 @@ def _field_of(exc: ValidationError) -> str:
 
 
 def describe_validation_error(exc: ValidationError, source: str) -> str:
-    """The first problem pydantic found, said in one line with the field's dotted path."""
-    err = exc.errors()[0]
-    loc = ".".join(str(x) for x in err["loc"])
-    msg = err["msg"]
-    for prefix in ("Value error, ", "Assertion failed, "):
-        if msg.startswith(prefix):
-            msg = msg[len(prefix):]
-    if err["type"] == "extra_forbidden":
-        msg = "unknown setting (check the spelling)"
-    elif err["type"] == "missing":
-        msg = "required setting is missing"
-    more = len(exc.errors()) - 1
-    tail = f" (and {more} more problem{'s' if more > 1 else ''})" if more else ""
-    where = f"{loc}: " if loc else ""
-    return f"{source}: {where}{msg}{tail}"
+    """Every problem pydantic found, each with the field's dotted path, in one line."""
+    problems = []
+    for err in exc.errors():
+        loc = ".".join(str(x) for x in err["loc"])
+        msg = err["msg"]
+        for prefix in ("Value error, ", "Assertion failed, "):
+            if msg.startswith(prefix):
+                msg = msg[len(prefix):]
+        if err["type"] == "extra_forbidden":
+            msg = "unknown setting (check the spelling)"
+        elif err["type"] == "missing":
+            msg = "required setting is missing"
+        problems.append(f"{loc}: {msg}" if loc else msg)
+    return f"{source}: " + "; ".join(dict.fromkeys(problems))
 
 
 def write_script(path: Path, text: str, force: bool) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 from rich.syntax import Syntax
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -52,4 +54,8 @@ class ScriptScreen(Screen[None]):
 
     def action_copy_script(self) -> None:
         self.app.copy_to_clipboard(self.script)
-        self.notify(f"Copied the script ({len(self.script.splitlines())} lines) to the clipboard")
+        # The copy travels as a terminal escape (OSC 52): podplan cannot see whether the terminal
+        # took it, so it says where it went and what to do if nothing arrived.
+        via = " through tmux (it passes it on only with `set -g set-clipboard on`)" if os.environ.get("TMUX") else ""
+        self.notify(f"Sent the script ({len(self.script.splitlines())} lines) to the terminal's clipboard{via}. "
+                    "Nothing to paste? Press s to save it to a file.", timeout=8)
