@@ -134,3 +134,11 @@ def test_striped_lvm_without_a_stripe_size_takes_one_lvcreate_accepts(capsys):
     doc = json.loads(out)["result"]
     assert doc["volumes"][0]["alignment"]["lv_stripe_bytes"] == 2 * 1024 * 1024
     assert not [f for f in doc["findings"] if f["layer"] == "lvm" and f["severity"] == "warning"]
+
+
+def test_devices_alone_say_how_many_disks(capsys):
+    code, out, err = run(capsys, ["plan", "--devices", "/dev/sdb,/dev/sdc,/dev/sdd,/dev/sde", "--json"])
+    assert code == 0, err
+    plan = json.loads(out)["plan"]
+    assert plan["disks"][0]["count"] == 4 and plan["disks"][0]["devices"][0] == "/dev/sdb"
+    assert len(plan["groups"]) == 1 and plan["groups"][0]["members"] == 4

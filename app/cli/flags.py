@@ -74,13 +74,15 @@ def plan_from_args(args: argparse.Namespace, base: Plan | None) -> Plan:
     data: dict[str, Any] = base.model_dump(mode="json", exclude_none=True)
     if args.disks is not None or args.disk_size is not None or args.devices is not None:
         old = data["disks"][0]
-        count = args.disks if args.disks is not None else sum(d["count"] for d in data["disks"])
+        paths = [p for p in args.devices.split(",") if p] if args.devices is not None else None
+        # Devices alone say how many disks there are: one path per disk.
+        count = args.disks if args.disks is not None else (len(paths) if paths else sum(d["count"] for d in data["disks"]))
         disk: dict[str, Any] = {k: v for k, v in old.items() if k != "devices"}
         disk["count"] = count
         if args.disk_size is not None:
             disk["size"] = _size(args.disk_size, "--disk-size")
-        if args.devices is not None:
-            disk["devices"] = [p for p in args.devices.split(",") if p]
+        if paths is not None:
+            disk["devices"] = paths
         data["disks"] = [disk]
     for key, flag in (("logical_sector", "logical_sector"), ("physical_sector", "physical_sector")):
         if getattr(args, flag) is not None:

@@ -197,12 +197,11 @@ def _tuning_step(w, plan: Plan, result: PlanResult) -> None:
     rules = []
     for g, v in _group_volumes(result):
         a = v.alignment
-        kname = f"$(md_kernel_name {q(g.device)})"
         parts = []
         if a.stripe_cache_size:
             w(f"# stripe_cache_size {a.stripe_cache_size} entries = {a.stripe_cache_bytes} bytes of RAM for {g.name} "
               f"(4 KiB x {len(g.member_devices)} members x entries).")
-            w(f'run sh -c "echo {a.stripe_cache_size} > /sys/block/{kname}/md/stripe_cache_size"')
+            w(f"md_attr {q(g.device)} stripe_cache_size {a.stripe_cache_size}")
             parts.append(f'ATTR{{md/stripe_cache_size}}="{a.stripe_cache_size}"')
         if v.lvm is None:
             w(f"# readahead {a.readahead_bytes} bytes = {a.readahead_sectors} sectors (two full stripes, at least 1 MiB).")

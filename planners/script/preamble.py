@@ -118,4 +118,18 @@ confirm() {
 md_kernel_name() {
   basename "$(readlink -f -- "$1")"
 }
+
+# md_attr /dev/md/NAME ATTR VALUE: write an md sysfs attribute. The kernel name (md127...) exists
+# only once the array does, so a dry run names the array instead of guessing.
+md_attr() {
+  if [ "$RUN" -eq 1 ]; then
+    local k
+    k=$(md_kernel_name "$1")
+    if [ -z "$k" ] || [ ! -d "/sys/block/$k/md" ]; then die "$1: no md array there to set $2 on"; fi
+    printf '+ echo %s > /sys/block/%s/md/%s\n' "$3" "$k" "$2"
+    printf '%s\n' "$3" > "/sys/block/$k/md/$2"
+  else
+    printf '+ echo %s > /sys/block/<kernel name of %s>/md/%s\n' "$3" "$1" "$2"
+  fi
+}
 '''
