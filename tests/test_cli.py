@@ -142,3 +142,10 @@ def test_devices_alone_say_how_many_disks(capsys):
     plan = json.loads(out)["plan"]
     assert plan["disks"][0]["count"] == 4 and plan["disks"][0]["devices"][0] == "/dev/sdb"
     assert len(plan["groups"]) == 1 and plan["groups"][0]["members"] == 4
+
+
+def test_several_filesystems_each_have_a_row(capsys):
+    code, out, _ = run(capsys, ["plan", "--no-lvm"])
+    assert code == 0 and "3 filesystems, one per md array" in out
+    for name in ("md0", "md1", "md2"):
+        assert f"/dev/md/{name}" in out and f"/srv/pod45/{name}" in out

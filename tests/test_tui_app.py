@@ -337,3 +337,15 @@ def text_of_tables(app: PodplanApp) -> str:
     console = Console(width=200, record=True, file=io.StringIO())
     console.print(app.screen.query_one("#arrays", Static).content)
     return console.export_text()
+
+
+async def test_several_filesystems_are_each_shown() -> None:
+    app = PodplanApp(example_pod())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        app.screen.query_one("#lvm").value = False
+        await pilot.pause()
+        assert "in 3 filesystems" in str(app.screen.query_one("#summary", Static).content)
+        listed = str(app.screen.query_one("#filesystems", Static).content)
+        for v in compute(app.plan).volumes:
+            assert f"{v.mount_point} on {v.device}: {v.df_available_bytes:,} B available" in listed

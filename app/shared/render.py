@@ -38,6 +38,20 @@ def waterfall_table(result: PlanResult) -> Table:
     return t
 
 
+def filesystems_table(result: PlanResult) -> Table | None:
+    """One row per filesystem when the plan makes several (no LVM joins the arrays): the usable
+    total is their sum, and a sysadmin mounts, fills and watches each on its own."""
+    if len(result.volumes) < 2:
+        return None
+    t = Table(title=f"{len(result.volumes)} filesystems, one per md array (no LVM joins them); usable is their sum",
+              title_justify="left", show_edge=False)
+    for col in ("device", "mount point", "df size B", "available B", "TiB"):
+        t.add_column(col, justify="left" if col in ("device", "mount point") else "right", overflow="fold")
+    for v in result.volumes:
+        t.add_row(v.device, v.mount_point, _n(v.df_size_bytes), _n(v.df_available_bytes), tib(v.df_available_bytes))
+    return t
+
+
 def groups_table(plan: Plan, result: PlanResult) -> Table:
     t = Table(title="md arrays", title_justify="left", show_edge=False)
     for col in ("array", "level", "disks", "chunk", "offset", "component B", "array B"):
@@ -125,6 +139,9 @@ def render_plan(plan: Plan, result: PlanResult) -> Group:
         (f"assumes mdadm {t.mdadm}, lvm2 {t.lvm2}, e2fsprogs {t.e2fsprogs}, xfsprogs {t.xfsprogs}, Linux {t.kernel}", "dim"),
     )
     parts: list = [head, waterfall_table(result), groups_table(plan, result)]
+    several = filesystems_table(result)
+    if several is not None:
+        parts.insert(1, several)
     for v in result.volumes:
         parts += [volume_table(plan, v), alignment_table(plan, v)]
     parts.append(findings_text(result))

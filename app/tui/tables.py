@@ -43,10 +43,26 @@ def summary_text(result: PlanResult | None, *, error: str = "") -> Text:
     out.append(f"{result.efficiency:.2%}", style=style)
     out.append(" of raw\n")
     out.append(f"raw {tb(result.raw_bytes)} on {result.disk_count} disks")
+    if len(result.volumes) > 1:
+        out.append(f"\nin {len(result.volumes)} filesystems, one per array (no LVM): each under Capacity",
+                   style="yellow")
     if result.spare_bytes:
         out.append(f", spares {tb(result.spare_bytes)}")
     if result.unassigned_bytes:
         out.append(f", unused {tb(result.unassigned_bytes)}", style="yellow")
+    return out
+
+
+def filesystems_text(result: PlanResult) -> Text:
+    """Each filesystem with its mount point and size, when the plan makes several (no LVM)."""
+    out = Text()
+    if len(result.volumes) < 2:
+        return out
+    out.append(f"{len(result.volumes)} filesystems; usable is their sum\n", style="bold yellow")
+    for v in result.volumes:
+        out.append(f"{v.mount_point}", style="bold")
+        out.append(f" on {v.device}: {v.df_available_bytes:,} B available = {tib(v.df_available_bytes)}"
+                   f" (df size {v.df_size_bytes:,} B)\n")
     return out
 
 

@@ -15,7 +15,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Static, TabbedContent, TabPane
 
 from app.shared.render import alignment_table, findings_text, volume_table
-from app.tui.tables import arrays, summary_text, waterfall, waterfall_notes
+from app.tui.tables import arrays, filesystems_text, summary_text, waterfall, waterfall_notes
 from app.tui.widgets.perf import perf_view
 from planners.models import Plan
 from planners.results import PlanResult
@@ -39,6 +39,7 @@ class ResultsPane(Vertical):
         with TabbedContent(id="result-tabs"):
             with TabPane("Capacity", id="tab-capacity"):
                 with VerticalScroll(classes="result-scroll"):
+                    yield Static(id="filesystems")
                     yield Static(id="waterfall")
                     yield Static(id="waterfall-notes")
                     yield Static(id="arrays")
@@ -113,6 +114,7 @@ class ResultsPane(Vertical):
         if active == "tab-capacity":
             room = self.size.width - 2  # the pane's left padding and the scroll bar (podplan.tcss)
             table = waterfall(result, narrow=narrow, width=room)
+            self._put_if_changed("#filesystems", filesystems_text(result))
             self._put("#waterfall", table)
             self._put_if_changed("#waterfall-notes", waterfall_notes(result, table))
             self._put("#arrays", arrays(plan, result, narrow=narrow, width=room))
