@@ -114,7 +114,9 @@ class ResultsPane(Vertical):
         if active == "tab-capacity":
             room = self.size.width - 2  # the pane's left padding and the scroll bar (podplan.tcss)
             table = waterfall(result, narrow=narrow, width=room)
-            self._put_if_changed("#filesystems", filesystems_text(result))
+            several = filesystems_text(result)
+            self._put_if_changed("#filesystems", several)
+            self.query_one("#filesystems").display = bool(several)
             self._put("#waterfall", table)
             self._put_if_changed("#waterfall-notes", waterfall_notes(result, table))
             self._put("#arrays", arrays(plan, result, narrow=narrow, width=room))
