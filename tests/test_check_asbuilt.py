@@ -74,3 +74,32 @@ def test_cli_check_needs_an_existing_target(tmp_path):
     out = subprocess.run([sys.executable, "-m", "app.cli.main", "check", "/dev/null"], cwd=ROOT, capture_output=True,
                          text=True, timeout=60)
     assert out.returncode == 2 and "--plan" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_check_says_what_it_found_first_and_each_consequence_once():
+    import io
+
+    from rich.console import Console
+
+    from app.cli.check import describe_target, print_differences
+
+    c = parse_collection(_files("r10lvext4"))
+    found = describe_target("/mnt/b", c)
+    assert found.startswith("/mnt/b: EXT4 on /dev/dm-") and "1 md array (raid10)" in found and "LVM: 1 LV" in found
+    plan = Plan(name="other", disks=[DiskSet(count=6, size=96 * MiB)],
+                groups=[MdGroup(name="9", level=6, members=6, chunk=512 * KiB)],
+                filesystem=Filesystem(type="ext4", block_size=1024))
+    compared, diffs = check_collection(plan, c)
+    out = io.StringIO()
+    print_differences(Console(file=out, width=200), "/mnt/b", compared, diffs, found)
+    text = out.getvalue()
+    assert text.startswith(f"found {found}")
+    notes = [line.split("] ", 1)[1] for line in text.splitlines() if line.startswith("[")]
+    assert len(notes) == len(set(notes))  # each consequence once, under the table
+    assert set(notes) >= {d.consequence for d in diffs if "against the plan" not in d.consequence}
+    # A wrong chunk moves every size above md: one note for all of them, each figure's delta in its row.
+    compared, diffs = check_collection(_r10_plan(512 * KiB), c)
+    out = io.StringIO()
+    print_differences(Console(file=out, width=200), "/mnt/b", compared, diffs, found)
+    notes = [line for line in out.getvalue().splitlines() if line.startswith("[")]
+    assert len(notes) < len(diffs) and "+3,913,728" in out.getvalue()

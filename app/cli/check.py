@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 
 from rich.console import Console
 from rich.table import Table
@@ -16,6 +17,7 @@ from planners.errors import PlanError
 from planners.models import Plan
 
 EXIT_OK, EXIT_DIFFERENT = 0, 1
+_DELTA = re.compile(r" \(([+-][\d,]+) against the plan\)")
 
 
 def check_collection(plan: Plan, collection) -> tuple[int, list[Difference]]:
@@ -35,22 +37,56 @@ def run_check(target: str, *, plan: Plan | None, as_json: bool) -> int:
         raise PlanError("check reads md superblocks and filesystem headers: run it as root")
     from runners.host.inventory import collect_host
 
-    compared, diffs = check_collection(plan, collect_host())
+    collection = collect_host()
+    found = describe_target(target, collection)
+    compared, diffs = check_collection(plan, collection)
     if as_json:
-        print(json.dumps({"target": target, "compared": compared, "differences": [d.model_dump() for d in diffs]},
-                         indent=2))
+        print(json.dumps({"target": target, "found": found, "compared": compared,
+                          "differences": [d.model_dump() for d in diffs]}, indent=2))
     else:
-        print_differences(cli_console(), target, compared, diffs)
+        print_differences(cli_console(), target, compared, diffs, found)
     return EXIT_DIFFERENT if diffs else EXIT_OK
 
 
-def print_differences(console: Console, target: str, compared: int, diffs: list[Difference]) -> None:
+def describe_target(target: str, collection) -> str:
+    """What the target is, as found: 'XFS on /dev/loop4, no md, no LVM'."""
+    real = os.path.realpath(target)
+    fs = next((f for f in collection.filesystems if f.mountpoint and os.path.realpath(f.mountpoint) == real), None)
+    fs = fs or next((f for f in collection.filesystems if f.device == os.path.basename(real)), None)
+    if fs is None:
+        return f"{target}: no filesystem or array that podplan can read there"
+    block = collection.block.get(fs.device)
+    parts = [f"{fs.fstype.upper()} on /dev/{fs.device}" + (f" ({block.dm_name})" if block and block.dm_name else "")]
+    arrays = collection.md
+    if arrays:
+        levels = sorted({a.level for a in arrays})
+        parts.append(f"{len(arrays)} md array{'s' if len(arrays) > 1 else ''} ({', '.join(levels)})")
+    else:
+        parts.append("no md")
+    parts.append(f"LVM: {len(collection.lvs)} LV{'s' if len(collection.lvs) != 1 else ''}" if collection.lvs else "no LVM")
+    return f"{target}: " + ", ".join(parts)
+
+
+def print_differences(console: Console, target: str, compared: int, diffs: list[Difference],
+                      found: str = "") -> None:
+    if found:
+        console.print(f"found {found}")
     if not diffs:
         console.print(f"{target}: built as planned ({compared} figures compared)")
         return
+    # Many figures share one consequence (every size above a bigger array, everything of an array
+    # that is not there): the table gives each figure's own difference, the notes say each cost once.
+    def note_of(d: Difference) -> str:
+        return _DELTA.sub("", d.consequence)
+
+    notes = list(dict.fromkeys(note_of(d) for d in diffs))
     t = Table(title=f"{target}: {len(diffs)} of {compared} figures differ from the plan", title_justify="left")
-    for col in ("layer", "figure", "planned", "actual", "consequence"):
-        t.add_column(col, overflow="fold")
+    for col in ("layer", "figure", "planned", "actual", "difference", "why"):
+        t.add_column(col, overflow="fold", justify="left" if col in ("layer", "figure") else "right")
     for d in diffs:
-        t.add_row(d.layer, d.figure, str(d.planned), "missing" if d.actual is None else str(d.actual), d.consequence)
+        delta = _DELTA.search(d.consequence)
+        t.add_row(d.layer, d.figure, str(d.planned), "missing" if d.actual is None else str(d.actual),
+                  delta.group(1) if delta else "", f"[{notes.index(note_of(d)) + 1}]")
     console.print(t)
+    for i, note in enumerate(notes, start=1):
+        console.print(f"[{i}] {note}", markup=False, highlight=False)
