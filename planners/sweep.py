@@ -26,6 +26,10 @@ MIN_MEMBERS = {0: 2, 5: 3, 6: 4, 10: 2}
 LEVELS: tuple[tuple[int, str | None], ...] = ((0, None), (5, None), (6, None), (10, "n2"), (10, "f2"))
 CHUNKS = (64 * KiB, 512 * KiB)
 MAX_GROUPS = 12  # more, smaller arrays than this only add parity and spares without a new trade-off
+# A policy, not a physical figure: a layout more likely than 1 in 100 to lose data within a year
+# (at the 4 % end of disk failure rates) is not ranked among the ones a sysadmin would build.
+# `sweep(max_loss=...)` and `podplan sweep --max-loss` change it.
+MAX_LOSS_PER_YEAR = 0.01
 
 
 class SweepRow(BaseModel):
@@ -39,8 +43,9 @@ class SweepRow(BaseModel):
     binding: str = Field(description="The term limiting that figure.")
     loss_per_year: tuple[float, float] = Field(description="P(data loss in a year) at 1 % and 4 % AFR, 0-1.")
     rebuild_hours: float = Field(description="Rebuild time of one member, hours.")
-    pareto: bool = Field(description="No other layout has at least as much space and speed and at most the risk, "
-                                     "and beats it on one.")
+    pareto: bool = Field(description="Within the risk limit, no other layout has at least as much space and speed "
+                                     "and at most the risk, and beats it on one.")
+    risky: bool = Field(False, description="Yearly loss odds at 4 % AFR above the sweep's limit: ranked last.")
 
 
 class Sweep(BaseModel):
@@ -48,8 +53,9 @@ class Sweep(BaseModel):
 
     workload: str = Field(description="Workload the speed figure is for.")
     disks: int = Field(description="Disks swept, count.")
-    rows: list[SweepRow] = Field(description="Layouts: the Pareto front first, then by usable bytes.")
+    rows: list[SweepRow] = Field(description="Layouts: the Pareto front first, then by usable bytes, the risky last.")
     skipped: int = Field(description="Layouts the tools would refuse, count.")
+    max_loss: float = Field(MAX_LOSS_PER_YEAR, description="Yearly loss odds (4 % AFR) above which a layout is risky, 0-1.")
 
 
 def layouts(plan: Plan) -> list[tuple[str, list[MdGroup], Lvm]]:
@@ -112,7 +118,8 @@ def layout_plan(plan: Plan, groups: list[MdGroup], lvm: Lvm) -> Plan:
                 tuning=tuning, tools=plan.tools, hardware=plan.hardware)
 
 
-def sweep(plan: Plan, workload: Workload | None = None, *, limit: int | None = None) -> Sweep:
+def sweep(plan: Plan, workload: Workload | None = None, *, limit: int | None = None,
+          max_loss: float = MAX_LOSS_PER_YEAR) -> Sweep:
     """Sweep the layouts of `plan`'s disks (its hardware, filesystem and tools kept)."""
     w = workload or PRESETS["seq-write"]
     rows: list[SweepRow] = []
@@ -129,11 +136,14 @@ def sweep(plan: Plan, workload: Workload | None = None, *, limit: int | None = N
         rel = reliability_ctx(ctx)
         rows.append(SweepRow(label=label, plan=p, usable_bytes=result.usable_bytes, mb_s=pred.mb_s, iops=pred.iops,
                              binding=pred.binding, loss_per_year=rel.loss_per_year,
-                             rebuild_hours=max(g.rebuild_hours for g in rel.groups), pareto=False))
-    rows = _mark_front(rows)
-    rows.sort(key=lambda r: (not r.pareto, -r.usable_bytes, -r.mb_s, r.loss_per_year[1]))
+                             rebuild_hours=max(g.rebuild_hours for g in rel.groups), pareto=False,
+                             risky=rel.loss_per_year[1] > max_loss))
+    # RAID0 always has the most space and speed; the front is drawn among the layouts worth building.
+    safe = _mark_front([r for r in rows if not r.risky])
+    rows = safe + [r for r in rows if r.risky]
+    rows.sort(key=lambda r: (r.risky, not r.pareto, -r.usable_bytes, -r.mb_s, r.loss_per_year[1]))
     return Sweep(workload=w.name, disks=sum(d.count for d in plan.disks), rows=rows[:limit] if limit else rows,
-                 skipped=skipped)
+                 skipped=skipped, max_loss=max_loss)
 
 
 def _mark_front(rows: Sequence[SweepRow]) -> list[SweepRow]:

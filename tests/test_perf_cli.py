@@ -89,7 +89,14 @@ def test_hardware_round_trips_through_toml_and_is_absent_by_default():
 def test_sweep_table_and_json(capsys):
     code, out, err = run(capsys, ["sweep", "--disks", "12", "--top", "5", "--no-host-cpu"])
     assert code == 0, err
-    assert "layouts of 12 disks" in out and "1*" in out and "RAID0 12" in out
+    assert "layouts of 12 disks" in out and "1*" in out and "RAID0 12" not in out  # too risky: hidden
+    assert "layouts hidden: more than 1 % odds of losing data in a year" in out
+    code, out, err = run(capsys, ["sweep", "--disks", "12", "--all", "--top", "0", "--no-host-cpu"])
+    assert code == 0 and "RAID0 12" in out and "!" in out and "rebuild" in out
+    raid0 = next(line for line in out.splitlines() if "RAID0 12 " in line)
+    assert raid0.rstrip().endswith("none")  # RAID0 has nothing to rebuild
+    code, out, err = run(capsys, ["sweep", "--disks", "12", "--max-loss", "100", "--top", "3", "--no-host-cpu"])
+    assert code == 0 and "RAID0 12" in out
     code, out, _ = run(capsys, ["sweep", "--disks", "12", "--no-host-cpu", "--json", "--workload", "rand-read-4k"])
     doc = json.loads(out)
     assert doc["workload"] == "rand-read-4k" and doc["disks"] == 12
@@ -101,6 +108,7 @@ def test_sweep_table_and_json(capsys):
     (["predict", "--mode", "broken"], "invalid choice: 'broken'"),
     (["predict", "missing.toml"], "no such plan file"),
     (["sweep", "--top", "-3"], "--top must be 0 or more"),
+    (["sweep", "--max-loss", "0"], "--max-loss is a percentage"),
     (["predict", "--disk-class", "floppy"], "invalid choice: 'floppy'"),
 ])
 def test_bad_input_is_one_line_and_exit_2(capsys, argv, needle):

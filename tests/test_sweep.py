@@ -23,19 +23,24 @@ def test_layouts_cover_levels_groups_spares_chunks_and_lvm():
         assert sum(g.disks for g in groups) <= 24 and (len(groups) == 1 or lvm.enabled)
 
 
-def test_pareto_front_is_exactly_the_undominated_rows():
+def test_pareto_front_is_exactly_the_undominated_rows_within_the_risk_limit():
     s = sweep(pod(20), PRESETS["rand-write-4k"])
+    safe = [r for r in s.rows if not r.risky]
     front = [r for r in s.rows if r.pareto]
-    rest = [r for r in s.rows if not r.pareto]
+    rest = [r for r in safe if not r.pareto]
     assert front and rest and s.rows[: len(front)] == front
     for r in front:
-        assert not any(_dominates(o, r) for o in s.rows)
+        assert not any(_dominates(o, r) for o in safe)
     for r in rest:
         assert any(_dominates(o, r) for o in front)
-    # The most space is RAID0; the least risk is not RAID0.
-    assert front[0].label.startswith("RAID0 20")
+    # RAID0 has the most space and speed, and odds of loss no one would build: ranked last, never on the front.
+    risky = [r for r in s.rows if r.risky]
+    assert s.rows[len(safe):] == risky and all(r.loss_per_year[1] > s.max_loss and not r.pareto for r in risky)
+    assert any(r.label.startswith("RAID0 20") for r in risky) and not s.rows[0].label.startswith("RAID0")
     safest = min(s.rows, key=lambda r: r.loss_per_year[1])
     assert safest.pareto and "RAID0" not in safest.label
+    # A looser limit lets RAID0 back onto the front.
+    assert sweep(pod(20), PRESETS["rand-write-4k"], max_loss=1.0).rows[0].label.startswith("RAID0 20")
 
 
 def test_rows_carry_exact_capacity_of_their_plan():

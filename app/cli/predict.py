@@ -19,7 +19,7 @@ from planners.hardware import DISK_CLASSES, CPU_CLASSES, Cpu, Hardware
 from planners.models import Plan
 from planners.perf.predict import WorkloadPrediction
 from planners.reliability import Reliability
-from planners.sweep import Sweep
+from planners.sweep import MAX_LOSS_PER_YEAR, Sweep
 
 MODES = ("normal", "degraded", "rebuild")
 
@@ -42,6 +42,10 @@ def add_parsers(sub: Any) -> None:
     sw.add_argument("--workload", metavar="NAME", choices=tuple(PRESETS), default="seq-write",
                     help="workload the speed column is for (default seq-write)")
     sw.add_argument("--top", type=int, default=25, metavar="N", help="rows to show (default 25; 0 = all)")
+    sw.add_argument("--max-loss", type=float, default=100 * MAX_LOSS_PER_YEAR, metavar="PCT",
+                    help="yearly data-loss odds (at 4 %% disk failures a year) above which a layout is risky: "
+                         "ranked last and hidden from the table (default %(default)g %%)")
+    sw.add_argument("--all", action="store_true", help="show the risky layouts too")
     sw.add_argument("--json", action="store_true", help="print JSON (every row)")
 
 
@@ -76,12 +80,15 @@ def dispatch(args: argparse.Namespace) -> int:
         from planners.sweep import sweep
         from planners.perf.workloads import preset
 
-        result = sweep(plan, preset(args.workload))
+        if not 0 < args.max_loss <= 100:
+            raise PlanError("--max-loss is a percentage above 0 and at most 100")
+        result = sweep(plan, preset(args.workload), max_loss=args.max_loss / 100)
         if args.json:
             doc = result.model_dump(mode="json", exclude={"rows": {"__all__": {"plan"}}})
             print(json.dumps({**doc, "cpu": origin_json(cpu)}, indent=2))
         else:
-            cli_console().print(sweep_table(result, args.top or None), Text(f"CPU: {origin_text(cpu)}"))
+            cli_console().print(sweep_table(result, args.top or None, show_risky=args.all),
+                                Text(f"CPU: {origin_text(cpu)}"))
         return 0
     from planners.perf.predict import predict
     from planners.reliability import reliability
@@ -143,14 +150,22 @@ def reliability_table(rel: Reliability) -> Group:
     return Group(t, lines, Text("Assumptions:", style="dim"), assumptions)
 
 
-def sweep_table(s: Sweep, top: int | None) -> Table:
+def sweep_table(s: Sweep, top: int | None, *, show_risky: bool = False) -> Table:
     t = Table(title=sweep_title(s), title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 1, 0, 0), show_edge=False)
     # Figures never shrink into an ellipsis on a narrow terminal; the words wrap instead.
     for col in SWEEP_COLUMNS:
         t.add_column(col, no_wrap=col not in ("layout", "limited by"),
                      justify="right" if col in SWEEP_NUMERIC else "left")
-    for i, r in enumerate(s.rows[:top] if top else s.rows, start=1):
+    rows = [(i, r) for i, r in enumerate(s.rows, start=1) if show_risky or not r.risky]
+    for i, r in rows[:top] if top else rows:
         t.add_row(*sweep_cells(i, r), style="" if r.pareto else "dim")
+    notes = []
+    hidden = sum(r.risky for r in s.rows) if not show_risky else 0
+    if hidden:
+        notes.append(f"{hidden} layouts hidden: more than {100 * s.max_loss:g} % odds of losing data in a year "
+                     f"(--all shows them, --max-loss changes the limit)")
     if s.skipped:
-        t.caption = f"{s.skipped} layouts skipped: the tools would refuse them"
+        notes.append(f"{s.skipped} layouts skipped: the tools would refuse them")
+    if notes:
+        t.caption = "; ".join(notes)
     return t

@@ -21,15 +21,15 @@ def odds(p: float) -> str:
 
 
 def short_odds(p: float) -> str:
-    """'1/77k', '1/4.9M', '0.8%': odds that fit a narrow column."""
-    if p >= 1e-3:
-        return f"{p:.1%}"
-    n = 1 / p if p > 0 else float("inf")
+    """'1/77k', '1/4.9M', '1/83': odds that fit a narrow column, all in one notation."""
+    if p <= 0:
+        return "0"
+    n = 1 / p
     for div, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
         if n >= div:
             v = n / div
             return f"1/{v:.2g}{suffix}" if v < 10 else f"1/{v:.0f}{suffix}"
-    return f"1/{n:.0f}"
+    return f"1/{n:.2g}" if n < 10 else f"1/{n:.0f}"
 
 
 SWEEP_COLUMNS = ("#", "layout", "TiB", "MB/s", "limited by", "loss/yr 1-4%", "rebuild")
@@ -37,11 +37,16 @@ SWEEP_NUMERIC = ("#", "TiB", "MB/s", "rebuild")
 
 
 def sweep_title(s: Sweep) -> str:
-    return f"{len(s.rows)} layouts of {s.disks} disks; MB/s for {s.workload}; * = on the Pareto front"
+    risky = sum(r.risky for r in s.rows)
+    tail = f"; ! = loss odds above {short_odds(s.max_loss)} a year, ranked last ({risky})" if risky else ""
+    return f"{len(s.rows)} layouts of {s.disks} disks; MB/s for {s.workload}; * = on the Pareto front{tail}"
 
 
 def sweep_cells(rank: int, r: SweepRow) -> tuple[str, ...]:
     """One sweep row as the table shows it, column by column (SWEEP_COLUMNS); `rank` counts from 1."""
     lo, hi = r.loss_per_year
-    return (f"{rank}{'*' if r.pareto else ' '}", r.label, f"{r.usable_bytes / 2**40:,.1f}", mb_text(r.mb_s), r.binding,
-            f"{short_odds(lo)}-{short_odds(hi)}", f"{r.rebuild_hours:.0f} h")
+    # RAID0 has nothing to rebuild from: a failed disk is the end of the array.
+    rebuild = "none" if all(g.level == 0 for g in r.plan.groups) else f"{r.rebuild_hours:.0f} h"
+    mark = "*" if r.pareto else ("!" if r.risky else " ")
+    return (f"{rank}{mark}", r.label, f"{r.usable_bytes / 2**40:,.1f}", mb_text(r.mb_s), r.binding,
+            f"{short_odds(lo)}-{short_odds(hi)}", rebuild)

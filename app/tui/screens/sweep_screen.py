@@ -103,7 +103,9 @@ class SweepScreen(Screen[None]):
         # Ties keep the sweep's order, so the Pareto front stays ahead among equals.
         return sorted(rows, key=lambda ir: key(ir[1])) if key else rows
 
-    def _fill(self) -> None:
+    def _fill(self, *, to_top: bool = False) -> None:
+        """Show the rows; a new sort starts at the top (its first rows are the point of sorting),
+        a new workload keeps the cursor on the layout it was on."""
         assert self.result is not None
         table = self.query_one(DataTable)
         current = self.selected()
@@ -114,13 +116,15 @@ class SweepScreen(Screen[None]):
             table.add_column(Text(label, justify="right" if col in SWEEP_NUMERIC else "left"), key=col)
         at = 0
         for i, (rank, row) in enumerate(self.ordered()):
-            style = "" if row.pareto else "dim"
+            style = "" if row.pareto else ("dim red" if row.risky else "dim")
             cells = [Text(c, style=style, justify="right" if col in SWEEP_NUMERIC else "left")
                      for col, c in zip(SWEEP_COLUMNS, sweep_cells(rank, row))]
             table.add_row(*cells, key=str(rank))
-            if current is not None and row.label == current.label:
+            if not to_top and current is not None and row.label == current.label:
                 at = i  # the cursor stays on the same layout through a new sort or workload
         table.move_cursor(row=at, scroll=True)
+        if to_top:
+            table.scroll_home(animate=False)
         skipped = f"; {self.result.skipped} the tools would refuse" if self.result.skipped else ""
         self.query_one("#sweep-status", Static).update(
             f"{sweep_title(self.result)}{skipped}. Sorted by {self.sort_by} (s or a click on a heading); "
@@ -149,7 +153,7 @@ class SweepScreen(Screen[None]):
         name = BY_COLUMN.get(str(event.column_key.value))
         if name is not None and self.result is not None:
             self.sort_by = name
-            self._fill()
+            self._fill(to_top=True)
 
     def action_load_row(self) -> None:
         row = self.selected()
@@ -163,7 +167,7 @@ class SweepScreen(Screen[None]):
             return
         names = list(SORTS)
         self.sort_by = names[(names.index(self.sort_by) + 1) % len(names)]
-        self._fill()
+        self._fill(to_top=True)
 
     def action_next_workload(self) -> None:
         names = list(VALIDATION_NAMES)
