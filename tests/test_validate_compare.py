@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import os
 from types import SimpleNamespace
+
+import pytest
 
 from planners.example import example_pod
 from runners.fio.jobs import QUICK, Shape, Target, suite
@@ -70,3 +73,30 @@ def test_the_model_is_asked_about_the_workloads_that_ran():
         return  # the performance model is not installed in this tree
     assert [p.workload for p in preds] == [w.name for w in report.workloads]
     assert all(p.mb_s > 0 and p.binding for p in preds)
+
+
+def test_a_plan_of_the_same_size_differs_only_in_what_it_stands_on():
+    """plan_mismatch names each way the plan is not the target, and only those."""
+    from runners.exec import have
+    from runners.probes.loopdev import sparse_loop
+    from runners.validate.shape import plan_mismatch
+
+    if not have("losetup") or os.geteuid() != 0:
+        pytest.skip("needs root and losetup for a loop device")
+    from planners.compute import compute
+    from planners.models import DiskSet, Filesystem, Lvm, MdGroup, Plan
+
+    plan = Plan(name="pair", disks=[DiskSet(count=2, size=256 * 1024**2)],
+                groups=[MdGroup(name="md0", level=1, members=2)], lvm=Lvm(enabled=False),
+                filesystem=Filesystem(type="ext4"))
+    size = compute(plan).volumes[0].block_device_bytes
+    with sparse_loop(size) as dev:
+        found = plan_mismatch(dev, plan)
+    assert len(found) == 1 and found[0].startswith("the target stands on 1 disk (loop"), found
+    assert found[0].endswith("the plan on 2")
+
+
+def test_a_loop_device_is_named_as_the_reason_a_read_is_too_fast():
+    why = likely_reasons("seq-read", 20000.0, Conditions(loop=True), True, True)
+    assert why[0].startswith("the target is a loop device") and "measure the real disks" in why[0]
+    assert not any("write the target once" in w for w in why)

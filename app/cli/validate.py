@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
@@ -17,7 +18,7 @@ from runners.fio.jobs import FULL, QUICK
 from runners.validate.suite import ValidateReport, validate
 from runners.validate.compare import SideBySide, gather_conditions, load_predictions, side_by_side
 from runners.validate.guard import GuardError
-from runners.validate.shape import shape_of_plan
+from runners.validate.shape import plan_mismatch, shape_of_plan
 
 EXIT_OK, EXIT_PARTIAL, EXIT_INTERRUPTED = 0, 1, 130
 MB = 1_000_000
@@ -59,8 +60,15 @@ def run_validate(target: str, *, plan: Plan | None, full: bool, as_json: bool, r
     if buffered:
         raise PlanError("--buffered goes with --hosts: here a directory that refuses O_DIRECT is run buffered "
                         "by itself")
-    shape = shape_of_plan(plan) if plan else None
     console = cli_console(stderr=True)
+    mismatch = plan_mismatch(target, plan) if plan and os.path.exists(target) else ()
+    if mismatch:
+        # Said first, before a minute of fio: figures of other storage set beside this plan mean nothing.
+        console.print(f"podplan: the plan does not describe {target}: " + "; ".join(mismatch)
+                      + ". Measuring without comparing: pass the plan it was built from, or leave out --plan.",
+                      markup=False, highlight=False)
+        plan = None
+    shape = shape_of_plan(plan) if plan else None
     timing = FULL if full else QUICK
     base = perf = None
     if baseline:
@@ -88,7 +96,8 @@ def run_validate(target: str, *, plan: Plan | None, full: bool, as_json: bool, r
     rows = side_by_side(report, predictions, gather_conditions(target, base.slow_disks if base else ()))
     if as_json:
         out = {"report": report.model_dump(mode="json"), "side_by_side": [r.model_dump(mode="json") for r in rows],
-               "prediction": predictions is not None, "cpu": origin_json(origin) if origin else None}
+               "prediction": predictions is not None, "cpu": origin_json(origin) if origin else None,
+               "plan_mismatch": list(mismatch)}
         if baseline:
             out["baseline"] = base.model_dump(mode="json") if base else None
             out["disk_override"] = perf.model_dump(mode="json") if perf else None
@@ -96,7 +105,7 @@ def run_validate(target: str, *, plan: Plan | None, full: bool, as_json: bool, r
     else:
         if base is not None:
             print_baseline(cli_console(), base, perf)
-        print_report(cli_console(), report, rows, predictions is not None, plan is not None)
+        print_report(cli_console(), report, rows, predictions is not None, plan is not None, mismatch=mismatch)
         if origin and predictions is not None:
             cli_console().print(f"  CPU: {origin_text(origin)}")
     if report.stopped == "interrupted":
@@ -109,7 +118,7 @@ def _pct(v: float | None) -> str:
 
 
 def print_report(console: Console, report: ValidateReport, rows: list[SideBySide], have_model: bool,
-                 have_plan: bool, host: str = "") -> None:
+                 have_plan: bool, host: str = "", mismatch: tuple[str, ...] = ()) -> None:
     t = Table(title=f"{host + ': ' if host else ''}{report.target} ({report.mode} suite, {report.duration_s:.0f} s"
                     f"{'' if report.direct else ', buffered'})", title_justify="left")
     for col in ("workload", "status", "MB/s", "IOPS", "p99 ms", "steady", "predicted", "diff", "binding"):
@@ -132,7 +141,10 @@ def print_report(console: Console, report: ValidateReport, rows: list[SideBySide
     for r in rows:
         for reason in r.reasons:
             console.print(f"  {r.workload} differs by {_pct(r.diff_pct)}: {reason}")
-    if not have_plan:
+    if mismatch:
+        console.print("  not compared: the plan does not describe this target (" + "; ".join(mismatch) + ")",
+                      markup=False, highlight=False)
+    elif not have_plan:
         console.print("  no prediction: pass --plan PLAN.toml to set the model's figures beside these")
     elif not have_model:
         console.print("  no prediction: this podplan has no performance model yet")

@@ -93,11 +93,13 @@ class ValidationFinished(Message):
     is False when there was no plan or no performance model to ask.
     """
 
-    def __init__(self, report: ValidateReport, rows: list[SideBySide], predicted: bool) -> None:
+    def __init__(self, report: ValidateReport, rows: list[SideBySide], predicted: bool,
+                 mismatch: tuple[str, ...] = ()) -> None:
         super().__init__()
         self.report = report
         self.rows = rows
         self.predicted = predicted
+        self.mismatch = mismatch  # why the plan does not describe the target: then nothing is compared
 
 
 class ValidationFailed(Message):

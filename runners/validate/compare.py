@@ -31,6 +31,7 @@ class Conditions(BaseModel):
     full_stripe_bytes: int = Field(0, description="Full stripe of the array, in bytes (0 unknown).")
     stripe_cache_size: int | None = Field(None, description="md stripe_cache_size of a RAID4/5/6 array, entries.")
     slow_disks: tuple[str, ...] = Field((), description="Members more than 20 % below the median in the baseline.")
+    loop: bool = Field(False, description="The target sits on a loop device (a file on another filesystem).")
 
 
 class SideBySide(BaseModel):
@@ -98,9 +99,12 @@ def likely_reasons(workload: str, diff_pct: float, cond: Conditions, steady: boo
         out.append("fio never found the workload steady: the figure moved while it was measured")
     if not slow and not direct:
         out.append("the page cache served part of the I/O (the filesystem refused O_DIRECT)")
-    if not slow and diff_pct > 50 and workload in ("seq-read", "rand-read-4k"):
+    if not slow and cond.loop:
+        out.append("the target is a loop device: its backing file sits in this host's page cache, so I/O is "
+                   "served from memory; measure the real disks or array instead")
+    elif not slow and diff_pct > 50 and workload in ("seq-read", "rand-read-4k"):
         out.append("blocks never written (a new sparse or thin volume, trimmed flash) read back as zeros "
-                   "without touching the disks: write the target once, then measure reads")
+                   "without touching the disks: on a raw device, write it once (fio or dd), then measure reads")
     if not out:
         out.append("faster than the model: disks or caches beat the assumed figures" if not slow
                    else "slower than the model: check the per-disk baseline and the as-built check")
@@ -148,7 +152,9 @@ def gather_conditions(target: str, slow_disks: Sequence[str] = ()) -> Conditions
         c = read_sysfs(os.path.join(d, "md", "stripe_cache_size"))
         if c.isdigit():
             cache = int(c)
+    from runners.validate.shape import leaf_disks
+
     return Conditions(resync=resync, readahead_bytes=int(ra) * 1024 if ra.isdigit() else 0,
                       full_stripe_bytes=int(io_opt) if io_opt.isdigit() else 0, stripe_cache_size=cache,
-                      slow_disks=tuple(slow_disks))
+                      slow_disks=tuple(slow_disks), loop=any(n.startswith("loop") for n in leaf_disks(sysdir)))
 

@@ -45,6 +45,77 @@ def _leaves(sysdir: str, seen: set[str] | None = None) -> set[str]:
     return out
 
 
+def leaf_disks(sysdir: str) -> set[str]:
+    """Kernel names of the disks at the bottom of the device at `sysdir` (itself if it has none)."""
+    return _leaves(sysdir) if os.path.isdir(sysdir) else set()
+
+
+def _sysdir_of(target: str) -> tuple[str, bool]:
+    st = os.stat(target)
+    is_dir = os.path.isdir(target)
+    num = st.st_dev if is_dir else st.st_rdev
+    return os.path.realpath(f"/sys/dev/block/{os.major(num)}:{os.minor(num)}"), is_dir
+
+
+def _mounted_fstype(directory: str) -> str:
+    """The type of the filesystem `directory` is on, from /proc/self/mounts (longest mount point)."""
+    real = os.path.realpath(directory)
+    best, fstype = "", ""
+    try:
+        with open("/proc/self/mounts") as f:
+            for line in f:
+                parts = line.split()
+                if len(parts) > 2:
+                    mnt = parts[1].replace("\\040", " ")
+                    if (real == mnt or real.startswith(mnt.rstrip("/") + "/")) and len(mnt) >= len(best):
+                        best, fstype = mnt, parts[2]
+    except OSError:
+        return ""
+    return fstype
+
+
+# The plan's size and the target's may differ by the slack of a real build (a different mdadm,
+# a few extents); beyond this share they are not the same storage.
+SIZE_TOLERANCE = 0.02
+
+
+def plan_mismatch(target: str, plan: Plan) -> tuple[str, ...]:
+    """Why `plan` does not describe `target` (size, disks under it, filesystem); () when it may.
+
+    Measured figures set beside a plan of other storage say nothing, so validate shows them
+    without a comparison when this is not empty.
+    """
+    from planners.compute import compute
+    from planners.units import format_bytes_binary, format_bytes_decimal
+
+    try:
+        sysdir, is_dir = _sysdir_of(target)
+    except OSError:
+        return ()
+    result = compute(plan)
+    volume = result.volumes[0]
+    out = []
+    if is_dir:
+        st = os.statvfs(target)
+        have, want, what = st.f_blocks * st.f_frsize, volume.df_size_bytes, "filesystem"
+    else:
+        have = _read_int(os.path.join(sysdir, "size")) * 512
+        want, what = volume.block_device_bytes, "device"
+    if have and abs(have - want) > SIZE_TOLERANCE * want:
+        out.append(f"the target's {what} is {format_bytes_binary(have)} ({format_bytes_decimal(have)}), "
+                   f"the plan's is {format_bytes_binary(want)} ({format_bytes_decimal(want)})")
+    disks = leaf_disks(sysdir)
+    planned = sum(g.members for g in plan.groups if g.name in volume.groups)
+    if disks and len(disks) != planned:
+        out.append(f"the target stands on {len(disks)} disk{'s' if len(disks) > 1 else ''} "
+                   f"({', '.join(sorted(disks)[:4])}{', ...' if len(disks) > 4 else ''}), the plan on {planned}")
+    if is_dir:
+        fstype = _mounted_fstype(target)
+        if fstype and fstype != plan.filesystem.type:
+            out.append(f"the target is on {fstype}, the plan makes {plan.filesystem.type}")
+    return tuple(out)
+
+
 def measured_shape(devnum: int, plan: Shape | None = None) -> Shape:
     """Shape from the kernel's view of the device (st_rdev of a device, st_dev of a directory);
     the plan's figures fill in what the kernel does not say (LV stripes, an unset io_opt)."""

@@ -221,9 +221,12 @@ class ValidateScreen(Screen[None]):
         except OSError as exc:
             self.post_message(ValidationFailed(f"{target}: {exc.strerror or exc}"))
             return
-        predictions = load_predictions(plan, report) if plan else None
+        from runners.validate.shape import plan_mismatch
+
+        mismatch = plan_mismatch(target, plan) if plan else ()
+        predictions = load_predictions(plan, report) if plan and not mismatch else None
         rows = side_by_side(report, predictions, gather_conditions(target))
-        self.post_message(ValidationFinished(report, rows, predictions is not None))
+        self.post_message(ValidationFinished(report, rows, predictions is not None, mismatch))
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         # Anything the worker did not turn into ValidationFailed is a bug; the session survives it.
@@ -260,17 +263,20 @@ class ValidateScreen(Screen[None]):
         for cells in table_rows(report, event.rows):
             table.add_row(*cells, key=cells[0])
         self.query_one("#validate-chart", Static).update(bar_chart(event.rows))
-        self.query_one("#validate-notes", Static).update(self._notes(report, event.predicted))
+        self.query_one("#validate-notes", Static).update(self._notes(report, event.predicted, event.mismatch))
         if report.stopped:
             self.notify(f"Stopped early: {report.stopped}; the figures shown are partial", severity="warning")
         else:
             self.notify(f"Validated {report.target} in {report.duration_s:.0f} s")
 
-    def _notes(self, report: ValidateReport, predicted: bool) -> str:
+    def _notes(self, report: ValidateReport, predicted: bool, mismatch: tuple[str, ...] = ()) -> str:
         notes = [f"{report.target}: {report.mode} suite, {report.duration_s:.0f} s, "
                  f"{'direct I/O' if report.direct else 'buffered (the filesystem refused O_DIRECT)'}"]
         if self.plan is None or not self.query_one("#use-plan", Checkbox).value:
             notes.append("no prediction: the current plan was not used")
+        elif mismatch:
+            notes.append("not compared: the current plan does not describe this target (" + "; ".join(mismatch)
+                         + "). Open the plan it was built from, or untick the plan.")
         elif not predicted:
             notes.append("no prediction: this podplan has no performance model")
         if report.stopped:
