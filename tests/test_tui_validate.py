@@ -126,3 +126,19 @@ def test_bar_chart_scales_each_unit_to_its_largest_figure() -> None:
     lines = bar_chart(rows, width=10).splitlines()
     assert lines[0].split()[2] == "█████░░░░░" and lines[1].split()[1] == "██████████"
     assert lines[2].split()[2] == "██████████" and lines[3].rstrip().endswith("no prediction")
+
+
+@needs_fio
+async def test_the_results_are_in_view_at_80x24(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _shrink(monkeypatch, FAST)
+    app = PodplanApp(example_pod())
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await _open_and_start(pilot, str(tmp_path))
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        table = screen.query_one("#validate-table", DataTable)
+        body = screen.query_one("#validate-body")
+        assert table.row_count == 4
+        # Every row of the table lies inside the visible part of the screen.
+        assert body.region.contains_region(table.region.intersection(body.region)) and table.region.height >= 5
+        assert table.region.y >= body.region.y and table.region.bottom <= body.region.bottom

@@ -137,7 +137,7 @@ def reliability_table(rel: Reliability) -> Group:
     for g in rel.groups:
         disks = f"{g.members}+{g.spares}" if g.spares else str(g.members)
         t.add_row(g.name, f"RAID{g.level} {disks}", str(g.tolerates), f"{g.rebuild_hours:.1f} h",
-                  f"{g.rebuild_binding} {g.rebuild_mb_s:.0f} MB/s", f"{g.ure_probability:.1%}")
+                  f"{g.rebuild_binding} {g.rebuild_mb_s:,.0f} MB/s", f"{g.ure_probability:.1%}")
     years = tuple(h / 8766 for h in rel.mttdl_hours)
     lines = Text()
     for why in dict.fromkeys(g.ure_consequence for g in rel.groups):

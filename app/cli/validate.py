@@ -128,11 +128,11 @@ def print_report(console: Console, report: ValidateReport, rows: list[SideBySide
         p99 = (f.read_p99_us or f.write_p99_us) if f else None
         steady = "" if r.steady is None else ("yes" if r.steady else "not steady")
         if r.predicted_mb_s is not None or r.predicted_iops is not None:
-            pred = f"{r.predicted_mb_s:.0f} MB/s" if w.name.startswith("seq") else f"{r.predicted_iops:.0f} IOPS"
+            pred = f"{r.predicted_mb_s:,.0f} MB/s" if w.name.startswith("seq") else f"{r.predicted_iops:,.0f} IOPS"
         else:
             pred = "no prediction"
-        t.add_row(w.name, w.status, f"{r.measured_mb_s:.1f}" if r.measured_mb_s is not None else "",
-                  f"{r.measured_iops:.0f}" if r.measured_iops is not None else "",
+        t.add_row(w.name, w.status, f"{r.measured_mb_s:,.1f}" if r.measured_mb_s is not None else "",
+                  f"{r.measured_iops:,.0f}" if r.measured_iops is not None else "",
                   f"{p99 / 1000:.2f}" if p99 else "", steady, pred, _pct(r.diff_pct), r.binding)
     console.print(t)
     for w in report.workloads:
@@ -221,15 +221,15 @@ def print_baseline(console: Console, base: Baseline, perf: DiskPerf | None) -> N
     for col in ("disk", "outer MB/s", "inner MB/s", "rand IOPS", "slow"):
         t.add_column(col, justify="left" if col in ("disk", "slow") else "right")
     for d in base.disks:
-        t.add_row(d.device, *(f"{v:.0f}" if v else "" for v in (d.outer_mb_s, d.inner_mb_s, d.rand_read_iops)),
+        t.add_row(d.device, *(f"{v:,.0f}" if v else "" for v in (d.outer_mb_s, d.inner_mb_s, d.rand_read_iops)),
                   ", ".join(d.slow))
     console.print(t)
     slow = [f"{d.device} ({', '.join(d.slow)})" for d in base.disks if d.slow]
     console.print(f"  slow disks, more than 20 % below the median: {', '.join(slow)}" if slow
                   else "  no disk more than 20 % below the median")
     if perf is not None:
-        console.print(f"  model fed with the measured disks: {perf.seq_read_mb_s:.0f} MB/s sequential read, "
-                      f"{perf.rand_read_iops:.0f} random reads/s; write figures use the disk class's write/read ratio")
+        console.print(f"  model fed with the measured disks: {perf.seq_read_mb_s:,.0f} MB/s sequential read, "
+                      f"{perf.rand_read_iops:,.0f} random reads/s; write figures use the disk class's write/read ratio")
 
 
 def add_parsers(sub) -> None:

@@ -125,17 +125,19 @@ class ValidateScreen(Screen[None]):
         yield Header()
         with Vertical(id="validate-form"):
             yield Label("target", classes="form-label")
-            yield Input(id="target", placeholder="/dev/md0, /dev/vg/lv, or a directory on the array")
+            # Compact rows: at 80x24 the results must be in view, not below the fold.
+            yield Input(id="target", placeholder="/dev/md0, /dev/vg/lv, or a directory on the array", compact=True)
             yield Label("suite", classes="form-label")
             yield Choice([("quick (about a minute)", "quick"), ("full (several minutes)", "full")], "quick", id="mode")
             yield Label("destroy data", classes="form-label")
-            yield Input(id="destroy", placeholder="type the device's exact name to let write jobs erase it")
+            yield Input(id="destroy", placeholder="type the device's exact name to let write jobs erase it",
+                        compact=True)
             yield Label("", classes="form-label")
             yield Checkbox("set the current plan's prediction beside the figures", self.plan is not None,
                            id="use-plan", disabled=self.plan is None)
         with Horizontal(id="validate-buttons"):
-            yield Button("Start", variant="primary", id="start")
-            yield Button("Cancel", variant="error", id="cancel", disabled=True)
+            yield Button("Start", variant="primary", id="start", compact=True)
+            yield Button("Cancel", variant="error", id="cancel", disabled=True, compact=True)
         with VerticalScroll(id="validate-body"):
             yield Static("Type a target and press Start. Write jobs on a raw device run only if it is blank "
                          "or its exact name is typed under destroy data.", id="validate-progress")
@@ -264,6 +266,7 @@ class ValidateScreen(Screen[None]):
             table.add_row(*cells, key=cells[0])
         self.query_one("#validate-chart", Static).update(bar_chart(event.rows))
         self.query_one("#validate-notes", Static).update(self._notes(report, event.predicted, event.mismatch))
+        self.query_one("#validate-body").scroll_to_widget(table, animate=False, top=True)
         if report.stopped:
             self.notify(f"Stopped early: {report.stopped}; the figures shown are partial", severity="warning")
         else:
