@@ -66,10 +66,38 @@ def filesystems_text(result: PlanResult) -> Text:
     return out
 
 
-def _width(t: Table) -> int:
-    from rich.console import Console
+# A column: its heading, its cells, its minimum width (held steady so digits changing do not
+# change the table's width, see ResultsPane._put) and whether its cells are right-justified.
+Column = tuple[str, list[str], int, bool]
 
-    return Console(width=10_000).measure(t).maximum
+
+def _width(columns: list[Column]) -> int:
+    """The width Rich gives these columns with no padding and a blank between each (SIMPLE_HEAD, no edge)."""
+    return sum(max(minimum, len(head), *(len(c) for c in cells)) for head, cells, minimum, _ in columns) \
+        + len(columns) - 1
+
+
+def _widest(columns: list[Column], drops: list[tuple[str, ...]], width: int) -> list[Column]:
+    """The columns less the first set of `drops` that fits `width` (the last set if none does)."""
+    kept = columns
+    for dropped in drops:
+        kept = [c for c in columns if c[0] not in dropped]
+        if _width(kept) <= width:
+            break
+    return kept
+
+
+def _table(columns: list[Column], styles: list[str] | None = None, notes: list[str] | None = None,
+           notes_width: int = 0) -> Table:
+    t = Table(box=box.SIMPLE_HEAD, padding=0, expand=False, show_edge=False)  # the box's blank is the gap
+    for head, _, minimum, right in columns:
+        t.add_column(head, justify="right" if right else "left", no_wrap=True, min_width=minimum)
+    if notes:
+        t.add_column("why", style="dim", overflow="fold", max_width=notes_width)
+    for i in range(len(columns[0][1])):
+        t.add_row(*(cells[i] for _, cells, _, _ in columns), *([notes[i]] if notes else []),
+                  style=styles[i] if styles else "")
+    return t
 
 
 def waterfall(result: PlanResult, *, narrow: bool, width: int) -> Table:
@@ -79,14 +107,20 @@ def waterfall(result: PlanResult, *, narrow: bool, width: int) -> Table:
     The 'why' notes take the room left beside the figures, wrapped, when there are 24 columns
     or more; otherwise `waterfall_notes` puts them under the table.
     """
-    for tb_col, removed in ((True, True), (False, True), (False, False)):
-        t = _waterfall(result, tb_col=tb_col and not narrow, removed=removed and not narrow, why_width=0)
-        if _width(t) <= width:
-            break
-    room = width - _width(t) - 1
-    if room >= 24:
-        return _waterfall(result, tb_col=tb_col and not narrow, removed=removed and not narrow, why_width=room)
-    return t
+    steps = result.capacity
+    columns: list[Column] = [
+        ("step", [s.label for s in steps], 17, False),
+        ("removed", [tib(s.removed_bytes) if s.removed_bytes else ("" if s.key == "raw" else "0") for s in steps],
+         10, True),
+        ("bytes left", [f"{s.remaining_bytes:,}" for s in steps], 18, True),
+        ("TB", [tb(s.remaining_bytes) for s in steps], 9, True),
+        ("TiB", [tib(s.remaining_bytes).removesuffix(" TiB") for s in steps], 6, True),
+    ]
+    kept = _widest(columns, [("TB", "removed")] if narrow else [(), ("TB",), ("TB", "removed")], width)
+    styles = ["bold" if s.key == "reserved" else ("yellow" if s.key in ("spares", "unassigned") and s.removed_bytes
+                                                  else "") for s in steps]
+    room = width - _width(kept) - 1
+    return _table(kept, styles, [s.note for s in steps] if room >= 24 else None, room)
 
 
 def waterfall_notes(result: PlanResult, table: Table) -> Text:
@@ -101,60 +135,20 @@ def waterfall_notes(result: PlanResult, table: Table) -> Text:
     return out
 
 
-def _waterfall(result: PlanResult, *, tb_col: bool, removed: bool, why_width: int) -> Table:
-    t = Table(box=box.SIMPLE_HEAD, padding=0, expand=False, show_edge=False)  # the box's blank is the gap
-    # Minimum widths hold the table's size steady while the digits change, so an update
-    # needs no new screen layout (see ResultsPane._put).
-    t.add_column("step", no_wrap=True, min_width=17)
-    if removed:
-        t.add_column("removed", justify="right", no_wrap=True, min_width=10)
-    t.add_column("bytes left", justify="right", no_wrap=True, min_width=18 if not removed else 21)
-    if tb_col:
-        t.add_column("TB", justify="right", no_wrap=True, min_width=9)
-    t.add_column("TiB", justify="right", no_wrap=True, min_width=10 if tb_col else 6)
-    why = why_width > 0
-    if why:
-        t.add_column("why", style="dim", overflow="fold", max_width=why_width)
-    for s in result.capacity:
-        gone = tib(s.removed_bytes) if s.removed_bytes else ("" if s.key == "raw" else "0")
-        row = [s.label] + ([gone] if removed else []) + [f"{s.remaining_bytes:,}"]
-        if tb_col:
-            row.append(tb(s.remaining_bytes))
-        row.append(tib(s.remaining_bytes).replace(" TiB", " TiB" if tb_col else ""))
-        if why:
-            row.append(s.note)
-        style = "bold" if s.key == "reserved" else ("yellow" if s.key in ("spares", "unassigned") and s.removed_bytes else "")
-        t.add_row(*row, style=style)
-    return t
-
-
 def arrays(plan: Plan, result: PlanResult, *, narrow: bool, width: int) -> Table:
     """The widest md table that fits `width`: data offset, component size, chunk, then disks go first."""
-    drops = ((), ("data offset",), ("data offset", "component B"), ("data offset", "component B", "chunk"),
-             ("data offset", "component B", "chunk", "disks"))
-    for dropped in drops[2 if narrow else 0:]:
-        t = _arrays(plan, result, dropped=dropped, layout=not narrow and not dropped)
-        if _width(t) <= width:
-            break
-    return t
-
-
-def _arrays(plan: Plan, result: PlanResult, *, dropped: tuple[str, ...], layout: bool) -> Table:
-    t = Table(box=box.SIMPLE_HEAD, padding=0, show_edge=False)
-    widths = {"array": 5, "level": 9 if layout else 6, "disks": 5, "chunk": 5, "data offset": 11, "component B": 17,
-              "array B": 18}
-    columns = [c for c in ("array", "level", "disks", "chunk", "data offset", "component B", "array B") if c not in dropped]
-    for col in columns:
-        t.add_column(col, justify="left" if col in ("array", "level") else "right", no_wrap=True, min_width=widths[col])
-    for pg, g in zip(plan.groups, result.groups):
-        cells = {
-            "array": g.name,
-            "level": f"RAID{pg.level}" + (f" {pg.layout}" if pg.layout and layout else ""),
-            "disks": f"{pg.members}+{pg.spares}" if pg.spares else str(pg.members),
-            "chunk": format_size_compact(g.md.chunk_bytes) if g.md.chunk_bytes else "-",
-            "data offset": format_size_compact(g.md.data_offset_bytes),
-            "component B": f"{g.md.component_bytes:,}",
-            "array B": f"{g.md.array_bytes:,}",
-        }
-        t.add_row(*(cells[c] for c in columns))
-    return t
+    pairs = list(zip(plan.groups, result.groups))
+    layout = not narrow
+    columns: list[Column] = [
+        ("array", [g.name for _, g in pairs], 5, False),
+        ("level", [f"RAID{pg.level}" + (f" {pg.layout}" if pg.layout and layout else "") for pg, _ in pairs],
+         9 if layout else 6, False),
+        ("disks", [f"{pg.members}+{pg.spares}" if pg.spares else str(pg.members) for pg, _ in pairs], 5, True),
+        ("chunk", [format_size_compact(g.md.chunk_bytes) if g.md.chunk_bytes else "-" for _, g in pairs], 5, True),
+        ("data offset", [format_size_compact(g.md.data_offset_bytes) for _, g in pairs], 11, True),
+        ("component B", [f"{g.md.component_bytes:,}" for _, g in pairs], 17, True),
+        ("array B", [f"{g.md.array_bytes:,}" for _, g in pairs], 18, True),
+    ]
+    drops = [(), ("data offset",), ("data offset", "component B"), ("data offset", "component B", "chunk"),
+             ("data offset", "component B", "chunk", "disks")]
+    return _table(_widest(columns, drops[2 if narrow else 0:], width))
