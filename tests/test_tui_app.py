@@ -349,3 +349,30 @@ async def test_several_filesystems_are_each_shown() -> None:
         listed = str(app.screen.query_one("#filesystems", Static).content)
         for v in compute(app.plan).volumes:
             assert f"{v.mount_point} on {v.device}: {v.df_available_bytes:,} B available" in listed
+
+
+@pytest.mark.parametrize("theme", ["textual-dark", "textual-light"])
+async def test_the_focused_field_stands_out_in_both_themes(theme) -> None:
+    app = PodplanApp(example_pod())
+    async with app.run_test(size=(100, 32)) as pilot:
+        app.theme = theme
+        await pilot.pause()
+        count, size = app.screen.query_one("#count"), app.screen.query_one("#size")
+        count.focus()
+        await pilot.pause()
+        focused, other = count.styles.background, size.styles.background
+        # Far enough apart to see at a glance, not one shade of grey.
+        assert sum(abs(a - b) for a, b in zip(focused.rgb, other.rgb)) > 60, (focused, other)
+        heading = app.screen.query_one(".form-section")
+        ground = heading.background_colors[1] if hasattr(heading, "background_colors") else app.screen.styles.background
+        assert _contrast(heading.styles.color.rgb, ground.rgb) >= 3.0  # WCAG's floor for bold headings
+
+
+def _contrast(a: tuple[int, int, int], b: tuple[int, int, int]) -> float:
+    def lum(rgb: tuple[int, int, int]) -> float:
+        c = [v / 255 for v in rgb]
+        c = [v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4 for v in c]
+        return 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2]
+
+    hi, lo = sorted((lum(a), lum(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
