@@ -34,6 +34,9 @@ def add_parsers(sub: Any) -> None:
     _hardware_flags(pr)
     pr.add_argument("--workload", action="append", metavar="NAME", choices=tuple(PRESETS),
                     help=f"workload to predict (repeatable): {', '.join(PRESETS)}; default: the validation suite")
+    pr.add_argument("--job", action="append", metavar="FILE.fio",
+                    help="predict each job section of an fio job file as fio runs it (repeatable; with --workload "
+                         "too, both are predicted)")
     pr.add_argument("--mode", choices=MODES, default="normal", help="healthy, one member missing, or rebuilding")
     pr.add_argument("--json", action="store_true", help="print JSON")
     sw = sub.add_parser("sweep", help="rank every layout of the plan's disks by usable space, speed and loss odds")
@@ -96,6 +99,11 @@ def dispatch(args: argparse.Namespace) -> int:
 
     result = compute(plan)
     workloads = [preset(n) for n in args.workload] if args.workload else None
+    job_notes: list[str] = []
+    if args.job:
+        jobs = _read_jobs(args.job)
+        workloads = (workloads or []) + [w for jf in jobs for w in jf.workloads]
+        job_notes = [n for jf in jobs for n in jf.notes]
     predictions = predict(plan, result, workloads, mode=args.mode)
     rel = reliability(plan, result)
     if args.json:
@@ -103,12 +111,30 @@ def dispatch(args: argparse.Namespace) -> int:
 
         doc = {"podplan_version": __version__, "plan": plan.name, "mode": args.mode,
                "cpu": origin_json(cpu), "predictions": [p.model_dump(mode="json") for p in predictions],
-               "reliability": rel.model_dump(mode="json")}
+               "reliability": rel.model_dump(mode="json"), "job_notes": job_notes}
         print(json.dumps(doc, indent=2))
     else:
+        notes = [Text(n, style="dim") for n in job_notes]
         cli_console().print(Group(prediction_table(predictions, title=f"{plan.name}: predicted ({args.mode})"),
-                              Text(f"CPU: {origin_text(cpu)}"), Text(""), reliability_table(rel)))
+                                  *notes, Text(f"CPU: {origin_text(cpu)}"), Text(""), reliability_table(rel)))
     return 0
+
+
+def _read_jobs(paths: list[str]) -> list:
+    """Each fio job file parsed; an unreadable file or a refused option is one line (PlanError)."""
+    from planners.perf.jobfile import parse_job_file
+
+    out = []
+    for path in paths:
+        try:
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+        except OSError as exc:
+            raise PlanError(f"{path}: cannot read the job file ({exc.strerror or exc})") from None
+        except UnicodeDecodeError:
+            raise PlanError(f"{path}: not a text file") from None
+        out.append(parse_job_file(text, source=path))
+    return out
 
 
 def prediction_table(preds: list[WorkloadPrediction], *, title: str = "Predicted") -> Table:

@@ -1,0 +1,214 @@
+"""A fio job file as podplan workloads: one `Workload` per job section, as fio would run it.
+
+The text is read the way fio reads it: `[section]` headers, `key=value` or a bare `key`,
+`;` and `#` start a comment anywhere on a line, and a `[global]` section sets defaults for
+the job sections that follow it (a later `[global]` changes only the jobs after it). Sizes
+follow fio's own rules, not podplan's: with the default `kb_base=1024`, `k`/`kb` and the like
+are powers of 2 and the IEC spellings (`KiB`) powers of 10; `kb_base=1000` swaps the two.
+
+Every option is accounted for: modelled, ignored with the reason, or refused with the
+reason. Nothing is silently dropped, because a job whose figure the model cannot know must
+not get a confident number.
+"""
+
+from __future__ import annotations
+
+import re
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from planners.errors import PlanError
+from planners.perf.workloads import ASYNC_ENGINES, Workload
+
+Frozen = ConfigDict(frozen=True)
+
+# fio's defaults where a job file says nothing (fio 3.x on Linux).
+DEFAULTS = {"rw": "read", "bs": "4k", "direct": "0", "numjobs": "1", "iodepth": "1", "ioengine": "psync"}
+SYNC_ENGINES = ("sync", "psync", "vsync", "pvsync", "pvsync2")
+RW = {"read": "read", "write": "write", "randread": "randread", "randwrite": "randwrite"}
+MIXED = ("rw", "readwrite", "randrw", "trim", "randtrim", "trimwrite", "randtrimwrite")
+
+# Options that change nothing the model predicts, each with the reason it may be ignored.
+IGNORED = {
+    **dict.fromkeys(("runtime", "time_based", "ramp_time", "startdelay", "loops"),
+                    "the model predicts the steady rate, whatever the run's length"),
+    "nrfiles": "the job's size is split over its files; the bytes and the requests are the same",
+    **dict.fromkeys(("group_reporting", "new_group", "stonewall", "wait_for_previous", "description",
+                     "output", "output-format", "status-interval", "write_bw_log", "write_lat_log",
+                     "write_iops_log", "log_avg_msec", "per_job_logs", "percentile_list", "clat_percentiles",
+                     "lat_percentiles", "slat_percentiles", "disable_lat", "disable_clat", "disable_slat",
+                     "disable_bw_measurement", "gtod_reduce", "name"),
+                    "reporting only: it changes what fio prints, not the I/O"),
+    **dict.fromkeys(("randrepeat", "norandommap", "random_generator", "randseed", "allrandrepeat"),
+                    "which random offsets are drawn, not how many or how large"),
+    **dict.fromkeys(("thread", "cpus_allowed", "cpumask", "numa_cpu_nodes", "nice", "prio", "prioclass",
+                     "exitall", "unlink", "create_on_open", "allow_mounted_write", "fallocate", "invalidate",
+                     "refill_buffers", "zero_buffers", "scramble_buffers", "buffer_compress_percentage",
+                     "buffer_compress_chunk", "filename_format", "iodepth_low", "iodepth_batch",
+                     "iodepth_batch_submit", "iodepth_batch_complete", "iodepth_batch_complete_min",
+                     "iodepth_batch_complete_max", "unit_base", "overwrite", "end_fsync"),
+                    "how fio runs or fills its buffers; the array sees the same requests"),
+    **dict.fromkeys(("steadystate", "ss", "steadystate_duration", "ss_dur", "steadystate_ramp_time",
+                     "ss_ramp"), "when fio stops measuring, not the rate it measures"),
+}
+# Options the model cannot honour: a prediction would be a confident wrong number.
+REFUSED = {
+    **dict.fromkeys(("rate", "rate_iops", "rate_min", "rate_iops_min", "thinktime", "thinktime_blocks"),
+                    "the job is throttled or paused by fio: its figure is the throttle, not the array"),
+    **dict.fromkeys(("fsync", "fdatasync", "sync", "write_barrier"),
+                    "flushes after writes are not modelled: each costs a cache flush on every disk"),
+    **dict.fromkeys(("rwmixread", "rwmixwrite"),
+                    "read/write mixes are not modelled: give the read and the write side a section each"),
+    **dict.fromkeys(("verify", "do_verify", "verify_only"), "verification reads back what was written: not modelled"),
+    **dict.fromkeys(("bsrange", "blocksize_range", "bssplit", "blocksize_unaligned", "bs_unaligned"),
+                    "a spread of block sizes is not modelled: give one bs per section"),
+    **dict.fromkeys(("include",), "included files are not read: put the options in this file"),
+    **dict.fromkeys(("zonemode", "zonerange", "zonesize", "zoneskip"), "zoned I/O is not modelled"),
+    **dict.fromkeys(("number_ios", "io_size", "io_limit", "offset", "offset_increment"),
+                    "I/O confined to part of the target or stopped early is not modelled"),
+}
+MODELLED = {"rw", "readwrite", "bs", "blocksize", "direct", "buffered", "numjobs", "iodepth", "ioengine", "size",
+            "filesize", "filename", "directory", "kb_base"}
+
+
+class JobFile(BaseModel):
+    """The workloads of one job file and what became of each option podplan does not model."""
+
+    model_config = Frozen
+
+    workloads: list[Workload] = Field(description="One per job section, named after it, in file order.")
+    notes: list[str] = Field(description="One line per ignored option: the section, the option and why.")
+
+
+def fio_bytes(text: str, kb_base: int = 1024, *, what: str = "size") -> int:
+    """A size as fio reads it: '4k' -> 4096 (kb_base 1024), '1KiB' -> 1000 there, '1m' ... ."""
+    m = re.fullmatch(r"\s*(\d+)\s*([A-Za-z%]*)\s*", text)
+    if not m:
+        raise PlanError(f"{what} {text!r} is not a size fio reads the same way (whole numbers only: 1536k, not 1.5m)")
+    number, suffix = int(m.group(1)), m.group(2).lower()
+    if suffix == "%":
+        raise PlanError(f"{what} {text!r}: a share of the target is not modelled; give bytes")
+    powers = {"k": 1, "m": 2, "g": 3, "t": 4, "p": 5}
+    if not suffix or suffix == "b":
+        return number
+    iec = suffix.endswith("ib") and len(suffix) == 3
+    if suffix[0] not in powers or (len(suffix) > 1 and suffix not in (suffix[0] + "b", suffix[0] + "ib")):
+        raise PlanError(f"{what} {text!r} has a unit fio does not know")
+    # fio's compatibility mode (kb_base=1024, its default) reads SI letters as powers of 2 and
+    # IEC ones as powers of 10; kb_base=1000 reads both the way the standards mean them.
+    base = (1000 if kb_base == 1024 else 1024) if iec else kb_base
+    return number * base ** powers[suffix[0]]
+
+
+Options = dict[str, tuple[str, int, str]]  # option -> (value, line, the section that set it)
+
+
+def _sections(text: str, source: str) -> list[tuple[str, Options]]:
+    """(name, {option: (value, line, section)}) per section, in file order."""
+    out: list[tuple[str, Options]] = []
+    for n, raw in enumerate(text.splitlines(), start=1):
+        line = re.split(r"[;#]", raw, maxsplit=1)[0].strip()
+        if not line:
+            continue
+        header = re.fullmatch(r"\[([^\]]+)\]", line)
+        if header:
+            out.append((header.group(1).strip(), {}))
+            continue
+        if not out:
+            raise PlanError(f"{source}:{n}: an option before any [section]: {line!r}")
+        if "=" in line:
+            key, _, value = line.partition("=")
+        else:  # a bare flag (time_based), or a directive and its argument (include FILE)
+            key, _, value = line.partition(" ")
+            value = value.strip() or "1"
+        out[-1][1][key.strip().lower()] = (value.strip(), n, out[-1][0])
+    return out
+
+
+def parse_job_file(text: str, *, source: str = "job file") -> JobFile:
+    """Every job section of `text` as a Workload, with [global] defaults applied as fio applies them."""
+    defaults: Options = {}
+    workloads: list[Workload] = []
+    notes: list[str] = []
+    for name, options in _sections(text, source):
+        if name == "global":
+            defaults = {**defaults, **options}
+            continue
+        merged = {**defaults, **options}
+        w, said = _workload(name, merged, source)
+        workloads.append(w)
+        notes += said
+    if not workloads:
+        raise PlanError(f"{source}: no job section (only [global]): nothing to predict")
+    return JobFile(workloads=workloads, notes=list(dict.fromkeys(notes)))
+
+
+def _workload(name: str, opts: Options, source: str) -> tuple[Workload, list[str]]:
+    notes = []
+    for key, (_, line, where) in opts.items():
+        if key in REFUSED:
+            raise PlanError(f"{source}:{line}: [{where}] {key} refused: {REFUSED[key]}")
+        if key in IGNORED:
+            notes.append(f"{source}:{line}: [{where}] {key} ignored: {IGNORED[key]}")
+        elif key not in MODELLED:
+            raise PlanError(f"{source}:{line}: [{where}] {key} refused: podplan does not know what it does to "
+                            "the array, so it will not guess a figure")
+
+    def get(*keys: str) -> tuple[str, int]:
+        for k in keys:
+            if k in opts:
+                return opts[k][:2]
+        return DEFAULTS.get(keys[0], ""), 0
+
+    kb_base = int(get("kb_base")[0] or 1024)
+    if kb_base not in (1000, 1024):
+        raise PlanError(f"{source}: [{name}] kb_base={kb_base}: fio takes 1000 or 1024")
+
+    def fail(line: int, message: str) -> PlanError:
+        return PlanError(f"{source}:{line}: [{name}] {message}")
+
+    rw_text, line = get("rw", "readwrite")
+    rw = rw_text.split(":")[0].strip().lower()
+    if rw in MIXED:
+        raise fail(line, f"rw={rw} refused: mixes and trims are not modelled; give each direction a section")
+    if rw not in RW:
+        raise fail(line, f"rw={rw_text!r} is not an fio rw value")
+    engine, line = get("ioengine")
+    engine = engine.lower()
+    if engine not in SYNC_ENGINES + ASYNC_ENGINES:
+        raise fail(line, f"ioengine={engine} refused: only the sync family and {', '.join(ASYNC_ENGINES)} "
+                         "reach the array the way the model assumes")
+    bs_text, line = get("bs", "blocksize")
+    if "-" in bs_text or ":" in bs_text:
+        raise fail(line, f"bs={bs_text} refused: a range of block sizes is not modelled")
+    parts = [p for p in bs_text.split(",")]
+    chosen = parts[0] if RW[rw] in ("read", "randread") or len(parts) < 2 or not parts[1] else parts[1]
+    bs = fio_bytes(chosen, kb_base, what=f"{source}:{line}: [{name}] bs")
+    direct_text, line = get("direct")
+    direct = _flag(direct_text, fail(line, f"direct={direct_text!r} is not 0 or 1"))
+    if "buffered" in opts:
+        value, line = get("buffered")
+        buffered = _flag(value, fail(line, "buffered must be 0 or 1"))
+        direct = not buffered if "direct" not in opts else direct
+    numjobs = _count(*get("numjobs"), fail)
+    iodepth = _count(*get("iodepth"), fail)
+    size_text, line = get("size", "filesize")
+    size = fio_bytes(size_text, kb_base, what=f"{source}:{line}: [{name}] size") if size_text else None
+    filename, _ = get("filename")
+    raw = filename.startswith("/dev/") and not get("directory")[0]
+    if size is not None and not raw and ":" not in filename:
+        size *= numjobs  # each clone writes a file of its own unless they share one by name
+    return Workload(name=name, description=f"fio job [{name}]", rw=RW[rw], bs=bs, direct=direct, numjobs=numjobs,
+                    iodepth=iodepth, ioengine=engine, target="raw" if raw else "file", size=size), notes
+
+
+def _flag(text: str, error: PlanError) -> bool:
+    if text.strip() not in ("0", "1"):
+        raise error
+    return text.strip() == "1"
+
+
+def _count(text: str, line: int, fail) -> int:  # type: ignore[no-untyped-def]
+    if not text.strip().isdigit() or int(text) < 1:
+        raise fail(line, f"{text!r} is not a count of 1 or more")
+    return int(text)

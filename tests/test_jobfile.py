@@ -1,0 +1,152 @@
+"""fio job files as workloads: sections and [global] as fio reads them, sizes as fio itself parses them."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from app.cli.main import main
+from planners.errors import PlanError
+from planners.perf.jobfile import fio_bytes, parse_job_file
+
+JOB = """\
+; the options a storage admin writes
+[global]
+ioengine=libaio
+direct=1
+filename=/dev/md0   # the array
+runtime=60
+time_based
+group_reporting
+
+[seq-write]
+rw=write
+bs=1m
+iodepth=16
+
+[db-log]
+rw=randwrite
+bs=8k
+numjobs=5
+
+[global]
+direct=0
+ioengine=psync
+
+[buffered-read]
+rw=read
+bs=4m
+"""
+
+
+def test_sections_inherit_the_global_options_in_force_where_they_stand():
+    jf = parse_job_file(JOB, source="pod.fio")
+    by = {w.name: w for w in jf.workloads}
+    assert list(by) == ["seq-write", "db-log", "buffered-read"]
+    assert by["seq-write"].rw == "write" and by["seq-write"].bs == 1024**2 and by["seq-write"].iodepth == 16
+    assert by["seq-write"].direct and by["seq-write"].ioengine == "libaio" and by["seq-write"].target == "raw"
+    assert by["db-log"].numjobs == 5 and by["db-log"].bs == 8192 and by["db-log"].iodepth == 1
+    # The second [global] changes only the job after it.
+    assert by["buffered-read"].direct is False and by["buffered-read"].ioengine == "psync"
+    assert by["db-log"].direct is True
+
+
+def test_every_ignored_option_is_said_once_with_its_reason():
+    notes = parse_job_file(JOB, source="pod.fio").notes
+    assert len(notes) == len(set(notes)) == 3
+    assert any(n.startswith("pod.fio:6: [global] runtime ignored: ") for n in notes)
+    assert any("group_reporting ignored: reporting only" in n for n in notes)
+
+
+def test_fio_defaults_and_files():
+    [w] = parse_job_file("[plain]\nsize=1g\nnumjobs=4\n").workloads
+    # fio's own defaults: read, 4k, buffered, psync, one in flight; each clone gets a file of its own.
+    assert (w.rw, w.bs, w.direct, w.ioengine, w.iodepth) == ("read", 4096, False, "psync", 1)
+    assert w.target == "file" and w.size == 4 * 1024**3
+    [raw] = parse_job_file("[r]\nfilename=/dev/sdb\nsize=1g\nnumjobs=4\n").workloads
+    assert raw.target == "raw" and raw.size == 1024**3
+
+
+def test_read_and_write_block_sizes():
+    jf = parse_job_file("[r]\nrw=randread\nbs=4k,64k\n[w]\nrw=write\nbs=4k,64k\n")
+    assert [w.bs for w in jf.workloads] == [4096, 65536]
+
+
+@pytest.mark.parametrize(("option", "words"), [
+    ("rate=10m", "rate refused: the job is throttled"),
+    ("fsync=1", "fsync refused: flushes after writes"),
+    ("rwmixread=70", "rwmixread refused: read/write mixes"),
+    ("rw=randrw", "rw=randrw refused"),
+    ("bs=4k-64k", "range of block sizes"),
+    ("ioengine=rbd", "ioengine=rbd refused"),
+    ("frobnicate=3", "frobnicate refused: podplan does not know"),
+    ("include other.fio", "include refused"),
+    ("size=1.5g", "whole numbers only"),
+    ("size=50%", "a share of the target is not modelled"),
+])
+def test_what_the_model_cannot_honour_is_refused_with_its_line(option, words):
+    with pytest.raises(PlanError) as caught:
+        parse_job_file(f"[global]\ndirect=1\n[job]\n{option}\n", source="x.fio")
+    message = caught.value.message
+    assert message.startswith("x.fio:4: [job] ") and words in message and "\n" not in message
+
+
+def test_an_empty_or_headless_file_is_refused():
+    with pytest.raises(PlanError, match="no job section"):
+        parse_job_file("[global]\nrw=read\n")
+    with pytest.raises(PlanError, match=r"x.fio:1: an option before any \[section\]"):
+        parse_job_file("rw=read\n[a]\n", source="x.fio")
+
+
+SUFFIXES = ["", "b", "k", "K", "kb", "KB", "kib", "KiB", "m", "M", "mb", "MiB", "g", "G", "gb", "GiB"]
+
+
+@pytest.mark.skipif(shutil.which("fio") is None, reason="fio is not installed (scripts/dev.sh setup installs it)")
+@settings(max_examples=6, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 4096), st.sampled_from(SUFFIXES), st.sampled_from([1000, 1024])),
+                min_size=10, max_size=30))
+def test_sizes_are_read_as_fio_itself_reads_them(tmp_path_factory, cases):
+    """fio --parse-only --debug=parse prints the bytes it made of each size: the witness."""
+    job = tmp_path_factory.mktemp("fio") / "sizes.fio"
+    job.write_text("".join(f"[j{i}]\nkb_base={base}\nsize={n}{suffix}\nfilename=/dev/null\n"
+                           for i, (n, suffix, base) in enumerate(cases)))
+    out = subprocess.run(["fio", "--parse-only", "--debug=parse", str(job)], capture_output=True, text=True,
+                         timeout=60)
+    parsed = [int(x) for x in re.findall(r"handle_option=size, ptr=\S+\n.*?ret=0, out=(\d+)", out.stdout, re.S)]
+    assert len(parsed) == len(cases), out.stdout[-2000:]
+    for (n, suffix, base), theirs in zip(cases, parsed):
+        assert fio_bytes(f"{n}{suffix}", base) == theirs, (n, suffix, base)
+
+
+def test_predict_takes_a_job_file(tmp_path, capsys):
+    job = tmp_path / "pod.fio"
+    job.write_text(JOB)
+    assert main(["predict", "--job", str(job), "--no-host-cpu", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    preds = {p["workload"]: p for p in doc["predictions"]}
+    assert list(preds) == ["seq-write", "db-log", "buffered-read"]
+    for p in preds.values():
+        assert p["mb_s"] > 0 and p["binding"] and p["terms"] and "runner_up" in p
+    assert any("runtime ignored" in n for n in doc["job_notes"])
+    # Five clones of a queue-depth-one job keep five requests in flight: more than one clone does.
+    one = tmp_path / "one.fio"
+    one.write_text(JOB.replace("numjobs=5", "numjobs=1"))
+    assert main(["predict", "--job", str(one), "--no-host-cpu", "--json"]) == 0
+    single = {p["workload"]: p for p in json.loads(capsys.readouterr().out)["predictions"]}
+    assert preds["db-log"]["iops"] > single["db-log"]["iops"]
+
+
+def test_a_bad_job_file_is_one_line_and_exit_2(tmp_path, capsys):
+    bad = tmp_path / "bad.fio"
+    bad.write_text("[a]\nrate=1m\n")
+    assert main(["predict", "--job", str(bad)]) == 2
+    assert capsys.readouterr().err.strip() == f"podplan: {bad}:2: [a] rate refused: the job is throttled or paused " \
+                                              "by fio: its figure is the throttle, not the array"
+    assert main(["predict", "--job", str(tmp_path / "absent.fio")]) == 2
+    assert "cannot read the job file" in capsys.readouterr().err
