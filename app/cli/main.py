@@ -92,6 +92,10 @@ def main(argv: list[str] | None = None) -> int:
     if not argv or (argv[0] not in COMMANDS and not argv[0].startswith("-")):
         argv = ["tui", *argv]
     try:
+        if argv[0] == "tui" and len(argv) <= 2 and not any(a.startswith("-") for a in argv[1:]):
+            # Opening the TUI needs none of the other commands' parsers (and their imports):
+            # the first paint comes sooner. Anything else goes through the full parser.
+            return _tui(argv[1] if len(argv) == 2 else None)
         args = build_parser().parse_args(argv)
         if args.command is None:
             build_parser().print_help()
