@@ -150,3 +150,28 @@ def test_a_bad_job_file_is_one_line_and_exit_2(tmp_path, capsys):
                                               "by fio: its figure is the throttle, not the array"
     assert main(["predict", "--job", str(tmp_path / "absent.fio")]) == 2
     assert "cannot read the job file" in capsys.readouterr().err
+
+
+@pytest.mark.skipif(shutil.which("fio") is None, reason="fio is not installed (scripts/dev.sh setup installs it)")
+def test_validate_runs_the_sections_as_written(tmp_path):
+    """The user's section, on podplan's target behind podplan's guards; the model is asked about what ran."""
+    from runners.fio.jobs import Timing
+    from runners.validate.compare import model_workloads
+    from runners.validate.suite import validate
+
+    [w] = parse_job_file("[global]\nioengine=psync\n[my-read]\nrw=randread\nbs=16k\nnumjobs=2\n").workloads
+    fast = Timing(runtime_s=2, ss_duration_s=1, ss_ramp_s=0, ss_slope_pct=50.0)
+    report = validate(str(tmp_path), jobs=[w], timing=fast, file_size=16 * 1024**2)
+    [ran] = report.workloads
+    assert ran.name == "my-read" and ran.status in ("done", "partial") and ran.figures and ran.figures.iops > 0
+    assert "rw=randread" in ran.job_file and "bs=16384" in ran.job_file and "numjobs=2" in ran.job_file
+    [asked] = model_workloads(report)
+    assert (asked.name, asked.rw, asked.bs, asked.numjobs, asked.ioengine) == ("my-read", "randread", 16384, 2, "psync")
+    assert list(tmp_path.iterdir()) == []  # podplan's file, removed afterwards
+
+
+def test_validate_job_files_run_here_only(tmp_path, capsys):
+    job = tmp_path / "j.fio"
+    job.write_text("[a]\nrw=read\n")
+    assert main(["validate", str(tmp_path), "--job", str(job), "--hosts", "pod1"]) == 2
+    assert "--job runs here only" in capsys.readouterr().err

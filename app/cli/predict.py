@@ -101,7 +101,7 @@ def dispatch(args: argparse.Namespace) -> int:
     workloads = [preset(n) for n in args.workload] if args.workload else None
     job_notes: list[str] = []
     if args.job:
-        jobs = _read_jobs(args.job)
+        jobs = read_jobs(args.job)
         workloads = (workloads or []) + [w for jf in jobs for w in jf.workloads]
         job_notes = [n for jf in jobs for n in jf.notes]
     predictions = predict(plan, result, workloads, mode=args.mode)
@@ -120,7 +120,7 @@ def dispatch(args: argparse.Namespace) -> int:
     return 0
 
 
-def _read_jobs(paths: list[str]) -> list:
+def read_jobs(paths: list[str]) -> list:
     """Each fio job file parsed; an unreadable file or a refused option is one line (PlanError)."""
     from planners.perf.jobfile import parse_job_file
 

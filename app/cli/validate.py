@@ -51,7 +51,9 @@ class _Live:
 
 def run_validate(target: str, *, plan: Plan | None, full: bool, as_json: bool, report_dir: str | None,
                  destroy_data: str | None, hosts: str | None = None, baseline: bool = False,
-                 buffered: bool = False) -> int:
+                 buffered: bool = False, job_files: list[str] | None = None) -> int:
+    if job_files and hosts:
+        raise PlanError("--job runs here only; it cannot be combined with --hosts")
     if hosts:
         if baseline:
             raise PlanError("--baseline reads this machine's disks; it cannot be combined with --hosts")
@@ -70,6 +72,14 @@ def run_validate(target: str, *, plan: Plan | None, full: bool, as_json: bool, r
         plan = None
     shape = shape_of_plan(plan) if plan else None
     timing = FULL if full else QUICK
+    jobs: list = []
+    if job_files:
+        from app.cli.predict import read_jobs
+
+        parsed = read_jobs(job_files)
+        jobs = [w for jf in parsed for w in jf.workloads]
+        for note in (n for jf in parsed for n in jf.notes):
+            console.print(note, style="dim", markup=False, highlight=False)
     base = perf = None
     if baseline:
         base, perf = measure_baseline(target, plan, console, report_dir)
@@ -77,11 +87,11 @@ def run_validate(target: str, *, plan: Plan | None, full: bool, as_json: bool, r
     try:
         if as_json:
             report = validate(target, mode="full" if full else "quick", destroy_data=destroy_data,
-                              report_dir=report_dir, plan_shape=shape)
+                              report_dir=report_dir, plan_shape=shape, jobs=jobs)
         else:
             try:
                 report = validate(target, mode="full" if full else "quick", destroy_data=destroy_data,
-                                  report_dir=report_dir, plan_shape=shape, on_progress=live)
+                                  report_dir=report_dir, plan_shape=shape, on_progress=live, jobs=jobs)
             finally:
                 if live.tasks:
                     live.progress.stop()
@@ -247,6 +257,9 @@ def add_parsers(sub) -> None:
                     help="run the suite on these machines through `fio --server` (port 8765 unless given)")
     va.add_argument("--buffered", action="store_true",
                     help="with --hosts: buffered I/O on every host, for filesystems that refuse O_DIRECT")
+    va.add_argument("--job", action="append", metavar="FILE.fio",
+                    help="run the sections of your own fio job file instead of the suite, as written (rw, bs, "
+                         "depth, jobs, engine, direct) on TARGET, behind the same guards (repeatable)")
     va.add_argument("--baseline", action="store_true",
                     help="first measure each member disk of an md array or LV (read-only) and feed the model")
     ck = sub.add_parser("check", help="compare an array as built with its plan: every difference and what it costs")
@@ -265,4 +278,4 @@ def dispatch(args) -> int:
         return run_check(args.target, plan=plan, as_json=args.json)
     return run_validate(args.target, plan=plan, full=args.full, as_json=args.json, report_dir=args.report,
                         destroy_data=args.destroy_data, hosts=args.hosts, baseline=args.baseline,
-                        buffered=args.buffered)
+                        buffered=args.buffered, job_files=args.job)

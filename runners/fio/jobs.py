@@ -82,7 +82,7 @@ class Workload(BaseModel):
 
     model_config = _FROZEN
 
-    name: WorkloadName = Field(description="seq-read, seq-write, rand-read-4k or rand-write-4k.")
+    name: str = Field(description="seq-read, seq-write, rand-read-4k, rand-write-4k, or a user job's section.")
     writes: bool = Field(description="True if the workload writes to the target.")
     block_bytes: int = Field(description="I/O size, in bytes.")
     in_flight: int = Field(description="I/Os outstanding over all jobs (iodepth x numjobs), count.")
@@ -145,6 +145,27 @@ def workload(name: WorkloadName, target: Target, shape: Shape, timing: Timing) -
     jf = JobFile(name=name, comment=comment, global_options=_global(target, timing), jobs=((name, job),))
     return Workload(name=name, writes=name.endswith(("write", "write-4k")), block_bytes=bs,
                     in_flight=depth * numjobs, job=jf)
+
+
+def user_workload(w: workloads.Workload, target: Target, timing: Timing) -> Workload:
+    """A section of the user's own job file, run as written on `target` (podplan's target, size and
+    timing; the section's rw, bs, depth, jobs, engine and direct)."""
+    direct = w.direct and target.direct  # a filesystem that refuses O_DIRECT runs it buffered, and says so
+    rw = "readwrite" if w.rw == "rewrite" else w.rw
+    job = (
+        ("rw", rw),
+        ("bs", str(w.bs)),
+        ("ioengine", w.ioengine),
+        ("direct", "1" if direct else "0"),
+        ("iodepth", str(w.iodepth)),
+        ("numjobs", str(w.numjobs)),
+        ("steadystate", f"{'iops_slope' if w.is_random else 'bw_slope'}:{timing.ss_slope_pct:g}%"),
+        ("steadystate_duration", str(timing.ss_duration_s)),
+        ("steadystate_ramp_time", str(timing.ss_ramp_s)),
+    )
+    comment = f"podplan: the job [{w.name}] on {target.path}, as its job file wrote it"
+    jf = JobFile(name=w.name, comment=comment, global_options=_global(target, timing), jobs=((w.name, job),))
+    return Workload(name=w.name, writes=w.writes, block_bytes=w.bs, in_flight=w.in_flight, job=jf)
 
 
 def suite(target: Target, shape: Shape, timing: Timing = QUICK,

@@ -13,13 +13,15 @@ import shutil
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from runners.exec import not_found, which
-from runners.fio.jobs import FULL, QUICK, WORKLOADS, Shape, Target, Timing, Workload, WorkloadName, fio_argv, suite
+from planners.perf.workloads import Workload as ModelWorkload
+from runners.fio.jobs import (FULL, QUICK, WORKLOADS, Shape, Target, Timing, Workload, WorkloadName, fio_argv, suite,
+                              user_workload)
 from runners.fio.result import JobFigures
 from runners.fio.run import FioMissing, run_fio
 from runners.validate.guard import GuardError, check_destroy_flag, inspect, write_refusal
@@ -36,7 +38,7 @@ class WorkloadReport(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    name: WorkloadName = Field(description="seq-read, seq-write, rand-read-4k or rand-write-4k.")
+    name: str = Field(description="seq-read, seq-write, rand-read-4k, rand-write-4k, or a user job's section.")
     status: Status = Field(description="done, partial (stopped early: figures so far), skipped, failed.")
     reason: str = Field("", description="Why it is not done, one sentence.")
     block_bytes: int = Field(description="I/O size, in bytes.")
@@ -125,13 +127,16 @@ def _device_gone(target: Target) -> str | None:
 def validate(target: str, *, mode: Literal["quick", "full"] = "quick", destroy_data: str | None = None,
              report_dir: str | None = None, plan_shape: Shape | None = None, timing: Timing | None = None,
              file_size: int | None = None, names: tuple[WorkloadName, ...] = WORKLOADS,
-             on_progress: ProgressFn | None = None, cancel: threading.Event | None = None) -> ValidateReport:
-    """Run the suite on `target` (device or directory). Raises GuardError for what a user can fix."""
+             on_progress: ProgressFn | None = None, cancel: threading.Event | None = None,
+             jobs: Sequence[ModelWorkload] = ()) -> ValidateReport:
+    """Run the suite on `target` (device or directory), or the sections of a user's job file
+    (`jobs`) in its place, behind the same guards. Raises GuardError for what a user can fix."""
     if which("fio") is None:
         raise GuardError(not_found("fio"))
     timing = timing or (QUICK if mode == "quick" else FULL)
     fio_target, shape, refusal = _resolve(target, file_size, destroy_data, plan_shape)
-    workloads = suite(fio_target, shape, timing, names)
+    workloads = tuple(user_workload(j, fio_target, timing) for j in jobs) if jobs else suite(fio_target, shape,
+                                                                                             timing, names)
     t0 = time.monotonic()
     reports: list[WorkloadReport] = []
     stopped = ""
