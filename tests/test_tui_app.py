@@ -376,3 +376,30 @@ def _contrast(a: tuple[int, int, int], b: tuple[int, int, int]) -> float:
 
     hi, lo = sorted((lum(a), lum(b)), reverse=True)
     return (hi + 0.05) / (lo + 0.05)
+
+
+async def test_the_perf_tab_predicts_a_loaded_job_file(tmp_path) -> None:
+    from app.tui.widgets import perf
+
+    job = tmp_path / "mine.fio"
+    job.write_text("[global]\nioengine=libaio\ndirect=1\nruntime=30\n[db-writes]\nrw=randwrite\nbs=8k\nnumjobs=5\n")
+    app = PodplanApp(example_pod())
+    try:
+        async with app.run_test(size=(100, 32)) as pilot:
+            await pilot.pause()
+            await pilot.press("ctrl+j")
+            await pilot.pause()
+            assert isinstance(app.screen, PathPrompt)
+            app.screen.query_one(Input).value = str(job)
+            await pilot.press("enter")
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            assert app.screen.query_one("#result-tabs").active == "tab-performance"
+            from rich.console import Console
+
+            console = Console(width=200, record=True, file=io.StringIO())
+            console.print(app.screen.query_one("#perf", Static).content)
+            shown = console.export_text()
+            assert "db-writes" in shown and "runtime ignored" in shown
+    finally:
+        perf.set_jobs((), (), "")

@@ -40,6 +40,7 @@ class PodplanApp(App[int]):
         Binding("ctrl+s", "save_plan", "Save"),
         Binding("ctrl+o", "open_plan", "Open", show=False),
         Binding("ctrl+t", "toggle_theme", "Theme", show=False),
+        Binding("ctrl+j", "load_job", "Load fio job", show=False),
     ]
 
     def __init__(self, plan: Plan, plan_file: str | Path | None = None) -> None:
@@ -257,6 +258,32 @@ class PodplanApp(App[int]):
     def _where(self) -> str:
         return str(self.plan_file) if self.plan_file else f"{self._origin} (never saved)"
 
+    @work(exclusive=True, group="job-dialog")
+    async def action_load_job(self) -> None:
+        """An fio job file's sections, predicted on the Perf tab beside the suite."""
+        from app.tui.screens.dialogs import PathPrompt
+        from app.tui.widgets.perf import set_jobs
+        from planners.perf.jobfile import parse_job_file
+
+        answer = await self.push_screen_wait(PathPrompt("Predict the jobs of an fio job file", ""))
+        if not answer:
+            return
+        path = Path(answer).expanduser()
+        try:
+            parsed = parse_job_file(path.read_text(encoding="utf-8"), source=str(path))
+        except PlanError as exc:
+            self.notify(exc.message, severity="error", timeout=10)
+            return
+        except (OSError, UnicodeDecodeError) as exc:
+            self.notify(f"{path}: cannot read the job file ({getattr(exc, 'strerror', None) or exc})",
+                        severity="error", timeout=8)
+            return
+        set_jobs(tuple(parsed.workloads), tuple(parsed.notes), str(path))
+        self._back_to_plan()
+        self._plan_screen().action_show_tab("tab-performance")
+        self._redraw_figures()
+        self.notify(f"Predicting {len(parsed.workloads)} job(s) of {path} on the Perf tab")
+
     @work(exclusive=True, group="open-dialog")
     async def action_open_plan(self) -> None:
         from app.tui.screens.dialogs import Confirm, PathPrompt
@@ -315,6 +342,8 @@ class PodplanApp(App[int]):
         yield SystemCommand("Open plan", "Read a TOML plan file (ctrl+o)", self.action_open_plan)
         yield SystemCommand("Toggle dark/light theme", "Switch between the dark and light themes (ctrl+t)",
                             self.action_toggle_theme)
+        yield SystemCommand("Predict an fio job file", "Each job section on the Perf tab, beside the suite (ctrl+j)",
+                            self.action_load_job)
         yield SystemCommand("Validate array", "Measure a built array with fio beside the plan (f5)", self.action_validate)
         if hasattr(screen, "action_copy_script"):
             yield SystemCommand("Save script", "Write the build script to a file (s)", screen.action_save_script)

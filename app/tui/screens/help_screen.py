@@ -31,6 +31,7 @@ figures stay on screen until the form makes sense again.
 | f7 | start a new plan from this machine's disks (space selects, a selects every free disk like the highlighted one, c creates the plan); disks in use are marked and not preselected |
 | ctrl+s / ctrl+o | save / open a plan file (TOML) |
 | ctrl+t | dark / light theme |
+| ctrl+j | predict the sections of an fio job file on the Perf tab, beside the suite |
 | ctrl+p | command palette: every action by name |
 | escape | back |
 | ctrl+q | quit |

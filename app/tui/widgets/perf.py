@@ -15,6 +15,7 @@ from rich.text import Text
 
 from planners.models import Plan
 from planners.perf.predict import WorkloadPrediction, predict
+from planners.perf.workloads import VALIDATION, Workload
 from planners.reliability import Reliability, reliability
 from planners.results import PlanResult
 
@@ -76,6 +77,15 @@ def reliability_text(rel: Reliability) -> Table:
     return t
 
 
+# The sections of a job file the user loaded (ctrl+j), predicted after the suite, and its notes.
+_jobs: tuple[tuple[Workload, ...], tuple[str, ...], str] = ((), (), "")
+
+
+def set_jobs(workloads: tuple[Workload, ...], notes: tuple[str, ...], source: str) -> None:
+    global _jobs
+    _jobs = (workloads, notes, source)
+
+
 def set_host_parity(log: object, where: str, why: str) -> None:
     global _host_parity
     _host_parity = (log, where, why)
@@ -93,10 +103,15 @@ def _with_host_cpu(plan: Plan) -> tuple[Plan, str]:
 
 def perf_view(plan: Plan, result: PlanResult, width: int) -> Group:
     plan, cpu_line = _with_host_cpu(plan)
-    preds = predict(plan, result)
+    jobs, notes, source = _jobs
+    preds = predict(plan, result, [*VALIDATION, *jobs])
     parts: list = []
     for p in preds:
         parts += [roofline(p, width)]
+    if jobs:
+        parts.append(Text(f"{len(jobs)} job{'s' if len(jobs) > 1 else ''} from {source} after the suite "
+                          f"(ctrl+j loads another)", style="dim"))
+        parts += [Text(n, style="dim") for n in notes]
     parts.append(reliability_text(reliability(plan, result)))
     if cpu_line:
         parts.append(Text(f"CPU: {cpu_line}", style="dim"))
