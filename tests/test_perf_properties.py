@@ -170,3 +170,16 @@ def test_rebuild_time_grows_with_member_size(small, grow, level, cls):
     a, b = (reliability(plan_of(4, level, size=gb * 1000 * MiB, chunk=chunk, hw=hw)).groups[0].rebuild_hours
             for gb in (small, small + grow))
     assert b > a
+
+
+def test_the_hba_note_names_the_stated_ceiling_not_a_pcie_slot():
+    from planners.compute import compute
+    from planners.example import example_pod
+    from planners.hardware import Hardware, Wiring
+    from planners.perf.predict import predict
+
+    plan = example_pod()
+    slow = plan.model_copy(update={"hardware": Hardware(wiring=Wiring(hbas=1, hba_mb_s=133))})
+    [p] = predict(slow, compute(slow), [PRESETS["seq-read"]])
+    [hba] = [t for t in p.terms if t.name == "HBA"]
+    assert "133 MB/s (as the plan states)" in hba.note and "PCIe" not in hba.note

@@ -173,7 +173,8 @@ def _links(ctx: PerfCtx, traffic: dict[int, float], out: Limits) -> None:
     if wiring.hbas:
         busiest = max(per_hba.values())
         _put(out, "HBA", wiring.hba_rate / busiest,
-             f"{wiring.hbas} HBA(s) at {wiring.hba_rate:.0f} MB/s (PCIe gen{wiring.pcie_gen} x{wiring.pcie_lanes})")
+             f"{wiring.hbas} HBA(s) at {wiring.hba_rate:.0f} MB/s "
+             + ("(as the plan states)" if wiring.hba_mb_s else f"(PCIe gen{wiring.pcie_gen} x{wiring.pcie_lanes})"))
 
 
 def simple_terms(ctx: PerfCtx, w: Workload, degraded: bool) -> Limits:
