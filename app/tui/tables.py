@@ -32,8 +32,9 @@ def summary_text(result: PlanResult | None, *, error: str = "") -> Text:
             return out
         out.append("last valid: ", style="dim")
         out.append(f"{result.usable_bytes:,} B", style="dim strike")
-        out.append(f"\n= {tb(result.usable_bytes)} = {tib(result.usable_bytes)} = {result.efficiency:.2%} of raw "
-                   f"{tb(result.raw_bytes)} on {result.disk_count} disks", style="dim")
+        # Three lines, as the valid headline has: flipping between the two needs no new layout.
+        out.append(f"\n= {tb(result.usable_bytes)} = {tib(result.usable_bytes)} = {result.efficiency:.2%} of raw",
+                   style="dim")
         return out
     assert result is not None
     style = "bold"
