@@ -129,7 +129,10 @@ def _pct(v: float | None) -> str:
 
 def print_report(console: Console, report: ValidateReport, rows: list[SideBySide], have_model: bool,
                  have_plan: bool, host: str = "", mismatch: tuple[str, ...] = ()) -> None:
-    t = Table(title=f"{host + ': ' if host else ''}{report.target} ({report.mode} suite, {report.duration_s:.0f} s"
+    from runners.fio.jobs import WORKLOADS
+
+    what = f"{report.mode} suite" if all(w.name in WORKLOADS for w in report.workloads) else "the job file's sections"
+    t = Table(title=f"{host + ': ' if host else ''}{report.target} ({what}, {report.duration_s:.0f} s"
                     f"{'' if report.direct else ', buffered'})", title_justify="left")
     for col in ("workload", "status", "MB/s", "IOPS", "p99 ms", "steady", "predicted", "diff", "binding"):
         t.add_column(col, justify="right" if col in ("MB/s", "IOPS", "p99 ms", "predicted", "diff") else "left")
