@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
 import pytest
@@ -18,7 +17,7 @@ from app.tui.widgets.choice import Choice
 from planners.compute import compute
 from planners.example import example_pod
 from planners.script.build import build_script
-from tests.tui_helpers import SIZE, plan_with, text_of
+from tests.tui_helpers import SIZE, plan_with, rendered, text_of
 
 
 async def _focus(pilot, field: str) -> None:
@@ -234,11 +233,7 @@ async def test_perf_tab_draws_each_workload_and_names_the_cpu_source() -> None:
         await pilot.pause()
         pilot.app.screen.query_one("#result-tabs", TabbedContent).active = "tab-performance"
         await pilot.pause()
-        from rich.console import Console
-
-        console = Console(record=True, width=118, file=io.StringIO())
-        console.print(pilot.app.screen.query_one("#perf", Static).content)
-        text = console.export_text()
+        text = rendered(pilot.app, "#perf", width=118)
         for name in ("seq-read", "seq-write", "rand-read-4k", "rand-write-4k", "Reliability"):
             assert name in text, text
         # The same source `podplan predict` would name: this host's log when it has the figures, else a preset.
@@ -328,15 +323,7 @@ async def test_the_capacity_tables_fit_the_pane_at_80x24(count) -> None:
         for table in ("#waterfall", "#arrays"):
             content = app.screen.query_one(table, Static).content
             assert app.console.measure(content).maximum <= room, table
-        assert f"{compute(app.plan).groups[0].md.array_bytes:,}" in str(text_of_tables(app))
-
-
-def text_of_tables(app: PodplanApp) -> str:
-    from rich.console import Console
-
-    console = Console(width=200, record=True, file=io.StringIO())
-    console.print(app.screen.query_one("#arrays", Static).content)
-    return console.export_text()
+        assert f"{compute(app.plan).groups[0].md.array_bytes:,}" in rendered(app, "#arrays")
 
 
 async def test_several_filesystems_are_each_shown() -> None:
@@ -395,11 +382,7 @@ async def test_the_perf_tab_predicts_a_loaded_job_file(tmp_path) -> None:
             await app.workers.wait_for_complete()
             await pilot.pause()
             assert app.screen.query_one("#result-tabs").active == "tab-performance"
-            from rich.console import Console
-
-            console = Console(width=200, record=True, file=io.StringIO())
-            console.print(app.screen.query_one("#perf", Static).content)
-            shown = console.export_text()
+            shown = rendered(app, "#perf")
             assert "db-writes" in shown and "runtime ignored" in shown
     finally:
         perf.set_jobs((), (), "")

@@ -39,3 +39,14 @@ async def open_screen(pilot, key: str, screen_type: type[S]) -> S:  # type: igno
     screen = pilot.app.screen
     assert isinstance(screen, screen_type)
     return screen
+
+
+def rendered(app: PodplanApp, selector: str, width: int = 200) -> str:
+    """A widget's Rich content as plain text, at `width` columns (tables and groups included)."""
+    import io
+
+    from rich.console import Console
+
+    console = Console(width=width, record=True, file=io.StringIO())
+    console.print(app.screen.query_one(selector, Static).content)
+    return console.export_text()
