@@ -122,19 +122,9 @@ def dispatch(args: argparse.Namespace) -> int:
 
 def read_jobs(paths: list[str]) -> list:
     """Each fio job file parsed; an unreadable file or a refused option is one line (PlanError)."""
-    from planners.perf.jobfile import parse_job_file
+    from app.shared.planfile import load_job_file
 
-    out = []
-    for path in paths:
-        try:
-            with open(path, encoding="utf-8") as f:
-                text = f.read()
-        except OSError as exc:
-            raise PlanError(f"{path}: cannot read the job file ({exc.strerror or exc})") from None
-        except UnicodeDecodeError:
-            raise PlanError(f"{path}: not a text file") from None
-        out.append(parse_job_file(text, source=path))
-    return out
+    return [load_job_file(path) for path in paths]
 
 
 def prediction_table(preds: list[WorkloadPrediction], *, title: str = "Predicted") -> Table:

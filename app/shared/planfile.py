@@ -135,3 +135,16 @@ def write_script(path: Path, text: str, force: bool) -> None:
     except OSError as exc:
         Path(tmp).unlink(missing_ok=True)
         raise PlanError(f"{path}: cannot write ({exc.strerror})") from None
+
+
+def load_job_file(path: str | os.PathLike[str]):  # -> planners.perf.jobfile.JobFile
+    """An fio job file's sections as workloads; an unreadable file or a refused option is one PlanError line."""
+    from planners.perf.jobfile import parse_job_file
+
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise PlanError(f"{path}: cannot read the job file ({exc.strerror or exc})") from None
+    except UnicodeDecodeError:
+        raise PlanError(f"{path}: not a text file") from None
+    return parse_job_file(text, source=str(path))

@@ -261,22 +261,18 @@ class PodplanApp(App[int]):
     @work(exclusive=True, group="job-dialog")
     async def action_load_job(self) -> None:
         """An fio job file's sections, predicted on the Perf tab beside the suite."""
+        from app.shared.planfile import load_job_file
         from app.tui.screens.dialogs import PathPrompt
         from app.tui.widgets.perf import set_jobs
-        from planners.perf.jobfile import parse_job_file
 
         answer = await self.push_screen_wait(PathPrompt("Predict the jobs of an fio job file", ""))
         if not answer:
             return
         path = Path(answer).expanduser()
         try:
-            parsed = parse_job_file(path.read_text(encoding="utf-8"), source=str(path))
+            parsed = load_job_file(path)
         except PlanError as exc:
             self.notify(exc.message, severity="error", timeout=10)
-            return
-        except (OSError, UnicodeDecodeError) as exc:
-            self.notify(f"{path}: cannot read the job file ({getattr(exc, 'strerror', None) or exc})",
-                        severity="error", timeout=8)
             return
         set_jobs(tuple(parsed.workloads), tuple(parsed.notes), str(path))
         self._back_to_plan()
