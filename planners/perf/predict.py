@@ -56,21 +56,22 @@ class WorkloadPrediction(BaseModel):
 
 
 def predict(plan: Plan, result: PlanResult | None = None, workloads: Sequence[Workload] | None = None, *,
-            disk_override: DiskPerf | None = None, mode: Mode = "normal") -> list[WorkloadPrediction]:
+            disk_override: DiskPerf | None = None, mode: Mode = "normal", missing: int = 1) -> list[WorkloadPrediction]:
     """Predict each workload (default: the validation suite) on the plan's first volume.
 
-    `disk_override` replaces every disk's class figures by ones measured on a real member.
+    `disk_override` replaces every disk's class figures by ones measured on a real member;
+    `missing` is how many members of each array are gone in degraded and rebuild modes.
     """
     if result is None:
         from planners.compute import compute
 
         result = compute(plan)
     ctx = build_ctx(plan, result, disk_override)
-    return predict_ctx(ctx, result.volumes[0].alignment.top_io_opt_bytes, workloads, mode)
+    return predict_ctx(ctx, result.volumes[0].alignment.top_io_opt_bytes, workloads, mode, missing)
 
 
 def predict_ctx(ctx: PerfCtx, stripe: int, workloads: Sequence[Workload] | None = None,
-                mode: Mode = "normal") -> list[WorkloadPrediction]:
+                mode: Mode = "normal", missing: int = 1) -> list[WorkloadPrediction]:
     """`predict` on an already gathered context (the sweep shares one with the reliability model)."""
     out = []
     vg = ctx.volume_groups
@@ -78,7 +79,7 @@ def predict_ctx(ctx: PerfCtx, stripe: int, workloads: Sequence[Workload] | None 
     disks = sum(ctx.groups[i].n for i in vg)
     for w in (workloads if workloads is not None else VALIDATION):
         w = for_plan(w, stripe, stripes=stripes, disks=disks)
-        limits, factor, why, prefer = workload_terms(ctx, w, degraded=mode != "normal")
+        limits, factor, why, prefer = workload_terms(ctx, w, degraded=0 if mode == "normal" else missing)
         if mode == "rebuild":
             limits = _rebuilding(ctx, limits)
         terms = sorted((Term(name=k, mb_s=v * factor, iops=v * factor * 1e6 / w.bs, note=note)

@@ -50,10 +50,13 @@ def _span(w: Workload, g: GroupCtx, share: float) -> float:
     return min(1.0, w.size * share / g.array_bytes) if w.size else 1.0
 
 
-def _sequential(ctx: PerfCtx, g: GroupCtx, w: Workload, share: float, degraded: bool, out: Limits) -> float:
-    """Ceilings of group g for a sequential workload, in MB/s of the group; returns disk bytes per data byte."""
+def _sequential(ctx: PerfCtx, g: GroupCtx, w: Workload, share: float, degraded: int, out: Limits) -> float:
+    """Ceilings of group g for a sequential workload, in MB/s of the group; returns disk bytes per data byte.
+
+    `degraded` counts the missing members (False/True read as 0/1).
+    """
     write = not w.is_read
-    alive = g.n - 1 if degraded else g.n
+    alive = g.n - int(degraded)
     span = _span(w, g, share)
     far_read = g.level == 10 and g.far > 1 and not write
     rate = seq_mb_s(g.disk, span / g.far if far_read else span, write)
@@ -69,7 +72,7 @@ def _sequential(ctx: PerfCtx, g: GroupCtx, w: Workload, share: float, degraded: 
         elif g.level == 10:
             eff = alive if g.far > 1 else min(alive, max(alive / g.copies, chunks))
         elif degraded and g.parity:
-            eff, amp = g.data, (g.n - 1) / g.data  # whole stripes are read to rebuild the missing chunk
+            eff, amp = g.data, alive / g.data  # whole stripes are read to rebuild the missing chunks
         else:
             # A spinning disk turns past the parity chunks it skips, so only the data disks' worth
             # of time moves data; flash (and a throttled virtual disk) skips them for free.
@@ -116,9 +119,9 @@ def _sequential(ctx: PerfCtx, g: GroupCtx, w: Workload, share: float, degraded: 
     return amp
 
 
-def _random(ctx: PerfCtx, g: GroupCtx, w: Workload, share: float, degraded: bool, out: Limits) -> float:
+def _random(ctx: PerfCtx, g: GroupCtx, w: Workload, share: float, degraded: int, out: Limits) -> float:
     write = not w.is_read
-    alive = g.n - 1 if degraded else g.n
+    alive = g.n - int(degraded)
     iops = rand_iops(g.disk, _span(w, g, share), w.bs, write)
     cols = min(max(1, int(g.data)), ceil(w.bs / g.chunk)) if g.chunk else 1
     phases = 1
@@ -126,7 +129,7 @@ def _random(ctx: PerfCtx, g: GroupCtx, w: Workload, share: float, degraded: bool
     if not write:
         ios = float(cols)
         if degraded and g.parity:
-            ios = cols * (1 + (g.data - 1) / g.n)  # a read of the missing disk reads the rest of its row
+            ios = cols * (1 + int(degraded) * (g.data - 1) / g.n)  # a read of a missing disk reads the rest of its row
         if degraded and g.level in (1, 10) and g.copies > 1:
             disks = g.n * (g.copies - 1) / g.copies  # the failed disk's partner takes its reads too
         how = f"{ios:.3g} disk reads per request"
@@ -177,7 +180,14 @@ def _links(ctx: PerfCtx, traffic: dict[int, float], out: Limits) -> None:
              + ("(as the plan states)" if wiring.hba_mb_s else f"(PCIe gen{wiring.pcie_gen} x{wiring.pcie_lanes})"))
 
 
-def simple_terms(ctx: PerfCtx, w: Workload, degraded: bool) -> Limits:
+def _survives(g: GroupCtx) -> int:
+    """Failed members the array outlives whichever they are: parity count, or one short of every copy."""
+    if g.level == 1:
+        return g.n - 1
+    return g.parity if g.parity else g.copies - 1
+
+
+def simple_terms(ctx: PerfCtx, w: Workload, degraded: int) -> Limits:
     """Every term for a read, write, randread or randwrite workload, in MB/s of the volume."""
     out: Limits = {}
     traffic: dict[int, float] = {}
@@ -187,11 +197,15 @@ def simple_terms(ctx: PerfCtx, w: Workload, degraded: bool) -> Limits:
         if degraded and g.level == 0:
             out["array failed"] = (0.0, f"{g.name}: RAID0 does not survive a failed member")
             return out
+        if degraded > _survives(g):
+            out["array failed"] = (0.0, f"{g.name}: RAID{g.level} survives {_survives(g)} failed member(s) "
+                                        f"for certain, not {int(degraded)}")
+            return out
         local: Limits = {}
         amp = (_random if w.is_random else _sequential)(ctx, g, w, share, degraded, local)
         for name, (mb_s, note) in local.items():
             _put(out, name, mb_s / share, f"{g.name}: {note}" if several else note)
-        alive = g.members[:-1] if degraded else g.members
+        alive = g.members[: g.n - int(degraded)]
         for i in alive:
             traffic[i] = share * amp / len(alive)
     _links(ctx, traffic, out)
@@ -205,7 +219,7 @@ def simple_terms(ctx: PerfCtx, w: Workload, degraded: bool) -> Limits:
     return out
 
 
-def workload_terms(ctx: PerfCtx, w: Workload, degraded: bool = False) -> tuple[Limits, float, str, set[str]]:
+def workload_terms(ctx: PerfCtx, w: Workload, degraded: int = 0) -> tuple[Limits, float, str, set[str]]:
     """All terms for any workload, the filesystem's factor, a note on it, and the terms that win a tie.
 
     A rewrite moves each byte twice, read then written: its time per byte is the sum of the
