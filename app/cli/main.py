@@ -61,6 +61,9 @@ def build_parser() -> argparse.ArgumentParser:
     rh.add_argument("--json", action="store_true", help="print the comparison as JSON")
     rh.add_argument("--keep", metavar="DIR", help="keep the script, console log and checks in DIR")
     rh.add_argument("--rebuild-kit", action="store_true", help="rebuild the VM boot kit even if the cached one is current")
+    rh.add_argument("--fail", type=int, metavar="N", help="after the build, fail N members of one array while data is "
+                    "written, measure it degraded, rebuild and check the data")
+    rh.add_argument("--group", metavar="NAME", help="with --fail: the md array to fail (default: the first)")
     sub.add_parser("example", help="print the example 45-disk pod as a TOML plan")
     sub.add_parser("schema", help="print the JSON schema of `podplan plan --json`")
     tui = sub.add_parser("tui", help="open the interactive planner (the default)")
@@ -147,6 +150,13 @@ def _dispatch(args: argparse.Namespace) -> int:
 
         plan = load_plan(args.plan_file) if args.plan_file else example_pod()
         size = parse_size(args.disk_size, what="--disk-size") if args.disk_size else None
+        if args.group and args.fail is None:
+            raise PlanError("--group names the array --fail N fails: give --fail too", "group")
+        if args.fail is not None:
+            from app.cli.failure import rehearse_failure
+
+            return rehearse_failure(plan, args.fail, group=args.group, disk_size=size, as_json=args.json,
+                                    keep=args.keep, rebuild_kit=args.rebuild_kit)
         return rehearse(plan, disk_size=size, as_json=args.json, keep=args.keep, rebuild_kit=args.rebuild_kit)
 
     from app.cli.flags import plan_from_args

@@ -25,6 +25,11 @@ STAGES = (
     ("== mount", "mount"),
     ("== readahead", "tuning"),
     ("== wait for the md resync", "resync"),
+    ("== measure one disk", "baseline"),
+    ("== write ", "data"),
+    ("== fail ", "fail"),
+    ("== rebuild onto", "rebuild"),
+    ("== rebuild one member again", "loaded"),
 )
 
 
@@ -60,9 +65,10 @@ class _Progress:
                     self.enter(stage, line[3:])
 
 
-def rehearse(plan: Plan, *, disk_size: int | None, as_json: bool, keep: str | None, rebuild_kit: bool = False) -> int:
-    from runners.lab import KitError, LabConfig, LabError, ensure_kit, run_batch
-    from runners.lab.rehearse import compare, prepare, rehearsal_tools
+def start_lab(rebuild_kit: bool):
+    """The boot kit (built on first use), with a progress printer and the guest's tool versions."""
+    from runners.lab import KitError, ensure_kit
+    from runners.lab.rehearse import rehearsal_tools
 
     err = cli_console(stderr=True)
     progress = _Progress(err, quiet=False)
@@ -71,7 +77,14 @@ def rehearse(plan: Plan, *, disk_size: int | None, as_json: bool, keep: str | No
         kit = ensure_kit(rebuild=rebuild_kit)
     except KitError as exc:
         raise PlanError(f"cannot build the VM boot kit: {exc}") from None
-    tools = rehearsal_tools(kit.manifest.kernel_release)
+    return err, progress, kit, rehearsal_tools(kit.manifest.kernel_release)
+
+
+def rehearse(plan: Plan, *, disk_size: int | None, as_json: bool, keep: str | None, rebuild_kit: bool = False) -> int:
+    from runners.lab import LabConfig, LabError, run_batch
+    from runners.lab.rehearse import compare, prepare
+
+    err, progress, kit, tools = start_lab(rebuild_kit)
     scenario, scaled, result = prepare(plan, disk_size, tools=tools)
     size = max(d.size for d in scaled.disk_list())
     progress.enter("plan", f"{len(scenario.disks)} virtual disks, largest {format_bytes_binary(size)}; "
