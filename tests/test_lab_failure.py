@@ -55,10 +55,10 @@ def test_failure_rehearsal_matches_the_model_and_keeps_the_data(lab, case):
     _, scaled, fp = prepared[case]
     run = result.scenario(case)
     checks, _ = compare_failure(scaled, fp, run)
-    table = "\n".join(f"{c.figure}: predicted {c.predicted if isinstance(c.predicted, str) else round(c.predicted, 2)}"
-                      f" | measured {c.actual if not isinstance(c.actual, float) else round(c.actual, 2)}"
-                      f" | {'yes' if c.match else 'NO'}" + (f" ({c.why})" if c.why else "") for c in checks)
+    table = "\n".join(f"{c.figure}: predicted {c.shown} | measured {c.actual} | {'yes' if c.match else 'NO'}"
+                      + (f" ({c.why})" if c.why else "") for c in checks)
     print(f"\n{case} (script exit {run.returncode}, {run.script_s or 0:.0f} s):\n{table}")
+    print(run.outputs.get("failure.txt"))
     assert run.returncode == 0, run.stdout[-1500:] + run.stderr[-1500:]
     assert all(c.match for c in checks), table
 

@@ -50,7 +50,7 @@ def rehearse_failure(plan: Plan, fail: int, *, group: str | None, disk_size: int
                           ("limited by", "left")):
             t.add_column(col, justify=just)
         for c in checks:
-            t.add_row(c.figure, _fmt(c.predicted), _fmt(c.actual),
+            t.add_row(c.figure, c.shown, _fmt(c.actual),
                       "[green]yes[/green]" if c.match else "[bold red]NO[/bold red]", c.why)
         cli_console().print(t)
     if run.returncode != 0:
