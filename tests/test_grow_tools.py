@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from planners.compute import compute
 from planners.fs.ext4.df import ext4_df
 from planners.fs.ext4.geometry import ext4_geometry, mke2fs_args
 from planners.fs.xfs.geometry import xfs_df, xfs_geometry
@@ -188,8 +189,9 @@ def test_lv_after_pvresize_or_vgextend_is_lvms(mode):
     old = _plan(6, 6, 3 * GiB + 777 * 4096, groups=2)
     req = GrowRequest(add_disks=6 if mode == "new-array" else 2, mode=mode)  # type: ignore[arg-type]
     g = growth_between(old, target_plan(old, req))
-    vol = __import__("planners.compute", fromlist=["compute"]).compute(old).volumes[0]
-    before = [gr.md.array_bytes for gr in __import__("planners.compute", fromlist=["compute"]).compute(old).groups]
+    r = compute(old)
+    vol = r.volumes[0]
+    before = [gr.md.array_bytes for gr in r.groups]
     sizes = before + [a.array_bytes_after for a in g.arrays if a.new]
     with sparse_loops(sizes) as loops, lvm_sandbox(loops) as env:
         olds, news = loops[: len(before)], loops[len(before):]
