@@ -9,6 +9,7 @@ its stripe hints.
 
 from __future__ import annotations
 
+from planners.alignment import recommended_stripe_cache
 from planners.compute import compute
 from planners.errors import PlanError
 from planners.fs.ext4.geometry import Ext4Geometry
@@ -75,7 +76,8 @@ def _array(old_g: GroupResult | None, new_g: GroupResult, og, ng, plan: Plan, re
         return ArrayGrowth(
             name=ng.name, device=ng.device, new=True, members_before=0, members_after=ng.members, level_before=None,
             level_after=ng.level, layout_after=md.layout, chunk_bytes=md.chunk_bytes, added_devices=tuple(added),
-            spares=ng.spares, create_options=md.create_options, component_bytes=md.component_bytes, array_bytes_before=0, array_bytes_after=md.array_bytes,
+            spares=ng.spares, create_options=md.create_options, stripe_cache_size=_stripe_cache(plan, md),
+            component_bytes=md.component_bytes, array_bytes_before=0, array_bytes_after=md.array_bytes,
             backup_file=False, backup_reason="a new array is created, not reshaped: nothing to back up",
             hours=hours, rate_mb_s=rate, rate_limit=limit)
     old_md = old_g.md
@@ -91,6 +93,13 @@ def _array(old_g: GroupResult | None, new_g: GroupResult, og, ng, plan: Plan, re
         added_devices=tuple(added), component_bytes=md.component_bytes, array_bytes_before=old_md.array_bytes,
         array_bytes_after=md.array_bytes, backup_file=need.needed, backup_reason=need.reason,
         offset_change_bytes=need.offset_change_bytes, hours=hours, rate_mb_s=rate, rate_limit=limit)
+
+
+def _stripe_cache(plan: Plan, md) -> int | None:
+    """What the build script would set on this array: the plan's figure or the recommended one."""
+    if md.level not in (4, 5, 6) or not md.chunk_bytes:
+        return None
+    return plan.tuning.stripe_cache_size or recommended_stripe_cache(md.chunk_bytes)
 
 
 def growth_between(old: Plan, new: Plan) -> Growth:

@@ -62,6 +62,7 @@ class ArrayGrowth(BaseModel):
     added_devices: tuple[str, ...] = Field(description="Device paths of the added disks (placeholders where unknown).")
     spares: int = Field(0, description="Hot spares among the added disks of a new array (the last ones), count.")
     create_options: tuple[str, ...] = Field((), description="mdadm --create options of a new array (empty for a reshape).")
+    stripe_cache_size: int | None = Field(None, description="stripe_cache_size a new parity array gets, entries.")
     component_bytes: int = Field(description="Per-member size of the array, unchanged by a reshape, bytes.")
     array_bytes_before: int = Field(description="md array size before (0 for a new array), bytes.")
     array_bytes_after: int = Field(description="md array size after, bytes.")

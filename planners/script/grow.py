@@ -152,7 +152,7 @@ def grow_script(old: Plan, growth: Growth) -> str:
     w('[ "$PROBLEMS" -eq 0 ] || die "$PROBLEMS device(s) refused; nothing was changed (see --override)"')
     w("confirm")
     for a in g.arrays:
-        _array_steps(w, a)
+        _array_steps(w, a, old.name)
     w("")
     w('step "record the arrays in mdadm.conf so they assemble at boot in their new shape"')
     for a in g.arrays:
@@ -199,7 +199,7 @@ def grow_script(old: Plan, growth: Growth) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _array_steps(w, a) -> None:
+def _array_steps(w, a, plan_name: str) -> None:
     w("")
     if a.new:
         w(f'step "create {a.device}"')
@@ -207,6 +207,15 @@ def _array_steps(w, a) -> None:
           f"(about {a.hours:.1f} h) and takes data at once.")
         w(_line(create_argv(a)))
         w(f"expect_size {q(a.device)} {a.array_bytes_after}")
+        if a.stripe_cache_size:
+            w(f"# stripe_cache_size {a.stripe_cache_size} entries, as the build script sets on the other arrays; "
+              "the udev rule keeps it at boot.")
+            w(f"md_attr {q(a.device)} stripe_cache_size {a.stripe_cache_size}")
+            rule = f"/etc/udev/rules.d/65-podplan-{plan_name}.rules"
+            line = (f'SUBSYSTEM=="block", KERNEL=="md*", ENV{{MD_DEVNAME}}=="{a.name}", '
+                    f'ATTR{{md/stripe_cache_size}}="{a.stripe_cache_size}"')
+            fmt = q("%s\\n")
+            w(f'if [ "$RUN" -eq 1 ]; then printf {fmt} {q(line)} >> {q(rule)}; else say "+ add {a.name} to {rule}"; fi')
         return
     w(f'step "add {len(a.added_devices)} disk(s) to {a.device} as spares"')
     w(_line(add_argv(a)))
