@@ -55,8 +55,8 @@ class Image:
         os.rmdir(self.dir)
 
 
-def _xfs_case(old_size: int, new_size: int, su: int, sw: int) -> None:
-    old = xfs_geometry(old_size, su_bytes=su, sw=sw)
+def _xfs_case(old_size: int, new_size: int, su: int, sw: int, sector: int = 512) -> None:
+    old = xfs_geometry(old_size, su_bytes=su, sw=sw, sector_size=sector)
     img = Image(old_size)
     try:
         run(["mkfs.xfs", "-f", *old.mkfs_options, img.dev], timeout=120)
@@ -65,7 +65,7 @@ def _xfs_case(old_size: int, new_size: int, su: int, sw: int) -> None:
             img.grow(new_size)
             run(["xfs_growfs", mnt], timeout=120)
             grown = xfs_grown(old, new_size)
-            assert df_b1(mnt) == xfs_grown_df(old, grown, kernel=KERNEL), (old_size, new_size, su, sw)
+            assert df_b1(mnt) == xfs_grown_df(old, grown, kernel=KERNEL), (old_size, new_size, su, sw, sector)
             info = run(["xfs_info", mnt]).stdout
             assert f"agcount={grown.agcount}," in info and f"blocks={grown.data_blocks}," in info
     finally:
@@ -73,26 +73,28 @@ def _xfs_case(old_size: int, new_size: int, su: int, sw: int) -> None:
 
 
 XFS_CASES = [
-    (1 * GiB, 1800 * MiB, 512 * KiB, 4),  # last AG short
-    (1 * GiB, 3 * GiB + 12345 * 512, 64 * KiB, 6),  # partial sector tail
-    (600 * MiB, 2 * GiB, 0, 0),  # no stripe
-    (5 * GiB, 5 * GiB + 300 * 4096, 256 * KiB, 3),  # only the old last AG grows
-    (2 * GiB, 2 * GiB + 4 * MiB + 63 * 4096, 128 * KiB, 13),  # a new AG under 64 blocks is dropped
+    (1 * GiB, 1800 * MiB, 512 * KiB, 4, 512),  # last AG short
+    (1 * GiB, 3 * GiB + 12345 * 512, 64 * KiB, 6, 512),  # partial sector tail
+    (600 * MiB, 2 * GiB, 0, 0, 512),  # no stripe
+    (5 * GiB, 5 * GiB + 300 * 4096, 256 * KiB, 3, 512),  # only the old last AG grows
+    (2 * GiB, 2 * GiB + 4 * MiB + 63 * 4096, 128 * KiB, 13, 512),  # a new AG under 64 blocks is dropped
+    (1 * GiB, 7 * GiB + 5 * 4096, 512 * KiB, 13, 4096),  # 4096-byte sectors, as plans of 4Kn/512e disks get
+    (3 * GiB, 4 * GiB, 0, 0, 4096),
 ]
 
 
 @pytest.mark.skipif(not have("xfs_growfs"), reason="xfs_growfs (xfsprogs) is not installed")
-@pytest.mark.parametrize("old_size,new_size,su,sw", XFS_CASES)
-def test_xfs_growfs_df_matches(old_size, new_size, su, sw):
-    _xfs_case(old_size, new_size, su, sw)
+@pytest.mark.parametrize("old_size,new_size,su,sw,sector", XFS_CASES)
+def test_xfs_growfs_df_matches(old_size, new_size, su, sw, sector):
+    _xfs_case(old_size, new_size, su, sw, sector)
 
 
 @pytest.mark.skipif(not have("xfs_growfs"), reason="xfs_growfs (xfsprogs) is not installed")
 @settings(max_examples=5, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
 @given(old_mib=st.integers(700, 6000), grow_blocks=st.integers(1, 3_000_000),
-       su_kib=st.sampled_from([0, 64, 256, 512]), sw=st.integers(2, 14))
-def test_xfs_growfs_df_matches_any_size(old_mib, grow_blocks, su_kib, sw):
-    _xfs_case(old_mib * MiB, old_mib * MiB + grow_blocks * 4096, su_kib * KiB, sw if su_kib else 0)
+       su_kib=st.sampled_from([0, 64, 256, 512]), sw=st.integers(2, 14), sector=st.sampled_from([512, 4096]))
+def test_xfs_growfs_df_matches_any_size(old_mib, grow_blocks, su_kib, sw, sector):
+    _xfs_case(old_mib * MiB, old_mib * MiB + grow_blocks * 4096, su_kib * KiB, sw if su_kib else 0, sector)
 
 
 def _ext4_offline(old_size: int, new_size: int) -> None:
@@ -216,3 +218,23 @@ def test_lv_after_pvresize_or_vgextend_is_lvms(mode):
         finally:
             run(["vgremove", "--force", "--force", "--yes", "vg"], env=env, check=False)
             run(["pvremove", "--force", "--force", "--yes", *loops], env=env, check=False)
+
+
+@pytest.mark.skipif(not have("xfs_growfs"), reason="xfs_growfs (xfsprogs) is not installed")
+@pytest.mark.parametrize("lvm,add", [(True, 1), (False, 2)])
+def test_growth_df_figures_end_to_end(lvm, add):
+    """The Growth's own figures: mkfs.xfs as the build script runs it on a device of the planned size,
+    grown to the planned size after the reshape (and pvresize/lvextend), gives df exactly as predicted."""
+    old = _plan(6, 5, 1 * GiB + 4321 * 512, lvm=lvm)
+    g = growth_between(old, target_plan(old, GrowRequest(add_disks=add)))
+    geo = compute(old).volumes[0].xfs
+    img = Image(g.device_bytes_before)
+    try:
+        run(["mkfs.xfs", "-f", *geo.mkfs_options, img.dev], timeout=120)
+        with mounted(img.dev) as mnt:
+            assert df_b1(mnt) == (g.df_size_bytes_before, g.df_available_bytes_before)
+            img.grow(g.device_bytes_after)
+            run(["xfs_growfs", mnt], timeout=120)
+            assert df_b1(mnt) == (g.df_size_bytes_after, g.df_available_bytes_after)
+    finally:
+        img.close()
