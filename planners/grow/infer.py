@@ -54,7 +54,7 @@ def _check_group(og, om, ospares, ng, nm, nspares) -> None:
                             "growing here (a chunk change is a separate reshape podplan does not plan)", f"groups.{key}")
     if og.layout != ng.layout:
         raise PlanError(f"{name}: the new plan changes the layout ({og.layout} -> {ng.layout})", "groups.layout")
-    if len(nm) < len(om) or ng.level != og.level and ng.members < og.members:
+    if ng.members < og.members:
         raise PlanError(f"{name}: {og.members} -> {ng.members} members shrinks the array below the space in use; "
                         "podplan plans growth only (XFS cannot shrink at all)", "groups.members")
     if [d.size for d in nm[: len(om)]] != [d.size for d in om]:

@@ -55,8 +55,6 @@ def reshape_refusal(level: int, layout: str | None, to_level: int, members: int,
                 "add a new array under LVM instead")
     if new_members < members:
         return f"fewer members ({members} -> {new_members}) shrinks the array; podplan plans growth only"
-    if new_members == members and to_level == level:
-        return None
     return None
 
 
@@ -104,7 +102,7 @@ def backup_need(md: MdGeometry, *, data_before: int, data_after: int, far: int =
             reason=f"metadata {md.metadata} with {room * SECTOR} bytes free {where} the data: mdadm moves "
                    f"every member's data offset by {need * SECTOR} bytes (the least common multiple of the "
                    "old and new full stripes over the old data disks), so no backup file")
-    short = (f"metadata 1.0 keeps no room before the data" if md.metadata == "1.0" else
+    short = ("metadata 1.0 keeps no room before the data" if md.metadata == "1.0" else
              f"only {room * SECTOR} bytes are free {where} the data, less than the {need * SECTOR} bytes "
              "mdadm must move the data offset by")
     if data_after > data_before:
