@@ -41,6 +41,8 @@ _APT = Program("apt", base=True)
 PROGRAMS: dict[str, Program] = {
     "mdadm": Program("mdadm"),
     **dict.fromkeys(("pvcreate", "vgcreate", "lvcreate", "pvs", "vgs", "lvs", "pvremove", "vgremove"), _LVM),
+    # Growth: the tests grow filesystems and PVs under loop devices made bigger.
+    **dict.fromkeys(("pvresize", "vgextend", "lvextend"), _LVM), "xfs_growfs": _XFS, "resize2fs": _E2FS,
     "mkfs.xfs": _XFS, "xfs_info": _XFS,
     "mke2fs": _E2FS, "mkfs.ext4": _E2FS, "dumpe2fs": _E2FS, "e2fsck": _E2FS,
     "fio": Program("fio"),

@@ -18,6 +18,7 @@ from app.cli.flags import plan_from_args
 from app.cli.main import build_parser
 from planners.compute import compute
 from planners.example import example_pod
+from tests.script_helpers import assert_clean_script
 from planners.models import DiskSet, Plan
 from planners.script.build import build_script
 from runners.probes.loopdev import sparse_loops
@@ -44,16 +45,7 @@ PLANS = {
 
 @pytest.mark.parametrize("plan", PLANS.values(), ids=PLANS.keys())
 def test_script_is_valid_bash_and_shellcheck_clean(tmp_path, plan):
-    text = build_script(plan, compute(plan))
-    path = tmp_path / "build.sh"
-    path.write_text(text)
-    assert text.startswith("#!/usr/bin/env bash\n")
-    assert "set -euo pipefail" in text
-    subprocess.run(["bash", "-n", str(path)], check=True)
-    if shutil.which("shellcheck") is None:
-        pytest.skip("shellcheck is not installed (scripts/dev.sh setup installs it)")
-    p = subprocess.run(["shellcheck", "-s", "bash", str(path)], capture_output=True, text=True)
-    assert p.returncode == 0, p.stdout
+    assert_clean_script(tmp_path / "build.sh", build_script(plan, compute(plan)))
 
 
 def test_script_states_every_assumption():

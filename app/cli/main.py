@@ -13,7 +13,7 @@ from planners.errors import PlanError
 from runners.exec import CommandError
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
-COMMANDS = ("plan", "script", "example", "schema", "tui", "rehearse", "validate", "check", "predict", "sweep")
+COMMANDS = ("plan", "script", "example", "schema", "tui", "rehearse", "validate", "check", "predict", "sweep", "grow")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -74,6 +74,9 @@ def build_parser() -> argparse.ArgumentParser:
     from app.cli.predict import add_parsers as add_predict_parsers
 
     add_predict_parsers(sub)
+    from app.cli.grow import add_parsers as add_grow_parsers
+
+    add_grow_parsers(sub)
     return p
 
 
@@ -138,6 +141,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         from app.cli.predict import dispatch as predict_dispatch
 
         return predict_dispatch(args)
+    if args.command == "grow":
+        from app.cli.grow import dispatch as grow_dispatch
+
+        return grow_dispatch(args)
     if args.command in ("validate", "check"):
         from app.cli.validate import dispatch
 

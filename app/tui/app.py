@@ -37,6 +37,7 @@ class PodplanApp(App[int]):
         Binding("f5", "validate", "Validate"),
         Binding("f6", "sweep", "Sweep"),
         Binding("f7", "detected_disks", "Disks"),
+        Binding("f9", "grow", "Grow", show=False),  # in help and the palette: the footer is full at 80 columns
         Binding("ctrl+s", "save_plan", "Save"),
         Binding("ctrl+o", "open_plan", "Open", show=False),
         Binding("ctrl+t", "toggle_theme", "Theme", show=False),
@@ -162,6 +163,16 @@ class PodplanApp(App[int]):
         if not isinstance(self.screen, DisksScreen):
             self._back_to_plan()
             self.push_screen(DisksScreen())
+
+    def action_grow(self) -> None:
+        if self.result is None:
+            self.notify("No valid plan yet: fix the form first", severity="error")
+            return
+        from app.tui.screens.grow_screen import GrowScreen
+
+        if not isinstance(self.screen, GrowScreen):
+            self._back_to_plan()
+            self.push_screen(GrowScreen(self.plan))
 
     def open_new_plan(self, plan: Plan, what: str) -> None:
         """A new plan, from no file, in the form; `what` says where it came from."""
@@ -333,6 +344,8 @@ class PodplanApp(App[int]):
                             self.action_sweep)
         yield SystemCommand("New plan from detected disks", "Choose this machine's disks to start a plan (f7)",
                             self.action_detected_disks)
+        yield SystemCommand("Grow the pod", "More disks, RAID5 -> RAID6 or a new array: figures after and the "
+                            "grow script (f9)", self.action_grow)
         yield SystemCommand("Pin current plan", "Keep this plan as a variant to compare (f4)", self.action_pin)
         yield SystemCommand("Save plan", "Write the plan as TOML (ctrl+s)", self.action_save_plan)
         yield SystemCommand("Open plan", "Read a TOML plan file (ctrl+o)", self.action_open_plan)

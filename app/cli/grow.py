@@ -1,0 +1,98 @@
+"""`podplan grow PLAN`: what growing a built pod gives, step by step, and the guarded script that does it.
+
+Either a request (--add-disks K [--size S] [--devices ...] [--to-level 6] [--group NAME] [--mode ...])
+or the target layout as a plan file (--to NEWPLAN). Bad input: one line, exit 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from app.shared.console import cli_console
+from app.shared.growth import alternative_line, render_growth
+from app.shared.planfile import describe_validation_error, load_plan, save_plan, write_script
+from planners.errors import PlanError
+from planners.grow import GrowRequest, Growth, growth_between, possible_modes, target_plan
+from planners.models import Plan
+
+
+def add_parsers(sub: Any) -> None:
+    gr = sub.add_parser("grow", help="plan growing a built pod: reshape an array or add one, grow LVM and the "
+                                     "filesystem; exact figures after, and the guarded grow script")
+    gr.add_argument("plan_file", nargs="?", metavar="PLAN.toml", help="the plan the pod was built from "
+                                                                      "(default: the example pod)")
+    gr.add_argument("--add-disks", type=int, metavar="K", help="disks to add")
+    gr.add_argument("--size", metavar="SIZE", help="size of each added disk (default: the array's disk size)")
+    gr.add_argument("--devices", metavar="PATH,...", help="paths of the added disks, comma-separated, in order")
+    gr.add_argument("--to-level", type=int, choices=(5, 6), help="new RAID level of the reshaped array (RAID5 -> 6)")
+    gr.add_argument("--group", metavar="NAME", help="md array to reshape (default: the last one)")
+    gr.add_argument("--mode", choices=("reshape", "new-array"), help="reshape an array, or add a new array under "
+                                                                     "LVM (default: reshape where md can)")
+    gr.add_argument("--to", metavar="NEWPLAN.toml", help="the target layout as a plan file, instead of the flags")
+    gr.add_argument("--save", metavar="NEWPLAN.toml", help="write the grown layout as a plan file")
+    gr.add_argument("--script", metavar="FILE", help="write the guarded grow script to FILE (executable)")
+    gr.add_argument("--force", action="store_true", help="overwrite the files of --save / --script")
+    gr.add_argument("--json", action="store_true", help="print the growth as JSON")
+
+
+def request_from_args(args: argparse.Namespace) -> GrowRequest:
+    data: dict[str, Any] = {"add_disks": args.add_disks or 0}
+    for key in ("size", "to_level", "group", "mode"):
+        if getattr(args, key) is not None:
+            data[key] = getattr(args, key)
+    if args.devices is not None:
+        data["devices"] = [p for p in args.devices.split(",") if p]
+    try:
+        return GrowRequest(**data)
+    except ValidationError as exc:
+        raise PlanError(describe_validation_error(exc, "grow")) from None
+
+
+def plan_growth(old: Plan, args: argparse.Namespace) -> tuple[Plan, Growth, list[str]]:
+    """(target plan, growth, one line per other mode that would work)."""
+    if args.to:
+        if any(getattr(args, k) is not None for k in ("add_disks", "size", "devices", "to_level", "group", "mode")):
+            raise PlanError("give the target as --to NEWPLAN or as --add-disks/--to-level flags, not both")
+        new = load_plan(args.to)
+        return new, growth_between(old, new), []
+    req = request_from_args(args)
+    new = target_plan(old, req)
+    growth = growth_between(old, new)
+    others = []
+    if req.mode is None:
+        for mode, option in possible_modes(old, req).items():
+            if mode != growth.mode and isinstance(option, Plan):
+                others.append(alternative_line(mode, growth_between(old, option)))
+    return new, growth, others
+
+
+def dispatch(args: argparse.Namespace) -> int:
+    from planners.example import example_pod
+    from planners.script.grow import grow_script
+
+    old = load_plan(args.plan_file) if args.plan_file else example_pod()
+    new, growth, others = plan_growth(old, args)
+    if args.save:
+        if Path(args.save).exists() and not args.force:
+            raise PlanError(f"{args.save}: already exists (pass --force to overwrite)")
+        save_plan(new, args.save, overwrite=True)
+    if args.script:
+        write_script(Path(args.script), grow_script(old, growth), args.force)
+    if args.json:
+        print(json.dumps({"growth": growth.model_dump(mode="json"), "also_possible": others,
+                          "target_plan": new.model_dump(mode="json", exclude_none=True)}, indent=2))
+    else:
+        cli_console().print(render_growth(growth, alternatives=others))
+    for path, what in ((args.save, "the grown layout"), (args.script, "the grow script")):
+        if path:
+            print(f"podplan: wrote {what} to {path}", file=sys.stderr)
+    if args.script:
+        print(f"podplan: review it, then run: bash {args.script}   (a dry run that checks the system; add --run "
+              "to grow)", file=sys.stderr)
+    return 0

@@ -1,0 +1,138 @@
+"""Grow: what growing the pod built from the current plan gives, as `podplan grow` shows it.
+
+A compact form (disks to add, their size, a new level, the array, the mode) and below it
+every figure before -> after, the backup-file decision, the reshape time, the alignments left
+behind and the steps; f2 switches to the grow script, ctrl+s saves it, ctrl+l saves the grown
+layout as a plan file.
+The arithmetic is pure and quick, so it follows every keystroke like the main form.
+"""
+
+from __future__ import annotations
+
+from rich.syntax import Syntax
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical, VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Input, Label, Static
+
+from app.shared.growth import alternative_line, render_growth
+from app.tui.widgets.choice import Choice
+from planners.errors import PlanError
+from planners.grow import GrowRequest, Growth, growth_between, possible_modes, target_plan
+from planners.models import Plan
+from planners.script.grow import grow_script
+from planners.units import parse_size
+
+MODES = [("choose", ""), ("reshape an array", "reshape"), ("new array (LVM)", "new-array")]
+LEVELS = [("unchanged", ""), ("RAID6", "6")]
+
+
+class GrowScreen(Screen[None]):
+    """Plan growing the pod that the current plan describes."""
+
+    BINDINGS = [
+        Binding("escape", "app.pop_screen", "Back"),
+        # Keys the form's text fields do not take: a letter would be typed into them.
+        Binding("f2", "toggle_script", "Script/figures"),
+        Binding("ctrl+s", "save_script", "Save script"),
+        Binding("ctrl+l", "save_layout", "Save layout"),
+    ]
+
+    def __init__(self, plan: Plan) -> None:
+        super().__init__(id="grow-screen")
+        self.plan = plan
+        self.growth: Growth | None = None
+        self.target: Plan | None = None
+        self.error = ""
+        self.show_script = False
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        with Vertical(id="grow-form"):
+            yield Label("add disks", classes="form-label")
+            yield Input("1", id="grow-add", compact=True, restrict=r"[0-9]*")
+            yield Label("disk size", classes="form-label")
+            yield Input(id="grow-size", placeholder="the array's disk size", compact=True)
+            yield Label("array", classes="form-label")
+            yield Input(id="grow-group", placeholder=f"{self.plan.groups[-1].name} (the last)", compact=True)
+            yield Label("new level", classes="form-label")
+            yield Choice(LEVELS, "", id="grow-level")
+            yield Label("mode", classes="form-label")
+            yield Choice(MODES, "", id="grow-mode")
+        with VerticalScroll(id="grow-body"):
+            yield Static(id="grow-result")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#grow-add", Input).focus()
+        self.recompute()
+
+    @on(Input.Changed)
+    @on(Choice.Changed)
+    def _changed(self) -> None:
+        self.recompute()
+
+    def request(self) -> GrowRequest:
+        add = self.query_one("#grow-add", Input).value.strip()
+        size = self.query_one("#grow-size", Input).value.strip()
+        group = self.query_one("#grow-group", Input).value.strip()
+        level = self.query_one("#grow-level", Choice).value
+        mode = self.query_one("#grow-mode", Choice).value
+        return GrowRequest(add_disks=int(add or 0), size=parse_size(size, what="disk size") if size else None,
+                           to_level=int(level) if level else None, group=group or None, mode=mode or None)
+
+    def recompute(self) -> None:
+        others: list[str] = []
+        try:
+            req = self.request()
+            self.target = target_plan(self.plan, req)
+            self.growth = growth_between(self.plan, self.target)
+            if req.mode is None:
+                for mode, option in possible_modes(self.plan, req).items():
+                    if mode != self.growth.mode and isinstance(option, Plan):
+                        others.append(alternative_line(mode, growth_between(self.plan, option)))
+            self.error = ""
+        except PlanError as exc:
+            self.growth, self.target, self.error = None, None, exc.message
+        except ValueError as exc:  # pydantic's own checks of the request
+            self.growth, self.target, self.error = None, None, str(exc).splitlines()[-1]
+        self._others = others
+        self._show()
+
+    def _show(self) -> None:
+        out = self.query_one("#grow-result", Static)
+        if self.growth is None:
+            out.update(Text(f"Cannot grow: {self.error}", style="bold red"))
+        elif self.show_script:
+            theme = "monokai" if self.app.current_theme.dark else "default"
+            out.update(Syntax(grow_script(self.plan, self.growth), "bash", theme=theme, word_wrap=True,
+                              background_color="default"))
+        else:
+            out.update(render_growth(self.growth, alternatives=self._others))
+
+    def action_toggle_script(self) -> None:
+        self.show_script = not self.show_script
+        self._show()
+
+    def action_save_script(self) -> None:
+        if self.growth is None:
+            self.notify(f"Nothing to save: {self.error}", severity="error")
+            return
+        from app.shared.planfile import write_script
+
+        text = grow_script(self.plan, self.growth)
+        self.app.save_file("Save the grow script as", f"grow-{self.plan.name}.sh", "grow script",  # type: ignore[attr-defined]
+                           lambda path, force: write_script(path, text, force))
+
+    def action_save_layout(self) -> None:
+        if self.target is None:
+            self.notify(f"Nothing to save: {self.error}", severity="error")
+            return
+        from app.shared.planfile import save_plan
+
+        target = self.target
+        self.app.save_file("Save the grown layout as", f"{self.plan.name}-grown.toml", "grown layout",  # type: ignore[attr-defined]
+                           lambda path, force: save_plan(target, path, overwrite=force))
