@@ -80,3 +80,12 @@ def test_cli_refuses_an_impossible_failure_before_any_boot(tmp_path):
     assert out.returncode == 2 and "give --fail too" in out.stderr
     out = cli("rehearse", str(example), "--fail", "1", "--group", "md7")
     assert out.returncode == 2 and "no md array named 'md7'" in out.stderr
+
+
+def test_cli_refuses_a_growth_rehearsal_it_cannot_plan(tmp_path):
+    example = tmp_path / "pod.toml"
+    example.write_text(cli("example").stdout)
+    out = cli("rehearse", str(example), "--grow", str(example))
+    assert out.returncode == 2 and "nothing to grow" in out.stderr and "Traceback" not in out.stderr
+    out = cli("rehearse", str(example), "--grow", str(example), "--fail", "1")
+    assert out.returncode == 2 and "give one of them" in out.stderr

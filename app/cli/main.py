@@ -64,6 +64,8 @@ def build_parser() -> argparse.ArgumentParser:
     rh.add_argument("--fail", type=int, metavar="N", help="after the build, fail N members of one array while data is "
                     "written, measure it degraded, rebuild and check the data")
     rh.add_argument("--group", metavar="NAME", help="with --fail: the md array to fail (default: the first)")
+    rh.add_argument("--grow", metavar="NEWPLAN.toml", help="after the build and some data, run the grow script that "
+                    "takes the pod to NEWPLAN (see podplan grow --save), then compare every figure and the data")
     sub.add_parser("example", help="print the example 45-disk pod as a TOML plan")
     sub.add_parser("schema", help="print the JSON schema of `podplan plan --json`")
     tui = sub.add_parser("tui", help="open the interactive planner (the default)")
@@ -159,6 +161,13 @@ def _dispatch(args: argparse.Namespace) -> int:
         size = parse_size(args.disk_size, what="--disk-size") if args.disk_size else None
         if args.group and args.fail is None:
             raise PlanError("--group names the array --fail N fails: give --fail too", "group")
+        if args.grow and args.fail is not None:
+            raise PlanError("--grow and --fail rehearse different days: give one of them", "grow")
+        if args.grow:
+            from app.cli.growth import rehearse_growth
+
+            return rehearse_growth(plan, load_plan(args.grow), disk_size=size, as_json=args.json, keep=args.keep,
+                                   rebuild_kit=args.rebuild_kit)
         if args.fail is not None:
             from app.cli.failure import rehearse_failure
 

@@ -30,6 +30,9 @@ STAGES = (
     ("== fail ", "fail"),
     ("== rebuild onto", "rebuild"),
     ("== rebuild one member again", "loaded"),
+    ("== build the old pod", "build"),
+    ("== grow with the grow script", "grow"),
+    ("== check the data", "verify"),
 )
 
 

@@ -1,0 +1,93 @@
+"""Growth rehearsal: the old pod built by its script, data written, the grow script run unmodified.
+
+Both plans are scaled down alike (the added disks keep their proportion to the old ones), the
+added disks become the scenario's extra disks, and after the growth the lab's collection is set
+beside every figure the growth predicts: each array's level, members and size, the LV, and the
+filesystem's df size and available once the rehearsal's data is gone again.
+"""
+
+from __future__ import annotations
+
+import shlex
+
+from planners.compute import compute
+from planners.errors import PlanError
+from planners.grow import Growth, growth_between
+from planners.models import Plan
+from planners.rehearsal import choose_disk_size, scale_plan
+from planners.script.build import build_script
+from planners.script.grow import grow_script
+from planners.versions import ToolVersions
+from runners.lab.collect import LabCollection
+from runners.lab.guest_files import guest_file
+from runners.lab.rehearse import Check
+from runners.lab.scenario import LabDisk, Scenario
+
+DATA_MIB = 16
+
+
+def prepare_growth(old: Plan, new: Plan, *, disk_size: int | None = None, tools: ToolVersions | None = None,
+                   name: str = "growth") -> tuple[Scenario, Plan, Plan, Growth]:
+    """The scenario, both scaled plans and the growth; refuses (PlanError) before any boot."""
+    growth_between(old, new)  # the full-size plans must make sense before anything is scaled
+    size = disk_size or choose_disk_size(old, tools)
+    old_max = max(d.size for d in old.disks)
+    new_size = size * max(d.size for d in new.disks) // old_max
+    scaled_new = scale_plan(new, new_size, tools=tools)
+    scaled_old = scale_plan(old, size, tools=tools)
+    n_old = len(scaled_old.disk_list())
+    before = [d.size for d in scaled_old.disk_list()]
+    if [d.size for d in scaled_new.disk_list()[:n_old]] != before:
+        raise PlanError("the new plan's first disks are not the old plan's: growth keeps the disks it has", "disks")
+    disks = tuple(LabDisk(size_bytes=d.size, rotational=d.rotational) for d in scaled_new.disk_list())
+    paths = Scenario(name=name, script="", disks=disks).disk_paths()
+    scaled_old = scale_plan(old, size, devices=list(paths[:n_old]), tools=tools)
+    scaled_new = scale_plan(new, new_size, devices=list(paths), tools=tools)
+    growth = growth_between(scaled_old, scaled_new)
+    conf = f"mnt={shlex.quote(growth.mount_point)}\ndata_mib={DATA_MIB}\n"
+    scenario = Scenario(name=name, script=guest_file("growth.sh").decode(), disks=disks, timeout_s=1200.0,
+                        files={"build.sh": build_script(scaled_old, compute(scaled_old)),
+                               "grow.sh": grow_script(scaled_old, growth), "growth.conf": conf})
+    return scenario, scaled_old, scaled_new, growth
+
+
+def records(outputs: dict[str, str]) -> dict[str, str]:
+    out = {}
+    for line in outputs.get("growth.txt", "").splitlines():
+        key, _, value = line.partition("=")
+        out[key] = value.strip()
+    return out
+
+
+def compare_growth(new: Plan, growth: Growth, c: LabCollection, outputs: dict[str, str]) -> list[Check]:
+    """Every figure the growth predicts beside what the VM reported after it."""
+    out: list[Check] = []
+
+    def add(layer: str, figure: str, predicted: int | str, actual: int | str | None) -> None:
+        out.append(Check(layer=layer, figure=figure, predicted=predicted, actual=actual))
+
+    kernel_name: dict[str, str] = {}
+    for a in growth.arrays:
+        arr = next((x for x in c.md if x.export.get("MD_NAME", "").split(":")[-1] == a.name
+                    or x.export.get("MD_DEVNAME") == a.name), None)
+        if arr is None:
+            add("md", f"{a.name} exists", "yes", None)
+            continue
+        kernel_name[a.name] = arr.name
+        add("md", f"{a.name} level", f"raid{a.level_after}", arr.level)
+        add("md", f"{a.name} members", a.members_after, arr.raid_devices)
+        add("md", f"{a.name} array size (bytes)", a.array_bytes_after, arr.array_bytes)
+    if growth.lvm:
+        lv = next((x for x in c.lvs if x.name == growth.lv), None)
+        add("lvm", "LV size (bytes)", growth.lv_bytes_after or 0, lv.lv_bytes if lv else None)
+    dev = growth.volume_device
+    fs = next((f for f in c.filesystems if f.mountpoint == growth.mount_point), None)
+    if fs is None:
+        top = (next((b.name for b in c.block.values() if b.dm_name == f"{growth.vg}-{growth.lv}"), None)
+               if growth.lvm else kernel_name.get(growth.arrays[0].name))
+        fs = next((f for f in c.filesystems if f.device == top), None)
+    add("filesystem", f"df size (bytes) of {dev}", growth.df_size_bytes_after, fs.df_size if fs else None)
+    add("filesystem", f"df available (bytes) of {dev}", growth.df_available_bytes_after, fs.df_avail if fs else None)
+    add("data", f"{DATA_MIB} MiB written before the growth read back intact", "yes",
+        records(outputs).get("data_intact"))
+    return out

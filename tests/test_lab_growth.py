@@ -1,0 +1,82 @@
+"""Growth rehearsal in the lab: the old pod built, data written, the grow script run unmodified.
+
+One boot, three growths: RAID5 of 4 reshaped to 6 members under XFS (xfs_growfs), an LVM pod
+given one more array (vgextend + lvextend + resize2fs), and RAID5 of 4 turned into RAID6 of 5.
+Every figure the growth predicts (array level, members and size, LV size, df size and
+available) must equal what the VM reports, and the data written before reads back intact.
+"""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from planners.errors import PlanError
+from planners.grow import GrowRequest, target_plan
+from planners.models import DiskSet, Filesystem, Lvm, MdGroup, Plan
+from planners.units import KiB
+from runners.exec import which
+from runners.lab import LabConfig, ensure_kit, run_batch
+from runners.lab.growth import compare_growth, prepare_growth
+from runners.lab.kit import cache_root, load_kit
+from runners.lab.rehearse import rehearsal_tools
+
+pytestmark = pytest.mark.slow
+
+if which("qemu-system-x86_64") is None:
+    pytest.skip("qemu-system-x86_64 is not installed", allow_module_level=True)
+if which("apt-get") is None and load_kit(cache_root() / "kit") is None:
+    pytest.skip("no apt to fetch the kit's Debian packages and no cached kit", allow_module_level=True)
+
+TB = 2000 * 10**9
+
+
+def raid5(name: str, fs: str, members: int = 4, lvm: bool = False) -> Plan:
+    return Plan(name=name, disks=[DiskSet(count=members, size=TB)],
+                groups=[MdGroup(level=5, members=members, chunk=64 * KiB)], lvm=Lvm(enabled=lvm),
+                filesystem=Filesystem(type=fs))
+
+
+def cases() -> dict[str, tuple[Plan, Plan]]:
+    r5 = raid5("grow5", "xfs")
+    lv = raid5("growlvm", "ext4", members=3, lvm=True)
+    r56 = raid5("grow56", "ext4")
+    return {
+        "r5to6": (r5, target_plan(r5, GrowRequest(add_disks=2))),
+        "lvmarray": (lv, target_plan(lv, GrowRequest(add_disks=3, mode="new-array"))),
+        "r5tor6": (r56, target_plan(r56, GrowRequest(add_disks=1, to_level=6))),
+    }
+
+
+@pytest.fixture(scope="module")
+def lab():
+    kit = ensure_kit()
+    tools = rehearsal_tools(kit.manifest.kernel_release)
+    prepared = {name: prepare_growth(old, new, tools=tools, name=name) for name, (old, new) in cases().items()}
+    started = time.monotonic()
+    result = run_batch([p[0] for p in prepared.values()], kit=kit, config=LabConfig(timeout_s=1500))
+    print(f"\nlab growth batch: {time.monotonic() - started:.0f} s, accel {result.accel}")
+    return prepared, result
+
+
+@pytest.mark.parametrize("case", list(cases()))
+def test_growth_rehearsal_matches_every_figure_and_keeps_the_data(lab, case):
+    prepared, result = lab
+    scenario, _, new, growth = prepared[case]
+    run = result.scenario(case)
+    assert run.returncode == 0, run.stdout[-2500:] + run.stderr[-2500:]
+    checks = compare_growth(new, growth, run.collection, run.outputs)
+    table = "\n".join(f"{c.layer} {c.figure}: predicted {c.predicted} | actual {c.actual} | "
+                      f"{'yes' if c.match else 'NO'}" for c in checks)
+    print(f"\n{case} ({run.script_s or 0:.0f} s; {run.outputs.get('growth.txt', '').strip()}):\n{table}")
+    assert all(c.match for c in checks), table
+
+
+def test_a_growth_that_cannot_be_rehearsed_is_refused_before_boot():
+    far = Plan(name="far", disks=[DiskSet(count=4, size=TB)],
+               groups=[MdGroup(level=10, layout="f2", members=4, chunk=64 * KiB)], filesystem=Filesystem(type="xfs"))
+    bigger = far.model_copy(update={"disks": [DiskSet(count=6, size=TB)],
+                                    "groups": [far.groups[0].model_copy(update={"members": 6})]})
+    with pytest.raises(PlanError, match="far"):
+        prepare_growth(far, bigger)
