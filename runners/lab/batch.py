@@ -158,6 +158,14 @@ def _sparse(path: str, size: int) -> str:
     return path
 
 
+def _image(folder: str, serial: str, size: int) -> str:
+    """A disk image: kept as it is when an earlier boot left one of this size."""
+    path = os.path.join(folder, f"{serial}.img")
+    if os.path.exists(path) and os.path.getsize(path) == size:
+        return path
+    return _sparse(path, size)
+
+
 def _read_results(image: str) -> dict[str, bytes]:
     with open(image, "rb") as f:
         head = f.read(512)
@@ -200,15 +208,20 @@ def _scenario_result(s: Scenario, files: dict[str, bytes]) -> ScenarioResult:
 
 def run_batch(
     scenarios: Sequence[Scenario], *, kit: Kit | None = None, config: LabConfig = LabConfig(),
-    on_mark: Callable[[Mark], None] | None = None, keep_dir: str | None = None,
+    on_mark: Callable[[Mark], None] | None = None, keep_dir: str | None = None, disk_dir: str | None = None,
 ) -> BatchResult:
-    """Boot once, run every scenario in order, return what each left. Raises LabError if the VM fails."""
+    """Boot once, run every scenario in order, return what each left. Raises LabError if the VM fails.
+
+    With `disk_dir` the scenarios' disk images live there and outlast the boot: a later batch
+    whose scenarios have the same names and disks boots on what this one left (a crash and a
+    reboot, in two calls).
+    """
     check_batch(scenarios)
     kit = kit or ensure_kit()
     accel = choose_accel(kit, config.accel, config.work_dir)
     tmp = tempfile.mkdtemp(dir=config.work_dir, prefix="podplan-lab-")
     try:
-        disks = [AttachedDisk(_sparse(os.path.join(tmp, f"{s.serial(i)}.img"), d.size_bytes), s.serial(i), d)
+        disks = [AttachedDisk(_image(disk_dir or tmp, s.serial(i), d.size_bytes), s.serial(i), d)
                  for s in scenarios for i, d in enumerate(s.disks)]
         jobs = os.path.join(tmp, "jobs.img")
         Path(jobs).write_bytes(jobs_tar(scenarios))
