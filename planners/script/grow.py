@@ -30,10 +30,10 @@ mismatch() { say "  MISMATCH $*"; MISMATCHES=$((MISMATCHES + 1)); }
 expect_md() {
   local out lvl n size k action
   if [ ! -e "$1" ]; then mismatch "$1: no such array"; return 0; fi
-  out=$(mdadm --detail --export -- "$1" 2>/dev/null || true)
+  out=$(mdadm --detail --export "$1" 2>/dev/null || true)
   lvl=$(printf '%s\n' "$out" | sed -n 's/^MD_LEVEL=//p')
   n=$(printf '%s\n' "$out" | sed -n 's/^MD_DEVICES=//p')
-  size=$(blockdev --getsize64 -- "$1" 2>/dev/null || echo 0)
+  size=$(blockdev --getsize64 "$1" 2>/dev/null || echo 0)
   [ "$lvl" = "raid$2" ] || mismatch "$1 is ${lvl:-not an md array}, the plan says raid$2"
   [ "$n" = "$3" ] || mismatch "$1 has ${n:-no} members, the plan says $3"
   [ "$size" = "$4" ] || mismatch "$1 holds $size bytes, the plan says $4"
@@ -47,7 +47,7 @@ expect_md() {
 expect_member() {
   local dev
   dev=$(readlink -f -- "$2" || printf '%s' "$2")
-  mdadm --detail -- "$1" 2>/dev/null | grep -qE "[[:space:]]$dev\$" || mismatch "$2 is not a member of $1"
+  mdadm --detail "$1" 2>/dev/null | grep -qE "[[:space:]]$dev\$" || mismatch "$2 is not a member of $1"
 }
 
 # expect_lv VG/LV BYTES
@@ -73,7 +73,7 @@ expect_fs() {
 wait_idle() {
   if [ "$RUN" -ne 1 ]; then printf '+ mdadm --wait %q\n' "$1"; return 0; fi
   local k
-  mdadm --wait -- "$1" || true
+  mdadm --wait "$1" || true
   k=$(md_kernel_name "$1")
   while [ "$(cat "/sys/block/$k/md/sync_action" 2>/dev/null || echo idle)" != idle ]; do sleep 5; done
 }
@@ -82,7 +82,7 @@ wait_idle() {
 expect_size() {
   [ "$RUN" -eq 1 ] || return 0
   local size
-  size=$(blockdev --getsize64 -- "$1")
+  size=$(blockdev --getsize64 "$1")
   [ "$size" = "$2" ] || die "$1 holds $size bytes after the step, not the planned $2; stopping here"
   say "  ok      $1: $2 bytes"
 }
@@ -91,7 +91,7 @@ expect_size() {
 record_array() {
   if [ "$RUN" -ne 1 ]; then say "+ mdadm --detail --brief $1 >> $MDADM_CONF (replacing its old line)"; return 0; fi
   local line uuid
-  line=$(mdadm --detail --brief -- "$1")
+  line=$(mdadm --detail --brief "$1")
   uuid=$(printf '%s\n' "$line" | sed -n 's/.*UUID=\([0-9a-f:]*\).*/\1/p')
   if [ -n "$uuid" ] && [ -f "$MDADM_CONF" ]; then sed -i "/UUID=$uuid/d" "$MDADM_CONF"; fi
   printf '%s\n' "$line" >> "$MDADM_CONF"
