@@ -37,6 +37,7 @@ async def test_f9_shows_every_figure_whole_at_80x24() -> None:
     app = PodplanApp(example_pod())
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
+        assert "Grow the pod" in {c.title for c in app.get_system_commands(app.screen)}
         screen = await open_screen(pilot, "f9", GrowScreen)
         body = screen.query_one("#grow-body")
         room = body.scrollable_content_region.width
