@@ -185,3 +185,10 @@ def test_validate_job_files_run_here_only(tmp_path, capsys):
     job.write_text("[a]\nrw=read\n")
     assert main(["validate", str(tmp_path), "--job", str(job), "--hosts", "pod1"]) == 2
     assert "--job runs here only" in capsys.readouterr().err
+
+
+def test_fios_default_fadvise_hint_doubles_a_buffered_readers_window():
+    [hinted] = parse_job_file("[r]\nrw=read\nbs=1m\n").workloads
+    [plain] = parse_job_file("[r]\nrw=read\nbs=1m\nfadvise_hint=0\n").workloads
+    [direct] = parse_job_file("[r]\nrw=read\nbs=1m\ndirect=1\n").workloads
+    assert hinted.fadvise_sequential and not plain.fadvise_sequential and not direct.fadvise_sequential

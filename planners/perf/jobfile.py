@@ -68,7 +68,7 @@ REFUSED = {
                     "I/O confined to part of the target or stopped early is not modelled"),
 }
 MODELLED = {"rw", "readwrite", "bs", "blocksize", "direct", "buffered", "numjobs", "iodepth", "ioengine", "size",
-            "filesize", "filename", "directory", "kb_base", "runtime", "time_based", "end_fsync"}
+            "filesize", "filename", "directory", "kb_base", "runtime", "time_based", "end_fsync", "fadvise_hint"}
 
 
 class JobFile(BaseModel):
@@ -203,9 +203,11 @@ def _workload(name: str, opts: Options, source: str) -> tuple[Workload, list[str
         if runtime_text else None
     time_based = _flag(get("time_based")[0] or "0", fail(get("time_based")[1], "time_based must be 0 or 1"))
     end_fsync = _flag(get("end_fsync")[0] or "0", fail(get("end_fsync")[1], "end_fsync must be 0 or 1"))
+    hint = get("fadvise_hint")[0].strip().lower() or "1"  # fio's default: hint the access pattern
     return Workload(name=name, description=f"fio job [{name}]", rw=RW[rw], bs=bs, direct=direct, numjobs=numjobs,
                     iodepth=iodepth, ioengine=engine, target="raw" if raw else "file", size=size,
-                    runtime_s=runtime, time_based=time_based and runtime is not None, end_fsync=end_fsync), notes
+                    runtime_s=runtime, time_based=time_based and runtime is not None, end_fsync=end_fsync,
+                    fadvise_sequential=hint not in ("0", "none", "random") and RW[rw] == "read" and not direct), notes
 
 
 def _seconds(text: str, error: PlanError) -> float | None:

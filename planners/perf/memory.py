@@ -77,13 +77,18 @@ def page_cache(ctx: PerfCtx, w: Workload, copy: float, drain: float) -> tuple[fl
     """A buffered writer: (MB/s over the run, note, why it is outside the model or '')."""
     background, limit = dirty_thresholds(ctx)
     freerun = (background + limit) / 2
-    rate, unthrottled = absorb(copy, drain, freerun, background, w)
+    if w.size is not None and w.size <= freerun and copy > drain and not w.end_fsync:
+        # Rewriting pages that are already dirty adds nothing: a file smaller than the throttle
+        # point never reaches it, however long the run loops over it.
+        rate, unthrottled = copy, True
+    else:
+        rate, unthrottled = absorb(copy, drain, freerun, background, w)
     note = (f"page cache takes {copy:.0f} MB/s until {freerun / 1e9:.2g} GB are dirty (vm.dirty_* of "
             f"{ctx.hardware.memory_bytes / 2**30:.3g} GiB), writeback drains {drain:.0f} MB/s")
     why = ""
     if unthrottled:
-        why = (f"the run ends before {freerun / 1e9:.2g} GB are dirty: it measures memory copies and the kernel's "
-               "dirty accounting, not the disks")
+        why = (f"the run never has {freerun / 1e9:.2g} GB dirty, where the kernel starts throttling: it measures "
+               "memory copies and the kernel's dirty accounting, not the disks")
     elif kernel_before(ctx, IO_LESS_THROTTLING) and copy > drain:
         why = (f"kernel {ctx.kernel} throttles writers by having them write back pages themselves "
                "(before 3.2); the model's throttling is the IO-less one")

@@ -102,7 +102,7 @@ def predict_ctx(ctx: PerfCtx, stripe: int, workloads: Sequence[Workload] | None 
 
 
 # Terms that rest on the disks' figures, and those that rest on a controller's.
-DISK_TERMS = ("disks", "queue depth", "readahead", "stripe cache", "write cache", "page cache")
+DISK_TERMS = ("disks", "queue depth", "readahead", "stripe cache", "write cache")
 CONTROLLER_TERMS = ("queue depth", "write cache")
 
 

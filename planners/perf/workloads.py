@@ -44,6 +44,9 @@ class Workload(BaseModel):
                                                           "(blockdev --setra x 512); None = the plan's.")
     runtime_s: float | None = Field(None, gt=0, description="How long the run lasts, seconds (fio runtime); None = "
                                                             "long enough for the steady rate.")
+    fadvise_sequential: bool = Field(False, description="The reader tells the kernel it reads sequentially "
+                                                        "(fio's fadvise_hint, on by default): the kernel doubles "
+                                                        "its readahead window.")
     time_based: bool = Field(False, description="The run lasts runtime_s whatever its size (fio time_based); "
                                                 "otherwise it also ends once size bytes are done.")
     end_fsync: bool = Field(False, description="The run ends with an fsync and counts its time (fio end_fsync=1, "
