@@ -18,6 +18,9 @@ from planners.models import Plan
 from planners.results import PlanResult
 
 PAGE = 4096  # md's stripe heads hold one page per member
+# The block layer's default cap on one request (BLK_DEF_MAX_SECTORS, 2560 sectors in 6.1);
+# md RAID0 caps its requests at one chunk below that.
+MAX_SECTORS_BYTES = 1280 * 1024
 SETTLE_S = 0.001  # head switch / track-to-track settle added to a half rotation, seconds
 
 
@@ -62,6 +65,13 @@ class PerfCtx:
     hbas: tuple[int, ...]  # HBA index of every disk in plan order
     controller: ResolvedController | None = None
     kernel: str = "6.1"
+    max_request: int = MAX_SECTORS_BYTES  # the top device's max_sectors_kb, in bytes
+
+    def request_cap(self) -> int:
+        """Largest request the top device takes: the smallest of the arrays' under LVM (dm stacks them)."""
+        caps = [min(self.groups[i].chunk or MAX_SECTORS_BYTES, MAX_SECTORS_BYTES) if self.groups[i].level == 0
+                else MAX_SECTORS_BYTES for i in self.volume_groups]
+        return min(caps) if caps else MAX_SECTORS_BYTES
 
     @property
     def round_trip_s(self) -> float:

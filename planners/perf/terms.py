@@ -52,17 +52,17 @@ def _span(w: Workload, g: GroupCtx, share: float) -> float:
 
 
 def readahead(ctx: PerfCtx, w: Workload) -> int:
-    """Bytes one buffered sequential reader keeps in flight: two readahead windows.
+    """One readahead window of a buffered sequential reader, in bytes; two of them are in flight.
 
     The kernel's ondemand readahead grows the window to the device's read_ahead_kb and marks
     its first page; a reader reaching that page starts the next window while the current one
     is still arriving, so a reader that waits on the disks has two windows in flight.
-    POSIX_FADV_SEQUENTIAL (fio's default fadvise_hint) doubles the window. A large read() does
-    not add to it: the lab measured the same bytes in flight for 4 MiB reads as for 128 KiB
-    ones (tests/test_lab_readahead.py).
+    POSIX_FADV_SEQUENTIAL (fio's default fadvise_hint) doubles the window. A read() larger than
+    the window widens it up to the largest request the device takes (max_sectors_kb: one chunk
+    on md RAID0), no further. tests/test_lab_readahead.py measured all three.
     """
     window = (w.readahead or ctx.readahead) * (2 if w.fadvise_sequential else 1)
-    return 2 * window
+    return max(window, min(w.bs, ctx.request_cap()))
 
 
 def _sequential(ctx: PerfCtx, g: GroupCtx, w: Workload, share: float, degraded: bool, out: Limits) -> float:
@@ -75,7 +75,7 @@ def _sequential(ctx: PerfCtx, g: GroupCtx, w: Workload, share: float, degraded: 
     if w.direct:
         in_flight = w.in_flight * w.bs * share
     else:
-        in_flight = inf if write else w.numjobs * readahead(ctx, w) * share
+        in_flight = inf if write else w.numjobs * 2 * readahead(ctx, w) * share
     chunks = max(float(w.numjobs), in_flight / g.chunk) if g.chunk else float(w.numjobs)
     amp = 1.0
     if not write:
@@ -126,7 +126,7 @@ def _sequential(ctx: PerfCtx, g: GroupCtx, w: Workload, share: float, degraded: 
         busy = min(eff, chunks)
         name = "queue depth" if w.direct else "readahead"
         what = (f"{w.in_flight} x {w.bs >> 10} KiB in flight" if w.direct
-                else f"two readahead windows ({readahead(ctx, w) >> 10} KiB) per stream")
+                else f"two readahead windows of {readahead(ctx, w) >> 10} KiB per stream")
         # Little's law per busy disk: each holds q pieces; a piece costs its transfer plus what
         # every request pays besides (controller round trip, flash access), which a queue of two
         # or more hides behind the transfer of the next.
@@ -241,6 +241,13 @@ def simple_terms(ctx: PerfCtx, w: Workload, degraded: bool, sorted_queue: int = 
         jobs = min(w.numjobs, cpu.cores)
         rate = cpu.buffered_read_mb_s if w.is_read else cpu.buffered_write_mb_s
         _put(out, "page cache", rate * jobs, f"{jobs} buffered stream(s) at {rate:.0f} MB/s (CPU copy and bookkeeping)")
+        if "readahead" in out:
+            # The next window starts only when the reader reaches the current one, so while it
+            # copies a window out the disks have one window to do instead of two: per window,
+            # a fetch of two windows' time plus one window's copy, shared by the two in flight.
+            v, note = out["readahead"]
+            out["readahead"] = (1 / (1 / v + 1 / (2 * rate * jobs)),
+                                f"{note}, less the reader's copy of each window")
     if w.writes and ctx.hardware.write_cache_mb_s:
         _put(out, "write cache", ctx.hardware.write_cache_mb_s, "declared write-back cache's ingest rate")
     return out
