@@ -34,6 +34,10 @@ class DiskSpec(BaseModel):
         None, ge=1, description="Requests the disk serves at once (count): 1 for HDD, flash channels for SSD.")
     afr: float | None = Field(None, gt=0, lt=1, description="Annual failure rate as a fraction (0.02 = 2 %/year).")
     ure_per_bit: float | None = Field(None, gt=0, lt=1, description="Unrecoverable read errors per bit read.")
+    latency_us: float | None = Field(
+        None, ge=0, description="Fixed cost of one request that needs no positioning, microseconds: flash's "
+                                "datasheet access latency; 0 for a spinning disk, whose look-ahead and write "
+                                "cache hide it on sequential requests.")
 
 
 class DiskPerf(BaseModel):
@@ -65,29 +69,43 @@ class ResolvedDisk(BaseModel):
     afr: float = Field(description="Annual failure rate, fraction.")
     ure_per_bit: float = Field(description="Unrecoverable read errors per bit read.")
     measured: bool = Field(False, description="True when the figures came from a DiskPerf measurement (flat).")
+    latency_us: float = Field(0.0, description="Fixed cost of a request needing no positioning, microseconds.")
+    spread: float = Field(0.0, description="How far real disks of the class stray from the preset's speeds, as a "
+                                           "fraction either way (0.25 = -25 %..+25 %); 0 once measured.")
 
 
 # Datasheet-typical figures for current drives of each class. HDD random IOPS are queue-depth-1
 # figures over the full stroke (average seek + half a rotation); flash figures are saturated.
+# Flash latency: Intel DC S3700 datasheet (50 us read), Intel DC P3700 datasheet (20 us).
+# Spread: the outer-zone rates of the class's drives in vendors' datasheets, 2008-2020
+# (5400: 100-200 MB/s, 7200: 120-270, 10k: 130-240, 15k: 160-300, SATA SSD 450-560, NVMe 2000-7000),
+# as a fraction either way of the preset.
 DISK_CLASSES: dict[str, ResolvedDisk] = {
     "hdd5400": ResolvedDisk(seq_outer_mb_s=180, seq_inner_mb_s=90, rand_read_iops=60, rand_write_iops=60, rpm=5400,
-                            parallelism=1, afr=0.02, ure_per_bit=1e-14),
+                            parallelism=1, afr=0.02, ure_per_bit=1e-14, latency_us=0, spread=0.33),
     "hdd7200": ResolvedDisk(seq_outer_mb_s=220, seq_inner_mb_s=110, rand_read_iops=80, rand_write_iops=80, rpm=7200,
-                            parallelism=1, afr=0.02, ure_per_bit=1e-14),
+                            parallelism=1, afr=0.02, ure_per_bit=1e-14, latency_us=0, spread=0.35),
     "hdd10k": ResolvedDisk(seq_outer_mb_s=230, seq_inner_mb_s=140, rand_read_iops=140, rand_write_iops=140, rpm=10000,
-                           parallelism=1, afr=0.01, ure_per_bit=1e-16),
+                           parallelism=1, afr=0.01, ure_per_bit=1e-16, latency_us=0, spread=0.3),
     "hdd15k": ResolvedDisk(seq_outer_mb_s=250, seq_inner_mb_s=170, rand_read_iops=190, rand_write_iops=190, rpm=15000,
-                           parallelism=1, afr=0.01, ure_per_bit=1e-16),
+                           parallelism=1, afr=0.01, ure_per_bit=1e-16, latency_us=0, spread=0.3),
     "ssd-sata": ResolvedDisk(seq_outer_mb_s=540, seq_inner_mb_s=540, seq_write_factor=0.93, rand_read_iops=90000,
-                             rand_write_iops=80000, rpm=0, parallelism=8, afr=0.01, ure_per_bit=1e-17),
+                             rand_write_iops=80000, rpm=0, parallelism=8, afr=0.01, ure_per_bit=1e-17, latency_us=50, spread=0.1),
     "nvme": ResolvedDisk(seq_outer_mb_s=3500, seq_inner_mb_s=3500, seq_write_factor=0.85, rand_read_iops=600000,
-                         rand_write_iops=500000, rpm=0, parallelism=64, afr=0.01, ure_per_bit=1e-17),
+                         rand_write_iops=500000, rpm=0, parallelism=64, afr=0.01, ure_per_bit=1e-17, latency_us=20, spread=0.5),
 }
+
+
+# A datasheet's figures for the very model: drives of one model differ by about this much
+# (sequential rates are "up to" figures; unit-to-unit variation of a few to ten percent).
+DATASHEET_SPREAD = 0.1
 
 
 def resolve_disk(spec: DiskSpec, measured: DiskPerf | None = None) -> ResolvedDisk:
     base = DISK_CLASSES[spec.disk_class]
     given = {k: v for k, v in spec.model_dump(exclude={"disk_class"}).items() if v is not None}
+    if "seq_outer_mb_s" in given and "spread" not in given:
+        given["spread"] = min(base.spread, DATASHEET_SPREAD)
     disk = base.model_copy(update=given)
     if disk.seq_inner_mb_s > disk.seq_outer_mb_s:
         raise PlanError("a disk's inner zone cannot be faster than its outer zone", "hardware.disk.seq_inner_mb_s")
@@ -95,15 +113,21 @@ def resolve_disk(spec: DiskSpec, measured: DiskPerf | None = None) -> ResolvedDi
         disk = disk.model_copy(update=dict(
             seq_outer_mb_s=measured.seq_read_mb_s, seq_inner_mb_s=measured.seq_read_mb_s,
             seq_write_factor=measured.seq_write_mb_s / measured.seq_read_mb_s,
-            rand_read_iops=measured.rand_read_iops, rand_write_iops=measured.rand_write_iops, measured=True))
+            rand_read_iops=measured.rand_read_iops, rand_write_iops=measured.rand_write_iops, measured=True,
+            spread=0.0))
     return disk
 
 
-LinkKind = Literal["sata1", "sata2", "sata3", "sas2", "sas3", "sas4", "direct"]
+LinkKind = Literal["sata1", "sata2", "sata3", "sas2", "sas3", "sas4", "fc1", "fc2", "fc4", "fc8", "fc16",
+                   "fc32", "ultra160", "ultra320", "direct"]
 # Payload MB/s a link carries after line coding and frame overhead (8b/10b costs 20 %, FIS/frame
 # headers a few % more); "direct" means no shared link worth modelling (NVMe on its own lanes).
+# Fibre Channel: the nominal throughput per direction of FC-PI's speed variants (1GFC 100 MB/s,
+# 2GFC 200, 4GFC 400, 8GFC 800, 16GFC 1600, 32GFC 3200). Parallel SCSI: the bus's rate as SPI-3
+# (Ultra160) and SPI-4 (Ultra320) define it, shared by every device on the bus.
 LINK_MB_S: dict[str, float] = {"sata1": 135.0, "sata2": 270.0, "sata3": 550.0, "sas2": 550.0, "sas3": 1100.0,
-                               "sas4": 2200.0, "direct": 1e12}
+                               "sas4": 2200.0, "fc1": 100.0, "fc2": 200.0, "fc4": 400.0, "fc8": 800.0,
+                               "fc16": 1600.0, "fc32": 3200.0, "ultra160": 160.0, "ultra320": 320.0, "direct": 1e12}
 # PCIe payload per lane, MB/s: the raw rate after line coding, less ~15 % for packet headers.
 PCIE_LANE_MB_S: dict[int, float] = {1: 212.0, 2: 425.0, 3: 837.0, 4: 1674.0, 5: 3348.0}
 
@@ -197,6 +221,56 @@ class MdKnobs(BaseModel):
         return self
 
 
+ControllerKind = Literal["hba", "raid", "fc-array"]
+
+
+class Controller(BaseModel):
+    """What sits between the host and the disks when it is more than a wire: a RAID adapter or an
+    array's controller. Each request pays its round trip; a write-back cache acknowledges writes
+    once they are in it and writes them to the disks later. Unset fields come from the kind's preset."""
+
+    model_config = Frozen
+
+    kind: ControllerKind = Field("raid", description="Preset the other fields default to.")
+    round_trip_us: float | None = Field(
+        None, ge=0, description="Time one request spends in the controller beyond the disks' own work (firmware, "
+                                "cache lookup, completion), microseconds.")
+    cache_bytes: int | None = Field(None, ge=0, description="Write-back cache (battery or flash backed), bytes; 0 = "
+                                                            "write-through.")
+    drain_queue: int | None = Field(
+        None, ge=1, le=256, description="Writes the controller keeps queued on each disk while it drains its cache "
+                                        "(count): the disk picks the nearest, so a deep queue shortens each seek.")
+
+
+class ResolvedController(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    round_trip_us: float = Field(description="Per-request round trip, microseconds.")
+    cache_bytes: int = Field(description="Write-back cache, bytes.")
+    drain_queue: int = Field(description="Writes queued per disk while draining, count.")
+    spread: float = Field(description="How far real controllers of the kind stray from the round trip, fraction.")
+
+
+# Round trips: a SAS HBA passes a command through in tens of microseconds (LSI SAS2008-class HBAs'
+# firmware path); a RAID adapter answering from its cache takes 0.1-0.3 ms per command (PERC 6 /
+# MegaRAID 9260-class adapters doing 4-8 K cached IOPS at queue depth 1); an FC array's
+# controller, behind the HBA, the fabric and the array's own firmware, 0.3-1 ms at light load.
+# Caches: the common sizes of each kind (512 MiB adapters; 2 GiB per midrange array controller).
+# Drain queue: SATA NCQ's 32 tags; SAS disks take as many, array controllers keep about that.
+CONTROLLERS: dict[str, ResolvedController] = {
+    "hba": ResolvedController(round_trip_us=20, cache_bytes=0, drain_queue=32, spread=0.5),
+    "raid": ResolvedController(round_trip_us=150, cache_bytes=512 << 20, drain_queue=32, spread=0.5),
+    "fc-array": ResolvedController(round_trip_us=500, cache_bytes=2 << 30, drain_queue=32, spread=0.5),
+}
+
+
+def resolve_controller(c: Controller) -> ResolvedController:
+    given = {k: v for k, v in c.model_dump(exclude={"kind"}).items() if v is not None}
+    if "round_trip_us" in given:
+        given["spread"] = 0.0
+    return CONTROLLERS[c.kind].model_copy(update=given)
+
+
 class Hardware(BaseModel):
     """Disks' speeds and failure rates, wiring, CPU, memory, md knobs; defaults describe a plain server."""
 
@@ -209,6 +283,13 @@ class Hardware(BaseModel):
     cpu: Cpu = Field(default_factory=Cpu, description="Host CPU.")
     memory_bytes: int = Field(64 << 30, ge=1 << 28, description="Host memory, in bytes.")
     md: MdKnobs = Field(default_factory=MdKnobs, description="md speed knobs.")
+    controller: Controller | None = Field(
+        None, description="A RAID adapter or array controller in front of the disks; None = disks on plain HBAs.")
+    dirty_ratio: float = Field(20.0, ge=0, le=100, description="vm.dirty_ratio: dirty page cache, in percent of "
+                                                               "available memory, at which writers are throttled.")
+    dirty_background_ratio: float = Field(
+        10.0, ge=0, le=100, description="vm.dirty_background_ratio: percent of available memory at which writeback "
+                                        "starts.")
     write_cache_mb_s: float | None = Field(
         None, gt=0, description="A declared write-back cache in front of the disks (battery-backed controller): "
                                 "the rate it absorbs writes at, MB/s; None = no such cache.")

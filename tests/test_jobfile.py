@@ -59,9 +59,19 @@ def test_sections_inherit_the_global_options_in_force_where_they_stand():
 
 def test_every_ignored_option_is_said_once_with_its_reason():
     notes = parse_job_file(JOB, source="pod.fio").notes
-    assert len(notes) == len(set(notes)) == 3
-    assert any(n.startswith("pod.fio:6: [global] runtime ignored: ") for n in notes)
-    assert any("group_reporting ignored: reporting only" in n for n in notes)
+    assert len(notes) == len(set(notes)) == 1
+    assert notes[0].startswith("pod.fio:8: [global] group_reporting ignored: reporting only")
+
+
+def test_run_length_and_end_fsync_reach_the_workload():
+    by = {w.name: w for w in parse_job_file(JOB).workloads}
+    assert by["seq-write"].runtime_s == 60 and by["seq-write"].time_based
+    [w] = parse_job_file("[w]\nrw=write\nsize=5g\nruntime=2m\nend_fsync=1\n").workloads
+    assert (w.runtime_s, w.time_based, w.end_fsync, w.size) == (120, False, True, 5 * 2**30)
+    [w] = parse_job_file("[w]\nrw=write\nruntime=0\ntime_based\n").workloads
+    assert w.runtime_s is None and not w.time_based  # runtime=0: no limit, as fio reads it
+    with pytest.raises(PlanError, match="runtime"):
+        parse_job_file("[w]\nruntime=ten\n")
 
 
 def test_fio_defaults_and_files():
@@ -133,7 +143,7 @@ def test_predict_takes_a_job_file(tmp_path, capsys):
     assert list(preds) == ["seq-write", "db-log", "buffered-read"]
     for p in preds.values():
         assert p["mb_s"] > 0 and p["binding"] and p["terms"] and "runner_up" in p
-    assert any("runtime ignored" in n for n in doc["job_notes"])
+    assert any("group_reporting ignored" in n for n in doc["job_notes"])
     # Five clones of a queue-depth-one job keep five requests in flight: more than one clone does.
     one = tmp_path / "one.fio"
     one.write_text(JOB.replace("numjobs=5", "numjobs=1"))
@@ -175,3 +185,10 @@ def test_validate_job_files_run_here_only(tmp_path, capsys):
     job.write_text("[a]\nrw=read\n")
     assert main(["validate", str(tmp_path), "--job", str(job), "--hosts", "pod1"]) == 2
     assert "--job runs here only" in capsys.readouterr().err
+
+
+def test_fios_default_fadvise_hint_doubles_a_buffered_readers_window():
+    [hinted] = parse_job_file("[r]\nrw=read\nbs=1m\n").workloads
+    [plain] = parse_job_file("[r]\nrw=read\nbs=1m\nfadvise_hint=0\n").workloads
+    [direct] = parse_job_file("[r]\nrw=read\nbs=1m\ndirect=1\n").workloads
+    assert hinted.fadvise_sequential and not plain.fadvise_sequential and not direct.fadvise_sequential

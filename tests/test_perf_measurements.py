@@ -22,6 +22,7 @@ R1_HW = Hardware(
     disk=DiskSpec(disk_class="hdd5400", seq_outer_mb_s=140, seq_inner_mb_s=70),
     wiring=Wiring(link="sata2", disks_per_link=5),
     cpu=Cpu(cpu_class="desktop-2010"),
+    memory_bytes=8 * 2**30,
 )
 R1_DISK = 2_000_398_934_016
 
@@ -62,6 +63,7 @@ def test_r1_pod_dd_write(label, plan, measured, plausible):
 R2_HW = Hardware(
     disk=DiskSpec(disk_class="hdd7200", seq_outer_mb_s=120, seq_inner_mb_s=60, rand_read_iops=79, rand_write_iops=79),
     cpu=Cpu(cpu_class="desktop-2010"),
+    memory_bytes=4 * 2**30,
 )
 
 

@@ -369,7 +369,7 @@ async def test_the_perf_tab_predicts_a_loaded_job_file(tmp_path) -> None:
     from app.tui.widgets import perf
 
     job = tmp_path / "mine.fio"
-    job.write_text("[global]\nioengine=libaio\ndirect=1\nruntime=30\n[db-writes]\nrw=randwrite\nbs=8k\nnumjobs=5\n")
+    job.write_text("[global]\nioengine=libaio\ndirect=1\nramp_time=5\n[db-writes]\nrw=randwrite\nbs=8k\nnumjobs=5\n")
     app = PodplanApp(example_pod())
     try:
         async with app.run_test(size=(100, 32)) as pilot:
@@ -383,6 +383,6 @@ async def test_the_perf_tab_predicts_a_loaded_job_file(tmp_path) -> None:
             await pilot.pause()
             assert app.screen.query_one("#result-tabs").active == "tab-performance"
             shown = rendered(app, "#perf")
-            assert "db-writes" in shown and "runtime ignored" in shown
+            assert "db-writes" in shown and "ramp_time ignored" in shown
     finally:
         perf.set_jobs((), (), "")

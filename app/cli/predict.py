@@ -129,16 +129,26 @@ def read_jobs(paths: list[str]) -> list:
 
 def prediction_table(preds: list[WorkloadPrediction], *, title: str = "Predicted") -> Table:
     t = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD)
-    for col, just in (("workload", "left"), ("MB/s", "right"), ("IOPS", "right"), ("limited by", "left"),
-                      ("next limit", "left"), ("headroom", "right")):
+    for col, just in (("workload", "left"), ("MB/s", "right"), ("range", "right"), ("IOPS", "right"),
+                      ("limited by", "left"), ("next limit", "left"), ("headroom", "right")):
         t.add_column(col, justify=just, no_wrap=True)  # type: ignore[arg-type]
     for p in preds:
-        t.add_row(p.workload, mb_text(p.mb_s), f"{p.iops:,.0f}", Text(p.binding, style="bold"), p.runner_up,
-                  f"x{p.headroom:.2f}")
+        t.add_row(p.workload, mb_text(p.mb_s) + ("*" if p.outside_model else ""), range_text(p), f"{p.iops:,.0f}",
+                  Text(p.binding, style="bold"), p.runner_up, f"x{p.headroom:.2f}")
     notes = sorted({p.factor_note for p in preds if p.factor_note})
+    notes += [f"range: {a}" for a in sorted({p.assumption for p in preds if p.assumption})]
+    notes += [f"* {p.workload} is outside the model: {p.outside_model}" for p in preds if p.outside_model]
     if notes:
-        t.caption = "; ".join(notes)
+        t.caption = "\n".join(notes)
+        t.caption_justify = "left"
     return t
+
+
+def range_text(p: WorkloadPrediction) -> str:
+    """low-high when the figure rests on presets, '' when it does not."""
+    if p.mb_s_high <= p.mb_s_low:
+        return ""
+    return f"{mb_text(p.mb_s_low)}-{mb_text(p.mb_s_high)}"
 
 
 def loss_text(rel: Reliability) -> str:

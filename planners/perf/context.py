@@ -11,14 +11,17 @@ from dataclasses import dataclass
 from math import sqrt
 
 from planners.hardware import (
-    DISK_CLASSES, DiskPerf, Hardware, ResolvedCpu, ResolvedDisk, Wiring, resolve_cpu, resolve_disk,
+    DISK_CLASSES, DiskPerf, Hardware, ResolvedController, ResolvedCpu, ResolvedDisk, Wiring, resolve_controller,
+    resolve_cpu, resolve_disk,
 )
 from planners.models import Plan
 from planners.results import PlanResult
 
 PAGE = 4096  # md's stripe heads hold one page per member
+# The block layer's default cap on one request (BLK_DEF_MAX_SECTORS, 2560 sectors in 6.1);
+# md RAID0 caps its requests at one chunk below that.
+MAX_SECTORS_BYTES = 1280 * 1024
 SETTLE_S = 0.001  # head switch / track-to-track settle added to a half rotation, seconds
-FLASH_SERVICE_S = 50e-6  # one flash request's fixed cost, seconds
 
 
 @dataclass(frozen=True)
@@ -60,6 +63,24 @@ class PerfCtx:
     cpu: ResolvedCpu
     links: tuple[int, ...]  # link index of every disk in plan order
     hbas: tuple[int, ...]  # HBA index of every disk in plan order
+    controller: ResolvedController | None = None
+    kernel: str = "6.1"
+    max_request: int = MAX_SECTORS_BYTES  # the top device's max_sectors_kb, in bytes
+
+    def request_cap(self) -> int:
+        """Largest request the top device takes: the smallest of the arrays' under LVM (dm stacks them)."""
+        caps = [min(self.groups[i].chunk or MAX_SECTORS_BYTES, MAX_SECTORS_BYTES) if self.groups[i].level == 0
+                else MAX_SECTORS_BYTES for i in self.volume_groups]
+        return min(caps) if caps else MAX_SECTORS_BYTES
+
+    @property
+    def round_trip_s(self) -> float:
+        """What each request pays in the controller, on top of the disks' work."""
+        return self.controller.round_trip_us * 1e-6 if self.controller else 0.0
+
+    @property
+    def write_cache_bytes(self) -> int:
+        return self.controller.cache_bytes if self.controller else 0
 
     def shares(self, sequential: bool) -> dict[int, float]:
         """Fraction of the workload's bytes that reaches each group of the first volume.
@@ -113,7 +134,8 @@ def build_ctx(plan: Plan, result: PlanResult, disk_override: DiskPerf | None = N
     return PerfCtx(groups=tuple(groups), volume_groups=tuple(names.index(n) for n in vol.groups), lvm_mode=mode,
                    volume_bytes=vol.block_device_bytes, readahead=vol.alignment.readahead_bytes,
                    fs_type=plan.filesystem.type, disk_count=len(sets), hardware=hw, cpu=resolve_cpu(hw.cpu),
-                   links=links, hbas=hbas)
+                   links=links, hbas=hbas,
+                   controller=resolve_controller(hw.controller) if hw.controller else None, kernel=plan.tools.kernel)
 
 
 def seq_mb_s(disk: ResolvedDisk, span: float, write: bool) -> float:
@@ -146,7 +168,24 @@ def positioning_s(disk: ResolvedDisk) -> float:
     """Time a disk spends before a batch of writes starts moving data: half a rotation plus settle."""
     if disk.measured:
         return 1.0 / disk.rand_write_iops
-    return 30.0 / disk.rpm + SETTLE_S if disk.rpm else FLASH_SERVICE_S
+    return 30.0 / disk.rpm + SETTLE_S if disk.rpm else disk.latency_us * 1e-6
+
+
+def sorted_iops(disk: ResolvedDisk, span: float, bs: int, queue: int, write: bool) -> float:
+    """One disk's random operations per second with `queue` requests waiting on it.
+
+    The disk (or the controller feeding it) serves the nearest request first: among q+1
+    candidates spread over the span the nearest is about span/(q+1) away and the shortest
+    rotational wait about a rotation/(q+1) (the least of q+1 uniform waits). Flash has
+    nothing to reorder: its saturated rating already is the deep-queue figure.
+    """
+    if disk.measured or not disk.rpm:
+        return rand_iops(disk, span, bs, write)
+    base = disk.rand_write_iops if write else disk.rand_read_iops
+    rot = 60.0 / disk.rpm
+    seek_full = max(1.0 / base - rot / 2, SETTLE_S)
+    seek = SETTLE_S + (seek_full - SETTLE_S) * sqrt(min(1.0, span) / (queue + 1))
+    return 1.0 / (seek + rot / (queue + 1) + bs / (seq_mb_s(disk, span, write) * 1e6))
 
 
 def busy_fraction(disk: ResolvedDisk, disks: int, outstanding: float) -> float:

@@ -30,8 +30,8 @@ MIXED = ("rw", "readwrite", "randrw", "trim", "randtrim", "trimwrite", "randtrim
 
 # Options that change nothing the model predicts, each with the reason it may be ignored.
 IGNORED = {
-    **dict.fromkeys(("runtime", "time_based", "ramp_time", "startdelay", "loops"),
-                    "the model predicts the steady rate, whatever the run's length"),
+    **dict.fromkeys(("ramp_time", "startdelay", "loops"),
+                    "the model predicts the rate over the run, which these do not change"),
     "nrfiles": "the job's size is split over its files; the bytes and the requests are the same",
     **dict.fromkeys(("group_reporting", "new_group", "stonewall", "wait_for_previous", "description",
                      "output", "output-format", "status-interval", "write_bw_log", "write_lat_log",
@@ -46,7 +46,7 @@ IGNORED = {
                      "refill_buffers", "zero_buffers", "scramble_buffers", "buffer_compress_percentage",
                      "buffer_compress_chunk", "filename_format", "iodepth_low", "iodepth_batch",
                      "iodepth_batch_submit", "iodepth_batch_complete", "iodepth_batch_complete_min",
-                     "iodepth_batch_complete_max", "unit_base", "overwrite", "end_fsync"),
+                     "iodepth_batch_complete_max", "unit_base", "overwrite"),
                     "how fio runs or fills its buffers; the array sees the same requests"),
     **dict.fromkeys(("steadystate", "ss", "steadystate_duration", "ss_dur", "steadystate_ramp_time",
                      "ss_ramp"), "when fio stops measuring, not the rate it measures"),
@@ -68,7 +68,7 @@ REFUSED = {
                     "I/O confined to part of the target or stopped early is not modelled"),
 }
 MODELLED = {"rw", "readwrite", "bs", "blocksize", "direct", "buffered", "numjobs", "iodepth", "ioengine", "size",
-            "filesize", "filename", "directory", "kb_base"}
+            "filesize", "filename", "directory", "kb_base", "runtime", "time_based", "end_fsync", "fadvise_hint"}
 
 
 class JobFile(BaseModel):
@@ -198,8 +198,26 @@ def _workload(name: str, opts: Options, source: str) -> tuple[Workload, list[str
     raw = filename.startswith("/dev/") and not get("directory")[0]
     if size is not None and not raw and ":" not in filename:
         size *= numjobs  # each clone writes a file of its own unless they share one by name
+    runtime_text, line = get("runtime")
+    runtime = _seconds(runtime_text, fail(line, f"runtime={runtime_text!r} is not a time fio reads")) \
+        if runtime_text else None
+    time_based = _flag(get("time_based")[0] or "0", fail(get("time_based")[1], "time_based must be 0 or 1"))
+    end_fsync = _flag(get("end_fsync")[0] or "0", fail(get("end_fsync")[1], "end_fsync must be 0 or 1"))
+    hint = get("fadvise_hint")[0].strip().lower() or "1"  # fio's default: hint the access pattern
     return Workload(name=name, description=f"fio job [{name}]", rw=RW[rw], bs=bs, direct=direct, numjobs=numjobs,
-                    iodepth=iodepth, ioengine=engine, target="raw" if raw else "file", size=size), notes
+                    iodepth=iodepth, ioengine=engine, target="raw" if raw else "file", size=size,
+                    runtime_s=runtime, time_based=time_based and runtime is not None, end_fsync=end_fsync,
+                    fadvise_sequential=hint not in ("0", "none", "random") and RW[rw] == "read" and not direct), notes
+
+
+def _seconds(text: str, error: PlanError) -> float | None:
+    """fio's time: a bare number is seconds; us/ms/s/m/h/d suffixes as fio reads them; 0 = no limit."""
+    m = re.fullmatch(r"\s*(\d+)\s*(us|usec|ms|msec|s|sec|m|min|h|d)?\s*", text.lower())
+    if not m:
+        raise error
+    scale = {"us": 1e-6, "usec": 1e-6, "ms": 1e-3, "msec": 1e-3, "s": 1, "sec": 1, "m": 60, "min": 60,
+             "h": 3600, "d": 86400}[m.group(2) or "s"]
+    return int(m.group(1)) * scale or None
 
 
 def _flag(text: str, error: PlanError) -> bool:

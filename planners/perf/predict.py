@@ -53,6 +53,12 @@ class WorkloadPrediction(BaseModel):
     factor: float = Field(1.0, description="Filesystem factor applied to every term (1 = none).")
     factor_note: str = Field("", description="Why the factor applies.")
     terms: list[Term] = Field(description="Every term, smallest first.")
+    outside_model: str = Field("", description="Why the figure is outside what the model can know ('' when it is "
+                                               "not): the figure is then a guess, not a prediction.")
+    mb_s_low: float = Field(0.0, description="Low end of the figure when it rests on preset hardware figures, MB/s "
+                                             "(= mb_s when every figure it rests on was measured or stated).")
+    mb_s_high: float = Field(0.0, description="High end of the figure, MB/s (see mb_s_low).")
+    assumption: str = Field("", description="The presets the range comes from ('' when there is no range).")
 
 
 def predict(plan: Plan, result: PlanResult | None = None, workloads: Sequence[Workload] | None = None, *,
@@ -79,7 +85,7 @@ def predict_ctx(ctx: PerfCtx, stripe: int, workloads: Sequence[Workload] | None 
     disks = sum(ctx.groups[i].n for i in vg)
     for w in (workloads if workloads is not None else VALIDATION):
         w = for_plan(w, stripe, stripes=stripes, disks=disks)
-        limits, factor, why, prefer = workload_terms(ctx, w, degraded=0 if mode == "normal" else missing)
+        limits, factor, why, prefer, outside = workload_terms(ctx, w, degraded=0 if mode == "normal" else missing)
         if mode == "rebuild":
             limits = _rebuilding(ctx, limits)
         terms = sorted((Term(name=k, mb_s=v * factor, iops=v * factor * 1e6 / w.bs, note=note)
@@ -87,11 +93,40 @@ def predict_ctx(ctx: PerfCtx, stripe: int, workloads: Sequence[Workload] | None 
                        key=lambda t: (round(t.mb_s, 6), t.name not in prefer, t.name))
         best = terms[0]
         second = terms[1] if len(terms) > 1 else None
+        low, high, assumption = spread_range(ctx, terms)
         out.append(WorkloadPrediction(
             workload=w.name, mode=mode, block_bytes=w.bs, mb_s=best.mb_s, iops=best.iops, binding=best.name,
             runner_up=second.name if second else "", headroom=(second.mb_s / best.mb_s) if second and best.mb_s else 1.0,
-            factor=factor, factor_note=why, terms=terms))
+            factor=factor, factor_note=why, terms=terms, outside_model=outside, mb_s_low=low, mb_s_high=high,
+            assumption=assumption))
     return out
+
+
+# Terms that rest on the disks' figures, and those that rest on a controller's.
+DISK_TERMS = ("disks", "queue depth", "readahead", "stripe cache", "write cache")
+CONTROLLER_TERMS = ("queue depth", "write cache")
+
+
+def spread_range(ctx: PerfCtx, terms: Sequence[Term]) -> tuple[float, float, str]:
+    """(low, high, assumption): each term moved by its presets' spread, the smallest of each side.
+
+    A term resting on a class preset (a disk class, a controller kind) can be off by as much as
+    real hardware of that class differs; measured or stated figures have no spread.
+    """
+    disk = max(ctx.groups[i].disk.spread for i in ctx.volume_groups)
+    ctl = ctx.controller.spread if ctx.controller else 0.0
+    said = []
+    if disk:
+        said.append(f"disk speeds from class presets (±{disk:.0%})")
+    if ctl:
+        said.append(f"controller round trip from its kind's preset (±{ctl:.0%})")
+
+    def spread(t: Term) -> float:
+        return max(disk if t.name in DISK_TERMS else 0.0, ctl if t.name in CONTROLLER_TERMS else 0.0)
+
+    low = min(t.mb_s * (1 - spread(t)) for t in terms)
+    high = min(t.mb_s * (1 + spread(t)) for t in terms)
+    return low, high, "; ".join(said) if low < high else ""
 
 
 def _rebuilding(ctx: PerfCtx, limits: Limits) -> Limits:

@@ -26,8 +26,9 @@ from __future__ import annotations
 from math import ceil, inf
 
 from planners.perf.context import (
-    PAGE, GroupCtx, PerfCtx, busy_fraction, positioning_s, rand_iops, seq_mb_s,
+    PAGE, GroupCtx, PerfCtx, busy_fraction, positioning_s, rand_iops, seq_mb_s, sorted_iops,
 )
+from planners.perf.memory import controller_cache, page_cache
 from planners.perf.workloads import Workload
 
 # R2 measured ext3's buffered writes at 74 % of ext4's on the same array: no delayed allocation
@@ -50,6 +51,20 @@ def _span(w: Workload, g: GroupCtx, share: float) -> float:
     return min(1.0, w.size * share / g.array_bytes) if w.size else 1.0
 
 
+def readahead(ctx: PerfCtx, w: Workload) -> int:
+    """One readahead window of a buffered sequential reader, in bytes; two of them are in flight.
+
+    The kernel's ondemand readahead grows the window to the device's read_ahead_kb and marks
+    its first page; a reader reaching that page starts the next window while the current one
+    is still arriving, so a reader that waits on the disks has two windows in flight.
+    POSIX_FADV_SEQUENTIAL (fio's default fadvise_hint) doubles the window. A read() larger than
+    the window widens it up to the largest request the device takes (max_sectors_kb: one chunk
+    on md RAID0), no further. tests/test_lab_readahead.py measured all three.
+    """
+    window = (w.readahead or ctx.readahead) * (2 if w.fadvise_sequential else 1)
+    return max(window, min(w.bs, ctx.request_cap()))
+
+
 def _sequential(ctx: PerfCtx, g: GroupCtx, w: Workload, share: float, degraded: int, out: Limits) -> float:
     """Ceilings of group g for a sequential workload, in MB/s of the group; returns disk bytes per data byte.
 
@@ -63,7 +78,7 @@ def _sequential(ctx: PerfCtx, g: GroupCtx, w: Workload, share: float, degraded: 
     if w.direct:
         in_flight = w.in_flight * w.bs * share
     else:
-        in_flight = inf if write else w.numjobs * max(ctx.readahead, w.bs) * share
+        in_flight = inf if write else w.numjobs * 2 * readahead(ctx, w) * share
     chunks = max(float(w.numjobs), in_flight / g.chunk) if g.chunk else float(w.numjobs)
     amp = 1.0
     if not write:
@@ -114,15 +129,27 @@ def _sequential(ctx: PerfCtx, g: GroupCtx, w: Workload, share: float, degraded: 
         busy = min(eff, chunks)
         name = "queue depth" if w.direct else "readahead"
         what = (f"{w.in_flight} x {w.bs >> 10} KiB in flight" if w.direct
-                else f"readahead {ctx.readahead >> 10} KiB per stream")
-        _put(out, name, busy * rate, f"{what} keeps {busy:.3g} of {g.n} disks busy")
+                else f"two readahead windows of {readahead(ctx, w) >> 10} KiB per stream")
+        # Little's law per busy disk: each holds q pieces; a piece costs its transfer plus what
+        # every request pays besides (controller round trip, flash access), which a queue of two
+        # or more hides behind the transfer of the next.
+        piece = min(g.chunk, w.bs * share if w.direct else in_flight / w.numjobs)
+        t_x = piece / (rate * 1e6)
+        t_o = ctx.round_trip_s + g.disk.latency_us * 1e-6
+        q = in_flight / piece / busy if busy else 0.0
+        kept = min(1.0, q * t_x / (t_x + t_o)) if t_o else 1.0
+        extra = f", {t_o * 1e3:.2f} ms per request besides the transfer" if kept < 1.0 else ""
+        _put(out, name, busy * rate * kept, f"{what} keeps {busy * kept:.3g} of {g.n} disks busy{extra}")
     return amp
 
 
-def _random(ctx: PerfCtx, g: GroupCtx, w: Workload, share: float, degraded: int, out: Limits) -> float:
+def _random(ctx: PerfCtx, g: GroupCtx, w: Workload, share: float, degraded: int, out: Limits,
+            sorted_queue: int = 0) -> float:
     write = not w.is_read
     alive = g.n - int(degraded)
-    iops = rand_iops(g.disk, _span(w, g, share), w.bs, write)
+    span = _span(w, g, share)
+    iops = (sorted_iops(g.disk, span, w.bs, sorted_queue, write) if sorted_queue
+            else rand_iops(g.disk, span, w.bs, write))
     cols = min(max(1, int(g.data)), ceil(w.bs / g.chunk)) if g.chunk else 1
     phases = 1
     disks = float(alive)
@@ -150,8 +177,16 @@ def _random(ctx: PerfCtx, g: GroupCtx, w: Workload, share: float, degraded: int,
     if write and g.parity:
         outstanding = min(outstanding, g.cache_entries / ceil(w.bs / PAGE))
     u = busy_fraction(g.disk, alive, outstanding * ios / phases)
-    _put(out, "queue depth", disks * iops * u / ios * to_mb,
-         f"{outstanding:.3g} requests in flight keep {u:.0%} of the disks busy")
+    x0 = disks * iops * u / ios * to_mb
+    rt = ctx.round_trip_s
+    if rt and x0:
+        # Each request also waits out the controller's round trip: Little's law, N = X (R0 + rt).
+        n = w.in_flight * share
+        x = n * w.bs / 1e6 / (n * w.bs / 1e6 / x0 + rt)
+        _put(out, "queue depth", x, f"{outstanding:.3g} requests in flight keep {u:.0%} of the disks busy, "
+                                    f"each also paying a {rt * 1e3:.2f} ms controller round trip")
+    else:
+        _put(out, "queue depth", x0, f"{outstanding:.3g} requests in flight keep {u:.0%} of the disks busy")
     if write and g.parity:
         threads = _md_threads(ctx)
         heads = ctx.cpu.md_thread_mb_s * 1e6 * threads / (PAGE * g.data)
@@ -187,8 +222,11 @@ def _survives(g: GroupCtx) -> int:
     return g.parity if g.parity else g.copies - 1
 
 
-def simple_terms(ctx: PerfCtx, w: Workload, degraded: int) -> Limits:
-    """Every term for a read, write, randread or randwrite workload, in MB/s of the volume."""
+def simple_terms(ctx: PerfCtx, w: Workload, degraded: int, sorted_queue: int = 0) -> Limits:
+    """Every term for a read, write, randread or randwrite workload, in MB/s of the volume.
+
+    `sorted_queue`: the disks are fed that many requests each, served nearest first (a
+    controller draining its cache)."""
     out: Limits = {}
     traffic: dict[int, float] = {}
     several = len(ctx.volume_groups) > 1
@@ -202,7 +240,10 @@ def simple_terms(ctx: PerfCtx, w: Workload, degraded: int) -> Limits:
                                         f"for certain, not {int(degraded)}")
             return out
         local: Limits = {}
-        amp = (_random if w.is_random else _sequential)(ctx, g, w, share, degraded, local)
+        if w.is_random:
+            amp = _random(ctx, g, w, share, degraded, local, sorted_queue)
+        else:
+            amp = _sequential(ctx, g, w, share, degraded, local)
         for name, (mb_s, note) in local.items():
             _put(out, name, mb_s / share, f"{g.name}: {note}" if several else note)
         alive = g.members[: g.n - int(degraded)]
@@ -214,19 +255,74 @@ def simple_terms(ctx: PerfCtx, w: Workload, degraded: int) -> Limits:
         jobs = min(w.numjobs, cpu.cores)
         rate = cpu.buffered_read_mb_s if w.is_read else cpu.buffered_write_mb_s
         _put(out, "page cache", rate * jobs, f"{jobs} buffered stream(s) at {rate:.0f} MB/s (CPU copy and bookkeeping)")
+        if "readahead" in out:
+            # The next window starts only when the reader reaches the current one, so while it
+            # copies a window out the disks have one window to do instead of two: per window,
+            # a fetch of two windows' time plus one window's copy, shared by the two in flight.
+            v, note = out["readahead"]
+            out["readahead"] = (1 / (1 / v + 1 / (2 * rate * jobs)),
+                                f"{note}, less the reader's copy of each window")
     if w.writes and ctx.hardware.write_cache_mb_s:
         _put(out, "write cache", ctx.hardware.write_cache_mb_s, "declared write-back cache's ingest rate")
     return out
 
 
-def workload_terms(ctx: PerfCtx, w: Workload, degraded: int = 0) -> tuple[Limits, float, str, set[str]]:
-    """All terms for any workload, the filesystem's factor, a note on it, and the terms that win a tie.
+# Terms that describe the disks' own work: behind a write-back cache they set the drain rate.
+DISK_SIDE = ("disks", "queue depth", "stripe cache")
+
+
+def _behind_controller_cache(ctx: PerfCtx, w: Workload, degraded: int, out: Limits) -> Limits:
+    """Writes a controller's write-back cache acknowledges: the host sees its round trip, the disks
+    drain it with a deep queue of their own."""
+    disks = sum(ctx.groups[i].n for i in ctx.volume_groups)
+    queue = ctx.controller.drain_queue if ctx.controller else 1
+    deep = w.model_copy(update={"numjobs": 1, "iodepth": max(1, queue * disks), "ioengine": "libaio",
+                                "direct": True})
+    drained = simple_terms(ctx, deep, degraded, sorted_queue=queue)
+    side = {k: v for k, v in drained.items() if k in DISK_SIDE}
+    name, (drain, why) = min(side.items(), key=lambda kv: kv[1][0])
+    host = {k: v for k, v in out.items() if k not in DISK_SIDE}
+    if w.direct:
+        link = ctx.hardware.wiring.link_rate if ctx.hardware.wiring.link != "direct" else inf
+        r = ctx.round_trip_s + w.bs / (link * 1e6)
+        _put(host, "queue depth", w.in_flight * w.bs / r / 1e6,
+             f"{w.in_flight} requests in flight, each acknowledged by the cache in {r * 1e3:.2f} ms")
+    ingest = min(v for v, _ in host.values())
+    rate, note = controller_cache(ctx, w, ingest, drain)
+    if rate < ingest * (1 - 1e-9):
+        host["write cache"] = (rate, f"{note} ({name}: {why})")
+    return host
+
+
+def _through_page_cache(ctx: PerfCtx, w: Workload, out: Limits) -> tuple[Limits, str]:
+    """A buffered writer of a run with a known end: memory absorbs the start of it."""
+    if "page cache" not in out or not (w.runtime_s or w.size):
+        return out, ""
+    copy = out["page cache"][0]
+    below = {k: v for k, v in out.items() if k != "page cache"}
+    if not below:
+        return out, ""
+    name, (drain, why) = min(below.items(), key=lambda kv: kv[1][0])
+    rate, note, outside = page_cache(ctx, w, copy, drain)
+    if rate <= drain * (1 + 1e-9):
+        return out, outside
+    # Memory lifts the run above the drain; once throttled the writer still waits on the drain,
+    # so that term stays the one to blame unless the run never reached the throttle.
+    kept = {k: v for k, v in out.items() if v[0] >= rate}
+    kept["page cache" if outside else name] = (rate, f"{note} ({name}: {why})")
+    return kept, outside
+
+
+def workload_terms(ctx: PerfCtx, w: Workload, degraded: int = 0) -> tuple[Limits, float, str, set[str], str]:
+    """All terms for any workload, the filesystem's factor, a note on it, the terms that win a tie,
+    and why the figure is outside the model ('' when it is not).
 
     A rewrite moves each byte twice, read then written: its time per byte is the sum of the
     two, so each term becomes 1/(1/read + 1/write) against the other half's best. The half
     that takes longer is the one to blame, so its terms win ties.
     """
     prefer: set[str] = set()
+    outside = ""
     if w.rw == "rewrite":
         r = simple_terms(ctx, w.model_copy(update={"rw": "read"}), degraded)
         wr = simple_terms(ctx, w.model_copy(update={"rw": "write"}), degraded)
@@ -241,7 +337,11 @@ def workload_terms(ctx: PerfCtx, w: Workload, degraded: int = 0) -> tuple[Limits
         prefer = set(wr if w_min <= r_min else r)
     else:
         out = simple_terms(ctx, w, degraded)
+        if w.writes and ctx.write_cache_bytes:
+            out = _behind_controller_cache(ctx, w, degraded, out)
+        if w.writes and not w.direct:
+            out, outside = _through_page_cache(ctx, w, out)
     factor, why = 1.0, ""
     if ctx.fs_type == "ext3" and w.writes and not w.direct and w.target == "file":
         factor, why = EXT3_WRITE_FACTOR, "ext3 buffered writes x0.74 (no delayed allocation, ordered-mode commits)"
-    return out, factor, why, prefer
+    return out, factor, why, prefer, outside

@@ -40,6 +40,17 @@ class Workload(BaseModel):
     ioengine: str = Field("libaio", description="fio ioengine: libaio, io_uring, psync, sync, ...")
     target: Literal["raw", "file"] = Field("raw", description="The top block device, or a file on the filesystem.")
     size: int | None = Field(None, gt=0, description="Bytes the I/O spans (fio size); None = the whole device.")
+    readahead: int | None = Field(None, gt=0, description="The top device's readahead during this run, bytes "
+                                                          "(blockdev --setra x 512); None = the plan's.")
+    runtime_s: float | None = Field(None, gt=0, description="How long the run lasts, seconds (fio runtime); None = "
+                                                            "long enough for the steady rate.")
+    fadvise_sequential: bool = Field(False, description="The reader tells the kernel it reads sequentially "
+                                                        "(fio's fadvise_hint, on by default): the kernel doubles "
+                                                        "its readahead window.")
+    time_based: bool = Field(False, description="The run lasts runtime_s whatever its size (fio time_based); "
+                                                "otherwise it also ends once size bytes are done.")
+    end_fsync: bool = Field(False, description="The run ends with an fsync and counts its time (fio end_fsync=1, "
+                                               "dd conv=fdatasync).")
 
     @property
     def is_read(self) -> bool:

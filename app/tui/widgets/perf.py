@@ -51,6 +51,10 @@ def roofline(p: WorkloadPrediction, width: int) -> Text:
     if p.runner_up:
         out.append(f", then {p.runner_up} (x{p.headroom:.2f})", style="dim")
     out.append("\n")
+    if p.outside_model:
+        out.append(f"outside the model: {p.outside_model}\n", style="bold red")
+    if p.mb_s_high > p.mb_s_low:
+        out.append(f"range {_value(p, p.mb_s_low)} to {_value(p, p.mb_s_high)}: {p.assumption}\n", style="dim")
     for i, t in enumerate(shown):
         frac = 0.08 + 0.92 * log(max(t.mb_s, lo) / lo) / span
         n = max(1, round(frac * bar_width))
