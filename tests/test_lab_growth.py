@@ -18,7 +18,7 @@ from planners.models import DiskSet, Filesystem, Lvm, MdGroup, Plan
 from planners.units import KiB
 from runners.exec import which
 from runners.lab import LabConfig, ensure_kit, run_batch
-from runners.lab.growth import compare_growth, prepare_growth
+from runners.lab.growth import compare_growth, prepare_growth, prepare_interrupt, records
 from runners.lab.kit import cache_root, load_kit
 from runners.lab.rehearse import rehearsal_tools
 
@@ -80,3 +80,35 @@ def test_a_growth_that_cannot_be_rehearsed_is_refused_before_boot():
                                     "groups": [far.groups[0].model_copy(update={"members": 6})]})
     with pytest.raises(PlanError, match="far"):
         prepare_growth(far, bigger)
+
+
+def test_a_reshape_cut_by_a_power_cut_resumes_and_the_grow_script_finishes(tmp_path):
+    """Boot 1 builds, writes, starts the grow script and reboots at once a quarter into md's reshape;
+    boot 2, on the same disk images, assembles: md goes on with the reshape where it stopped, the data
+    is intact, and the unmodified grow script, run again, skips what is done and grows ext4."""
+    from runners.lab import LabError
+
+    kit = ensure_kit()
+    old = raid5("cut5", "ext4")
+    crash, resume, new, growth = prepare_interrupt(old, target_plan(old, GrowRequest(add_disks=1)), disk_bps=4_000_000,
+                                                   tools=rehearsal_tools(kit.manifest.kernel_release), name="cut")
+    started = time.monotonic()
+    with pytest.raises(LabError) as cut:
+        run_batch([crash], kit=kit, config=LabConfig(timeout_s=900), disk_dir=str(tmp_path))
+    console = cut.value.outcome.console if cut.value.outcome else ""
+    assert "power cut with the reshape at" in console, console[-3000:]
+    cut_at = next(line for line in console.splitlines() if "power cut with the reshape at" in line)
+    run = run_batch([resume], kit=kit, config=LabConfig(timeout_s=900), disk_dir=str(tmp_path)).scenario("cut")
+    print(f"\ntwo boots: {time.monotonic() - started:.0f} s; {cut_at.split(': ', 2)[-1]}; "
+          f"{run.outputs.get('interrupt.txt', '').strip()}")
+    assert run.returncode == 0, run.stdout[-2500:] + run.stderr[-2500:]
+    got = records(run.outputs, "interrupt.txt")
+    print(run.outputs.get("detail-at-assembly.txt", ""))
+    assert got["reshape_position_at_assembly"] != "none", got  # the superblocks remember the cut reshape
+    assert got["action_after_assembly"] == "reshape", got  # and md takes it up again
+    assert got["data_after_assembly"] == "yes"
+    assert "resume  /dev/md/md0 already has 5 members" in run.stdout
+    checks = compare_growth(new, growth, run.collection, run.outputs)
+    table = "\n".join(f"{c.figure}: {c.predicted} | {c.actual} | {'yes' if c.match else 'NO'}" for c in checks)
+    print(table)
+    assert all(c.match for c in checks), table

@@ -130,14 +130,18 @@ def spread_range(ctx: PerfCtx, terms: Sequence[Term]) -> tuple[float, float, str
 
 
 def _rebuilding(ctx: PerfCtx, limits: Limits) -> Limits:
-    """While a rebuild runs md holds it at speed_limit_min when users do I/O; that share of each disk is gone."""
+    """The best case under a rebuild: md gives way to user I/O down to speed_limit_min, so that share of
+    each disk is gone. md 6.1 yields only by letting its own window of requests drain, so with few
+    requests in flight the foreground gets less, down to half of this in the lab (docs/calibration.md):
+    the figure is an upper bound."""
     floor_mb_s = ctx.hardware.md.speed_limit_min_kib_s * 1024 / 1e6
     slowest = min(seq_mb_s(g.disk, 1.0, True) for g in ctx.groups)
     keep = max(0.0, 1.0 - floor_mb_s / slowest)
     out: Limits = {}
     for name, (v, note) in limits.items():
         if name in ("disks", "queue depth", "readahead", "stripe cache", "link", "HBA"):
-            out[name] = (v * keep, note + f"; {1 - keep:.1%} of each disk goes to the rebuild")
+            out[name] = (v * keep, note + f"; at least {1 - keep:.1%} of each disk goes to the rebuild "
+                                          "(at most this figure: md yields less to a shallow queue)")
         else:
             out[name] = (v, note)
     return out

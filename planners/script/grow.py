@@ -26,6 +26,16 @@ CHECKS = r'''
 MISMATCHES=0
 mismatch() { say "  MISMATCH $*"; MISMATCHES=$((MISMATCHES + 1)); }
 
+# grown_already DEVICE LEVEL MEMBERS: the array already has its new shape (an earlier run was
+# interrupted during or after its reshape; md goes on with a reshape when the array is assembled).
+grown_already() {
+  local out
+  [ -e "$1" ] || return 1
+  out=$(mdadm --detail --export "$1" 2>/dev/null || true)
+  [ "$(printf '%s\n' "$out" | sed -n 's/^MD_LEVEL=//p')" = "raid$2" ] &&
+    [ "$(printf '%s\n' "$out" | sed -n 's/^MD_DEVICES=//p')" = "$3" ]
+}
+
 # expect_md DEVICE LEVEL MEMBERS BYTES: the array as the old plan built it, idle.
 expect_md() {
   local out lvl n size k action
@@ -134,8 +144,21 @@ def grow_script(old: Plan, growth: Growth) -> str:
     w(CHECKS.rstrip())
     w("")
     w('step "check that the running system is the plan (read-only)"')
+    reshaped = {a.device: a for a in g.arrays if not a.new}
     for gr, pg in zip(result.groups, old.groups):
-        w(f"expect_md {q(gr.device)} {pg.level} {pg.members} {gr.md.array_bytes}")
+        a = reshaped.get(gr.device)
+        if a is not None:
+            var = _var(a, "RESUMED")
+            w(f"{var}=0")
+            w(f"if grown_already {q(a.device)} {a.level_after} {a.members_after}; then")
+            w(f"  {var}=1")
+            w(f'  say "  resume  {a.device} already has {a.members_after} members at raid{a.level_after}: an earlier '
+              f'run was interrupted; md finishes the reshape and the steps after it run"')
+            w("else")
+            w(f"  expect_md {q(gr.device)} {pg.level} {pg.members} {gr.md.array_bytes}")
+            w("fi")
+        else:
+            w(f"expect_md {q(gr.device)} {pg.level} {pg.members} {gr.md.array_bytes}")
         for dev in gr.member_devices:
             if dev:
                 w(f"expect_member {q(gr.device)} {q(dev)}")
@@ -148,7 +171,14 @@ def grow_script(old: Plan, growth: Growth) -> str:
     w('step "check the added disks (read-only)"')
     for a in g.arrays:
         w(f"{_var(a, 'ADDED')}=({' '.join(q(d) for d in a.added_devices)})")
-        w(f'for dev in "${{{_var(a, "ADDED")}[@]}}"; do check_device "$dev"; done')
+        if a.new:
+            w(f'for dev in "${{{_var(a, "ADDED")}[@]}}"; do check_device "$dev"; done')
+        else:
+            # Once resumed, the added disks are members already: that is checked instead of their being free.
+            w(f'for dev in "${{{_var(a, "ADDED")}[@]}}"; do')
+            w(f'  if [ "${_var(a, "RESUMED")}" -eq 1 ]; then expect_member {q(a.device)} "$dev"; '
+              'else check_device "$dev"; fi')
+            w("done")
     w('[ "$PROBLEMS" -eq 0 ] || die "$PROBLEMS device(s) refused; nothing was changed (see --override)"')
     w("confirm")
     for a in g.arrays:
@@ -217,17 +247,22 @@ def _array_steps(w, a, plan_name: str) -> None:
             fmt = q("%s\\n")
             w(f'if [ "$RUN" -eq 1 ]; then printf {fmt} {q(line)} >> {q(rule)}; else say "+ add {a.name} to {rule}"; fi')
         return
+    resumed = _var(a, "RESUMED")
     w(f'step "add {len(a.added_devices)} disk(s) to {a.device} as spares"')
-    w(_line(add_argv(a)))
+    w(f'if [ "${resumed}" -eq 0 ]; then')
+    w("  " + _line(add_argv(a)))
+    w("fi")
     w("")
     w(f'step "reshape {a.device} to {a.members_after} members"')
     w(f"# {a.backup_reason}.")
     w(f"# About {a.hours:.1f} h with no other I/O: {a.rate_mb_s:.0f} MB/s per member, limited by {a.rate_limit}.")
+    w(f'if [ "${resumed}" -eq 0 ]; then')
     if a.backup_file:
         path = backup_path(a)
-        w(f"# The backup file must not be on {a.device}; mdadm removes it when the reshape ends.")
-        w(f'if [ "$RUN" -eq 1 ] && [ -e {q(path)} ]; then die "{path} exists: an earlier reshape may need it"; fi')
-    w(_line(grow_argv(a)))
+        w(f"  # The backup file must not be on {a.device}; mdadm removes it when the reshape ends.")
+        w(f'  if [ "$RUN" -eq 1 ] && [ -e {q(path)} ]; then die "{path} exists: an earlier reshape may need it"; fi')
+    w("  " + _line(grow_argv(a)))
+    w("fi")
     w(f"wait_idle {q(a.device)}")
     w(f"expect_size {q(a.device)} {a.array_bytes_after}")
 

@@ -51,9 +51,9 @@ def prepare_growth(old: Plan, new: Plan, *, disk_size: int | None = None, tools:
     return scenario, scaled_old, scaled_new, growth
 
 
-def records(outputs: dict[str, str]) -> dict[str, str]:
+def records(outputs: dict[str, str], name: str = "growth.txt") -> dict[str, str]:
     out = {}
-    for line in outputs.get("growth.txt", "").splitlines():
+    for line in outputs.get(name, "").splitlines():
         key, _, value = line.partition("=")
         out[key] = value.strip()
     return out
@@ -88,6 +88,29 @@ def compare_growth(new: Plan, growth: Growth, c: LabCollection, outputs: dict[st
         fs = next((f for f in c.filesystems if f.device == top), None)
     add("filesystem", f"df size (bytes) of {dev}", growth.df_size_bytes_after, fs.df_size if fs else None)
     add("filesystem", f"df available (bytes) of {dev}", growth.df_available_bytes_after, fs.df_avail if fs else None)
-    add("data", f"{DATA_MIB} MiB written before the growth read back intact", "yes",
-        records(outputs).get("data_intact"))
+    got = records(outputs) or records(outputs, "interrupt.txt")
+    add("data", f"{DATA_MIB} MiB written before the growth read back intact", "yes", got.get("data_intact"))
     return out
+
+
+def prepare_interrupt(old: Plan, new: Plan, *, disk_bps: int, tools: ToolVersions | None = None,
+                      name: str = "interrupt") -> tuple[Scenario, Scenario, Plan, Growth]:
+    """Two boots on the same disks: the growth cut off by a power cut mid-reshape, then the
+    array assembled again, the data checked and the same grow script run to the end.
+
+    The disks are throttled to `disk_bps` so the reshape lasts long enough to be cut.
+    """
+    scenario, scaled_old, scaled_new, growth = prepare_growth(old, new, tools=tools, name=name)
+    if growth.lvm or growth.mode != "reshape":
+        raise PlanError("the interrupted-reshape rehearsal takes one md array without LVM", "lvm")
+    disks = tuple(d.model_copy(update={"bps_total": disk_bps}) for d in scenario.disks)
+    a = growth.arrays[0]
+    q = shlex.quote
+    conf = (f"array={q(a.device)}\ndevices=({' '.join(q(d.device) for d in scaled_new.disk_list())})\n"
+            f"mnt={q(growth.mount_point)}\nfs_device={q(growth.volume_device)}\ndata_mib={DATA_MIB}\n")
+    files = {**{k: v for k, v in scenario.files.items() if k != "growth.conf"}, "interrupt.conf": conf}
+    script = guest_file("interrupt.sh").decode()
+    crash = scenario.model_copy(update={"script": script, "args": ("crash",), "disks": disks, "files": files,
+                                        "collect": False})
+    resume = scenario.model_copy(update={"script": script, "disks": disks, "files": files})
+    return crash, resume, scaled_new, growth
