@@ -105,7 +105,7 @@ def test_a_reshape_cut_by_a_power_cut_resumes_and_the_grow_script_finishes(tmp_p
     got = records(run.outputs, "interrupt.txt")
     print(run.outputs.get("detail-at-assembly.txt", ""))
     assert got["reshape_position_at_assembly"] != "none", got  # the superblocks remember the cut reshape
-    assert got["action_after_assembly"] == "reshape", got  # and md takes it up again
+    assert got["action_after_assembly"] == "reshape", got  # and md takes it up again once writable
     assert got["data_after_assembly"] == "yes"
     assert "resume  /dev/md/md0 already has 5 members" in run.stdout
     checks = compare_growth(new, growth, run.collection, run.outputs)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 
 from planners.models import DiskSet, MdGroup, Plan
 from planners.sweep import _dominates, layouts, sweep
@@ -52,17 +51,10 @@ def test_rows_carry_exact_capacity_of_their_plan():
         assert compute(r.plan).usable_bytes == r.usable_bytes
 
 
-def test_sweep_of_60_disks_is_fast():
-    plan = pod(60)
-    sweep(plan)
-    best = min(_timed(lambda: sweep(plan)) for _ in range(2))
-    assert best < 2.0  # the benchmark quotes the real figure; this only catches a blow-up
-
-
-def _timed(fn) -> float:  # type: ignore[no-untyped-def]
-    t = time.perf_counter()
-    fn()
-    return time.perf_counter() - t
+def test_sweep_of_60_disks_covers_every_layout():
+    # Its speed is benchmarks/bench_perf.py's business (the suite runs on a shared, loaded machine).
+    s = sweep(pod(60))
+    assert len(s.rows) > 100 and all(r.usable_bytes > 0 for r in s.rows)
 
 
 def test_each_row_plan_keeps_what_the_sweep_does_not_vary():
