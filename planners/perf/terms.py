@@ -9,16 +9,22 @@ Terms and why each exists:
   divided by the I/O each level does per byte asked (mirror copies, parity, md's choice of
   read-modify-write or reconstruct-write for partial stripes: the one with fewer reads).
 - queue depth / readahead: Little's law. A request in flight keeps one disk busy, so a
-  stream with B bytes in flight keeps B/chunk disks busy; buffered reads have only the
-  readahead window in flight. Random requests landing on N disks at random leave some idle.
+  stream with B bytes in flight keeps B/chunk disks busy; buffered reads have only two
+  readahead windows in flight. Random requests landing on N disks at random leave some idle.
+  Each request also pays what is not the disks' work (a controller's round trip, flash's
+  access time), which a queue of two or more per disk hides behind the next transfer.
 - stripe cache: md holds at most stripe_cache_size pages per member in flight and frees a
   stripe only when every member wrote it, so each batch pays a half rotation before moving data.
 - md thread: one raid4/5/6 thread per array handles every stripe (group_thread_cnt adds more).
 - parity CPU: the kernel's measured xor / raid6 gen() speed.
 - link / HBA: disks sharing a SATA port multiplier or a host adapter share its bandwidth,
   carrying the traffic the level puts on each disk (parity and copies included).
-- page cache: one buffered reader or writer is bounded by the CPU's copy and bookkeeping.
-- write cache: a declared write-back cache absorbs writes no faster than its own ingest rate.
+- page cache: one buffered reader or writer is bounded by the CPU's copy and bookkeeping;
+  a buffered write of known length is lifted above the disks by the dirty page cache
+  (planners.perf.memory).
+- write cache: a controller's write-back cache takes writes at the host's rate until full,
+  then at the rate the disks drain it with a deep sorted queue; a declared ingest rate
+  (write_cache_mb_s) caps writes.
 """
 
 from __future__ import annotations
