@@ -34,7 +34,7 @@ from math import ceil, inf
 from planners.perf.context import (
     PAGE, GroupCtx, PerfCtx, busy_fraction, positioning_s, rand_iops, seq_mb_s, sorted_iops,
 )
-from planners.perf.memory import controller_cache, page_cache
+from planners.perf.memory import controller_cache, kernel_before, page_cache
 from planners.perf.workloads import Workload
 
 # R2 measured ext3's buffered writes at 74 % of ext4's on the same array: no delayed allocation
@@ -42,6 +42,9 @@ from planners.perf.workloads import Workload
 EXT3_WRITE_FACTOR = 0.74
 
 Limits = dict[str, tuple[float, str]]
+# From 4.10 ("mm: don't cap request size based on read-ahead setting") a read() larger than the
+# readahead window is read ahead in requests up to the device's max_sectors_kb.
+LARGE_READS_WIDEN = (4, 10)
 
 
 def _put(out: Limits, name: str, mb_s: float, note: str) -> None:
@@ -65,9 +68,12 @@ def readahead(ctx: PerfCtx, w: Workload) -> int:
     is still arriving, so a reader that waits on the disks has two windows in flight.
     POSIX_FADV_SEQUENTIAL (fio's default fadvise_hint) doubles the window. A read() larger than
     the window widens it up to the largest request the device takes (max_sectors_kb: one chunk
-    on md RAID0), no further. tests/test_lab_readahead.py measured all three.
+    on md RAID0), no further; kernels before 4.10 capped it at the readahead setting.
+    tests/test_lab_readahead.py measured all three on 6.1.
     """
     window = (w.readahead or ctx.readahead) * (2 if w.fadvise_sequential else 1)
+    if kernel_before(ctx, LARGE_READS_WIDEN):
+        return window
     return max(window, min(w.bs, ctx.request_cap()))
 
 
