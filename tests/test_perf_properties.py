@@ -184,3 +184,17 @@ def test_the_hba_note_names_the_stated_ceiling_not_a_pcie_slot():
     [p] = predict(slow, compute(slow), [PRESETS["seq-read"]])
     [hba] = [t for t in p.terms if t.name == "HBA"]
     assert "133 MB/s (as the plan states)" in hba.note and "PCIe" not in hba.note
+
+
+def test_a_large_read_widens_the_window_only_on_kernels_that_do_it():
+    from planners.compute import compute
+    from planners.perf.context import build_ctx
+    from planners.perf.terms import readahead
+
+    p = plan_of(8, 0, readahead=128 * KiB)
+    ctx = build_ctx(p, compute(p))
+    big = Workload(name="r", rw="read", bs=4 * MiB, direct=False, ioengine="psync")
+    assert readahead(ctx, big) == 512 * KiB  # RAID0 takes one 512 KiB chunk per request
+    old = type(ctx)(**{**ctx.__dict__, "kernel": "4.9"})
+    assert readahead(old, big) == 128 * KiB
+    assert readahead(old, big.model_copy(update={"fadvise_sequential": True})) == 256 * KiB

@@ -65,7 +65,6 @@ class PerfCtx:
     hbas: tuple[int, ...]  # HBA index of every disk in plan order
     controller: ResolvedController | None = None
     kernel: str = "6.1"
-    max_request: int = MAX_SECTORS_BYTES  # the top device's max_sectors_kb, in bytes
 
     def request_cap(self) -> int:
         """Largest request the top device takes: the smallest of the arrays' under LVM (dm stacks them)."""

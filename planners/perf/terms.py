@@ -9,16 +9,22 @@ Terms and why each exists:
   divided by the I/O each level does per byte asked (mirror copies, parity, md's choice of
   read-modify-write or reconstruct-write for partial stripes: the one with fewer reads).
 - queue depth / readahead: Little's law. A request in flight keeps one disk busy, so a
-  stream with B bytes in flight keeps B/chunk disks busy; buffered reads have only the
-  readahead window in flight. Random requests landing on N disks at random leave some idle.
+  stream with B bytes in flight keeps B/chunk disks busy; buffered reads have only two
+  readahead windows in flight. Random requests landing on N disks at random leave some idle.
+  Each request also pays what is not the disks' work (a controller's round trip, flash's
+  access time), which a queue of two or more per disk hides behind the next transfer.
 - stripe cache: md holds at most stripe_cache_size pages per member in flight and frees a
   stripe only when every member wrote it, so each batch pays a half rotation before moving data.
 - md thread: one raid4/5/6 thread per array handles every stripe (group_thread_cnt adds more).
 - parity CPU: the kernel's measured xor / raid6 gen() speed.
 - link / HBA: disks sharing a SATA port multiplier or a host adapter share its bandwidth,
   carrying the traffic the level puts on each disk (parity and copies included).
-- page cache: one buffered reader or writer is bounded by the CPU's copy and bookkeeping.
-- write cache: a declared write-back cache absorbs writes no faster than its own ingest rate.
+- page cache: one buffered reader or writer is bounded by the CPU's copy and bookkeeping;
+  a buffered write of known length is lifted above the disks by the dirty page cache
+  (planners.perf.memory).
+- write cache: a controller's write-back cache takes writes at the host's rate until full,
+  then at the rate the disks drain it with a deep sorted queue; a declared ingest rate
+  (write_cache_mb_s) caps writes.
 """
 
 from __future__ import annotations
@@ -28,7 +34,7 @@ from math import ceil, inf
 from planners.perf.context import (
     PAGE, GroupCtx, PerfCtx, busy_fraction, positioning_s, rand_iops, seq_mb_s, sorted_iops,
 )
-from planners.perf.memory import controller_cache, page_cache
+from planners.perf.memory import controller_cache, kernel_before, page_cache
 from planners.perf.workloads import Workload
 
 # R2 measured ext3's buffered writes at 74 % of ext4's on the same array: no delayed allocation
@@ -36,6 +42,9 @@ from planners.perf.workloads import Workload
 EXT3_WRITE_FACTOR = 0.74
 
 Limits = dict[str, tuple[float, str]]
+# From 4.10 ("mm: don't cap request size based on read-ahead setting") a read() larger than the
+# readahead window is read ahead in requests up to the device's max_sectors_kb.
+LARGE_READS_WIDEN = (4, 10)
 
 
 def _put(out: Limits, name: str, mb_s: float, note: str) -> None:
@@ -59,9 +68,12 @@ def readahead(ctx: PerfCtx, w: Workload) -> int:
     is still arriving, so a reader that waits on the disks has two windows in flight.
     POSIX_FADV_SEQUENTIAL (fio's default fadvise_hint) doubles the window. A read() larger than
     the window widens it up to the largest request the device takes (max_sectors_kb: one chunk
-    on md RAID0), no further. tests/test_lab_readahead.py measured all three.
+    on md RAID0), no further; kernels before 4.10 capped it at the readahead setting.
+    tests/test_lab_readahead.py measured all three on 6.1.
     """
     window = (w.readahead or ctx.readahead) * (2 if w.fadvise_sequential else 1)
+    if kernel_before(ctx, LARGE_READS_WIDEN):
+        return window
     return max(window, min(w.bs, ctx.request_cap()))
 
 
