@@ -18,6 +18,49 @@ Frozen = ConfigDict(frozen=True, extra="forbid")
 DiskClassName = Literal["hdd5400", "hdd7200", "hdd10k", "hdd15k", "ssd-sata", "nvme"]
 
 
+class Lun(BaseModel):
+    """A device a RAID controller or an array builds from several disks: to md and LVM one disk.
+
+    The spec's other figures then describe one of its disks (a spindle); podplan adds them up.
+    """
+
+    model_config = Frozen
+
+    disks: int = Field(ge=1, le=64, description="Disks the controller builds the LUN from (count).")
+    level: Literal[0, 1, 5, 6, 10] = Field(5, description="The controller's RAID level for the LUN.")
+    strip: int = Field(64 * 1024, ge=4096, description="The controller's strip (chunk) per disk, bytes.")
+    rebuild_hours: float = Field(24.0, gt=0, description="Hours the controller needs to rebuild a failed disk "
+                                                         "onto its spare (a day: a slow background rebuild).")
+
+    @model_validator(mode="after")
+    def _valid(self) -> Lun:
+        least = {0: 1, 1: 2, 5: 3, 6: 4, 10: 4}[self.level]
+        if self.disks < least or (self.level in (1, 10) and self.disks % 2):
+            raise PlanError(f"a RAID{self.level} LUN of {self.disks} disks cannot be built", "hardware.disk.lun.disks")
+        if self.strip & (self.strip - 1):
+            raise PlanError("a LUN's strip must be a power of two", "hardware.disk.lun.strip")
+        return self
+
+    @property
+    def data_disks(self) -> int:
+        """Disks' worth of data in each stripe (what sequential transfers scale with)."""
+        return {0: self.disks, 1: self.disks // 2, 10: self.disks // 2, 5: self.disks - 1, 6: self.disks - 2}[self.level]
+
+    @property
+    def write_ios(self) -> int:
+        """Disk I/Os one small random write costs: 1, 2 copies, or read-modify-write of data and parity."""
+        return {0: 1, 1: 2, 10: 2, 5: 4, 6: 6}[self.level]
+
+    def afr(self, disk_afr: float) -> float:
+        """The LUN's yearly data-loss rate from its disks' AFR: a failure, then enough more failures
+        within the controller's rebuild window (independent failures, constant rates)."""
+        lam = disk_afr / 8766.0
+        n, t = self.disks, self.rebuild_hours
+        per_hour = {0: n * lam, 1: n * lam * lam * t, 10: n * lam * lam * t, 5: n * (n - 1) * lam * lam * t,
+                    6: n * (n - 1) * (n - 2) * lam ** 3 * t * t}[self.level]
+        return min(0.999, per_hour * 8766.0)
+
+
 class DiskSpec(BaseModel):
     """What one disk model does. Every field left out comes from its class preset."""
 
@@ -38,6 +81,8 @@ class DiskSpec(BaseModel):
         None, ge=0, description="Fixed cost of one request that needs no positioning, microseconds: flash's "
                                 "datasheet access latency; 0 for a spinning disk, whose look-ahead and write "
                                 "cache hide it on sequential requests.")
+    lun: Lun | None = Field(None, description="Set when each 'disk' of this model is a hardware RAID LUN; the "
+                                             "other figures then describe one disk inside it.")
 
 
 class DiskPerf(BaseModel):
@@ -72,6 +117,10 @@ class ResolvedDisk(BaseModel):
     latency_us: float = Field(0.0, description="Fixed cost of a request needing no positioning, microseconds.")
     spread: float = Field(0.0, description="How far real disks of the class stray from the preset's speeds, as a "
                                            "fraction either way (0.25 = -25 %..+25 %); 0 once measured.")
+    spindles: int = Field(1, description="Disks behind the device serving random requests side by side "
+                                         "(a hardware RAID LUN's disks; 1 for a plain disk), count.")
+    write_ios: int = Field(1, description="Disk I/Os a small random write costs inside the device (a LUN's RAID), count.")
+    data_disks: int = Field(1, description="Disks' worth of data the device's sequential rates add up (a LUN's), count.")
 
 
 # Datasheet-typical figures for current drives of each class. HDD random IOPS are queue-depth-1
@@ -109,6 +158,13 @@ def resolve_disk(spec: DiskSpec, measured: DiskPerf | None = None) -> ResolvedDi
     disk = base.model_copy(update=given)
     if disk.seq_inner_mb_s > disk.seq_outer_mb_s:
         raise PlanError("a disk's inner zone cannot be faster than its outer zone", "hardware.disk.seq_inner_mb_s")
+    if spec.lun is not None and measured is None:
+        lun = spec.lun
+        disk = disk.model_copy(update=dict(
+            seq_outer_mb_s=disk.seq_outer_mb_s * lun.data_disks, seq_inner_mb_s=disk.seq_inner_mb_s * lun.data_disks,
+            spindles=lun.disks, write_ios=lun.write_ios, data_disks=lun.data_disks,
+            parallelism=disk.parallelism * lun.disks,
+            afr=lun.afr(disk.afr)))
     if measured is not None:
         disk = disk.model_copy(update=dict(
             seq_outer_mb_s=measured.seq_read_mb_s, seq_inner_mb_s=measured.seq_read_mb_s,

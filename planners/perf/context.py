@@ -154,13 +154,16 @@ def rand_iops(disk: ResolvedDisk, span: float, bs: int, write: bool) -> float:
     base = disk.rand_write_iops if write else disk.rand_read_iops
     if disk.measured:
         return base
-    rate = seq_mb_s(disk, span, write) * 1e6
+    # A LUN's disks serve requests side by side; a write costs its RAID's I/Os on them.
+    lun = disk.spindles / (disk.write_ios if write else 1)
+    rate = seq_mb_s(disk, span, write) * 1e6 / disk.data_disks  # one request moves on one of its disks
     if disk.rpm:
         rot = 30.0 / disk.rpm
         seek_full = max(1.0 / base - rot, SETTLE_S)
         seek = SETTLE_S + (seek_full - SETTLE_S) * sqrt(min(1.0, span))
-        return 1.0 / (seek + rot + bs / rate)
-    return min(base, rate / bs)  # flash: rated at 4 KiB; bigger blocks are bound by bandwidth
+        return lun / (seek + rot + bs / rate)
+    return lun * min(base, rate / bs)  # flash: rated at 4 KiB; bigger blocks are bound by bandwidth
+
 
 
 def positioning_s(disk: ResolvedDisk) -> float:
@@ -184,7 +187,8 @@ def sorted_iops(disk: ResolvedDisk, span: float, bs: int, queue: int, write: boo
     rot = 60.0 / disk.rpm
     seek_full = max(1.0 / base - rot / 2, SETTLE_S)
     seek = SETTLE_S + (seek_full - SETTLE_S) * sqrt(min(1.0, span) / (queue + 1))
-    return 1.0 / (seek + rot / (queue + 1) + bs / (seq_mb_s(disk, span, write) * 1e6))
+    lun = disk.spindles / (disk.write_ios if write else 1)
+    return lun / (seek + rot / (queue + 1) + bs / (seq_mb_s(disk, span, write) * 1e6 / disk.data_disks))
 
 
 def busy_fraction(disk: ResolvedDisk, disks: int, outstanding: float) -> float:
