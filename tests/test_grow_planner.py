@@ -191,3 +191,22 @@ def test_growth_only_grows(level, members, add, disk_gib, lvm, fs):
     assert g.device_bytes_after >= g.device_bytes_before
     assert g.df_size_bytes_after >= g.df_size_bytes_before
     assert g.df_available_bytes_after >= g.df_available_bytes_before
+
+
+SEEN_IN_VM = [
+    # (level, members, add, to_level, fs, lvm, data offset after (sectors), df size after, df available after):
+    # mdadm 4.2 and Linux 6.1 in the lab VM, 320 MiB disks, chunk 64K, the build script then the grow script.
+    (6, 5, 1, None, "xfs", True, 1536, 1266679808, 1223475200),
+    (5, 4, 2, None, "ext4", False, 1408, 1627115520, 1536192512),  # online resize2fs
+    (5, 4, 1, 6, "xfs", False, 1024, 936378368, 895619072),  # same width: mdadm picks a rounder offset
+]
+
+
+@pytest.mark.parametrize("level,members,add,to_level,fs,lvm,offset,size,avail", SEEN_IN_VM)
+def test_figures_seen_in_the_vm(level, members, add, to_level, fs, lvm, offset, size, avail):
+    p = plan(level=level, members=members, disk=320 * MiB, chunk=64 * KiB, fs=fs, lvm=lvm)
+    g = grow(p, add_disks=add, to_level=to_level)
+    md = compute(p).groups[0].md
+    assert md.data_offset_sectors - g.arrays[0].offset_change_bytes // 512 == offset
+    assert (g.df_size_bytes_after, g.df_available_bytes_after) == (size, avail)
+    assert not g.arrays[0].backup_file
