@@ -200,6 +200,15 @@ SEEN_IN_VM = [
     (5, 4, 2, None, "ext4", False, 1408, 1627115520, 1536192512),  # online resize2fs
     (5, 4, 1, 6, "xfs", False, 1024, 936378368, 895619072),  # same width: mdadm picks a rounder offset
 ]
+SEEN_IN_VM_FALLBACK = [
+    # chunk 512K: too little room to move the offset; mdadm said "Need to backup 6144K of critical section.."
+    (dict(level=6, members=5, chunk=512 * KiB), dict(add_disks=1), False, 6291456, 1266679808, 1223462912),
+    # metadata 1.0, RAID5 -> RAID6: ran with --backup-file=/root/podplan-grow-md0.backup
+    (dict(level=5, members=4, metadata="1.0"), dict(add_disks=1, to_level=6), True, 0, 939327488, 898564096),
+    # a new array under LVM: mdadm --create, pvcreate, vgextend, lvextend, online resize2fs
+    (dict(level=5, members=4, lvm=True, fs="ext4"), dict(add_disks=4, mode="new-array"), False, 0, 1947394048,
+     1843773440),
+]
 
 
 @pytest.mark.parametrize("level,members,add,to_level,fs,lvm,offset,size,avail", SEEN_IN_VM)
@@ -210,3 +219,14 @@ def test_figures_seen_in_the_vm(level, members, add, to_level, fs, lvm, offset, 
     assert md.data_offset_sectors - g.arrays[0].offset_change_bytes // 512 == offset
     assert (g.df_size_bytes_after, g.df_available_bytes_after) == (size, avail)
     assert not g.arrays[0].backup_file
+
+
+@pytest.mark.parametrize("plan_kw,req,backup,critical,size,avail", SEEN_IN_VM_FALLBACK)
+def test_fallbacks_seen_in_the_vm(plan_kw, req, backup, critical, size, avail):
+    p = plan(disk=320 * MiB, **{"chunk": 64 * KiB, **plan_kw})
+    g = grow(p, **req)
+    a = g.arrays[0]
+    assert a.backup_file is backup and a.offset_change_bytes == 0
+    if critical:
+        assert f"copies the {critical}-byte critical section onto the added disks" in a.backup_reason
+    assert (g.df_size_bytes_after, g.df_available_bytes_after) == (size, avail)

@@ -134,6 +134,7 @@ def backup_need(md: MdGeometry, *, data_before: int, data_after: int, far: int =
             reason=f"metadata {md.metadata} with {room * SECTOR} bytes free {where} the data: mdadm moves "
                    f"every member's data offset by {move * SECTOR} bytes (at least the least common multiple of "
                    "the old and new full stripes over the old data disks), so no backup file")
+    common["offset_change_bytes"] = 0  # the fallback leaves the data offset where it is
     short = ("metadata 1.0 keeps no room before the data" if md.metadata == "1.0" else
              f"only {room * SECTOR} bytes are free {where} the data, less than the {need * SECTOR} bytes "
              "mdadm must move the data offset by")
