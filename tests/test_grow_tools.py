@@ -144,7 +144,7 @@ def test_resize2fs_online_df_matches(old_size, new_size):
             res = run(["resize2fs", img.dev], timeout=300, check=False)
             if "Permission denied" in res.stderr:
                 pytest.skip("this kernel refuses online ext4 resizing here (EXT4_IOC_RESIZE_FS needs "
-                            "CAP_SYS_RESOURCE); the VM lab's grow rehearsal witnesses the online figures")
+                            "CAP_SYS_RESOURCE); test_grow_planner holds online figures witnessed in the lab VM")
             assert res.returncode == 0, res.stderr
             grown = ext4_grown(old, new_size, online=True)
             assert df_b1(mnt) == ext4_grown_df(old, grown, online=True)

@@ -68,7 +68,7 @@ class ArrayGrowth(BaseModel):
     array_bytes_after: int = Field(description="md array size after, bytes.")
     backup_file: bool = Field(description="True when mdadm --grow needs --backup-file.")
     backup_reason: str = Field(description="Why a backup file is or is not needed.")
-    offset_change_bytes: int = Field(0, description="How far mdadm moves the data offset, bytes (0 for a new array).")
+    offset_change_bytes: int = Field(0, description="How far mdadm moves the data offset, bytes (0: it copies the critical section instead, or a new array).")
     hours: float = Field(description="Reshape (or, for a new array, initial sync) time with no other I/O, hours.")
     rate_mb_s: float = Field(description="Per-member rate that time assumes, MB/s.")
     rate_limit: str = Field(description="What limits that rate (the smallest of the model's terms).")

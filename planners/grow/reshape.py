@@ -4,8 +4,9 @@ From mdadm 4.2's Grow.c and super1.c. A reshape rewrites every stripe in the new
 stripes being rewritten (the critical section) must survive a crash. mdadm avoids copying
 them by moving every member's data offset: growing to more data disks needs room *before*
 the data (the new layout writes behind the old one), a same-width restripe (RAID5 -> RAID6
-with one added disk) room before or after. The move is `backup blocks / old data disks`
-sectors, backup blocks being the least common multiple of the old and new full stripes. The
+with one added disk) room before or after. A widening moves it by `backup blocks / old data
+disks` sectors, backup blocks being the least common multiple of the old and new full stripes;
+a same-width restripe moves it at least that far, to a rounder offset mdadm picks. The
 room before the data is the data offset less the superblock, bad-block log and bitmap room
 (v1.1/1.2). Without that room mdadm falls back to copying the critical section: onto the
 added disks when the array gets wider, else into a --backup-file, which must then be given.
@@ -69,11 +70,34 @@ def room_before_sectors(md: MdGeometry) -> int:
 
 
 def room_after_sectors(md: MdGeometry) -> int:
-    """Free sectors after the data on the smallest member (unused tail, for v1.1/1.2)."""
-    if md.metadata == "1.0":
-        return 0
-    smallest = min(md.member_bytes) // SECTOR
-    return max(0, smallest - md.data_offset_sectors - md.kernel_component_bytes // SECTOR)
+    """Free sectors after the data as mdadm counts them (device - data size - data offset).
+
+    On v1.1/1.2 the kernel records a member's data size as everything after the data offset,
+    so mdadm sees no room after the data, however much of the tail the component leaves unused.
+    """
+    return 0
+
+
+def choose_offset(lo: int, hi: int, least: int, most: int) -> int:
+    """mdadm's pick of a new data offset in [least, most]: near the middle of [lo, hi], preferring
+    large power-of-two alignment, stopping at 1 MiB."""
+    choice = (lo + hi) // 2
+    bit = 1
+    while bit < 2 * 1024:
+        if choice & bit:
+            bigger, smaller = choice + bit, choice - bit
+            if bigger > most and smaller < least:
+                break
+            if bigger > most:
+                choice = smaller
+            elif smaller < least:
+                choice = bigger
+            elif hi - bigger > smaller - lo:
+                choice = bigger
+            else:
+                choice = smaller
+        bit <<= 1
+    return choice
 
 
 def backup_need(md: MdGeometry, *, data_before: int, data_after: int, far: int = 1) -> BackupNeed:
@@ -95,13 +119,22 @@ def backup_need(md: MdGeometry, *, data_before: int, data_after: int, far: int =
     need = blocks // data_before
     room = before if data_after > data_before else max(before, after)
     where = "before" if data_after > data_before else "before or after"
-    common = dict(offset_change_bytes=need * SECTOR, room_before_bytes=before * SECTOR, room_after_bytes=after * SECTOR)
+    move = need
+    if data_after == data_before and room >= need:
+        # A same-width restripe may move either way; mdadm takes the roomier side and a rounder offset.
+        off = md.data_offset_sectors
+        if before > after:
+            move = off - choose_offset(off - before, off, off - before, off - need)
+        else:
+            move = choose_offset(off, off + after, off + need, off + after) - off
+    common = dict(offset_change_bytes=move * SECTOR, room_before_bytes=before * SECTOR, room_after_bytes=after * SECTOR)
     if md.metadata != "1.0" and room >= need:
         return BackupNeed(
             needed=False, **common,
             reason=f"metadata {md.metadata} with {room * SECTOR} bytes free {where} the data: mdadm moves "
-                   f"every member's data offset by {need * SECTOR} bytes (the least common multiple of the "
-                   "old and new full stripes over the old data disks), so no backup file")
+                   f"every member's data offset by {move * SECTOR} bytes (at least the least common multiple of "
+                   "the old and new full stripes over the old data disks), so no backup file")
+    common["offset_change_bytes"] = 0  # the fallback leaves the data offset where it is
     short = ("metadata 1.0 keeps no room before the data" if md.metadata == "1.0" else
              f"only {room * SECTOR} bytes are free {where} the data, less than the {need * SECTOR} bytes "
              "mdadm must move the data offset by")
