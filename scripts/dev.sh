@@ -44,11 +44,15 @@ setup_python() {
   uv sync --frozen --quiet --compile-bytecode
 }
 
+# One worker more than CPUs: the lab's VMs spend much of their time waiting on throttled disks.
+# Each test file stays on one worker (--dist loadfile), so a lab file's single boot is shared.
+test_workers() { echo $(($(nproc 2>/dev/null || echo 1) + 1)); }
+
 cmd=${1:-tui}
 shift || true
 case "$cmd" in
   setup) setup_system; setup_python ;;
   tui) setup_system; setup_python; exec .venv/bin/podplan "$@" ;;
-  test) setup_system; setup_python; export PATH="$PATH:/usr/sbin:/sbin"; exec .venv/bin/python -m pytest -q "$@" ;;
+  test) setup_system; setup_python; export PATH="$PATH:/usr/sbin:/sbin"; exec .venv/bin/python -m pytest -q -n "$(test_workers)" --dist loadfile "$@" ;;
   *) echo "usage: bash scripts/dev.sh [tui|test|setup] [ARGS...]" >&2; exit 2 ;;
 esac

@@ -5,6 +5,7 @@ batch, and that the collected figures parse and agree with the md planner.
 """
 
 import os
+import tempfile
 import time
 
 import pytest
@@ -50,14 +51,19 @@ size=16m
 """
 
 
+# The batch works in a folder of its own, so that other lab runs at the same time (a parallel
+# suite) neither count as leftovers nor hide this one's.
+WORK_DIR = ""
+
+
 def _lab_dirs() -> set[str]:
-    tmp = os.environ.get("TMPDIR", "/tmp")
-    return {d for d in os.listdir(tmp) if d.startswith("podplan-lab-")}
+    return {d for d in os.listdir(WORK_DIR) if d.startswith("podplan-lab-")}
 
 
 @pytest.fixture(scope="module")
 def batch():
-    global _BEFORE
+    global _BEFORE, WORK_DIR
+    WORK_DIR = tempfile.mkdtemp(prefix="podplan-boot-test-")
     _BEFORE = _lab_dirs()  # a run killed earlier may have left its own; those are not this run's
     started = time.monotonic()
     kit = ensure_kit()
@@ -75,7 +81,7 @@ def batch():
     guarded = guarded.model_copy(update={"args": guarded.disk_paths()})
     overridden = Scenario(name="overridden", script=GUARD, **seeded)
     overridden = overridden.model_copy(update={"args": ("--override", *overridden.disk_paths())})
-    result = run_batch([r5, fio, fails, slow, guarded, overridden], kit=kit, config=LabConfig(timeout_s=240))
+    result = run_batch([r5, fio, fails, slow, guarded, overridden], kit=kit, config=LabConfig(timeout_s=240, work_dir=WORK_DIR))
     print(f"\nkit {kit_s:.1f} s ({kit.manifest.initrd_bytes / MiB:.0f} MiB initramfs, "
           f"{kit.manifest.vmlinux_bytes / MiB:.0f} MiB kernel), accel {result.accel}, /init at {result.init_s} s, "
           f"disks ready at {result.disks_ready_s} s, VM total {result.boot.seconds} s; per scenario: "
@@ -142,3 +148,4 @@ _BEFORE: set[str] = set()
 
 def test_nothing_left_behind(batch):
     assert not _lab_dirs() - _BEFORE
+    os.rmdir(WORK_DIR)
