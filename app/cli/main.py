@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import signal
@@ -10,7 +11,6 @@ import sys
 from pathlib import Path
 
 from planners.errors import PlanError
-from runners.exec import CommandError
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 COMMANDS = ("plan", "script", "example", "schema", "tui", "rehearse", "validate", "check", "predict", "sweep")
@@ -95,6 +95,11 @@ def main(argv: list[str] | None = None) -> int:
         if argv[0] == "tui" and len(argv) <= 2 and not any(a.startswith("-") for a in argv[1:]):
             # Opening the TUI needs none of the other commands' parsers (and their imports):
             # the first paint comes sooner. Anything else goes through the full parser.
+            # Start-up allocates a few hundred thousand objects that live as long as the app
+            # (Textual's classes and styles, pydantic's schemas): the cyclic collector would walk
+            # them over and over while they are made. The app turns it back on after its first
+            # paint (PodplanApp.collect_garbage_again).
+            gc.disable()
             return _tui(argv[1] if len(argv) == 2 else None)
         args = build_parser().parse_args(argv)
         if args.command is None:
@@ -104,10 +109,6 @@ def main(argv: list[str] | None = None) -> int:
     except PlanError as exc:
         print(f"podplan: {exc.message}", file=sys.stderr)
         return EXIT_USAGE
-    except CommandError as exc:
-        # A program podplan needed is missing or failed where no command expected it: one line, no traceback.
-        print(f"podplan: {exc}", file=sys.stderr)
-        return EXIT_FINDINGS
     except KeyboardInterrupt:
         print("podplan: interrupted", file=sys.stderr)
         return 130
@@ -115,6 +116,15 @@ def main(argv: list[str] | None = None) -> int:
         # `podplan example | head` closes the pipe early: not an error worth a traceback.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
+    except Exception as exc:
+        # A program podplan needed is missing or failed where no command expected it: one line, no traceback.
+        # Its error type is looked up only now: nothing that runs programs has been imported unless it ran one
+        # (the TUI's first paint needs no runner).
+        runner = sys.modules.get("runners.exec")
+        if runner is None or not isinstance(exc, runner.CommandError):
+            raise
+        print(f"podplan: {exc}", file=sys.stderr)
+        return EXIT_FINDINGS
 
 
 def _dispatch(args: argparse.Namespace) -> int:

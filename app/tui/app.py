@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -99,8 +100,24 @@ class PodplanApp(App[int]):
         await super().on_event(event)
 
     # -- state from the plan screen ----------------------------------------------------------
+    def _after_first_paint(self) -> None:
+        if not gc.isenabled():
+            self.call_after_refresh(self.collect_garbage_again)
+
+    def collect_garbage_again(self) -> None:
+        """The first figures are on screen: the cyclic collector, off since start-up, runs again.
+
+        What start-up made is frozen first (kept out of every later collection), so that a
+        collection during typing walks only what was made since. A no-op where nobody turned
+        the collector off (tests, an embedding program).
+        """
+        if not gc.isenabled():
+            gc.freeze()
+            gc.enable()
+
     @on(PlanComputed)
     def _plan_computed(self, event: PlanComputed) -> None:
+        self._after_first_paint()
         self.plan, self.result, self.error = event.plan, event.result, ""
         if self._take_saved_from_form:
             self._take_saved_from_form = False
@@ -109,6 +126,7 @@ class PodplanApp(App[int]):
 
     @on(PlanRejected)
     def _plan_rejected(self, event: PlanRejected) -> None:
+        self._after_first_paint()
         self.error = event.message
         self._set_subtitle()
 
