@@ -15,7 +15,7 @@ from contextlib import AbstractContextManager
 from typing import Any
 
 from textual import on
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.reactive import var
 from textual.screen import Screen
@@ -48,7 +48,7 @@ class PlanScreen(Screen[None]):
     values: var[Values] = var(dict, init=False)
 
     def __init__(self, plan: Plan) -> None:
-        super().__init__(id="plan-screen")
+        super().__init__(id="plan-screen", classes=_breakpoint_class(self.app))
         self.base = plan
         self._initial = values_from_plan(plan)
         self._held: AbstractContextManager[None] | None = None
@@ -126,3 +126,13 @@ class PlanScreen(Screen[None]):
         self.query_one(ResultsPane).show(plan, result)
         self.post_message(PlanComputed(plan, result))
         self.release_frame(figures_changed=True)
+
+
+def _breakpoint_class(app: App[Any]) -> str:
+    """The class Textual's first resize gives the screen for the terminal's width (`-narrow`...).
+
+    Given from the start: added by that resize, it would restyle every widget of the screen a
+    second time, tens of milliseconds before the first paint.
+    """
+    width = app.size.width
+    return next((name for edge, name in sorted(app.HORIZONTAL_BREAKPOINTS or [], reverse=True) if width >= edge), "")

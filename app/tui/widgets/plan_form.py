@@ -25,6 +25,10 @@ from planners.units import parse_size, size_meaning
 
 _SECTORS = [("512", "512"), ("4096", "4096")]
 _LEVELS = [(f"RAID{n}", str(n)) for n in (0, 1, 4, 5, 6, 10)]
+# The class Textual gives an Input that holds a valid value (and a ticked Checkbox), given at
+# birth: added as the widget starts, it would restyle the widget at once, a score of restyles
+# before the first paint. Textual still sets it as it always does (an invalid value takes it away).
+_BORN_INPUT = "-valid"
 
 
 class PlanForm(VerticalScroll):
@@ -85,7 +89,7 @@ class PlanForm(VerticalScroll):
 
     def _input(self, field: str, label: str, v: Values, **kw: Any) -> ComposeResult:
         tooltip = kw.pop("tooltip", None)
-        control = Input(str(v[field]), id=field, compact=True, select_on_focus=True, **kw)
+        control = Input(str(v[field]), id=field, compact=True, select_on_focus=True, classes=_BORN_INPUT, **kw)
         control.tooltip = tooltip
         return self._row(label, control, field)
 
@@ -97,7 +101,8 @@ class PlanForm(VerticalScroll):
         return self._row(label, Choice(options, str(v[field]), blank=blank, id=field), field)
 
     def _check(self, field: str, label: str, text: str, v: Values) -> ComposeResult:
-        return self._row(label, Checkbox(text, bool(v[field]), id=field, compact=True), field)
+        classes = "-on" if v[field] else ""
+        return self._row(label, Checkbox(text, bool(v[field]), id=field, compact=True, classes=classes), field)
 
     # -- reading and writing --------------------------------------------------------------
     def values(self) -> Values:
