@@ -61,9 +61,18 @@ class PodplanApp(App[int]):
         self._saving: Plan | None = None
         self._origin = f"example {plan.name}"
 
-    def on_mount(self) -> None:
+    def get_default_screen(self) -> Screen:
+        return PlanScreen(self.start_plan)
+
+    async def on_mount(self) -> None:
+        # The plan screen is the app's first screen, and the app's start waits for the form and
+        # its first figures only, not for their first frame. Textual holds every paint back
+        # until the app's start is over: pushed from here instead, the plan screen would be laid
+        # out and rendered inside that hold, its frame thrown away and made again after it.
+        # Waiting here keeps what a test or an embedding program sees once the app is ready:
+        # the plan screen in place, figures computed.
         self._set_subtitle()
-        self.push_screen(PlanScreen(self.start_plan))
+        await self._plan_screen().started.wait()
         # After the first paint: a subprocess and a parse in a thread still hold the GIL now and then.
         self.set_timer(1.0, lambda: self.run_worker(self._read_host_parity, thread=True, exit_on_error=False,
                                                     group="host-cpu"))

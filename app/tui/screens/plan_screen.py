@@ -11,6 +11,7 @@ FormEdited). Left alone, Textual paints the echo of the key first and the figure
 
 from __future__ import annotations
 
+import asyncio
 from contextlib import AbstractContextManager
 from typing import Any
 
@@ -52,6 +53,8 @@ class PlanScreen(Screen[None]):
         self.base = plan
         self._initial = values_from_plan(plan)
         self._held: AbstractContextManager[None] | None = None
+        self.started = asyncio.Event()
+        """Set once the form is mounted and its first figures computed (or refused)."""
 
     # Longest a key may hold the paint back when it edits nothing (cursor moves, tab).
     HOLD_SECONDS = 0.02
@@ -67,7 +70,10 @@ class PlanScreen(Screen[None]):
         yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
-        self.values = dict(self._initial)
+        try:
+            self.values = dict(self._initial)
+        finally:
+            self.started.set()
 
     def action_show_tab(self, tab: str) -> None:
         self.query_one("#result-tabs", TabbedContent).active = tab
