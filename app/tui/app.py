@@ -73,9 +73,25 @@ class PodplanApp(App[int]):
         # the plan screen in place, figures computed.
         self._set_subtitle()
         await self._plan_screen().started.wait()
-        # After the first paint: a subprocess and a parse in a thread still hold the GIL now and then.
+        self.call_after_refresh(self._first_frame_painted)
+
+    def _first_frame_painted(self) -> None:
+        self._collect_garbage_again()
+        # Well after the first paint: a subprocess and a parse in a thread still hold the GIL now and then.
         self.set_timer(1.0, lambda: self.run_worker(self._read_host_parity, thread=True, exit_on_error=False,
                                                     group="host-cpu"))
+
+    @staticmethod
+    def _collect_garbage_again() -> None:
+        """The cyclic collector, off since start-up (app.cli.main), runs again.
+
+        What start-up made is frozen first (kept out of every later collection), so that a
+        collection during typing walks only what was made since. A no-op where nobody turned
+        the collector off (tests, an embedding program).
+        """
+        if not gc.isenabled():
+            gc.freeze()
+            gc.enable()
 
     def _read_host_parity(self) -> None:
         """This host's raid6/xor benchmark for the Perf tab; read after the first paint (dmesg can be slow)."""
@@ -109,24 +125,8 @@ class PodplanApp(App[int]):
         await super().on_event(event)
 
     # -- state from the plan screen ----------------------------------------------------------
-    def _after_first_paint(self) -> None:
-        if not gc.isenabled():
-            self.call_after_refresh(self.collect_garbage_again)
-
-    def collect_garbage_again(self) -> None:
-        """The first figures are on screen: the cyclic collector, off since start-up, runs again.
-
-        What start-up made is frozen first (kept out of every later collection), so that a
-        collection during typing walks only what was made since. A no-op where nobody turned
-        the collector off (tests, an embedding program).
-        """
-        if not gc.isenabled():
-            gc.freeze()
-            gc.enable()
-
     @on(PlanComputed)
     def _plan_computed(self, event: PlanComputed) -> None:
-        self._after_first_paint()
         self.plan, self.result, self.error = event.plan, event.result, ""
         if self._take_saved_from_form:
             self._take_saved_from_form = False
@@ -135,7 +135,6 @@ class PodplanApp(App[int]):
 
     @on(PlanRejected)
     def _plan_rejected(self, event: PlanRejected) -> None:
-        self._after_first_paint()
         self.error = event.message
         self._set_subtitle()
 
