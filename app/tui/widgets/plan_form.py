@@ -25,10 +25,19 @@ from planners.units import parse_size, size_meaning
 
 _SECTORS = [("512", "512"), ("4096", "4096")]
 _LEVELS = [(f"RAID{n}", str(n)) for n in (0, 1, 4, 5, 6, 10)]
-# The class Textual gives an Input that holds a valid value (and a ticked Checkbox), given at
-# birth: added as the widget starts, it would restyle the widget at once, a score of restyles
-# before the first paint. Textual still sets it as it always does (an invalid value takes it away).
+# The classes Textual gives a valid Input (-valid) and a ticked Checkbox (-on) are given at
+# birth, and compact is set without its class toggle (`_compact`): added one by one as the
+# widgets start, each would restyle its widget at once, thirty restyles before the first paint
+# that the widget's first styling redoes anyway. Textual still sets them as it always does
+# afterwards (an invalid value takes -valid away).
 _BORN_INPUT = "-valid"
+_COMPACT = "-textual-compact"  # the class Input's and Checkbox's `compact` reactive toggles
+
+
+def _compact(widget: Input | Checkbox) -> Input | Checkbox:
+    widget.set_reactive(type(widget).compact, True)
+    widget.add_class(_COMPACT, update=False)
+    return widget
 
 
 class PlanForm(VerticalScroll):
@@ -89,7 +98,7 @@ class PlanForm(VerticalScroll):
 
     def _input(self, field: str, label: str, v: Values, **kw: Any) -> ComposeResult:
         tooltip = kw.pop("tooltip", None)
-        control = Input(str(v[field]), id=field, compact=True, select_on_focus=True, classes=_BORN_INPUT, **kw)
+        control = _compact(Input(str(v[field]), id=field, select_on_focus=True, classes=_BORN_INPUT, **kw))
         control.tooltip = tooltip
         return self._row(label, control, field)
 
@@ -102,7 +111,7 @@ class PlanForm(VerticalScroll):
 
     def _check(self, field: str, label: str, text: str, v: Values) -> ComposeResult:
         classes = "-on" if v[field] else ""
-        return self._row(label, Checkbox(text, bool(v[field]), id=field, compact=True, classes=classes), field)
+        return self._row(label, _compact(Checkbox(text, bool(v[field]), id=field, classes=classes)), field)
 
     # -- reading and writing --------------------------------------------------------------
     def values(self) -> Values:
