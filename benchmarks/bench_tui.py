@@ -11,7 +11,8 @@
    process start until the usable byte count appears in its output. Run with the bytecode
    cache warm (the first run fills a private cache, as any installed program has one).
    A bare Textual app (a header, one Static, a footer) is timed the same way in the same run,
-   and podplan's time is given as a ratio to it: the machine's speed cancels out.
+   start for start in turns with podplan's, and podplan's time is given as a ratio to it: the
+   machine's speed cancels out.
 """
 
 from __future__ import annotations
@@ -180,10 +181,15 @@ def main() -> None:
         argv = [sys.executable, "-m", "app.cli.main", str(plan_file)]
         needle = f"{compute(plan).usable_bytes:,}".encode()
         cold = first_paint(argv, needle, env)
-        warm = sorted(first_paint(argv, needle, env) for _ in range(args.starts))
         bare_argv = [sys.executable, "-c", BARE_APP]
         first_paint(bare_argv, b"bare-app-painted", env)  # fill its bytecode cache too
-        bare = sorted(first_paint(bare_argv, b"bare-app-painted", env) for _ in range(args.starts))
+        # Taken in turns, so that a change in the machine's load falls on both alike.
+        warm, bare = [], []
+        for _ in range(args.starts):
+            warm.append(first_paint(argv, needle, env))
+            bare.append(first_paint(bare_argv, b"bare-app-painted", env))
+        warm.sort()
+        bare.sort()
     print(f"start -> first paint, 60 disks, 80x24: median {statistics.median(warm) * 1000:.0f} ms warm "
           f"(min {warm[0] * 1000:.0f}, max {warm[-1] * 1000:.0f}, n={len(warm)}); "
           f"{cold * 1000:.0f} ms with an empty bytecode cache (target < 500 ms)")

@@ -9,7 +9,6 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-import tomli_w
 from pydantic import ValidationError
 
 from planners.errors import PlanError
@@ -54,6 +53,8 @@ def load_plan(path: str | os.PathLike[str]) -> Plan:
 
 def plan_to_toml(plan: Plan) -> str:
     """TOML that loads back to an equal Plan. Sizes are written in their exact compact form."""
+    import tomli_w  # only writing needs it: the TUI opens without
+
     data = _compact_sizes(plan.model_dump(mode="json", exclude_none=True))
     for disk_set in data.get("disks", []):
         disk_set["size"] = format_disk_size(disk_set["size"])  # "18TB" stays "18TB", a real drive's bytes stay bytes

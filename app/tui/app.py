@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -61,12 +62,37 @@ class PodplanApp(App[int]):
         self._saving: Plan | None = None
         self._origin = f"example {plan.name}"
 
-    def on_mount(self) -> None:
+    def get_default_screen(self) -> Screen:
+        return PlanScreen(self.start_plan)
+
+    async def on_mount(self) -> None:
+        # The plan screen is the app's first screen, and the app's start waits for the form and
+        # its first figures only, not for their first frame. Textual holds every paint back
+        # until the app's start is over: pushed from here instead, the plan screen would be laid
+        # out and rendered inside that hold, its frame thrown away and made again after it.
+        # Waiting here keeps what a test or an embedding program sees once the app is ready:
+        # the plan screen in place, figures computed.
         self._set_subtitle()
-        self.push_screen(PlanScreen(self.start_plan))
-        # After the first paint: a subprocess and a parse in a thread still hold the GIL now and then.
+        await self._plan_screen().started.wait()
+        self.call_after_refresh(self._first_frame_painted)
+
+    def _first_frame_painted(self) -> None:
+        self._collect_garbage_again()
+        # Well after the first paint: a subprocess and a parse in a thread still hold the GIL now and then.
         self.set_timer(1.0, lambda: self.run_worker(self._read_host_parity, thread=True, exit_on_error=False,
                                                     group="host-cpu"))
+
+    @staticmethod
+    def _collect_garbage_again() -> None:
+        """The cyclic collector, off since start-up (app.cli.main), runs again.
+
+        What start-up made is frozen first (kept out of every later collection), so that a
+        collection during typing walks only what was made since. A no-op where nobody turned
+        the collector off (tests, an embedding program).
+        """
+        if not gc.isenabled():
+            gc.freeze()
+            gc.enable()
 
     def _read_host_parity(self) -> None:
         """This host's raid6/xor benchmark for the Perf tab; read after the first paint (dmesg can be slow)."""

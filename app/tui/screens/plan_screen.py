@@ -11,11 +11,12 @@ FormEdited). Left alone, Textual paints the echo of the key first and the figure
 
 from __future__ import annotations
 
+import asyncio
 from contextlib import AbstractContextManager
 from typing import Any
 
 from textual import on
-from textual.app import ComposeResult
+from textual.app import App, ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.reactive import var
 from textual.screen import Screen
@@ -48,10 +49,12 @@ class PlanScreen(Screen[None]):
     values: var[Values] = var(dict, init=False)
 
     def __init__(self, plan: Plan) -> None:
-        super().__init__(id="plan-screen")
+        super().__init__(id="plan-screen", classes=_breakpoint_class(self.app))
         self.base = plan
         self._initial = values_from_plan(plan)
         self._held: AbstractContextManager[None] | None = None
+        self.started = asyncio.Event()
+        """Set once the form is mounted and its first figures computed (or refused)."""
 
     # Longest a key may hold the paint back when it edits nothing (cursor moves, tab).
     HOLD_SECONDS = 0.02
@@ -67,7 +70,10 @@ class PlanScreen(Screen[None]):
         yield Footer(compact=True, show_command_palette=False)
 
     def on_mount(self) -> None:
-        self.values = dict(self._initial)
+        try:
+            self.values = dict(self._initial)
+        finally:
+            self.started.set()
 
     def action_show_tab(self, tab: str) -> None:
         self.query_one("#result-tabs", TabbedContent).active = tab
@@ -126,3 +132,13 @@ class PlanScreen(Screen[None]):
         self.query_one(ResultsPane).show(plan, result)
         self.post_message(PlanComputed(plan, result))
         self.release_frame(figures_changed=True)
+
+
+def _breakpoint_class(app: App[Any]) -> str:
+    """The class Textual's first resize gives the screen for the terminal's width (`-narrow`...).
+
+    Given from the start: added by that resize, it would restyle every widget of the screen a
+    second time, tens of milliseconds before the first paint.
+    """
+    width = app.size.width
+    return next((name for edge, name in sorted(app.HORIZONTAL_BREAKPOINTS or [], reverse=True) if width >= edge), "")

@@ -25,6 +25,19 @@ from planners.units import parse_size, size_meaning
 
 _SECTORS = [("512", "512"), ("4096", "4096")]
 _LEVELS = [(f"RAID{n}", str(n)) for n in (0, 1, 4, 5, 6, 10)]
+# The classes Textual gives a valid Input (-valid) and a ticked Checkbox (-on) are given at
+# birth, and compact is set without its class toggle (`_compact`): added one by one as the
+# widgets start, each would restyle its widget at once, thirty restyles before the first paint
+# that the widget's first styling redoes anyway. Textual still sets them as it always does
+# afterwards (an invalid value takes -valid away).
+_BORN_INPUT = "-valid"
+_COMPACT = "-textual-compact"  # the class Input's and Checkbox's `compact` reactive toggles
+
+
+def _compact(widget: Input | Checkbox) -> Input | Checkbox:
+    widget.set_reactive(type(widget).compact, True)
+    widget.add_class(_COMPACT, update=False)
+    return widget
 
 
 class PlanForm(VerticalScroll):
@@ -37,6 +50,9 @@ class PlanForm(VerticalScroll):
 
     def compose(self) -> ComposeResult:
         v = self._initial
+        # Each control is born as _sync_enabled would leave it: greyed out or its row gone after
+        # mounting, it would restyle again (and lay out again) before the first paint.
+        self._born_disabled, self._born_hidden = _disabled(v), _hidden(v)
         yield Static("Disks", classes="form-section")
         yield from self._input("count", "count", v, type="integer", tooltip="How many disks of this kind")
         yield from self._input("size", "size", v, placeholder="2TB, 1.8TiB or bytes",
@@ -80,12 +96,16 @@ class PlanForm(VerticalScroll):
 
     # -- building: the form is a two-column grid of labels and controls ----------------------
     def _row(self, label: str, control: Widget, field: str) -> ComposeResult:
-        yield Label(label, id=f"label-{field}", classes="form-label")
+        control.set_reactive(Widget.disabled, self._born_disabled.get(field, False))
+        caption = Label(label, id=f"label-{field}", classes="form-label")
+        if self._born_hidden.get(field, False):
+            caption.display = control.display = False
+        yield caption
         yield control
 
     def _input(self, field: str, label: str, v: Values, **kw: Any) -> ComposeResult:
         tooltip = kw.pop("tooltip", None)
-        control = Input(str(v[field]), id=field, compact=True, select_on_focus=True, **kw)
+        control = _compact(Input(str(v[field]), id=field, select_on_focus=True, classes=_BORN_INPUT, **kw))
         control.tooltip = tooltip
         return self._row(label, control, field)
 
@@ -97,7 +117,8 @@ class PlanForm(VerticalScroll):
         return self._row(label, Choice(options, str(v[field]), blank=blank, id=field), field)
 
     def _check(self, field: str, label: str, text: str, v: Values) -> ComposeResult:
-        return self._row(label, Checkbox(text, bool(v[field]), id=field, compact=True), field)
+        classes = "-on" if v[field] else ""
+        return self._row(label, _compact(Checkbox(text, bool(v[field]), id=field, classes=classes)), field)
 
     # -- reading and writing --------------------------------------------------------------
     def values(self) -> Values:
@@ -192,20 +213,11 @@ class PlanForm(VerticalScroll):
 
     def _sync_enabled(self, values: Values) -> None:
         """Grey out what the other choices make meaningless, so nobody edits a value that is ignored."""
-        c = self._controls
-        c["layout"].disabled = not layouts_for(values["level"])
-        c["chunk"].disabled = values["level"] == "1"
-        c["size2"].disabled = values["count2"].strip() in ("", "0")
-        lvm = bool(values["lvm"])
-        for field in ("lvm_mode", "extent_size", "data_alignment"):
-            c[field].disabled = not lvm
-        c["stripe_size"].disabled = not lvm or values["lvm_mode"] != "striped"
-        # XFS has no reserved blocks: the row goes rather than show a number that means nothing.
-        xfs = values["fs"] == "xfs"
-        c["reserved"].disabled = xfs
-        c["reserved"].display = not xfs
-        self.query_one("#label-reserved").display = not xfs
-
+        for field, off in _disabled(values).items():
+            self._controls[field].disabled = off
+        for field, gone in _hidden(values).items():
+            self._controls[field].display = not gone
+            self.query_one(f"#label-{field}").display = not gone
 
 def _meaning_of(text: str) -> str:
     if not text.strip():
@@ -214,3 +226,24 @@ def _meaning_of(text: str) -> str:
         return size_meaning(parse_size(text))
     except PlanError:
         return "not a size"
+
+
+def _disabled(values: Values) -> dict[str, bool]:
+    """Whether each field the other choices can make meaningless is so."""
+    lvm = bool(values["lvm"])
+    return {
+        "layout": not layouts_for(values["level"]),
+        "chunk": values["level"] == "1",
+        "size2": values["count2"].strip() in ("", "0"),
+        "lvm_mode": not lvm,
+        "extent_size": not lvm,
+        "data_alignment": not lvm,
+        "stripe_size": not lvm or values["lvm_mode"] != "striped",
+        "reserved": values["fs"] == "xfs",
+    }
+
+
+def _hidden(values: Values) -> dict[str, bool]:
+    """Whether each row that can go is gone."""
+    # XFS has no reserved blocks: the row goes rather than show a number that means nothing.
+    return {"reserved": values["fs"] == "xfs"}

@@ -14,9 +14,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Static, TabbedContent, TabPane
 
-from app.shared.render import alignment_table, findings_text, volume_table
 from app.tui.tables import arrays, filesystems_text, summary_text, waterfall, waterfall_notes
-from app.tui.widgets.perf import perf_view
 from planners.models import Plan
 from planners.results import PlanResult
 
@@ -122,12 +120,19 @@ class ResultsPane(Vertical):
             self._put("#waterfall", table)
             self._put_if_changed("#waterfall-notes", waterfall_notes(result, table))
             self._put("#arrays", arrays(plan, result, narrow=narrow, width=room))
+        # The other tabs' renderers are imported when first shown: the first paint needs none of them.
         elif active == "tab-alignment":
+            from app.shared.render import alignment_table, volume_table
+
             parts: list = []
             for v in result.volumes:
                 parts += [alignment_table(plan, v), volume_table(plan, v)]
             self._put("#alignment", Group(*parts))
         elif active == "tab-findings":
+            from app.shared.render import findings_text
+
             self._put("#findings", findings_text(result))
         elif active == "tab-performance":
+            from app.tui.widgets.perf import perf_view
+
             self._put("#perf", perf_view(plan, result, self.size.width - 2))
