@@ -48,11 +48,25 @@ setup_python() {
 # Each test file stays on one worker (--dist loadfile), so a lab file's single boot is shared.
 test_workers() { echo $(($(nproc 2>/dev/null || echo 1) + 1)); }
 
+# The whole suite: in parallel, then the tests that signal a running validate (Ctrl+C, SIGTERM) on
+# their own, away from the lab's load (under it a run once ended before its signal arrived).
+SERIAL_TESTS=(tests/test_fio_run.py)
+run_tests() {
+  if [ $# -gt 0 ]; then
+    exec .venv/bin/python -m pytest -q -n "$(test_workers)" --dist loadfile "$@"
+  fi
+  local rc=0 ignore=() t
+  for t in "${SERIAL_TESTS[@]}"; do ignore+=("--ignore=$t"); done
+  .venv/bin/python -m pytest -q -n "$(test_workers)" --dist loadfile "${ignore[@]}" || rc=$?
+  .venv/bin/python -m pytest -q -p no:xdist "${SERIAL_TESTS[@]}" || rc=$?
+  return "$rc"
+}
+
 cmd=${1:-tui}
 shift || true
 case "$cmd" in
   setup) setup_system; setup_python ;;
   tui) setup_system; setup_python; exec .venv/bin/podplan "$@" ;;
-  test) setup_system; setup_python; export PATH="$PATH:/usr/sbin:/sbin"; exec .venv/bin/python -m pytest -q -n "$(test_workers)" --dist loadfile "$@" ;;
+  test) setup_system; setup_python; export PATH="$PATH:/usr/sbin:/sbin"; run_tests "$@" ;;
   *) echo "usage: bash scripts/dev.sh [tui|test|setup] [ARGS...]" >&2; exit 2 ;;
 esac
