@@ -12,16 +12,12 @@ import pytest
 
 from planners.md.geometry import md_geometry
 from planners.units import KiB, MiB
-from runners.exec import which
 from runners.lab import LabConfig, LabDisk, Scenario, ensure_kit, fio_scenario, run_batch, scenario_fio_json
-from runners.lab.kit import cache_root, load_kit
+from tests.lab_helpers import skip_unless_lab
 
 pytestmark = pytest.mark.slow
 
-if which("qemu-system-x86_64") is None:
-    pytest.skip("qemu-system-x86_64 is not installed (apt-get install qemu-system-x86)", allow_module_level=True)
-if which("apt-get") is None and load_kit(cache_root() / "kit") is None:
-    pytest.skip("no apt to fetch the kit's Debian packages and no cached kit", allow_module_level=True)
+skip_unless_lab()
 
 # XFS refuses filesystems under 300 MB, so the members are 200 MiB (sparse: they cost nothing).
 MEMBER = 200 * MiB

@@ -15,17 +15,13 @@ import pytest
 from planners.errors import PlanError
 from planners.models import DiskSet, Filesystem, MdGroup, Plan
 from planners.units import KiB
-from runners.exec import which
 from runners.lab import LabConfig, ensure_kit, run_batch
 from runners.lab.failure import compare_failure, prepare_failure
-from runners.lab.kit import cache_root, load_kit
+from tests.lab_helpers import skip_unless_lab
 
 pytestmark = pytest.mark.slow
 
-if which("qemu-system-x86_64") is None:
-    pytest.skip("qemu-system-x86_64 is not installed", allow_module_level=True)
-if which("apt-get") is None and load_kit(cache_root() / "kit") is None:
-    pytest.skip("no apt to fetch the kit's Debian packages and no cached kit", allow_module_level=True)
+skip_unless_lab()
 
 TB = 2000 * 10**9
 

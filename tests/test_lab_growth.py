@@ -16,18 +16,14 @@ from planners.errors import PlanError
 from planners.grow import GrowRequest, target_plan
 from planners.models import DiskSet, Filesystem, Lvm, MdGroup, Plan
 from planners.units import KiB
-from runners.exec import which
 from runners.lab import LabConfig, ensure_kit, run_batch
 from runners.lab.growth import compare_growth, prepare_growth, prepare_interrupt, records
-from runners.lab.kit import cache_root, load_kit
 from runners.lab.rehearse import rehearsal_tools
+from tests.lab_helpers import skip_unless_lab
 
 pytestmark = pytest.mark.slow
 
-if which("qemu-system-x86_64") is None:
-    pytest.skip("qemu-system-x86_64 is not installed", allow_module_level=True)
-if which("apt-get") is None and load_kit(cache_root() / "kit") is None:
-    pytest.skip("no apt to fetch the kit's Debian packages and no cached kit", allow_module_level=True)
+skip_unless_lab()
 
 TB = 2000 * 10**9
 

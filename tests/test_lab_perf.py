@@ -20,16 +20,12 @@ from planners.models import DiskSet, Filesystem, MdGroup, Plan
 from planners.perf.predict import predict
 from planners.units import KiB, MiB
 from planners.perf.workloads import VALIDATION, Workload, for_plan
-from runners.exec import which
 from runners.lab import LabConfig, LabDisk, ensure_kit, fio_scenario, run_batch, scenario_fio_json
-from runners.lab.kit import cache_root, load_kit
+from tests.lab_helpers import skip_unless_lab
 
 pytestmark = pytest.mark.slow
 
-if which("qemu-system-x86_64") is None:
-    pytest.skip("qemu-system-x86_64 is not installed", allow_module_level=True)
-if which("apt-get") is None and load_kit(cache_root() / "kit") is None:
-    pytest.skip("no apt to fetch the kit's Debian packages and no cached kit", allow_module_level=True)
+skip_unless_lab()
 
 MEMBERS = 4
 SIZE = 256 * MiB

@@ -27,18 +27,14 @@ from planners.models import DiskSet, Filesystem, Lvm, MdGroup, Plan, Tuning
 from planners.perf.predict import predict
 from planners.perf.workloads import Workload
 from planners.units import KiB, MiB
-from runners.exec import which
 from runners.lab import LabConfig, LabDisk, ensure_kit, run_batch
 from runners.lab.fio import parse_fio_json
 from runners.lab.scenario import Scenario
-from runners.lab.kit import cache_root, load_kit
+from tests.lab_helpers import skip_unless_lab
 
 pytestmark = pytest.mark.slow
 
-if which("qemu-system-x86_64") is None:
-    pytest.skip("qemu-system-x86_64 is not installed", allow_module_level=True)
-if which("apt-get") is None and load_kit(cache_root() / "kit") is None:
-    pytest.skip("no apt to fetch the kit's Debian packages and no cached kit", allow_module_level=True)
+skip_unless_lab()
 
 SIZE = 256 * MiB
 DELAY_MS = 100

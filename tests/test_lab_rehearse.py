@@ -16,17 +16,13 @@ import pytest
 
 from planners.models import DiskSet, Filesystem, Lvm, MdGroup, Plan
 from planners.units import KiB, MiB
-from runners.exec import which
 from runners.lab import LabConfig, ensure_kit, run_batch
-from runners.lab.kit import cache_root, load_kit
 from runners.lab.rehearse import compare, prepare, rehearsal_tools
+from tests.lab_helpers import skip_unless_lab
 
 pytestmark = pytest.mark.slow
 
-if which("qemu-system-x86_64") is None:
-    pytest.skip("qemu-system-x86_64 is not installed (scripts/dev.sh setup installs it)", allow_module_level=True)
-if which("apt-get") is None and load_kit(cache_root() / "kit") is None:
-    pytest.skip("no apt to fetch the kit's Debian packages and no cached kit", allow_module_level=True)
+skip_unless_lab()
 
 
 def P(name, disks, groups, lvm=None, fs="xfs", **fs_kw):

@@ -18,23 +18,19 @@ from runners.validate.shape import shape_of_plan
 from planners.asbuilt import differences
 from planners.models import DiskSet, Filesystem, Lvm, MdGroup, Plan
 from planners.units import KiB, MiB
-from runners.exec import which
 from runners.fio.jobs import Target, Timing, suite
 from runners.fio.result import parse_output
 from runners.host.inventory import parse_lsblk, parse_mdstat
 from runners.lab import LabConfig, ensure_kit, run_batch
-from runners.lab.kit import cache_root, load_kit
 from runners.lab.rehearse import compare, prepare, rehearsal_tools
 from planners.compute import compute
 from planners.rehearsal import scale_plan
 from planners.script.build import build_script
+from tests.lab_helpers import skip_unless_lab
 
 pytestmark = pytest.mark.slow
 
-if which("qemu-system-x86_64") is None:
-    pytest.skip("qemu-system-x86_64 is not installed", allow_module_level=True)
-if which("apt-get") is None and load_kit(cache_root() / "kit") is None:
-    pytest.skip("no apt to fetch the kit's Debian packages and no cached kit", allow_module_level=True)
+skip_unless_lab()
 
 FIXTURES = pathlib.Path(__file__).parent / "fixtures" / "inventory"
 LAB_TIMING = Timing(runtime_s=4, ss_duration_s=2, ss_ramp_s=0, ss_slope_pct=5.0)

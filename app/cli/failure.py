@@ -7,7 +7,7 @@ from pathlib import Path
 
 from rich.table import Table
 
-from app.cli.rehearse import EXIT_MISMATCH, EXIT_OK, start_lab
+from app.cli.rehearse import EXIT_MISMATCH, EXIT_OK, boot_scenario, start_lab
 from app.shared.console import cli_console
 from planners.failure import failure_plan
 from planners.models import Plan
@@ -16,7 +16,6 @@ from planners.units import format_bytes_binary
 
 def rehearse_failure(plan: Plan, fail: int, *, group: str | None, disk_size: int | None, as_json: bool,
                      keep: str | None, rebuild_kit: bool = False) -> int:
-    from runners.lab import LabConfig, LabError, run_batch
     from runners.lab.failure import DISK_BPS, compare_failure, prepare_failure
 
     failure_plan(plan, fail, group)  # a plan that cannot survive is refused before anything is built
@@ -25,17 +24,10 @@ def rehearse_failure(plan: Plan, fail: int, *, group: str | None, disk_size: int
     size = max(d.size for d in scaled.disk_list())
     progress.enter("plan", f"{len(scenario.disks)} virtual disks of up to {format_bytes_binary(size)} at "
                    f"{DISK_BPS / 1e6:g} MB/s each; {fp.group} loses {fp.fail} member(s); Linux {kit.manifest.kernel_release}")
-    if keep:
-        Path(keep).mkdir(parents=True, exist_ok=True)
-        for name, text in scenario.files.items():
-            (Path(keep) / name).write_text(text)
-    try:
-        batch = run_batch([scenario], kit=kit, config=LabConfig(timeout_s=1800.0), on_mark=progress.on_mark,
-                          keep_dir=keep)
-    except LabError as exc:
-        err.print(f"[red]podplan: the VM failed during stage {progress.stage}: {exc}[/red]")
+    booted = boot_scenario(scenario, kit, progress, err, keep, 1800.0)
+    if booted is None:
         return EXIT_MISMATCH
-    run = batch.scenario(scenario.name)
+    _, run = booted
     checks, pred = compare_failure(scaled, fp, run)
     ok = run.returncode == 0 and all(c.match for c in checks)
     rows = [{**c.model_dump(), "match": c.match} for c in checks]

@@ -83,8 +83,25 @@ def start_lab(rebuild_kit: bool):
     return err, progress, kit, rehearsal_tools(kit.manifest.kernel_release)
 
 
-def rehearse(plan: Plan, *, disk_size: int | None, as_json: bool, keep: str | None, rebuild_kit: bool = False) -> int:
+def boot_scenario(scenario, kit, progress: _Progress, err: Console, keep: str | None, timeout_s: float):
+    """Keep the scenario's files if asked, boot, and return (batch, the scenario's result); None when
+    the VM itself failed (said on stderr)."""
     from runners.lab import LabConfig, LabError, run_batch
+
+    if keep:
+        Path(keep).mkdir(parents=True, exist_ok=True)
+        for name, text in scenario.files.items():
+            (Path(keep) / name).write_text(text)
+    try:
+        batch = run_batch([scenario], kit=kit, config=LabConfig(timeout_s=timeout_s), on_mark=progress.on_mark,
+                          keep_dir=keep)
+    except LabError as exc:
+        err.print(f"[red]podplan: the VM failed during stage {progress.stage}: {exc}[/red]")
+        return None
+    return batch, batch.scenario(scenario.name)
+
+
+def rehearse(plan: Plan, *, disk_size: int | None, as_json: bool, keep: str | None, rebuild_kit: bool = False) -> int:
     from runners.lab.rehearse import compare, prepare
 
     err, progress, kit, tools = start_lab(rebuild_kit)
@@ -92,15 +109,10 @@ def rehearse(plan: Plan, *, disk_size: int | None, as_json: bool, keep: str | No
     size = max(d.size for d in scaled.disk_list())
     progress.enter("plan", f"{len(scenario.disks)} virtual disks, largest {format_bytes_binary(size)}; "
                    f"Linux {kit.manifest.kernel_release}")
-    if keep:
-        Path(keep).mkdir(parents=True, exist_ok=True)
-        (Path(keep) / "build.sh").write_text(scenario.files["build.sh"])
-    try:
-        batch = run_batch([scenario], kit=kit, config=LabConfig(timeout_s=900.0), on_mark=progress.on_mark, keep_dir=keep)
-    except LabError as exc:
-        err.print(f"[red]podplan: the VM failed during stage {progress.stage}: {exc}[/red]")
+    booted = boot_scenario(scenario, kit, progress, err, keep, 900.0)
+    if booted is None:
         return EXIT_MISMATCH
-    run = batch.scenario(scenario.name)
+    batch, run = booted
     if run.collection is None:
         err.print(f"[red]podplan: nothing was collected ({run.collection_error or 'the scenario did not finish'})[/red]")
         return EXIT_MISMATCH
