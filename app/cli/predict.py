@@ -72,7 +72,6 @@ def _with_hardware(plan: Plan, args: argparse.Namespace) -> Plan:
 def dispatch(args: argparse.Namespace) -> int:
     from app.cli.flags import plan_from_args
     from app.shared.planfile import load_plan
-    from planners.compute import compute
     from planners.example import example_pod
 
     base = load_plan(args.plan_file) if args.plan_file else example_pod()
@@ -93,11 +92,11 @@ def dispatch(args: argparse.Namespace) -> int:
             cli_console().print(sweep_table(result, args.top or None, show_risky=args.all),
                                 Text(f"CPU: {origin_text(cpu)}"))
         return 0
-    from planners.perf.predict import predict
+    from planners.perf.predict import geometry_for_speed, predict
     from planners.reliability import reliability
     from planners.perf.workloads import preset
 
-    result = compute(plan)
+    result = geometry_for_speed(plan)
     workloads = [preset(n) for n in args.workload] if args.workload else None
     job_notes: list[str] = []
     if args.job:

@@ -65,6 +65,7 @@ class PerfCtx:
     hbas: tuple[int, ...]  # HBA index of every disk in plan order
     controller: ResolvedController | None = None
     kernel: str = "6.1"
+    fs_block: int = 4096  # the filesystem's block size, bytes
 
     def request_cap(self) -> int:
         """Largest request the top device takes: the smallest of the arrays' under LVM (dm stacks them)."""
@@ -132,7 +133,7 @@ def build_ctx(plan: Plan, result: PlanResult, disk_override: DiskPerf | None = N
     links, hbas = link_map(hw.wiring, len(sets))
     return PerfCtx(groups=tuple(groups), volume_groups=tuple(names.index(n) for n in vol.groups), lvm_mode=mode,
                    volume_bytes=vol.block_device_bytes, readahead=vol.alignment.readahead_bytes,
-                   fs_type=plan.filesystem.type, disk_count=len(sets), hardware=hw, cpu=resolve_cpu(hw.cpu),
+                   fs_type=plan.filesystem.type, fs_block=plan.filesystem.block_size, disk_count=len(sets), hardware=hw, cpu=resolve_cpu(hw.cpu),
                    links=links, hbas=hbas,
                    controller=resolve_controller(hw.controller) if hw.controller else None, kernel=plan.tools.kernel)
 

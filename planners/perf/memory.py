@@ -73,6 +73,15 @@ def kernel_before(ctx: PerfCtx, version: tuple[int, int]) -> bool:
     return parts < version
 
 
+def _writes_back(w: Workload, background: int, copy: float) -> bool:
+    """Whether the run dirties more than the background threshold, where writeback begins."""
+    if w.size is not None and w.size <= background:
+        return False
+    if w.runtime_s and (w.time_based or w.size is None):
+        return copy * 1e6 * w.runtime_s > background
+    return True
+
+
 def page_cache(ctx: PerfCtx, w: Workload, copy: float, drain: float) -> tuple[float, str, str]:
     """A buffered writer: (MB/s over the run, note, why it is outside the model or '')."""
     background, limit = dirty_thresholds(ctx)
@@ -89,9 +98,10 @@ def page_cache(ctx: PerfCtx, w: Workload, copy: float, drain: float) -> tuple[fl
     if unthrottled:
         why = (f"the run never has {freerun / 1e9:.2g} GB dirty, where the kernel starts throttling: it measures "
                "memory copies and the kernel's dirty accounting, not the disks")
-    elif kernel_before(ctx, IO_LESS_THROTTLING) and copy > drain:
-        why = (f"kernel {ctx.kernel} throttles writers by having them write back pages themselves "
-               "(before 3.2); the model's throttling is the IO-less one")
+    elif kernel_before(ctx, IO_LESS_THROTTLING) and _writes_back(w, background, copy):
+        why = (f"kernel {ctx.kernel} has a writer past vm.dirty_background_ratio write back pages itself "
+               "(before 3.2): its time between copying and writing back is not modelled; the model's "
+               "throttling is the IO-less one")
     return rate, note, why
 
 

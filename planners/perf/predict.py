@@ -69,11 +69,26 @@ def predict(plan: Plan, result: PlanResult | None = None, workloads: Sequence[Wo
     `missing` is how many members of each array are gone in degraded and rebuild modes.
     """
     if result is None:
-        from planners.compute import compute
-
-        result = compute(plan)
+        result = geometry_for_speed(plan)
     ctx = build_ctx(plan, result, disk_override)
     return predict_ctx(ctx, result.volumes[0].alignment.top_io_opt_bytes, workloads, mode, missing)
+
+
+def geometry_for_speed(plan: Plan) -> PlanResult:
+    """The plan computed for its arrays' geometry. A kernel the free-space figures do not know
+    (df's accounting is the only part tied to it) is computed with the default one: the speed
+    model keeps the stated kernel for what it changes (readahead, dirty throttling)."""
+    from planners.compute import compute
+    from planners.errors import PlanError
+    from planners.versions import ToolVersions
+
+    try:
+        return compute(plan)
+    except PlanError as exc:
+        if exc.field != "kernel":
+            raise
+    tools = plan.tools.model_copy(update={"kernel": ToolVersions().kernel})
+    return compute(plan.model_copy(update={"tools": tools}))
 
 
 def predict_ctx(ctx: PerfCtx, stripe: int, workloads: Sequence[Workload] | None = None,
@@ -105,6 +120,9 @@ def predict_ctx(ctx: PerfCtx, stripe: int, workloads: Sequence[Workload] | None 
 # Terms that rest on the disks' figures, and those that rest on a controller's.
 DISK_TERMS = ("disks", "queue depth", "readahead", "stripe cache", "write cache")
 CONTROLLER_TERMS = ("queue depth", "write cache")
+# Terms that rest on the CPU's figures, and which figures.
+CPU_TERMS = {"page cache": ("buffered_write_mb_s", "buffered_read_mb_s"), "md thread": ("md_thread_mb_s",),
+             "parity CPU": ("raid6_gen_mb_s", "xor_mb_s")}
 
 
 def spread_range(ctx: PerfCtx, terms: Sequence[Term]) -> tuple[float, float, str]:
@@ -120,9 +138,13 @@ def spread_range(ctx: PerfCtx, terms: Sequence[Term]) -> tuple[float, float, str
         said.append(f"disk speeds from class presets (±{disk:.0%})")
     if ctl:
         said.append(f"controller round trip from its kind's preset (±{ctl:.0%})")
+    cpu = {name for name, fields in CPU_TERMS.items() if not set(fields) <= set(ctx.cpu.stated)}
+    if cpu and ctx.cpu.spread and any(t.name in cpu for t in terms):
+        said.append(f"CPU figures from the class preset (±{ctx.cpu.spread:.0%})")
 
     def spread(t: Term) -> float:
-        return max(disk if t.name in DISK_TERMS else 0.0, ctl if t.name in CONTROLLER_TERMS else 0.0)
+        return max(disk if t.name in DISK_TERMS else 0.0, ctl if t.name in CONTROLLER_TERMS else 0.0,
+                   ctx.cpu.spread if t.name in cpu else 0.0)
 
     low = min(t.mb_s * (1 - spread(t)) for t in terms)
     high = min(t.mb_s * (1 + spread(t)) for t in terms)

@@ -37,11 +37,8 @@ from planners.perf.context import (
 from planners.perf.memory import controller_cache, kernel_before, page_cache
 from planners.perf.workloads import Workload
 
-# R2 measured ext3's buffered writes at 74 % of ext4's on the same array: no delayed allocation
-# (block-at-a-time allocation, smaller requests) and data=ordered commits that stall the writer.
-EXT3_WRITE_FACTOR = 0.74
-
 Limits = dict[str, tuple[float, str]]
+NR_REQUESTS = 128  # the block layer's default queue (queue/nr_requests)
 # From 4.10 ("mm: don't cap request size based on read-ahead setting") a read() larger than the
 # readahead window is read ahead in requests up to the device's max_sectors_kb.
 LARGE_READS_WIDEN = (4, 10)
@@ -354,6 +351,33 @@ def workload_terms(ctx: PerfCtx, w: Workload, degraded: int = 0) -> tuple[Limits
         if w.writes and not w.direct:
             out, outside = _through_page_cache(ctx, w, out)
     factor, why = 1.0, ""
-    if ctx.fs_type == "ext3" and w.writes and not w.direct and w.target == "file":
-        factor, why = EXT3_WRITE_FACTOR, "ext3 buffered writes x0.74 (no delayed allocation, ordered-mode commits)"
+    if ctx.fs_type == "ext3" and w.writes and not w.direct and w.target == "file" and not w.is_random and out:
+        factor, why = ext3_indirect_blocks(ctx, degraded, min(v for v, _ in out.values()))
     return out, factor, why, prefer, outside
+
+
+def ext3_indirect_blocks(ctx: PerfCtx, degraded: int, stream_mb_s: float) -> tuple[float, str]:
+    """What ext3's block map costs a streaming writer, as a factor on its rate, and why.
+
+    ext3 maps a file through indirect blocks: one block of block_size/4 four-byte pointers for
+    every block_size/4 data blocks (4 MiB of data per 4 KiB block), allocated between the data
+    they map. The writeback stream skips them (they are metadata: journalled at commit, written
+    in place at checkpoint), so for every span the array also does one small write away from the
+    stream (on parity levels a partial stripe too: md's read-modify-write), which costs what a
+    random block-sized write costs the array when a checkpoint queues many. ext4 (extents, delayed allocation) and XFS keep the
+    map in the inode or in a few extent blocks and pay nothing comparable.
+    """
+    block = ctx.fs_block
+    span = block // 4 * block
+    # A checkpoint submits all its buffers at once: up to the block layer's queue (nr_requests 128).
+    meta = Workload(name="ext3 indirect block", rw="randwrite", bs=block, iodepth=NR_REQUESTS, target="file")
+    small = min(v for v, _ in simple_terms(ctx, meta, degraded).values())
+    if small <= 0:
+        return 1.0, ""
+    per_s = small * 1e6 / block
+    # Seconds per MB of data: the stream's own time plus one small write per span.
+    extra = 1e6 / span / per_s
+    factor = 1.0 / (1.0 + extra * stream_mb_s)
+    return factor, (f"ext3 writes one indirect block per {span >> 20} MiB of data in place, apart from the "
+                    f"stream: {1e3 / per_s:.1f} ms each at the array's random {block >> 10} KiB write rate "
+                    f"(x{factor:.2f})")
