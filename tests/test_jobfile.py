@@ -89,10 +89,12 @@ def test_read_and_write_block_sizes():
 
 
 @pytest.mark.parametrize(("option", "words"), [
-    ("rate=10m", "rate refused: the job is throttled"),
-    ("fsync=1", "fsync refused: flushes after writes"),
-    ("rwmixread=70", "rwmixread refused: read/write mixes"),
-    ("rw=randrw", "rw=randrw refused"),
+    ("rate_min=10m", "rate_min refused: fio's pacing"),
+    ("write_barrier=4", "write_barrier refused: a barrier write"),
+    ("rw=randtrim", "rw=randtrim refused: trims"),
+    ("bs=4k,8k\nrw=randrw", "different read and write block sizes"),
+    ("rwmixread=170", "not a percentage"),
+    ("sync=always", "fio takes 0/none, 1/sync or dsync"),
     ("bs=4k-64k", "range of block sizes"),
     ("ioengine=rbd", "ioengine=rbd refused"),
     ("frobnicate=3", "frobnicate refused: podplan does not know"),
@@ -154,10 +156,10 @@ def test_predict_takes_a_job_file(tmp_path, capsys):
 
 def test_a_bad_job_file_is_one_line_and_exit_2(tmp_path, capsys):
     bad = tmp_path / "bad.fio"
-    bad.write_text("[a]\nrate=1m\n")
+    bad.write_text("[a]\nrate_min=1m\n")
     assert main(["predict", "--job", str(bad)]) == 2
-    assert capsys.readouterr().err.strip() == f"podplan: {bad}:2: [a] rate refused: the job is throttled or paused " \
-                                              "by fio: its figure is the throttle, not the array"
+    assert capsys.readouterr().err.strip() == f"podplan: {bad}:2: [a] rate_min refused: fio's pacing of a capped " \
+                                              "or pausing job is not modelled"
     assert main(["predict", "--job", str(tmp_path / "absent.fio")]) == 2
     assert "cannot read the job file" in capsys.readouterr().err
 

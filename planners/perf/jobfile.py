@@ -25,8 +25,9 @@ Frozen = ConfigDict(frozen=True)
 # fio's defaults where a job file says nothing (fio 3.x on Linux).
 DEFAULTS = {"rw": "read", "bs": "4k", "direct": "0", "numjobs": "1", "iodepth": "1", "ioengine": "psync"}
 SYNC_ENGINES = ("sync", "psync", "vsync", "pvsync", "pvsync2")
-RW = {"read": "read", "write": "write", "randread": "randread", "randwrite": "randwrite"}
-MIXED = ("rw", "readwrite", "randrw", "trim", "randtrim", "trimwrite", "randtrimwrite")
+RW = {"read": "read", "write": "write", "randread": "randread", "randwrite": "randwrite", "rw": "readwrite",
+      "readwrite": "readwrite", "randrw": "randrw"}
+TRIMS = ("trim", "randtrim", "trimwrite", "randtrimwrite")
 
 # Options that change nothing the model predicts, each with the reason it may be ignored.
 IGNORED = {
@@ -50,15 +51,13 @@ IGNORED = {
                     "how fio runs or fills its buffers; the array sees the same requests"),
     **dict.fromkeys(("steadystate", "ss", "steadystate_duration", "ss_dur", "steadystate_ramp_time",
                      "ss_ramp"), "when fio stops measuring, not the rate it measures"),
+    "thinktime_spin": "the part of thinktime spent spinning; the pause is as long either way",
 }
 # Options the model cannot honour: a prediction would be a confident wrong number.
 REFUSED = {
-    **dict.fromkeys(("rate", "rate_iops", "rate_min", "rate_iops_min", "thinktime", "thinktime_blocks"),
-                    "the job is throttled or paused by fio: its figure is the throttle, not the array"),
-    **dict.fromkeys(("fsync", "fdatasync", "sync", "write_barrier"),
-                    "flushes after writes are not modelled: each costs a cache flush on every disk"),
-    **dict.fromkeys(("rwmixread", "rwmixwrite"),
-                    "read/write mixes are not modelled: give the read and the write side a section each"),
+    **dict.fromkeys(("rate_min", "rate_iops_min", "rate_process", "rate_cycle", "rate_ignore_thinktime",
+                     "thinktime_iotime"), "fio's pacing of a capped or pausing job is not modelled"),
+    "write_barrier": "a barrier write every few writes is not modelled (fsync= is)",
     **dict.fromkeys(("verify", "do_verify", "verify_only"), "verification reads back what was written: not modelled"),
     **dict.fromkeys(("bsrange", "blocksize_range", "bssplit", "blocksize_unaligned", "bs_unaligned"),
                     "a spread of block sizes is not modelled: give one bs per section"),
@@ -68,7 +67,9 @@ REFUSED = {
                     "I/O confined to part of the target or stopped early is not modelled"),
 }
 MODELLED = {"rw", "readwrite", "bs", "blocksize", "direct", "buffered", "numjobs", "iodepth", "ioengine", "size",
-            "filesize", "filename", "directory", "kb_base", "runtime", "time_based", "end_fsync", "fadvise_hint"}
+            "filesize", "filename", "directory", "kb_base", "runtime", "time_based", "end_fsync", "fadvise_hint",
+            "rwmixread", "rwmixwrite", "rate", "rate_iops", "thinktime", "thinktime_blocks", "fsync", "fdatasync",
+            "sync"}
 
 
 class JobFile(BaseModel):
@@ -169,10 +170,11 @@ def _workload(name: str, opts: Options, source: str) -> tuple[Workload, list[str
 
     rw_text, line = get("rw", "readwrite")
     rw = rw_text.split(":")[0].strip().lower()
-    if rw in MIXED:
-        raise fail(line, f"rw={rw} refused: mixes and trims are not modelled; give each direction a section")
+    if rw in TRIMS:
+        raise fail(line, f"rw={rw} refused: trims are not modelled")
     if rw not in RW:
         raise fail(line, f"rw={rw_text!r} is not an fio rw value")
+    rw = RW[rw]
     engine, line = get("ioengine")
     engine = engine.lower()
     if engine not in SYNC_ENGINES + ASYNC_ENGINES:
@@ -182,8 +184,11 @@ def _workload(name: str, opts: Options, source: str) -> tuple[Workload, list[str
     if "-" in bs_text or ":" in bs_text:
         raise fail(line, f"bs={bs_text} refused: a range of block sizes is not modelled")
     parts = [p for p in bs_text.split(",")]
-    chosen = parts[0] if RW[rw] in ("read", "randread") or len(parts) < 2 or not parts[1] else parts[1]
+    chosen = parts[0] if rw in ("read", "randread") or len(parts) < 2 or not parts[1] else parts[1]
     bs = fio_bytes(chosen, kb_base, what=f"{source}:{line}: [{name}] bs")
+    if rw in ("readwrite", "randrw") and len(parts) > 1 and parts[1] and \
+            fio_bytes(parts[0], kb_base, what="bs") != bs:
+        raise fail(line, f"bs={bs_text} refused: a mix with different read and write block sizes is not modelled")
     direct_text, line = get("direct")
     direct = _flag(direct_text, fail(line, f"direct={direct_text!r} is not 0 or 1"))
     if "buffered" in opts:
@@ -204,10 +209,61 @@ def _workload(name: str, opts: Options, source: str) -> tuple[Workload, list[str
     time_based = _flag(get("time_based")[0] or "0", fail(get("time_based")[1], "time_based must be 0 or 1"))
     end_fsync = _flag(get("end_fsync")[0] or "0", fail(get("end_fsync")[1], "end_fsync must be 0 or 1"))
     hint = get("fadvise_hint")[0].strip().lower() or "1"  # fio's default: hint the access pattern
-    return Workload(name=name, description=f"fio job [{name}]", rw=RW[rw], bs=bs, direct=direct, numjobs=numjobs,
+    extras = pacing(opts, kb_base, fail)
+    return Workload(name=name, description=f"fio job [{name}]", rw=rw, bs=bs, direct=direct, numjobs=numjobs,
                     iodepth=iodepth, ioengine=engine, target="raw" if raw else "file", size=size,
                     runtime_s=runtime, time_based=time_based and runtime is not None, end_fsync=end_fsync,
-                    fadvise_sequential=hint not in ("0", "none", "random") and RW[rw] == "read" and not direct), notes
+                    fadvise_sequential=hint not in ("0", "none", "random") and rw == "read" and not direct,
+                    **extras), notes
+
+
+def pacing(opts: Options, kb_base: int, fail) -> dict:  # type: ignore[no-untyped-def]
+    """The Workload fields for a job's mix, caps, pauses and flushes, read as fio reads them."""
+    out: dict = {}
+    if "rwmixread" in opts or "rwmixwrite" in opts:
+        # fio: given both, the one set later wins; a job file's order is the order of its lines.
+        key = max(("rwmixread", "rwmixwrite"), key=lambda k: opts[k][1] if k in opts else -1)
+        value, line, _ = opts[key]
+        if not value.strip().isdigit() or int(value) > 100:
+            raise fail(line, f"{key}={value!r} is not a percentage from 0 to 100")
+        out["read_mix"] = int(value) / 100 if key == "rwmixread" else 1 - int(value) / 100
+    for key, field in (("rate", "rate_bytes_s"), ("rate_iops", "rate_iops")):
+        if key in opts:
+            value, line, _ = opts[key]
+            parts = (value.split(",") + [""])[:2] if "," in value else [value, value]
+            pair = []
+            for p in parts:
+                if not p.strip():
+                    pair.append(None)
+                elif key == "rate":
+                    pair.append(fio_bytes(p, kb_base, what=f"line {line}: rate") or None)
+                elif p.strip().isdigit():
+                    pair.append(int(p) or None)
+                else:
+                    raise fail(line, f"rate_iops={value!r} is not a count per second")
+            out[field] = tuple(pair)
+    if "thinktime" in opts:
+        value, line, _ = opts["thinktime"]
+        us = _seconds(value if not value.strip().isdigit() else value + "us",
+                      fail(line, f"thinktime={value!r} is not a time fio reads"))
+        out["thinktime_us"] = (us or 0.0) * 1e6
+        if "thinktime_blocks" in opts:
+            out["thinktime_blocks"] = _count(opts["thinktime_blocks"][0], opts["thinktime_blocks"][1], fail)
+    for key, metadata in (("fsync", True), ("fdatasync", False)):
+        if key in opts:
+            value, line, _ = opts[key]
+            if not value.strip().isdigit():
+                raise fail(line, f"{key}={value!r} is not a count of writes")
+            if int(value):
+                out.update(sync_every=int(value), sync_metadata=metadata)
+    if "sync" in opts:
+        value, line, _ = opts["sync"]
+        kind = value.strip().lower()
+        if kind not in ("0", "1", "none", "sync", "dsync"):
+            raise fail(line, f"sync={value!r}: fio takes 0/none, 1/sync or dsync")
+        if kind in ("1", "sync", "dsync"):
+            out.update(sync_every=1, sync_metadata=kind != "dsync")
+    return out
 
 
 def _seconds(text: str, error: PlanError) -> float | None:

@@ -34,6 +34,7 @@ from math import ceil, inf
 from planners.perf.context import (
     PAGE, GroupCtx, PerfCtx, busy_fraction, positioning_s, rand_iops, seq_mb_s, sorted_iops,
 )
+from planners.perf.jobshape import job_extras, mix, rate_cap
 from planners.perf.memory import controller_cache, kernel_before, page_cache
 from planners.perf.workloads import Workload
 
@@ -322,50 +323,76 @@ def _through_page_cache(ctx: PerfCtx, w: Workload, out: Limits) -> tuple[Limits,
     return kept, outside
 
 
-def workload_terms(ctx: PerfCtx, w: Workload, degraded: int = 0) -> tuple[Limits, float, str, set[str], str]:
-    """All terms for any workload, the filesystem's factor, a note on it, the terms that win a tie,
-    and why the figure is outside the model ('' when it is not).
+def workload_terms(ctx: PerfCtx, w: Workload, degraded: int = 0,
+                   capped: bool = True) -> tuple[Limits, float, str, set[str], str]:
+    """All terms for any workload, the factor for what the job does besides I/O (flushes,
+    pauses, ext3's block map), a note on it, the terms that win a tie, and why the figure is
+    outside the model ('' when it is not).
 
-    A rewrite moves each byte twice, read then written: its time per byte is the sum of the
-    two, so each term becomes 1/(1/read + 1/write) against the other half's best. The half
-    that takes longer is the one to blame, so its terms win ties.
+    A rewrite or a read/write mix is its two sides' times added (planners.perf.jobshape.mix);
+    the side that takes longer is the one to blame, so its terms win ties.
     """
     prefer: set[str] = set()
     outside = ""
-    if w.rw == "rewrite":
-        r = simple_terms(ctx, w.model_copy(update={"rw": "read"}), degraded)
-        wr = simple_terms(ctx, w.model_copy(update={"rw": "write"}), degraded)
-        r_min = min(v for v, _ in r.values())
-        w_min = min(v for v, _ in wr.values())
-        out: Limits = {}
-        for name in {*r, *wr}:
-            rv = r[name][0] if name in r else r_min
-            wv = wr[name][0] if name in wr else w_min
-            note = " / ".join(x[name][1] for x in (r, wr) if name in x)
-            out[name] = (0.0 if min(rv, wv) <= 0 else 1.0 / (1.0 / rv + 1.0 / wv), note)
-        prefer = set(wr if w_min <= r_min else r)
-    else:
-        out = simple_terms(ctx, w, degraded)
-        if w.writes and ctx.write_cache_bytes:
-            out = _behind_controller_cache(ctx, w, degraded, out)
-        if w.writes and not w.direct:
-            out, outside = _through_page_cache(ctx, w, out)
+    if w.rw == "rewrite" or w.is_mix:
+        read_rw, write_rw = ("randread", "randwrite") if w.is_random else ("read", "write")
+        sides = []
+        for rw in (read_rw, write_rw):
+            side = w.model_copy(update={"rw": rw})
+            lim, f, _, _, why = workload_terms(ctx, side, degraded, capped=False)
+            if rw == write_rw and not w.direct:
+                # The writes of a mix come at the pace its reads allow, not at memory's: the dirty
+                # page cache lifts no part of the run (where that is outside the model, it still is).
+                lim = simple_terms(ctx, side, degraded)
+            sides.append({k: (v * f, note) for k, (v, note) in lim.items()})
+            outside = outside or why
+        a, b = (1.0, 1.0) if w.rw == "rewrite" else (w.read_mix, 1.0 - w.read_mix)
+        out, prefer = mix(sides[0], sides[1], a, b)
+        cap = rate_cap(w)
+        if cap and capped:
+            _put(out, "rate limit", *cap)
+        return out, 1.0, "", prefer, outside
+    out = simple_terms(ctx, w, degraded)
+    if w.writes and ctx.write_cache_bytes:
+        out = _behind_controller_cache(ctx, w, degraded, out)
+    if w.writes and not w.direct and not w.sync_every:
+        # (a job that flushes waits for writeback at every flush: memory lifts nothing)
+        out, outside = _through_page_cache(ctx, w, out)
+    best = min(v for v, _ in out.values())
+    # Time the array does not see, in seconds per MB of the group's data: each job pauses on its
+    # own while the others go on, so a job's extra time counts once per job.
+    parts = [(name, secs / w.numjobs, why) for name, secs, why in job_extras(ctx, w)]
+    if ctx.fs_type == "ext3" and w.writes and not w.direct and w.target == "file" and not w.is_random:
+        parts.append(("ext3 block map", *ext3_indirect_blocks(ctx, degraded)))
+    secs = sum(p[1] for p in parts)
     factor, why = 1.0, ""
-    if ctx.fs_type == "ext3" and w.writes and not w.direct and w.target == "file" and not w.is_random and out:
-        factor, why = ext3_indirect_blocks(ctx, degraded, min(v for v, _ in out.values()))
+    if secs and best > 0:
+        combined = 1.0 / (1.0 / best + secs)
+        notes = "; ".join(p[2] for p in parts)
+        if best * secs > 1.0:
+            # More of the time goes to it than to the array: it is what limits the job.
+            name = max(parts, key=lambda p: p[1])[0]
+            out[name] = (combined, f"{notes}, on top of the array's own time")
+        else:
+            factor, why = combined / best, f"{notes} (x{combined / best:.3g})"
+    # fio's cap applies to what the job then gives: stated before the factor that predict applies.
+    cap = rate_cap(w)
+    if cap and capped:
+        _put(out, "rate limit", cap[0] / factor, cap[1])
     return out, factor, why, prefer, outside
 
 
-def ext3_indirect_blocks(ctx: PerfCtx, degraded: int, stream_mb_s: float) -> tuple[float, str]:
-    """What ext3's block map costs a streaming writer, as a factor on its rate, and why.
+def ext3_indirect_blocks(ctx: PerfCtx, degraded: int) -> tuple[float, str]:
+    """Seconds per MB that ext3's block map costs a streaming writer, and why.
 
     ext3 maps a file through indirect blocks: one block of block_size/4 four-byte pointers for
     every block_size/4 data blocks (4 MiB of data per 4 KiB block), allocated between the data
     they map. The writeback stream skips them (they are metadata: journalled at commit, written
     in place at checkpoint), so for every span the array also does one small write away from the
     stream (on parity levels a partial stripe too: md's read-modify-write), which costs what a
-    random block-sized write costs the array when a checkpoint queues many. ext4 (extents, delayed allocation) and XFS keep the
-    map in the inode or in a few extent blocks and pay nothing comparable.
+    random block-sized write costs the array when a checkpoint queues many. ext4 (extents,
+    delayed allocation) and XFS keep the map in the inode or in a few extent blocks and pay
+    nothing comparable.
     """
     block = ctx.fs_block
     span = block // 4 * block
@@ -373,11 +400,8 @@ def ext3_indirect_blocks(ctx: PerfCtx, degraded: int, stream_mb_s: float) -> tup
     meta = Workload(name="ext3 indirect block", rw="randwrite", bs=block, iodepth=NR_REQUESTS, target="file")
     small = min(v for v, _ in simple_terms(ctx, meta, degraded).values())
     if small <= 0:
-        return 1.0, ""
+        return 0.0, ""
     per_s = small * 1e6 / block
-    # Seconds per MB of data: the stream's own time plus one small write per span.
-    extra = 1e6 / span / per_s
-    factor = 1.0 / (1.0 + extra * stream_mb_s)
-    return factor, (f"ext3 writes one indirect block per {span >> 20} MiB of data in place, apart from the "
-                    f"stream: {1e3 / per_s:.1f} ms each at the array's random {block >> 10} KiB write rate "
-                    f"(x{factor:.2f})")
+    return 1e6 / span / per_s, (f"ext3 writes one indirect block per {span >> 20 or span >> 10}"
+                                f"{' MiB' if span >> 20 else ' KiB'} of data in place, apart from the stream: "
+                                f"{1e3 / per_s:.1f} ms each at the array's random {block >> 10} KiB write rate")

@@ -20,7 +20,9 @@ Frozen = ConfigDict(frozen=True, extra="forbid")
 
 # fio's rw values, plus "rewrite": read a block, then write it back in place (bonnie++'s
 # rewrite), whose figure counts each byte once although the disks move it twice.
-Rw = Literal["read", "write", "randread", "randwrite", "rewrite"]
+# "readwrite" and "randrw" are fio's mixes: read_mix of the requests are reads.
+Rw = Literal["read", "write", "randread", "randwrite", "rewrite", "readwrite", "randrw"]
+MIXES = ("readwrite", "randrw")
 ASYNC_ENGINES = ("libaio", "io_uring", "posixaio")
 
 
@@ -49,6 +51,18 @@ class Workload(BaseModel):
                                                         "its readahead window.")
     time_based: bool = Field(False, description="The run lasts runtime_s whatever its size (fio time_based); "
                                                 "otherwise it also ends once size bytes are done.")
+    read_mix: float = Field(0.5, ge=0, le=1, description="Share of a mix's requests that are reads (fio "
+                                                         "rwmixread / 100); pure workloads ignore it.")
+    rate_bytes_s: tuple[int | None, int | None] = Field(
+        (None, None), description="fio rate: each job's cap on reads and on writes, bytes/s (None = none).")
+    rate_iops: tuple[int | None, int | None] = Field(
+        (None, None), description="fio rate_iops: each job's cap on read and on write requests per second.")
+    thinktime_us: float = Field(0.0, ge=0, description="fio thinktime: each job pauses this long, microseconds, ...")
+    thinktime_blocks: int = Field(1, ge=1, description="... after this many requests (fio thinktime_blocks).")
+    sync_every: int = Field(0, ge=0, description="A flush after every this many writes (fio fsync / fdatasync; "
+                                                 "1 with sync=1, O_SYNC); 0 = none.")
+    sync_metadata: bool = Field(True, description="Each flush also commits the filesystem's journal (fsync, "
+                                                  "O_SYNC) rather than data alone (fdatasync of a laid-out file).")
     end_fsync: bool = Field(False, description="The run ends with an fsync and counts its time (fio end_fsync=1, "
                                                "dd conv=fdatasync).")
 
@@ -58,11 +72,15 @@ class Workload(BaseModel):
 
     @property
     def is_random(self) -> bool:
-        return self.rw in ("randread", "randwrite")
+        return self.rw in ("randread", "randwrite", "randrw")
 
     @property
     def writes(self) -> bool:
-        return self.rw in ("write", "randwrite", "rewrite")
+        return self.rw in ("write", "randwrite", "rewrite", *MIXES)
+
+    @property
+    def is_mix(self) -> bool:
+        return self.rw in MIXES
 
     @property
     def in_flight(self) -> int:
@@ -80,7 +98,22 @@ class Workload(BaseModel):
             lines.append(f"size={self.size}")
         if self.is_random:
             lines.append("randrepeat=0")
+        lines += [f"{k}={v}" for k, v in self.fio_extras()]
         return "\n".join(lines) + "\n"
+
+    def fio_extras(self) -> list[tuple[str, str]]:
+        """The job's options beyond shape and depth, in fio's spelling (mix, caps, pauses, flushes)."""
+        out: list[tuple[str, str]] = []
+        if self.is_mix:
+            out.append(("rwmixread", f"{round(self.read_mix * 100)}"))
+        for key, pair in (("rate", self.rate_bytes_s), ("rate_iops", self.rate_iops)):
+            if any(v is not None for v in pair):
+                out.append((key, ",".join("" if v is None else str(v) for v in pair)))
+        if self.thinktime_us:
+            out += [("thinktime", f"{self.thinktime_us:g}"), ("thinktime_blocks", str(self.thinktime_blocks))]
+        if self.sync_every:
+            out.append(("fsync" if self.sync_metadata else "fdatasync", str(self.sync_every)))
+        return out
 
 
 def _w(name: str, description: str, rw: Rw, bs: int, **kw: object) -> Workload:

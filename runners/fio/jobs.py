@@ -159,6 +159,7 @@ def user_workload(w: workloads.Workload, target: Target, timing: Timing) -> Work
         ("direct", "1" if direct else "0"),
         ("iodepth", str(w.iodepth)),
         ("numjobs", str(w.numjobs)),
+        *w.fio_extras(),
         ("steadystate", f"{'iops_slope' if w.is_random else 'bw_slope'}:{timing.ss_slope_pct:g}%"),
         ("steadystate_duration", str(timing.ss_duration_s)),
         ("steadystate_ramp_time", str(timing.ss_ramp_s)),

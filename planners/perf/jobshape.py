@@ -1,0 +1,107 @@
+"""What a job does besides moving data: flushes, pauses and rate caps, and how a read/write mix
+shares the array.
+
+Each is time a job spends that no term of the array counts, or a ceiling fio itself sets:
+- flush (fio fsync / fdatasync / sync=1): the writes since the last flush must be on stable
+  media before the job goes on. A spinning disk's volatile cache holds them: for a sequential
+  stream the platter has just turned past the spot where the next write lands, so each flush
+  waits about one revolution (the classic one synchronous write per turn); a random write
+  already paid its positioning. Flash pays its access time. A controller's battery-backed
+  cache acknowledges the flush in its round trip. On a filesystem, fsync (and O_SYNC) also
+  commits the journal: one more write away from the data, a seek and half a revolution. md and
+  LVM pass a flush to every member at once, so it costs what one member's costs.
+- think time (fio thinktime): the job pauses, and the array waits for it.
+- rate caps (fio rate / rate_iops): fio holds each job to its cap, per direction.
+- mix (fio rw=readwrite / randrw with rwmixread): the job's requests take turns, so each
+  term's time per byte is the reads' share at the read rate plus the writes' share at the
+  write rate (bonnie++'s rewrite is the same sum with each byte read and written once).
+"""
+
+from __future__ import annotations
+
+from math import inf
+
+from planners.perf.context import PerfCtx, positioning_s
+from planners.perf.workloads import Workload
+
+Limits = dict[str, tuple[float, str]]
+
+
+def flush_s(ctx: PerfCtx, w: Workload) -> tuple[float, str]:
+    """Seconds one flush costs the job beyond its writes, and why."""
+    journal = w.sync_metadata and w.target == "file"
+    if ctx.write_cache_bytes:
+        n = 2 if journal else 1
+        return n * ctx.round_trip_s, (f"{n} controller round trip(s) per flush: its battery-backed cache holds "
+                                      "the writes")
+    disks = [ctx.groups[i].disk for i in ctx.volume_groups]
+    spinning = [d for d in disks if d.rpm]
+    if spinning:
+        rpm = min(d.rpm for d in spinning)
+        data = 0.0 if w.is_random else 60.0 / rpm
+        log = max(positioning_s(d) for d in spinning) if journal else 0.0
+        what = ("a random write already paid its positioning" if w.is_random
+                else f"the platter turns once ({data * 1e3:.1f} ms) before the next write lands")
+    else:
+        lat = max(d.latency_us for d in disks) * 1e-6
+        data, log = lat, (lat if journal else 0.0)
+        what = f"flash access {lat * 1e6:.0f} us"
+    t = data + log + ctx.round_trip_s * (2 if journal else 1)
+    extra = f", plus the journal's commit {log * 1e3:.1f} ms" if journal else ""
+    return t, f"{what}{extra}"
+
+
+def job_extras(ctx: PerfCtx, w: Workload) -> list[tuple[str, float, str]]:
+    """(term name, seconds per MB of one job's data, why) for the time a job spends flushing or
+    pausing, which the array does not see."""
+    out = []
+    if w.sync_every and w.writes:
+        t, how = flush_s(ctx, w)
+        kind = "fsync" if w.sync_metadata else "fdatasync"
+        out.append(("flush", t / (w.sync_every * w.bs / 1e6),
+                    f"{kind} after every {w.sync_every} write(s) costs {t * 1e3:.2f} ms ({how})"))
+    if w.thinktime_us:
+        out.append(("think time", w.thinktime_us * 1e-6 / (w.thinktime_blocks * w.bs / 1e6),
+                    f"each job pauses {w.thinktime_us:g} us every {w.thinktime_blocks} request(s)"))
+    return out
+
+
+def rate_cap(w: Workload) -> tuple[float, str] | None:
+    """fio's own ceiling on the job group, MB/s over both directions, or None."""
+    def cap(side: int) -> float:
+        byte_cap = w.rate_bytes_s[side]
+        iops_cap = w.rate_iops[side]
+        c = inf
+        if byte_cap is not None:
+            c = min(c, byte_cap / 1e6)
+        if iops_cap is not None:
+            c = min(c, iops_cap * w.bs / 1e6)
+        return c * w.numjobs
+
+    if w.is_mix:
+        f = w.read_mix
+        total = min(cap(0) / f if f else inf, cap(1) / (1 - f) if f < 1 else inf)
+    else:
+        total = cap(0 if w.rw in ("read", "randread") else 1)
+    if total == inf:
+        return None
+    return total, f"fio holds the {w.numjobs} job(s) to their rate / rate_iops"
+
+
+def mix(read: Limits, write: Limits, a: float, b: float) -> tuple[Limits, set[str]]:
+    """Terms of a job that moves a bytes read and b bytes written per byte it reports, and the
+    terms of the side that takes longer (they win ties).
+
+    The two sides' times add, so each term becomes 1/(a/read + b/write); a term only one side
+    has stands for that side's best at the other (no term there is faster than its own limit).
+    """
+    r_min = min(v for v, _ in read.values())
+    w_min = min(v for v, _ in write.values())
+    out: Limits = {}
+    for name in {*read, *write}:
+        rv = read[name][0] if name in read else r_min
+        wv = write[name][0] if name in write else w_min
+        note = " / ".join(x[name][1] for x in (read, write) if name in x)
+        out[name] = (0.0 if min(rv, wv) <= 0 else 1.0 / (a / rv + b / wv), note)
+    slower = read if a / max(r_min, 1e-12) >= b / max(w_min, 1e-12) else write
+    return out, set(slower)
