@@ -121,6 +121,8 @@ class ResolvedDisk(BaseModel):
                                          "(a hardware RAID LUN's disks; 1 for a plain disk), count.")
     write_ios: int = Field(1, description="Disk I/Os a small random write costs inside the device (a LUN's RAID), count.")
     data_disks: int = Field(1, description="Disks' worth of data the device's sequential rates add up (a LUN's), count.")
+    strip: int = Field(0, description="A LUN's strip, bytes: a request smaller than its full stripe moves on only the "
+                                      "disks it covers; 0 = not a LUN.")
 
 
 # Datasheet-typical figures for current drives of each class. HDD random IOPS are queue-depth-1
@@ -162,7 +164,7 @@ def resolve_disk(spec: DiskSpec, measured: DiskPerf | None = None) -> ResolvedDi
         lun = spec.lun
         disk = disk.model_copy(update=dict(
             seq_outer_mb_s=disk.seq_outer_mb_s * lun.data_disks, seq_inner_mb_s=disk.seq_inner_mb_s * lun.data_disks,
-            spindles=lun.disks, write_ios=lun.write_ios, data_disks=lun.data_disks,
+            spindles=lun.disks, write_ios=lun.write_ios, data_disks=lun.data_disks, strip=lun.strip,
             parallelism=disk.parallelism * lun.disks,
             afr=lun.afr(disk.afr)))
     if measured is not None:

@@ -63,3 +63,17 @@ def test_a_plan_with_luns_survives_a_save_and_load(tmp_path):
     path = tmp_path / "luns.toml"
     save_plan(lun_plan(), path)
     assert load_plan(path).hardware.models["lun"].lun == Lun(disks=7, level=5, strip=128 * KiB)
+
+
+def test_a_request_smaller_than_the_luns_stripe_moves_on_the_disks_it_covers():
+    """Two 256 KiB readahead windows on 128 KiB strips keep 2 x 2 of a LUN's data disks busy, not all."""
+    p = lun_plan(level=0, disks=8).model_copy(update={"groups": [MdGroup(level=0, members=8, chunk=1 << 20)]})
+    read = preset("dd-read").model_copy(update={"bs": 128 * KiB, "readahead": 128 * KiB, "fadvise_sequential": True})
+    (small,) = predict(p, workloads=[read])
+    ra = next(t for t in small.terms if t.name == "readahead")
+    lun = resolve_disk(DiskSpec(disk_class="hdd10k", lun=Lun(disks=8, level=0, strip=128 * KiB)))
+    per_disk = lun.seq_outer_mb_s / lun.data_disks
+    # Two windows of 256 KiB in flight, each on 2 disks: at most 4 disks' worth (less the reader's copy).
+    assert ra.mb_s <= 4 * per_disk * 1.001
+    (wide,) = predict(p, workloads=[read.model_copy(update={"readahead": 1 << 20})])
+    assert next(t for t in wide.terms if t.name == "readahead").mb_s > 2.5 * ra.mb_s

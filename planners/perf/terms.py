@@ -144,10 +144,13 @@ def _sequential(ctx: PerfCtx, g: GroupCtx, w: Workload, share: float, degraded: 
         # every request pays besides (controller round trip, flash access), which a queue of two
         # or more hides behind the transfer of the next.
         piece = min(g.chunk, w.bs * share if w.direct else in_flight / w.numjobs)
-        t_x = piece / (rate * 1e6)
-        t_o = ctx.round_trip_s + g.disk.latency_us * 1e-6
+        # A LUN moves a piece smaller than its full stripe on the disks the piece covers only.
+        d = g.disk
+        covered = min(d.data_disks, ceil(piece / d.strip)) if d.strip else d.data_disks
+        t_x = piece / (rate * 1e6 * covered / d.data_disks)
+        t_o = ctx.round_trip_s + d.latency_us * 1e-6
         q = in_flight / piece / busy if busy else 0.0
-        kept = min(1.0, q * t_x / (t_x + t_o)) if t_o else 1.0
+        kept = min(1.0, q * piece / (t_x + t_o) / (rate * 1e6)) if (t_o or covered < d.data_disks) else 1.0
         extra = f", {t_o * 1e3:.2f} ms per request besides the transfer" if kept < 1.0 else ""
         _put(out, name, busy * rate * kept, f"{what} keeps {busy * kept:.3g} of {g.n} disks busy{extra}")
     return amp
