@@ -102,3 +102,11 @@ def test_think_time_adds_to_each_request():
     base = one(raid10(), qd1)
     paused = one(raid10(), qd1.model_copy(update={"thinktime_us": 10_000}))
     assert 1 / paused.iops == pytest.approx(1 / base.iops + 0.010, rel=0.01)
+
+
+def test_io_size_ends_a_run_that_spans_more():
+    w = job("[a]\nrw=write\nsize=100g\nio_size=2g\nnumjobs=2\n")
+    assert (w.size, w.io_bytes, w.run_bytes) == (200 * 2**30, 4 * 2**30, 4 * 2**30)
+    assert job("[a]\nbs=1m\nnumber_ios=10\n").io_bytes == 10 * 2**20
+    again = job(w.fio_job(filename="/srv/x/f"))
+    assert again.io_bytes == w.io_bytes

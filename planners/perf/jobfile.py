@@ -63,13 +63,12 @@ REFUSED = {
                     "a spread of block sizes is not modelled: give one bs per section"),
     **dict.fromkeys(("include",), "included files are not read: put the options in this file"),
     **dict.fromkeys(("zonemode", "zonerange", "zonesize", "zoneskip"), "zoned I/O is not modelled"),
-    **dict.fromkeys(("number_ios", "io_size", "io_limit", "offset", "offset_increment"),
-                    "I/O confined to part of the target or stopped early is not modelled"),
+    **dict.fromkeys(("offset", "offset_increment"), "I/O confined to part of the target is not modelled"),
 }
 MODELLED = {"rw", "readwrite", "bs", "blocksize", "direct", "buffered", "numjobs", "iodepth", "ioengine", "size",
             "filesize", "filename", "directory", "kb_base", "runtime", "time_based", "end_fsync", "fadvise_hint",
             "rwmixread", "rwmixwrite", "rate", "rate_iops", "thinktime", "thinktime_blocks", "fsync", "fdatasync",
-            "sync"}
+            "sync", "io_size", "io_limit", "number_ios"}
 
 
 class JobFile(BaseModel):
@@ -203,6 +202,11 @@ def _workload(name: str, opts: Options, source: str) -> tuple[Workload, list[str
     raw = filename.startswith("/dev/") and not get("directory")[0]
     if size is not None and not raw and ":" not in filename:
         size *= numjobs  # each clone writes a file of its own unless they share one by name
+    io_text, line = get("io_size", "io_limit")
+    io_bytes = fio_bytes(io_text, kb_base, what=f"{source}:{line}: [{name}] io_size") * numjobs if io_text else None
+    if "number_ios" in opts:
+        n = _count(*get("number_ios"), fail) * bs * numjobs
+        io_bytes = min(io_bytes, n) if io_bytes else n
     runtime_text, line = get("runtime")
     runtime = _seconds(runtime_text, fail(line, f"runtime={runtime_text!r} is not a time fio reads")) \
         if runtime_text else None
@@ -211,7 +215,7 @@ def _workload(name: str, opts: Options, source: str) -> tuple[Workload, list[str
     hint = get("fadvise_hint")[0].strip().lower() or "1"  # fio's default: hint the access pattern
     extras = pacing(opts, kb_base, fail)
     return Workload(name=name, description=f"fio job [{name}]", rw=rw, bs=bs, direct=direct, numjobs=numjobs,
-                    iodepth=iodepth, ioengine=engine, target="raw" if raw else "file", size=size,
+                    iodepth=iodepth, ioengine=engine, target="raw" if raw else "file", size=size, io_bytes=io_bytes,
                     runtime_s=runtime, time_based=time_based and runtime is not None, end_fsync=end_fsync,
                     fadvise_sequential=hint not in ("0", "none", "random") and rw == "read" and not direct,
                     **extras), notes

@@ -52,8 +52,8 @@ def absorb(ingest: float, drain: float, capacity: float, start: float, w: Worklo
     limits = []
     if w.runtime_s:
         limits.append(w.runtime_s)
-    if w.size and not w.time_based:
-        s = float(w.size)
+    if w.run_bytes and not w.time_based:
+        s = float(w.run_bytes)
         limits.append(s / (ingest * 1e6) if s <= full_bytes else t_full + (s - full_bytes) / (drain * 1e6))
     if not limits:
         return drain, False
@@ -75,9 +75,9 @@ def kernel_before(ctx: PerfCtx, version: tuple[int, int]) -> bool:
 
 def _writes_back(w: Workload, background: int, copy: float) -> bool:
     """Whether the run dirties more than the background threshold, where writeback begins."""
-    if w.size is not None and w.size <= background:
+    if (w.size is not None and w.size <= background) or (w.io_bytes and w.io_bytes <= background):
         return False
-    if w.runtime_s and (w.time_based or w.size is None):
+    if w.runtime_s and (w.time_based or w.run_bytes is None):
         return copy * 1e6 * w.runtime_s > background
     return True
 
@@ -109,7 +109,7 @@ def controller_cache(ctx: PerfCtx, w: Workload, ingest: float, drain: float) -> 
     """Writes behind a controller's write-back cache: (MB/s over the run, note)."""
     cap = ctx.write_cache_bytes
     rate, _ = absorb(ingest, drain, cap, 0.0, w)
-    span = "over the run" if (w.runtime_s or w.size) else "steady (no run length given)"
+    span = "over the run" if (w.runtime_s or w.run_bytes) else "steady (no run length given)"
     return rate, (f"{cap >> 20} MiB controller cache takes {ingest:.0f} MB/s, drains {drain:.0f} MB/s with "
                   f"{ctx.controller.drain_queue if ctx.controller else 0} sorted writes per disk; {span}")
 

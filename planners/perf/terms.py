@@ -309,7 +309,7 @@ def _behind_controller_cache(ctx: PerfCtx, w: Workload, degraded: int, out: Limi
 
 def _through_page_cache(ctx: PerfCtx, w: Workload, out: Limits) -> tuple[Limits, str]:
     """A buffered writer of a run with a known end: memory absorbs the start of it."""
-    if "page cache" not in out or not (w.runtime_s or w.size):
+    if "page cache" not in out or not (w.runtime_s or w.run_bytes):
         return out, ""
     copy = out["page cache"][0]
     below = {k: v for k, v in out.items() if k != "page cache"}

@@ -42,6 +42,8 @@ class Workload(BaseModel):
     ioengine: str = Field("libaio", description="fio ioengine: libaio, io_uring, psync, sync, ...")
     target: Literal["raw", "file"] = Field("raw", description="The top block device, or a file on the filesystem.")
     size: int | None = Field(None, gt=0, description="Bytes the I/O spans (fio size); None = the whole device.")
+    io_bytes: int | None = Field(None, gt=0, description="Bytes the run moves before it ends, all jobs together (fio "
+                                                         "io_size / number_ios); None = size.")
     readahead: int | None = Field(None, gt=0, description="The top device's readahead during this run, bytes "
                                                           "(blockdev --setra x 512); None = the plan's.")
     runtime_s: float | None = Field(None, gt=0, description="How long the run lasts, seconds (fio runtime); None = "
@@ -79,6 +81,11 @@ class Workload(BaseModel):
         return self.rw in ("write", "randwrite", "rewrite", *MIXES)
 
     @property
+    def run_bytes(self) -> int | None:
+        """Bytes the run moves before it ends by size (fio io_size, else size)."""
+        return self.io_bytes or self.size
+
+    @property
     def is_mix(self) -> bool:
         return self.rw in MIXES
 
@@ -96,6 +103,8 @@ class Workload(BaseModel):
                  f"runtime={runtime_s}", "time_based=1"]
         if self.size:
             lines.append(f"size={self.size}")
+        if self.io_bytes:
+            lines.append(f"io_size={self.io_bytes // self.numjobs}")
         if self.is_random:
             lines.append("randrepeat=0")
         lines += [f"{k}={v}" for k, v in self.fio_extras()]
