@@ -256,6 +256,12 @@ class ResolvedCpu(BaseModel):
 # CPU-bound?", LKML, May 2013; "limited by the rate your process can memcpy data into the page
 # cache", D. Chinner in reply). The server class sits between that and 2.8 GB/s for a 2017
 # desktop core (Ryzen 1700) writing to tmpfs, where no filesystem or writeback takes a share.
+# md's stripe thread: one raid5d thread wrote ~600 MB/s of sequential data to 9 disks able to take
+# 1440 MB/s on an Atom server CPU (S. Li, "raid5: only dispatch IO from raid5d for harddisk raid",
+# 2016) — the desktop-2010 class's figure; a current server core is about twice such a core.
+# Parity: the kernel's own raid6 gen() and xor benchmarks as printed at boot by CPUs of the class
+# (SSE2-era desktop cores 4-6 GB/s, AVX2/AVX-512 server cores 12-20 GB/s); the host's own log,
+# when podplan can read it, replaces them.
 # Spread: one core of the slowest and fastest parts of a class differ about twofold (the kernel's
 # own xor and raid6 benchmarks across a class's CPUs), so a class figure is good to about ±40 %.
 CPU_SPREAD = 0.4
