@@ -8,6 +8,7 @@ and with its assumptions listed: use it to rank layouts, not to promise odds.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from math import exp, expm1, log1p, prod
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -63,6 +64,7 @@ class Reliability(BaseModel):
     assumptions: list[str] = Field(description="Every assumption the figures rest on, one sentence each.")
 
 
+@lru_cache(maxsize=1024)  # a sweep asks it for the same members of the same wiring over and over
 def _sharing(where: tuple[int, ...], members: tuple[int, ...]) -> tuple[int, ...]:
     """How many members share each link (or HBA): what matters to a rebuild, not which link it is."""
     counts: dict[int, int] = {}
@@ -136,17 +138,22 @@ def reliability(plan: Plan, result: PlanResult | None = None, *, disk_override: 
     return reliability_ctx(build_ctx(plan, result, disk_override))
 
 
-def reliability_ctx(ctx: PerfCtx) -> Reliability:
-    """`reliability` on an already gathered context."""
+def reliability_ctx(ctx: PerfCtx, seen: dict[tuple, GroupReliability] | None = None) -> Reliability:
+    """`reliability` on an already gathered context.
+
+    `seen` may be shared by the calls on contexts of one plan's hardware (a sweep's layouts):
+    each array shape is then worked out once across all of them.
+    """
     hw = ctx.hardware
     groups: list[GroupReliability] = []
     # Pods repeat one array shape many times: work each shape out once.
-    seen: dict[tuple, GroupReliability] = {}
+    seen = {} if seen is None else seen
     for g in ctx.groups:
         key = (g.level, g.n, g.near, g.far, g.parity, g.spares, g.component_bytes, g.disk,
                _sharing(ctx.links, g.members), _sharing(ctx.hbas, g.members))
         if key in seen:
-            groups.append(seen[key].model_copy(update={"name": g.name}))
+            known = seen[key]
+            groups.append(known if known.name == g.name else known.model_copy(update={"name": g.name}))
             continue
         limits = rebuild_limits(ctx, g)
         rate = limits[0].mb_s
