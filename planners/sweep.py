@@ -126,7 +126,7 @@ def sweep(plan: Plan, workload: Workload | None = None, *, limit: int | None = N
     w = workload or PRESETS["seq-write"]
     rows: list[SweepRow] = []
     skipped = 0
-    shapes: dict[tuple, GroupReliability] = {}  # every layout has the plan's hardware: share the array shapes
+    shapes: dict[tuple, dict[str, GroupReliability]] = {}  # one hardware for every layout: share array shapes
     for label, groups, lvm in layouts(plan):
         try:
             p = layout_plan(plan, groups, lvm)

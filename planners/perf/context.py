@@ -12,8 +12,8 @@ from functools import lru_cache
 from math import sqrt
 
 from planners.hardware import (
-    DISK_CLASSES, DiskPerf, DiskSpec, Hardware, ResolvedController, ResolvedCpu, ResolvedDisk, Wiring, resolve_controller,
-    resolve_cpu, resolve_disk,
+    DISK_CLASSES, DiskPerf, DiskSpec, Hardware, ResolvedController, ResolvedCpu, ResolvedDisk, Wiring,
+    resolve_controller, resolve_cpu, resolve_disk,
 )
 from planners.models import Plan
 from planners.results import PlanResult
