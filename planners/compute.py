@@ -81,6 +81,7 @@ def compute(plan: Plan) -> PlanResult:
 
 # A sweep computes the same array on the same disks for many layouts (each group of a layout, each
 # LVM mode); the group, its disks and the mdadm version are all it depends on, and all are frozen.
+# Plans computed alike share the one GroupResult, which, like every result, no one changes.
 @lru_cache(maxsize=1024)
 def _group(g: MdGroup, members: tuple[Disk, ...], spares: tuple[Disk, ...], mdadm: Version) -> GroupResult:
     try:
