@@ -7,15 +7,18 @@ about, and how the bytes lost at each step add up.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from planners import alignment as al
 from planners.errors import PlanError
 from planners.fs.ext4.geometry import ext4_geometry
 from planners.fs.ext4.df import ext4_df
 from planners.lvm import lvm_volume, pe_start_bytes
 from planners.md.geometry import md_geometry
-from planners.models import Plan
+from planners.models import Disk, MdGroup, Plan
 from planners.results import AlignmentChain, CapacityStep, GroupResult, PlanResult, VolumeResult
 from planners.units import is_power_of_two
+from planners.versions import Version
 from planners.fs.xfs.geometry import xfs_df, xfs_geometry
 
 DEFAULT_LV_STRIPE = 64 * 1024  # lvcreate -I default, when the md arrays offer nothing better
@@ -38,36 +41,8 @@ def default_lv_stripe(chunk: int, full_stripe: int, extent: int) -> int:
 def compute(plan: Plan) -> PlanResult:
     """Compute every figure of a plan. Raises PlanError for plans the tools would refuse."""
     tools = plan.tools
-    groups: list[GroupResult] = []
-    for g, members, spares in plan.group_disks():
-        try:
-            md = md_geometry(
-                [d.size for d in members],
-                level=g.level,
-                layout=g.layout,
-                chunk_bytes=g.effective_chunk,
-                metadata=g.metadata,
-                bitmap=g.bitmap,
-                bitmap_chunk_bytes=g.bitmap_chunk,
-                mdadm=tools.v("mdadm"),
-            )
-        except PlanError as exc:
-            raise PlanError(f"{g.name}: {exc.message}", exc.field or "groups") from None
-        if spares and min(d.size for d in spares) < min(d.size for d in members):
-            small = min(d.size for d in spares)
-            if small - md.data_offset_bytes < md.component_bytes:
-                raise PlanError(f"{g.name}: a spare of {small} bytes is too small to replace a member", "disks")
-        groups.append(
-            GroupResult(
-                name=g.name,
-                device=g.device,
-                member_devices=[d.device for d in members],
-                spare_devices=[d.device for d in spares],
-                member_raw_bytes=sum(d.size for d in members),
-                spare_raw_bytes=sum(d.size for d in spares),
-                md=md,
-            )
-        )
+    mdadm = tools.v("mdadm")
+    groups = [_group(g, tuple(members), tuple(spares), mdadm) for g, members, spares in plan.group_disks()]
 
     if plan.lvm.enabled:
         volumes = [_volume(plan, groups, f"/dev/{plan.lvm.vg}/{plan.lvm.lv}", plan.filesystem.mount_point)]
@@ -101,6 +76,39 @@ def compute(plan: Plan) -> PlanResult:
         volumes=volumes,
         capacity=_waterfall(raw, unassigned, spare, groups, volumes),
         findings=findings,
+    )
+
+
+# A sweep computes the same array on the same disks for many layouts (each group of a layout, each
+# LVM mode); the group, its disks and the mdadm version are all it depends on, and all are frozen.
+# Plans computed alike share the one GroupResult, which, like every result, no one changes.
+@lru_cache(maxsize=1024)
+def _group(g: MdGroup, members: tuple[Disk, ...], spares: tuple[Disk, ...], mdadm: Version) -> GroupResult:
+    try:
+        md = md_geometry(
+            [d.size for d in members],
+            level=g.level,
+            layout=g.layout,
+            chunk_bytes=g.effective_chunk,
+            metadata=g.metadata,
+            bitmap=g.bitmap,
+            bitmap_chunk_bytes=g.bitmap_chunk,
+            mdadm=mdadm,
+        )
+    except PlanError as exc:
+        raise PlanError(f"{g.name}: {exc.message}", exc.field or "groups") from None
+    if spares and min(d.size for d in spares) < min(d.size for d in members):
+        small = min(d.size for d in spares)
+        if small - md.data_offset_bytes < md.component_bytes:
+            raise PlanError(f"{g.name}: a spare of {small} bytes is too small to replace a member", "disks")
+    return GroupResult(
+        name=g.name,
+        device=g.device,
+        member_devices=[d.device for d in members],
+        spare_devices=[d.device for d in spares],
+        member_raw_bytes=sum(d.size for d in members),
+        spare_raw_bytes=sum(d.size for d in spares),
+        md=md,
     )
 
 

@@ -9,6 +9,7 @@ reach the generated script.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Annotated, Literal, NamedTuple
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
@@ -276,11 +277,8 @@ class Plan(BaseModel):
 
     def disk_list(self) -> list[Disk]:
         """One Disk per physical disk, in order, with its device path ('' if not given)."""
-        return [
-            Disk(d.size, d.logical_sector, d.physical_sector, d.rotational, d.model, d.devices[i] if d.devices else "")
-            for d in self.disks
-            for i in range(d.count)
-        ]
+        return list(_disk_list(tuple((d.count, d.size, d.logical_sector, d.physical_sector, d.rotational, d.model,
+                                      tuple(d.devices)) for d in self.disks)))
 
     def group_disks(self) -> list[tuple[MdGroup, list[Disk], list[Disk]]]:
         """Each group with its member disks and its spare disks, taken in plan order."""
@@ -296,3 +294,11 @@ class Plan(BaseModel):
 
     def unassigned_disks(self) -> list[Disk]:
         return self.disk_list()[sum(g.disks for g in self.groups) :]
+
+
+@lru_cache(maxsize=256)
+def _disk_list(sets: tuple[tuple[int, int, int, int, bool, str, tuple[str, ...]], ...]) -> tuple[Disk, ...]:
+    """`Plan.disk_list` of the disk sets' fields: computing a plan asks for it several times, a sweep
+    hundreds of times for the same disks."""
+    return tuple(Disk(size, logical, physical, rotational, model, devices[i] if devices else "")
+                 for count, size, logical, physical, rotational, model, devices in sets for i in range(count))

@@ -8,6 +8,7 @@ and with its assumptions listed: use it to rank layouts, not to promise odds.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from math import exp, expm1, log1p, prod
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -63,6 +64,7 @@ class Reliability(BaseModel):
     assumptions: list[str] = Field(description="Every assumption the figures rest on, one sentence each.")
 
 
+@lru_cache(maxsize=1024)  # a sweep asks it for the same members of the same wiring over and over
 def _sharing(where: tuple[int, ...], members: tuple[int, ...]) -> tuple[int, ...]:
     """How many members share each link (or HBA): what matters to a rebuild, not which link it is."""
     counts: dict[int, int] = {}
@@ -136,17 +138,24 @@ def reliability(plan: Plan, result: PlanResult | None = None, *, disk_override: 
     return reliability_ctx(build_ctx(plan, result, disk_override))
 
 
-def reliability_ctx(ctx: PerfCtx) -> Reliability:
-    """`reliability` on an already gathered context."""
+def reliability_ctx(ctx: PerfCtx, seen: dict[tuple, dict[str, GroupReliability]] | None = None) -> Reliability:
+    """`reliability` on an already gathered context.
+
+    `seen` may be shared by the calls on contexts of one plan's hardware (a sweep's layouts):
+    each array shape is then worked out once across all of them.
+    """
     hw = ctx.hardware
     groups: list[GroupReliability] = []
-    # Pods repeat one array shape many times: work each shape out once.
-    seen: dict[tuple, GroupReliability] = {}
+    # Pods repeat one array shape many times: work each shape out once (and name it once per array name).
+    seen = {} if seen is None else seen
     for g in ctx.groups:
         key = (g.level, g.n, g.near, g.far, g.parity, g.spares, g.component_bytes, g.disk,
                _sharing(ctx.links, g.members), _sharing(ctx.hbas, g.members))
-        if key in seen:
-            groups.append(seen[key].model_copy(update={"name": g.name}))
+        named = seen.setdefault(key, {})
+        if named:
+            if g.name not in named:
+                named[g.name] = next(iter(named.values())).model_copy(update={"name": g.name})
+            groups.append(named[g.name])
             continue
         limits = rebuild_limits(ctx, g)
         rate = limits[0].mb_s
@@ -154,11 +163,11 @@ def reliability_ctx(ctx: PerfCtx) -> Reliability:
         mttr = hours + (0.0 if g.spares else hw.replace_hours)
         lo, hi = (mttdl_hours(g, HOURS_PER_YEAR / afr, mttr) for afr in reversed(AFR_RANGE))
         bits, p, why = _ure(g)
-        seen[key] = GroupReliability(
+        named[g.name] = GroupReliability(
             name=g.name, level=g.level, members=g.n, spares=g.spares, tolerates=len(_partners(g)),
             rebuild_mb_s=rate, rebuild_binding=limits[0].name, rebuild_limits=limits, rebuild_hours=hours,
             mttr_hours=mttr, mttdl_hours=(lo, hi), ure_bits=bits, ure_probability=p, ure_consequence=why)
-        groups.append(seen[key])
+        groups.append(named[g.name])
 
     shapes: dict[tuple, tuple[GroupCtx, float, int]] = {}  # again one figure per array shape
     for g, gr in zip(ctx.groups, groups):

@@ -17,7 +17,7 @@ from planners.errors import PlanError
 from planners.models import Lvm, MdGroup, Plan
 from planners.perf.predict import predict_ctx
 from planners.perf.context import build_ctx
-from planners.reliability import reliability_ctx
+from planners.reliability import GroupReliability, reliability_ctx
 from planners.units import KiB, format_size_compact
 from planners.perf.workloads import PRESETS, Workload
 
@@ -62,6 +62,10 @@ def layouts(plan: Plan) -> list[tuple[str, list[MdGroup], Lvm]]:
     """(label, groups, lvm) for every layout of the plan's disks that the sweep considers."""
     n = sum(d.count for d in plan.disks)
     out = []
+    # Frozen, so every layout of one kind shares one.
+    lvms = {(several, mode): plan.lvm.model_copy(update={"enabled": several or plan.lvm.enabled, "mode": mode,
+                                                         "stripe_size": None})
+            for several in (False, True) for mode in ("linear", "striped")}
     for level, layout in LEVELS:
         for spares in (0, 1) if level else (0,):
             # Several RAID0 arrays under LVM are one wider RAID0 with more to go wrong: one is enough.
@@ -80,9 +84,7 @@ def layouts(plan: Plan) -> list[tuple[str, list[MdGroup], Lvm]]:
                     base += f" {format_size_compact(chunk)}"
                     modes = ("linear", "striped") if g > 1 else ("linear",)
                     for mode in modes:
-                        lvm = plan.lvm.model_copy(update={"enabled": g > 1 or plan.lvm.enabled, "mode": mode,
-                                                          "stripe_size": None})
-                        out.append((base + (f" {mode}" if g > 1 else ""), groups, lvm))
+                        out.append((base + (f" {mode}" if g > 1 else ""), groups, lvms[g > 1, mode]))
     return out
 
 
@@ -124,6 +126,7 @@ def sweep(plan: Plan, workload: Workload | None = None, *, limit: int | None = N
     w = workload or PRESETS["seq-write"]
     rows: list[SweepRow] = []
     skipped = 0
+    shapes: dict[tuple, dict[str, GroupReliability]] = {}  # one hardware for every layout: share array shapes
     for label, groups, lvm in layouts(plan):
         try:
             p = layout_plan(plan, groups, lvm)
@@ -133,7 +136,7 @@ def sweep(plan: Plan, workload: Workload | None = None, *, limit: int | None = N
             continue
         ctx = build_ctx(p, result)
         (pred,) = predict_ctx(ctx, result.volumes[0].alignment.top_io_opt_bytes, [w])
-        rel = reliability_ctx(ctx)
+        rel = reliability_ctx(ctx, shapes)
         rows.append(SweepRow(label=label, plan=p, usable_bytes=result.usable_bytes, mb_s=pred.mb_s, iops=pred.iops,
                              binding=pred.binding, loss_per_year=rel.loss_per_year,
                              rebuild_hours=max(g.rebuild_hours for g in rel.groups), pareto=False,
@@ -160,7 +163,7 @@ def _mark_front(rows: Sequence[SweepRow]) -> list[SweepRow]:
         if not any(_dominates(rows[j], r) for j in front):
             front.append(i)
             flags[i] = True
-    return [r.model_copy(update={"pareto": f}) for r, f in zip(rows, flags)]
+    return [r if r.pareto == f else r.model_copy(update={"pareto": f}) for r, f in zip(rows, flags)]
 
 
 def _dominates(a: SweepRow, b: SweepRow) -> bool:

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from pydantic import BaseModel, ConfigDict, Field
 
 Version = tuple[int, ...]
 
 
+@lru_cache(maxsize=256)  # every figure of a plan asks its tools' versions again
 def parse_version(text: str) -> Version:
     """'4.2' -> (4, 2); '2.03.16' -> (2, 3, 16); trailing non-digits are ignored."""
     parts: list[int] = []

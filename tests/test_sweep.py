@@ -4,8 +4,8 @@ from __future__ import annotations
 
 
 from planners.models import DiskSet, MdGroup, Plan
-from planners.sweep import _dominates, layouts, sweep
-from planners.perf.workloads import PRESETS
+from planners.sweep import Sweep, _dominates, layouts, sweep
+from planners.perf.workloads import PRESETS, Workload
 
 
 def pod(n: int) -> Plan:
@@ -86,3 +86,31 @@ def test_each_row_plan_keeps_what_the_sweep_does_not_vary():
     four = next(r for r in s.rows if r.label.startswith("4x RAID6"))
     assert [g.name for g in four.plan.groups] == ["data0", "md2", "data2", "md0"]
     assert compute(four.plan).usable_bytes == four.usable_bytes
+
+
+def test_each_row_is_what_its_plan_gives_alone():
+    # The sweep shares work between layouts (array shapes, disk kinds, wiring); every figure of a
+    # row must still be what computing, predicting and scoring its plan on its own gives.
+    from planners.hardware import Hardware, Wiring
+
+    plan = Plan(name="s", disks=[DiskSet(count=14, size=8_001_563_222_016),
+                                 DiskSet(count=10, size=4_000_787_030_016, rotational=False, model="ssd")],
+                groups=[MdGroup(name="data", level=6, members=24)],
+                hardware=Hardware(wiring=Wiring(disks_per_link=5, hbas=2)))
+    for w in (PRESETS["seq-write"], PRESETS["rand-write-4k"]):
+        _rows_match_their_plans(sweep(plan, w, max_loss=1.0), w)
+
+
+def _rows_match_their_plans(s: Sweep, w: Workload) -> None:
+    from planners.compute import compute
+    from planners.perf.predict import predict
+    from planners.reliability import reliability
+
+    assert len(s.rows) > 100
+    for r in s.rows[::5]:
+        result = compute(r.plan)
+        (pred,) = predict(r.plan, result, [w])
+        rel = reliability(r.plan, result)
+        assert (r.usable_bytes, r.mb_s, r.iops, r.binding, r.loss_per_year, r.rebuild_hours) == (
+            result.usable_bytes, pred.mb_s, pred.iops, pred.binding, rel.loss_per_year,
+            max(g.rebuild_hours for g in rel.groups)), r.label

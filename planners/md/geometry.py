@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from fractions import Fraction
+from functools import lru_cache
 from math import gcd
 from typing import Literal
 
@@ -144,7 +145,23 @@ def md_geometry(
     chunk_bytes None means mdadm's default: 512 KiB, and none for RAID1. For RAID0 the
     bitmap is not applicable: mdadm refuses any --bitmap there, so none is passed.
     """
+    # A sweep asks for the same array shape many times over (every group of a layout, each LVM
+    # mode): the members are checked first, so the cache only ever sees whole-int sizes.
     members = _check_members(member_bytes, level)
+    return _md_geometry(members, level, layout, chunk_bytes, metadata, bitmap, bitmap_chunk_bytes, tuple(mdadm))
+
+
+@lru_cache(maxsize=1024, typed=True)
+def _md_geometry(
+    members: tuple[int, ...],
+    level: MdLevel,
+    layout: str | None,
+    chunk_bytes: int | None,
+    metadata: Literal["1.0", "1.1", "1.2"],
+    bitmap: Literal["internal", "none"],
+    bitmap_chunk_bytes: int | None,
+    mdadm: Version,
+) -> MdGeometry:
     if tuple(mdadm) < MIN_MDADM:
         raise PlanError(f"mdadm {format_version(tuple(mdadm))} is too old for these plans; use mdadm 3.3 or newer", "mdadm")
     if metadata not in ("1.0", "1.1", "1.2"):

@@ -8,11 +8,12 @@ reach it through LVM. The per-disk speed functions here are the physics both mod
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from math import sqrt
 
 from planners.hardware import (
-    DISK_CLASSES, DiskPerf, Hardware, ResolvedController, ResolvedCpu, ResolvedDisk, Wiring, resolve_controller,
-    resolve_cpu, resolve_disk,
+    DISK_CLASSES, DiskPerf, DiskSpec, Hardware, ResolvedController, ResolvedCpu, ResolvedDisk, Wiring,
+    resolve_controller, resolve_cpu, resolve_disk,
 )
 from planners.models import Plan
 from planners.results import PlanResult
@@ -98,18 +99,8 @@ class PerfCtx:
 
 
 def build_ctx(plan: Plan, result: PlanResult, disk_override: DiskPerf | None = None) -> PerfCtx:
-    hw = plan.hardware or Hardware()
-    resolved: dict[tuple[str, bool], ResolvedDisk] = {}
+    hw = plan.hardware or _DEFAULT_HARDWARE
     sets = [(d.model, d.rotational) for d in plan.disks for _ in range(d.count)]
-
-    def disk_of(i: int) -> ResolvedDisk:
-        if sets[i] not in resolved:
-            model, rotational = sets[i]
-            spec = hw.disk_spec(model)
-            if not rotational and DISK_CLASSES[spec.disk_class].rpm:  # says SSD but kept an HDD class
-                spec = spec.model_copy(update={"disk_class": "ssd-sata"})
-            resolved[sets[i]] = resolve_disk(spec, disk_override)
-        return resolved[sets[i]]
 
     groups = []
     pos = 0
@@ -117,8 +108,11 @@ def build_ctx(plan: Plan, result: PlanResult, disk_override: DiskPerf | None = N
     for pg, gr in zip(plan.groups, result.groups):
         md = gr.md
         members = tuple(range(pos, pos + pg.members))
+        # Each kind of disk once, in order of first appearance: min keeps the first of equals, as over every member.
+        kinds = dict.fromkeys(sets[pos: pos + pg.members])
         pos += pg.disks
-        slowest = min((disk_of(i) for i in members), key=lambda d: (d.seq_inner_mb_s, d.rand_write_iops))
+        slowest = min((_resolved(hw.disk_spec(model), rotational, disk_override) for model, rotational in kinds),
+                      key=lambda d: (d.seq_inner_mb_s, d.rand_write_iops))
         parity = {4: 1, 5: 1, 6: 2}.get(pg.level, 0)
         cache = 0
         if parity:
@@ -133,9 +127,24 @@ def build_ctx(plan: Plan, result: PlanResult, disk_override: DiskPerf | None = N
     links, hbas = link_map(hw.wiring, len(sets))
     return PerfCtx(groups=tuple(groups), volume_groups=tuple(names.index(n) for n in vol.groups), lvm_mode=mode,
                    volume_bytes=vol.block_device_bytes, readahead=vol.alignment.readahead_bytes,
-                   fs_type=plan.filesystem.type, fs_block=plan.filesystem.block_size, disk_count=len(sets), hardware=hw, cpu=resolve_cpu(hw.cpu),
+                   fs_type=plan.filesystem.type, fs_block=plan.filesystem.block_size, disk_count=len(sets),
+                   hardware=hw, cpu=_cpu(hw.cpu),
                    links=links, hbas=hbas,
-                   controller=resolve_controller(hw.controller) if hw.controller else None, kernel=plan.tools.kernel)
+                   controller=_controller(hw.controller) if hw.controller else None, kernel=plan.tools.kernel)
+
+
+# A sweep builds a context for hundreds of layouts of the same disks and hardware: the frozen
+# hardware models are hashable, so each figure is resolved once.
+_DEFAULT_HARDWARE = Hardware()
+_cpu = lru_cache(maxsize=64)(resolve_cpu)
+_controller = lru_cache(maxsize=64)(resolve_controller)
+
+
+@lru_cache(maxsize=256)
+def _resolved(spec: DiskSpec, rotational: bool, override: DiskPerf | None) -> ResolvedDisk:
+    if not rotational and DISK_CLASSES[spec.disk_class].rpm:  # says SSD but kept an HDD class
+        spec = spec.model_copy(update={"disk_class": "ssd-sata"})
+    return resolve_disk(spec, override)
 
 
 def seq_mb_s(disk: ResolvedDisk, span: float, write: bool) -> float:
@@ -207,6 +216,7 @@ def busy_fraction(disk: ResolvedDisk, disks: int, outstanding: float) -> float:
     return 1.0 - (1.0 - 1.0 / disks) ** outstanding
 
 
+@lru_cache(maxsize=256)
 def link_map(w: Wiring, disks: int) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """Link and HBA index of every disk: disks are dealt to links in order, links to HBAs evenly."""
     links = tuple(i // w.disks_per_link for i in range(disks))
