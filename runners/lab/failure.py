@@ -97,10 +97,11 @@ def prepare_failure(plan: Plan, fail: int, *, group: str | None = None, disk_siz
 
 
 def _mb_s(run: ScenarioResult, name: str) -> float | None:
-    text = run.outputs.get(f"{name}.json")
-    if not text:
-        return None
-    return parse_fio_json(text)["jobs"][0]["read"]["bw_bytes"] / 1e6
+    """The read's MB/s; of a read run twice, the faster: the lab's emulated CPU shares the host with
+    other work, which only ever slows a run, while the disks' throttle is the same both times."""
+    runs = [run.outputs.get(f"{n}.json") for n in (name, f"{name}.again")]
+    rates = [parse_fio_json(text)["jobs"][0]["read"]["bw_bytes"] / 1e6 for text in runs if text]
+    return max(rates) if rates else None
 
 
 def measured(run: ScenarioResult) -> dict[str, str]:
