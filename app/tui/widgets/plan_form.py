@@ -61,7 +61,8 @@ class PlanForm(VerticalScroll):
         yield from widgets[:cut]
 
     def _widgets(self, v: Values) -> ComposeResult:
-        """Every widget of the form in order: a grid row is a section title, a size's meaning, or a label and its control."""
+        """Every widget of the form in order. A grid row is a section title, a size's meaning,
+        or a label and its control."""
         # Each control is born as _sync_enabled would leave it: greyed out or its row gone after
         # mounting, it would restyle again (and lay out again) before the first paint.
         self._born_disabled, self._born_hidden = _disabled(v), _hidden(v)
