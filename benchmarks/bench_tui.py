@@ -1,6 +1,6 @@
 """How fast the TUI answers: keystroke to updated results on screen, and start to first paint.
 
-    python benchmarks/bench_tui.py [--keys N] [--starts N] [--example]
+    python benchmarks/bench_tui.py [--keys N] [--starts N] [--example] [--instructions]
 
 1. Keystroke latency, 60-disk plan, 80x24, in-process (Textual's headless driver): from the
    moment a key enters the app's queue to the end of the first screen update that carries
@@ -15,6 +15,10 @@
    podplan's, and podplan's time is given as a ratio to it: the machine's speed cancels out.
    The CPU time each process has used by then (all its threads) is given too: on a machine
    that other work keeps busy it moves far less than the wall time.
+3. With --instructions (needs valgrind): the instructions each start executes up to its first
+   frame, counted by callgrind, the program leaving as soon as that frame is handed to the
+   terminal. The count hardly moves from run to run (within about 1 %) whatever the machine's
+   load, where times move by tens of percent: the measure to tell a change of a few percent.
 """
 
 from __future__ import annotations
@@ -24,7 +28,9 @@ import asyncio
 import fcntl
 import os
 import pty
+import re
 import select
+import shutil
 import statistics
 import struct
 import subprocess
@@ -135,13 +141,19 @@ def cpu_seconds(pid: int) -> float:
     return total / 1e9 if total else float("nan")
 
 
-def first_paint(argv: list[str], needle: bytes, env: dict[str, str], timeout: float = 20.0) -> tuple[float, float]:
-    """Wall and CPU seconds from process start until `needle` appears on its terminal."""
+def in_terminal(argv: list[str], env: dict[str, str]) -> tuple[subprocess.Popen[bytes], int]:
+    """`argv` started in a new 80x24 pseudo-terminal; the process and the terminal's master end."""
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", SIZE[1], SIZE[0], 0, 0))
-    start = time.perf_counter()
     proc = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, env=env, cwd=ROOT, close_fds=True)
     os.close(slave)
+    return proc, master
+
+
+def first_paint(argv: list[str], needle: bytes, env: dict[str, str], timeout: float = 20.0) -> tuple[float, float]:
+    """Wall and CPU seconds from process start until `needle` appears on its terminal."""
+    start = time.perf_counter()
+    proc, master = in_terminal(argv, env)
     seen = b""
     try:
         while time.perf_counter() - start < timeout:
@@ -172,12 +184,54 @@ Bare().run()
 """
 
 
+# Prepended to a program counted under valgrind: it leaves once its first frame is on its way to
+# the terminal, so that the count covers the start up to the first paint and nothing after it.
+FIRST_FRAME_THEN_LEAVE = """
+import os
+import textual.app
+_display = textual.app.App._display
+def _display_then_leave(app, screen, renderable):
+    _display(app, screen, renderable)
+    if renderable is not None:
+        os._exit(0)
+textual.app.App._display = _display_then_leave
+"""
+
+
+def instructions(code: str, env: dict[str, str], timeout: float = 600.0) -> int:
+    """Instructions `python -c code` executes up to its first frame (valgrind's callgrind), in an 80x24 pty."""
+    with tempfile.TemporaryDirectory() as tmp:
+        log = Path(tmp) / "valgrind.log"
+        argv = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={tmp}/callgrind.out", f"--log-file={log}",
+                sys.executable, "-c", FIRST_FRAME_THEN_LEAVE + code]
+        proc, master = in_terminal(argv, env)
+        start = time.monotonic()
+        try:
+            while proc.poll() is None and time.monotonic() - start < timeout:
+                ready, _, _ = select.select([master], [], [], 0.1)
+                if ready:
+                    try:
+                        os.read(master, 1 << 16)  # keep the terminal drained, or the program blocks writing
+                    except OSError:
+                        pass
+        finally:
+            proc.kill()
+            proc.wait()
+            os.close(master)
+        found = re.search(r"Collected : (\d+)", log.read_text() if log.exists() else "")
+        if found is None:
+            raise RuntimeError(f"valgrind counted nothing: {argv[:3]}")
+        return int(found.group(1))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--keys", type=int, default=30, help="keystrokes of each kind to time")
     parser.add_argument("--starts", type=int, default=5, help="warm starts to time")
     parser.add_argument("--example", action="store_true",
                         help="time the start on the built-in example pod (`podplan`) instead of the 60-disk plan file")
+    parser.add_argument("--instructions", action="store_true",
+                        help="also count each start's instructions up to its first frame (valgrind; a minute or two)")
     args = parser.parse_args()
 
     plan = sixty_disk_plan()
@@ -210,6 +264,12 @@ def main() -> None:
                 cpus.append(cpu)
         warm.sort()
         bare.sort()
+        counts = None
+        if args.instructions:
+            if shutil.which("valgrind") is None:
+                raise SystemExit("--instructions needs valgrind (apt-get install valgrind)")
+            podplan_code = f"from app.cli.main import main; main({argv[3:]!r})"
+            counts = instructions(podplan_code, env), instructions(BARE_APP, env)
     print(f"start -> first paint, {what}, 80x24: median {statistics.median(warm) * 1000:.0f} ms warm "
           f"(min {warm[0] * 1000:.0f}, max {warm[-1] * 1000:.0f}, n={len(warm)}); "
           f"{cold * 1000:.0f} ms with an empty bytecode cache (target < 500 ms)")
@@ -218,6 +278,9 @@ def main() -> None:
     podplan_cpu, bare_cpu_median = statistics.median(warm_cpu), statistics.median(bare_cpu)
     print(f"CPU time to first paint (all threads): podplan median {podplan_cpu * 1000:.0f} ms, bare Textual app "
           f"{bare_cpu_median * 1000:.0f} ms; podplan takes x{podplan_cpu / bare_cpu_median:.2f} of it")
+    if counts is not None:
+        print(f"instructions to first frame (valgrind): podplan {counts[0] / 1e6:,.0f} M, bare Textual app "
+              f"{counts[1] / 1e6:,.0f} M; podplan takes x{counts[0] / counts[1]:.2f} of it")
 
 
 if __name__ == "__main__":
