@@ -17,7 +17,7 @@
    that other work keeps busy it moves far less than the wall time.
 3. With --instructions (needs valgrind): the instructions each start executes up to its first
    frame, counted by callgrind, the program leaving as soon as that frame is handed to the
-   terminal. The count hardly moves from run to run (within about 1 %) whatever the machine's
+   terminal. The count hardly moves from run to run (within 2 %) whatever the machine's
    load, where times move by tens of percent: the measure to tell a change of a few percent.
 """
 
