@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import stat
 import tempfile
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +26,8 @@ def plan_from_data(data: dict[str, Any], *, source: str = "plan") -> Plan:
 
 
 def plan_from_toml(text: str, *, source: str = "plan") -> Plan:
+    import tomllib  # here, not at the top: the TUI on the example pod paints before it reads any file
+
     if not text.strip():
         raise PlanError(f"{source}: the plan file is empty")
     try:

@@ -15,7 +15,7 @@ import asyncio
 from contextlib import AbstractContextManager
 from typing import Any
 
-from textual import on
+from textual import events, on
 from textual.app import App, ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.reactive import var
@@ -55,6 +55,7 @@ class PlanScreen(Screen[None]):
         self._held: AbstractContextManager[None] | None = None
         self.started = asyncio.Event()
         """Set once the form is mounted and its first figures computed (or refused)."""
+        self._shown = False
 
     # Longest a key may hold the paint back when it edits nothing (cursor moves, tab).
     HOLD_SECONDS = 0.02
@@ -68,6 +69,16 @@ class PlanScreen(Screen[None]):
             yield ResultsPane(id="results")
         # What fits in 80 columns; f4, ctrl+o, ctrl+t and ctrl+p are in the help (f1) and the palette.
         yield Footer(compact=True, show_command_palette=False)
+
+    def _on_screen_resume(self, event: events.ScreenResume) -> None:
+        # Textual's own handler (Screen's, run after this one) restyles every widget of the
+        # screen when the screen shows. The first time, each widget was styled as it was mounted
+        # and every change since (focus, classes) restyled the widget it touched: a second pass
+        # over the hundred widgets, a good share of the time before the first paint, would change
+        # nothing. Later shows (back from another screen, after a theme change) restyle as usual.
+        if not self._shown:
+            self._shown = True
+            event.refresh_styles = False
 
     def on_mount(self) -> None:
         try:

@@ -49,7 +49,20 @@ class PlanForm(VerticalScroll):
         self._error_shown: str | None = None
 
     def compose(self) -> ComposeResult:
-        v = self._initial
+        widgets = list(self._widgets(self._initial))
+        # Looked up once: every keystroke reads all fields, and a DOM query per field adds up.
+        self._by_id: dict[str, Any] = {w.id: w for w in widgets if w.id}
+        self._controls: dict[str, Any] = {field: self._by_id[field] for field in FIELDS}
+        # A row below the terminal's last line cannot be in the first frame: the rows from there on
+        # join the form just after it (see on_mount): a third of its widgets at 80x24.
+        starts = [i for i, w in enumerate(widgets) if isinstance(w, Static) and w.display]  # one per grid row
+        cut = starts[self.app.size.height] if len(starts) > self.app.size.height else len(widgets)
+        self._later = widgets[cut:]
+        yield from widgets[:cut]
+
+    def _widgets(self, v: Values) -> ComposeResult:
+        """Every widget of the form in order. A grid row is a section title, a size's meaning,
+        or a label and its control."""
         # Each control is born as _sync_enabled would leave it: greyed out or its row gone after
         # mounting, it would restyle again (and lay out again) before the first paint.
         self._born_disabled, self._born_hidden = _disabled(v), _hidden(v)
@@ -90,9 +103,13 @@ class PlanForm(VerticalScroll):
         yield from self._input("mount_point", "mount point", v)
 
     def on_mount(self) -> None:
-        # Looked up once: every keystroke reads all fields, and a DOM query per field adds up.
-        self._controls: dict[str, Any] = {field: self.query_one(f"#{field}") for field in FIELDS}
         self._sync_enabled(self._initial)
+        if self._later:
+            self.call_after_refresh(self._mount_later)
+
+    def _mount_later(self) -> None:
+        later, self._later = self._later, []
+        self.mount_all(later)
 
     # -- building: the form is a two-column grid of labels and controls ----------------------
     def _row(self, label: str, control: Widget, field: str) -> ComposeResult:
@@ -143,8 +160,9 @@ class PlanForm(VerticalScroll):
             self.clear_error()
         reason = self.screen.query_one("#form-error", Static)
         if field in self._controls:
-            label = str(self.query_one(f"#label-{field}", Label).content).strip()
-            for w in (self.query_one(f"#label-{field}"), self._controls[field]):
+            caption = self._by_id[f"label-{field}"]
+            label = str(caption.content).strip()
+            for w in (caption, self._controls[field]):
                 w.add_class("-error")
             self._error_shown = field
             reason.update(Text.assemble((f"{label}: ", "bold"), message), layout=False)
@@ -154,8 +172,8 @@ class PlanForm(VerticalScroll):
     def clear_error(self) -> None:
         if self._error_shown is None:
             return
-        self._error_shown = None
-        for w in self.query(".-error"):
+        field, self._error_shown = self._error_shown, None
+        for w in (self._by_id[f"label-{field}"], self._controls[field]):
             w.remove_class("-error")
         self.screen.query_one("#form-error", Static).update("", layout=False)
 
@@ -183,7 +201,7 @@ class PlanForm(VerticalScroll):
 
     def _show_meanings(self, values: Values) -> None:
         for f in ("size", "size2"):
-            self.query_one(f"#meaning-{f}", Static).update(_meaning_of(str(values[f])), layout=False)
+            self._by_id[f"meaning-{f}"].update(_meaning_of(str(values[f])), layout=False)
 
     def _apply_preset(self) -> None:
         key = self._controls["preset"].value
@@ -217,7 +235,7 @@ class PlanForm(VerticalScroll):
             self._controls[field].disabled = off
         for field, gone in _hidden(values).items():
             self._controls[field].display = not gone
-            self.query_one(f"#label-{field}").display = not gone
+            self._by_id[f"label-{field}"].display = not gone
 
 def _meaning_of(text: str) -> str:
     if not text.strip():

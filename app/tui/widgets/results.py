@@ -20,6 +20,11 @@ from planners.results import PlanResult
 
 NARROW_BELOW = 70  # columns of the pane under which the wide tables lose their TB and note columns
 
+# The tabs out of view at start, and the Static each shows. Their scroll and Static are made
+# when the tab is first shown: six widgets fewer to build, style and lay out before the first paint.
+LATER_TABS = {"tab-alignment": ("Alignment", "alignment"), "tab-findings": ("Findings", "findings"),
+              "tab-performance": ("Perf", "perf")}
+
 
 class ResultsPane(Vertical):
     """Shows one PlanResult; `reject()` marks it as stale without dropping it."""
@@ -31,6 +36,7 @@ class ResultsPane(Vertical):
         self.error = ""
         self._narrow: bool | None = None
         self._shapes: dict[str, tuple[int, ...]] = {}
+        self._filled: set[str] = set()
 
     def compose(self) -> ComposeResult:
         yield Static(id="summary")
@@ -41,15 +47,8 @@ class ResultsPane(Vertical):
                     yield Static(id="waterfall")
                     yield Static(id="waterfall-notes")
                     yield Static(id="arrays")
-            with TabPane("Alignment", id="tab-alignment"):
-                with VerticalScroll(classes="result-scroll"):
-                    yield Static(id="alignment")
-            with TabPane("Findings", id="tab-findings"):
-                with VerticalScroll(classes="result-scroll"):
-                    yield Static(id="findings")
-            with TabPane("Perf", id="tab-performance"):
-                with VerticalScroll(classes="result-scroll"):
-                    yield Static(id="perf")
+            for tab, (title, _) in LATER_TABS.items():
+                yield TabPane(title, id=tab)
 
     def show(self, plan: Plan, result: PlanResult) -> None:
         self.plan, self.result, self.error = plan, result, ""
@@ -111,6 +110,13 @@ class ResultsPane(Vertical):
             tab.label = label
         # Only the tab in view is drawn; switching tabs draws the one that appears.
         active = tabs.active
+        if active in LATER_TABS and active not in self._filled:
+            self._filled.add(active)
+            # Mounted one inside the other, not as a child given to the scroll: that one would join
+            # the screen only when the scroll composes, after the figures below are put in it.
+            scroll = VerticalScroll(classes="result-scroll")
+            tabs.get_pane(active).mount(scroll)
+            scroll.mount(Static(id=LATER_TABS[active][1]))
         if active == "tab-capacity":
             room = self.size.width - 2  # the pane's left padding and the scroll bar (podplan.tcss)
             table = waterfall(result, narrow=narrow, width=room)
