@@ -60,6 +60,7 @@ PROGRAMS: dict[str, Program] = {
     # Only the tests: build scripts are linted, the TUI is driven in a real terminal.
     "shellcheck": Program("shellcheck"),
     "tmux": Program("tmux"),
+    "valgrind": Program("valgrind", optional="only benchmarks/bench_tui.py --instructions counts instructions with it"),
 }
 
 
