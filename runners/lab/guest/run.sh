@@ -17,6 +17,12 @@ fingerprint() {
     done
 }
 { mdadm --version; lvm version; mkfs.xfs -V; mke2fs -V; fio --version; uname -r; } >"$out_root/versions.txt" 2>&1
+# md's resync speed limits as the kernel set them: a scenario may change them, the next starts with these.
+raid=/proc/sys/dev/raid speed_min='' speed_max=''
+if [ -r "$raid/speed_limit_max" ]; then
+    read -r speed_min <"$raid/speed_limit_min"
+    read -r speed_max <"$raid/speed_limit_max"
+fi
 while read -r name; do
     dir=/jobs/scenarios/$name
     out=$out_root/scenarios/$name
@@ -47,6 +53,7 @@ while read -r name; do
         PODPLAN_DISKS="${disks[*]}" timeout -k 10 300 bash /jobs/collect.sh "$out/collect" >"$out/collect.log" 2>&1
     fi
     timeout -k 10 120 bash /jobs/teardown.sh >"$out/teardown.log" 2>&1
+    [ -n "$speed_max" ] && echo "$speed_min" >"$raid/speed_limit_min" && echo "$speed_max" >"$raid/speed_limit_max"
     echo "start=$start script_end=$script_end end=$(now)" >"$out/times"
     mark scenario "$name" "rc=$rc"
 done </jobs/order
