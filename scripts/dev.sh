@@ -46,18 +46,21 @@ setup_python() {
 
 # One worker more than CPUs: the lab's VMs spend much of their time waiting on throttled disks.
 # Each test file stays on one worker (--dist loadfile), so a lab file's single boot is shared.
+# Files go out in the order tests/conftest.py gives them (the lab's long boots first); xdist's
+# default would reorder them by their count of tests, and send the lab's few-test files last.
 test_workers() { echo $(($(nproc 2>/dev/null || echo 1) + 1)); }
+PYTEST_PARALLEL=(--dist loadfile --no-loadscope-reorder)
 
 # The whole suite: in parallel, then the tests that signal a running validate (Ctrl+C, SIGTERM) on
 # their own, away from the lab's load (under it a run once ended before its signal arrived).
 SERIAL_TESTS=(tests/test_fio_run.py)
 run_tests() {
   if [ $# -gt 0 ]; then
-    exec .venv/bin/python -m pytest -q -n "$(test_workers)" --dist loadfile "$@"
+    exec .venv/bin/python -m pytest -q -n "$(test_workers)" "${PYTEST_PARALLEL[@]}" "$@"
   fi
   local rc=0 ignore=() t
   for t in "${SERIAL_TESTS[@]}"; do ignore+=("--ignore=$t"); done
-  .venv/bin/python -m pytest -q -n "$(test_workers)" --dist loadfile "${ignore[@]}" || rc=$?
+  .venv/bin/python -m pytest -q -n "$(test_workers)" "${PYTEST_PARALLEL[@]}" "${ignore[@]}" || rc=$?
   .venv/bin/python -m pytest -q -p no:xdist "${SERIAL_TESTS[@]}" || rc=$?
   return "$rc"
 }

@@ -5,9 +5,12 @@ out=$1
 # Timed trace in collect.log: under emulation every tool call costs, and this shows which.
 PS4='+ ${EPOCHREALTIME} '
 set -x
+# Files are read with builtins (mapfile, read): under emulation every fork and exec costs a tenth of a second.
+get() { REPLY=; [ -r "$1" ] && read -r REPLY <"$1"; }
+copy() { local lines; [ -r "$1" ] || return 0; mapfile -t lines <"$1"; printf '%s\n' "${lines[@]}" >"$2"; }
 mkdir -p "$out/md" "$out/examine" "$out/fs"
-cat /proc/mdstat >"$out/mdstat.txt"
-cat /proc/mounts >"$out/mounts.txt"
+copy /proc/mdstat "$out/mdstat.txt"
+copy /proc/mounts "$out/mounts.txt"
 for md in /sys/block/md*; do
     [ -e "$md" ] || continue
     n=${md##*/}
@@ -25,15 +28,9 @@ for md in /sys/block/md*; do
         echo "$m $slot $state" >>"$out/md/$n.members"
     done
 done
-lvm_opts=(--reportformat json --units b --nosuffix)
-pvs "${lvm_opts[@]}" -o "@@PV_FIELDS@@,vg_name" >"$out/pvs.json" 2>"$out/pvs.err"
-vgs "${lvm_opts[@]}" -o "@@VG_FIELDS@@" >"$out/vgs.json" 2>"$out/vgs.err"
-lvs "${lvm_opts[@]}" --segments -o "@@LV_FIELDS@@,vg_name,lv_read_ahead,lv_kernel_read_ahead,lv_dm_path" \
-    >"$out/lvs.json" 2>"$out/lvs.err"
-# Reads with the read builtin: under emulation every fork and exec costs a tenth of a second.
-get() { REPLY=; [ -r "$1" ] && read -r REPLY <"$1"; }
 members=()
-for d in $PODPLAN_DISKS; do members+=("/sys/block/$(basename "$(readlink -f "$d")")"); done
+for d in $PODPLAN_DISKS; do d=$(readlink -f "$d"); members+=("/sys/block/${d##*/}"); done
+lvm_seen=0
 for b in /sys/block/md* /sys/block/dm-* "${members[@]}"; do
     [ -e "$b" ] || continue
     n=${b##*/}
@@ -53,6 +50,7 @@ for b in /sys/block/md* /sys/block/dm-* "${members[@]}"; do
         echo "$line"
         continue
         ;;
+    dm-*) lvm_seen=1 ;;
     esac
     { read -r ra; read -r size; } < <(blockdev --getra --getsize64 "/dev/$n")
     echo "$line size=$size ra=$ra"
@@ -60,9 +58,19 @@ for b in /sys/block/md* /sys/block/dm-* "${members[@]}"; do
     case $t in
     xfs) xfs_info "/dev/$n" >"$out/fs/$n.xfs_info" 2>&1 ;;
     ext2 | ext3 | ext4) dumpe2fs -h "/dev/$n" >"$out/fs/$n.dumpe2fs" 2>&1 ;;
+    LVM2_member) lvm_seen=1 ;;
     esac
 done >"$out/block.txt"
+# LVM's reports only where LVM is: a physical volume on an array or a mapped volume (each report
+# scans every disk, half a second apiece under emulation). Without them the collection has no LVM.
+if [ "$lvm_seen" = 1 ]; then
+    lvm_opts=(--reportformat json --units b --nosuffix)
+    pvs "${lvm_opts[@]}" -o "@@PV_FIELDS@@,vg_name" >"$out/pvs.json" 2>"$out/pvs.err"
+    vgs "${lvm_opts[@]}" -o "@@VG_FIELDS@@" >"$out/vgs.json" 2>"$out/vgs.err"
+    lvs "${lvm_opts[@]}" --segments -o "@@LV_FIELDS@@,vg_name,lv_read_ahead,lv_kernel_read_ahead,lv_dm_path" \
+        >"$out/lvs.json" 2>"$out/lvs.err"
+fi
 df -B1 --output=source,fstype,size,used,avail,target >"$out/df.txt" 2>&1
 lsblk -J -b -O >"$out/lsblk.json" 2>&1
-cp /run/podplan-stubs.log "$out/stubs.log" 2>/dev/null
+copy /run/podplan-stubs.log "$out/stubs.log"
 true

@@ -2,8 +2,9 @@
 # Runs the batch: for each scenario its script, the collector, then a teardown that
 # stops whatever it built, so the next scenario starts from a clean guest.
 out_root=$1
-mark() { echo "podplan-lab: $* t=$(cut -d' ' -f1 /proc/uptime)"; }
-now() { cut -d' ' -f1 /proc/uptime; }
+# Builtins: under emulation every process costs a tenth of a second.
+mark() { local up _; read -r up _ </proc/uptime; echo "podplan-lab: $* t=$up"; }
+now() { local up _; read -r up _ </proc/uptime; echo "$up"; }
 # Per disk: signature type, and digests of its first and last MiB (where md, LVM and
 # filesystems keep their labels), to tell whether a script left the disks untouched.
 fingerprint() {
@@ -16,6 +17,12 @@ fingerprint() {
     done
 }
 { mdadm --version; lvm version; mkfs.xfs -V; mke2fs -V; fio --version; uname -r; } >"$out_root/versions.txt" 2>&1
+# md's resync speed limits as the kernel set them: a scenario may change them, the next starts with these.
+raid=/proc/sys/dev/raid speed_min='' speed_max=''
+if [ -r "$raid/speed_limit_max" ]; then
+    read -r speed_min <"$raid/speed_limit_min"
+    read -r speed_max <"$raid/speed_limit_max"
+fi
 while read -r name; do
     dir=/jobs/scenarios/$name
     out=$out_root/scenarios/$name
@@ -46,6 +53,7 @@ while read -r name; do
         PODPLAN_DISKS="${disks[*]}" timeout -k 10 300 bash /jobs/collect.sh "$out/collect" >"$out/collect.log" 2>&1
     fi
     timeout -k 10 120 bash /jobs/teardown.sh >"$out/teardown.log" 2>&1
+    [ -n "$speed_max" ] && echo "$speed_min" >"$raid/speed_limit_min" && echo "$speed_max" >"$raid/speed_limit_max"
     echo "start=$start script_end=$script_end end=$(now)" >"$out/times"
     mark scenario "$name" "rc=$rc"
 done </jobs/order

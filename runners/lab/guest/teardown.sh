@@ -5,8 +5,12 @@ awk '$1 ~ "^/dev/(md|mapper|dm-|sd)" {print $2}' /proc/mounts | sort -r | while 
     umount "$m" || umount -l "$m"
 done
 swapoff -a 2>/dev/null
-vgchange -an 2>&1
-dmsetup remove_all --force 2>&1
+# Device-mapper only where it is in use (LVM scans every disk, half a second under emulation).
+dms=(/sys/block/dm-*)
+if [ -e "${dms[0]}" ]; then
+    vgchange -an 2>&1
+    dmsetup remove_all --force 2>&1
+fi
 for md in /sys/block/md*; do
     [ -e "$md" ] && mdadm --stop "/dev/${md##*/}" 2>&1
 done
