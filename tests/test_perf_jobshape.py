@@ -3,6 +3,10 @@ as the job file says them and as the model prices them."""
 
 from __future__ import annotations
 
+import json
+import shutil
+import subprocess
+
 import pytest
 
 from planners.hardware import Controller, DiskSpec, Hardware
@@ -80,8 +84,16 @@ def test_fio_rate_is_a_ceiling_of_its_own():
     w = RAND.model_copy(update={"numjobs": 2, "rate_iops": (100, None)})
     p = one(raid10(), w)
     assert p.binding == "rate limit" and p.iops == pytest.approx(200)
+    # In a mix, fio keeps the capped side at its cap and issues the other side in its place (its
+    # rate_ddir): writes at 50/s, reads in the time the writes leave.
     mixed = RAND.model_copy(update={"rw": "randrw", "read_mix": 0.5, "rate_iops": (None, 50)})
-    assert one(raid10(), mixed).iops == pytest.approx(100)  # writes held to 50/s, half of the requests
+    r = one(raid10(), RAND).iops
+    w_ = one(raid10(), RAND.model_copy(update={"rw": "randwrite"})).iops
+    m = one(raid10(), mixed)
+    assert m.binding == "rate limit" and m.iops == pytest.approx(50 + r * (1 - 50 / w_), rel=0.01)
+    # A cap the mix never reaches changes nothing.
+    loose = mixed.model_copy(update={"rate_iops": (None, 10**6)})
+    assert one(raid10(), loose).iops == pytest.approx(one(raid10(), mixed.model_copy(update={"rate_iops": (None, None)})).iops)
 
 
 def test_a_flush_per_write_costs_a_revolution_on_spinning_disks():
@@ -110,3 +122,16 @@ def test_io_size_ends_a_run_that_spans_more():
     assert job("[a]\nbs=1m\nnumber_ios=10\n").io_bytes == 10 * 2**20
     again = job(w.fio_job(filename="/srv/x/f"))
     assert again.io_bytes == w.io_bytes
+
+
+@pytest.mark.skipif(shutil.which("fio") is None, reason="fio is not installed (scripts/dev.sh setup installs it)")
+def test_fio_fills_a_capped_direction_of_a_mix_with_the_other(tmp_path):
+    """The witness of mixed_rate_cap's rule: fio keeps writes at their cap and reads take the rest,
+    not the 50/50 ratio (which would hold reads to the writes' 100/s)."""
+    jf = tmp_path / "m.fio"
+    jf.write_text(f"[m]\nfilename={tmp_path / 'f'}\nsize=16m\nrw=randrw\nrwmixread=50\nbs=4k\nioengine=psync\n"
+                  "rate_iops=,100\nruntime=2\ntime_based\n")
+    out = subprocess.run(["fio", "--output-format=json", str(jf)], capture_output=True, text=True, check=True)
+    job = json.loads(out.stdout[out.stdout.index("{"):])["jobs"][0]
+    assert job["write"]["iops"] == pytest.approx(100, rel=0.1)
+    assert job["read"]["iops"] > 5 * job["write"]["iops"]

@@ -66,26 +66,49 @@ def job_extras(ctx: PerfCtx, w: Workload) -> list[tuple[str, float, str]]:
     return out
 
 
-def rate_cap(w: Workload) -> tuple[float, str] | None:
-    """fio's own ceiling on the job group, MB/s over both directions, or None."""
-    def cap(side: int) -> float:
-        byte_cap = w.rate_bytes_s[side]
-        iops_cap = w.rate_iops[side]
-        c = inf
-        if byte_cap is not None:
-            c = min(c, byte_cap / 1e6)
-        if iops_cap is not None:
-            c = min(c, iops_cap * w.bs / 1e6)
-        return c * w.numjobs
+def _cap(w: Workload, side: int) -> float:
+    """fio's cap on one direction (0 reads, 1 writes) for the job group, MB/s (inf = none)."""
+    c = inf
+    if w.rate_bytes_s[side] is not None:
+        c = min(c, w.rate_bytes_s[side] / 1e6)
+    if w.rate_iops[side] is not None:
+        c = min(c, w.rate_iops[side] * w.bs / 1e6)
+    return c * w.numjobs
 
-    if w.is_mix:
-        f = w.read_mix
-        total = min(cap(0) / f if f else inf, cap(1) / (1 - f) if f < 1 else inf)
-    else:
-        total = cap(0 if w.rw in ("read", "randread") else 1)
+
+def rate_cap(w: Workload) -> tuple[float, str] | None:
+    """fio's own ceiling on a one-direction job group, MB/s, or None."""
+    total = _cap(w, 0 if w.rw in ("read", "randread") else 1)
     if total == inf:
         return None
     return total, f"fio holds the {w.numjobs} job(s) to their rate / rate_iops"
+
+
+def mixed_rate_cap(w: Workload, read_best: float, write_best: float, mixed: float) -> tuple[float, str] | None:
+    """fio's ceiling on a read/write mix, MB/s over both directions, or None.
+
+    fio keeps each direction to its own cap, and when one direction is ahead of its rate it
+    issues the other if that one is not (fio's rate_ddir): a capped side runs at its cap and the
+    other takes the array's time that is left, so the mix's ratio gives way.
+    """
+    f = w.read_mix
+    caps = (_cap(w, 0), _cap(w, 1))
+    if caps == (inf, inf):
+        return None
+    flows = (f * mixed, (1 - f) * mixed)
+    bound = [flows[i] > caps[i] for i in (0, 1)]
+    if not any(bound):
+        return None
+    best = (read_best, write_best)
+    if all(bound):
+        total = caps[0] + caps[1]
+    else:
+        held = 0 if bound[0] else 1
+        # The held side's cap uses that share of the array's time; the free side fills the rest.
+        left = max(0.0, 1.0 - caps[held] / best[held])
+        total = caps[held] + min(caps[1 - held], best[1 - held] * left)
+    return total, (f"fio holds the {w.numjobs} job(s) to their rate / rate_iops per direction; the other "
+                   "direction takes the time left")
 
 
 def mix(read: Limits, write: Limits, a: float, b: float) -> tuple[Limits, set[str]]:

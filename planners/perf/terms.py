@@ -34,7 +34,7 @@ from math import ceil, inf
 from planners.perf.context import (
     PAGE, GroupCtx, PerfCtx, busy_fraction, positioning_s, rand_iops, seq_mb_s, sorted_iops,
 )
-from planners.perf.jobshape import job_extras, mix, rate_cap
+from planners.perf.jobshape import job_extras, mix, mixed_rate_cap, rate_cap
 from planners.perf.memory import controller_cache, kernel_before, page_cache
 from planners.perf.workloads import Workload
 
@@ -351,9 +351,13 @@ def workload_terms(ctx: PerfCtx, w: Workload, degraded: int = 0,
             outside = outside or why
         a, b = (1.0, 1.0) if w.rw == "rewrite" else (w.read_mix, 1.0 - w.read_mix)
         out, prefer = mix(sides[0], sides[1], a, b)
-        cap = rate_cap(w)
-        if cap and capped:
-            _put(out, "rate limit", *cap)
+        if w.is_mix and capped:
+            best = [min(v for v, _ in side.values()) for side in sides]
+            cap = mixed_rate_cap(w, best[0], best[1], min(v for v, _ in out.values()))
+            if cap:
+                # A cap that a side hits changes the mix itself: the figure is the capped one.
+                out = {k: v for k, v in out.items() if v[0] >= cap[0]}
+                out["rate limit"] = cap
         return out, 1.0, "", prefer, outside
     out = simple_terms(ctx, w, degraded)
     if w.writes and ctx.write_cache_bytes:
