@@ -98,8 +98,8 @@ def table_rows(report: ValidateReport, rows: Sequence[SideBySide]) -> list[tuple
         steady = "" if r.steady is None else ("yes" if r.steady else "not steady")
         notes = "; ".join(([w.reason] if w.reason else []) + list(r.reasons))
         out.append((w.name, w.status,
-                    "" if r.measured_mb_s is None else f"{r.measured_mb_s:,.1f}",
-                    "" if r.measured_iops is None else f"{r.measured_iops:,.0f}",
+                    "" if r.measured_mb_s is None else _figure(r.measured_mb_s, ",.1f", 1),
+                    "" if r.measured_iops is None else _figure(r.measured_iops, ",.0f", 10),
                     steady, _predicted_text(r), "" if r.diff_pct is None else f"{r.diff_pct:+.0f} %",
                     r.binding, notes))
     return out
@@ -285,3 +285,8 @@ class ValidateScreen(Screen[None]):
         if report.stopped:
             notes.append(f"stopped early: {report.stopped}")
         return "\n".join(notes)
+
+
+def _figure(v: float, fmt: str, small: float) -> str:
+    """A measured figure; below `small` in three significant digits, so a slow run never reads 0."""
+    return f"{v:.3g}" if 0 < v < small else format(v, fmt)
