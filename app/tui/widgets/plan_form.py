@@ -34,6 +34,25 @@ _BORN_INPUT = "-valid"
 _COMPACT = "-textual-compact"  # the class Input's and Checkbox's `compact` reactive toggles
 
 
+# Lines of the plan screen that are never the form's: the header, the footer and the three error
+# lines under the form (podplan.tcss). Were they fewer, a row would show one frame late, no more.
+_ABOVE_AND_BELOW = 5
+_ROW_STARTS = frozenset({"form-section", "size-meaning", "form-label"})
+
+
+def _first_screenful(widgets: list[Widget], lines: int) -> int:
+    """How many of the form's widgets fill its first `lines` lines: a grid row starts with a shown
+    section title, size meaning or label; a section title after the first has a blank line above it."""
+    used = 0
+    for i, widget in enumerate(widgets):
+        if not (widget.display and widget.classes & _ROW_STARTS):
+            continue
+        if used >= lines:
+            return i
+        used += 2 if "form-section" in widget.classes and used else 1
+    return len(widgets)
+
+
 def _compact(widget: Input | Checkbox) -> Input | Checkbox:
     widget.set_reactive(type(widget).compact, True)
     widget.add_class(_COMPACT, update=False)
@@ -53,10 +72,9 @@ class PlanForm(VerticalScroll):
         # Looked up once: every keystroke reads all fields, and a DOM query per field adds up.
         self._by_id: dict[str, Any] = {w.id: w for w in widgets if w.id}
         self._controls: dict[str, Any] = {field: self._by_id[field] for field in FIELDS}
-        # A row below the terminal's last line cannot be in the first frame: the rows from there on
-        # join the form just after it (see on_mount): a third of its widgets at 80x24.
-        starts = [i for i, w in enumerate(widgets) if isinstance(w, Static) and w.display]  # one per grid row
-        cut = starts[self.app.size.height] if len(starts) > self.app.size.height else len(widgets)
+        # A row below the form's last line cannot be in the first frame: the rows from there on
+        # join the form just after it (see on_mount): almost half its widgets at 80x24.
+        cut = _first_screenful(widgets, self.app.size.height - _ABOVE_AND_BELOW)
         self._later = widgets[cut:]
         yield from widgets[:cut]
 
