@@ -311,6 +311,26 @@ async def test_unsaved_changes_are_marked_and_asked_about(tmp_path) -> None:
         assert not app.is_running
 
 
+async def test_an_edit_the_plan_cannot_take_is_unsaved_too(tmp_path) -> None:
+    """A half-typed size is the user's work: marked, and asked about before it is thrown away."""
+    path = tmp_path / "pod.toml"
+    path.write_text(plan_to_toml(example_pod()))
+    app = PodplanApp(load_plan(path), path)
+    async with app.run_test(size=(100, 32)) as pilot:
+        await pilot.pause()
+        app.screen.query_one("#size").value = "2000398934016x"
+        await pilot.pause()
+        assert app.error and app.sub_title == f"{path} [modified]"
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        assert isinstance(app.screen, Confirm)
+        await pilot.press("escape")
+        await pilot.pause()
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+        assert isinstance(app.screen, Confirm) and app.is_running
+
+
 @pytest.mark.parametrize("count", ["45", "60"])
 async def test_the_capacity_tables_fit_the_pane_at_80x24(count) -> None:
     """Narrow panes drop columns, never the end of a figure (a cropped '109.1' for '109.16')."""

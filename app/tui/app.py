@@ -110,8 +110,11 @@ class PodplanApp(App[int]):
 
     @property
     def modified(self) -> bool:
-        """The form holds changes that no file has: quitting or opening another file would lose them."""
-        return self.saved_plan is None or self.plan != self.saved_plan
+        """The form holds changes that no file has: quitting or opening another file would lose them.
+
+        A value the plan cannot take is a change too: the user typed it, and no file holds it.
+        """
+        return self.saved_plan is None or self.plan != self.saved_plan or bool(self.error)
 
     def _set_subtitle(self) -> None:
         where = str(self.plan_file) if self.plan_file else self._origin
