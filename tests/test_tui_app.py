@@ -281,10 +281,15 @@ async def test_tabbing_through_an_empty_members_field_stays_unmarked() -> None:
         assert members.value == "" and not members.has_class("-invalid") and not members.has_class("-error")
 
 
-async def test_unsaved_changes_are_marked_and_asked_about(tmp_path) -> None:
+def _app_on_a_file(tmp_path) -> tuple[PodplanApp, Path]:
+    """The app on the example pod as a saved file: nothing unsaved at start."""
     path = tmp_path / "pod.toml"
     path.write_text(plan_to_toml(example_pod()))
-    app = PodplanApp(load_plan(path), path)
+    return PodplanApp(load_plan(path), path), path
+
+
+async def test_unsaved_changes_are_marked_and_asked_about(tmp_path) -> None:
+    app, path = _app_on_a_file(tmp_path)
     async with app.run_test(size=(100, 32)) as pilot:
         await pilot.pause()
         assert app.sub_title == str(path) and not app.modified
@@ -313,9 +318,7 @@ async def test_unsaved_changes_are_marked_and_asked_about(tmp_path) -> None:
 
 async def test_an_edit_the_plan_cannot_take_is_unsaved_too(tmp_path) -> None:
     """A half-typed size is the user's work: marked, and asked about before it is thrown away."""
-    path = tmp_path / "pod.toml"
-    path.write_text(plan_to_toml(example_pod()))
-    app = PodplanApp(load_plan(path), path)
+    app, path = _app_on_a_file(tmp_path)
     async with app.run_test(size=(100, 32)) as pilot:
         await pilot.pause()
         app.screen.query_one("#size").value = "2000398934016x"
