@@ -89,6 +89,36 @@ async def test_bad_target_is_a_notification(tmp_path: Path) -> None:
         assert not screen.query_one("#start").disabled
 
 
+async def test_a_plan_of_other_storage_is_said_before_fio_and_shapes_nothing(tmp_path: Path,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """The 45-disk example against a directory: said at once, and its stripe does not pick fio's block sizes."""
+    import threading
+
+    from runners.validate.guard import GuardError
+
+    go, seen = threading.Event(), {}
+
+    def held(target, *, plan_shape=None, **_kw):  # type: ignore[no-untyped-def]
+        seen["shape"] = plan_shape
+        go.wait(10)
+        raise GuardError("stopped by the test")
+
+    monkeypatch.setattr(validate_screen, "validate", held)
+    app = PodplanApp(example_pod())
+    async with app.run_test(size=SIZE) as pilot:
+        await _open_and_start(pilot, str(tmp_path))
+        for _ in range(50):
+            await pilot.pause(0.05)
+            if "not compared" in text_of(app, "#validate-notes"):
+                break
+        said_first = text_of(app, "#validate-notes")
+        go.set()
+        await app.workers.wait_for_complete()
+        assert "does not describe this target" in said_first and "the plan on 45" in said_first
+        assert any("does not describe this target" in m for m in _messages(app))
+        assert "shape" in seen and seen["shape"] is None
+
+
 async def test_destroy_data_must_name_the_target_exactly(tmp_path: Path) -> None:
     app = PodplanApp(example_pod())
     async with app.run_test(size=SIZE) as pilot:
