@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from app.tui.screens.script_screen import ScriptScreen
 from app.tui.widgets.choice import Choice
 from planners.compute import compute
 from planners.example import example_pod
+from planners.units import format_bytes_binary as tib
 from planners.script.build import build_script
 from tests.tui_helpers import SIZE, plan_with, rendered, text_of
 
@@ -334,19 +336,25 @@ async def test_an_edit_the_plan_cannot_take_is_unsaved_too(tmp_path) -> None:
         assert isinstance(app.screen, Confirm) and app.is_running
 
 
-@pytest.mark.parametrize("count", ["45", "60"])
-async def test_the_capacity_tables_fit_the_pane_at_80x24(count) -> None:
-    """Narrow panes drop columns, never the end of a figure (a cropped '109.1' for '109.16')."""
+@pytest.mark.parametrize("count,size", [("45", "2TB"), ("60", "2TB"), ("60", "18TB"), ("90", "24TB")])
+async def test_the_capacity_tables_fit_the_pane_at_80x24(count, size) -> None:
+    """Narrow panes drop columns and wrap labels, never the end of a figure (a cropped '109.1' for
+    '109.16', or '982.2' for '982.25' TiB once a pod passes a petabyte)."""
     app = PodplanApp(example_pod())
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         app.screen.query_one("#count").value = count
+        app.screen.query_one("#size").value = size
         await pilot.pause()
         room = app.screen.query_one("#tab-capacity .result-scroll").scrollable_content_region.width
         for table in ("#waterfall", "#arrays"):
             content = app.screen.query_one(table, Static).content
             assert app.console.measure(content).maximum <= room, table
-        assert f"{compute(app.plan).groups[0].md.array_bytes:,}" in rendered(app, "#arrays")
+        assert f"{compute(app.plan).groups[0].md.array_bytes:,}" in rendered(app, "#arrays", room)
+        shown = rendered(app, "#waterfall", room)
+        for step in compute(app.plan).capacity:
+            whole = rf"{step.remaining_bytes:,} +{re.escape(tib(step.remaining_bytes).removesuffix(' TiB'))}$"
+            assert re.search(whole, shown, re.M), step.key
 
 
 async def test_several_filesystems_are_each_shown() -> None:
