@@ -220,6 +220,21 @@ async def test_every_action_is_in_the_palette_and_the_theme_toggles() -> None:
         assert type(app.screen).__name__ == "HelpScreen"
 
 
+async def test_the_result_tabs_are_in_the_palette() -> None:
+    """Typed in the palette, 'Findings' reaches the Findings tab (and says its key)."""
+    from textual.widgets import TabbedContent
+
+    app = PodplanApp(example_pod())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        commands = {c.title: c for c in app.get_system_commands(app.screen)}
+        assert {"Capacity tab", "Alignment tab", "Findings tab", "Perf tab"} <= set(commands)
+        assert "alt+3" in commands["Findings tab"].help
+        await pilot.press("ctrl+p", *"Findings", "enter")
+        await pilot.pause()
+        assert app.screen.query_one("#result-tabs", TabbedContent).active == "tab-findings"
+
+
 async def test_perf_tab_draws_each_workload_and_names_the_cpu_source() -> None:
     from textual.widgets import TabbedContent
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+from functools import partial
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -12,7 +13,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from app.tui.messages import FileFailed, FileSaved, PlanComputed, PlanOpened, PlanRejected
-from app.tui.screens.plan_screen import PlanScreen
+from app.tui.screens.plan_screen import RESULT_TABS, PlanScreen
 from app.tui.variants import Variant
 from app.tui.widgets.plan_form import PlanForm
 from planners.errors import PlanError
@@ -383,6 +384,10 @@ class PodplanApp(App[int]):
         yield SystemCommand("Predict an fio job file", "Each job section on the Perf tab, beside the suite (ctrl+j)",
                             self.action_load_job)
         yield SystemCommand("Validate array", "Measure a built array with fio beside the plan (f5)", self.action_validate)
+        if isinstance(screen, PlanScreen):
+            for i, (tab, (title, what)) in enumerate(RESULT_TABS.items(), start=1):
+                yield SystemCommand(f"{title} tab", f"{what[0].upper()}{what[1:]} (alt+{i}; f8 steps through the tabs)",
+                                    partial(screen.action_show_tab, tab))
         if hasattr(screen, "action_copy_script"):
             yield SystemCommand("Save script", "Write the build script to a file (s)", screen.action_save_script)
             yield SystemCommand("Copy script", "Copy the build script to the clipboard (c)", screen.action_copy_script)

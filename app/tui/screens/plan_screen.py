@@ -31,7 +31,14 @@ from planners.errors import PlanError
 from planners.models import Plan
 
 
-TABS = ("tab-capacity", "tab-alignment", "tab-findings", "tab-performance")
+# The result tabs in order: (title, what each shows) for the command palette.
+RESULT_TABS = {
+    "tab-capacity": ("Capacity", "raw bytes to df available step by step, and the md arrays"),
+    "tab-alignment": ("Alignment", "the alignment chain from md chunk to filesystem, and the mkfs geometry"),
+    "tab-findings": ("Findings", "every misalignment and warning, in full"),
+    "tab-performance": ("Perf", "predicted MB/s and IOPS per workload, and what limits each"),
+}
+TABS = tuple(RESULT_TABS)
 
 
 class PlanScreen(Screen[None]):
