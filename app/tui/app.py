@@ -13,7 +13,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from app.tui.messages import FileFailed, FileSaved, PlanComputed, PlanOpened, PlanRejected
-from app.tui.screens.plan_screen import RESULT_TABS, PlanScreen
+from app.tui.screens.plan_screen import RESULT_TABS, TAB_OF_ALT_DIGIT, PlanScreen
 from app.tui.variants import Variant
 from app.tui.widgets.plan_form import PlanForm
 from planners.errors import PlanError
@@ -124,6 +124,9 @@ class PodplanApp(App[int]):
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key) and isinstance(self.screen, PlanScreen):
+            if event.key in TAB_OF_ALT_DIGIT:
+                self.screen.action_show_tab(TAB_OF_ALT_DIGIT[event.key])
+                return
             focused = self.screen.focused
             if focused is not None and isinstance(focused.parent, PlanForm):
                 self.screen.hold_frame()
