@@ -76,6 +76,16 @@ def test_script_to_stdout(capsys):
     assert "--chunk=256K" in out and "sw=43" in out
 
 
+def test_script_file_says_when_its_devices_are_placeholders(capsys, tmp_path):
+    """`bash build.sh` would stop at once: podplan says so when it writes it, with the way out."""
+    code, _, err = run(capsys, ["script", "-o", str(tmp_path / "a.sh")])
+    assert code == 0 and "45 of the plan's disks have no device path" in err and "--devices" in err
+    assert "then run" not in err
+    devices = ",".join(f"/dev/disk/by-id/wwn-{i}" for i in range(45))
+    code, _, err = run(capsys, ["script", "--devices", devices, "-o", str(tmp_path / "b.sh")])
+    assert code == 0 and "review it, then run: bash" in err and "placeholder" not in err
+
+
 def test_version_names_podplan_and_the_tools_it_follows(capsys):
     from planners import __version__
 

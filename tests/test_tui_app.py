@@ -172,6 +172,9 @@ async def test_script_screen_shows_what_podplan_script_prints(capsys: pytest.Cap
         assert isinstance(screen, ScriptScreen)
         assert screen.script == printed == build_script(example_pod(), compute(example_pod()))
         assert screen.query_one("#script", Static).content.code == printed
+        # The example names no devices: the screen says the script would stop, and how to name them.
+        note = " ".join(str(s.content) for s in screen.query(".stale-note").results(Static))
+        assert "45 disks have no device path" in note and "f7" in note and "--devices" in note
         await pilot.press("c")
         assert app.clipboard == printed
         # podplan cannot know whether the terminal took it: it says where it went and the way out.
