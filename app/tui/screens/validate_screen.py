@@ -19,6 +19,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Checkbox, DataTable, Footer, Header, Input, Label, Static
 from textual.worker import Worker, WorkerState
 
+from app.shared.figures import running_figures
 from app.tui.messages import FioProgressed, TargetMismatched, ValidationFailed, ValidationFinished
 from app.tui.widgets.choice import Choice
 from planners.errors import PlanError
@@ -29,7 +30,6 @@ from runners.validate.suite import ValidateReport, validate
 from runners.validate.compare import SideBySide, gather_conditions, load_predictions, side_by_side
 from runners.validate.guard import GuardError
 
-MB = 1_000_000
 PROGRESS_BAR = 24
 CHART_BAR = 32
 COLUMNS = ("workload", "status", "MB/s", "IOPS", "steady", "predicted", "diff", "binding", "likely reasons")
@@ -42,7 +42,7 @@ def text_bar(fraction: float, width: int) -> str:
 
 
 def _figures_text(figures: JobFigures | None) -> str:
-    return f"{figures.bytes_s / MB:9.1f} MB/s {figures.iops:10.0f} IOPS" if figures else ""
+    return running_figures(figures.bytes_s, figures.iops) if figures else ""
 
 
 def progress_line(name: str, event: str, elapsed_s: float, figures: JobFigures | None, runtime_s: float,
