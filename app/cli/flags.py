@@ -67,6 +67,8 @@ def plan_from_args(args: argparse.Namespace, base: Plan | None) -> Plan:
     """
     given = {k for k in LAYOUT_FLAGS if getattr(args, k, None) is not None}
     from_file = base is not None
+    if args.disks is not None and args.disks < 1:
+        raise PlanError(f"--disks must be 1 or more, not {args.disks}")
     if base is None:
         from planners.example import example_pod
 
