@@ -72,8 +72,8 @@ def _delta(planned: int, actual: int) -> str:
 def consequence(figure: str, planned: int | str, actual: int | str | None) -> str:
     """One sentence: what this difference costs."""
     if actual is None:
-        what = figure.removesuffix(" exists").removesuffix(" present")
-        return f"{what}: not found, so it was not built as planned, is not assembled, or is not mounted"
+        # The same for every missing figure (its row names it), so a report says it once.
+        return "not found: not built as planned, not assembled, or not mounted"
     numbers = isinstance(planned, int) and isinstance(actual, int)
     smaller = numbers and actual < planned  # type: ignore[operator]
     if any(k in figure for k in ("size (bytes)", "available", "extents", "data blocks", "block count")):

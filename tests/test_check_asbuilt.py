@@ -103,3 +103,25 @@ def test_check_says_what_it_found_first_and_each_consequence_once():
     print_differences(Console(file=out, width=200), "/mnt/b", compared, diffs, found)
     notes = [line for line in out.getvalue().splitlines() if line.startswith("[")]
     assert len(notes) < len(diffs) and "+3,913,728" in out.getvalue()
+
+
+def test_check_of_a_plain_filesystem_says_what_it_is_and_missing_once():
+    """A directory on a plain disk: its filesystem named, and every missing figure under one note."""
+    import io
+
+    from rich.console import Console
+
+    from app.cli.check import describe_target, print_differences
+
+    empty = parse_collection({})
+    found = describe_target("/srv/data", empty, ("/dev/loop4", "xfs", "/srv"))
+    assert found == "/srv/data: XFS on /dev/loop4, mounted on /srv, not on md or LVM"
+    assert describe_target("/srv", empty, ("/dev/loop4", "xfs", "/srv")) == "/srv: XFS on /dev/loop4, not on md or LVM"
+    compared, diffs = check_collection(_r10_plan(64 * KiB), empty)
+    out = io.StringIO()
+    print_differences(Console(file=out, width=200), "/srv/data", compared, diffs, found)
+    text = out.getvalue()
+    notes = [line for line in text.splitlines() if line.startswith("[")]
+    assert len(diffs) > 3 and notes == ["[1] not found: not built as planned, not assembled, or not mounted"]
+    big = [d.planned for d in diffs if isinstance(d.planned, int) and d.planned >= 1000]
+    assert big and all(f"{p:,}" in text for p in big)  # grouped, as the difference column and `plan` write them

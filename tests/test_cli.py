@@ -76,6 +76,16 @@ def test_script_to_stdout(capsys):
     assert "--chunk=256K" in out and "sw=43" in out
 
 
+def test_script_file_says_when_its_devices_are_placeholders(capsys, tmp_path):
+    """`bash build.sh` would stop at once: podplan says so when it writes it, with the way out."""
+    code, _, err = run(capsys, ["script", "-o", str(tmp_path / "a.sh")])
+    assert code == 0 and "45 of the plan's disks have no device path" in err and "--devices" in err
+    assert "then run" not in err
+    devices = ",".join(f"/dev/disk/by-id/wwn-{i}" for i in range(45))
+    code, _, err = run(capsys, ["script", "--devices", devices, "-o", str(tmp_path / "b.sh")])
+    assert code == 0 and "review it, then run: bash" in err and "placeholder" not in err
+
+
 def test_version_names_podplan_and_the_tools_it_follows(capsys):
     from planners import __version__
 
@@ -142,6 +152,24 @@ def test_devices_alone_say_how_many_disks(capsys):
     plan = json.loads(out)["plan"]
     assert plan["disks"][0]["count"] == 4 and plan["disks"][0]["devices"][0] == "/dev/sdb"
     assert len(plan["groups"]) == 1 and plan["groups"][0]["members"] == 4
+
+
+def test_devices_name_the_plan_s_disks_and_keep_its_layout(capsys, tmp_path):
+    """The README's step (`script pod.toml --devices ...`) names the disks of the 3 x RAID6 15 pod:
+    it must not turn it into one RAID6 of 45, nor into another layout when a path is missing."""
+    pod = tmp_path / "pod.toml"
+    code, out, _ = run(capsys, ["example"])
+    pod.write_text(out)
+    paths = [f"/dev/disk/by-id/wwn-{i:02d}" for i in range(45)]
+    code, out, err = run(capsys, ["plan", str(pod), "--devices", ",".join(paths), "--json"])
+    assert code == 0, err
+    plan = json.loads(out)["plan"]
+    assert [(g["name"], g["members"]) for g in plan["groups"]] == [("md0", 15), ("md1", 15), ("md2", 15)]
+    assert plan["disks"][0]["devices"] == paths
+    code, out, err = run(capsys, ["plan", str(pod), "--devices", ",".join(paths[:44])])
+    assert code == 2 and out == "" and err.strip() == (
+        "podplan: --devices names 44 paths but the plan has 45 disks: give one path per disk, in order "
+        "(or --disks 44 for a new layout of these disks)")
 
 
 def test_several_filesystems_each_have_a_row(capsys):

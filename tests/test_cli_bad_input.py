@@ -36,6 +36,7 @@ BAD_FLAGS = {
     "negative size": ["plan", "--disk-size", "-5"],
     "disk too small": ["plan", "--disk-size", "1M"],
     "zero disks": ["plan", "--disks", "0"],
+    "negative disks": ["plan", "--disks", "-3"],
     "zero groups": ["plan", "--groups", "0"],
     "uneven groups": ["plan", "--disks", "45", "--groups", "4"],
     "unknown level": ["plan", "--level", "7"],
@@ -186,6 +187,8 @@ EXPECTED_WORDS = {
     "command substitution in mount point": "mount point",
     "extent size not allowed": "extent size",
     "stripe size not a power of two": "power of two",
+    "zero disks": "--disks must be 1 or more, not 0",  # not '0 disks per group leave no members'
+    "negative disks": "--disks must be 1 or more, not -3",
 }
 
 

@@ -53,6 +53,10 @@ def test_predict_on_the_example_pod_names_each_binding_term(capsys):
         assert any(t in line for t in ("disks", "queue depth", "md thread", "stripe cache")), line
     for words in ("Reliability", "Data loss within a year", "Assumptions", "P(URE)"):
         assert words in out
+    # Each reason a range rests on is said once; one that holds for some rows names them.
+    ranges = [x.strip() for x in out.splitlines() if x.startswith("range:")]
+    assert ranges[0] == "range: disk speeds from class presets (±35%)"
+    assert sum("disk speeds" in x for x in ranges) == 1 and "(seq-write" in ranges[1]
 
 
 def test_predict_json(capsys):
@@ -91,6 +95,7 @@ def test_sweep_table_and_json(capsys):
     assert code == 0, err
     assert "layouts of 12 disks" in out and "1*" in out and "RAID0 12" not in out  # too risky: hidden
     assert "layouts hidden: more than 1 % odds of losing data in a year" in out
+    assert "the first 5 of" in out and "--top 0 shows them all" in out  # rows cut are said, as hidden ones are
     code, out, err = run(capsys, ["sweep", "--disks", "12", "--all", "--top", "0", "--no-host-cpu"])
     assert code == 0 and "RAID0 12" in out and "!" in out and "rebuild" in out
     raid0 = next(line for line in out.splitlines() if "RAID0 12 " in line)

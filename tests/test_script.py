@@ -166,7 +166,7 @@ def test_placeholders_are_refused(tmp_path):
     path.write_text(build_script(plan, compute(plan)))
     p = _run_script(str(path))
     assert p.returncode != 0
-    assert "placeholder" in p.stderr
+    assert "placeholder" in p.stderr and "--devices" in p.stderr
 
 
 def test_unknown_script_option(tmp_path):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,7 @@ from app.tui.screens.script_screen import ScriptScreen
 from app.tui.widgets.choice import Choice
 from planners.compute import compute
 from planners.example import example_pod
+from planners.units import format_bytes_binary as tib
 from planners.script.build import build_script
 from tests.tui_helpers import SIZE, plan_with, rendered, text_of
 
@@ -170,6 +172,9 @@ async def test_script_screen_shows_what_podplan_script_prints(capsys: pytest.Cap
         assert isinstance(screen, ScriptScreen)
         assert screen.script == printed == build_script(example_pod(), compute(example_pod()))
         assert screen.query_one("#script", Static).content.code == printed
+        # The example names no devices: the screen says the script would stop, and how to name them.
+        note = " ".join(str(s.content) for s in screen.query(".stale-note").results(Static))
+        assert "45 disks have no device path" in note and "f7" in note and "--devices" in note
         await pilot.press("c")
         assert app.clipboard == printed
         # podplan cannot know whether the terminal took it: it says where it went and the way out.
@@ -216,6 +221,21 @@ async def test_every_action_is_in_the_palette_and_the_theme_toggles() -> None:
         await pilot.press("f1")
         await pilot.pause()
         assert type(app.screen).__name__ == "HelpScreen"
+
+
+async def test_the_result_tabs_are_in_the_palette() -> None:
+    """Typed in the palette, 'Findings' reaches the Findings tab (and says its key)."""
+    from textual.widgets import TabbedContent
+
+    app = PodplanApp(example_pod())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        commands = {c.title: c for c in app.get_system_commands(app.screen)}
+        assert {"Capacity tab", "Alignment tab", "Findings tab", "Perf tab"} <= set(commands)
+        assert "alt+3" in commands["Findings tab"].help
+        await pilot.press("ctrl+p", *"Findings", "enter")
+        await pilot.pause()
+        assert app.screen.query_one("#result-tabs", TabbedContent).active == "tab-findings"
 
 
 async def test_perf_tab_draws_each_workload_and_names_the_cpu_source() -> None:
@@ -281,10 +301,15 @@ async def test_tabbing_through_an_empty_members_field_stays_unmarked() -> None:
         assert members.value == "" and not members.has_class("-invalid") and not members.has_class("-error")
 
 
-async def test_unsaved_changes_are_marked_and_asked_about(tmp_path) -> None:
+def _app_on_a_file(tmp_path) -> tuple[PodplanApp, Path]:
+    """The app on the example pod as a saved file: nothing unsaved at start."""
     path = tmp_path / "pod.toml"
     path.write_text(plan_to_toml(example_pod()))
-    app = PodplanApp(load_plan(path), path)
+    return PodplanApp(load_plan(path), path), path
+
+
+async def test_unsaved_changes_are_marked_and_asked_about(tmp_path) -> None:
+    app, path = _app_on_a_file(tmp_path)
     async with app.run_test(size=(100, 32)) as pilot:
         await pilot.pause()
         assert app.sub_title == str(path) and not app.modified
@@ -311,19 +336,43 @@ async def test_unsaved_changes_are_marked_and_asked_about(tmp_path) -> None:
         assert not app.is_running
 
 
-@pytest.mark.parametrize("count", ["45", "60"])
-async def test_the_capacity_tables_fit_the_pane_at_80x24(count) -> None:
-    """Narrow panes drop columns, never the end of a figure (a cropped '109.1' for '109.16')."""
+async def test_an_edit_the_plan_cannot_take_is_unsaved_too(tmp_path) -> None:
+    """A half-typed size is the user's work: marked, and asked about before it is thrown away."""
+    app, path = _app_on_a_file(tmp_path)
+    async with app.run_test(size=(100, 32)) as pilot:
+        await pilot.pause()
+        app.screen.query_one("#size").value = "2000398934016x"
+        await pilot.pause()
+        assert app.error and app.sub_title == f"{path} [modified]"
+        await pilot.press("ctrl+o")
+        await pilot.pause()
+        assert isinstance(app.screen, Confirm)
+        await pilot.press("escape")
+        await pilot.pause()
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+        assert isinstance(app.screen, Confirm) and app.is_running
+
+
+@pytest.mark.parametrize("count,size", [("45", "2TB"), ("60", "2TB"), ("60", "18TB"), ("90", "24TB")])
+async def test_the_capacity_tables_fit_the_pane_at_80x24(count, size) -> None:
+    """Narrow panes drop columns and wrap labels, never the end of a figure (a cropped '109.1' for
+    '109.16', or '982.2' for '982.25' TiB once a pod passes a petabyte)."""
     app = PodplanApp(example_pod())
     async with app.run_test(size=(80, 24)) as pilot:
         await pilot.pause()
         app.screen.query_one("#count").value = count
+        app.screen.query_one("#size").value = size
         await pilot.pause()
         room = app.screen.query_one("#tab-capacity .result-scroll").scrollable_content_region.width
         for table in ("#waterfall", "#arrays"):
             content = app.screen.query_one(table, Static).content
             assert app.console.measure(content).maximum <= room, table
-        assert f"{compute(app.plan).groups[0].md.array_bytes:,}" in rendered(app, "#arrays")
+        assert f"{compute(app.plan).groups[0].md.array_bytes:,}" in rendered(app, "#arrays", room)
+        shown = rendered(app, "#waterfall", room)
+        for step in compute(app.plan).capacity:
+            whole = rf"{step.remaining_bytes:,} +{re.escape(tib(step.remaining_bytes).removesuffix(' TiB'))}$"
+            assert re.search(whole, shown, re.M), step.key
 
 
 async def test_several_filesystems_are_each_shown() -> None:

@@ -72,8 +72,13 @@ def test_a_new_user_changes_the_disk_count_and_reads_the_script() -> None:
         screen = _wait_for(session, "#!/")
         assert "mdadm" in _wait_for(session, "mdadm")  # the build script, as `podplan script` prints it
         _type(session, "Escape")
-        _wait_for(session, "Usable")
+        screen = _wait_for(session, "Usable")
         assert "[modified]" in screen
+        # alt+3 and alt+1 as this terminal sends them (ESC 3): the Findings tab, and back.
+        _type(session, "M-3")
+        _wait_for(session, "log stripe unit")
+        _type(session, "M-1")
+        _wait_for(session, "bytes left")
         _type(session, "C-q")
         _wait_for(session, "lose the changes")  # edited and never saved: it asks first
         _type(session, "y")

@@ -89,6 +89,36 @@ async def test_bad_target_is_a_notification(tmp_path: Path) -> None:
         assert not screen.query_one("#start").disabled
 
 
+async def test_a_plan_of_other_storage_is_said_before_fio_and_shapes_nothing(tmp_path: Path,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """The 45-disk example against a directory: said at once, and its stripe does not pick fio's block sizes."""
+    import threading
+
+    from runners.validate.guard import GuardError
+
+    go, seen = threading.Event(), {}
+
+    def held(target, *, plan_shape=None, **_kw):  # type: ignore[no-untyped-def]
+        seen["shape"] = plan_shape
+        go.wait(10)
+        raise GuardError("stopped by the test")
+
+    monkeypatch.setattr(validate_screen, "validate", held)
+    app = PodplanApp(example_pod())
+    async with app.run_test(size=SIZE) as pilot:
+        await _open_and_start(pilot, str(tmp_path))
+        for _ in range(50):
+            await pilot.pause(0.05)
+            if "not compared" in text_of(app, "#validate-notes"):
+                break
+        said_first = text_of(app, "#validate-notes")
+        go.set()
+        await app.workers.wait_for_complete()
+        assert "does not describe this target" in said_first and "the plan on 45" in said_first
+        assert any("does not describe this target" in m for m in _messages(app))
+        assert "shape" in seen and seen["shape"] is None
+
+
 async def test_destroy_data_must_name_the_target_exactly(tmp_path: Path) -> None:
     app = PodplanApp(example_pod())
     async with app.run_test(size=SIZE) as pilot:
@@ -142,3 +172,26 @@ async def test_the_results_are_in_view_at_80x24(tmp_path: Path, monkeypatch: pyt
         # Every row of the table lies inside the visible part of the screen.
         assert body.region.contains_region(table.region.intersection(body.region)) and table.region.height >= 5
         assert table.region.y >= body.region.y and table.region.bottom <= body.region.bottom
+
+
+def test_live_figures_are_grouped_as_the_tables_write_them() -> None:
+    """The running line and the table beside it spell 73,062 IOPS the same way, in the TUI and the CLI."""
+    import io
+
+    from rich.console import Console
+
+    from app.cli.validate import _Live
+    from app.tui.screens.validate_screen import progress_line
+    from runners.fio.result import JobFigures
+
+    figures = JobFigures(name="rand-read-4k", read_bytes_s=1_230_400_000, write_bytes_s=0, read_iops=73_062.0,
+                         write_iops=0.0, read_p99_us=None, write_p99_us=None, runtime_ms=8300,
+                         io_bytes=1, error=0, steady=None)
+    line = progress_line("rand-read-4k", "end", 8.3, figures, 10.0)
+    assert "1,230.4 MB/s" in line and "73,062 IOPS" in line
+    out = io.StringIO()
+    live = _Live(Console(file=out, width=120, force_terminal=False), 10)
+    live("rand-read-4k", "start", 0.0, None)
+    live("rand-read-4k", "end", 8.3, figures)
+    live.progress.stop()
+    assert "1,230.4 MB/s" in out.getvalue() and "73,062 IOPS" in out.getvalue()

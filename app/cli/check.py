@@ -37,8 +37,10 @@ def run_check(target: str, *, plan: Plan | None, as_json: bool) -> int:
         raise PlanError("check reads md superblocks and filesystem headers: run it as root")
     from runners.host.inventory import collect_host
 
+    from runners.validate.shape import mount_of
+
     collection = collect_host()
-    found = describe_target(target, collection)
+    found = describe_target(target, collection, mount_of(target) if os.path.isdir(target) else None)
     compared, diffs = check_collection(plan, collection)
     if as_json:
         print(json.dumps({"target": target, "found": found, "compared": compared,
@@ -48,11 +50,21 @@ def run_check(target: str, *, plan: Plan | None, as_json: bool) -> int:
     return EXIT_DIFFERENT if diffs else EXIT_OK
 
 
-def describe_target(target: str, collection) -> str:
-    """What the target is, as found: 'XFS on /dev/loop4, no md, no LVM'."""
+def describe_target(target: str, collection, mount: tuple[str, str, str] | None = None) -> str:
+    """What the target is, as found: 'XFS on /dev/md0, 1 md array (raid6), no LVM'.
+
+    `mount` (source, type, mount point) is the filesystem a directory target is on: what is said
+    of it when that filesystem is not on an md or dm device (a plain disk, a loop device).
+    """
     real = os.path.realpath(target)
     fs = next((f for f in collection.filesystems if f.mountpoint and os.path.realpath(f.mountpoint) == real), None)
     fs = fs or next((f for f in collection.filesystems if f.device == os.path.basename(real)), None)
+    if fs is None and mount is not None:
+        source, fstype, mountpoint = mount
+        where = "" if os.path.realpath(mountpoint) == real else f", mounted on {mountpoint}"
+        stacked = source.startswith(("/dev/md", "/dev/mapper/", "/dev/dm-"))
+        return (f"{target}: {fstype.upper()} on {source}{where}, "
+                + ("which podplan could not read" if stacked else "not on md or LVM"))
     if fs is None:
         return f"{target}: no filesystem or array that podplan can read there"
     block = collection.block.get(fs.device)
@@ -85,8 +97,13 @@ def print_differences(console: Console, target: str, compared: int, diffs: list[
         t.add_column(col, overflow="fold", justify="left" if col in ("layer", "figure") else "right")
     for d in diffs:
         delta = _DELTA.search(d.consequence)
-        t.add_row(d.layer, d.figure, str(d.planned), "missing" if d.actual is None else str(d.actual),
+        t.add_row(d.layer, d.figure, _figure(d.planned), "missing" if d.actual is None else _figure(d.actual),
                   delta.group(1) if delta else "", f"[{notes.index(note_of(d)) + 1}]")
     console.print(t)
     for i, note in enumerate(notes, start=1):
         console.print(f"[{i}] {note}", markup=False, highlight=False)
+
+
+def _figure(v: int | str) -> str:
+    """Whole numbers grouped in thousands, as the difference column and `podplan plan` write them."""
+    return f"{v:,}" if isinstance(v, int) else v

@@ -26,7 +26,8 @@ def add_plan_flags(p: argparse.ArgumentParser) -> None:
     d.add_argument("--logical-sector", type=int, choices=(512, 4096), help="logical sector size in bytes")
     d.add_argument("--physical-sector", type=int, choices=(512, 4096), help="physical sector size in bytes")
     d.add_argument("--ssd", action=argparse.BooleanOptionalAction, default=None, help="non-rotational disks")
-    d.add_argument("--devices", metavar="PATH,...", help="comma-separated device paths, one per disk")
+    d.add_argument("--devices", metavar="PATH,...", help="comma-separated device paths, one per disk of the plan, in order "
+                   "(the layout stays)")
     m = p.add_argument_group("md")
     m.add_argument("--level", type=int, choices=(0, 1, 4, 5, 6, 10), help="RAID level")
     m.add_argument("--layout", help="RAID10 n2/n3/f2/f3/o2/o3 or RAID5/6 left-symmetric, ...")
@@ -65,6 +66,9 @@ def plan_from_args(args: argparse.Namespace, base: Plan | None) -> Plan:
     no flags): flags always change a plan the user can see, never a hidden one of their own.
     """
     given = {k for k in LAYOUT_FLAGS if getattr(args, k, None) is not None}
+    from_file = base is not None
+    if args.disks is not None and args.disks < 1:
+        raise PlanError(f"--disks must be 1 or more, not {args.disks}")
     if base is None:
         from planners.example import example_pod
 
@@ -72,11 +76,23 @@ def plan_from_args(args: argparse.Namespace, base: Plan | None) -> Plan:
         if not given:
             return base
     data: dict[str, Any] = base.model_dump(mode="json", exclude_none=True)
-    if args.disks is not None or args.disk_size is not None or args.devices is not None:
+    total = sum(d["count"] for d in data["disks"])
+    paths = [p for p in args.devices.split(",") if p] if args.devices is not None else None
+    # One path per disk of the plan names its disks and keeps its layout. Another count without
+    # --disks is a new set of disks from the example; from a file it is a slip that would build
+    # something else than the plan, so it is refused.
+    new_disks = args.disks is not None or (paths is not None and len(paths) != total)
+    if paths is not None and new_disks and from_file and args.disks is None:
+        raise PlanError(f"--devices names {len(paths)} paths but the plan has {total} disks: give one path per "
+                        f"disk, in order (or --disks {len(paths)} for a new layout of these disks)")
+    if paths is not None and not new_disks and args.disk_size is None:
+        offset = 0
+        for d in data["disks"]:
+            d["devices"], offset = paths[offset:offset + d["count"]], offset + d["count"]
+    elif args.disks is not None or args.disk_size is not None or paths is not None:
         old = data["disks"][0]
-        paths = [p for p in args.devices.split(",") if p] if args.devices is not None else None
         # Devices alone say how many disks there are: one path per disk.
-        count = args.disks if args.disks is not None else (len(paths) if paths else sum(d["count"] for d in data["disks"]))
+        count = args.disks if args.disks is not None else (len(paths) if paths else total)
         disk: dict[str, Any] = {k: v for k, v in old.items() if k != "devices"}
         disk["count"] = count
         if args.disk_size is not None:
@@ -90,20 +106,19 @@ def plan_from_args(args: argparse.Namespace, base: Plan | None) -> Plan:
     if args.ssd is not None:
         data["disks"] = [{**d, "rotational": not args.ssd} for d in data["disks"]]
 
-    _apply_groups(data, args)
+    _apply_groups(data, args, new_disks)
     _apply_layers(data, args)
     return plan_from_data(data, source="plan with flags")
 
 
-def _apply_groups(data: dict[str, Any], args: argparse.Namespace) -> None:
+def _apply_groups(data: dict[str, Any], args: argparse.Namespace, new_disks: bool) -> None:
     total = sum(d["count"] for d in data["disks"])
     template = dict(data["groups"][0])
     # A new disk count is a new layout: without --groups, all the disks make one array.
-    new_disks = args.disks is not None or args.devices is not None
     ngroups = args.groups if args.groups is not None else (1 if new_disks else len(data["groups"]))
     if ngroups < 1:
         raise PlanError("--groups must be at least 1")
-    reshape = any(getattr(args, k) is not None for k in ("disks", "groups", "spares", "devices"))
+    reshape = new_disks or any(getattr(args, k) is not None for k in ("groups", "spares"))
     for key, flag in (("level", "level"), ("layout", "layout"), ("metadata", "metadata"), ("bitmap", "bitmap")):
         if getattr(args, flag) is not None:
             template[key] = getattr(args, flag)

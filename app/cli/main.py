@@ -149,15 +149,20 @@ def _dispatch(args: argparse.Namespace) -> int:
             print_plan(plan, result)
         return EXIT_FINDINGS if any(f.severity == "error" for f in result.findings) else EXIT_OK
     if args.command == "script":
-        from planners.script.build import build_script
+        from planners.script.build import build_script, placeholders
 
         text = build_script(plan, result)
         if args.output:
             from app.shared.planfile import write_script
 
             write_script(Path(args.output), text, args.force)
-            print(f"podplan: wrote {args.output}; review it, then run: bash {args.output}   (a dry run; add --run to build)",
-                  file=sys.stderr)
+            if unnamed := placeholders(text):
+                print(f"podplan: wrote {args.output}, but {unnamed} of the plan's disks have no device path: the "
+                      f"script stops at their placeholders. Give them with --devices PATH,... (one per disk, in "
+                      f"order) or in the plan's [[disks]] devices, and write it again", file=sys.stderr)
+            else:
+                print(f"podplan: wrote {args.output}; review it, then run: bash {args.output}   (a dry run; add --run "
+                      f"to build)", file=sys.stderr)
         else:
             sys.stdout.write(text)
         return EXIT_OK

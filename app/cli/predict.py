@@ -135,12 +135,23 @@ def prediction_table(preds: list[WorkloadPrediction], *, title: str = "Predicted
         t.add_row(p.workload, mb_text(p.mb_s) + ("*" if p.outside_model else ""), range_text(p), f"{p.iops:,.0f}",
                   Text(p.binding, style="bold"), p.runner_up, f"x{p.headroom:.2f}")
     notes = sorted({p.factor_note for p in preds if p.factor_note})
-    notes += [f"range: {a}" for a in sorted({p.assumption for p in preds if p.assumption})]
+    notes += range_notes(preds)
     notes += [f"* {p.workload} is outside the model: {p.outside_model}" for p in preds if p.outside_model]
     if notes:
         t.caption = "\n".join(notes)
         t.caption_justify = "left"
     return t
+
+
+def range_notes(preds: list[WorkloadPrediction]) -> list[str]:
+    """What each range rests on, each reason once; a reason that holds for some rows only names them."""
+    ranged = [p for p in preds if p.assumption]
+    holds: dict[str, list[str]] = {}
+    for p in ranged:
+        for part in p.assumption.split("; "):
+            holds.setdefault(part, []).append(p.workload)
+    return [f"range: {part}" + ("" if len(names) == len(ranged) else f" ({', '.join(names)})")
+            for part, names in holds.items()]
 
 
 def range_text(p: WorkloadPrediction) -> str:
@@ -185,6 +196,8 @@ def sweep_table(s: Sweep, top: int | None, *, show_risky: bool = False) -> Table
     for i, r in rows[:top] if top else rows:
         t.add_row(*sweep_cells(i, r), style="" if r.pareto else "dim")
     notes = []
+    if top and len(rows) > top:
+        notes.append(f"the first {top} of {len(rows)} shown (--top 0 shows them all)")
     hidden = sum(r.risky for r in s.rows) if not show_risky else 0
     if hidden:
         notes.append(f"{hidden} layouts hidden: more than {100 * s.max_loss:g} % odds of losing data in a year "
@@ -192,5 +205,6 @@ def sweep_table(s: Sweep, top: int | None, *, show_risky: bool = False) -> Table
     if s.skipped:
         notes.append(f"{s.skipped} layouts skipped: the tools would refuse them")
     if notes:
-        t.caption = "; ".join(notes)
+        t.caption = "\n".join(notes)
+        t.caption_justify = "left"
     return t

@@ -10,6 +10,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from app.shared.console import cli_console
+from app.shared.figures import running_figures
 from planners.errors import PlanError
 from planners.models import Plan
 from planners.hardware import DiskPerf
@@ -21,7 +22,6 @@ from runners.validate.guard import GuardError
 from runners.validate.shape import plan_mismatch, shape_of_plan
 
 EXIT_OK, EXIT_PARTIAL, EXIT_INTERRUPTED = 0, 1, 130
-MB = 1_000_000
 
 
 class _Live:
@@ -40,7 +40,7 @@ class _Live:
             self.tasks[name] = self.progress.add_task("starting", total=self.runtime, name=name)
             return
         task = self.tasks[name]
-        desc = f"{figures.bytes_s / MB:9.1f} MB/s {figures.iops:10.0f} IOPS" if figures else ""
+        desc = running_figures(figures.bytes_s, figures.iops) if figures else ""
         if figures is None and event == "progress":
             desc = "running; figures when it ends"
         if event == "end":

@@ -5,6 +5,11 @@ from __future__ import annotations
 from planners.sweep import Sweep, SweepRow
 
 
+def running_figures(bytes_s: float, iops: float) -> str:
+    """fio's figures so far, fixed width for a live line, grouped in thousands as every table writes them."""
+    return f"{bytes_s / 1e6:9,.1f} MB/s {iops:10,.0f} IOPS"
+
+
 def mb_text(v: float) -> str:
     return f"{v:,.0f}" if v >= 10 else f"{v:.2f}"
 

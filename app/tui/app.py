@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+from functools import partial
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -12,7 +13,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from app.tui.messages import FileFailed, FileSaved, PlanComputed, PlanOpened, PlanRejected
-from app.tui.screens.plan_screen import PlanScreen
+from app.tui.screens.plan_screen import RESULT_TABS, TAB_OF_ALT_DIGIT, PlanScreen
 from app.tui.variants import Variant
 from app.tui.widgets.plan_form import PlanForm
 from planners.errors import PlanError
@@ -110,8 +111,11 @@ class PodplanApp(App[int]):
 
     @property
     def modified(self) -> bool:
-        """The form holds changes that no file has: quitting or opening another file would lose them."""
-        return self.saved_plan is None or self.plan != self.saved_plan
+        """The form holds changes that no file has: quitting or opening another file would lose them.
+
+        A value the plan cannot take is a change too: the user typed it, and no file holds it.
+        """
+        return self.saved_plan is None or self.plan != self.saved_plan or bool(self.error)
 
     def _set_subtitle(self) -> None:
         where = str(self.plan_file) if self.plan_file else self._origin
@@ -120,6 +124,9 @@ class PodplanApp(App[int]):
 
     async def on_event(self, event: events.Event) -> None:
         if isinstance(event, events.Key) and isinstance(self.screen, PlanScreen):
+            if event.key in TAB_OF_ALT_DIGIT:
+                self.screen.action_show_tab(TAB_OF_ALT_DIGIT[event.key])
+                return
             focused = self.screen.focused
             if focused is not None and isinstance(focused.parent, PlanForm):
                 self.screen.hold_frame()
@@ -380,6 +387,10 @@ class PodplanApp(App[int]):
         yield SystemCommand("Predict an fio job file", "Each job section on the Perf tab, beside the suite (ctrl+j)",
                             self.action_load_job)
         yield SystemCommand("Validate array", "Measure a built array with fio beside the plan (f5)", self.action_validate)
+        if isinstance(screen, PlanScreen):
+            for i, (tab, (title, what)) in enumerate(RESULT_TABS.items(), start=1):
+                yield SystemCommand(f"{title} tab", f"{what[0].upper()}{what[1:]} (alt+{i}; f8 steps through the tabs)",
+                                    partial(screen.action_show_tab, tab))
         if hasattr(screen, "action_copy_script"):
             yield SystemCommand("Save script", "Write the build script to a file (s)", screen.action_save_script)
             yield SystemCommand("Copy script", "Copy the build script to the clipboard (c)", screen.action_copy_script)

@@ -102,6 +102,14 @@ class ValidationFinished(Message):
         self.mismatch = mismatch  # why the plan does not describe the target: then nothing is compared
 
 
+class TargetMismatched(Message):
+    """The current plan does not describe the validate target (`why`: each way); found before fio runs."""
+
+    def __init__(self, why: tuple[str, ...]) -> None:
+        super().__init__()
+        self.why = why
+
+
 class ValidationFailed(Message):
     """The validate suite did not run (no fio, a bad target, a refused device); one line for the user."""
 

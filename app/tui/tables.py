@@ -89,9 +89,17 @@ def _widest(columns: list[Column], drops: list[tuple[str, ...]], width: int) -> 
 
 
 def _table(columns: list[Column], styles: list[str] | None = None, notes: list[str] | None = None,
-           notes_width: int = 0) -> Table:
+           notes_width: int = 0, width: int = 0) -> Table:
+    """The columns as a table; wider than `width` (when given), the first column's labels wrap so
+    that every figure stays whole on screen (a petabyte's digits outgrow the narrowest set)."""
     t = Table(box=box.SIMPLE_HEAD, padding=0, expand=False, show_edge=False)  # the box's blank is the gap
-    for head, _, minimum, right in columns:
+    over = _width(columns) - width if width else 0
+    for i, (head, cells, minimum, right) in enumerate(columns):
+        if i == 0 and over > 0:
+            label = max(minimum, len(head), *(len(c) for c in cells))
+            word = max(len(w) for text in (head, *cells) for w in text.split() or [""])
+            t.add_column(head, no_wrap=False, max_width=max(word, label - over))
+            continue
         t.add_column(head, justify="right" if right else "left", no_wrap=True, min_width=minimum)
     if notes:
         t.add_column("why", style="dim", overflow="fold", max_width=notes_width)
@@ -121,7 +129,7 @@ def waterfall(result: PlanResult, *, narrow: bool, width: int) -> Table:
     styles = ["bold" if s.key == "reserved" else ("yellow" if s.key in ("spares", "unassigned") and s.removed_bytes
                                                   else "") for s in steps]
     room = width - _width(kept) - 1
-    return _table(kept, styles, [s.note for s in steps] if room >= 24 else None, room)
+    return _table(kept, styles, [s.note for s in steps] if room >= 24 else None, room, width)
 
 
 def waterfall_notes(result: PlanResult, table: Table) -> Text:
@@ -152,4 +160,4 @@ def arrays(plan: Plan, result: PlanResult, *, narrow: bool, width: int) -> Table
     ]
     drops = [(), ("data offset",), ("data offset", "component B"), ("data offset", "component B", "chunk"),
              ("data offset", "component B", "chunk", "disks")]
-    return _table(_widest(columns, drops[2 if narrow else 0:], width))
+    return _table(_widest(columns, drops[2 if narrow else 0:], width), width=width)

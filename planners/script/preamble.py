@@ -81,7 +81,7 @@ ROOT_DISKS_KNOWN=0
 check_device() {
   local given="$1" dev why=() info
   case "$given" in
-    *FILL-IN*) die "device path $given is a placeholder: put the real /dev/disk/by-id/... path in the plan" ;;
+    *FILL-IN*) die "device path $given is a placeholder: name the real disks (--devices PATH,... of the podplan command that wrote this script, or the devices list of the plan) and write the script again" ;;
   esac
   dev=$(readlink -f -- "$given")
   [ -b "$dev" ] || die "$given is not a block device"

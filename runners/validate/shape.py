@@ -57,21 +57,29 @@ def _sysdir_of(target: str) -> tuple[str, bool]:
     return os.path.realpath(f"/sys/dev/block/{os.major(num)}:{os.minor(num)}"), is_dir
 
 
-def _mounted_fstype(directory: str) -> str:
-    """The type of the filesystem `directory` is on, from /proc/self/mounts (longest mount point)."""
-    real = os.path.realpath(directory)
-    best, fstype = "", ""
+def mount_of(path: str) -> tuple[str, str, str] | None:
+    """(source, type, mount point) of the filesystem `path` is on, from /proc/self/mounts
+    (the longest mount point that holds it); None if that cannot be read."""
+    real = os.path.realpath(path)
+    best: tuple[str, str, str] | None = None
     try:
         with open("/proc/self/mounts") as f:
             for line in f:
                 parts = line.split()
                 if len(parts) > 2:
                     mnt = parts[1].replace("\\040", " ")
-                    if (real == mnt or real.startswith(mnt.rstrip("/") + "/")) and len(mnt) >= len(best):
-                        best, fstype = mnt, parts[2]
+                    holds = real == mnt or real.startswith(mnt.rstrip("/") + "/")
+                    if holds and (best is None or len(mnt) >= len(best[2])):
+                        best = (parts[0], parts[2], mnt)
     except OSError:
-        return ""
-    return fstype
+        return None
+    return best
+
+
+def _mounted_fstype(directory: str) -> str:
+    """The type of the filesystem `directory` is on ('' if unknown)."""
+    found = mount_of(directory)
+    return found[1] if found else ""
 
 
 # The plan's size and the target's may differ by the slack of a real build (a different mdadm,

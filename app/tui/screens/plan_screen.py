@@ -31,7 +31,18 @@ from planners.errors import PlanError
 from planners.models import Plan
 
 
-TABS = ("tab-capacity", "tab-alignment", "tab-findings", "tab-performance")
+# The result tabs in order: (title, what each shows) for the command palette.
+RESULT_TABS = {
+    "tab-capacity": ("Capacity", "raw bytes to df available step by step, and the md arrays"),
+    "tab-alignment": ("Alignment", "the alignment chain from md chunk to filesystem, and the mkfs geometry"),
+    "tab-findings": ("Findings", "every misalignment and warning, in full"),
+    "tab-performance": ("Perf", "predicted MB/s and IOPS per workload, and what limits each"),
+}
+TABS = tuple(RESULT_TABS)
+# xterm, tmux and most Linux terminals send alt+1 as ESC 1, which Textual reads as the character
+# macOS puts on option+1 ('¡'), and a focused text field would take it: the app turns these four
+# into their tabs before any field sees them (PodplanApp.on_event), or alt+1..4 do nothing there.
+TAB_OF_ALT_DIGIT = dict(zip(("inverted_exclamation_mark", "trade_mark_sign", "pound_sign", "cent_sign"), TABS))
 
 
 class PlanScreen(Screen[None]):
@@ -42,8 +53,8 @@ class PlanScreen(Screen[None]):
     BINDINGS = [
         Binding("f8", "next_tab", "Tabs"),
         Binding("shift+f8", "next_tab(-1)", "Previous tab", show=False),
-        *(Binding(f"alt+{i}", f"show_tab('{tab}')", tab.removeprefix("tab-").title(), show=False)
-          for i, tab in enumerate(TABS, start=1)),
+        *(Binding(f"alt+{i}", f"show_tab('{tab}')", title, show=False)
+          for i, (tab, (title, _)) in enumerate(RESULT_TABS.items(), start=1)),
     ]
 
     values: var[Values] = var(dict, init=False)

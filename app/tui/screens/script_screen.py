@@ -13,7 +13,7 @@ from textual.widgets import Footer, Header, Static
 
 from planners.models import Plan
 from planners.results import PlanResult
-from planners.script.build import build_script
+from planners.script.build import build_script, placeholders
 
 
 class ScriptScreen(Screen[None]):
@@ -34,6 +34,10 @@ class ScriptScreen(Screen[None]):
         yield Header()
         if self._stale:
             yield Static(f"The form has an error ({self._stale}); this is the script of the last valid plan.",
+                         classes="stale-note")
+        if unnamed := placeholders(self.script):
+            yield Static(f"{unnamed} disks have no device path: the script stops at their placeholders. f7 starts "
+                         "a plan from this machine's disks; `podplan script PLAN --devices PATH,...` names them.",
                          classes="stale-note")
         with VerticalScroll(id="script-scroll"):
             yield Static(id="script")

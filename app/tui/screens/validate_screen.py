@@ -19,7 +19,8 @@ from textual.screen import Screen
 from textual.widgets import Button, Checkbox, DataTable, Footer, Header, Input, Label, Static
 from textual.worker import Worker, WorkerState
 
-from app.tui.messages import FioProgressed, ValidationFailed, ValidationFinished
+from app.shared.figures import running_figures
+from app.tui.messages import FioProgressed, TargetMismatched, ValidationFailed, ValidationFinished
 from app.tui.widgets.choice import Choice
 from planners.errors import PlanError
 from planners.models import Plan
@@ -29,7 +30,6 @@ from runners.validate.suite import ValidateReport, validate
 from runners.validate.compare import SideBySide, gather_conditions, load_predictions, side_by_side
 from runners.validate.guard import GuardError
 
-MB = 1_000_000
 PROGRESS_BAR = 24
 CHART_BAR = 32
 COLUMNS = ("workload", "status", "MB/s", "IOPS", "steady", "predicted", "diff", "binding", "likely reasons")
@@ -42,7 +42,7 @@ def text_bar(fraction: float, width: int) -> str:
 
 
 def _figures_text(figures: JobFigures | None) -> str:
-    return f"{figures.bytes_s / MB:9.1f} MB/s {figures.iops:10.0f} IOPS" if figures else ""
+    return running_figures(figures.bytes_s, figures.iops) if figures else ""
 
 
 def progress_line(name: str, event: str, elapsed_s: float, figures: JobFigures | None, runtime_s: float,
@@ -208,13 +208,18 @@ class ValidateScreen(Screen[None]):
     # -- the worker -----------------------------------------------------------------------------
     @work(thread=True, exclusive=True, exit_on_error=False, group="validate")
     def _run(self, target: str, mode: str, destroy: str | None, plan: Plan | None, cancel: threading.Event) -> None:
-        from runners.validate.shape import shape_of_plan
+        from runners.validate.shape import plan_mismatch, shape_of_plan
 
         def progressed(name: str, event: str, elapsed_s: float, figures: JobFigures | None) -> None:
             self.post_message(FioProgressed(name, event, elapsed_s, figures))
 
+        # Said before a minute of fio, as `podplan validate` says it; and a plan of other storage
+        # must not choose the block sizes either.
+        mismatch = plan_mismatch(target, plan) if plan else ()
+        if mismatch:
+            self.post_message(TargetMismatched(mismatch))
         try:
-            shape = shape_of_plan(plan) if plan else None
+            shape = shape_of_plan(plan) if plan and not mismatch else None
             report = validate(target, mode="full" if mode == "full" else "quick", destroy_data=destroy,
                               plan_shape=shape, on_progress=progressed, cancel=cancel)
         except (GuardError, PlanError) as exc:
@@ -223,9 +228,6 @@ class ValidateScreen(Screen[None]):
         except OSError as exc:
             self.post_message(ValidationFailed(f"{target}: {exc.strerror or exc}"))
             return
-        from runners.validate.shape import plan_mismatch
-
-        mismatch = plan_mismatch(target, plan) if plan else ()
         predictions = load_predictions(plan, report) if plan and not mismatch else None
         rows = side_by_side(report, predictions, gather_conditions(target))
         self.post_message(ValidationFinished(report, rows, predictions is not None, mismatch))
@@ -245,6 +247,12 @@ class ValidateScreen(Screen[None]):
     def _show_progress(self) -> None:
         lines = [progress_line(name, *state, self._runtime_s) for name, state in self._progress.items()]
         self.query_one("#validate-progress", Static).update("\n".join(lines))
+
+    @on(TargetMismatched)
+    def _target_mismatched(self, event: TargetMismatched) -> None:
+        self.query_one("#validate-notes", Static).update(_mismatch_note(event.why))
+        self.notify("The current plan does not describe this target: measuring without comparing",
+                    severity="warning", timeout=8)
 
     @on(ValidationFailed)
     def _validation_failed(self, event: ValidationFailed) -> None:
@@ -278,13 +286,17 @@ class ValidateScreen(Screen[None]):
         if self.plan is None or not self.query_one("#use-plan", Checkbox).value:
             notes.append("no prediction: the current plan was not used")
         elif mismatch:
-            notes.append("not compared: the current plan does not describe this target (" + "; ".join(mismatch)
-                         + "). Open the plan it was built from, or untick the plan.")
+            notes.append(_mismatch_note(mismatch))
         elif not predicted:
             notes.append("no prediction: this podplan has no performance model")
         if report.stopped:
             notes.append(f"stopped early: {report.stopped}")
         return "\n".join(notes)
+
+
+def _mismatch_note(why: Sequence[str]) -> str:
+    return ("not compared: the current plan does not describe this target (" + "; ".join(why)
+            + "). Open the plan it was built from, or untick the plan.")
 
 
 def _figure(v: float, fmt: str, small: float) -> str:
