@@ -43,8 +43,8 @@ class SweepRow(BaseModel):
     binding: str = Field(description="The term limiting that figure.")
     loss_per_year: tuple[float, float] = Field(description="P(data loss in a year) at 1 % and 4 % AFR, 0-1.")
     rebuild_hours: float = Field(description="Rebuild time of one member, hours.")
-    pareto: bool = Field(description="Within the risk limit, no other layout has at least as much space and speed "
-                                     "and at most the risk, and beats it on one.")
+    pareto: bool = Field(description="Within the risk limit, no other layout has at least as much space (LVM's "
+                                     "rounding aside: `rounding_bytes`) and speed and at most the risk, and beats it on one.")
     risky: bool = Field(False, description="Yearly loss odds at 4 % AFR above the sweep's limit: ranked last.")
 
 
@@ -150,23 +150,36 @@ def sweep(plan: Plan, workload: Workload | None = None, *, limit: int | None = N
 
 
 def _mark_front(rows: Sequence[SweepRow]) -> list[SweepRow]:
-    """Pareto front over (usable up, speed up, yearly loss at 4 % AFR down).
+    """Pareto front over (usable up, speed up, yearly loss at 4 % AFR down), LVM's rounding aside.
 
-    Sorted by usable bytes first, a row can only be dominated by rows before it, and only
-    by rows on the front; the front stays small, so this is fast for thousands of rows.
+    First the exact front: sorted by usable bytes, a row can only be dominated by rows before
+    it, and only by rows on the front (small, so this is fast for thousands of rows). Then a
+    front row is dropped when another front row is as good within its rounding (`_dominates`):
+    a row dominated that way by any row is dominated so by one on the exact front.
     """
     order = sorted(range(len(rows)), key=lambda i: (-rows[i].usable_bytes, -rows[i].mb_s, rows[i].loss_per_year[1]))
     front: list[int] = []
-    flags = [False] * len(rows)
     for i in order:
-        r = rows[i]
-        if not any(_dominates(rows[j], r) for j in front):
+        if not any(_dominates(rows[j], rows[i], exact=True) for j in front):
             front.append(i)
-            flags[i] = True
+    kept = {i for i in front if not any(_dominates(rows[j], rows[i]) for j in front if j != i)}
+    flags = [i in kept for i in range(len(rows))]
     return [r if r.pareto == f else r.model_copy(update={"pareto": f}) for r, f in zip(rows, flags)]
 
 
-def _dominates(a: SweepRow, b: SweepRow) -> bool:
-    ge = a.usable_bytes >= b.usable_bytes and a.mb_s >= b.mb_s and a.loss_per_year[1] <= b.loss_per_year[1]
+def rounding_bytes(row: SweepRow) -> int:
+    """Space a layout's LVM may leave unused for its own rounding: an extent per array (a striped LV
+    is a whole number of extents on each stripe). Two layouts this close in space are a choice of
+    speed and risk, not of space: linear LVM over six arrays keeps a few extents that striped
+    rounds away, and is no better for it at a sixth of the speed."""
+    lvm = row.plan.lvm
+    return lvm.extent_size * len(row.plan.groups) if lvm.enabled else 0
+
+
+def _dominates(a: SweepRow, b: SweepRow, *, exact: bool = False) -> bool:
+    """`a` is at least as good as `b` on space (within `b`'s rounding unless `exact`), speed and
+    risk, and better on one of them."""
+    slack = 0 if exact else rounding_bytes(b)
+    ge = a.usable_bytes >= b.usable_bytes - slack and a.mb_s >= b.mb_s and a.loss_per_year[1] <= b.loss_per_year[1]
     gt = a.usable_bytes > b.usable_bytes or a.mb_s > b.mb_s or a.loss_per_year[1] < b.loss_per_year[1]
     return ge and gt
