@@ -1,6 +1,7 @@
 """The command line's good paths: plan (tables and JSON), example, schema, script."""
 
 import json
+import re
 
 import pytest
 
@@ -42,6 +43,15 @@ def test_plan_tables(capsys):
     assert code == 0
     for words in ("Capacity, raw to available", "md arrays", "Alignment chain", "df -B1 available", "pod45"):
         assert words in out
+
+
+def test_plan_says_each_share_and_count_one_way(capsys):
+    # The headline's share of raw is the table's (not 86.1 % above 86.05 %); counts in thousands.
+    code, out, _ = run(capsys, ["plan"])
+    headline = re.search(r"(\d+\.\d+)% of raw", out)
+    table = re.search(r"efficiency \(df available / raw\): (\d+\.\d+)%", out)
+    assert code == 0 and headline and table and headline.group(1) == table.group(1)
+    assert re.search(r"\(\d{1,3}(,\d{3})+ sectors;", out)
 
 
 def test_example_is_a_plan(capsys):

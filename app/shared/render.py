@@ -113,7 +113,7 @@ def alignment_table(plan: Plan, v: VolumeResult) -> Table:
         t.add_row(plan.filesystem.type, "stride / stripe_width", f"{a.ext4_stride_blocks} / {a.ext4_stripe_width_blocks} blocks")
     if not a.fs_stripe_unit_bytes:
         t.add_row("filesystem", "stripe", "none")
-    t.add_row("tuning", "readahead", f"{_sz(a.readahead_bytes)} ({a.readahead_sectors} sectors; kernel picks {_sz(a.kernel_readahead_bytes)})")
+    t.add_row("tuning", "readahead", f"{_sz(a.readahead_bytes)} ({a.readahead_sectors:,} sectors; kernel picks {_sz(a.kernel_readahead_bytes)})")
     if a.stripe_cache_size:
         t.add_row("tuning", "stripe_cache_size", f"{a.stripe_cache_size} ({tib(a.stripe_cache_bytes or 0)} RAM per array)")
     return t
@@ -135,7 +135,7 @@ def render_plan(plan: Plan, result: PlanResult) -> Group:
         (f"{plan.name}", "bold"),
         f": {result.disk_count} disks, raw {result.raw_bytes:,} B ({tb(result.raw_bytes)}, {tib(result.raw_bytes)}); "
         f"usable {result.usable_bytes:,} B ({tb(result.usable_bytes)}, {tib(result.usable_bytes)}), "
-        f"{result.efficiency:.1%} of raw\n",
+        f"{result.efficiency:.2%} of raw\n",
         (f"assumes mdadm {t.mdadm}, lvm2 {t.lvm2}, e2fsprogs {t.e2fsprogs}, xfsprogs {t.xfsprogs}, Linux {t.kernel}", "dim"),
     )
     parts: list = [head, waterfall_table(result), groups_table(plan, result)]

@@ -369,7 +369,9 @@ class PodplanApp(App[int]):
 
     # -- command palette ------------------------------------------------------------------------
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        yield from super().get_system_commands(screen)
+        # Textual's own "Theme" offers every theme it ships; podplan's colours are chosen for the
+        # dark and light pair its toggle switches between (contrast checked in both), no others.
+        yield from (c for c in super().get_system_commands(screen) if c.callback != self.action_change_theme)
         yield SystemCommand("Help", "Keys and what each screen does (f1)", self.action_help)
         yield SystemCommand("Show build script", "The script that builds this plan (f2)", self.action_script)
         yield SystemCommand("Compare variants", "Pinned plans side by side (f3)", self.action_compare)
