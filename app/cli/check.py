@@ -36,7 +36,6 @@ def run_check(target: str, *, plan: Plan | None, as_json: bool) -> int:
     if os.geteuid() != 0:
         raise PlanError("check reads md superblocks and filesystem headers: run it as root")
     from runners.host.inventory import collect_host
-
     from runners.validate.shape import mount_of
 
     collection = collect_host()

@@ -156,7 +156,7 @@ def _dispatch(args: argparse.Namespace) -> int:
             from app.shared.planfile import write_script
 
             write_script(Path(args.output), text, args.force)
-            if unnamed := placeholders(text):
+            if unnamed := placeholders(result):
                 print(f"podplan: wrote {args.output}, but {unnamed} of the plan's disks have no device path: the "
                       f"script stops at their placeholders. Give them with --devices PATH,... (one per disk, in "
                       f"order) or in the plan's [[disks]] devices, and write it again", file=sys.stderr)

@@ -10,7 +10,7 @@ from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from app.shared.console import cli_console
-from app.shared.figures import running_figures
+from app.shared.figures import measured_text, running_figures
 from planners.errors import PlanError
 from planners.models import Plan
 from planners.hardware import DiskPerf
@@ -144,9 +144,9 @@ def print_report(console: Console, report: ValidateReport, rows: list[SideBySide
             pred = f"{r.predicted_mb_s:,.0f} MB/s" if w.name.startswith("seq") else f"{r.predicted_iops:,.0f} IOPS"
         else:
             pred = "no prediction"
-        t.add_row(w.name, w.status, f"{r.measured_mb_s:,.1f}" if r.measured_mb_s is not None else "",
-                  f"{r.measured_iops:,.0f}" if r.measured_iops is not None else "",
-                  f"{p99 / 1000:.2f}" if p99 else "", steady, pred, _pct(r.diff_pct), r.binding)
+        t.add_row(w.name, w.status, measured_text(r.measured_mb_s, ",.1f", 1),
+                  measured_text(r.measured_iops, ",.0f", 10), f"{p99 / 1000:.2f}" if p99 else "", steady, pred,
+                  _pct(r.diff_pct), r.binding)
     console.print(t)
     for w in report.workloads:
         if w.reason:

@@ -10,6 +10,14 @@ def running_figures(bytes_s: float, iops: float) -> str:
     return f"{bytes_s / 1e6:9,.1f} MB/s {iops:10,.0f} IOPS"
 
 
+def measured_text(v: float | None, fmt: str, small: float) -> str:
+    """A measured figure for a table ('' when none); below `small` in three significant digits, so a
+    slow run never reads 0.0."""
+    if v is None:
+        return ""
+    return f"{v:.3g}" if 0 < v < small else format(v, fmt)
+
+
 def mb_text(v: float) -> str:
     return f"{v:,.0f}" if v >= 10 else f"{v:.2f}"
 

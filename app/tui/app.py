@@ -13,7 +13,8 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from app.tui.messages import FileFailed, FileSaved, PlanComputed, PlanOpened, PlanRejected
-from app.tui.screens.plan_screen import RESULT_TABS, TAB_OF_ALT_DIGIT, PlanScreen
+from app.tui.screens.plan_screen import TAB_OF_ALT_DIGIT, PlanScreen
+from app.tui.widgets.results import RESULT_TABS
 from app.tui.variants import Variant
 from app.tui.widgets.plan_form import PlanForm
 from planners.errors import PlanError

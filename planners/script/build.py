@@ -8,8 +8,6 @@ validation ever loosens.
 
 from __future__ import annotations
 
-import re
-
 import shlex
 
 from planners.fs.ext4.geometry import mke2fs_args
@@ -31,16 +29,13 @@ def _fraction(f) -> str:
     return str(f.numerator) if f.denominator == 1 else f"{f.numerator}/{f.denominator}"
 
 
-PLACEHOLDER = "/dev/disk/by-id/FILL-IN-"
-
-
 def _placeholder(i: int) -> str:
-    return f"{PLACEHOLDER}disk{i:02d}"
+    return f"/dev/disk/by-id/FILL-IN-disk{i:02d}"
 
 
-def placeholders(script: str) -> int:
-    """How many disks a build script names by placeholder (the plan gave no path): it refuses to run."""
-    return len(set(re.findall(re.escape(PLACEHOLDER) + r"disk\d+", script)))
+def placeholders(result: PlanResult) -> int:
+    """How many disks the build script names by placeholder (the plan gave them no path): it refuses to run."""
+    return sum(not dev for g in result.groups for dev in (*g.member_devices, *g.spare_devices))
 
 
 def build_script(plan: Plan, result: PlanResult) -> str:

@@ -26,18 +26,11 @@ from textual.widgets import Footer, Header, Static, TabbedContent
 from app.tui.form_model import Values, compute_form, values_from_plan
 from app.tui.messages import FormEdited, PlanComputed, PlanRejected
 from app.tui.widgets.plan_form import PlanForm
-from app.tui.widgets.results import ResultsPane
+from app.tui.widgets.results import RESULT_TABS, ResultsPane
 from planners.errors import PlanError
 from planners.models import Plan
 
 
-# The result tabs in order: (title, what each shows) for the command palette.
-RESULT_TABS = {
-    "tab-capacity": ("Capacity", "raw bytes to df available step by step, and the md arrays"),
-    "tab-alignment": ("Alignment", "the alignment chain from md chunk to filesystem, and the mkfs geometry"),
-    "tab-findings": ("Findings", "every misalignment and warning, in full"),
-    "tab-performance": ("Perf", "predicted MB/s and IOPS per workload, and what limits each"),
-}
 TABS = tuple(RESULT_TABS)
 # xterm, tmux and most Linux terminals send alt+1 as ESC 1, which Textual reads as the character
 # macOS puts on option+1 ('¡'), and a focused text field would take it: the app turns these four

@@ -28,6 +28,7 @@ class ScriptScreen(Screen[None]):
     def __init__(self, plan: Plan, result: PlanResult, *, stale: str = "") -> None:
         super().__init__(id="script-screen")
         self.script = build_script(plan, result)
+        self._unnamed = placeholders(result)
         self._stale = stale
 
     def compose(self) -> ComposeResult:
@@ -35,7 +36,7 @@ class ScriptScreen(Screen[None]):
         if self._stale:
             yield Static(f"The form has an error ({self._stale}); this is the script of the last valid plan.",
                          classes="stale-note")
-        if unnamed := placeholders(self.script):
+        if unnamed := self._unnamed:
             yield Static(f"{unnamed} disks have no device path: the script stops at their placeholders. f7 starts "
                          "a plan from this machine's disks; `podplan script PLAN --devices PATH,...` names them.",
                          classes="stale-note")

@@ -19,7 +19,7 @@ from textual.screen import Screen
 from textual.widgets import Button, Checkbox, DataTable, Footer, Header, Input, Label, Static
 from textual.worker import Worker, WorkerState
 
-from app.shared.figures import running_figures
+from app.shared.figures import measured_text, running_figures
 from app.tui.messages import FioProgressed, TargetMismatched, ValidationFailed, ValidationFinished
 from app.tui.widgets.choice import Choice
 from planners.errors import PlanError
@@ -98,8 +98,7 @@ def table_rows(report: ValidateReport, rows: Sequence[SideBySide]) -> list[tuple
         steady = "" if r.steady is None else ("yes" if r.steady else "not steady")
         notes = "; ".join(([w.reason] if w.reason else []) + list(r.reasons))
         out.append((w.name, w.status,
-                    "" if r.measured_mb_s is None else _figure(r.measured_mb_s, ",.1f", 1),
-                    "" if r.measured_iops is None else _figure(r.measured_iops, ",.0f", 10),
+                    measured_text(r.measured_mb_s, ",.1f", 1), measured_text(r.measured_iops, ",.0f", 10),
                     steady, _predicted_text(r), "" if r.diff_pct is None else f"{r.diff_pct:+.0f} %",
                     r.binding, notes))
     return out
@@ -298,7 +297,3 @@ def _mismatch_note(why: Sequence[str]) -> str:
     return ("not compared: the current plan does not describe this target (" + "; ".join(why)
             + "). Open the plan it was built from, or untick the plan.")
 
-
-def _figure(v: float, fmt: str, small: float) -> str:
-    """A measured figure; below `small` in three significant digits, so a slow run never reads 0."""
-    return f"{v:.3g}" if 0 < v < small else format(v, fmt)

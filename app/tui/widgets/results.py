@@ -20,10 +20,16 @@ from planners.results import PlanResult
 
 NARROW_BELOW = 70  # columns of the pane under which the wide tables lose their TB and note columns
 
+# The result tabs in order: (title, what each shows, for the command palette).
+RESULT_TABS = {
+    "tab-capacity": ("Capacity", "raw bytes to df available step by step, and the md arrays"),
+    "tab-alignment": ("Alignment", "the alignment chain from md chunk to filesystem, and the mkfs geometry"),
+    "tab-findings": ("Findings", "every misalignment and warning, in full"),
+    "tab-performance": ("Perf", "predicted MB/s and IOPS per workload, and what limits each"),
+}
 # The tabs out of view at start, and the Static each shows. Their scroll and Static are made
 # when the tab is first shown: six widgets fewer to build, style and lay out before the first paint.
-LATER_TABS = {"tab-alignment": ("Alignment", "alignment"), "tab-findings": ("Findings", "findings"),
-              "tab-performance": ("Perf", "perf")}
+LATER_TABS = {"tab-alignment": "alignment", "tab-findings": "findings", "tab-performance": "perf"}
 
 
 class ResultsPane(Vertical):
@@ -41,14 +47,14 @@ class ResultsPane(Vertical):
     def compose(self) -> ComposeResult:
         yield Static(id="summary")
         with TabbedContent(id="result-tabs"):
-            with TabPane("Capacity", id="tab-capacity"):
+            with TabPane(RESULT_TABS["tab-capacity"][0], id="tab-capacity"):
                 with VerticalScroll(classes="result-scroll"):
                     yield Static(id="filesystems")
                     yield Static(id="waterfall")
                     yield Static(id="waterfall-notes")
                     yield Static(id="arrays")
-            for tab, (title, _) in LATER_TABS.items():
-                yield TabPane(title, id=tab)
+            for tab in LATER_TABS:
+                yield TabPane(RESULT_TABS[tab][0], id=tab)
 
     def show(self, plan: Plan, result: PlanResult) -> None:
         self.plan, self.result, self.error = plan, result, ""
@@ -118,7 +124,7 @@ class ResultsPane(Vertical):
             # the screen only when the scroll composes, after the figures below are put in it.
             scroll = VerticalScroll(classes="result-scroll")
             tabs.get_pane(active).mount(scroll)
-            scroll.mount(Static(id=LATER_TABS[active][1]))
+            scroll.mount(Static(id=LATER_TABS[active]))
         if active == "tab-capacity":
             room = self.size.width - 2  # the pane's left padding and the scroll bar (podplan.tcss)
             table = waterfall(result, narrow=narrow, width=room)
