@@ -97,3 +97,31 @@ def test_a_system_that_is_not_the_plan_is_refused_before_anything_changes(tmp_pa
     assert "nothing is mounted on /srv/lab" in res.stdout
     assert "difference(s) from the plan; nothing was changed" in res.stderr
     assert "mdadm --add" not in res.stdout  # stopped before printing, let alone running, any change
+
+
+def test_added_disks_pass_the_build_scripts_size_and_duplicate_guards(tmp_path):
+    """The grow script checks its added disks with the build script's own guard: too small for the
+    plan, or one disk under two paths, is refused before anything changes. This host has no md
+    arrays, so the test lets the script past its check of the running system to reach that guard."""
+    import os
+
+    from runners.probes.loopdev import sparse_loops
+
+    if os.geteuid() != 0 or shutil.which("losetup") is None and not os.path.exists("/usr/sbin/losetup"):
+        pytest.skip("the guard needs root and losetup to make loop devices")
+    with sparse_loops([64 << 20]) as (dev,):
+        alias = f"/dev/podplan-alias-{os.getpid()}-{os.path.basename(dev)}"
+        os.symlink(dev, alias)
+        try:
+            text = _script(_plan(), GrowRequest(add_disks=2, devices=[dev, alias]))
+            system_check = '[ "$MISMATCHES" -eq 0 ] || die'
+            assert system_check in text
+            res = _run(text.replace(system_check, ": ||"), tmp_path)
+        finally:
+            os.unlink(alias)
+    assert res.returncode == 1
+    for path in (dev, alias):
+        assert f"REFUSED {path}: {64 << 20} bytes, smaller than the plan's disk of {2 * TB} bytes\n" in res.stdout
+    assert f"REFUSED {alias}: the same device as {dev} (major:minor " in res.stdout
+    assert "refusal(s); nothing was changed" in res.stderr
+    assert "mdadm --add" not in res.stdout

@@ -7,8 +7,10 @@ md, so nothing past the guards runs here; the VM lab runs the rest.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import struct
 import subprocess
 import tempfile
 
@@ -81,10 +83,12 @@ def _need_root_tools():
             pytest.skip(f"{tool} is not installed")
 
 
-def _script_for(devs: list[str], tmp_path) -> str:
+def _script_for(devs: list[str], tmp_path, size: int = 64 * MiB, sector: int = 512) -> str:
+    """The build script of a RAID5 over `devs`, planned as disks of `size` bytes with `sector`-byte
+    logical and physical sectors (a loop device's physical sector is its logical one)."""
     plan = Plan(
         name="guardtest",
-        disks=[DiskSet(count=len(devs), size=64 * MiB, devices=devs)],
+        disks=[DiskSet(count=len(devs), size=size, logical_sector=sector, physical_sector=sector, devices=devs)],
         groups=[{"level": 5, "members": len(devs), "chunk": 64 * 1024}],
         filesystem={"type": "ext4"},
     )
@@ -204,3 +208,105 @@ def test_guards_work_when_root_is_not_a_block_device(tmp_path):
         p = _run_script(path)
         assert p.returncode == 0, p.stderr
         assert p.stdout.count("  ok ") == 3
+
+
+def _refused_before_any_change(p: subprocess.CompletedProcess) -> None:
+    assert p.returncode == 1, p.stdout
+    assert "nothing was changed" in p.stderr
+    assert "+ mdadm" not in p.stdout and "\n== create" not in p.stdout
+
+
+def test_disks_smaller_than_the_plan_are_refused_with_both_sizes(tmp_path):
+    """A plan of 4 TB disks against 64 MiB loop devices: once printed `ok` for each."""
+    _need_root_tools()
+    four_tb = 4000787030016
+    with sparse_loops([64 * MiB] * 3) as devs:
+        path = _script_for(devs, tmp_path, size=four_tb)
+        for args in ((), ("--run", "--yes"), tuple(a for d in devs for a in ("--override", d))):
+            p = _run_script(path, *args)
+            _refused_before_any_change(p)
+            for d in devs:
+                assert f"REFUSED {d}: {64 * MiB} bytes, smaller than the plan's disk of {four_tb} bytes\n" in p.stdout
+            assert " ok " not in p.stdout
+        assert all(_signature(d) == "" for d in devs)
+
+
+def test_a_larger_disk_is_accepted_with_the_bytes_left_unused(tmp_path):
+    _need_root_tools()
+    with sparse_loops([96 * MiB, 64 * MiB, 64 * MiB]) as devs:
+        p = _run_script(_script_for(devs, tmp_path))
+        assert p.returncode == 0, p.stdout + p.stderr
+        assert (f"  note    {devs[0]}: {96 * MiB} bytes; the plan's figures use {64 * MiB} of them "
+                f"and leave {32 * MiB} unused\n") in p.stdout
+        assert p.stdout.count("  note ") == 1 and p.stdout.count("  ok ") == 3
+
+
+def test_other_sector_sizes_than_the_plans_are_refused(tmp_path):
+    _need_root_tools()
+    with sparse_loops([64 * MiB] * 3, sector=4096) as devs:
+        p = _run_script(_script_for(devs, tmp_path))
+        _refused_before_any_change(p)
+        for d in devs:
+            assert f"REFUSED {d}: 4096-byte logical sectors, the plan's disk has 512\n" in p.stdout
+            assert f"REFUSED {d}: 4096-byte physical sectors, the plan's disk has 512\n" in p.stdout
+        # the same disks planned as 4Kn pass
+        native = _run_script(_script_for(devs, tmp_path, sector=4096))
+        assert native.returncode == 0, native.stdout + native.stderr
+        assert native.stdout.count("  ok ") == 3
+
+
+def _major_minor(dev: str) -> str:
+    st = os.stat(dev)
+    return f"{os.major(st.st_rdev)}:{os.minor(st.st_rdev)}"
+
+
+def test_one_disk_under_two_paths_is_refused(tmp_path):
+    """A device and a symlink to it: md would get the same disk twice."""
+    _need_root_tools()
+    with sparse_loops([64 * MiB] * 3) as devs:
+        link = f"/dev/podplan-alias-{os.getpid()}-{os.path.basename(devs[0])}"  # plans take paths under /dev only
+        os.symlink(devs[0], link)
+        try:
+            path = _script_for([*devs, link], tmp_path)
+            for args in ((), ("--override", link)):
+                p = _run_script(path, *args)
+                _refused_before_any_change(p)
+                assert f"REFUSED {link}: the same device as {devs[0]} (major:minor {_major_minor(devs[0])})\n" in p.stdout
+                assert p.stdout.count("REFUSED") == 1
+        finally:
+            os.unlink(link)
+
+
+@contextlib.contextmanager
+def _partitioned_loop(size: int, first_sector: int, sectors: int):
+    """A loop device over a file with an MBR of one partition, and that partition's device
+    (added with partx: a loop attached without --partscan shows no partitions by itself)."""
+    with sparse_loops([size]) as (dev,):
+        entry = struct.pack("<B3sB3sII", 0, b"\0\0\0", 0x83, b"\0\0\0", first_sector, sectors)
+        with open(dev, "r+b") as f:
+            f.seek(446)
+            f.write(entry)
+            f.seek(510)
+            f.write(b"\x55\xaa")
+        env = {**os.environ, "PATH": os.environ.get("PATH", "") + ":/usr/sbin:/sbin"}
+        subprocess.run(["partx", "-a", dev], check=True, env=env)
+        try:
+            name = os.path.basename(dev)
+            part = next(f"/dev/{p}" for p in os.listdir(f"/sys/class/block/{name}") if p.startswith(name))
+            yield dev, part
+        finally:
+            subprocess.run(["partx", "-d", dev], check=False, env=env)
+
+
+def test_a_disk_and_its_partition_are_refused(tmp_path):
+    _need_root_tools()
+    if shutil.which("partx") is None and not os.path.exists("/usr/bin/partx") and not os.path.exists("/usr/sbin/partx"):
+        pytest.skip("partx (util-linux) is not installed: it adds the partition's device")
+    with _partitioned_loop(64 * MiB, 2048, 65536) as (disk, part), sparse_loops([64 * MiB]) as (other,):
+        path = _script_for([disk, part, other], tmp_path, size=32 * MiB)
+        # --override covers the partition table wipefs finds on the disk, not the overlap
+        p = _run_script(path, "--override", disk)
+        _refused_before_any_change(p)
+        assert f"OVERRIDE {disk}: carries a signature" in p.stdout
+        assert f"REFUSED {part}: a partition of {disk}\n" in p.stdout
+        assert p.stdout.count("REFUSED") == 1

@@ -20,7 +20,7 @@ from planners.grow.model import ArrayGrowth, Growth
 from planners.grow.reshape import backup_need, reshape_refusal
 from planners.grow.steps import growth_steps
 from planners.grow.timing import sync_rate
-from planners.models import Plan
+from planners.models import Disk, Plan
 from planners.results import GroupResult, PlanResult, VolumeResult
 
 
@@ -68,14 +68,14 @@ def _check_group(og, om, ospares, ng, nm, nspares) -> None:
 
 
 def _array(old_g: GroupResult | None, new_g: GroupResult, og, ng, plan: Plan, result: PlanResult,
-           added: list[str]) -> ArrayGrowth:
+           added: list[Disk]) -> ArrayGrowth:
     md = new_g.md
     rate, limit = sync_rate(plan, result, new_g.name, reshape=old_g is not None)
     hours = md.component_bytes / (rate * 1e6) / 3600 if rate > 0 else float("inf")
     if old_g is None:
         return ArrayGrowth(
             name=ng.name, device=ng.device, new=True, members_before=0, members_after=ng.members, level_before=None,
-            level_after=ng.level, layout_after=md.layout, chunk_bytes=md.chunk_bytes, added_devices=tuple(added),
+            level_after=ng.level, layout_after=md.layout, chunk_bytes=md.chunk_bytes, added_devices=_paths(added), added_disks=_figures(added),
             spares=ng.spares, create_options=md.create_options, stripe_cache_size=_stripe_cache(plan, md),
             component_bytes=md.component_bytes, array_bytes_before=0, array_bytes_after=md.array_bytes,
             backup_file=False, backup_reason="a new array is created, not reshaped: nothing to back up",
@@ -90,9 +90,17 @@ def _array(old_g: GroupResult | None, new_g: GroupResult, og, ng, plan: Plan, re
     return ArrayGrowth(
         name=ng.name, device=ng.device, new=False, members_before=og.members, members_after=ng.members,
         level_before=og.level, level_after=ng.level, layout_after=md.layout, chunk_bytes=md.chunk_bytes,
-        added_devices=tuple(added), component_bytes=md.component_bytes, array_bytes_before=old_md.array_bytes,
+        added_devices=_paths(added), added_disks=_figures(added), component_bytes=md.component_bytes, array_bytes_before=old_md.array_bytes,
         array_bytes_after=md.array_bytes, backup_file=need.needed, backup_reason=need.reason,
         offset_change_bytes=need.offset_change_bytes, hours=hours, rate_mb_s=rate, rate_limit=limit)
+
+
+def _paths(disks: list[Disk]) -> tuple[str, ...]:
+    return tuple(d.device for d in disks)
+
+
+def _figures(disks: list[Disk]) -> tuple[tuple[int, int, int], ...]:
+    return tuple((d.size, d.logical_sector, d.physical_sector) for d in disks)
 
 
 def _stripe_cache(plan: Plan, md) -> int | None:
@@ -121,10 +129,8 @@ def growth_between(old: Plan, new: Plan) -> Growth:
         why = reshape_refusal(og.level, og.layout, ng.level, og.members, ng.members)
         if why:
             raise PlanError(f"{og.name}: {why}", "groups")
-        added = []
-        for d in nm[len(om):]:
-            n_added += 1
-            added.append(d.device or _placeholder(n_added))
+        added = [d._replace(device=d.device or _placeholder(n_added + i + 1)) for i, d in enumerate(nm[len(om):])]
+        n_added += len(added)
         arrays.append(_array(old_by[og.name], new_by[ng.name], og, ng, new, r_new, added))
     extra = new_gd[len(old_gd):]
     if extra and not old.lvm.enabled:
@@ -136,10 +142,8 @@ def growth_between(old: Plan, new: Plan) -> Growth:
     if extra and arrays:
         raise PlanError("the new plan both reshapes an array and adds one; grow in two steps", "groups")
     for ng, nm, ns in extra:
-        added = []
-        for d in nm + ns:
-            n_added += 1
-            added.append(d.device or _placeholder(n_added))
+        added = [d._replace(device=d.device or _placeholder(n_added + i + 1)) for i, d in enumerate(nm + ns)]
+        n_added += len(added)
         arrays.append(_array(None, new_by[ng.name], ng, ng, new, r_new, added))
     if not arrays:
         raise PlanError("the two plans describe the same layout: nothing to grow", "groups")

@@ -60,6 +60,9 @@ class ArrayGrowth(BaseModel):
     layout_after: str | None = Field(description="Layout after, as mdadm spells it.")
     chunk_bytes: int | None = Field(description="md chunk, unchanged by the growth, bytes.")
     added_devices: tuple[str, ...] = Field(description="Device paths of the added disks (placeholders where unknown).")
+    added_disks: tuple[tuple[int, int, int], ...] = Field(
+        description="Each added disk as the plan has it, in added_devices' order: bytes, logical and physical "
+                    "sector size in bytes.")
     spares: int = Field(0, description="Hot spares among the added disks of a new array (the last ones), count.")
     create_options: tuple[str, ...] = Field((), description="mdadm --create options of a new array (empty for a reshape).")
     stripe_cache_size: int | None = Field(None, description="stripe_cache_size a new parity array gets, entries.")

@@ -13,7 +13,7 @@ import shlex
 from planners.fs.ext4.geometry import mke2fs_args
 from planners.models import Plan
 from planners.results import GroupResult, PlanResult, VolumeResult
-from planners.script.preamble import PREAMBLE
+from planners.script.preamble import PREAMBLE, REFUSED, device_checks
 from planners.units import format_bytes_binary, format_bytes_decimal, format_size_compact
 
 from planners import __version__ as PODPLAN_VERSION
@@ -69,9 +69,14 @@ def build_script(plan: Plan, result: PlanResult) -> str:
         w(f"{_var(g, 'SPARES')}=({' '.join(q(d) for d in spares)})")
     w("")
     w('step "check every device (read-only)"')
-    for g in result.groups:
-        w(f'for dev in "${{{_var(g, "MEMBERS")}[@]}}" "${{{_var(g, "SPARES")}[@]+"${{{_var(g, "SPARES")}[@]}}"}}"; do check_device "$dev"; done')
-    w('[ "$PROBLEMS" -eq 0 ] || die "$PROBLEMS device(s) refused; nothing was changed (see --override)"')
+    arrays = []
+    for g, (_, members, spares) in zip(result.groups, plan.group_disks()):
+        for var, disks in ((_var(g, "MEMBERS"), members), (_var(g, "SPARES"), spares)):
+            arrays.append((var, [(d.size, d.logical_sector, d.physical_sector) for d in disks]))
+    for line in device_checks(arrays):
+        w(line)
+    w("check_distinct")
+    w(f'[ "$PROBLEMS" -eq 0 ] || die "{REFUSED}"')
     w("confirm")
     for g, pg in zip(result.groups, plan.groups):
         _md_step(w, plan, g, pg)

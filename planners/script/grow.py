@@ -17,7 +17,7 @@ from planners.grow.model import Growth
 from planners.grow.steps import add_argv, backup_path, create_argv, fs_argv, grow_argv, lvm_argvs
 from planners.models import Plan
 from planners.script.build import MDADM_CONF, _var
-from planners.script.preamble import PREAMBLE
+from planners.script.preamble import PREAMBLE, REFUSED, device_checks
 
 GROW_PREAMBLE = PREAMBLE.replace("build the array for real", "grow the pod for real").replace(
     "refusing to build without", "refusing to grow without")
@@ -77,6 +77,12 @@ expect_fs() {
   [ "$(readlink -f -- "$src" || true)" = "$(readlink -f -- "$3" || true)" ] || mismatch "$1 is on $src, the plan says $3"
   size=$(df -B1 --output=size -- "$1" | tail -n 1 | tr -d ' ')
   if [ "$size" = "$4" ]; then say "  ok      $1: $2 on $3, df size $4 bytes"; else mismatch "$1 has df size $size, the plan says $4"; fi
+}
+
+# check_added RESUMED ARRAY DEVICE BYTES LOGICAL PHYSICAL: an added disk passes the build script's
+# guards; once an earlier run got as far as the reshape, it is a member of the array instead.
+check_added() {
+  if [ "$1" -eq 1 ]; then expect_member "$2" "$3"; else check_device "${@:3}"; fi
 }
 
 # wait_idle DEVICE: mdadm --wait fails when there was nothing left to wait for, so watch sysfs too.
@@ -171,15 +177,12 @@ def grow_script(old: Plan, growth: Growth) -> str:
     w('step "check the added disks (read-only)"')
     for a in g.arrays:
         w(f"{_var(a, 'ADDED')}=({' '.join(q(d) for d in a.added_devices)})")
-        if a.new:
-            w(f'for dev in "${{{_var(a, "ADDED")}[@]}}"; do check_device "$dev"; done')
-        else:
-            # Once resumed, the added disks are members already: that is checked instead of their being free.
-            w(f'for dev in "${{{_var(a, "ADDED")}[@]}}"; do')
-            w(f'  if [ "${_var(a, "RESUMED")}" -eq 1 ]; then expect_member {q(a.device)} "$dev"; '
-              'else check_device "$dev"; fi')
-            w("done")
-    w('[ "$PROBLEMS" -eq 0 ] || die "$PROBLEMS device(s) refused; nothing was changed (see --override)"')
+    for a in g.arrays:
+        call = "check_device" if a.new else f'check_added "${_var(a, "RESUMED")}" {q(a.device)}'
+        for line in device_checks([(_var(a, "ADDED"), a.added_disks)], call):
+            w(line)
+    w("check_distinct")
+    w(f'[ "$PROBLEMS" -eq 0 ] || die "{REFUSED}"')
     w("confirm")
     for a in g.arrays:
         _array_steps(w, a, old.name)

@@ -1,9 +1,45 @@
 """The fixed part of every build script: argument parsing, the dry-run switch and the guards.
 
 It is plain bash kept as text; the generator fills in the plan-specific parts around it.
-The guards read only (lsblk, findmnt, wipefs -n, sysfs), so they run in a dry run too and
-a refusal shows up before anyone types --run.
+The guards read only (blockdev, lsblk, findmnt, wipefs -n, stat, sysfs), so they run in a dry
+run too and a refusal shows up before anyone types --run.
 """
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from planners.units import format_bytes_decimal
+
+# The last line of the checks when any failed (bash text, inside double quotes).
+REFUSED = "$PROBLEMS refusal(s); nothing was changed (--override accepts only a device whose data may be destroyed)"
+
+DiskFigures = tuple[int, int, int]
+"""A disk as the plan has it: bytes, logical and physical sector size in bytes."""
+
+
+def device_checks(arrays: Sequence[tuple[str, Sequence[DiskFigures]]], call: str = "check_device") -> list[str]:
+    """Bash lines that run `call DEVICE BYTES LOGICAL PHYSICAL` on each device of each named bash
+    array, with its figures in the same order: a loop per array whose disks are alike, as they
+    mostly are, under a comment that says the figures in words wherever they change."""
+    lines: list[str] = []
+    said = None
+    for array, disks in arrays:
+        if not disks:
+            continue
+        if len(set(disks)) > 1:
+            lines += [f'{call} "${{{array}[{i}]}}" {size} {logical} {physical}'
+                      for i, (size, logical, physical) in enumerate(disks)]
+            said = None
+            continue
+        size, logical, physical = disks[0]
+        if disks[0] != said:
+            lines.append(f"# The plan's disk: {size} bytes ({format_bytes_decimal(size)}), {logical}-byte logical and "
+                         f"{physical}-byte physical sectors.")
+            said = disks[0]
+        lines.append(f'for dev in "${{{array}[@]}}"; do {call} "$dev" {size} {logical} {physical}; done')
+    return lines
+
 
 PREAMBLE = r'''
 usage() {
@@ -78,13 +114,42 @@ root_disks() {
 PROBLEMS=0
 ROOT_DISKS=""
 ROOT_DISKS_KNOWN=0
+refuse() { say "  REFUSED $*"; PROBLEMS=$((PROBLEMS + 1)); }
+
+# fits_plan PATH BYTES LOGICAL PHYSICAL: the disk holds at least the plan's bytes and has its
+# sector sizes, or the plan's figures do not describe what would be built. No --override for these.
+fits_plan() {
+  local given="$1" want="$2" logical="$3" physical="$4" figures size ss pbsz fits=0
+  figures=$(blockdev --getsize64 --getss --getpbsz "$given" 2>/dev/null) ||
+    { refuse "$given: cannot read its size (blockdev --getsize64 $given; run as root)"; return 1; }
+  { read -r size; read -r ss; read -r pbsz; } <<<"$figures"
+  if [ "$size" -lt "$want" ]; then refuse "$given: $size bytes, smaller than the plan's disk of $want bytes"; fits=1; fi
+  if [ "$ss" -ne "$logical" ]; then refuse "$given: $ss-byte logical sectors, the plan's disk has $logical"; fits=1; fi
+  if [ "$pbsz" -ne "$physical" ]; then refuse "$given: $pbsz-byte physical sectors, the plan's disk has $physical"; fits=1; fi
+  if [ "$fits" -eq 0 ] && [ "$size" -gt "$want" ]; then
+    say "  note    $given: $size bytes; the plan's figures use $want of them and leave $((size - want)) unused"
+  fi
+  return "$fits"
+}
+
+# Every device checked, for check_distinct: the path given, major:minor, kernel name.
+LISTED=()
+LISTED_ID=()
+LISTED_NAME=()
+
+# check_device PATH BYTES LOGICAL PHYSICAL: the disk fits the plan and holds nothing in use.
 check_device() {
-  local given="$1" dev why=() info
+  local given="$1" dev why=() info fits=0 id
   case "$given" in
     *FILL-IN*) die "device path $given is a placeholder: name the real disks (--devices PATH,... of the podplan command that wrote this script, or the devices list of the plan) and write the script again" ;;
   esac
   dev=$(readlink -f -- "$given")
   [ -b "$dev" ] || die "$given is not a block device"
+  id=$(stat -L -c '%t %T' -- "$dev")
+  LISTED+=("$given")
+  LISTED_ID+=("$(printf '%d:%d' "0x${id% *}" "0x${id#* }")")
+  LISTED_NAME+=("$(basename "$(readlink -f "/sys/dev/block/${LISTED_ID[-1]}")")")
+  fits_plan "$given" "$2" "$3" "$4" || fits=1
   if [ "$ROOT_DISKS_KNOWN" -eq 0 ]; then
     ROOT_DISKS=$(root_disks || true)
     ROOT_DISKS_KNOWN=1
@@ -97,13 +162,46 @@ check_device() {
   if [ -n "$(wipefs -n --noheadings -- "$dev" 2>/dev/null)" ]; then why+=("carries a signature (wipefs -n $dev)"); fi
   if [ -n "$ROOT_DISKS" ] && printf '%s\n' "$ROOT_DISKS" | grep -qxF -- "$dev"; then why+=("holds the root filesystem"); fi
   if [ ${#why[@]} -eq 0 ]; then
-    say "  ok      $given"
+    if [ "$fits" -eq 0 ]; then say "  ok      $given"; fi
   elif is_overridden "$dev"; then
     say "  OVERRIDE $given: $(IFS=,; echo "${why[*]}") -- its data will be destroyed"
   else
-    say "  REFUSED $given: $(IFS=,; echo "${why[*]}")"
-    PROBLEMS=$((PROBLEMS + 1))
+    refuse "$given: $(IFS=,; echo "${why[*]}")"
   fi
+}
+
+# The kernel name of the whole disk a partition (major:minor) is on; nothing for a whole disk.
+partition_of() {
+  [ -e "/sys/dev/block/$1/partition" ] || return 0
+  basename "$(dirname "$(readlink -f "/sys/dev/block/$1")")"
+}
+
+# related I J: how listed device J stands to listed device I, if it is the same disk or overlaps it.
+related() {
+  local i="$1" j="$2"
+  if [ "${LISTED_ID[i]}" = "${LISTED_ID[j]}" ]; then
+    echo "the same device as ${LISTED[i]} (major:minor ${LISTED_ID[i]})"
+  elif [ "$(partition_of "${LISTED_ID[j]}")" = "${LISTED_NAME[i]}" ]; then
+    echo "a partition of ${LISTED[i]}"
+  elif [ -e "/sys/dev/block/${LISTED_ID[i]}/holders/${LISTED_NAME[j]}" ] ||
+       [ -e "/sys/dev/block/${LISTED_ID[j]}/slaves/${LISTED_NAME[i]}" ]; then
+    echo "a holder of ${LISTED[i]} (built on it)"
+  fi
+}
+
+# check_distinct: no two listed paths share blocks (one disk under two names, a disk and its
+# partition, a device and what it is built on): md would write the same blocks twice.
+# No --override for these.
+check_distinct() {
+  local i j how
+  for ((i = 0; i < ${#LISTED[@]}; i++)); do
+    for ((j = i + 1; j < ${#LISTED[@]}; j++)); do
+      how=$(related "$i" "$j")
+      if [ -n "$how" ]; then refuse "${LISTED[j]}: $how"; continue; fi
+      how=$(related "$j" "$i")
+      if [ -n "$how" ]; then refuse "${LISTED[i]}: $how"; fi
+    done
+  done
 }
 
 confirm() {
