@@ -64,3 +64,27 @@ def test_config_gives_bash_the_arguments_unchanged():
     out = subprocess.run(["bash", "-c", config + 'printf "%s\\n" "$timeout" "${disks[@]}" "${args[@]}"'],
                          capture_output=True, text=True, check=True).stdout.splitlines()
     assert out == ["12", *s.disk_paths(), *args]
+
+
+def test_rehearsal_disks_are_the_scaled_plans_so_its_guards_accept_them():
+    """The build script refuses a disk of another size or other sectors than the plan's: every
+    rehearsal disk has the scaled plan's size and the plan's sectors (512e in the example pod)."""
+    from planners.example import example_pod
+    from planners.models import DiskSet, MdGroup, Plan
+    from runners.lab.rehearse import prepare
+
+    mixed_4kn = Plan(name="m", disks=[DiskSet(count=2, size=1 << 40, logical_sector=4096, physical_sector=4096),
+                                      DiskSet(count=2, size=3 << 39, logical_sector=4096, physical_sector=4096)],
+                     groups=[MdGroup(level=5, members=4)])
+    for plan in (example_pod(), mixed_4kn):
+        scenario, scaled, _ = prepare(plan)
+        want = [(d.size, d.logical_sector, d.physical_sector) for d in scaled.disk_list()]
+        assert [(d.size_bytes, d.logical_sector, d.physical_sector) for d in scenario.disks] == want
+        assert {(d.logical_sector, d.physical_sector) for d in plan.disks} == {w[1:] for w in want}
+
+
+def test_disk_sectors_are_checked():
+    with pytest.raises(ValidationError):
+        LabDisk(size_bytes=MiB, logical_sector=4096, physical_sector=512)
+    with pytest.raises(ValidationError):
+        LabDisk(size_bytes=MiB + 512, logical_sector=4096, physical_sector=4096)

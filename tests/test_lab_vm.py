@@ -36,6 +36,14 @@ def test_disks_by_serial_with_throttles_and_ssd_flag():
     assert argv[argv.index("-cpu") + 1] == "max"
 
 
+def test_disks_show_the_guest_their_sector_sizes():
+    disks = [AttachedDisk("/t/a.img", "a-0", LabDisk(size_bytes=MiB, physical_sector=4096)),
+             AttachedDisk("/t/b.img", "a-1", LabDisk(size_bytes=MiB, logical_sector=4096, physical_sector=4096))]
+    devices = _values(_argv(disks), "-device")
+    assert devices[1].endswith("serial=a-0,logical_block_size=512,physical_block_size=4096")
+    assert devices[2].endswith("serial=a-1,logical_block_size=4096,physical_block_size=4096")
+
+
 def test_many_disks_spread_over_controllers():
     disks = [AttachedDisk(f"/t/{i}.img", f"s-{i}", LabDisk(size_bytes=MiB)) for i in range(300)]
     devices = _values(_argv(disks, accel="kvm"), "-device")

@@ -39,7 +39,7 @@ def prepare_growth(old: Plan, new: Plan, *, disk_size: int | None = None, tools:
     before = [d.size for d in scaled_old.disk_list()]
     if [d.size for d in scaled_new.disk_list()[:n_old]] != before:
         raise PlanError("the new plan's first disks are not the old plan's: growth keeps the disks it has", "disks")
-    disks = tuple(LabDisk(size_bytes=d.size, rotational=d.rotational) for d in scaled_new.disk_list())
+    disks = tuple(LabDisk.like(d) for d in scaled_new.disk_list())
     paths = Scenario(name=name, script="", disks=disks).disk_paths()
     scaled_old = scale_plan(old, size, devices=list(paths[:n_old]), tools=tools)
     scaled_new = scale_plan(new, new_size, devices=list(paths), tools=tools)

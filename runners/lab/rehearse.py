@@ -65,7 +65,7 @@ def prepare(plan: Plan, disk_size: int | None = None, name: str = "rehearse",
     tools = tools or rehearsal_tools()
     size = disk_size or choose_disk_size(plan, tools)
     unscaled = scale_plan(plan, size, tools=tools)
-    disks = tuple(LabDisk(size_bytes=d.size, rotational=d.rotational) for d in unscaled.disk_list())
+    disks = tuple(LabDisk.like(d) for d in unscaled.disk_list())
     probe = Scenario(name=name, script="", disks=disks)
     scaled = scale_plan(plan, size, devices=list(probe.disk_paths()), tools=tools)
     result = compute(scaled)
@@ -106,9 +106,10 @@ def compare(plan: Plan, result: PlanResult, c: LabCollection) -> list[Check]:
         add("md", f"{n} component (bytes)", md.kernel_component_bytes, arr.component_bytes)
         add("md", f"{n} array size (bytes)", md.array_bytes, arr.array_bytes)
         dev = c.block.get(arr.name)
-        # Where md sets no minimum (RAID1) the queue keeps its default, the logical block size.
-        logical = max(d.logical_sector for d in plan.disks)
-        add("md", f"{n} io_min (bytes)", md.io_min_bytes or logical, dev.io_min if dev else None)
+        # Where md sets no minimum (RAID1) the queue keeps its members' largest, which the block
+        # layer raises to each disk's physical sector.
+        physical = max(d.physical_sector for d in plan.disks)
+        add("md", f"{n} io_min (bytes)", md.io_min_bytes or physical, dev.io_min if dev else None)
         add("md", f"{n} io_opt (bytes)", md.io_opt_bytes, dev.io_opt if dev else None)
 
     for v in result.volumes:

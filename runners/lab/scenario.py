@@ -14,7 +14,9 @@ import shlex
 import tarfile
 from collections.abc import Sequence
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from planners.models import Disk
 
 from runners.lab.guest_files import collect_script, guest_file
 
@@ -33,6 +35,8 @@ class LabDisk(BaseModel):
     bps_total: int | None = Field(None, gt=0, description="Throttle: bytes per second, reads and writes together.")
     iops_total: int | None = Field(None, gt=0, description="Throttle: I/O operations per second, all kinds.")
     rotational: bool = Field(True, description="Reported as a spinning disk (False: the guest sees an SSD).")
+    logical_sector: int = Field(512, description="Logical sector size the guest sees, bytes (512 or 4096).")
+    physical_sector: int = Field(512, description="Physical sector size the guest sees, bytes (512 or 4096).")
 
     @field_validator("size_bytes")
     @classmethod
@@ -40,6 +44,21 @@ class LabDisk(BaseModel):
         if v % 512:
             raise ValueError("disk size must be a multiple of 512 bytes")
         return v
+
+    @model_validator(mode="after")
+    def _sectors(self) -> LabDisk:
+        if {self.logical_sector, self.physical_sector} - {512, 4096} or self.physical_sector < self.logical_sector:
+            raise ValueError("sectors must be 512 or 4096 bytes, the physical no smaller than the logical")
+        if self.size_bytes % self.logical_sector:
+            raise ValueError(f"disk size must be a multiple of the {self.logical_sector}-byte logical sector")
+        return self
+
+    @classmethod
+    def like(cls, disk: Disk, **overrides) -> LabDisk:
+        """A virtual disk the plan's build script accepts for `disk`: its size, sectors and rotation
+        (throttles and any of those given in `overrides`)."""
+        return cls(**{"size_bytes": disk.size, "rotational": disk.rotational, "logical_sector": disk.logical_sector,
+                      "physical_sector": disk.physical_sector, **overrides})
 
 
 class Scenario(BaseModel):

@@ -99,6 +99,8 @@ def qemu_argv(
         dev = f"scsi-hd,drive=d{i},bus=scsi{bus}.0,scsi-id={target},lun=0,serial={d.serial}"
         if not d.disk.rotational:
             dev += ",rotation_rate=1"
+        if (d.disk.logical_sector, d.disk.physical_sector) != (512, 512):  # qemu's own default
+            dev += f",logical_block_size={d.disk.logical_sector},physical_block_size={d.disk.physical_sector}"
         argv += ["-drive", _drive(f"d{i}", d.path, d.disk), "-device", dev]
     for ident, path, serial in (("jobs", jobs, JOBS_SERIAL), ("results", results, RESULTS_SERIAL)):
         if path is not None:
