@@ -78,7 +78,23 @@ def load_predictions(plan, report: ValidateReport | None = None, disk_override=N
         kwargs["disk_override"] = disk_override
     if report is not None and report.workloads:
         kwargs["workloads"] = model_workloads(report)
-    return list(predict(plan, **kwargs))
+    preds = list(predict(plan, **kwargs))
+    if report is not None:
+        from planners.perf.concurrent import share
+
+        preds = share(preds, ran_together(report))
+    return preds
+
+
+def ran_together(report: ValidateReport) -> list:
+    """The sections that ran in one fio run at the same time, as planners.perf.jobfile phases."""
+    from planners.perf.jobfile import Phase
+
+    runs: dict[str, list[str]] = {}
+    for w in report.workloads:
+        if w.run:
+            runs.setdefault(w.run, []).append(w.name)
+    return [Phase(sections=names) for names in runs.values()]
 
 
 def likely_reasons(workload: str, diff_pct: float, cond: Conditions, steady: bool | None, direct: bool) -> tuple[str, ...]:
