@@ -92,6 +92,11 @@ def set_jobs(job: JobFile | None, source: str) -> None:
     _jobs = (job, source)
 
 
+def loaded_job() -> tuple[JobFile | None, str]:
+    """The job file loaded with ctrl+j (None if none) and where it was read."""
+    return _jobs
+
+
 def set_host_parity(log: object, where: str, why: str) -> None:
     global _host_parity
     _host_parity = (log, where, why)
