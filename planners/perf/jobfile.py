@@ -261,6 +261,7 @@ def _workload(name: str, opts: Options, source: str) -> tuple[Workload, list[str
     raw = filename.startswith("/dev/") and not get("directory")[0]
     if size is not None and not raw and ":" not in filename:
         size *= numjobs  # each clone writes a file of its own unless they share one by name
+    files = numjobs if not raw and not filename else 1
     io_text, line = get("io_size", "io_limit")
     io_bytes = fio_bytes(io_text, kb_base, what=f"{source}:{line}: [{name}] io_size") * numjobs if io_text else None
     if "number_ios" in opts:
@@ -274,7 +275,7 @@ def _workload(name: str, opts: Options, source: str) -> tuple[Workload, list[str
     hint = get("fadvise_hint")[0].strip().lower() or "1"  # fio's default: hint the access pattern
     extras = pacing(opts, kb_base, fail)
     return Workload(name=name, description=f"fio job [{name}]", rw=rw, bs=bs, direct=direct, numjobs=numjobs,
-                    iodepth=iodepth, ioengine=engine, target="raw" if raw else "file", size=size, io_bytes=io_bytes,
+                    iodepth=iodepth, ioengine=engine, target="raw" if raw else "file", size=size, files=files, io_bytes=io_bytes,
                     runtime_s=runtime, time_based=time_based and runtime is not None, end_fsync=end_fsync,
                     fadvise_sequential=hint not in ("0", "none", "random") and rw == "read" and not direct,
                     **extras), notes

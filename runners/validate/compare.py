@@ -63,7 +63,9 @@ def model_workloads(report: ValidateReport) -> list:
         o = _job_options(w.job_file)
         out.append(Workload(name=w.name, rw=o["rw"], bs=int(o["bs"]), direct=o.get("direct") == "1",
                             numjobs=int(o.get("numjobs", 1)), iodepth=int(o.get("iodepth", 1)),
-                            ioengine=o.get("ioengine", "libaio"), target="file" if report.kind == "file" else "raw"))
+                            ioengine=o.get("ioengine", "libaio"), target="file" if report.kind == "file" else "raw",
+                            # podplan's one file (or the device's start), where the volume's allocator put it
+                            size=int(o["size"]) if o.get("size", "").isdigit() and int(o["size"]) > 0 else None))
     return out
 
 
