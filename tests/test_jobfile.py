@@ -282,3 +282,15 @@ def test_validate_runs_sections_without_a_stonewall_at_the_same_time(tmp_path):
                       file_size=16 * 1024**2)
     assert [w.run for w in walled.workloads] == ["", ""]
     assert walled.grouping == "sections run one after another: first; then second (stonewall)"
+
+
+def test_predict_says_in_one_line_how_the_sections_were_grouped(tmp_path, capsys):
+    job = tmp_path / "pod.fio"
+    job.write_text(TWO + "[third]\nstonewall\n")
+    assert main(["predict", "--job", str(job), "--no-host-cpu"]) == 0
+    out = capsys.readouterr().out
+    assert f"{job}: sections run together: first, second; then third (stonewall)" in " ".join(out.split())
+    assert "stonewall ignored" not in out
+    assert main(["predict", "--job", str(job), "--no-host-cpu", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["job_grouping"] == [f"{job}: sections run together: first, second; then third (stonewall)"]
