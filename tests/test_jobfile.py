@@ -294,3 +294,14 @@ def test_predict_says_in_one_line_how_the_sections_were_grouped(tmp_path, capsys
     assert main(["predict", "--job", str(job), "--no-host-cpu", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["job_grouping"] == [f"{job}: sections run together: first, second; then third (stonewall)"]
+
+
+def test_two_sections_of_one_name_both_share():
+    from planners.example import example_pod
+    from planners.perf.concurrent import predict_job_file
+    from planners.perf.predict import geometry_for_speed
+
+    plan = example_pod()
+    head = "[global]\nfilename=/dev/md0\ndirect=1\nioengine=libaio\nrw=read\nbs=1m\niodepth=64\n"
+    both = predict_job_file(plan, geometry_for_speed(plan), parse_job_file(head + "[same]\n[same]\n"))
+    assert [p.binding for p in both] == ["sections at once"] * 2

@@ -37,9 +37,11 @@ def share_of_array(p: WorkloadPrediction) -> tuple[float, str]:
 def share(preds: Sequence[WorkloadPrediction], phases: Sequence[Phase]) -> list[WorkloadPrediction]:
     """`preds` (one per section, alone) with the sections of each phase sharing the array."""
     out = list(preds)
-    where = {p.workload: i for i, p in enumerate(out)}
+    where: dict[str, list[int]] = {}
+    for i, p in enumerate(out):
+        where.setdefault(p.workload, []).append(i)  # fio allows two sections of one name
     for phase in phases:
-        members = [where[s] for s in phase.sections if s in where]
+        members = [where[s].pop(0) for s in phase.sections if where.get(s)]
         if len(members) < 2:
             continue
         shares = {i: share_of_array(out[i]) for i in members}

@@ -7,7 +7,10 @@ A linear LV is the arrays one after another, so what matters is where on the LV 
   `size` bytes of the LV; without one, the whole LV.
 - Files of a new job land at the start of the filesystem, packed one after another, when they
   sit in the filesystem's root directory (podplan's validate file does; a job file's
-  `directory=` is taken to be the root too: where another directory lies is not in the plan).
+  `directory=` is taken to be the root too: where another directory lies is not in the plan,
+  because new directories are spread on purpose: XFS deals them to the AGs in turn (the
+  m_agirotor in `xfs_dialloc`), ext4's Orlov allocator puts a top-level directory in a flex
+  group with more free space than average (ialloc.c `find_group_orlov`)).
   XFS puts a regular file's inode in its parent directory's allocation group (xfsprogs/kernel
   xfs_ialloc.c `xfs_dialloc`: only new directories rotate over the AGs), its first extent near
   that inode, and moves to the next AG only when the AG's longest free extent cannot hold the
