@@ -1,4 +1,5 @@
-"""A job's files on a linear LV over three arrays: where they land, and the requests each array serves.
+"""A job's files on a linear LV over three arrays: where they land, and the requests each array serves;
+and two sections of a job file at once, sharing the arrays.
 
 Six throttled disks make three RAID0 arrays of two under one linear LV with XFS on it. fio reads
 4 KiB blocks at random from one file, then from one file per clone (numjobs=3), then from the
@@ -40,6 +41,9 @@ JOBS = {
     "whole": HEAD + "filename=/dev/pod/data\n[whole]\n",
 }
 ARRAYS = ("md0", "md1", "md2")
+# Two sections on the whole LV: at once (they share its disks), then one after the other.
+PAIR = HEAD + "filename=/dev/pod/data\n[left]\n[right]\n"
+PAIRS = {"together": PAIR, "walled": PAIR + "stonewall\n"}
 
 
 def plan() -> Plan:
@@ -60,7 +64,7 @@ def script() -> str:
              "pvcreate -ff -y /dev/md0 /dev/md1 /dev/md2", "vgcreate pod /dev/md0 /dev/md1 /dev/md2",
              "lvcreate -y -l100%FREE -n data pod", "mkfs.xfs -q /dev/pod/data", "mkdir -p /mnt/pod",
              "mount /dev/pod/data /mnt/pod"]
-    for name, text in JOBS.items():
+    for name, text in {**JOBS, **PAIRS}.items():
         lines.append(f"cat > {name}.fio <<'EOF'\n{text}EOF")
         # Lay the files out first, so the counters below hold the job's reads only.
         lines.append(f"fio --create_only=1 {name}.fio >/dev/null")
@@ -110,4 +114,26 @@ def test_a_files_reads_stay_on_the_array_it_sits_on(lab):
                       f"({r['error']:+.0%}), {r['binding']}; reads per array {r['reads']}" for r in rows)
     print(f"\nmember alone: {base:.0f} IOPS\n{table}")
     record_calibration({"member_iops": base, "rows": rows})
+    assert not bad, table
+
+
+def test_sections_at_once_share_the_arrays(lab):
+    from planners.perf.concurrent import share
+
+    base = parse_fio_json(lab["base.json"])["jobs"][0]["read"]["iops"]
+    disk = DiskPerf(seq_read_mb_s=BPS / 1e6, seq_write_mb_s=BPS / 1e6, rand_read_iops=base, rand_write_iops=base)
+    rows, bad = [], []
+    for name, text in PAIRS.items():
+        jf = parse_job_file(text)
+        preds = share(predict(plan(), workloads=jf.workloads, disk_override=disk), jf.phases)
+        jobs = {j["jobname"]: j["read"]["iops"] for j in parse_fio_json(lab[f"{name}.json"])["jobs"]}
+        for p in preds:
+            err = (p.iops - jobs[p.workload]) / jobs[p.workload]
+            rows.append(dict(run=name, section=p.workload, predicted=p.iops, measured=jobs[p.workload], error=err,
+                             binding=p.binding))
+            if abs(err) > TOLERANCE:
+                bad.append(rows[-1])
+    table = "\n".join(f"{r['run']} {r['section']}: predicted {r['predicted']:.0f} IOPS, measured {r['measured']:.0f} "
+                      f"({r['error']:+.0%}), {r['binding']}" for r in rows)
+    print(f"\n{table}")
     assert not bad, table
