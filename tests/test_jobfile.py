@@ -171,9 +171,9 @@ def test_validate_runs_the_sections_as_written(tmp_path):
     from runners.validate.compare import model_workloads
     from runners.validate.suite import validate
 
-    [w] = parse_job_file("[global]\nioengine=psync\n[my-read]\nrw=randread\nbs=16k\nnumjobs=2\n").workloads
+    jf = parse_job_file("[global]\nioengine=psync\n[my-read]\nrw=randread\nbs=16k\nnumjobs=2\n")
     fast = Timing(runtime_s=2, ss_duration_s=1, ss_ramp_s=0, ss_slope_pct=50.0)
-    report = validate(str(tmp_path), jobs=[w], timing=fast, file_size=16 * 1024**2)
+    report = validate(str(tmp_path), jobs=[jf], timing=fast, file_size=16 * 1024**2)
     [ran] = report.workloads
     assert ran.name == "my-read" and ran.status in ("done", "partial") and ran.figures and ran.figures.iops > 0
     assert "rw=randread" in ran.job_file and "bs=16384" in ran.job_file and "numjobs=2" in ran.job_file
@@ -194,3 +194,114 @@ def test_fios_default_fadvise_hint_doubles_a_buffered_readers_window():
     [plain] = parse_job_file("[r]\nrw=read\nbs=1m\nfadvise_hint=0\n").workloads
     [direct] = parse_job_file("[r]\nrw=read\nbs=1m\ndirect=1\n").workloads
     assert hinted.fadvise_sequential and not plain.fadvise_sequential and not direct.fadvise_sequential
+
+
+TWO = "[global]\nioengine=psync\nrw=randread\nbs=4k\n[first]\n[second]\n"
+
+
+def test_sections_without_a_stonewall_run_together_and_a_stonewall_separates_them():
+    together = parse_job_file(TWO)
+    assert [p.sections for p in together.phases] == [["first", "second"]]
+    assert together.grouping == "sections run together: first, second"
+    walled = parse_job_file(TWO + "stonewall\n[third]\n[fourth]\nwait_for=first\n")
+    assert [(p.sections, p.after) for p in walled.phases] == [
+        (["first"], ""), (["second", "third", "fourth"], "stonewall")]
+    assert walled.grouping == "sections run together: first; then second, third, fourth (stonewall)"
+    # wait_for holds back its own section only, one phase after the section it names.
+    waits = parse_job_file("[a]\n[b]\nwait_for=a\n[c]\n")
+    assert waits.grouping == "sections run together: a, c; then b (wait_for=a)"
+    alone = parse_job_file("[global]\nstonewall\n[a]\n[b]\n")
+    assert alone.grouping == "sections run one after another: a; then b (stonewall)"
+    assert parse_job_file("[a]\n").grouping == ""
+    # new_group starts a reporting group only: fio still starts the section with the others.
+    grouped = parse_job_file(TWO.replace("[second]\n", "[second]\nnew_group\n"))
+    assert grouped.grouping == together.grouping
+    assert not any("stonewall" in n for n in walled.notes)
+    with pytest.raises(PlanError, match=r"x.fio:2: \[b\] wait_for=zz: no section of that name before it"):
+        parse_job_file("[b]\nwait_for=zz\n[zz]\n", source="x.fio")
+
+
+def _predicted(text: str) -> dict:
+    from planners.example import example_pod
+    from planners.perf.concurrent import predict_job_file
+    from planners.perf.predict import geometry_for_speed
+
+    plan = example_pod()
+    return {p.workload: p for p in predict_job_file(plan, geometry_for_speed(plan), parse_job_file(text))}
+
+
+@pytest.mark.parametrize("shape", ["rw=read\nbs=1m\niodepth=64", "rw=randread\nbs=4k\niodepth=128",
+                                   "rw=write\nbs=1m\niodepth=64"])
+def test_sections_that_run_together_share_the_array(shape):
+    head = f"[global]\nfilename=/dev/md0\ndirect=1\nioengine=libaio\n{shape}\n"
+    alone = _predicted(head + "[solo]\n")["solo"]
+    both = _predicted(head + "[a]\n[b]\n")
+    walled = _predicted(head + "[a]\n[b]\nstonewall\n")
+    for name in ("a", "b"):
+        # Each alone when a stonewall separates them; each slower than alone when they run at once.
+        assert walled[name].mb_s == pytest.approx(alone.mb_s)
+        assert both[name].mb_s < alone.mb_s
+        assert both[name].binding == "sections at once"
+    # Together they get no more than the array gives: the disks' ceiling of one of them.
+    disks = min(t.mb_s for t in alone.terms if t.name == "disks")
+    assert both["a"].mb_s + both["b"].mb_s <= disks * (1 + 1e-9)
+
+
+def test_sections_that_leave_the_array_room_keep_their_figure():
+    head = "[global]\nfilename=/dev/md0\ndirect=1\nioengine=psync\nrw=randread\nbs=4k\n"
+    alone = _predicted(head + "[solo]\n")["solo"]
+    both = _predicted(head + "[a]\n[b]\n")
+    assert both["a"].mb_s == pytest.approx(alone.mb_s) and both["a"].binding == alone.binding
+
+
+@pytest.mark.skipif(shutil.which("fio") is None, reason="fio is not installed (scripts/dev.sh setup installs it)")
+def test_validate_runs_sections_without_a_stonewall_at_the_same_time(tmp_path):
+    """One fio run for both sections, each its own reporting group, overlapping in time: the run
+    lasts less than their runtimes added up. With a stonewall, one run each."""
+    from runners.fio.jobs import Timing
+    from runners.fio.result import objects
+    from runners.validate.suite import validate
+
+    target, out = tmp_path / "target", tmp_path / "report"
+    target.mkdir()
+    fast = Timing(runtime_s=3, ss_duration_s=1, ss_ramp_s=0, ss_slope_pct=50.0)
+    report = validate(str(target), jobs=[parse_job_file(TWO)], timing=fast, file_size=16 * 1024**2,
+                      report_dir=str(out))
+    first, second = report.workloads
+    assert first.run == second.run != "" and first.job_file == second.job_file
+    assert "[first]" in first.job_file and "[second]" in first.job_file and "stonewall" not in first.job_file
+    assert report.grouping == "sections run together: first, second"
+    [ran] = [p for p in out.glob("*.json") if p.name != "report.json"]
+    jobs = {j["jobname"]: j for j in objects(ran.read_text())[-1]["jobs"]}
+    assert set(jobs) == {"first", "second"} and jobs["first"]["groupid"] != jobs["second"]["groupid"]
+    assert all(j["job_runtime"] >= 2900 for j in jobs.values())
+    assert first.elapsed_s < sum(j["job_runtime"] for j in jobs.values()) / 1000
+    assert first.figures and second.figures and first.figures.iops > 0 and second.figures.iops > 0
+
+    walled = validate(str(target), jobs=[parse_job_file(TWO + "stonewall\n")], timing=fast,
+                      file_size=16 * 1024**2)
+    assert [w.run for w in walled.workloads] == ["", ""]
+    assert walled.grouping == "sections run one after another: first; then second (stonewall)"
+
+
+def test_predict_says_in_one_line_how_the_sections_were_grouped(tmp_path, capsys):
+    job = tmp_path / "pod.fio"
+    job.write_text(TWO + "[third]\nstonewall\n")
+    assert main(["predict", "--job", str(job), "--no-host-cpu"]) == 0
+    out = capsys.readouterr().out
+    assert f"{job}: sections run together: first, second; then third (stonewall)" in " ".join(out.split())
+    assert "stonewall ignored" not in out
+    assert main(["predict", "--job", str(job), "--no-host-cpu", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["job_grouping"] == [f"{job}: sections run together: first, second; then third (stonewall)"]
+
+
+def test_two_sections_of_one_name_both_share():
+    from planners.example import example_pod
+    from planners.perf.concurrent import predict_job_file
+    from planners.perf.predict import geometry_for_speed
+
+    plan = example_pod()
+    head = "[global]\nfilename=/dev/md0\ndirect=1\nioengine=libaio\nrw=read\nbs=1m\niodepth=64\n"
+    both = predict_job_file(plan, geometry_for_speed(plan), parse_job_file(head + "[same]\n[same]\n"))
+    assert [p.binding for p in both] == ["sections at once"] * 2

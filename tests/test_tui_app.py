@@ -419,7 +419,8 @@ async def test_the_perf_tab_predicts_a_loaded_job_file(tmp_path) -> None:
     from app.tui.widgets import perf
 
     job = tmp_path / "mine.fio"
-    job.write_text("[global]\nioengine=libaio\ndirect=1\nramp_time=5\n[db-writes]\nrw=randwrite\nbs=8k\nnumjobs=5\n")
+    job.write_text("[global]\nioengine=libaio\ndirect=1\nramp_time=5\n[db-writes]\nrw=randwrite\nbs=8k\nnumjobs=5\n"
+                   "[scan]\nrw=read\nbs=1m\n[late]\nstonewall\nrw=read\n")
     app = PodplanApp(example_pod())
     try:
         async with app.run_test(size=(100, 32)) as pilot:
@@ -434,5 +435,7 @@ async def test_the_perf_tab_predicts_a_loaded_job_file(tmp_path) -> None:
             assert app.screen.query_one("#result-tabs").active == "tab-performance"
             shown = rendered(app, "#perf")
             assert "db-writes" in shown and "ramp_time ignored" in shown
+            # How fio groups the sections, in one line: the first two run together.
+            assert "sections run together: db-writes, scan; then late (stonewall)" in " ".join(shown.split())
     finally:
-        perf.set_jobs((), (), "")
+        perf.set_jobs(None, "")

@@ -100,3 +100,20 @@ def test_a_loop_device_is_named_as_the_reason_a_read_is_too_fast():
     why = likely_reasons("seq-read", 20000.0, Conditions(loop=True), True, True)
     assert why[0].startswith("the target is a loop device") and "measure the real disks" in why[0]
     assert not any("write the target once" in w for w in why)
+
+
+def test_sections_that_ran_together_are_compared_with_their_shared_prediction():
+    """validate --job ran two sections in one fio run: the model shares the array between them."""
+    from planners.perf.jobfile import parse_job_file
+    from runners.fio.jobs import user_phase
+
+    target = Target(path="/dev/md0", kind="device", size_bytes=1 << 40)
+    jf = parse_job_file("[global]\nrw=read\nbs=1m\ndirect=1\nioengine=libaio\niodepth=64\n[a]\n[b]\n")
+    ran = user_phase(jf.workloads, target, QUICK)
+    rows = tuple(WorkloadReport(name=w.name, status="done", block_bytes=w.block_bytes, in_flight=w.in_flight,
+                                job_file=w.job.text, run=w.job.name) for w in ran)
+    report = _report().model_copy(update={"workloads": rows})
+    together = load_predictions(example_pod(), report)
+    alone = load_predictions(example_pod(), report.model_copy(update={"workloads": rows[:1]}))
+    assert [p.binding for p in together] == ["sections at once"] * 2
+    assert together[0].mb_s < alone[0].mb_s

@@ -99,21 +99,25 @@ def dispatch(args: argparse.Namespace) -> int:
     result = geometry_for_speed(plan)
     workloads = [preset(n) for n in args.workload] if args.workload else None
     job_notes: list[str] = []
+    grouping: list[str] = []
+    predictions = predict(plan, result, workloads, mode=args.mode) if workloads or not args.job else []
     if args.job:
-        jobs = read_jobs(args.job)
-        workloads = (workloads or []) + [w for jf in jobs for w in jf.workloads]
-        job_notes = [n for jf in jobs for n in jf.notes]
-    predictions = predict(plan, result, workloads, mode=args.mode)
+        from planners.perf.concurrent import predict_job_file
+
+        for path, jf in zip(args.job, read_jobs(args.job)):
+            predictions += predict_job_file(plan, result, jf, args.mode)
+            job_notes += jf.notes
+            grouping += [f"{path}: {jf.grouping}"] if jf.grouping else []
     rel = reliability(plan, result)
     if args.json:
         from planners import __version__
 
         doc = {"podplan_version": __version__, "plan": plan.name, "mode": args.mode,
                "cpu": origin_json(cpu), "predictions": [p.model_dump(mode="json") for p in predictions],
-               "reliability": rel.model_dump(mode="json"), "job_notes": job_notes}
+               "reliability": rel.model_dump(mode="json"), "job_notes": job_notes, "job_grouping": grouping}
         print(json.dumps(doc, indent=2))
     else:
-        notes = [Text(n, style="dim") for n in job_notes]
+        notes = [Text(n) for n in grouping] + [Text(n, style="dim") for n in job_notes]
         cli_console().print(Group(prediction_table(predictions, title=f"{plan.name}: predicted ({args.mode})"),
                                   *notes, Text(f"CPU: {origin_text(cpu)}"), Text(""), reliability_table(rel)))
     return 0

@@ -76,9 +76,8 @@ def run_validate(target: str, *, plan: Plan | None, full: bool, as_json: bool, r
     if job_files:
         from app.cli.predict import read_jobs
 
-        parsed = read_jobs(job_files)
-        jobs = [w for jf in parsed for w in jf.workloads]
-        for note in (n for jf in parsed for n in jf.notes):
+        jobs = read_jobs(job_files)
+        for note in (n for jf in jobs for n in jf.notes):
             console.print(note, style="dim", markup=False, highlight=False)
     base = perf = None
     if baseline:
@@ -148,6 +147,8 @@ def print_report(console: Console, report: ValidateReport, rows: list[SideBySide
                   measured_text(r.measured_iops, ",.0f", 10), f"{p99 / 1000:.2f}" if p99 else "", steady, pred,
                   _pct(r.diff_pct), r.binding)
     console.print(t)
+    if report.grouping:
+        console.print(f"  {report.grouping}", markup=False, highlight=False)
     for w in report.workloads:
         if w.reason:
             console.print(f"  {w.name}: {w.reason}")

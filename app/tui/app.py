@@ -319,7 +319,7 @@ class PodplanApp(App[int]):
         except PlanError as exc:
             self.notify(exc.message, severity="error", timeout=10)
             return
-        set_jobs(tuple(parsed.workloads), tuple(parsed.notes), str(path))
+        set_jobs(parsed, str(path))
         self._back_to_plan()
         self._plan_screen().action_show_tab("tab-performance")
         self._redraw_figures()

@@ -6,6 +6,13 @@ the job sections that follow it (a later `[global]` changes only the jobs after 
 follow fio's own rules, not podplan's: with the default `kb_base=1024`, `k`/`kb` and the like
 are powers of 2 and the IEC spellings (`KiB`) powers of 10; `kb_base=1000` swaps the two.
 
+fio starts every section at once unless one waits: a section with `stonewall` (or its alias
+`wait_for_previous`) starts once every section before it has ended, and the sections after it
+start with it (fio's backend.c run_threads stops creating jobs at a stonewall until nothing
+runs); `wait_for=NAME` starts a section once the earlier section NAME has ended, holding back
+no other. `JobFile.phases` groups the sections that run together, in the order they start;
+the sections of a phase share the array (planners.perf.concurrent).
+
 Every option is accounted for: modelled, ignored with the reason, or refused with the
 reason. Nothing is silently dropped, because a job whose figure the model cannot know must
 not get a confident number.
@@ -34,7 +41,8 @@ IGNORED = {
     **dict.fromkeys(("ramp_time", "startdelay", "loops"),
                     "the model predicts the rate over the run, which these do not change"),
     "nrfiles": "the job's size is split over its files; the bytes and the requests are the same",
-    **dict.fromkeys(("group_reporting", "new_group", "stonewall", "wait_for_previous", "description",
+    "new_group": "a new reporting group only: fio still starts the section with the others",
+    **dict.fromkeys(("group_reporting", "description",
                      "output", "output-format", "status-interval", "write_bw_log", "write_lat_log",
                      "write_iops_log", "log_avg_msec", "per_job_logs", "percentile_list", "clat_percentiles",
                      "lat_percentiles", "slat_percentiles", "disable_lat", "disable_clat", "disable_slat",
@@ -68,7 +76,17 @@ REFUSED = {
 MODELLED = {"rw", "readwrite", "bs", "blocksize", "direct", "buffered", "numjobs", "iodepth", "ioengine", "size",
             "filesize", "filename", "directory", "kb_base", "runtime", "time_based", "end_fsync", "fadvise_hint",
             "rwmixread", "rwmixwrite", "rate", "rate_iops", "thinktime", "thinktime_blocks", "fsync", "fdatasync",
-            "sync", "io_size", "io_limit", "number_ios"}
+            "sync", "io_size", "io_limit", "number_ios", "stonewall", "wait_for_previous", "wait_for"}
+
+
+class Phase(BaseModel):
+    """Sections fio runs at the same time."""
+
+    model_config = Frozen
+
+    sections: list[str] = Field(description="The sections' names, in file order.")
+    after: str = Field("", description="What holds them back until the phase before ends: 'stonewall', "
+                                       "'wait_for=NAME', or '' for the first phase.")
 
 
 class JobFile(BaseModel):
@@ -78,6 +96,22 @@ class JobFile(BaseModel):
 
     workloads: list[Workload] = Field(description="One per job section, named after it, in file order.")
     notes: list[str] = Field(description="One line per ignored option: the section, the option and why.")
+    phases: list[Phase] = Field(default_factory=list, description="The sections that run at once, in the order "
+                                                                  "the groups start (stonewall, wait_for).")
+
+    @property
+    def grouping(self) -> str:
+        """One line: how fio groups the sections ('' for a single section)."""
+        return grouping_line(self.phases)
+
+
+def grouping_line(phases: list[Phase]) -> str:
+    """'sections run together: a, b; then c (stonewall)'; '' when there is one section only."""
+    if sum(len(p.sections) for p in phases) < 2:
+        return ""
+    parts = [", ".join(p.sections) + (f" ({p.after})" if p.after else "") for p in phases]
+    together = any(len(p.sections) > 1 for p in phases)
+    return ("sections run together: " if together else "sections run one after another: ") + "; then ".join(parts)
 
 
 def fio_bytes(text: str, kb_base: int = 1024, *, what: str = "size") -> int:
@@ -130,17 +164,42 @@ def parse_job_file(text: str, *, source: str = "job file") -> JobFile:
     defaults: Options = {}
     workloads: list[Workload] = []
     notes: list[str] = []
+    starts: list[tuple[int, str]] = []  # (phase, why it waited) per section
     for name, options in _sections(text, source):
         if name == "global":
             defaults = {**defaults, **options}
             continue
         merged = {**defaults, **options}
         w, said = _workload(name, merged, source)
+        starts.append(_phase(name, merged, [x.name for x in workloads], starts, source))
         workloads.append(w)
         notes += said
     if not workloads:
         raise PlanError(f"{source}: no job section (only [global]): nothing to predict")
-    return JobFile(workloads=workloads, notes=list(dict.fromkeys(notes)))
+    phases = [Phase(sections=[w.name for w, (n, _) in zip(workloads, starts) if n == k],
+                    after=next(why for m, why in starts if m == k))
+              for k in sorted({n for n, _ in starts})]
+    return JobFile(workloads=workloads, notes=list(dict.fromkeys(notes)), phases=phases)
+
+
+def _phase(name: str, opts: Options, before: list[str], starts: list[tuple[int, str]],
+           source: str) -> tuple[int, str]:
+    """(phase, why) of a section: a stonewall starts a phase after every earlier one and the sections
+    after it join it; wait_for=NAME starts one phase after NAME's without holding back the rest."""
+    wall = max((n for n, why in starts if why == "stonewall"), default=0)
+    for key in ("stonewall", "wait_for_previous"):
+        if key in opts:
+            value, line, _ = opts[key]
+            walled = _flag(value, PlanError(f"{source}:{line}: [{name}] {key} must be 0 or 1 (or bare)"))
+            if walled and before:
+                return max(n for n, _ in starts) + 1, "stonewall"
+    if "wait_for" in opts:
+        value, line, _ = opts["wait_for"]
+        if value not in before:
+            raise PlanError(f"{source}:{line}: [{name}] wait_for={value}: no section of that name before it "
+                            "(fio waits only for an earlier section)")
+        return max(wall, starts[before.index(value)][0] + 1), f"wait_for={value}"
+    return wall, ""
 
 
 def _workload(name: str, opts: Options, source: str) -> tuple[Workload, list[str]]:
@@ -202,6 +261,7 @@ def _workload(name: str, opts: Options, source: str) -> tuple[Workload, list[str
     raw = filename.startswith("/dev/") and not get("directory")[0]
     if size is not None and not raw and ":" not in filename:
         size *= numjobs  # each clone writes a file of its own unless they share one by name
+    files = numjobs if not raw and not filename else 1
     io_text, line = get("io_size", "io_limit")
     io_bytes = fio_bytes(io_text, kb_base, what=f"{source}:{line}: [{name}] io_size") * numjobs if io_text else None
     if "number_ios" in opts:
@@ -215,7 +275,7 @@ def _workload(name: str, opts: Options, source: str) -> tuple[Workload, list[str
     hint = get("fadvise_hint")[0].strip().lower() or "1"  # fio's default: hint the access pattern
     extras = pacing(opts, kb_base, fail)
     return Workload(name=name, description=f"fio job [{name}]", rw=rw, bs=bs, direct=direct, numjobs=numjobs,
-                    iodepth=iodepth, ioengine=engine, target="raw" if raw else "file", size=size, io_bytes=io_bytes,
+                    iodepth=iodepth, ioengine=engine, target="raw" if raw else "file", size=size, files=files, io_bytes=io_bytes,
                     runtime_s=runtime, time_based=time_based and runtime is not None, end_fsync=end_fsync,
                     fadvise_sequential=hint not in ("0", "none", "random") and rw == "read" and not direct,
                     **extras), notes

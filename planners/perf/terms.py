@@ -36,6 +36,7 @@ from planners.perf.context import (
 )
 from planners.perf.jobshape import job_extras, mix, mixed_rate_cap, rate_cap
 from planners.perf.memory import controller_cache, kernel_before, page_cache
+from planners.perf.placement import shares
 from planners.perf.workloads import Workload
 
 Limits = dict[str, tuple[float, str]]
@@ -243,7 +244,7 @@ def simple_terms(ctx: PerfCtx, w: Workload, degraded: int, sorted_queue: int = 0
     out: Limits = {}
     traffic: dict[int, float] = {}
     several = len(ctx.volume_groups) > 1
-    for gi, share in ctx.shares(not w.is_random).items():
+    for gi, share in shares(ctx, w).items():
         g = ctx.groups[gi]
         if degraded and g.level == 0:
             out["array failed"] = (0.0, f"{g.name}: RAID0 does not survive a failed member")

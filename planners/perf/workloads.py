@@ -42,6 +42,9 @@ class Workload(BaseModel):
     ioengine: str = Field("libaio", description="fio ioengine: libaio, io_uring, psync, sync, ...")
     target: Literal["raw", "file"] = Field("raw", description="The top block device, or a file on the filesystem.")
     size: int | None = Field(None, gt=0, description="Bytes the I/O spans (fio size); None = the whole device.")
+    files: int = Field(1, ge=1, le=4096, description="Files the job's bytes are split over, laid out one after "
+                                                     "another (fio gives each clone its own file unless a filename "
+                                                     "names one they share), count.")
     io_bytes: int | None = Field(None, gt=0, description="Bytes the run moves before it ends, all jobs together (fio "
                                                          "io_size / number_ios); None = size.")
     readahead: int | None = Field(None, gt=0, description="The top device's readahead during this run, bytes "

@@ -6,6 +6,7 @@ re-run a workload with plain `fio FILE` and get the same job podplan ran.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -147,26 +148,44 @@ def workload(name: WorkloadName, target: Target, shape: Shape, timing: Timing) -
                     in_flight=depth * numjobs, job=jf)
 
 
+def _user_section(w: workloads.Workload, target: Target, timing: Timing, steady: bool) -> tuple[tuple[str, str], ...]:
+    direct = w.direct and target.direct  # a filesystem that refuses O_DIRECT runs it buffered, and says so
+    rw = "readwrite" if w.rw == "rewrite" else w.rw
+    opts = [("rw", rw), ("bs", str(w.bs)), ("ioengine", w.ioengine), ("direct", "1" if direct else "0"),
+            ("iodepth", str(w.iodepth)), ("numjobs", str(w.numjobs)), *w.fio_extras()]
+    if steady:
+        opts += [("steadystate", f"{'iops_slope' if w.is_random else 'bw_slope'}:{timing.ss_slope_pct:g}%"),
+                 ("steadystate_duration", str(timing.ss_duration_s)),
+                 ("steadystate_ramp_time", str(timing.ss_ramp_s))]
+    return tuple(opts)
+
+
+def _runner_workload(w: workloads.Workload, jf: JobFile) -> Workload:
+    return Workload(name=w.name, writes=w.writes, block_bytes=w.bs, in_flight=w.in_flight, job=jf)
+
+
 def user_workload(w: workloads.Workload, target: Target, timing: Timing) -> Workload:
     """A section of the user's own job file, run as written on `target` (podplan's target, size and
     timing; the section's rw, bs, depth, jobs, engine and direct)."""
-    direct = w.direct and target.direct  # a filesystem that refuses O_DIRECT runs it buffered, and says so
-    rw = "readwrite" if w.rw == "rewrite" else w.rw
-    job = (
-        ("rw", rw),
-        ("bs", str(w.bs)),
-        ("ioengine", w.ioengine),
-        ("direct", "1" if direct else "0"),
-        ("iodepth", str(w.iodepth)),
-        ("numjobs", str(w.numjobs)),
-        *w.fio_extras(),
-        ("steadystate", f"{'iops_slope' if w.is_random else 'bw_slope'}:{timing.ss_slope_pct:g}%"),
-        ("steadystate_duration", str(timing.ss_duration_s)),
-        ("steadystate_ramp_time", str(timing.ss_ramp_s)),
-    )
     comment = f"podplan: the job [{w.name}] on {target.path}, as its job file wrote it"
-    jf = JobFile(name=w.name, comment=comment, global_options=_global(target, timing), jobs=((w.name, job),))
-    return Workload(name=w.name, writes=w.writes, block_bytes=w.bs, in_flight=w.in_flight, job=jf)
+    jf = JobFile(name=w.name, comment=comment, global_options=_global(target, timing),
+                 jobs=((w.name, _user_section(w, target, timing, steady=True)),))
+    return _runner_workload(w, jf)
+
+
+def user_phase(ws: Sequence[workloads.Workload], target: Target, timing: Timing) -> tuple[Workload, ...]:
+    """Sections fio runs at the same time, as one job file that runs them together: each section
+    is its own reporting group (new_group) and runs its whole runtime, not until it alone is steady,
+    so the sections overlap from start to end as they do in the user's file."""
+    if len(ws) == 1:
+        return (user_workload(ws[0], target, timing),)
+    names = [w.name for w in ws]
+    comment = (f"podplan: the jobs [{'], ['.join(names)}] on {target.path}, together as their job file runs them\n"
+               "re-run with: fio --output-format=json --output=NAME.json NAME.fio")
+    sections = tuple((w.name, _user_section(w, target, timing, steady=False) + ((("new_group", ""),) if i else ()))
+                     for i, w in enumerate(ws))
+    jf = JobFile(name="+".join(names)[:100], comment=comment, global_options=_global(target, timing), jobs=sections)
+    return tuple(_runner_workload(w, jf) for w in ws)
 
 
 def suite(target: Target, shape: Shape, timing: Timing = QUICK,

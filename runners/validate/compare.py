@@ -63,7 +63,9 @@ def model_workloads(report: ValidateReport) -> list:
         o = _job_options(w.job_file)
         out.append(Workload(name=w.name, rw=o["rw"], bs=int(o["bs"]), direct=o.get("direct") == "1",
                             numjobs=int(o.get("numjobs", 1)), iodepth=int(o.get("iodepth", 1)),
-                            ioengine=o.get("ioengine", "libaio"), target="file" if report.kind == "file" else "raw"))
+                            ioengine=o.get("ioengine", "libaio"), target="file" if report.kind == "file" else "raw",
+                            # podplan's one file (or the device's start), where the volume's allocator put it
+                            size=int(o["size"]) if o.get("size", "").isdigit() and int(o["size"]) > 0 else None))
     return out
 
 
@@ -78,7 +80,23 @@ def load_predictions(plan, report: ValidateReport | None = None, disk_override=N
         kwargs["disk_override"] = disk_override
     if report is not None and report.workloads:
         kwargs["workloads"] = model_workloads(report)
-    return list(predict(plan, **kwargs))
+    preds = list(predict(plan, **kwargs))
+    if report is not None:
+        from planners.perf.concurrent import share
+
+        preds = share(preds, ran_together(report))
+    return preds
+
+
+def ran_together(report: ValidateReport) -> list:
+    """The sections that ran in one fio run at the same time, as planners.perf.jobfile phases."""
+    from planners.perf.jobfile import Phase
+
+    runs: dict[str, list[str]] = {}
+    for w in report.workloads:
+        if w.run:
+            runs.setdefault(w.run, []).append(w.name)
+    return [Phase(sections=names) for names in runs.values()]
 
 
 def likely_reasons(workload: str, diff_pct: float, cond: Conditions, steady: bool | None, direct: bool) -> tuple[str, ...]:

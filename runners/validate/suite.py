@@ -20,8 +20,9 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from runners.exec import not_found, which
 from planners.perf.workloads import Workload as ModelWorkload
+from planners.perf.jobfile import JobFile
 from runners.fio.jobs import (FULL, QUICK, WORKLOADS, Shape, Target, Timing, Workload, WorkloadName, fio_argv, suite,
-                              user_workload)
+                              user_phase, user_workload)
 from runners.fio.result import JobFigures
 from runners.fio.run import FioMissing, run_fio
 from runners.validate.guard import GuardError, check_destroy_flag, inspect, write_refusal
@@ -46,6 +47,9 @@ class WorkloadReport(BaseModel):
     figures: JobFigures | None = Field(None, description="fio's figures; None if it produced none.")
     job_file: str = Field(description="The job file's text, exactly as fio read it.")
     elapsed_s: float = Field(0.0, description="Wall time of the fio run, in seconds.")
+    run: str = Field("", description="The fio job file it ran in with other sections, at the same time as "
+                                     "they did (the sections of a job file without a stonewall between "
+                                     "them); '' when it ran alone.")
 
 
 class ValidateReport(BaseModel):
@@ -63,6 +67,8 @@ class ValidateReport(BaseModel):
     duration_s: float = Field(description="Wall time of the whole suite, in seconds.")
     partial: bool = Field(description="True if any workload was stopped early or failed.")
     stopped: str = Field("", description="Why the suite stopped before its end ('' if it did not).")
+    grouping: str = Field("", description="How the job files' sections were grouped to run at once, one line "
+                                          "('' for the suite, whose workloads run one after another).")
 
     def workload(self, name: str) -> WorkloadReport | None:
         return next((w for w in self.workloads if w.name == name), None)
@@ -128,36 +134,40 @@ def validate(target: str, *, mode: Literal["quick", "full"] = "quick", destroy_d
              report_dir: str | None = None, plan_shape: Shape | None = None, timing: Timing | None = None,
              file_size: int | None = None, names: tuple[WorkloadName, ...] = WORKLOADS,
              on_progress: ProgressFn | None = None, cancel: threading.Event | None = None,
-             jobs: Sequence[ModelWorkload] = ()) -> ValidateReport:
-    """Run the suite on `target` (device or directory), or the sections of a user's job file
-    (`jobs`) in its place, behind the same guards. Raises GuardError for what a user can fix."""
+             jobs: Sequence[JobFile] = ()) -> ValidateReport:
+    """Run the suite on `target` (device or directory), or the sections of a user's job files
+    (`jobs`) in its place, behind the same guards: the sections fio would run at once (no stonewall
+    between them) in one fio run, each group after the last. Raises GuardError for what a user can fix."""
     if which("fio") is None:
         raise GuardError(not_found("fio"))
     timing = timing or (QUICK if mode == "quick" else FULL)
     fio_target, shape, refusal = _resolve(target, file_size, destroy_data, plan_shape)
-    workloads = tuple(user_workload(j, fio_target, timing) for j in jobs) if jobs else suite(fio_target, shape,
-                                                                                             timing, names)
+    phases = [list(p) for jf in jobs for p in job_phases(jf)] if jobs else \
+        [[w] for w in suite(fio_target, shape, timing, names)]
+
+    def alone(w):  # type: ignore[no-untyped-def]
+        return user_workload(w, fio_target, timing) if jobs else w
+
     t0 = time.monotonic()
     reports: list[WorkloadReport] = []
     stopped = ""
     with _report_dir(report_dir) as out:
         try:
-            for w in workloads:
+            for phase in phases:
+                refused = {w.name for w in phase if w.writes and refusal and not stopped}
+                run = [w for w in phase if w.name not in refused]
+                gone = _device_gone(fio_target) if run and not stopped else None
+                stopped = stopped or gone or ""
+                ran: dict[str, WorkloadReport] = {}
                 if stopped:
-                    reports.append(_skipped(w, f"not run: {stopped}"))
-                    continue
-                if w.writes and refusal:
-                    reports.append(_skipped(w, refusal))
-                    continue
-                gone = _device_gone(fio_target)
-                if gone:
-                    stopped = gone
-                    reports.append(_skipped(w, f"not run: {gone}"))
-                    continue
-                rep = _run_one(w, out, timing, on_progress, cancel)
-                reports.append(rep)
-                if rep.status in ("partial", "failed"):
-                    stopped = _device_gone(fio_target) or rep.reason
+                    ran = {w.name: _skipped(alone(w), f"not run: {stopped}") for w in run}
+                elif run:
+                    together = user_phase(run, fio_target, timing) if jobs else tuple(run)
+                    ran = {r.name: r for r in _run_together(together, out, timing, on_progress, cancel)}
+                reports += [ran[w.name] if w.name in ran else _skipped(alone(w), refusal or "") for w in phase]
+                bad = [r for r in ran.values() if r.status in ("partial", "failed")]
+                if bad:
+                    stopped = _device_gone(fio_target) or bad[0].reason
         finally:
             if fio_target.kind == "file":
                 with contextlib.suppress(FileNotFoundError):
@@ -165,11 +175,27 @@ def validate(target: str, *, mode: Literal["quick", "full"] = "quick", destroy_d
         report = ValidateReport(
             target=target, kind=fio_target.kind, mode=mode, size_bytes=fio_target.size_bytes, shape=shape,
             direct=fio_target.direct, workloads=tuple(reports), duration_s=time.monotonic() - t0,
-            partial=any(r.status in ("partial", "failed") for r in reports), stopped=stopped)
+            partial=any(r.status in ("partial", "failed") for r in reports), stopped=stopped,
+            grouping="; ".join(jf.grouping for jf in jobs if jf.grouping) if len(jobs) < 2 else
+            " | ".join(f"file {i}: {jf.grouping}" for i, jf in enumerate(jobs, 1) if jf.grouping))
         if report_dir:
             with open(os.path.join(out, "report.json"), "w") as f:
                 f.write(report.model_dump_json(indent=2))
     return report
+
+
+def job_phases(jf: JobFile) -> list[list[ModelWorkload]]:
+    """The sections of a job file in the groups fio runs at once (planners.perf.jobfile's phases)."""
+    left = list(jf.workloads)
+    out = []
+    for phase in jf.phases:
+        group = []
+        for name in phase.sections:
+            w = next(w for w in left if w.name == name)
+            left.remove(w)
+            group.append(w)
+        out.append(group)
+    return out
 
 
 def _skipped(w: Workload, reason: str) -> WorkloadReport:
@@ -177,32 +203,51 @@ def _skipped(w: Workload, reason: str) -> WorkloadReport:
                           in_flight=w.in_flight, job_file=w.job.text)
 
 
-def _run_one(w: Workload, out: str, timing: Timing, on_progress: ProgressFn | None,
-             cancel: threading.Event | None, client: tuple[str, ...] = ()) -> WorkloadReport:
-    job_path = os.path.join(out, f"{w.name}.fio")
-    json_path = os.path.join(out, f"{w.name}.json")
+def _run_together(ws: Sequence[Workload], out: str, timing: Timing, on_progress: ProgressFn | None,
+                  cancel: threading.Event | None, client: tuple[str, ...] = ()) -> list[WorkloadReport]:
+    """One fio run of the job file the workloads share (one workload, or sections that run at once):
+    a report per workload, from fio's reporting group of that name."""
+    job = ws[0].job
+    job_path = os.path.join(out, f"{job.name}.fio")
+    json_path = os.path.join(out, f"{job.name}.json")
     with open(job_path, "w") as f:
-        f.write(w.job.text)
+        f.write(job.text)
     with contextlib.suppress(FileNotFoundError):
         os.unlink(json_path)
     if on_progress:
-        on_progress(w.name, "start", 0.0, None)
+        for w in ws:
+            on_progress(w.name, "start", 0.0, None)
+
+    def mine(run, name: str) -> JobFigures | None:
+        return next((j for j in run.jobs if j.name == name), None) if len(ws) > 1 else \
+            (run.jobs[0] if run.jobs else None)
 
     def progress(run, elapsed: float) -> None:
-        if on_progress and run.jobs:
-            on_progress(w.name, "progress", elapsed, run.jobs[0])
+        for w in ws:
+            figures = mine(run, w.name)
+            if on_progress and figures is not None:
+                on_progress(w.name, "progress", elapsed, figures)
 
     try:
         outcome = run_fio(fio_argv(job_path, json_path, client=client), json_path, on_progress=progress, cancel=cancel,
                           timeout_s=timing.runtime_s + STARTUP_ALLOWANCE_S)
     except FioMissing as exc:
         raise GuardError(str(exc)) from None
-    figures = outcome.result.jobs[0] if outcome.result and outcome.result.jobs else None
-    if not outcome.partial:
-        status: Status = "done"
-    else:
-        status = "partial" if figures is not None and figures.io_bytes > 0 else "failed"
-    if on_progress:
-        on_progress(w.name, "end", outcome.elapsed_s, figures)
-    return WorkloadReport(name=w.name, status=status, reason=outcome.reason, block_bytes=w.block_bytes,
-                          in_flight=w.in_flight, figures=figures, job_file=w.job.text, elapsed_s=outcome.elapsed_s)
+    reports = []
+    for w in ws:
+        figures = mine(outcome.result, w.name) if outcome.result else None
+        if not outcome.partial:
+            status: Status = "done"
+        else:
+            status = "partial" if figures is not None and figures.io_bytes > 0 else "failed"
+        if on_progress:
+            on_progress(w.name, "end", outcome.elapsed_s, figures)
+        reports.append(WorkloadReport(name=w.name, status=status, reason=outcome.reason, block_bytes=w.block_bytes,
+                                      in_flight=w.in_flight, figures=figures, job_file=job.text,
+                                      elapsed_s=outcome.elapsed_s, run=job.name if len(ws) > 1 else ""))
+    return reports
+
+
+def _run_one(w: Workload, out: str, timing: Timing, on_progress: ProgressFn | None,
+             cancel: threading.Event | None, client: tuple[str, ...] = ()) -> WorkloadReport:
+    return _run_together([w], out, timing, on_progress, cancel, client)[0]

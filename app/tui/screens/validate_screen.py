@@ -24,6 +24,7 @@ from app.tui.messages import FioProgressed, TargetMismatched, ValidationFailed, 
 from app.tui.widgets.choice import Choice
 from planners.errors import PlanError
 from planners.models import Plan
+from planners.perf.jobfile import JobFile
 from runners.fio.jobs import FULL, QUICK, WORKLOADS
 from runners.fio.result import JobFigures
 from runners.validate.suite import ValidateReport, validate
@@ -120,6 +121,15 @@ class ValidateScreen(Screen[None]):
         self._runtime_s = float(QUICK.runtime_s)
         self._progress: dict[str, tuple[str, float, JobFigures | None]] = {}
 
+    @staticmethod
+    def _suites() -> list[tuple[str, str]]:
+        """The suite, or the sections of the job file loaded with ctrl+j, grouped as fio runs them."""
+        from app.tui.widgets.perf import loaded_job
+
+        job, source = loaded_job()
+        return [("quick (about a minute)", "quick"), ("full (several minutes)", "full")] + \
+            ([(f"the sections of {source}", "job")] if job else [])
+
     def compose(self) -> ComposeResult:
         yield Header()
         with Vertical(id="validate-form"):
@@ -127,7 +137,7 @@ class ValidateScreen(Screen[None]):
             # Compact rows: at 80x24 the results must be in view, not below the fold.
             yield Input(id="target", placeholder="/dev/md0, /dev/vg/lv, or a directory on the array", compact=True)
             yield Label("suite", classes="form-label")
-            yield Choice([("quick (about a minute)", "quick"), ("full (several minutes)", "full")], "quick", id="mode")
+            yield Choice(self._suites(), "quick", id="mode")
             yield Label("destroy data", classes="form-label")
             yield Input(id="destroy", placeholder="type the device's exact name to let write jobs erase it",
                         compact=True)
@@ -184,15 +194,18 @@ class ValidateScreen(Screen[None]):
             return
         mode = self.query_one("#mode", Choice).value or "quick"
         plan = self.plan if self.query_one("#use-plan", Checkbox).value else None
+        from app.tui.widgets.perf import loaded_job
+
+        job = loaded_job()[0] if mode == "job" else None
         self._runtime_s = float((FULL if mode == "full" else QUICK).runtime_s)
-        self._progress = {name: ("", 0.0, None) for name in WORKLOADS}
+        self._progress = {name: ("", 0.0, None) for name in ([w.name for w in job.workloads] if job else WORKLOADS)}
         self._show_progress()
         self.query_one("#validate-table", DataTable).clear()
         self.query_one("#validate-chart", Static).update("")
         self.query_one("#validate-notes", Static).update("")
         cancel = threading.Event()
         self._set_running(cancel)
-        self._run(target, mode, destroy, plan, cancel)
+        self._run(target, mode, destroy, plan, cancel, job)
 
     @on(Button.Pressed, "#cancel")
     def action_cancel_run(self) -> None:
@@ -206,7 +219,8 @@ class ValidateScreen(Screen[None]):
 
     # -- the worker -----------------------------------------------------------------------------
     @work(thread=True, exclusive=True, exit_on_error=False, group="validate")
-    def _run(self, target: str, mode: str, destroy: str | None, plan: Plan | None, cancel: threading.Event) -> None:
+    def _run(self, target: str, mode: str, destroy: str | None, plan: Plan | None, cancel: threading.Event,
+             job: JobFile | None = None) -> None:
         from runners.validate.shape import plan_mismatch, shape_of_plan
 
         def progressed(name: str, event: str, elapsed_s: float, figures: JobFigures | None) -> None:
@@ -220,7 +234,7 @@ class ValidateScreen(Screen[None]):
         try:
             shape = shape_of_plan(plan) if plan and not mismatch else None
             report = validate(target, mode="full" if mode == "full" else "quick", destroy_data=destroy,
-                              plan_shape=shape, on_progress=progressed, cancel=cancel)
+                              plan_shape=shape, on_progress=progressed, cancel=cancel, jobs=[job] if job else [])
         except (GuardError, PlanError) as exc:
             self.post_message(ValidationFailed(str(exc)))
             return
@@ -280,8 +294,11 @@ class ValidateScreen(Screen[None]):
             self.notify(f"Validated {report.target} in {report.duration_s:.0f} s")
 
     def _notes(self, report: ValidateReport, predicted: bool, mismatch: tuple[str, ...] = ()) -> str:
-        notes = [f"{report.target}: {report.mode} suite, {report.duration_s:.0f} s, "
+        what = "the job file's sections" if report.grouping or any(w.name not in WORKLOADS for w in report.workloads) \
+            else f"{report.mode} suite"
+        notes = [f"{report.target}: {what}, {report.duration_s:.0f} s, "
                  f"{'direct I/O' if report.direct else 'buffered (the filesystem refused O_DIRECT)'}"]
+        notes += [report.grouping] if report.grouping else []
         if self.plan is None or not self.query_one("#use-plan", Checkbox).value:
             notes.append("no prediction: the current plan was not used")
         elif mismatch:

@@ -15,7 +15,9 @@ from rich.text import Text
 
 from planners.models import Plan
 from planners.perf.predict import WorkloadPrediction, predict
-from planners.perf.workloads import VALIDATION, Workload
+from planners.perf.concurrent import predict_job_file
+from planners.perf.jobfile import JobFile
+from planners.perf.workloads import VALIDATION
 from planners.reliability import Reliability, reliability
 from planners.results import PlanResult
 
@@ -81,13 +83,18 @@ def reliability_text(rel: Reliability) -> Table:
     return t
 
 
-# The sections of a job file the user loaded (ctrl+j), predicted after the suite, and its notes.
-_jobs: tuple[tuple[Workload, ...], tuple[str, ...], str] = ((), (), "")
+# The job file the user loaded (ctrl+j), predicted after the suite, and where it was read.
+_jobs: tuple[JobFile | None, str] = (None, "")
 
 
-def set_jobs(workloads: tuple[Workload, ...], notes: tuple[str, ...], source: str) -> None:
+def set_jobs(job: JobFile | None, source: str) -> None:
     global _jobs
-    _jobs = (workloads, notes, source)
+    _jobs = (job, source)
+
+
+def loaded_job() -> tuple[JobFile | None, str]:
+    """The job file loaded with ctrl+j (None if none) and where it was read."""
+    return _jobs
 
 
 def set_host_parity(log: object, where: str, why: str) -> None:
@@ -107,15 +114,17 @@ def _with_host_cpu(plan: Plan) -> tuple[Plan, str]:
 
 def perf_view(plan: Plan, result: PlanResult, width: int) -> Group:
     plan, cpu_line = _with_host_cpu(plan)
-    jobs, notes, source = _jobs
-    preds = predict(plan, result, [*VALIDATION, *jobs])
+    job, source = _jobs
+    preds = predict(plan, result, VALIDATION) + (predict_job_file(plan, result, job) if job else [])
     parts: list = []
     for p in preds:
         parts += [roofline(p, width)]
-    if jobs:
-        parts.append(Text(f"{len(jobs)} job{'s' if len(jobs) > 1 else ''} from {source} after the suite "
+    if job:
+        n = len(job.workloads)
+        parts.append(Text(f"{n} job{'s' if n > 1 else ''} from {source} after the suite "
                           f"(ctrl+j loads another)", style="dim"))
-        parts += [Text(n, style="dim") for n in notes]
+        parts += [Text(job.grouping)] if job.grouping else []
+        parts += [Text(n, style="dim") for n in job.notes]
     parts.append(reliability_text(reliability(plan, result)))
     if cpu_line:
         parts.append(Text(f"CPU: {cpu_line}", style="dim"))

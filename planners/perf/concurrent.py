@@ -1,0 +1,68 @@
+"""Sections of a job file that fio runs at once share the array.
+
+Each section is first predicted alone. Its figure then needs a share of the array's time: the
+figure over the smallest of the terms that describe a shared part (the disks, md's stripe
+cache and thread, the parity CPU, the links and HBAs, a controller's cache). What bounds one
+section only (its own queue depth or readahead, its rate cap, its CPU copy) is not shared.
+While the shares of the sections that run together add up to no more than the whole, each
+keeps its figure; past it, every section is slowed by the same factor, so the shares add up to
+the whole: each section keeps its requests in flight, and a disk serving a queue serves each
+section's requests in proportion to how many it has waiting, which is what its share alone
+measured. Phases (a stonewall, wait_for) run one after another and never share.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from planners.models import Plan
+from planners.perf.jobfile import JobFile, Phase
+from planners.perf.predict import Mode, Term, WorkloadPrediction, predict
+from planners.results import PlanResult
+
+# Terms for parts of the machine every running section uses: their capacity is split.
+SHARED = ("disks", "stripe cache", "md thread", "parity CPU", "link", "HBA", "write cache")
+NAME = "sections at once"
+
+
+def share_of_array(p: WorkloadPrediction) -> tuple[float, str]:
+    """(share of the shared parts' capacity the section uses alone, the shared term that sets it)."""
+    shared = [t for t in p.terms if t.name in SHARED]
+    if not shared or p.mb_s <= 0:
+        return 0.0, ""
+    top = min(shared, key=lambda t: t.mb_s)
+    return (p.mb_s / top.mb_s if top.mb_s > 0 else 0.0), top.name
+
+
+def share(preds: Sequence[WorkloadPrediction], phases: Sequence[Phase]) -> list[WorkloadPrediction]:
+    """`preds` (one per section, alone) with the sections of each phase sharing the array."""
+    out = list(preds)
+    where: dict[str, list[int]] = {}
+    for i, p in enumerate(out):
+        where.setdefault(p.workload, []).append(i)  # fio allows two sections of one name
+    for phase in phases:
+        members = [where[s].pop(0) for s in phase.sections if where.get(s)]
+        if len(members) < 2:
+            continue
+        shares = {i: share_of_array(out[i]) for i in members}
+        total = sum(s for s, _ in shares.values())
+        if total <= 1.0:
+            continue
+        for i in members:
+            p = out[i]
+            others = ", ".join(out[j].workload for j in members if j != i)
+            mine, part = shares[i]
+            note = (f"runs at once with {others}: alone it would use {mine:.0%} of the {part} ceiling, "
+                    f"together they ask {total:.0%}; each gets its share, {mine / total:.0%} here")
+            scale = 1.0 / total
+            term = Term(name=NAME, mb_s=p.mb_s * scale, iops=p.iops * scale, note=note)
+            out[i] = p.model_copy(update={
+                "mb_s": term.mb_s, "iops": term.iops, "binding": NAME, "runner_up": p.binding,
+                "headroom": total, "terms": [term, *p.terms],
+                "mb_s_low": p.mb_s_low * scale, "mb_s_high": p.mb_s_high * scale})
+    return out
+
+
+def predict_job_file(plan: Plan, result: PlanResult, job: JobFile, mode: Mode = "normal") -> list[WorkloadPrediction]:
+    """Every section of a job file as fio runs them: alone, then sharing the array with those beside it."""
+    return share(predict(plan, result, job.workloads, mode=mode), job.phases)
