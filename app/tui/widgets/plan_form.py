@@ -20,6 +20,7 @@ from app.tui.form_model import FIELDS, Values, layouts_for
 from app.tui.messages import FormEdited
 from app.tui.presets import BY_KEY, PRESETS, preset_for
 from app.tui.widgets.choice import Choice
+from app.tui.widgets.tick import Tick
 from planners.errors import PlanError
 from planners.units import parse_size, size_meaning
 
@@ -153,7 +154,7 @@ class PlanForm(VerticalScroll):
 
     def _check(self, field: str, label: str, text: str, v: Values) -> ComposeResult:
         classes = "-on" if v[field] else ""
-        return self._row(label, _compact(Checkbox(text, bool(v[field]), id=field, classes=classes)), field)
+        return self._row(label, _compact(Tick(text, bool(v[field]), id=field, classes=classes)), field)
 
     # -- reading and writing --------------------------------------------------------------
     def values(self) -> Values:
