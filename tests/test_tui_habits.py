@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import os
 import re
+from pathlib import Path
 
+from textual.widgets import Input
+
+from app.shared.planfile import load_plan
 from app.tui.app import PodplanApp
+from app.tui.screens.dialogs import PathPrompt
 from planners.compute import compute
 from planners.example import example_pod
 from planners.units import format_bytes_binary as tib
@@ -32,3 +38,26 @@ async def test_the_tib_column_says_its_unit_beside_the_tb_column() -> None:
         for step in compute(app.plan).capacity:
             assert re.search(rf"{re.escape(tb(step.remaining_bytes))} +{re.escape(tib(step.remaining_bytes))}\b",
                              shown), (step.key, shown)
+
+
+async def _answer_path(pilot, path: Path) -> None:
+    assert isinstance(pilot.app.screen, PathPrompt)
+    pilot.app.screen.query_one("#path", Input).value = str(path)
+    await pilot.press("enter")
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def test_a_plan_saved_from_the_tui_is_readable_as_any_new_file(tmp_path) -> None:
+    old = os.umask(0o022)
+    try:
+        app = PodplanApp(example_pod())
+        async with app.run_test(size=(100, 32)) as pilot:
+            await pilot.pause()
+            await pilot.press("ctrl+s")
+            await pilot.pause()
+            await _answer_path(pilot, tmp_path / "pod.toml")
+        assert load_plan(tmp_path / "pod.toml") == example_pod()
+        assert oct((tmp_path / "pod.toml").stat().st_mode & 0o7777) == oct(0o644)  # mkstemp's 0600 before
+    finally:
+        os.umask(old)

@@ -70,18 +70,46 @@ def save_plan(plan: Plan, path: str | os.PathLike[str], *, overwrite: bool = Fal
     p = Path(path)
     if p.exists() and not overwrite:
         raise PlanError(f"{p}: already exists; not overwriting it")
-    text = plan_to_toml(plan)
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent or Path("."))
+    replace_atomically(p, plan_to_toml(plan))
+    return p
+
+
+def replace_atomically(path: Path, text: str, *, executable: bool = False) -> None:
+    """Write `text` to a temporary file beside `path`, then rename it over `path`.
+
+    The file gets the mode a file made by `open()` (or `chmod +x`) would get under the umask,
+    or keeps the mode of the file it replaces: mkstemp makes it 0600, which would turn a plan
+    that the rest of a team reads into one only its author can.
+    """
+    try:
+        mode = stat.S_IMODE(path.stat().st_mode)
+    except FileNotFoundError:
+        mode = (0o777 if executable else 0o666) & ~_umask()
+    else:
+        if executable:  # executable by whoever may read it, as chmod +x under the umask
+            mode |= (mode & 0o444) >> 2
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or Path("."))
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
             fh.flush()
+            os.fchmod(fh.fileno(), mode)
             os.fsync(fh.fileno())
-        os.replace(tmp, p)
+        os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    return p
+
+
+def _umask() -> int:
+    """The process's umask, read without setting it (os.umask sets it, a race with other threads)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            return next(int(line.split()[1], 8) for line in fh if line.startswith("Umask:"))
+    except (OSError, StopIteration, ValueError, IndexError):
+        mask = os.umask(0o022)
+        os.umask(mask)
+        return mask
 
 
 # Size fields written as "512K" / "4M" when that spelling is exact (disk sizes: format_disk_size).
@@ -128,14 +156,9 @@ def write_script(path: Path, text: str, force: bool) -> None:
     parent = path.parent if str(path.parent) else Path(".")
     if not parent.is_dir():
         raise PlanError(f"{parent}: no such directory")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=parent)
     try:
-        with os.fdopen(fd, "w") as fh:
-            fh.write(text)
-        os.chmod(tmp, stat.S_IRWXU | stat.S_IRGRP | stat.S_IXGRP | stat.S_IROTH | stat.S_IXOTH)
-        os.replace(tmp, path)
+        replace_atomically(path, text, executable=True)
     except OSError as exc:
-        Path(tmp).unlink(missing_ok=True)
         raise PlanError(f"{path}: cannot write ({exc.strerror})") from None
 
 
