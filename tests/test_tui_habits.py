@@ -15,7 +15,7 @@ from planners.compute import compute
 from planners.example import example_pod
 from planners.units import format_bytes_binary as tib
 from planners.units import format_bytes_decimal as tb
-from tests.tui_helpers import rendered
+from tests.tui_helpers import rendered, text_of
 
 
 async def test_a_check_box_shows_its_state_without_colour() -> None:
@@ -61,3 +61,13 @@ async def test_a_plan_saved_from_the_tui_is_readable_as_any_new_file(tmp_path) -
         assert oct((tmp_path / "pod.toml").stat().st_mode & 0o7777) == oct(0o644)  # mkstemp's 0600 before
     finally:
         os.umask(old)
+
+
+async def test_a_count_out_of_bounds_says_the_range_under_the_form() -> None:
+    app = PodplanApp(example_pod())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        app.screen.query_one("#count", Input).value = "4548"
+        await pilot.pause()
+        assert text_of(app, "#form-error") == "count: Disk count must be from 1 to 1024, not 4548."
+        assert "1024, not 4548." in app.export_screenshot().replace("&#160;", " ")  # whole at 80x24

@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from app.shared.planfile import describe_validation_error
+from app.shared.planfile import bound_sentence, describe_validation_error
 from app.tui.presets import BY_KEY, preset_for
 from planners.compute import compute
 from planners.errors import PlanError
@@ -165,7 +165,9 @@ def _validate(data: dict[str, Any]) -> Plan:
         loc = ".".join(str(x) for x in err["loc"])
         if isinstance(cause, PlanError):  # a model's own check knows the field better than pydantic's location
             raise PlanError(cause.message, cause.field or _guess_field(cause.message) or loc) from None
-        raise PlanError(describe_validation_error(exc, "form"), loc) from None
+        # A value out of a field's bounds: the limit in one sentence, not pydantic's words for it and
+        # for every field it shares out to (a disk count of 4548 also overflows each group's members).
+        raise PlanError(bound_sentence(err) or describe_validation_error(exc, "form"), loc) from None
 
 
 # Name checks raise without a field; their message says which name it was.
