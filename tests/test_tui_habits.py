@@ -71,3 +71,25 @@ async def test_a_count_out_of_bounds_says_the_range_under_the_form() -> None:
         await pilot.pause()
         assert text_of(app, "#form-error") == "count: Disk count must be from 1 to 1024, not 4548."
         assert "1024, not 4548." in app.export_screenshot().replace("&#160;", " ")  # whole at 80x24
+
+
+async def test_the_plan_name_the_build_script_asks_for_is_a_form_field() -> None:
+    from app.tui.screens.script_screen import ScriptScreen
+
+    app = PodplanApp(example_pod())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        name = app.screen.query_one("#name", Input)
+        assert name.value == "pod45" and name.region.y < 5  # at the top, in view
+        name.value = "pod 7; rm -rf /"
+        await pilot.pause()
+        assert name.has_class("-error") and app.error.startswith("Plan name 'pod 7; rm -rf /' is not allowed")
+        name.value = "archive7"
+        await pilot.pause()
+        assert app.plan.name == "archive7" and not app.error
+        await pilot.press("f2")
+        await pilot.pause()
+        assert isinstance(app.screen, ScriptScreen) and "PLAN_NAME=archive7" in app.screen.script
+        await pilot.press("escape", "ctrl+s")
+        await pilot.pause()
+        assert app.screen.query_one("#path", Input).value == "archive7.toml"

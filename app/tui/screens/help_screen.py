@@ -39,6 +39,7 @@ figures stay on screen until the form makes sense again.
 
 ## Fields
 
+* **plan name** names the saved file (`NAME.toml`) and the build script, which asks you to type it before it changes anything: letters, digits and `_.+-` only, as in a plan file.
 * **size** takes bytes or sizes such as `2TB` (decimal), `1.8TiB` or `512K` (binary); a bare `T` is binary too (`18T` = 18 TiB = 19.79 TB), and the line under it says what was understood.
 * **members** empty shares the disks out evenly over the groups, after the spares.
 * **chunk**, **stripe size**, **data align** empty use the tools' defaults.

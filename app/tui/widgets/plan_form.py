@@ -85,6 +85,8 @@ class PlanForm(VerticalScroll):
         # Each control is born as _sync_enabled would leave it: greyed out or its row gone after
         # mounting, it would restyle again (and lay out again) before the first paint.
         self._born_disabled, self._born_hidden = _disabled(v), _hidden(v)
+        yield from self._input("name", "plan name", v, tooltip="Names the saved file and the build script, "
+                               "which asks for it before it changes anything (letters, digits and _.+-)")
         yield Static("Disks", classes="form-section")
         yield from self._input("count", "count", v, type="integer", tooltip="How many disks of this kind")
         yield from self._input("size", "size", v, placeholder="2TB, 1.8TiB or bytes",
