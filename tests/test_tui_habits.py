@@ -93,3 +93,15 @@ async def test_the_plan_name_the_build_script_asks_for_is_a_form_field() -> None
         await pilot.press("escape", "ctrl+s")
         await pilot.pause()
         assert app.screen.query_one("#path", Input).value == "archive7.toml"
+
+
+async def test_the_loss_odds_are_in_view_on_the_perf_tab_at_120x40() -> None:
+    app = PodplanApp(example_pod())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        await pilot.press("alt+4")
+        await pilot.pause()
+        scroll = app.screen.query_one("#tab-performance .result-scroll")
+        lines = rendered(app, "#perf", scroll.scrollable_content_region.width).splitlines()
+        odds = next(i for i, line in enumerate(lines) if "loss within a year" in line)
+        assert odds < scroll.scrollable_content_region.height and scroll.scroll_y == 0, lines[:odds + 1]

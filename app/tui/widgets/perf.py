@@ -109,14 +109,15 @@ def perf_view(plan: Plan, result: PlanResult, width: int) -> Group:
     plan, cpu_line = _with_host_cpu(plan)
     jobs, notes, source = _jobs
     preds = predict(plan, result, [*VALIDATION, *jobs])
-    parts: list = []
+    # The odds of losing the data first: what a sysadmin weighs a layout by, and short; below the
+    # rooflines it was out of sight even at 120x40.
+    parts: list = [reliability_text(reliability(plan, result)), Text()]
     for p in preds:
         parts += [roofline(p, width)]
     if jobs:
         parts.append(Text(f"{len(jobs)} job{'s' if len(jobs) > 1 else ''} from {source} after the suite "
                           f"(ctrl+j loads another)", style="dim"))
         parts += [Text(n, style="dim") for n in notes]
-    parts.append(reliability_text(reliability(plan, result)))
     if cpu_line:
         parts.append(Text(f"CPU: {cpu_line}", style="dim"))
     return Group(*parts)
