@@ -8,11 +8,12 @@ from pathlib import Path
 
 from textual.widgets import Input
 
-from app.shared.planfile import load_plan
+from app.shared.planfile import load_plan, plan_to_toml
 from app.tui.app import PodplanApp
-from app.tui.screens.dialogs import PathPrompt
+from app.tui.screens.dialogs import PathPrompt, QuitDialog
 from planners.compute import compute
 from planners.example import example_pod
+from planners.models import Plan
 from planners.units import format_bytes_binary as tib
 from planners.units import format_bytes_decimal as tb
 from tests.tui_helpers import rendered, text_of
@@ -105,3 +106,50 @@ async def test_the_loss_odds_are_in_view_on_the_perf_tab_at_120x40() -> None:
         lines = rendered(app, "#perf", scroll.scrollable_content_region.width).splitlines()
         odds = next(i for i, line in enumerate(lines) if "loss within a year" in line)
         assert odds < scroll.scrollable_content_region.height and scroll.scroll_y == 0, lines[:odds + 1]
+
+
+async def _edit_then_quit(pilot, field: str, value: str) -> Plan:
+    """Type `value` into a field, press ctrl+q; the form's plan then (the last valid one)."""
+    await pilot.pause()
+    pilot.app.screen.query_one(f"#{field}", Input).value = value
+    await pilot.pause()
+    await pilot.press("ctrl+q")
+    await pilot.pause()
+    return pilot.app.plan
+
+
+async def test_quitting_with_changes_can_save_them_first(tmp_path) -> None:
+    """Never saved: 's' asks where, writes the plan atomically, then quits."""
+    app = PodplanApp(example_pod())
+    async with app.run_test(size=(80, 24)) as pilot:
+        edited = await _edit_then_quit(pilot, "groups", "5")
+        assert isinstance(app.screen, QuitDialog)
+        assert "Save and quit" in app.export_screenshot().replace("&#160;", " ")
+        await pilot.press("s")
+        await pilot.pause()
+        await _answer_path(pilot, tmp_path / "five.toml")
+        assert not app.is_running
+    assert load_plan(tmp_path / "five.toml") == edited
+
+
+async def test_save_and_quit_writes_to_the_plans_own_file_without_asking(tmp_path) -> None:
+    path = tmp_path / "pod.toml"
+    path.write_text(plan_to_toml(example_pod()))
+    app = PodplanApp(load_plan(path), path)
+    async with app.run_test(size=(80, 24)) as pilot:
+        edited = await _edit_then_quit(pilot, "groups", "5")
+        await pilot.press("enter")  # the focused answer: save and quit
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert not app.is_running
+    assert load_plan(path) == edited and not list(tmp_path.glob(".*.tmp"))
+
+
+async def test_save_and_quit_stays_when_the_plan_cannot_be_saved() -> None:
+    app = PodplanApp(example_pod())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await _edit_then_quit(pilot, "count", "4548")
+        await pilot.press("s")
+        await pilot.pause()
+        assert app.is_running and not isinstance(app.screen, (QuitDialog, PathPrompt))
+        assert any("Not saved" in str(n.message) for n in app._notifications)

@@ -35,7 +35,7 @@ figures stay on screen until the form makes sense again.
 | ctrl+j | predict the sections of an fio job file on the Perf tab, beside the suite |
 | ctrl+p | command palette: every action by name |
 | escape | back |
-| ctrl+q | quit |
+| ctrl+q | quit; with unsaved changes it asks first: s saves (to the plan's file, or asks where) and quits, q quits without saving, escape stays |
 
 ## Fields
 
