@@ -153,3 +153,45 @@ async def test_save_and_quit_stays_when_the_plan_cannot_be_saved() -> None:
         await pilot.pause()
         assert app.is_running and not isinstance(app.screen, (QuitDialog, PathPrompt))
         assert any("Not saved" in str(n.message) for n in app._notifications)
+
+
+async def test_one_key_puts_the_arrows_and_page_keys_into_the_figures() -> None:
+    """ctrl+f, not 22 tabs: the figures scroll from the keyboard; f8 keeps the keys there; ctrl+f goes back."""
+    app = PodplanApp(example_pod())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        size = app.screen.query_one("#size", Input)
+        size.focus()
+        await pilot.press("ctrl+f")
+        await pilot.pause()
+        scroll = app.screen.query_one("#tab-capacity .result-scroll")
+        assert app.screen.focused is scroll and scroll.max_scroll_y > 0
+        await pilot.press("pagedown")
+        await pilot.pause()
+        assert scroll.scroll_y > 0
+        await pilot.press("f8", "f8")  # Findings: its own scroll takes the keys
+        await pilot.pause()
+        await pilot.pause()
+        assert app.screen.focused is app.screen.query_one("#tab-findings .result-scroll")
+        await pilot.press("ctrl+f")
+        await pilot.pause()
+        assert app.screen.focused is size
+        await pilot.press("ctrl+p", *"Scroll the figures", "enter")
+        await pilot.pause()
+        await pilot.pause()
+        assert app.screen.focused is app.screen.query_one("#tab-findings .result-scroll")
+
+
+async def footer_keys(size: tuple[int, int]) -> str:
+    app = PodplanApp(example_pod())
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        return " ".join(f"{k.key_display} {k.description}" for k in app.screen.query("PodplanFooter FooterKey")
+                        if k.display and k.region.width)
+
+
+async def test_a_wide_footer_shows_grow_figures_and_the_palette() -> None:
+    wide, narrow = await footer_keys((120, 40)), await footer_keys((80, 24))
+    for key in ("f9 Grow", "^f Figures", "^p palette"):
+        assert key in wide and key not in narrow, (wide, narrow)
+    assert "^s Save" in narrow  # what 80 columns held stays

@@ -411,6 +411,8 @@ class PodplanApp(App[int]):
                             self.action_load_job)
         yield SystemCommand("Validate array", "Measure a built array with fio beside the plan (f5)", self.action_validate)
         if isinstance(screen, PlanScreen):
+            yield SystemCommand("Scroll the figures", "Arrows and PgUp/PgDn scroll the result tab in view; "
+                                "ctrl+f again goes back to the form (ctrl+f)", screen.action_focus_figures)
             for i, (tab, (title, what)) in enumerate(RESULT_TABS.items(), start=1):
                 yield SystemCommand(f"{title} tab", f"{what[0].upper()}{what[1:]} (alt+{i}; f8 steps through the tabs)",
                                     partial(screen.action_show_tab, tab))
