@@ -37,10 +37,10 @@ type = "ext4"
 """
 
 
-def podplan(*args: str, cwd=None) -> subprocess.CompletedProcess:
+def podplan(*args: str, cwd=None, umask: int = -1) -> subprocess.CompletedProcess:
     env = {**os.environ, "COLUMNS": "200"}
     return subprocess.run([sys.executable, "-m", "app.cli.main", *args], capture_output=True, text=True,
-                          timeout=120, cwd=cwd, env=env)
+                          timeout=120, cwd=cwd, env=env, umask=umask)
 
 
 def test_grow_shows_every_figure_before_and_after():
@@ -82,6 +82,17 @@ def test_json_and_save_and_to_round_trip(tmp_path):
     assert json.loads(again.stdout)["growth"] == g
     refused = podplan("grow", "--add-disks", "2", "--save", str(tmp_path / "new.toml"))
     assert refused.returncode == 2 and "already exists" in refused.stderr
+
+
+def test_saved_files_take_the_umask_as_any_new_file_does(tmp_path):
+    """A grown layout for the team to read is 0644 under umask 022, not mkstemp's 0600; the script 0755."""
+    res = podplan("grow", "--add-disks", "2", "--save", str(tmp_path / "new.toml"), "--script",
+                  str(tmp_path / "grow.sh"), umask=0o022)
+    assert res.returncode == 0, res.stderr
+    assert oct((tmp_path / "new.toml").stat().st_mode & 0o7777) == oct(0o644)
+    assert oct((tmp_path / "grow.sh").stat().st_mode & 0o7777) == oct(0o755)
+    res = podplan("grow", "--add-disks", "2", "--save", str(tmp_path / "private.toml"), umask=0o077)
+    assert oct((tmp_path / "private.toml").stat().st_mode & 0o7777) == oct(0o600)
 
 
 def test_raid5_to_raid6(tmp_path):

@@ -1,10 +1,12 @@
 """Plan files round-trip exactly, and saving is atomic and never overwrites by surprise."""
 
+import os
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.shared.planfile import load_plan, plan_from_toml, plan_to_toml, save_plan
+from app.shared.planfile import load_plan, plan_from_toml, plan_to_toml, save_plan, write_script
 from planners.errors import PlanError
 from planners.example import example_pod
 from planners.models import DiskSet, Filesystem, Lvm, MdGroup, Plan, Tuning
@@ -97,6 +99,23 @@ def test_save_is_atomic_and_refuses_overwrite(tmp_path):
     save_plan(example_pod().model_copy(update={"name": "other"}), path, overwrite=True)
     assert load_plan(path).name == "other"
     assert [p.name for p in tmp_path.iterdir()] == ["p.toml"]  # no temp file left behind
+
+
+def test_an_atomic_save_gives_the_mode_a_new_file_gets_or_keeps_the_old_one(tmp_path):
+    old = os.umask(0o027)
+    try:
+        save_plan(example_pod(), tmp_path / "p.toml")
+        write_script(tmp_path / "b.sh", "#!/bin/sh\n", False)
+        assert oct((tmp_path / "p.toml").stat().st_mode & 0o7777) == oct(0o640)
+        assert oct((tmp_path / "b.sh").stat().st_mode & 0o7777) == oct(0o750)
+        (tmp_path / "p.toml").chmod(0o664)  # a file shared with a group keeps that when saved over
+        save_plan(example_pod(), tmp_path / "p.toml", overwrite=True)
+        assert oct((tmp_path / "p.toml").stat().st_mode & 0o7777) == oct(0o664)
+        (tmp_path / "b.sh").chmod(0o644)  # a script saved over becomes runnable by whoever could read it
+        write_script(tmp_path / "b.sh", "#!/bin/sh\n", True)
+        assert oct((tmp_path / "b.sh").stat().st_mode & 0o7777) == oct(0o755)
+    finally:
+        os.umask(old)
 
 
 def test_a_round_disk_size_comes_back_as_it_was_typed():

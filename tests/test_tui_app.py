@@ -12,7 +12,7 @@ from app.cli.main import main as cli_main
 from app.shared.planfile import load_plan, plan_to_toml
 from app.tui.app import PodplanApp
 from app.tui.screens.compare_screen import CompareScreen
-from app.tui.screens.dialogs import Confirm, PathPrompt
+from app.tui.screens.dialogs import Confirm, PathPrompt, QuitDialog
 from app.tui.screens.script_screen import ScriptScreen
 from app.tui.widgets.choice import Choice
 from planners.compute import compute
@@ -319,10 +319,10 @@ async def test_unsaved_changes_are_marked_and_asked_about(tmp_path) -> None:
         assert app.sub_title == f"{path} [modified]"
         await pilot.press("ctrl+q")
         await pilot.pause()
-        assert isinstance(app.screen, Confirm)  # not gone: it asks
+        assert isinstance(app.screen, QuitDialog)  # not gone: it asks
         await pilot.press("n")
         await pilot.pause()
-        assert app.is_running and not isinstance(app.screen, Confirm)
+        assert app.is_running and not isinstance(app.screen, QuitDialog)
         await pilot.press("ctrl+o")
         await pilot.pause()
         assert isinstance(app.screen, Confirm)
@@ -352,7 +352,7 @@ async def test_an_edit_the_plan_cannot_take_is_unsaved_too(tmp_path) -> None:
         await pilot.pause()
         await pilot.press("ctrl+q")
         await pilot.pause()
-        assert isinstance(app.screen, Confirm) and app.is_running
+        assert isinstance(app.screen, QuitDialog) and app.is_running
 
 
 @pytest.mark.parametrize("count,size", [("45", "2TB"), ("60", "2TB"), ("60", "18TB"), ("90", "24TB")])

@@ -80,7 +80,7 @@ def test_a_new_user_changes_the_disk_count_and_reads_the_script() -> None:
         _type(session, "M-1")
         _wait_for(session, "bytes left")
         _type(session, "C-q")
-        _wait_for(session, "lose the changes")  # edited and never saved: it asks first
+        _wait_for(session, "has unsaved changes")  # edited and never saved: it asks first (y: quit without saving)
         _type(session, "y")
         _wait_for(session, "podplan-exited-0")
     finally:

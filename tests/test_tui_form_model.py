@@ -124,3 +124,33 @@ def test_a_changed_disk_drops_the_old_model_text():
 
     assert edited(size="18TB", preset="").disks[0].model == ""
     assert edited(count="30").disks[0].model == base.disks[0].model
+
+
+@pytest.mark.parametrize("field,typed,said", [
+    ("count", "4548", "Disk count must be from 1 to 1024, not 4548."),
+    ("members", "2000", "Group members must be from 1 to 384, not 2000."),
+    ("spares", "65", "Group spares must be from 0 to 64, not 65."),  # members typed: not shared out
+    ("reserved", "70", "Filesystem reserved percent must be from 0 to 50, not 70."),
+    ("label", "a" * 20, "Filesystem label must be at most 16 characters, not 20."),
+])
+def test_a_value_out_of_bounds_is_one_sentence_with_the_range(field, typed, said) -> None:
+    """Not pydantic's 'Input should be less than or equal to 1024; groups.0.members: ...'."""
+    plan = example_pod().model_copy(update={"filesystem": example_pod().filesystem.model_copy(update={"type": "ext4"})})
+    with pytest.raises(PlanError) as caught:
+        compute_form(plan, {**values_from_plan(plan), "members": "13", field: typed})
+    assert (caught.value.field, caught.value.message) == (field, said)
+
+
+def test_no_bound_the_form_can_reach_answers_in_pydantics_words() -> None:
+    plan = example_pod().model_copy(update={"filesystem": example_pod().filesystem.model_copy(update={"type": "ext4"})})
+    shown = values_from_plan(plan)
+    said = []
+    for field in ("count", "count2", "groups", "members", "spares", "chunk", "extent_size", "reserved", "label",
+                  "mount_point"):  # every field typed into, but the disk sizes (no upper bound)
+        for typed in ("0", "-1", "70", "100000", "9" * 12, "x" * 40, "4TB" * 10):
+            extra = {"size2": "4TB"} if field == "count2" else {}
+            try:
+                compute_form(plan, {**shown, **extra, field: typed})
+            except PlanError as exc:
+                said.append((field, typed, exc.message))
+    assert said and not [s for s in said if "should" in s[2] or "Input" in s[2]], said

@@ -6,9 +6,9 @@ import os
 import stat
 import tempfile
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from planners.errors import PlanError
 from planners.models import Plan
@@ -70,18 +70,46 @@ def save_plan(plan: Plan, path: str | os.PathLike[str], *, overwrite: bool = Fal
     p = Path(path)
     if p.exists() and not overwrite:
         raise PlanError(f"{p}: already exists; not overwriting it")
-    text = plan_to_toml(plan)
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent or Path("."))
+    replace_atomically(p, plan_to_toml(plan))
+    return p
+
+
+def replace_atomically(path: Path, text: str, *, executable: bool = False) -> None:
+    """Write `text` to a temporary file beside `path`, then rename it over `path`.
+
+    The file gets the mode a file made by `open()` (or `chmod +x`) would get under the umask,
+    or keeps the mode of the file it replaces: mkstemp makes it 0600, which would turn a plan
+    that the rest of a team reads into one only its author can.
+    """
+    try:
+        mode = stat.S_IMODE(path.stat().st_mode)
+    except FileNotFoundError:
+        mode = (0o777 if executable else 0o666) & ~_umask()
+    else:
+        if executable:  # executable by whoever may read it, as chmod +x under the umask
+            mode |= (mode & 0o444) >> 2
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or Path("."))
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
             fh.flush()
+            os.fchmod(fh.fileno(), mode)
             os.fsync(fh.fileno())
-        os.replace(tmp, p)
+        os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    return p
+
+
+def _umask() -> int:
+    """The process's umask, read without setting it (os.umask sets it, a race with other threads)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            return next(int(line.split()[1], 8) for line in fh if line.startswith("Umask:"))
+    except (OSError, StopIteration, ValueError, IndexError):
+        mask = os.umask(0o022)
+        os.umask(mask)
+        return mask
 
 
 # Size fields written as "512K" / "4M" when that spelling is exact (disk sizes: format_disk_size).
@@ -121,6 +149,64 @@ def describe_validation_error(exc: ValidationError, source: str) -> str:
     return f"{source}: " + "; ".join(dict.fromkeys(problems))
 
 
+# pydantic's bound errors: how each reads as a limit, and the constraint that sets the other end.
+_BOUNDS = {"greater_than_equal": "ge", "greater_than": "gt", "less_than_equal": "le", "less_than": "lt",
+           "too_short": "min_length", "too_long": "max_length", "string_too_short": "min_length",
+           "string_too_long": "max_length"}
+
+
+def bound_sentence(err: Any, model: type[BaseModel] = Plan) -> str:
+    """One of pydantic's errors for a value out of a field's bounds as a plain sentence that names
+    the field and its whole allowed range ('' for any other error): 'Disk count must be from 1 to
+    1024, not 4548.' rather than 'Input should be less than or equal to 1024'."""
+    if err.get("type") not in _BOUNDS:
+        return ""
+    info = _field_info(model, err["loc"])
+    limits: dict[str, Any] = {}
+    for meta in info.metadata if info else ():
+        limits.update({k: getattr(meta, k) for k in ("ge", "gt", "le", "lt", "min_length", "max_length")
+                       if getattr(meta, k, None) is not None})
+    limits.update({k: v for k, v in (err.get("ctx") or {}).items() if k in _BOUNDS.values()})
+    words = [str(x).replace("_", " ") for x in err["loc"] if isinstance(x, str)]
+    if len(words) > 1:  # 'disks.0.count' -> 'disk count': the section in the singular, then the field
+        words[-2] = words[-2].removesuffix("s")
+    name = " ".join(words[-2:]) or "value"
+    value = err.get("input")
+    lo, hi = limits.get("ge", limits.get("gt", limits.get("min_length"))), limits.get("le", limits.get("lt", limits.get("max_length")))
+    if "length" in _BOUNDS[err["type"]]:
+        unit = " characters" if isinstance(value, str) else " entries"
+        got = f", not {len(value)}" if isinstance(value, (str, list)) else ""
+    else:
+        unit, got = "", f", not {value:g}" if isinstance(value, (int, float)) else ""
+    if lo is not None and hi is not None and "gt" not in limits and "lt" not in limits:
+        span = f"from {lo:g} to {hi:g}"
+    else:
+        ends = [f"{'more than' if 'gt' in limits else 'at least'} {lo:g}" if lo is not None else "",
+                f"{'less than' if 'lt' in limits else 'at most'} {hi:g}" if hi is not None else ""]
+        span = " and ".join(e for e in ends if e)
+    return f"{name[:1].upper()}{name[1:]} must be {span}{unit}{got}."
+
+
+def _field_info(model: type[BaseModel] | None, loc: tuple[Any, ...]) -> Any:
+    """The FieldInfo at a pydantic error location such as ('disks', 0, 'count'), or None."""
+    info = None
+    for part in loc:
+        if isinstance(part, int):
+            continue
+        if model is None or part not in model.model_fields:
+            return None
+        info = model.model_fields[part]
+        model = _model_in(info.annotation)
+    return info
+
+
+def _model_in(annotation: Any) -> type[BaseModel] | None:
+    """The model a field holds, through list[...] and ... | None."""
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    return next((m for m in map(_model_in, get_args(annotation)) if m is not None), None)
+
+
 def write_script(path: Path, text: str, force: bool) -> None:
     """Write a build script atomically, executable, never over an existing file unless forced."""
     if path.exists() and not force:
@@ -128,14 +214,9 @@ def write_script(path: Path, text: str, force: bool) -> None:
     parent = path.parent if str(path.parent) else Path(".")
     if not parent.is_dir():
         raise PlanError(f"{parent}: no such directory")
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=parent)
     try:
-        with os.fdopen(fd, "w") as fh:
-            fh.write(text)
-        os.chmod(tmp, stat.S_IRWXU | stat.S_IRGRP | stat.S_IXGRP | stat.S_IROTH | stat.S_IXOTH)
-        os.replace(tmp, path)
+        replace_atomically(path, text, executable=True)
     except OSError as exc:
-        Path(tmp).unlink(missing_ok=True)
         raise PlanError(f"{path}: cannot write ({exc.strerror})") from None
 
 

@@ -62,6 +62,7 @@ class PodplanApp(App[int]):
         self.saved_plan: Plan | None = None
         self._take_saved_from_form = True
         self._saving: Plan | None = None
+        self._quit_after_save = False  # 'save and quit': exit once the plan is written
         self._origin = f"example {plan.name}"
 
     def get_default_screen(self) -> Screen:
@@ -244,15 +245,27 @@ class PodplanApp(App[int]):
 
     # -- files --------------------------------------------------------------------------------
     def action_save_plan(self) -> None:
+        self._save_plan()
+
+    def _save_plan(self, *, then_quit: bool = False) -> None:
+        """ctrl+s, or 'save and quit': the plan to a file, atomically; asks where unless quitting to its own file."""
         if self.error or self.result is None:
             self.notify(f"Not saved: the form has an error ({self.error})", severity="error")
             return
         from app.shared.planfile import save_plan
 
         plan = self.plan
-        default = str(self.plan_file) if self.plan_file else f"{plan.name}.toml"
         self._saving = plan
-        self.save_file("Save the plan as (TOML)", default, "plan", lambda path, force: save_plan(plan, path, overwrite=force))
+        self._quit_after_save = then_quit
+
+        def write(path: Path, force: bool) -> object:
+            return save_plan(plan, path, overwrite=force)
+
+        if then_quit and self.plan_file:
+            self._write(self.plan_file, write, True, "plan")
+            return
+        default = str(self.plan_file) if self.plan_file else f"{plan.name}.toml"
+        self.save_file("Save the plan as (TOML)" + (", then quit" if then_quit else ""), default, "plan", write)
 
     def save_script(self, text: str) -> None:
         from app.shared.planfile import write_script
@@ -266,11 +279,13 @@ class PodplanApp(App[int]):
 
         answer = await self.push_screen_wait(PathPrompt(title, default))
         if not answer:
+            self._quit_after_save = False
             return
         path = Path(answer).expanduser()
         overwrite = False
         if path.exists():
             if path.is_dir() or not await self.push_screen_wait(Confirm(f"{path} exists. Overwrite it?")):
+                self._quit_after_save = False
                 self.notify(f"Not saved: {path} {'is a directory' if path.is_dir() else 'kept as it was'}", severity="warning")
                 return
             overwrite = True
@@ -287,18 +302,19 @@ class PodplanApp(App[int]):
         else:
             self.post_message(FileSaved(path, what))
 
+    @work(exclusive=True, group="quit-dialog")
     async def action_quit(self) -> None:
-        """ctrl+q: ask first when the form holds changes no file has."""
+        """ctrl+q: when the form holds changes no file has, ask: save them first, quit anyway, or stay."""
         if not self.modified:
             self.exit()
             return
-        from app.tui.screens.dialogs import Confirm
+        from app.tui.screens.dialogs import QuitDialog
 
-        def answered(yes: bool | None) -> None:
-            if yes:
-                self.exit()
-
-        self.push_screen(Confirm(f"Quit and lose the changes to {self._where()}?", yes="Yes, quit"), answered)
+        answer = await self.push_screen_wait(QuitDialog(f"{self._where()} has unsaved changes."))
+        if answer == "quit":
+            self.exit()
+        elif answer == "save":
+            self._save_plan(then_quit=True)
 
     def _where(self) -> str:
         return str(self.plan_file) if self.plan_file else f"{self._origin} (never saved)"
@@ -362,10 +378,14 @@ class PodplanApp(App[int]):
             self.plan_file = event.path
             self.saved_plan = self._saving
             self._set_subtitle()
+            if self._quit_after_save:
+                self.exit()
+                return
         self.notify(f"Saved the {event.what} to {event.path}")
 
     @on(FileFailed)
     def _file_failed(self, event: FileFailed) -> None:
+        self._quit_after_save = False  # not written: stay, with the reason
         self.notify(event.message, severity="error", timeout=8)
 
     # -- command palette ------------------------------------------------------------------------
@@ -391,6 +411,8 @@ class PodplanApp(App[int]):
                             self.action_load_job)
         yield SystemCommand("Validate array", "Measure a built array with fio beside the plan (f5)", self.action_validate)
         if isinstance(screen, PlanScreen):
+            yield SystemCommand("Scroll the figures", "Arrows and PgUp/PgDn scroll the result tab in view; "
+                                "ctrl+f again goes back to the form (ctrl+f)", screen.action_focus_figures)
             for i, (tab, (title, what)) in enumerate(RESULT_TABS.items(), start=1):
                 yield SystemCommand(f"{title} tab", f"{what[0].upper()}{what[1:]} (alt+{i}; f8 steps through the tabs)",
                                     partial(screen.action_show_tab, tab))

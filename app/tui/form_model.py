@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from app.shared.planfile import describe_validation_error
+from app.shared.planfile import bound_sentence, describe_validation_error
 from app.tui.presets import BY_KEY, preset_for
 from planners.compute import compute
 from planners.errors import PlanError
@@ -22,11 +22,12 @@ from planners.units import format_disk_size, format_size_compact, parse_size
 
 Values = dict[str, Any]
 
+PLAN_FIELDS = ("name",)
 DISK_FIELDS = ("count", "size", "preset", "logical_sector", "physical_sector", "rotational", "count2", "size2")
 MD_FIELDS = ("groups", "level", "layout", "members", "spares", "chunk", "bitmap", "metadata")
 LVM_FIELDS = ("lvm", "lvm_mode", "stripe_size", "extent_size", "data_alignment")
 FS_FIELDS = ("fs", "block_size", "reserved", "label", "mount_point")
-FIELDS = DISK_FIELDS + MD_FIELDS + LVM_FIELDS + FS_FIELDS
+FIELDS = PLAN_FIELDS + DISK_FIELDS + MD_FIELDS + LVM_FIELDS + FS_FIELDS
 
 RAID10_LAYOUTS = ("n2", "n3", "f2", "f3", "o2", "o3")
 PARITY_LAYOUTS = ("left-symmetric", "left-asymmetric", "right-symmetric", "right-asymmetric", "parity-first", "parity-last")
@@ -69,6 +70,7 @@ def _values_from_plan(plan: Plan) -> Values:
     total = sum(d.count for d in plan.disks)
     auto = _homogeneous(plan) and total // len(plan.groups) == g.disks
     return {
+        "name": plan.name,
         "count": str(d0.count),
         "size": format_disk_size(d0.size),
         "preset": preset_for(d0.size, d0.logical_sector, d0.physical_sector, d0.rotational),
@@ -132,6 +134,8 @@ def plan_from_values(base: Plan, values: Values) -> Plan:
     data = base.model_dump(mode="json", exclude_none=True)
     shown = values_from_plan(base)
     try:
+        if values.get("name", base.name) != base.name:
+            data["name"] = str(values["name"]).strip()  # checked by the model, as a plan file's name is
         if _section(values, DISK_FIELDS) != _section(shown, DISK_FIELDS):
             data["disks"] = _disks(base, values)
         if _section(values, MD_FIELDS) != _section(shown, MD_FIELDS) or not values.get("members", "").strip():
@@ -165,11 +169,13 @@ def _validate(data: dict[str, Any]) -> Plan:
         loc = ".".join(str(x) for x in err["loc"])
         if isinstance(cause, PlanError):  # a model's own check knows the field better than pydantic's location
             raise PlanError(cause.message, cause.field or _guess_field(cause.message) or loc) from None
-        raise PlanError(describe_validation_error(exc, "form"), loc) from None
+        # A value out of a field's bounds: the limit in one sentence, not pydantic's words for it and
+        # for every field it shares out to (a disk count of 4548 also overflows each group's members).
+        raise PlanError(bound_sentence(err) or describe_validation_error(exc, "form"), loc) from None
 
 
 # Name checks raise without a field; their message says which name it was.
-_MESSAGE_FIELDS = (("filesystem label", "label"), ("mount point", "mount_point"), ("mount option", "mount_point"),
+_MESSAGE_FIELDS = (("plan name", "name"), ("filesystem label", "label"), ("mount point", "mount_point"), ("mount option", "mount_point"),
                    ("md array name", "groups"), ("volume group", "lvm_mode"), ("logical volume", "lvm_mode"))
 
 
@@ -282,6 +288,8 @@ _FIELD_MAP = {
 
 def form_field(plan_field: str) -> str:
     """The form field to highlight for a plan field path such as 'groups.0.members' ('' if none fits)."""
+    if plan_field == "name":  # the plan's own; an md array's name ('groups.0.name') is set by the groups
+        return "name"
     parts = [p for p in plan_field.split(".") if p and not p.isdigit()]
     if plan_field.startswith("disks.1."):
         return {"count": "count2", "size": "size2"}.get(parts[-1], "count2")

@@ -112,7 +112,8 @@ def _table(columns: list[Column], styles: list[str] | None = None, notes: list[s
 def waterfall(result: PlanResult, *, narrow: bool, width: int) -> Table:
     """The widest waterfall that fits `width`, the pane's room.
 
-    As the pane narrows, TB goes, then the removed amount; the bytes and TiB always stay whole.
+    As the pane narrows, TB goes, then the removed amount, then the unit in each TiB cell (the
+    heading still says it); the bytes and TiB always stay whole.
     The 'why' notes take the room left beside the figures, wrapped, when there are 24 columns
     or more; otherwise `waterfall_notes` puts them under the table.
     """
@@ -123,9 +124,12 @@ def waterfall(result: PlanResult, *, narrow: bool, width: int) -> Table:
          10, True),
         ("bytes left", [f"{s.remaining_bytes:,}" for s in steps], 18, True),
         ("TB", [tb(s.remaining_bytes) for s in steps], 9, True),
-        ("TiB", [tib(s.remaining_bytes).removesuffix(" TiB") for s in steps], 6, True),
+        ("TiB", [tib(s.remaining_bytes) for s in steps], 10, True),
     ]
     kept = _widest(columns, [("TB", "removed")] if narrow else [(), ("TB",), ("TB", "removed")], width)
+    if _width(kept) > width:  # the unit in every cell would wrap the step labels: the heading alone says TiB
+        kept = [(h, [c.removesuffix(" TiB") for c in cells], 6, right) if h == "TiB" else (h, cells, m, right)
+                for h, cells, m, right in kept]
     styles = ["bold" if s.key == "reserved" else ("yellow" if s.key in ("spares", "unassigned") and s.removed_bytes
                                                   else "") for s in steps]
     room = width - _width(kept) - 1

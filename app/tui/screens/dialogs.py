@@ -67,3 +67,31 @@ class Confirm(ModalScreen[bool]):
     @on(Button.Pressed, "#no")
     def action_no(self) -> None:
         self.dismiss(False)
+
+
+class QuitDialog(ModalScreen[str]):
+    """Quitting with changes no file has: 'save' (then quit), 'quit' without saving, or 'stay'."""
+
+    BINDINGS = [Binding("escape,n", "answer('stay')", "Stay"), Binding("s", "answer('save')", "Save and quit"),
+                Binding("q,y", "answer('quit')", "Quit without saving")]
+
+    def __init__(self, question: str) -> None:
+        super().__init__(classes="dialog-screen")
+        self._question = question
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Label(self._question, classes="dialog-title")
+            with Horizontal(classes="dialog-buttons"):
+                yield Button("Stay", id="stay")
+                yield Button("Save and quit", variant="primary", id="save")
+                yield Button("Quit without saving", variant="error", id="quit")
+
+    def on_mount(self) -> None:
+        self.query_one("#save").focus()  # the answer that loses nothing and still quits
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(event.button.id or "stay")
+
+    def action_answer(self, answer: str) -> None:
+        self.dismiss(answer)

@@ -20,11 +20,13 @@ from textual.app import App, ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.reactive import var
 from textual.screen import Screen
+from textual.widget import Widget
 from textual.binding import Binding
-from textual.widgets import Footer, Header, Static, TabbedContent
+from textual.widgets import Header, Static, TabbedContent
 
 from app.tui.form_model import Values, compute_form, values_from_plan
 from app.tui.messages import FormEdited, PlanComputed, PlanRejected
+from app.tui.widgets.footer import PodplanFooter
 from app.tui.widgets.plan_form import PlanForm
 from app.tui.widgets.results import RESULT_TABS, ResultsPane
 from planners.errors import PlanError
@@ -45,6 +47,8 @@ class PlanScreen(Screen[None]):
     # The result tabs are reached from any field: typing stays in the form, the figures change tab.
     BINDINGS = [
         Binding("f8", "next_tab", "Tabs"),
+        # Tab would reach the figures only past every field of the form (22 presses).
+        Binding("ctrl+f", "focus_figures", "Figures", show=False),
         Binding("shift+f8", "next_tab(-1)", "Previous tab", show=False),
         *(Binding(f"alt+{i}", f"show_tab('{tab}')", title, show=False)
           for i, (tab, (title, _)) in enumerate(RESULT_TABS.items(), start=1)),
@@ -60,6 +64,7 @@ class PlanScreen(Screen[None]):
         self.started = asyncio.Event()
         """Set once the form is mounted and its first figures computed (or refused)."""
         self._shown = False
+        self._form_focus: Widget | None = None  # where ctrl+f left the form, to go back to
 
     # Longest a key may hold the paint back when it edits nothing (cursor moves, tab).
     HOLD_SECONDS = 0.02
@@ -71,8 +76,9 @@ class PlanScreen(Screen[None]):
                 yield PlanForm(self._initial, id="form")
                 yield Static(id="form-error")
             yield ResultsPane(id="results")
-        # What fits in 80 columns; f4, ctrl+o, ctrl+t and ctrl+p are in the help (f1) and the palette.
-        yield Footer(compact=True, show_command_palette=False)
+        # What fits in 80 columns; f4, ctrl+o, ctrl+t (and at 80 columns f9, ctrl+f and ctrl+p) are in
+        # the help (f1) and the palette.
+        yield PodplanFooter()
 
     def _on_screen_resume(self, event: events.ScreenResume) -> None:
         # Textual's own handler (Screen's, run after this one) restyles every widget of the
@@ -92,10 +98,35 @@ class PlanScreen(Screen[None]):
 
     def action_show_tab(self, tab: str) -> None:
         self.query_one("#result-tabs", TabbedContent).active = tab
+        self._keep_focus_in_figures()
 
     def action_next_tab(self, step: int = 1) -> None:
         tabs = self.query_one("#result-tabs", TabbedContent)
         tabs.active = TABS[(TABS.index(tabs.active) + step) % len(TABS)]
+        self._keep_focus_in_figures()
+
+    def action_focus_figures(self) -> None:
+        """ctrl+f: into the figures of the tab in view (arrows, PgUp/PgDn, Home/End scroll them); again, back
+        to the field it left."""
+        if self._in_figures():
+            back = self._form_focus if self._form_focus is not None and self._form_focus.is_attached else None
+            (back or self.query_one("#count")).focus()
+            return
+        self._form_focus = self.focused
+        self._focus_active_scroll()
+
+    def _in_figures(self) -> bool:
+        return self.focused is not None and self.query_one(ResultsPane) in self.focused.ancestors_with_self
+
+    def _keep_focus_in_figures(self) -> None:
+        # The scroll that had focus is hidden with its tab; the new tab's scroll is made as it is shown.
+        if self._in_figures():
+            self.call_after_refresh(self._focus_active_scroll)
+
+    def _focus_active_scroll(self) -> None:
+        tabs = self.query_one("#result-tabs", TabbedContent)
+        scroll = tabs.get_pane(tabs.active).query(".result-scroll").first()
+        scroll.focus()
 
     def load(self, plan: Plan) -> None:
         """Start over from `plan` (a file just opened, or a pinned variant)."""

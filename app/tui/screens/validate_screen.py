@@ -22,6 +22,7 @@ from textual.worker import Worker, WorkerState
 from app.shared.figures import measured_text, running_figures
 from app.tui.messages import FioProgressed, TargetMismatched, ValidationFailed, ValidationFinished
 from app.tui.widgets.choice import Choice
+from app.tui.widgets.tick import Tick
 from planners.errors import PlanError
 from planners.models import Plan
 from planners.perf.jobfile import JobFile
@@ -142,7 +143,7 @@ class ValidateScreen(Screen[None]):
             yield Input(id="destroy", placeholder="type the device's exact name to let write jobs erase it",
                         compact=True)
             yield Label("", classes="form-label")
-            yield Checkbox("set the current plan's prediction beside the figures", self.plan is not None,
+            yield Tick("set the current plan's prediction beside the figures", self.plan is not None,
                            id="use-plan", disabled=self.plan is None)
         with Horizontal(id="validate-buttons"):
             yield Button("Start", variant="primary", id="start", compact=True)

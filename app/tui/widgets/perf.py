@@ -116,7 +116,9 @@ def perf_view(plan: Plan, result: PlanResult, width: int) -> Group:
     plan, cpu_line = _with_host_cpu(plan)
     job, source = _jobs
     preds = predict(plan, result, VALIDATION) + (predict_job_file(plan, result, job) if job else [])
-    parts: list = []
+    # The odds of losing the data first: what a sysadmin weighs a layout by, and short; below the
+    # rooflines it was out of sight even at 120x40.
+    parts: list = [reliability_text(reliability(plan, result)), Text()]
     for p in preds:
         parts += [roofline(p, width)]
     if job:
@@ -125,7 +127,6 @@ def perf_view(plan: Plan, result: PlanResult, width: int) -> Group:
                           f"(ctrl+j loads another)", style="dim"))
         parts += [Text(job.grouping)] if job.grouping else []
         parts += [Text(n, style="dim") for n in job.notes]
-    parts.append(reliability_text(reliability(plan, result)))
     if cpu_line:
         parts.append(Text(f"CPU: {cpu_line}", style="dim"))
     return Group(*parts)

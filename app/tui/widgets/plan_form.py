@@ -20,6 +20,7 @@ from app.tui.form_model import FIELDS, Values, layouts_for
 from app.tui.messages import FormEdited
 from app.tui.presets import BY_KEY, PRESETS, preset_for
 from app.tui.widgets.choice import Choice
+from app.tui.widgets.tick import Tick
 from planners.errors import PlanError
 from planners.units import parse_size, size_meaning
 
@@ -84,6 +85,8 @@ class PlanForm(VerticalScroll):
         # Each control is born as _sync_enabled would leave it: greyed out or its row gone after
         # mounting, it would restyle again (and lay out again) before the first paint.
         self._born_disabled, self._born_hidden = _disabled(v), _hidden(v)
+        yield from self._input("name", "plan name", v, tooltip="Names the saved file and the build script, "
+                               "which asks for it before it changes anything (letters, digits and _.+-)")
         yield Static("Disks", classes="form-section")
         yield from self._input("count", "count", v, type="integer", tooltip="How many disks of this kind")
         yield from self._input("size", "size", v, placeholder="2TB, 1.8TiB or bytes",
@@ -153,7 +156,7 @@ class PlanForm(VerticalScroll):
 
     def _check(self, field: str, label: str, text: str, v: Values) -> ComposeResult:
         classes = "-on" if v[field] else ""
-        return self._row(label, _compact(Checkbox(text, bool(v[field]), id=field, classes=classes)), field)
+        return self._row(label, _compact(Tick(text, bool(v[field]), id=field, classes=classes)), field)
 
     # -- reading and writing --------------------------------------------------------------
     def values(self) -> Values:
