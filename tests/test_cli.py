@@ -187,3 +187,21 @@ def test_several_filesystems_each_have_a_row(capsys):
     assert code == 0 and "3 filesystems, one per md array" in out
     for name in ("md0", "md1", "md2"):
         assert f"/dev/md/{name}" in out and f"/srv/pod45/{name}" in out
+
+
+def test_striped_lvm_over_one_array_is_one_stripe_not_an_error(capsys):
+    """`--disks N` makes one array; striping over it is lvcreate's one-stripe (linear) LV, with no stripe size
+    to blame: the plan computes, says so, and takes md's alignment."""
+    code, out, err = run(capsys, ["plan", "--disks", "12", "--level", "6", "--lvm-mode", "striped", "--json"])
+    assert code == 0, err
+    doc = json.loads(out)["result"]
+    a = doc["volumes"][0]["alignment"]
+    assert (a["lv_stripes"], a["lv_stripe_bytes"]) == (1, None)
+    assert (a["top_io_min_bytes"], a["top_io_opt_bytes"]) == (a["md_io_min_bytes"], a["md_io_opt_bytes"])
+    assert [f for f in doc["findings"] if f["layer"] == "lvm" and "one stripe" in f["message"]]
+    code, out, err = run(capsys, ["script", "--disks", "12", "--level", "6", "--lvm-mode", "striped"])
+    lvcreate = next(line for line in out.splitlines() if line.startswith("run lvcreate"))
+    assert code == 0 and "--stripes" not in lvcreate and "striped over" not in out
+    code, out, err = run(capsys, ["plan", "--disks", "12", "--level", "6", "--lvm-mode", "striped",
+                                  "--stripe-size", "64K"])
+    assert code == 2 and "one stripe" in err and "linear LV" not in err

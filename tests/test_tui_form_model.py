@@ -124,3 +124,10 @@ def test_a_changed_disk_drops_the_old_model_text():
 
     assert edited(size="18TB", preset="").disks[0].model == ""
     assert edited(count="30").disks[0].model == base.disks[0].model
+
+
+def test_striped_lvm_over_one_array_computes_with_the_stripe_size_left_empty() -> None:
+    base = example_pod()
+    values = {**values_from_plan(base), "groups": "1", "members": "", "lvm_mode": "striped", "stripe_size": ""}
+    plan, result = compute_form(base, values)
+    assert plan.lvm.mode == "striped" and result.volumes[0].alignment.lv_stripes == 1
