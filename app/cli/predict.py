@@ -70,11 +70,10 @@ def _with_hardware(plan: Plan, args: argparse.Namespace) -> Plan:
 
 
 def dispatch(args: argparse.Namespace) -> int:
-    from app.cli.flags import plan_from_args
-    from app.shared.planfile import load_plan
+    from app.cli.flags import load_plan_file, plan_from_args
     from planners.example import example_pod
 
-    base = load_plan(args.plan_file) if args.plan_file else example_pod()
+    base = load_plan_file(args.plan_file) if args.plan_file else example_pod()
     plan, cpu = with_cpu_source(_with_hardware(plan_from_args(args, base), args), args)
     if args.command == "sweep":
         if args.top < 0:
