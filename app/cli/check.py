@@ -35,11 +35,14 @@ def run_check(target: str, *, plan: Plan | None, as_json: bool) -> int:
         raise PlanError(f"{target}: no such device or directory")
     if os.geteuid() != 0:
         raise PlanError("check reads md superblocks and filesystem headers: run it as root")
+    from runners.host.contents import describe_device
     from runners.host.inventory import collect_host
     from runners.validate.shape import mount_of
 
     collection = collect_host()
-    found = describe_target(target, collection, mount_of(target) if os.path.isdir(target) else None)
+    directory = os.path.isdir(target)
+    found = describe_target(target, collection, mount_of(target) if directory else None,
+                            None if directory else describe_device(target))
     compared, diffs = check_collection(plan, collection)
     if as_json:
         print(json.dumps({"target": target, "found": found, "compared": compared,
@@ -49,11 +52,13 @@ def run_check(target: str, *, plan: Plan | None, as_json: bool) -> int:
     return EXIT_DIFFERENT if diffs else EXIT_OK
 
 
-def describe_target(target: str, collection, mount: tuple[str, str, str] | None = None) -> str:
+def describe_target(target: str, collection, mount: tuple[str, str, str] | None = None,
+                    device: str | None = None) -> str:
     """What the target is, as found: 'XFS on /dev/md0, 1 md array (raid6), no LVM'.
 
-    `mount` (source, type, mount point) is the filesystem a directory target is on: what is said
-    of it when that filesystem is not on an md or dm device (a plain disk, a loop device).
+    `mount` (source, type, mount point) is the filesystem a directory target is on, and `device`
+    what a block device target holds (runners.host.contents): what is said when that is not an md
+    or dm device podplan reads (a plain disk, a loop device, an md member).
     """
     real = os.path.realpath(target)
     fs = next((f for f in collection.filesystems if f.mountpoint and os.path.realpath(f.mountpoint) == real), None)
@@ -64,6 +69,8 @@ def describe_target(target: str, collection, mount: tuple[str, str, str] | None 
         stacked = source.startswith(("/dev/md", "/dev/mapper/", "/dev/dm-"))
         return (f"{target}: {fstype.upper()} on {source}{where}, "
                 + ("which podplan could not read" if stacked else "not on md or LVM"))
+    if fs is None and device is not None:
+        return f"{target}: {device}; no md array or LVM volume there"
     if fs is None:
         return f"{target}: no filesystem or array that podplan can read there"
     block = collection.block.get(fs.device)
