@@ -8,9 +8,9 @@ import os
 import re
 
 from rich.console import Console
-from rich.table import Table
 
 from app.shared.console import cli_console
+from app.shared.fit import Col, FitTable
 from planners.asbuilt import Difference, differences
 from planners.compute import compute
 from planners.errors import PlanError
@@ -98,14 +98,18 @@ def print_differences(console: Console, target: str, compared: int, diffs: list[
         return _DELTA.sub("", d.consequence)
 
     notes = list(dict.fromkeys(note_of(d) for d in diffs))
-    t = Table(title=f"{target}: {len(diffs)} of {compared} figures differ from the plan", title_justify="left")
-    for col in ("layer", "figure", "planned", "actual", "difference", "why"):
-        t.add_column(col, overflow="fold", justify="left" if col in ("layer", "figure") else "right")
-    for d in diffs:
-        delta = _DELTA.search(d.consequence)
-        t.add_row(d.layer, d.figure, _figure(d.planned), "missing" if d.actual is None else _figure(d.actual),
-                  delta.group(1) if delta else "", f"[{notes.index(note_of(d)) + 1}]")
-    console.print(t)
+    deltas = [_DELTA.search(d.consequence) for d in diffs]
+    # Narrower than the table, the figure names wrap between words; then the difference (actual less
+    # planned) goes, then the layer (the figure's name says it): planned and actual stay whole.
+    console.print(FitTable([
+        Col("layer", [d.layer for d in diffs], right=False, spare=True),
+        Col("figure", [d.figure for d in diffs], right=False, words=True),
+        Col("planned", [_figure(d.planned) for d in diffs]),
+        Col("actual", ["missing" if d.actual is None else _figure(d.actual) for d in diffs]),
+        Col("difference", [m.group(1) if m else "" for m in deltas], spare=True),
+        Col("why", [f"[{notes.index(note_of(d)) + 1}]" for d in diffs]),
+    ], [("difference",), ("difference", "layer")], table=dict(
+        title=f"{target}: {len(diffs)} of {compared} figures differ from the plan", title_justify="left")))
     for i, note in enumerate(notes, start=1):
         console.print(f"[{i}] {note}", markup=False, highlight=False)
 
