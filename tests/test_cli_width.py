@@ -134,3 +134,17 @@ def test_check_on_an_80_column_terminal_keeps_each_byte_count_on_one_line(monkey
     wanted |= {f"{d.actual:,}" for d in diffs if isinstance(d.actual, int)}
     assert any(len(f) > 20 for f in wanted)  # a petabyte's bytes: wider than Rich's share of 80 columns
     assert_whole(out.getvalue(), wanted, 80)
+
+
+def test_predict_on_an_80_column_terminal_keeps_every_figure_whole():
+    from app.cli.predict import range_text
+    from app.shared.figures import mb_text
+    from planners.perf.predict import WorkloadPrediction
+
+    argv = ["predict", *PODS["60 disks of 24 TB in 4 arrays"]]
+    report = subprocess.run([sys.executable, "-m", "app.cli.main", *argv, "--json"], cwd=ROOT, capture_output=True,
+                            text=True, timeout=120)
+    preds = [WorkloadPrediction.model_validate(p) for p in json.loads(report.stdout)["predictions"]]
+    wanted = {f"{p.iops:,.0f}" for p in preds} | {mb_text(p.mb_s) for p in preds} | {range_text(p) for p in preds}
+    wanted |= {f"x{p.headroom:.2f}" for p in preds} | {p.binding for p in preds} | {p.runner_up for p in preds}
+    assert_whole(on_a_terminal(argv, 80), wanted - {""}, 80)

@@ -47,11 +47,11 @@ def _natural(c: Col, header: bool) -> int:
 
 
 def _least(c: Col, header: bool) -> int:
-    """The narrowest the column may be: its longest word when it wraps, else its longest cell."""
+    """The narrowest the column may be: its longest word when it wraps (its heading whole), else
+    its longest cell."""
     if not c.words:
         return _natural(c, header)
-    texts = [*(_plain(x) for x in c.cells), *([c.head] if header else [])]
-    return max((cell_len(w) for t in texts for w in t.split()), default=1)
+    return max([cell_len(c.head) if header else 0, *(cell_len(w) for x in c.cells for w in _plain(x).split())])
 
 
 @dataclass
@@ -69,8 +69,14 @@ class FitTable:
     table: dict[str, Any] = field(default_factory=dict)
     rows_are: str = "row"
     """What a row is, for the lines under the table: 'offset 129M on every array'."""
+    wrap_first: bool = True
+    """Wrap the words before moving a column under the table (False: short names that read badly
+    over two lines, such as a limit's name, keep their line and the column moves first)."""
 
-    def _build(self, cols: list[Col], widths: list[int] | None = None) -> Table:
+    def _build(self, cols: list[Col], widths: list[int] | None = None, moved: list[Col] | None = None) -> Any:
+        """The table of these columns; with `moved` columns, the table and those columns under it."""
+        if moved:
+            return Group(self._build(cols, widths), self._under(moved))
         t = Table(**self.table)
         for i, c in enumerate(cols):
             t.add_column(c.head, justify="right" if c.right else "left", style=c.style or None,
@@ -91,15 +97,16 @@ class FitTable:
     def _forms(self) -> list[list[Col]]:
         return [[c for c in self.columns if c.head not in dropped] for dropped in [(), *self.drops]]
 
-    def layout(self, console: Console, options: ConsoleOptions) -> Table | Text | Group:
+    def layout(self, console: Console, options: ConsoleOptions) -> Any:
         """The table for `options.max_width`, or the rows as lists when no table fits."""
         width = options.max_width
         forms = self._forms()
         # Another spelling of a figure goes before a label wraps; a figure moves under the table after.
         for cols in forms:
-            if all(c.spare for c in self.columns if c not in cols):
-                if sum(_natural(c, self._header) for c in cols) + self._overhead(console, options, cols) <= width:
-                    return self._build(cols)
+            if self.wrap_first and not all(c.spare for c in self.columns if c not in cols):
+                continue
+            if sum(_natural(c, self._header) for c in cols) + self._overhead(console, options, cols) <= width:
+                return self._build(cols, moved=[c for c in self.columns if c not in cols and not c.spare])
         for cols in forms:
             over = self._overhead(console, options, cols)
             natural = [_natural(c, self._header) for c in cols]
@@ -112,9 +119,8 @@ class FitTable:
                 i = max((j for j, c in enumerate(cols) if c.words and widths[j] > least[j]), key=lambda j: widths[j])
                 widths[i] -= 1
                 excess -= 1
-            table = self._build(cols, widths if widths != natural else None)
-            moved = [c for c in self.columns if c not in cols and not c.spare]
-            return Group(table, self._under(moved)) if moved else table
+            return self._build(cols, widths if widths != natural else None,
+                               moved=[c for c in self.columns if c not in cols and not c.spare])
         return self._records()
 
     def _under(self, moved: list[Col]) -> Group:
