@@ -74,8 +74,8 @@ def groups_table(plan: Plan, result: PlanResult) -> FitTable:
 
 
 def volume_table(plan: Plan, v: VolumeResult) -> FitTable:
-    """What each layer makes of the volume. The labels wrap between words where the room is short,
-    then the TB/TiB beside the exact bytes go; a figure is never folded."""
+    """What each layer makes of the volume. The labels wrap between words where the room is short;
+    a figure is never folded."""
     t = _Rows()
     if v.lvm:
         t.add_row("pe_start", f"{_n(v.lvm.pe_start_bytes)} B")
@@ -97,14 +97,12 @@ def volume_table(plan: Plan, v: VolumeResult) -> FitTable:
         t.add_row("journal", f"{_n(e.journal_blocks)} blocks")
         t.add_row("reserved blocks", _n(e.reserved_blocks))
     t.add_row("filesystem size", f"{_n(v.fs_bytes)} B")
-    t.add_row("df -B1 size", f"{_n(v.df_size_bytes)} B", f"{tb(v.df_size_bytes)}, {tib(v.df_size_bytes)}")
-    t.add_row("df -B1 available", f"{_n(v.df_available_bytes)} B",
-              f"{tb(v.df_available_bytes)}, {tib(v.df_available_bytes)}")
+    for what, n in (("df -B1 size", v.df_size_bytes), ("df -B1 available", v.df_available_bytes)):
+        t.add_row(what, f"{_n(n)} B")
+        t.add_row("", f"({tb(n)}, {tib(n)})")  # a row of its own: the bytes' column stays as wide as they are
     return FitTable([Col("what", [r[0] for r in t.rows], right=False, words=True),
-                     Col("value", [r[1] for r in t.rows]),
-                     Col("in TB, TiB", [r[2] if len(r) > 2 else "" for r in t.rows], spare=True)],
-                    [("in TB, TiB",)], table=dict(title=f"Volume {v.device} on {v.mount_point}", title_justify="left",
-                                                  show_header=False))
+                     Col("value", [r[1] for r in t.rows])],
+                    table=dict(title=f"Volume {v.device} on {v.mount_point}", title_justify="left", show_header=False))
 
 
 def alignment_table(plan: Plan, v: VolumeResult) -> FitTable:
