@@ -136,7 +136,7 @@ def test_check_of_a_device_says_what_it_holds(tmp_path):
 
     from app.cli.check import describe_target
     from runners.exec import run
-    from runners.host.contents import describe_device
+    from runners.validate.contents import describe_device
     from runners.probes.loopdev import mounted, sparse_loops
     from runners.probes.lvm import lvm_sandbox
 
@@ -164,7 +164,7 @@ def test_check_of_a_device_says_what_it_holds(tmp_path):
 
 
 def test_an_md_member_and_a_partition_table_are_named_with_who_holds_them():
-    from runners.host.contents import describe_found
+    from runners.validate.contents import describe_found
 
     member = {"TYPE": "linux_raid_member", "LABEL": "pod1:md0", "UUID": "0b1c"}
     assert describe_found(member, mounts=[], holders=["md127"], parts=[]) == \

@@ -35,7 +35,7 @@ def run_check(target: str, *, plan: Plan | None, as_json: bool) -> int:
         raise PlanError(f"{target}: no such device or directory")
     if os.geteuid() != 0:
         raise PlanError("check reads md superblocks and filesystem headers: run it as root")
-    from runners.host.contents import describe_device
+    from runners.validate.contents import describe_device
     from runners.host.inventory import collect_host
     from runners.validate.shape import mount_of
 
@@ -57,7 +57,7 @@ def describe_target(target: str, collection, mount: tuple[str, str, str] | None 
     """What the target is, as found: 'XFS on /dev/md0, 1 md array (raid6), no LVM'.
 
     `mount` (source, type, mount point) is the filesystem a directory target is on, and `device`
-    what a block device target holds (runners.host.contents): what is said when that is not an md
+    what a block device target holds (runners.validate.contents): what is said when that is not an md
     or dm device podplan reads (a plain disk, a loop device, an md member).
     """
     real = os.path.realpath(target)
