@@ -93,6 +93,10 @@ def check_plan(plan: Plan, md_io: list[tuple[str, int, int, int | None, int]], v
         add("warning", "lvm",
             f"The first extent starts at {format_size_compact(pe_start)}, not a multiple of the md full stripe "
             f"{format_size_compact(io_opt)}, so every LVM block is shifted across md stripes.", "lvm.data_alignment")
+    if plan.lvm.enabled and plan.lvm.mode == "striped" and chain.lv_stripes == 1:
+        add("info", "lvm",
+            "Striped LVM over one md array is one stripe: lvcreate makes the LV linear. Split the disks into two or "
+            "more arrays (groups) to stripe over them.", "lvm.mode")
     if plan.lvm.enabled and plan.lvm.mode == "striped" and lv_stripe and io_opt:
         target = io_opt if parity else (chunk or io_opt)
         if lv_stripe % target:
@@ -108,7 +112,7 @@ def check_plan(plan: Plan, md_io: list[tuple[str, int, int, int | None, int]], v
                 "so no LVM stripe size can match it; linear LVM keeps full-stripe alignment.", "lvm.mode")
 
     if fs.stripe_unit is not None and chunk:
-        want_su, want_width = (lv_stripe, None) if (plan.lvm.enabled and plan.lvm.mode == "striped") else (chunk, io_opt)
+        want_su, want_width = (lv_stripe, None) if lv_stripe else (chunk, io_opt)
         if want_su and fs.stripe_unit != want_su:
             add("warning", "filesystem",
                 f"The filesystem stripe unit {format_size_compact(fs.stripe_unit)} differs from the "

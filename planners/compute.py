@@ -121,9 +121,14 @@ def _volume(plan: Plan, groups: list[GroupResult], device: str, mount_point: str
     if lvm.enabled:
         data_alignment = lvm.data_alignment or md0.io_opt_bytes or md0.io_min_bytes or None
         pe_start = pe_start_bytes(md0.io_min_bytes, md0.io_opt_bytes, data_alignment=data_alignment, lvm2=plan.tools.v("lvm2"))
+        # Striping needs two arrays or more: over one array the LV is one stripe, which lvcreate
+        # makes linear, so there is no stripe size to choose (and one the plan gives is refused).
         lv_stripes = len(groups) if lvm.mode == "striped" else 1
+        if lv_stripes == 1 and lvm.stripe_size is not None:
+            raise PlanError(f"a stripe size was given, but a striped LV over {len(groups)} md array has one stripe: "
+                            "split the disks into several arrays (groups) to stripe over them", "lvm.stripe_size")
         lv_stripe = (lvm.stripe_size or default_lv_stripe(md0.chunk_bytes, md0.io_opt_bytes, lvm.extent_size)
-                     if lvm.mode == "striped" else None)
+                     if lv_stripes > 1 else None)
         try:
             lvg = lvm_volume(
                 [g.md.array_bytes for g in groups],
@@ -135,8 +140,8 @@ def _volume(plan: Plan, groups: list[GroupResult], device: str, mount_point: str
         except PlanError as exc:
             raise PlanError(exc.message, exc.field or "lvm") from None
         size = lvg.lv_bytes
-        if lvm.mode == "striped":
-            top_min, top_opt = lv_stripe, lv_stripe * lv_stripes  # type: ignore[operator]
+        if lv_stripe:
+            top_min, top_opt = lv_stripe, lv_stripe * lv_stripes
         else:
             top_min, top_opt = md0.io_min_bytes, md0.io_opt_bytes
     else:

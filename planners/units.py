@@ -96,6 +96,22 @@ def size_meaning(n: int) -> str:
     return f"= {format_bytes_binary(n)} = {format_bytes_decimal(n)}"
 
 
+def bare_unit_note(text: object) -> str | None:
+    """For a disk size written with a bare binary unit, the line that says so ('18T read as 18 TiB
+    = 19.79 TB; write 18TB for a drive sold as 18 TB'); None for any other spelling.
+
+    Drives are sold in decimal units, so a bare `T` is most often meant as `TB`: the 10 % between
+    them is a whole disk in a pod of ten.
+    """
+    m = _SIZE.match(text) if isinstance(text, str) else None
+    if not m or m.group(2).upper() not in tuple("KMGTPE"):
+        return None
+    number, unit = m.group(1), m.group(2).upper()
+    decimal = "kB" if unit == "K" else f"{unit}B"
+    return (f"{text.strip()} read as {number} {unit}iB = {format_bytes_decimal(parse_size(text))}; "
+            f"write {number}{unit}B for a drive sold as {number} {decimal}")
+
+
 def is_power_of_two(n: int) -> bool:
     return n > 0 and n & (n - 1) == 0
 

@@ -125,3 +125,52 @@ def test_check_of_a_plain_filesystem_says_what_it_is_and_missing_once():
     assert len(diffs) > 3 and notes == ["[1] not found: not built as planned, not assembled, or not mounted"]
     big = [d.planned for d in diffs if isinstance(d.planned, int) and d.planned >= 1000]
     assert big and all(f"{p:,}" in text for p in big)  # grouped, as the difference column and `plan` write them
+
+
+def test_check_of_a_device_says_what_it_holds(tmp_path):
+    """`check /dev/loopN` on a mounted ext4, an LVM PV and an empty device: what blkid reads there, named, with
+    the label, UUID and mount point, instead of 'nothing podplan can read'."""
+    import os
+
+    import pytest
+
+    from app.cli.check import describe_target
+    from runners.exec import run
+    from runners.validate.contents import describe_device
+    from runners.probes.loopdev import mounted, sparse_loops
+    from runners.probes.lvm import lvm_sandbox
+
+    if os.geteuid() != 0:
+        pytest.skip("loop devices and mount need root")
+    plan = tmp_path / "p.toml"
+    plan.write_text(subprocess.run([sys.executable, "-m", "app.cli.main", "example"], cwd=ROOT, capture_output=True,
+                                   text=True, check=True).stdout)
+    with sparse_loops([64 * MiB] * 3) as (ext4, pv, empty):
+        run(["mkfs.ext4", "-q", "-F", "-L", "podlabel", ext4])
+        uuid = run(["blkid", "-p", "-o", "value", "-s", "UUID", ext4]).stdout.strip()
+        with mounted(ext4) as mnt:
+            found = describe_device(ext4)
+            assert found == f"EXT4 filesystem (label podlabel, UUID {uuid}), mounted on {mnt}"
+            out = subprocess.run([sys.executable, "-m", "app.cli.main", "check", ext4, "--plan", str(plan)],
+                                 cwd=ROOT, capture_output=True, text=True, timeout=120)
+            assert out.stdout.splitlines()[0] == f"found {ext4}: {found}; no md array or LVM volume there", out.stderr
+        with lvm_sandbox([pv]) as env:
+            run(["pvcreate", "--yes", pv], env=env)
+        pv_uuid = run(["blkid", "-p", "-o", "value", "-s", "UUID", pv]).stdout.strip()
+        assert describe_device(pv) == f"an LVM physical volume (UUID {pv_uuid})"
+        assert describe_device(empty) == "no signature that blkid knows (empty, or data it cannot name)"
+    assert describe_target("/dev/null", parse_collection({}), None, describe_device("/dev/null")) == \
+        "/dev/null: no filesystem or array that podplan can read there"
+
+
+def test_an_md_member_and_a_partition_table_are_named_with_who_holds_them():
+    from runners.validate.contents import describe_found
+
+    member = {"TYPE": "linux_raid_member", "LABEL": "pod1:md0", "UUID": "0b1c"}
+    assert describe_found(member, mounts=[], holders=["md127"], parts=[]) == \
+        "an md RAID member (label pod1:md0, UUID 0b1c), held by md127"
+    gpt = {"PTTYPE": "gpt", "PTUUID": "9f"}
+    parts = [("sdb1", {"TYPE": "xfs", "UUID": "aa"}, ["/boot"]), ("sdb2", {"TYPE": "LVM2_member", "UUID": "bb"}, [])]
+    assert describe_found(gpt, mounts=[], holders=[], parts=parts) == (
+        "a gpt partition table with sdb1 (XFS filesystem (UUID aa), mounted on /boot); "
+        "sdb2 (an LVM physical volume (UUID bb))")

@@ -187,3 +187,51 @@ def test_several_filesystems_each_have_a_row(capsys):
     assert code == 0 and "3 filesystems, one per md array" in out
     for name in ("md0", "md1", "md2"):
         assert f"/dev/md/{name}" in out and f"/srv/pod45/{name}" in out
+
+
+def test_striped_lvm_over_one_array_is_one_stripe_not_an_error(capsys):
+    """`--disks N` makes one array; striping over it is lvcreate's one-stripe (linear) LV, with no stripe size
+    to blame: the plan computes, says so, and takes md's alignment."""
+    code, out, err = run(capsys, ["plan", "--disks", "12", "--level", "6", "--lvm-mode", "striped", "--json"])
+    assert code == 0, err
+    doc = json.loads(out)["result"]
+    a = doc["volumes"][0]["alignment"]
+    assert (a["lv_stripes"], a["lv_stripe_bytes"]) == (1, None)
+    assert (a["top_io_min_bytes"], a["top_io_opt_bytes"]) == (a["md_io_min_bytes"], a["md_io_opt_bytes"])
+    assert [f for f in doc["findings"] if f["layer"] == "lvm" and "one stripe" in f["message"]]
+    code, out, err = run(capsys, ["script", "--disks", "12", "--level", "6", "--lvm-mode", "striped"])
+    lvcreate = next(line for line in out.splitlines() if line.startswith("run lvcreate"))
+    assert code == 0 and "--stripes" not in lvcreate and "striped over" not in out
+    code, out, err = run(capsys, ["plan", "--disks", "12", "--level", "6", "--lvm-mode", "striped",
+                                  "--stripe-size", "64K"])
+    assert code == 2 and "one stripe" in err and "linear LV" not in err
+
+
+def test_a_bare_binary_disk_size_gets_one_line_on_stderr(capsys, tmp_path):
+    code, out, err = run(capsys, ["plan", "--disk-size", "18T", "--json"])
+    assert code == 0 and json.loads(out)["plan"]["disks"][0]["size"] == 18 * 1024**4
+    assert err == "podplan: --disk-size 18T read as 18 TiB = 19.79 TB; write 18TB for a drive sold as 18 TB\n"
+    code, out, err = run(capsys, ["plan", "--disk-size", "18TB", "--json"])
+    assert code == 0 and err == ""
+    pod = tmp_path / "pod.toml"
+    pod.write_text(example_toml().replace('size = "2000398934016"', 'size = "18T"'))
+    for argv in (["plan", str(pod), "--json"], ["predict", str(pod), "--json"], ["grow", str(pod), "--add-disks", "1"]):
+        code, out, err = run(capsys, argv)
+        assert code == 0, err
+        assert f"podplan: {pod}: disks.0.size 18T read as 18 TiB = 19.79 TB; write 18TB" in err, argv
+    code, out, err = run(capsys, ["grow", "--add-disks", "15", "--mode", "new-array", "--size", "4T", "--json"])
+    assert code == 0 and err == "podplan: --size 4T read as 4 TiB = 4.40 TB; write 4TB for a drive sold as 4 TB\n"
+
+
+def test_a_new_disk_size_drops_the_example_s_model_text(capsys):
+    for argv, model in ((["--disk-size", "18TB"], ""), (["--ssd"], ""), (["--disks", "30", "--groups", "2"], None)):
+        code, out, err = run(capsys, ["plan", *argv, "--json"])
+        assert code == 0, err
+        assert json.loads(out)["plan"]["disks"][0]["model"] == (example_pod().disks[0].model if model is None
+                                                                 else model)
+
+
+def example_toml() -> str:
+    from app.shared.planfile import plan_to_toml
+
+    return plan_to_toml(example_pod())

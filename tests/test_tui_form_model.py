@@ -154,3 +154,10 @@ def test_no_bound_the_form_can_reach_answers_in_pydantics_words() -> None:
             except PlanError as exc:
                 said.append((field, typed, exc.message))
     assert said and not [s for s in said if "should" in s[2] or "Input" in s[2]], said
+
+
+def test_striped_lvm_over_one_array_computes_with_the_stripe_size_left_empty() -> None:
+    base = example_pod()
+    values = {**values_from_plan(base), "groups": "1", "members": "", "lvm_mode": "striped", "stripe_size": ""}
+    plan, result = compute_form(base, values)
+    assert plan.lvm.mode == "striped" and result.volumes[0].alignment.lv_stripes == 1

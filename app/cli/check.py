@@ -8,9 +8,9 @@ import os
 import re
 
 from rich.console import Console
-from rich.table import Table
 
 from app.shared.console import cli_console
+from app.shared.fit import Col, FitTable
 from planners.asbuilt import Difference, differences
 from planners.compute import compute
 from planners.errors import PlanError
@@ -35,11 +35,14 @@ def run_check(target: str, *, plan: Plan | None, as_json: bool) -> int:
         raise PlanError(f"{target}: no such device or directory")
     if os.geteuid() != 0:
         raise PlanError("check reads md superblocks and filesystem headers: run it as root")
+    from runners.validate.contents import describe_device
     from runners.host.inventory import collect_host
     from runners.validate.shape import mount_of
 
     collection = collect_host()
-    found = describe_target(target, collection, mount_of(target) if os.path.isdir(target) else None)
+    directory = os.path.isdir(target)
+    found = describe_target(target, collection, mount_of(target) if directory else None,
+                            None if directory else describe_device(target))
     compared, diffs = check_collection(plan, collection)
     if as_json:
         print(json.dumps({"target": target, "found": found, "compared": compared,
@@ -49,11 +52,13 @@ def run_check(target: str, *, plan: Plan | None, as_json: bool) -> int:
     return EXIT_DIFFERENT if diffs else EXIT_OK
 
 
-def describe_target(target: str, collection, mount: tuple[str, str, str] | None = None) -> str:
+def describe_target(target: str, collection, mount: tuple[str, str, str] | None = None,
+                    device: str | None = None) -> str:
     """What the target is, as found: 'XFS on /dev/md0, 1 md array (raid6), no LVM'.
 
-    `mount` (source, type, mount point) is the filesystem a directory target is on: what is said
-    of it when that filesystem is not on an md or dm device (a plain disk, a loop device).
+    `mount` (source, type, mount point) is the filesystem a directory target is on, and `device`
+    what a block device target holds (runners.validate.contents): what is said when that is not an md
+    or dm device podplan reads (a plain disk, a loop device, an md member).
     """
     real = os.path.realpath(target)
     fs = next((f for f in collection.filesystems if f.mountpoint and os.path.realpath(f.mountpoint) == real), None)
@@ -64,6 +69,8 @@ def describe_target(target: str, collection, mount: tuple[str, str, str] | None 
         stacked = source.startswith(("/dev/md", "/dev/mapper/", "/dev/dm-"))
         return (f"{target}: {fstype.upper()} on {source}{where}, "
                 + ("which podplan could not read" if stacked else "not on md or LVM"))
+    if fs is None and device is not None:
+        return f"{target}: {device}; no md array or LVM volume there"
     if fs is None:
         return f"{target}: no filesystem or array that podplan can read there"
     block = collection.block.get(fs.device)
@@ -91,14 +98,18 @@ def print_differences(console: Console, target: str, compared: int, diffs: list[
         return _DELTA.sub("", d.consequence)
 
     notes = list(dict.fromkeys(note_of(d) for d in diffs))
-    t = Table(title=f"{target}: {len(diffs)} of {compared} figures differ from the plan", title_justify="left")
-    for col in ("layer", "figure", "planned", "actual", "difference", "why"):
-        t.add_column(col, overflow="fold", justify="left" if col in ("layer", "figure") else "right")
-    for d in diffs:
-        delta = _DELTA.search(d.consequence)
-        t.add_row(d.layer, d.figure, _figure(d.planned), "missing" if d.actual is None else _figure(d.actual),
-                  delta.group(1) if delta else "", f"[{notes.index(note_of(d)) + 1}]")
-    console.print(t)
+    deltas = [_DELTA.search(d.consequence) for d in diffs]
+    # Narrower than the table, the figure names wrap between words; then the difference (actual less
+    # planned) goes, then the layer (the figure's name says it): planned and actual stay whole.
+    console.print(FitTable([
+        Col("layer", [d.layer for d in diffs], right=False, spare=True),
+        Col("figure", [d.figure for d in diffs], right=False, words=True),
+        Col("planned", [_figure(d.planned) for d in diffs]),
+        Col("actual", ["missing" if d.actual is None else _figure(d.actual) for d in diffs]),
+        Col("difference", [m.group(1) if m else "" for m in deltas], spare=True),
+        Col("why", [f"[{notes.index(note_of(d)) + 1}]" for d in diffs]),
+    ], [("difference",), ("difference", "layer")], table=dict(
+        title=f"{target}: {len(diffs)} of {compared} figures differ from the plan", title_justify="left")))
     for i, note in enumerate(notes, start=1):
         console.print(f"[{i}] {note}", markup=False, highlight=False)
 

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
-from app.shared.planfile import plan_from_data
+from app.shared.planfile import load_plan, plan_from_data
 from planners.errors import PlanError
 from planners.models import Plan
-from planners.units import parse_size
+from planners.units import bare_unit_note, parse_size
 
 LAYOUT_FLAGS = (
     "disks", "disk_size", "logical_sector", "physical_sector", "ssd", "devices", "level", "layout", "groups",
@@ -53,6 +54,25 @@ def add_plan_flags(p: argparse.ArgumentParser) -> None:
     t = p.add_argument_group("tuning")
     t.add_argument("--readahead", metavar="SIZE", help="readahead of the top device, e.g. 16M")
     t.add_argument("--stripe-cache", type=int, metavar="ENTRIES", help="md stripe_cache_size")
+
+
+def say(line: str) -> None:
+    """A note for the user on stderr, so that --json output stays clean."""
+    print(f"podplan: {line}", file=sys.stderr)
+
+
+def load_plan_file(path: str) -> Plan:
+    """A plan file, with a note on stderr for each disk size read in binary units from a bare 'T'."""
+    notes: list[str] = []
+    plan = load_plan(path, notes=notes)
+    for line in notes:
+        say(line)
+    return plan
+
+
+def note_disk_size(text: str | None, what: str) -> None:
+    if note := bare_unit_note(text):
+        say(f"{what} {note}")
 
 
 def _size(value: str | None, what: str) -> int | None:
@@ -105,10 +125,17 @@ def plan_from_args(args: argparse.Namespace, base: Plan | None) -> Plan:
             data["disks"] = [{**d, key: getattr(args, flag)} for d in data["disks"]]
     if args.ssd is not None:
         data["disks"] = [{**d, "rotational": not args.ssd} for d in data["disks"]]
+    # A model text describes the disk it came with: another size, sector or kind is another disk.
+    before = {(d.size, d.logical_sector, d.physical_sector, d.rotational) for d in base.disks}
+    for d in data["disks"]:
+        if (d["size"], d["logical_sector"], d["physical_sector"], d["rotational"]) not in before:
+            d.pop("model", None)
 
     _apply_groups(data, args, new_disks)
     _apply_layers(data, args)
-    return plan_from_data(data, source="plan with flags")
+    plan = plan_from_data(data, source="plan with flags")
+    note_disk_size(args.disk_size, "--disk-size")  # once the plan holds: bad input stays one line
+    return plan
 
 
 def _apply_groups(data: dict[str, Any], args: argparse.Namespace, new_disks: bool) -> None:

@@ -16,7 +16,8 @@ from pydantic import ValidationError
 
 from app.shared.console import cli_console
 from app.shared.growth import alternative_line, render_growth
-from app.shared.planfile import describe_validation_error, load_plan, save_plan, write_script
+from app.cli.flags import load_plan_file, note_disk_size
+from app.shared.planfile import describe_validation_error, save_plan, write_script
 from planners.errors import PlanError
 from planners.grow import GrowRequest, Growth, growth_between, possible_modes, target_plan
 from planners.models import Plan
@@ -59,10 +60,11 @@ def plan_growth(old: Plan, args: argparse.Namespace) -> tuple[Plan, Growth, list
     if args.to:
         if any(getattr(args, k) is not None for k in ("add_disks", "size", "devices", "to_level", "group", "mode")):
             raise PlanError("give the target as --to NEWPLAN or as --add-disks/--to-level flags, not both")
-        new = load_plan(args.to)
+        new = load_plan_file(args.to)
         return new, growth_between(old, new), []
     req = request_from_args(args)
     new = target_plan(old, req)
+    note_disk_size(args.size, "--size")
     growth = growth_between(old, new)
     others = []
     if req.mode is None:
@@ -76,7 +78,7 @@ def dispatch(args: argparse.Namespace) -> int:
     from planners.example import example_pod
     from planners.script.grow import grow_script
 
-    old = load_plan(args.plan_file) if args.plan_file else example_pod()
+    old = load_plan_file(args.plan_file) if args.plan_file else example_pod()
     new, growth, others = plan_growth(old, args)
     if args.save:
         if Path(args.save).exists() and not args.force:

@@ -107,12 +107,12 @@ def _dispatch(args: argparse.Namespace) -> int:
 
         return dispatch(args)
     if args.command == "rehearse":
-        from app.shared.planfile import load_plan
+        from app.cli.flags import load_plan_file
         from app.cli.rehearse import rehearse
         from planners.example import example_pod
         from planners.units import parse_size
 
-        plan = load_plan(args.plan_file) if args.plan_file else example_pod()
+        plan = load_plan_file(args.plan_file) if args.plan_file else example_pod()
         size = parse_size(args.disk_size, what="--disk-size") if args.disk_size else None
         if args.group and args.fail is None:
             raise PlanError("--group names the array --fail N fails: give --fail too", "group")
@@ -121,7 +121,7 @@ def _dispatch(args: argparse.Namespace) -> int:
         if args.grow:
             from app.cli.growth import rehearse_growth
 
-            return rehearse_growth(plan, load_plan(args.grow), disk_size=size, as_json=args.json, keep=args.keep,
+            return rehearse_growth(plan, load_plan_file(args.grow), disk_size=size, as_json=args.json, keep=args.keep,
                                    rebuild_kit=args.rebuild_kit)
         if args.fail is not None:
             from app.cli.failure import rehearse_failure
@@ -130,11 +130,10 @@ def _dispatch(args: argparse.Namespace) -> int:
                                     keep=args.keep, rebuild_kit=args.rebuild_kit)
         return rehearse(plan, disk_size=size, as_json=args.json, keep=args.keep, rebuild_kit=args.rebuild_kit)
 
-    from app.cli.flags import plan_from_args
-    from app.shared.planfile import load_plan
+    from app.cli.flags import load_plan_file, plan_from_args
     from planners.compute import compute
 
-    base = load_plan(args.plan_file) if args.plan_file else None
+    base = load_plan_file(args.plan_file) if args.plan_file else None
     plan = plan_from_args(args, base)
     result = compute(plan)
     if args.command == "plan":

@@ -12,6 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from app.shared.console import cli_console
+from app.shared.fit import Col, FitTable
 from app.shared.figures import SWEEP_COLUMNS, SWEEP_NUMERIC, mb_text, odds, sweep_cells, sweep_title
 from app.shared.host_cpu import add_cpu_flags, origin_json, origin_text, with_cpu_source
 from planners.errors import PlanError
@@ -70,11 +71,10 @@ def _with_hardware(plan: Plan, args: argparse.Namespace) -> Plan:
 
 
 def dispatch(args: argparse.Namespace) -> int:
-    from app.cli.flags import plan_from_args
-    from app.shared.planfile import load_plan
+    from app.cli.flags import load_plan_file, plan_from_args
     from planners.example import example_pod
 
-    base = load_plan(args.plan_file) if args.plan_file else example_pod()
+    base = load_plan_file(args.plan_file) if args.plan_file else example_pod()
     plan, cpu = with_cpu_source(_with_hardware(plan_from_args(args, base), args), args)
     if args.command == "sweep":
         if args.top < 0:
@@ -130,21 +130,23 @@ def read_jobs(paths: list[str]) -> list:
     return [load_job_file(path) for path in paths]
 
 
-def prediction_table(preds: list[WorkloadPrediction], *, title: str = "Predicted") -> Table:
-    t = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD)
-    for col, just in (("workload", "left"), ("MB/s", "right"), ("range", "right"), ("IOPS", "right"),
-                      ("limited by", "left"), ("next limit", "left"), ("headroom", "right")):
-        t.add_column(col, justify=just, no_wrap=True)  # type: ignore[arg-type]
-    for p in preds:
-        t.add_row(p.workload, mb_text(p.mb_s) + ("*" if p.outside_model else ""), range_text(p), f"{p.iops:,.0f}",
-                  Text(p.binding, style="bold"), p.runner_up, f"x{p.headroom:.2f}")
+def prediction_table(preds: list[WorkloadPrediction], *, title: str = "Predicted") -> FitTable:
+    """Narrower than the table, the limits' names wrap between words; then the next limit and the
+    headroom, then the range, move under the table: the workload's MB/s and IOPS stay."""
     notes = sorted({p.factor_note for p in preds if p.factor_note})
     notes += range_notes(preds)
     notes += [f"* {p.workload} is outside the model: {p.outside_model}" for p in preds if p.outside_model]
-    if notes:
-        t.caption = "\n".join(notes)
-        t.caption_justify = "left"
-    return t
+    return FitTable([
+        Col("workload", [p.workload for p in preds], right=False),
+        Col("MB/s", [mb_text(p.mb_s) + ("*" if p.outside_model else "") for p in preds]),
+        Col("range", [range_text(p) for p in preds]),
+        Col("IOPS", [f"{p.iops:,.0f}" for p in preds]),
+        Col("limited by", [Text(p.binding, style="bold") for p in preds], right=False, words=True),
+        Col("next limit", [p.runner_up for p in preds], right=False, words=True),
+        Col("headroom", [f"x{p.headroom:.2f}" for p in preds]),
+    ], [("next limit", "headroom"), ("next limit", "headroom", "range")], rows_are="workload", wrap_first=False,
+        table=dict(title=title, title_justify="left", box=box.SIMPLE_HEAD, caption="\n".join(notes) or None,
+                   caption_justify="left"))
 
 
 def range_notes(preds: list[WorkloadPrediction]) -> list[str]:

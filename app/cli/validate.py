@@ -273,9 +273,9 @@ def add_parsers(sub) -> None:
 
 
 def dispatch(args) -> int:
-    from app.shared.planfile import load_plan
+    from app.cli.flags import load_plan_file
 
-    plan = load_plan(args.plan) if args.plan else None
+    plan = load_plan_file(args.plan) if args.plan else None
     if args.command == "check":
         from app.cli.check import run_check
 

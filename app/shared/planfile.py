@@ -12,7 +12,7 @@ from pydantic import BaseModel, ValidationError
 
 from planners.errors import PlanError
 from planners.models import Plan
-from planners.units import format_disk_size, format_size_compact
+from planners.units import bare_unit_note, format_disk_size, format_size_compact
 
 
 def plan_from_data(data: dict[str, Any], *, source: str = "plan") -> Plan:
@@ -25,7 +25,9 @@ def plan_from_data(data: dict[str, Any], *, source: str = "plan") -> Plan:
         raise PlanError(f"{source}: {exc.message}", exc.field) from None
 
 
-def plan_from_toml(text: str, *, source: str = "plan") -> Plan:
+def plan_from_toml(text: str, *, source: str = "plan", notes: list[str] | None = None) -> Plan:
+    """The plan in a TOML text; `notes` (when given) gets a line for each disk size written with a
+    bare binary unit ('18T'), which is valid but rarely what a drive's label says."""
     import tomllib  # here, not at the top: the TUI on the example pod paints before it reads any file
 
     if not text.strip():
@@ -34,10 +36,15 @@ def plan_from_toml(text: str, *, source: str = "plan") -> Plan:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise PlanError(f"{source}: not valid TOML ({exc})") from None
-    return plan_from_data(data, source=source)
+    plan = plan_from_data(data, source=source)
+    if notes is not None:
+        for i, disk_set in enumerate(data.get("disks") or []):
+            if isinstance(disk_set, dict) and (note := bare_unit_note(disk_set.get("size"))):
+                notes.append(f"{source}: disks.{i}.size {note}")
+    return plan
 
 
-def load_plan(path: str | os.PathLike[str]) -> Plan:
+def load_plan(path: str | os.PathLike[str], *, notes: list[str] | None = None) -> Plan:
     p = Path(path)
     try:
         text = p.read_text(encoding="utf-8")
@@ -49,7 +56,7 @@ def load_plan(path: str | os.PathLike[str]) -> Plan:
         raise PlanError(f"{p}: not a text file (plan files are UTF-8 TOML)") from None
     except OSError as exc:
         raise PlanError(f"{p}: cannot read ({exc.strerror})") from None
-    return plan_from_toml(text, source=str(p))
+    return plan_from_toml(text, source=str(p), notes=notes)
 
 
 def plan_to_toml(plan: Plan) -> str:

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from rich.console import Console, Group
-from rich.table import Table
 from rich.text import Text
 
 from app.shared.console import cli_console
+from app.shared.fit import Col, FitTable
 from planners.models import Plan
 from planners.results import PlanResult, VolumeResult
 from planners.units import format_bytes_binary as tib
@@ -24,51 +24,59 @@ def _sz(n: int | None) -> str:
     return "-" if not n else format_size_compact(n)
 
 
-def waterfall_table(result: PlanResult) -> Table:
-    t = Table(title="Capacity, raw to available", title_justify="left", expand=False)
-    t.add_column("step", no_wrap=True)
-    t.add_column("removed", justify="right", no_wrap=True)
-    t.add_column("remaining (bytes)", justify="right", no_wrap=True)
-    t.add_column("TB", justify="right", no_wrap=True)
-    t.add_column("TiB", justify="right", no_wrap=True)
-    for s in result.capacity:
-        t.add_row(s.label, tib(s.removed_bytes) if s.removed_bytes else "", _n(s.remaining_bytes),
-                  tb(s.remaining_bytes), tib(s.remaining_bytes))
-    t.caption = f"efficiency (df available / raw): {result.efficiency:.2%}"
-    return t
+def waterfall_table(result: PlanResult) -> FitTable:
+    """Narrower than the table, TB goes first, then the amount removed: bytes and TiB stay."""
+    steps = result.capacity
+    return FitTable([
+        Col("step", [s.label for s in steps], right=False, words=True),
+        Col("removed", [tib(s.removed_bytes) if s.removed_bytes else "" for s in steps]),
+        Col("remaining (bytes)", [_n(s.remaining_bytes) for s in steps]),
+        Col("TB", [tb(s.remaining_bytes) for s in steps], spare=True),
+        Col("TiB", [tib(s.remaining_bytes) for s in steps]),
+    ], [("TB",), ("TB", "removed")], rows_are="step", table=dict(
+        title="Capacity, raw to available", title_justify="left", expand=False,
+        caption=f"efficiency (df available / raw): {result.efficiency:.2%}"))
 
 
-def filesystems_table(result: PlanResult) -> Table | None:
+def filesystems_table(result: PlanResult) -> FitTable | None:
     """One row per filesystem when the plan makes several (no LVM joins the arrays): the usable
     total is their sum, and a sysadmin mounts, fills and watches each on its own."""
     if len(result.volumes) < 2:
         return None
-    t = Table(title=f"{len(result.volumes)} filesystems, one per md array (no LVM joins them); usable is their sum",
-              title_justify="left", show_edge=False)
-    for col in ("device", "mount point", "df size B", "available B", "TiB"):
-        t.add_column(col, justify="left" if col in ("device", "mount point") else "right", overflow="fold")
-    for v in result.volumes:
-        t.add_row(v.device, v.mount_point, _n(v.df_size_bytes), _n(v.df_available_bytes), tib(v.df_available_bytes))
-    return t
+    vs = result.volumes
+    return FitTable([
+        Col("device", [v.device for v in vs], right=False),
+        Col("mount point", [v.mount_point for v in vs], right=False),
+        Col("df size B", [_n(v.df_size_bytes) for v in vs]),
+        Col("available B", [_n(v.df_available_bytes) for v in vs]),
+        Col("TiB", [tib(v.df_available_bytes) for v in vs], spare=True),
+    ], [("TiB",), ("TiB", "df size B"), ("TiB", "df size B", "device")], rows_are="filesystem", table=dict(
+        title=f"{len(vs)} filesystems, one per md array (no LVM joins them); usable is their sum",
+        title_justify="left", show_edge=False))
 
 
-def groups_table(plan: Plan, result: PlanResult) -> Table:
-    t = Table(title="md arrays", title_justify="left", show_edge=False)
-    for col in ("array", "level", "disks", "chunk", "offset", "component B", "array B"):
-        t.add_column(col, justify="left" if col in ("array", "level") else "right", no_wrap=True)
-    for pg, g in zip(plan.groups, result.groups):
-        level = f"RAID{pg.level}" + (f" {pg.layout}" if pg.layout else "")
-        disks = f"{pg.members}+{pg.spares}" if pg.spares else str(pg.members)
-        t.add_row(g.name, level, disks, _sz(pg.effective_chunk),
-                  _sz(g.md.data_offset_bytes), _n(g.md.component_bytes), _n(g.md.array_bytes))
-    return t
+def groups_table(plan: Plan, result: PlanResult) -> FitTable:
+    """Narrower than the table, the data offset goes first, then the component size, the chunk and
+    the disk count (as the TUI's Capacity tab drops them): the array's bytes stay."""
+    pairs = list(zip(plan.groups, result.groups))
+    return FitTable([
+        Col("array", [g.name for _, g in pairs], right=False),
+        Col("level", [f"RAID{pg.level}" + (f" {pg.layout}" if pg.layout else "") for pg, _ in pairs], right=False,
+            words=True),
+        Col("disks", [f"{pg.members}+{pg.spares}" if pg.spares else str(pg.members) for pg, _ in pairs]),
+        Col("chunk", [_sz(pg.effective_chunk) for pg, _ in pairs]),
+        Col("offset", [_sz(g.md.data_offset_bytes) for _, g in pairs]),
+        Col("component B", [_n(g.md.component_bytes) for _, g in pairs]),
+        Col("array B", [_n(g.md.array_bytes) for _, g in pairs]),
+    ], [("offset",), ("offset", "component B"), ("offset", "component B", "chunk"),
+        ("offset", "component B", "chunk", "disks")], rows_are="array", table=dict(title="md arrays", title_justify="left",
+                                                                 show_edge=False))
 
 
-def volume_table(plan: Plan, v: VolumeResult) -> Table:
-    t = Table(title=f"Volume {v.device} on {v.mount_point}", title_justify="left", show_header=False)
-    # Folded, never cut into an ellipsis, where the TUI's pane is narrower than the table.
-    t.add_column("what", overflow="fold")
-    t.add_column("value", justify="right", overflow="fold")
+def volume_table(plan: Plan, v: VolumeResult) -> FitTable:
+    """What each layer makes of the volume. The labels wrap between words where the room is short;
+    a figure is never folded."""
+    t = _Rows()
     if v.lvm:
         t.add_row("pe_start", f"{_n(v.lvm.pe_start_bytes)} B")
         t.add_row("extents in LV", f"{_n(v.lvm.lv_extents)} x {_sz(v.lvm.extent_bytes)}")
@@ -89,17 +97,18 @@ def volume_table(plan: Plan, v: VolumeResult) -> Table:
         t.add_row("journal", f"{_n(e.journal_blocks)} blocks")
         t.add_row("reserved blocks", _n(e.reserved_blocks))
     t.add_row("filesystem size", f"{_n(v.fs_bytes)} B")
-    t.add_row("df -B1 size", f"{_n(v.df_size_bytes)} B  ({tb(v.df_size_bytes)}, {tib(v.df_size_bytes)})")
-    t.add_row("df -B1 available", f"{_n(v.df_available_bytes)} B  ({tb(v.df_available_bytes)}, {tib(v.df_available_bytes)})")
-    return t
+    for what, n in (("df -B1 size", v.df_size_bytes), ("df -B1 available", v.df_available_bytes)):
+        t.add_row(what, f"{_n(n)} B")
+        t.add_row("", f"({tb(n)}, {tib(n)})")  # a row of its own: the bytes' column stays as wide as they are
+    return FitTable([Col("what", [r[0] for r in t.rows], right=False, words=True),
+                     Col("value", [r[1] for r in t.rows])],
+                    table=dict(title=f"Volume {v.device} on {v.mount_point}", title_justify="left", show_header=False))
 
 
-def alignment_table(plan: Plan, v: VolumeResult) -> Table:
+def alignment_table(plan: Plan, v: VolumeResult) -> FitTable:
+    """Each layer's alignment parameters; the parameter names and the notes beside values wrap."""
     a = v.alignment
-    t = Table(title="Alignment chain", title_justify="left", show_header=False)
-    t.add_column("layer", overflow="fold")
-    t.add_column("parameter", overflow="fold")
-    t.add_column("value", justify="right", overflow="fold")
+    t = _Rows()
     t.add_row("md", "chunk", _sz(a.md_chunk_bytes))
     t.add_row("md", "io_min / io_opt", f"{_sz(a.md_io_min_bytes)} / {_sz(a.md_io_opt_bytes)}")
     if a.pv_data_alignment_bytes is not None:
@@ -116,7 +125,20 @@ def alignment_table(plan: Plan, v: VolumeResult) -> Table:
     t.add_row("tuning", "readahead", f"{_sz(a.readahead_bytes)} ({a.readahead_sectors:,} sectors; kernel picks {_sz(a.kernel_readahead_bytes)})")
     if a.stripe_cache_size:
         t.add_row("tuning", "stripe_cache_size", f"{a.stripe_cache_size} ({tib(a.stripe_cache_bytes or 0)} RAM per array)")
-    return t
+    return FitTable([Col("layer", [r[0] for r in t.rows], right=False),
+                     Col("parameter", [r[1] for r in t.rows], right=False, words=True),
+                     Col("value", [r[2] for r in t.rows], words=True)],
+                    table=dict(title="Alignment chain", title_justify="left", show_header=False))
+
+
+class _Rows:
+    """Rows gathered before the table they make knows its width."""
+
+    def __init__(self) -> None:
+        self.rows: list[tuple[str, ...]] = []
+
+    def add_row(self, *cells: str) -> None:
+        self.rows.append(cells)
 
 
 def findings_text(result: PlanResult) -> Text:

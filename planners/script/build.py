@@ -152,7 +152,7 @@ def _volume_steps(w, plan: Plan, result: PlanResult, v: VolumeResult) -> None:
         w(f"run vgcreate {' '.join(q(x) for x in g.vgcreate_options)} {q(lvm.vg)} {mds}  # extent size {lvm.extent_size} bytes")
         lv = ["lvcreate", "-y", *g.lvcreate_options, "-n", lvm.lv]
         comment = "linear: the md arrays concatenated"
-        if lvm.mode == "striped":
+        if a.lv_stripe_bytes:
             comment = f"striped over {a.lv_stripes} arrays, {a.lv_stripe_bytes} bytes per stripe"
         lv += ["--readahead", str(a.readahead_sectors)]
         w(f"# {comment}; -r {a.readahead_sectors} sectors = readahead {a.readahead_bytes} bytes, kept in LVM metadata.")

@@ -157,13 +157,18 @@ def whole_disks(devs: Sequence[DiskInfo], *, by_id: Mapping[str, str] | None = N
     return out
 
 
-def probe_signature(path: str) -> str:
-    """What `blkid -p` finds on a device ('' nothing): 'xfs', 'gpt partition table', ..."""
+def blkid_probe(path: str) -> dict[str, str]:
+    """What `blkid -p -o export` reads on the device itself (TYPE, LABEL, UUID, PTTYPE, ...); {} nothing."""
     try:
         r = run(["blkid", "-p", "-o", "export", path], timeout=30, check=False)
     except CommandError:
-        return ""
-    found = dict(line.split("=", 1) for line in r.stdout.splitlines() if "=" in line)
+        return {}
+    return dict(line.split("=", 1) for line in r.stdout.splitlines() if "=" in line)
+
+
+def probe_signature(path: str) -> str:
+    """What `blkid -p` finds on a device ('' nothing): 'xfs', 'gpt partition table', ..."""
+    found = blkid_probe(path)
     if found.get("TYPE"):
         return found["TYPE"]
     return f"{found['PTTYPE']} partition table" if found.get("PTTYPE") else ""

@@ -1,7 +1,8 @@
 """Pinned variants side by side: one column per plan, one row per figure worth comparing.
 
 Throughput and reliability come from the performance and reliability models, each
-figure with what limits it.
+figure with what limits it. Each row holds one short figure, so that three variants fit
+whole beside the labels on a 120-column terminal (two on 80).
 """
 
 from __future__ import annotations
@@ -21,37 +22,42 @@ from planners.units import format_size_compact
 
 def layout_text(plan: Plan) -> str:
     """One line such as "3x RAID6 15 / LVM linear / xfs"."""
+    return f"{arrays_text(plan)}{' / LVM ' + plan.lvm.mode if plan.lvm.enabled else ''} / {plan.filesystem.type}"
+
+
+def arrays_text(plan: Plan) -> str:
+    """The md arrays, such as "3x RAID6 15" or "2x RAID6 21+1"."""
     g = plan.groups[0]
-    text = f"{len(plan.groups)}x RAID{g.level} {g.members}" + (f"+{g.spares}" if g.spares else "")
-    lvm = f" / LVM {plan.lvm.mode}" if plan.lvm.enabled else ""
-    return text + lvm + f" / {plan.filesystem.type}"
+    return f"{len(plan.groups)}x RAID{g.level} {g.members}" + (f"+{g.spares}" if g.spares else "")
 
 
 def _size(n: int | None) -> str:
     return format_size_compact(n) if n else "-"
 
 
-def _throughput(plan: Plan, result: PlanResult) -> str:
-    """Sequential write and 4k random read, each with what limits it."""
+def _throughput(plan: Plan, result: PlanResult) -> tuple[str, str, str]:
+    """Sequential write, what limits it, and 4k random read."""
     from planners.perf.predict import predict
     from planners.perf.workloads import PRESETS
 
     seq, rnd = predict(plan, result, [PRESETS["seq-write"], PRESETS["rand-read-4k"]])
-    return f"wr {seq.mb_s:,.0f} MB/s ({seq.binding}), 4k rd {rnd.iops:,.0f} IOPS"
+    return f"{seq.mb_s:,.0f} MB/s", seq.binding, f"{rnd.iops:,.0f} IOPS"
 
 
-def _reliability(plan: Plan, result: PlanResult) -> str:
+def _reliability(plan: Plan, result: PlanResult) -> tuple[str, str]:
+    """Odds of losing data in a year (1-4 % disk failures) and the longest rebuild."""
     from app.shared.figures import short_odds
     from planners.reliability import reliability
 
     rel = reliability(plan, result)
     lo, hi = rel.loss_per_year
-    return f"loss/yr {short_odds(lo)}-{short_odds(hi)}, rebuild {max(g.rebuild_hours for g in rel.groups):.0f} h"
+    return f"{short_odds(lo)}-{short_odds(hi)}", f"{max(g.rebuild_hours for g in rel.groups):.0f} h"
 
 
 ROWS: tuple[tuple[str, object], ...] = (
     ("disks", lambda p, r: f"{r.disk_count} x {tb(p.disks[0].size)}" + (" +" if len(p.disks) > 1 else "")),
-    ("layout", lambda p, r: layout_text(p)),
+    ("arrays", lambda p, r: arrays_text(p)),
+    ("LVM / fs", lambda p, r: f"{'LVM ' + p.lvm.mode if p.lvm.enabled else 'no LVM'} / {p.filesystem.type}"),
     ("raw", lambda p, r: tb(r.raw_bytes)),
     ("usable bytes", lambda p, r: f"{r.usable_bytes:,}"),
     ("usable TB", lambda p, r: tb(r.usable_bytes)),
@@ -65,9 +71,14 @@ ROWS: tuple[tuple[str, object], ...] = (
     ("readahead", lambda p, r: _size(r.volumes[0].alignment.readahead_bytes)),
     ("errors/warnings", lambda p, r: f"{sum(f.severity == 'error' for f in r.findings)}"
                                      f"/{sum(f.severity == 'warning' for f in r.findings)}"),
-    ("throughput", lambda p, r: _throughput(p, r)),
-    ("reliability", lambda p, r: _reliability(p, r)),
 )
+# Rows of the models' figures, each model run once per variant.
+MODEL_ROWS = ("seq write", "  limited by", "4k rand read", "loss/yr 1-4%", "rebuild")
+
+
+def column(plan: Plan, result: PlanResult) -> list[str]:
+    """One variant's cells, row by row (ROWS, then MODEL_ROWS)."""
+    return [fn(plan, result) for _, fn in ROWS] + [*_throughput(plan, result), *_reliability(plan, result)]  # type: ignore[operator]
 
 
 class CompareScreen(Screen[None]):
@@ -106,8 +117,9 @@ class CompareScreen(Screen[None]):
         table.add_column("", key="what")
         for v in self.columns():
             table.add_column(v.name, key=v.name)
-        for label, fn in ROWS:
-            table.add_row(label, *(fn(v.plan, v.result) for v in self.columns()))  # type: ignore[operator]
+        cells = [column(v.plan, v.result) for v in self.columns()]
+        for i, label in enumerate([*(label for label, _ in ROWS), *MODEL_ROWS]):
+            table.add_row(label, *(c[i] for c in cells))
 
     def _selected(self) -> Variant | None:
         col = self.query_one(DataTable).cursor_column - 1

@@ -34,6 +34,10 @@ SORTS: dict[str, tuple[str, Key | None]] = {
     "rebuild": ("rebuild", lambda r: r.rebuild_hours),
 }
 BY_COLUMN = {column: name for name, (column, _) in SORTS.items()}
+# Where the table is wider than the screen, these go, in order: a column partly off the screen's
+# edge would cut its figures ("1/468k-1/7.3" read as "1/468"). What limits a layout's MB/s explains
+# it (the form shows it once loaded); the rebuild time is the least of the rankings.
+DROPS: tuple[tuple[str, ...], ...] = ((), ("limited by",), ("limited by", "rebuild"))
 
 
 class SweepScreen(Screen[None]):
@@ -111,14 +115,17 @@ class SweepScreen(Screen[None]):
         current = self.selected()
         table.clear(columns=True)
         sorted_column = SORTS[self.sort_by][0]
-        for col in SWEEP_COLUMNS:
+        ordered = self.ordered()
+        rows = [sweep_cells(rank, row) for rank, row in ordered]
+        shown = self._columns_that_fit(rows, table)
+        for col in shown:
             label = col + (" ▾" if col == sorted_column else "")
             table.add_column(Text(label, justify="right" if col in SWEEP_NUMERIC else "left"), key=col)
         at = 0
-        for i, (rank, row) in enumerate(self.ordered()):
+        for i, ((rank, row), all_cells) in enumerate(zip(ordered, rows)):
             style = "" if row.pareto else ("dim red" if row.risky else "dim")
             cells = [Text(c, style=style, justify="right" if col in SWEEP_NUMERIC else "left")
-                     for col, c in zip(SWEEP_COLUMNS, sweep_cells(rank, row))]
+                     for col, c in zip(SWEEP_COLUMNS, all_cells) if col in shown]
             table.add_row(*cells, key=str(rank))
             if not to_top and current is not None and row.label == current.label:
                 at = i  # the cursor stays on the same layout through a new sort or workload
@@ -126,9 +133,27 @@ class SweepScreen(Screen[None]):
         if to_top:
             table.scroll_home(animate=False)
         skipped = f"; {self.result.skipped} the tools would refuse" if self.result.skipped else ""
+        hidden = [c for c in SWEEP_COLUMNS if c not in shown]
+        narrow = f" ({', '.join(hidden)}: on a wider terminal)" if hidden else ""
         self.query_one("#sweep-status", Static).update(
-            f"{sweep_title(self.result)}{skipped}. Sorted by {self.sort_by} (s or a click on a heading); "
+            f"{sweep_title(self.result)}{skipped}. Sorted by {self.sort_by} (s or a click on a heading){narrow}; "
             f"w: another workload; enter or l loads the highlighted layout into the form.")
+
+    def _columns_that_fit(self, rows: list[tuple[str, ...]], table: DataTable) -> list[str]:
+        """The sweep's columns less the first set of DROPS that lets every shown column fit whole."""
+        room = table.size.width - table.styles.scrollbar_size_vertical
+        # A heading that sorts has room for its mark (" ▾"), so a new sort keeps the same columns.
+        widths = {col: max(len(col) + (2 if col in BY_COLUMN else 0), *(len(r[i]) for r in rows))
+                  + 2 * table.cell_padding for i, col in enumerate(SWEEP_COLUMNS)}
+        for dropped in DROPS:
+            shown = [c for c in SWEEP_COLUMNS if c not in dropped]
+            if sum(widths[c] for c in shown) <= room:
+                break
+        return shown
+
+    def on_resize(self) -> None:
+        if self.result is not None:
+            self._fill()
 
     def _highlighted(self) -> int | None:
         """Rank of the row under the cursor (None before the first answer)."""
