@@ -170,7 +170,7 @@ def reliability_ctx(ctx: PerfCtx, seen: dict[tuple, dict[str, GroupReliability]]
         groups.append(named[g.name])
 
     shapes: dict[tuple, tuple[GroupCtx, float, int]] = {}  # again one figure per array shape
-    for g, gr in zip(ctx.groups, groups):
+    for g, gr in zip(ctx.groups, groups, strict=True):
         key = (g.level, g.n, g.near, g.far, g.parity, gr.mttr_hours)
         count = shapes[key][2] + 1 if key in shapes else 1
         shapes[key] = (g, gr.mttr_hours, count)

@@ -164,7 +164,7 @@ def _mark_front(rows: Sequence[SweepRow]) -> list[SweepRow]:
             front.append(i)
     kept = {i for i in front if not any(_dominates(rows[j], rows[i]) for j in front if j != i)}
     flags = [i in kept for i in range(len(rows))]
-    return [r if r.pareto == f else r.model_copy(update={"pareto": f}) for r, f in zip(rows, flags)]
+    return [r if r.pareto == f else r.model_copy(update={"pareto": f}) for r, f in zip(rows, flags, strict=True)]
 
 
 def rounding_bytes(row: SweepRow) -> int:

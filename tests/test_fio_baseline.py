@@ -36,9 +36,9 @@ def _job(name, mb_s=0.0, iops=0.0):
 
 def test_summary_per_disk():
     disks = [(f"/dev/sd{c}", GiB) for c in "abc"]
-    jobs = [_job(f"outer:sd{c}", mb) for c, mb in zip("abc", (200, 210, 100))] + \
-        [_job(f"inner:sd{c}", mb) for c, mb in zip("abc", (100, 105, 95))] + \
-        [_job(f"rand:sd{c}", iops=i) for c, i in zip("abc", (150, 150, 150))]
+    jobs = [_job(f"outer:sd{c}", mb) for c, mb in zip("abc", (200, 210, 100), strict=True)] + \
+        [_job(f"inner:sd{c}", mb) for c, mb in zip("abc", (100, 105, 95), strict=True)] + \
+        [_job(f"rand:sd{c}", iops=i) for c, i in zip("abc", (150, 150, 150), strict=True)]
     per, med = summarize(FioRun(jobs=tuple(jobs), disk_util={}, fio_version="", final=True), disks)
     assert per[2].slow == ("outer",) and per[0].slow == () and med["outer"] == 200
 

@@ -132,7 +132,7 @@ def test_sizes_are_read_as_fio_itself_reads_them(tmp_path_factory, cases):
                          timeout=60)
     parsed = [int(x) for x in re.findall(r"handle_option=size, ptr=\S+\n.*?ret=0, out=(\d+)", out.stdout, re.S)]
     assert len(parsed) == len(cases), out.stdout[-2000:]
-    for (n, suffix, base), theirs in zip(cases, parsed):
+    for (n, suffix, base), theirs in zip(cases, parsed, strict=True):
         assert fio_bytes(f"{n}{suffix}", base) == theirs, (n, suffix, base)
 
 

@@ -196,7 +196,7 @@ def test_properties(kw):
     except PlanError as e:
         assert "member" in e.message and "too small" in e.message
         return
-    for m, r, u, w in zip(g.member_bytes, g.member_reserved_bytes, g.member_used_bytes, g.member_unused_bytes):
+    for m, r, u, w in zip(g.member_bytes, g.member_reserved_bytes, g.member_used_bytes, g.member_unused_bytes, strict=True):
         assert m == r + u + w and min(r, u, w) >= 0
     unit = g.chunk_bytes or 64 * KiB
     assert g.component_bytes % unit == 0 and g.component_bytes > 0

@@ -136,7 +136,7 @@ def print_report(console: Console, report: ValidateReport, rows: list[SideBySide
                     f"{'' if report.direct else ', buffered'})", title_justify="left")
     for col in ("workload", "status", "MB/s", "IOPS", "p99 ms", "steady", "predicted", "diff", "binding"):
         t.add_column(col, justify="right" if col in ("MB/s", "IOPS", "p99 ms", "predicted", "diff") else "left")
-    for w, r in zip(report.workloads, rows):
+    for w, r in zip(report.workloads, rows, strict=True):
         f = w.figures
         p99 = (f.read_p99_us or f.write_p99_us) if f else None
         steady = "" if r.steady is None else ("yes" if r.steady else "not steady")

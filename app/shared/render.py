@@ -56,7 +56,7 @@ def groups_table(plan: Plan, result: PlanResult) -> Table:
     t = Table(title="md arrays", title_justify="left", show_edge=False)
     for col in ("array", "level", "disks", "chunk", "offset", "component B", "array B"):
         t.add_column(col, justify="left" if col in ("array", "level") else "right", no_wrap=True)
-    for pg, g in zip(plan.groups, result.groups):
+    for pg, g in zip(plan.groups, result.groups, strict=True):
         level = f"RAID{pg.level}" + (f" {pg.layout}" if pg.layout else "")
         disks = f"{pg.members}+{pg.spares}" if pg.spares else str(pg.members)
         t.add_row(g.name, level, disks, _sz(pg.effective_chunk),

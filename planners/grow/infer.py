@@ -60,7 +60,8 @@ def _check_group(og, om, ospares, ng, nm, nspares) -> None:
     if [d.size for d in nm[: len(om)]] != [d.size for d in om]:
         raise PlanError(f"{name}: the members' disks differ between the plans (bigger disks are out of scope: "
                         "replace and grow them one at a time with mdadm --replace and --grow --size=max)", "disks")
-    if any(a.device and b.device and a.device != b.device for a, b in zip(om, nm)):
+    # Only the old members are compared: the members growth adds have no counterpart.
+    if any(a.device and b.device and a.device != b.device for a, b in zip(om, nm, strict=False)):
         raise PlanError(f"{name}: the members' device paths differ between the plans", "disks.devices")
     if len(ospares) != len(nspares):
         raise PlanError(f"{name}: the new plan changes the hot spares ({len(ospares)} -> {len(nspares)}); "
@@ -114,7 +115,8 @@ def growth_between(old: Plan, new: Plan) -> Growth:
     n_added = 0
     old_by = {g.name: g for g in r_old.groups}
     new_by = {g.name: g for g in r_new.groups}
-    for (og, om, os_), (ng, nm, ns) in zip(old_gd, new_gd):
+    # The arrays the new plan adds after the old ones have no old group; they are taken up below.
+    for (og, om, os_), (ng, nm, ns) in zip(old_gd, new_gd, strict=False):
         _check_group(og, om, os_, ng, nm, ns)
         if ng.members == og.members and ng.level == og.level:
             continue
@@ -163,7 +165,7 @@ def _lv_after(old: Plan, vol: VolumeResult, arrays: list[ArrayGrowth], r_new: Pl
     sizes = {g.name: g.md.array_bytes for g in r_new.groups}
     pe, ext = lvg.pe_start_bytes, lvg.extent_bytes
     free = []
-    for name, used in zip(vol.groups, lvg.lv_pv_extents):
+    for name, used in zip(vol.groups, lvg.lv_pv_extents, strict=True):
         free.append((sizes[name] // 512 * 512 - pe) // ext - used)
     new_free = [(a.array_bytes_after // 512 * 512 - pe) // ext for a in arrays if a.new]
     if lvg.stripes > 1:

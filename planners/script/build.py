@@ -73,7 +73,7 @@ def build_script(plan: Plan, result: PlanResult) -> str:
         w(f'for dev in "${{{_var(g, "MEMBERS")}[@]}}" "${{{_var(g, "SPARES")}[@]+"${{{_var(g, "SPARES")}[@]}}"}}"; do check_device "$dev"; done')
     w('[ "$PROBLEMS" -eq 0 ] || die "$PROBLEMS device(s) refused; nothing was changed (see --override)"')
     w("confirm")
-    for g, pg in zip(result.groups, plan.groups):
+    for g, pg in zip(result.groups, plan.groups, strict=True):
         _md_step(w, plan, g, pg)
     _mdadm_conf_step(w, result)
     for v in result.volumes:

@@ -145,7 +145,7 @@ def grow_script(old: Plan, growth: Growth) -> str:
     w("")
     w('step "check that the running system is the plan (read-only)"')
     reshaped = {a.device: a for a in g.arrays if not a.new}
-    for gr, pg in zip(result.groups, old.groups):
+    for gr, pg in zip(result.groups, old.groups, strict=True):
         a = reshaped.get(gr.device)
         if a is not None:
             var = _var(a, "RESUMED")

@@ -118,7 +118,7 @@ class SweepScreen(Screen[None]):
         for i, (rank, row) in enumerate(self.ordered()):
             style = "" if row.pareto else ("dim red" if row.risky else "dim")
             cells = [Text(c, style=style, justify="right" if col in SWEEP_NUMERIC else "left")
-                     for col, c in zip(SWEEP_COLUMNS, sweep_cells(rank, row))]
+                     for col, c in zip(SWEEP_COLUMNS, sweep_cells(rank, row), strict=True)]
             table.add_row(*cells, key=str(rank))
             if not to_top and current is not None and row.label == current.label:
                 at = i  # the cursor stays on the same layout through a new sort or workload
