@@ -11,7 +11,7 @@ from runners.lab.tree import Tree, canonical, missing_libraries
 LIBDIR = "usr/lib/x86_64-linux-gnu"
 
 
-def _pkg(root, files: dict[str, str | bytes], links: dict[str, str] = {}):
+def _pkg(root, files: dict[str, str | bytes], links: dict[str, str] | None = None):
     for rel, content in files.items():
         p = root / rel
         p.parent.mkdir(parents=True, exist_ok=True)
@@ -19,7 +19,7 @@ def _pkg(root, files: dict[str, str | bytes], links: dict[str, str] = {}):
             p.write_bytes(content)
         else:
             shutil.copy(content, p)
-    for rel, target in links.items():
+    for rel, target in (links or {}).items():
         p = root / rel
         p.parent.mkdir(parents=True, exist_ok=True)
         os.symlink(target, p)

@@ -154,7 +154,7 @@ def test_data_offset_matches_mdadm(mdadm_version):
     plans = [c.plan(mdadm_version) for c in cases]
     reports = _probe_all([(c.members, g.create_options) for c, g in zip(cases, plans, strict=True)])
     seen = []
-    for case, g, rep in zip(cases, plans, reports, strict=True):
+    for case, rep in zip(cases, reports, strict=True):
         assert rep.component_bytes is not None, (case, rep.errors)
         seen.append((case.members[0] - rep.component_bytes) // 512)
     predicted = [g.data_offset_sectors for g in plans]
