@@ -158,8 +158,8 @@ def test_a_bad_job_file_is_one_line_and_exit_2(tmp_path, capsys):
     bad = tmp_path / "bad.fio"
     bad.write_text("[a]\nrate_min=1m\n")
     assert main(["predict", "--job", str(bad)]) == 2
-    assert capsys.readouterr().err.strip() == f"podplan: {bad}:2: [a] rate_min refused: fio's pacing of a capped " \
-                                              "or pausing job is not modelled"
+    assert capsys.readouterr().err.strip() == (f"podplan: {bad}:2: [a] rate_min refused: fio's pacing of a capped "
+                                               "or pausing job is not modelled")
     assert main(["predict", "--job", str(tmp_path / "absent.fio")]) == 2
     assert "cannot read the job file" in capsys.readouterr().err
 

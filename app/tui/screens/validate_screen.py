@@ -280,8 +280,8 @@ class ValidateScreen(Screen[None]):
             self.notify(f"Validated {report.target} in {report.duration_s:.0f} s")
 
     def _notes(self, report: ValidateReport, predicted: bool, mismatch: tuple[str, ...] = ()) -> str:
-        notes = [f"{report.target}: {report.mode} suite, {report.duration_s:.0f} s, "
-                 f"{'direct I/O' if report.direct else 'buffered (the filesystem refused O_DIRECT)'}"]
+        notes = [(f"{report.target}: {report.mode} suite, {report.duration_s:.0f} s, "
+                  f"{'direct I/O' if report.direct else 'buffered (the filesystem refused O_DIRECT)'}")]
         if self.plan is None or not self.query_one("#use-plan", Checkbox).value:
             notes.append("no prediction: the current plan was not used")
         elif mismatch:
