@@ -92,5 +92,5 @@ def test_resolution_fails_clearly_when_nothing_provides(tmp_path, monkeypatch):
     monkeypatch.setattr(kit.debs, "candidates", lambda pkgs: {p: "1.0" for p in pkgs})
     empty = _pkg(tmp_path / "libnothing", {"usr/share/x": b""})
     monkeypatch.setattr(kit, "_unpack_all", lambda root, versions: {p: empty for p in versions})
-    with pytest.raises(kit.KitError, match="libc.so.6"):
+    with pytest.raises(kit.KitError, match=r"libc\.so\.6"):
         kit.resolve_libraries(tmp_path, tree, {"tool": "1.0"}, lambda _m: None)
