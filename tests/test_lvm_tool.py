@@ -142,7 +142,8 @@ def _measure(v: Vol, plan=None):
 
 
 def test_volumes_match_lvm():
-    cases = volume_cases(70) + [
+    cases = [
+        *volume_cases(70),
         Vol((GiB, 3 * GiB, GiB + 5 * MiB), 1536 * KiB, stripes=2, stripe=64 * KiB),
         Vol((GiB,) * 3, MiB, stripes=2, stripe=64 * KiB),
         Vol((GiB,) * 2, MiB, stripes=2, stripe=4 * MiB, lv=255),

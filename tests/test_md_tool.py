@@ -48,7 +48,7 @@ class Case:
             opts.append(f"--layout={self.layout}")
         if self.chunk:
             opts.append(f"--chunk={self.chunk // KiB}K")
-        return opts + [f"--metadata={self.metadata}", f"--bitmap={self.bitmap}"]
+        return [*opts, f"--metadata={self.metadata}", f"--bitmap={self.bitmap}"]
 
 
 def _aligned(size: int, rng: random.Random) -> int:

@@ -57,7 +57,7 @@ def test_script_states_every_assumption():
     # every command that carries a number is preceded by a comment saying where it comes from
     lines = text.splitlines()
     for i, line in enumerate(lines):
-        if line.startswith("run mkfs") or line.startswith("run pvcreate") or line.startswith("run mdadm --create"):
+        if line.startswith(("run mkfs", "run pvcreate", "run mdadm --create")):
             assert lines[i - 1].startswith("#"), line
 
 

@@ -28,7 +28,7 @@ def rehearse_failure(plan: Plan, fail: int, *, group: str | None, disk_size: int
     if booted is None:
         return EXIT_MISMATCH
     _, run = booted
-    checks, pred = compare_failure(scaled, fp, run)
+    checks, _ = compare_failure(scaled, fp, run)
     ok = run.returncode == 0 and all(c.match for c in checks)
     rows = [{**c.model_dump(), "match": c.match} for c in checks]
     if as_json:

@@ -91,7 +91,7 @@ def new_array_plan(plan: Plan, req: GrowRequest) -> Plan:
     if req.add_disks != last.disks:
         raise PlanError(f"a new array like {last.name} takes {last.disks} disks ({last.members} members"
                         + (f" + {last.spares} spares" if last.spares else "") + f"), not {req.add_disks}", "add_disks")
-    like = [m for g, m, _ in plan.group_disks() if g.name == last.name][0][-1]
+    like = next(m for g, m, _ in plan.group_disks() if g.name == last.name)[-1]
     added = _added(plan, req, like)
     names = {g.name for g in plan.groups}
     n = len(plan.groups)

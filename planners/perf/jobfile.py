@@ -182,7 +182,7 @@ def _workload(name: str, opts: Options, source: str) -> tuple[Workload, list[str
     bs_text, line = get("bs", "blocksize")
     if "-" in bs_text or ":" in bs_text:
         raise fail(line, f"bs={bs_text} refused: a range of block sizes is not modelled")
-    parts = [p for p in bs_text.split(",")]
+    parts = bs_text.split(",")
     chosen = parts[0] if rw in ("read", "randread") or len(parts) < 2 or not parts[1] else parts[1]
     bs = fio_bytes(chosen, kb_base, what=f"{source}:{line}: [{name}] bs")
     if rw in ("readwrite", "randrw") and len(parts) > 1 and parts[1] and \
@@ -234,7 +234,7 @@ def pacing(opts: Options, kb_base: int, fail) -> dict:  # type: ignore[no-untype
     for key, field in (("rate", "rate_bytes_s"), ("rate_iops", "rate_iops")):
         if key in opts:
             value, line, _ = opts[key]
-            parts = (value.split(",") + [""])[:2] if "," in value else [value, value]
+            parts = [*value.split(","), ""][:2] if "," in value else [value, value]
             pair = []
             for p in parts:
                 if not p.strip():

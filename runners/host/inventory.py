@@ -173,7 +173,7 @@ def _block_line(name: str) -> str:
     size = _int(read_sysfs(os.path.join(base, "size"))) * 512
     # The block layer keeps readahead in KiB; blockdev --getra reports 512-byte sectors.
     ra = _int(read_sysfs(os.path.join(q, "read_ahead_kb"))) * 2
-    return " ".join(parts + [f"size={size}", f"ra={ra}"])
+    return " ".join([*parts, f"size={size}", f"ra={ra}"])
 
 
 def gather_files() -> dict[str, str]:

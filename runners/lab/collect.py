@@ -172,7 +172,7 @@ def _md_array(name: str, files: dict[str, str], block: dict[str, BlockDevice]) -
     detail = parse_detail(files.get(f"md/{name}.detail", ""))
     members = []
     for line in files.get(f"md/{name}.members", "").splitlines():
-        dev, slot, state = (line.split() + ["", ""])[:3]
+        dev, slot, state = [*line.split(), "", ""][:3]
         members.append(MdMember(device=dev, slot=int(slot) if slot.isdigit() else None, state=state,
                                 **parse_examine(files.get(f"examine/{dev}.txt", ""))))
     members.sort(key=lambda m: (m.slot is None, m.slot or 0, m.device))

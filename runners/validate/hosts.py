@@ -19,6 +19,7 @@ long, ticked here; the figures come when each one ends.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import socket
@@ -225,10 +226,8 @@ def _one_host(host: Host, target: str, workloads: tuple[Workload, ...], fio_targ
     finally:
         if fio_target.kind == "file" and host.name in ("127.0.0.1", "localhost", "::1"):
             # A stopped run leaves the file; on this machine it can still be removed from here.
-            try:
+            with contextlib.suppress(FileNotFoundError):
                 os.unlink(fio_target.path)
-            except FileNotFoundError:
-                pass
     report = ValidateReport(
         target=target, kind=fio_target.kind, mode=mode, size_bytes=fio_target.size_bytes, shape=shape,  # type: ignore[arg-type]
         direct=fio_target.direct, workloads=tuple(reports), duration_s=time.monotonic() - t0,
