@@ -197,10 +197,12 @@ def test_guards_work_when_root_is_not_a_block_device(tmp_path):
     _need_root_tools()
     with sparse_loops([64 * MiB] * 3) as devs:
         path = _script_for(devs, tmp_path)
-        text = open(path).read()
+        with open(path) as f:
+            text = f.read()
         needle = 'src=$(findmnt -n -o SOURCE / 2>/dev/null || true)'
         assert needle in text
-        open(path, "w").write(text.replace(needle, "src=rootfs"))
+        with open(path, "w") as f:
+            f.write(text.replace(needle, "src=rootfs"))
         p = _run_script(path)
         assert p.returncode == 0, p.stderr
         assert p.stdout.count("  ok ") == 3
