@@ -138,7 +138,7 @@ def reliability(plan: Plan, result: PlanResult | None = None, *, disk_override: 
     return reliability_ctx(build_ctx(plan, result, disk_override))
 
 
-def reliability_ctx(ctx: PerfCtx, seen: dict[tuple, dict[str, GroupReliability]] | None = None) -> Reliability:
+def reliability_ctx(ctx: PerfCtx, seen: dict[tuple[object, ...], dict[str, GroupReliability]] | None = None) -> Reliability:
     """`reliability` on an already gathered context.
 
     `seen` may be shared by the calls on contexts of one plan's hardware (a sweep's layouts):
@@ -169,7 +169,7 @@ def reliability_ctx(ctx: PerfCtx, seen: dict[tuple, dict[str, GroupReliability]]
             mttr_hours=mttr, mttdl_hours=(lo, hi), ure_bits=bits, ure_probability=p, ure_consequence=why)
         groups.append(named[g.name])
 
-    shapes: dict[tuple, tuple[GroupCtx, float, int]] = {}  # again one figure per array shape
+    shapes: dict[tuple[object, ...], tuple[GroupCtx, float, int]] = {}  # again one figure per array shape
     for g, gr in zip(ctx.groups, groups, strict=True):
         key = (g.level, g.n, g.near, g.far, g.parity, gr.mttr_hours)
         count = shapes[key][2] + 1 if key in shapes else 1

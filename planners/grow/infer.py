@@ -20,7 +20,8 @@ from planners.grow.model import ArrayGrowth, Growth
 from planners.grow.reshape import backup_need, reshape_refusal
 from planners.grow.steps import growth_steps
 from planners.grow.timing import sync_rate
-from planners.models import Plan
+from planners.md.geometry import MdGeometry
+from planners.models import Disk, MdGroup, Plan
 from planners.results import GroupResult, PlanResult, VolumeResult
 
 
@@ -43,7 +44,8 @@ def _same_settings(old: Plan, new: Plan) -> None:
         raise PlanError("the two plans assume different tool versions; give both the same [tools]", "tools")
 
 
-def _check_group(og, om, ospares, ng, nm, nspares) -> None:
+def _check_group(og: MdGroup, om: list[Disk], ospares: list[Disk], ng: MdGroup, nm: list[Disk],
+                 nspares: list[Disk]) -> None:
     name = og.name
     if ng.name != name:
         raise PlanError(f"array {name!r} is named {ng.name!r} in the new plan; growing keeps arrays "
@@ -68,7 +70,7 @@ def _check_group(og, om, ospares, ng, nm, nspares) -> None:
                         "add or remove spares with mdadm --add / --remove, not as growth", "groups.spares")
 
 
-def _array(old_g: GroupResult | None, new_g: GroupResult, og, ng, plan: Plan, result: PlanResult,
+def _array(old_g: GroupResult | None, new_g: GroupResult, og: MdGroup, ng: MdGroup, plan: Plan, result: PlanResult,
            added: list[str]) -> ArrayGrowth:
     md = new_g.md
     rate, limit = sync_rate(plan, result, new_g.name, reshape=old_g is not None)
@@ -96,7 +98,7 @@ def _array(old_g: GroupResult | None, new_g: GroupResult, og, ng, plan: Plan, re
         offset_change_bytes=need.offset_change_bytes, hours=hours, rate_mb_s=rate, rate_limit=limit)
 
 
-def _stripe_cache(plan: Plan, md) -> int | None:
+def _stripe_cache(plan: Plan, md: MdGeometry) -> int | None:
     """What the build script would set on this array: the plan's figure or the recommended one."""
     if md.level not in (4, 5, 6) or not md.chunk_bytes:
         return None

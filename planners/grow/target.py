@@ -34,7 +34,7 @@ def _added(plan: Plan, req: GrowRequest, like: Disk) -> list[Disk]:
 
 def _disk_sets(disks: list[Disk]) -> list[DiskSet]:
     """Consecutive alike disks as one DiskSet (a set has device paths for all its disks or none)."""
-    sets: list[tuple[tuple, list[str]]] = []
+    sets: list[tuple[tuple[int, int, int, bool, str, bool], list[str]]] = []
     for d in disks:
         key = (d.size, d.logical_sector, d.physical_sector, d.rotational, d.model, bool(d.device))
         if sets and sets[-1][0] == key:
