@@ -213,7 +213,7 @@ def busy_fraction(disk: ResolvedDisk, disks: int, outstanding: float) -> float:
         return min(1.0, outstanding / (disks * disk.parallelism))
     if disks == 1:
         return min(1.0, outstanding)
-    return 1.0 - (1.0 - 1.0 / disks) ** outstanding
+    return 1.0 - float((1.0 - 1.0 / disks) ** outstanding)
 
 
 @lru_cache(maxsize=256)
