@@ -74,9 +74,11 @@ class MdStat(BaseModel):
 
 
 def _int(v: object, default: int = 0) -> int:
+    if not isinstance(v, (str, int, float)):
+        return default
     try:
-        return int(v)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
+        return int(v)
+    except ValueError:
         return default
 
 

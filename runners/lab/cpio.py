@@ -75,7 +75,7 @@ def write_cpio(out: BinaryIO, entries: Iterable[Entry], *, mtime: int = 0) -> in
 
 def read_cpio(data: bytes) -> list[tuple[str, int, bytes]]:
     """(path, mode, data) of every member of a newc archive; for tests and inspection."""
-    out = []
+    out: list[tuple[str, int, bytes]] = []
     pos = 0
     while True:
         if data[pos:pos + 6] != b"070701":

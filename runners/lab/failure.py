@@ -70,10 +70,11 @@ def prepare_failure(plan: Plan, fail: int, *, group: str | None = None, disk_siz
     fp = failure_plan(plan, fail, group)
     size = disk_size or choose_disk_size(plan, tools)
     unscaled = scale_plan(plan, size, tools=tools)
-    disk = {"bps_total": DISK_BPS, "iops_total": DISK_IOPS}
-    own = [LabDisk(size_bytes=d.size, rotational=d.rotational, **disk) for d in unscaled.disk_list()]
+    own = [LabDisk(size_bytes=d.size, rotational=d.rotational, bps_total=DISK_BPS, iops_total=DISK_IOPS)
+           for d in unscaled.disk_list()]
     biggest = max(d.size_bytes for d in own)
-    extra = [LabDisk(size_bytes=biggest, **disk) for _ in range(fp.replacements + 1)]  # + the probe disk
+    extra = [LabDisk(size_bytes=biggest, bps_total=DISK_BPS, iops_total=DISK_IOPS)
+             for _ in range(fp.replacements + 1)]  # + the probe disk
     probe = Scenario(name=name, script="", disks=tuple(own + extra))
     paths = probe.disk_paths()
     scaled = scale_plan(plan, size, devices=list(paths[: len(own)]), tools=tools)

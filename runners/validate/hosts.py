@@ -32,6 +32,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from runners.exec import not_found, which
+from runners.fio.result import JobFigures
 from runners.fio.jobs import FULL, QUICK, WORKLOADS, Shape, Target, Timing, Workload, WorkloadName, suite
 from runners.validate.preflight import preflight
 from runners.validate.suite import ProgressFn, ValidateReport, WorkloadReport, _report_dir, _run_one, _skipped
@@ -205,10 +206,11 @@ def _one_host(host: Host, target: str, workloads: tuple[Workload, ...], fio_targ
         if on_note is not None:
             on_note(f"{host.label}: {why}; skipped")
         return HostReport(host=host.label, status="skipped", reason=why)
-    progress = None
+    progress: ProgressFn | None = None
     if on_progress is not None:
-        def progress(name: str, event: str, elapsed: float, figures) -> None:
+        def named(name: str, event: str, elapsed: float, figures: JobFigures | None) -> None:
             on_progress(f"{host.label} {name}", event, elapsed, figures)
+        progress = named
     t0 = time.monotonic()
     reports: list[WorkloadReport] = []
     stopped = ""
