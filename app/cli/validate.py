@@ -6,7 +6,7 @@ import json
 import os
 
 from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from app.shared.console import cli_console
@@ -31,7 +31,7 @@ class _Live:
         self.progress = Progress(TextColumn("{task.fields[name]:<14}"), BarColumn(), TextColumn("{task.description}"),
                                  TimeElapsedColumn(), console=console, transient=False)
         self.runtime = runtime_s
-        self.tasks: dict[str, int] = {}
+        self.tasks: dict[str, TaskID] = {}
 
     def __call__(self, name: str, event: str, elapsed: float, figures) -> None:
         if event == "start":

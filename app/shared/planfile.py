@@ -71,7 +71,7 @@ def save_plan(plan: Plan, path: str | os.PathLike[str], *, overwrite: bool = Fal
     if p.exists() and not overwrite:
         raise PlanError(f"{p}: already exists; not overwriting it")
     text = plan_to_toml(plan)
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent or Path("."))
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)
