@@ -194,7 +194,7 @@ class _Ticker:
 
 
 def _one_host(host: Host, target: str, workloads: tuple[Workload, ...], fio_target: Target, shape: Shape,
-              mode: str, timing: Timing, refusal: str | None, out: str, on_progress: ProgressFn | None,
+              mode: Literal["quick", "full"], timing: Timing, refusal: str | None, out: str, on_progress: ProgressFn | None,
               cancel: threading.Event | None, on_note: NoteFn | None = None) -> HostReport:
     why = reachable(host)
     if why:
@@ -231,7 +231,7 @@ def _one_host(host: Host, target: str, workloads: tuple[Workload, ...], fio_targ
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(fio_target.path)
     report = ValidateReport(
-        target=target, kind=fio_target.kind, mode=mode, size_bytes=fio_target.size_bytes, shape=shape,  # type: ignore[arg-type]
+        target=target, kind=fio_target.kind, mode=mode, size_bytes=fio_target.size_bytes, shape=shape,
         direct=fio_target.direct, workloads=tuple(reports), duration_s=time.monotonic() - t0,
         partial=any(r.status in ("partial", "failed") for r in reports), stopped=stopped)
     with open(os.path.join(hdir, "report.json"), "w") as f:

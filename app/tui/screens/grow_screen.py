@@ -127,8 +127,10 @@ class GrowScreen(Screen[None]):
         from app.shared.planfile import write_script
 
         text = grow_script(self.plan, self.growth)
-        self.app.save_file("Save the grow script as", f"grow-{self.plan.name}.sh", "grow script",  # type: ignore[attr-defined]
-                           lambda path, force: write_script(path, text, force))
+        # save_file is PodplanApp's; Textual types self.app as its base App.
+        self.app.save_file(  # type: ignore[attr-defined]
+            "Save the grow script as", f"grow-{self.plan.name}.sh", "grow script",
+            lambda path, force: write_script(path, text, force))
 
     def action_save_layout(self) -> None:
         if self.target is None:
@@ -137,5 +139,6 @@ class GrowScreen(Screen[None]):
         from app.shared.planfile import save_plan
 
         target = self.target
-        self.app.save_file("Save the grown layout as", f"{self.plan.name}-grown.toml", "grown layout",  # type: ignore[attr-defined]
-                           lambda path, force: save_plan(target, path, overwrite=force))
+        self.app.save_file(  # type: ignore[attr-defined]
+            "Save the grown layout as", f"{self.plan.name}-grown.toml", "grown layout",
+            lambda path, force: save_plan(target, path, overwrite=force))
