@@ -69,9 +69,12 @@ run_tests() {
 # Every check runs, so that one run names all that is wrong; the status fails if any did.
 run_checks() {
   local rc=0
-  .venv/bin/ruff check --quiet . || rc=$?
+  .venv/bin/ruff check --quiet --output-format concise . || rc=$?
   .venv/bin/ruff format --check --quiet --output-format concise . || rc=$?
   .venv/bin/mypy || rc=$?
+  if [ "$rc" -ne 0 ]; then
+    echo "podplan check: failed; '.venv/bin/ruff format . && .venv/bin/ruff check --fix .' mends layout and imports" >&2
+  fi
   return "$rc"
 }
 
