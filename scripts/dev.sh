@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Set up what is missing on a Debian/Ubuntu machine, then open the TUI or run the tests.
 #   bash scripts/dev.sh tui [ARGS...]   the TUI on the built-in example pod (or ARGS)
-#   bash scripts/dev.sh test [PYTEST ARGS...]
+#   bash scripts/dev.sh test [PYTEST ARGS...]   the checks below, then the tests
 #   bash scripts/dev.sh check           the linter, the formatter's check and the type checker
 #   bash scripts/dev.sh setup
 set -euo pipefail
@@ -84,6 +84,10 @@ case "$cmd" in
   setup) setup_system; setup_python ;;
   tui) setup_system; setup_python; exec .venv/bin/podplan "$@" ;;
   check) setup_python; run_checks ;;
-  test) setup_system; setup_python; export PATH="$PATH:/usr/sbin:/sbin"; run_tests "$@" ;;
+  test)
+    setup_system; setup_python; export PATH="$PATH:/usr/sbin:/sbin"
+    # The checks take seconds and the suite many minutes: a run that fails them stops before pytest.
+    run_checks || { echo "podplan test: the checks above failed; no tests were run" >&2; exit 1; }
+    run_tests "$@" ;;
   *) echo "usage: bash scripts/dev.sh [tui|test|check|setup] [ARGS...]" >&2; exit 2 ;;
 esac
