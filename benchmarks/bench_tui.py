@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import fcntl
 import os
 import pty
@@ -210,10 +211,8 @@ def instructions(code: str, env: dict[str, str], timeout: float = 600.0) -> int:
             while proc.poll() is None and time.monotonic() - start < timeout:
                 ready, _, _ = select.select([master], [], [], 0.1)
                 if ready:
-                    try:
+                    with contextlib.suppress(OSError):
                         os.read(master, 1 << 16)  # keep the terminal drained, or the program blocks writing
-                    except OSError:
-                        pass
         finally:
             proc.kill()
             proc.wait()

@@ -83,7 +83,8 @@ def overhead(dev: str, size: int, repeats: int) -> None:
             subprocess.run(["fio", "--output-format=json", f"--output={out}", job], check=True,
                            stdout=subprocess.DEVNULL)
             hand_wall.append(time.monotonic() - t0)
-            hand_bw.append(parse_output(open(out).read()).jobs[0].bytes_s / 1e6)
+            with open(out) as f:
+                hand_bw.append(parse_output(f.read()).jobs[0].bytes_s / 1e6)
             out = os.path.join(tmp, "ours.json")
             res = run_fio(fio_argv(job, out), out, timeout_s=120, on_progress=lambda r, e: None)
             ours_wall.append(res.elapsed_s)

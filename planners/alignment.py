@@ -87,7 +87,7 @@ def check_plan(plan: Plan, md_io: list[tuple[str, int, int, int | None, int]], v
             f"({', '.join(format_size_compact(o) for o in sorted(opts))}), so the filesystem can align to only one of them.",
             "groups")
 
-    first_name, io_min, io_opt, chunk, level = md_io[0]
+    _, _, io_opt, chunk, level = md_io[0]
     parity = level in (4, 5, 6)
     if plan.lvm.enabled and pe_start is not None and io_opt and pe_start % io_opt:
         add("warning", "lvm",
@@ -136,12 +136,12 @@ def check_plan(plan: Plan, md_io: list[tuple[str, int, int, int | None, int]], v
             f"Readahead {format_size_compact(plan.tuning.readahead)} is under two md full stripes "
             f"({format_size_compact(2 * io_opt)}), so one sequential reader keeps only part of the disks busy.",
             "tuning.readahead")
-    if stripe_cache is not None and chunk and plan.tuning.stripe_cache_size is not None:
-        if stripe_cache < 2 * chunk // PAGE:
-            add("warning", "tuning",
-                f"stripe_cache_size {stripe_cache} holds less than two full stripes ({2 * chunk // PAGE} entries "
-                f"for a {format_size_compact(chunk)} chunk), so full-stripe writes turn into read-modify-writes.",
-                "tuning.stripe_cache_size")
+    if (stripe_cache is not None and chunk and plan.tuning.stripe_cache_size is not None
+            and stripe_cache < 2 * chunk // PAGE):
+        add("warning", "tuning",
+            f"stripe_cache_size {stripe_cache} holds less than two full stripes ({2 * chunk // PAGE} entries "
+            f"for a {format_size_compact(chunk)} chunk), so full-stripe writes turn into read-modify-writes.",
+            "tuning.stripe_cache_size")
 
     for g, members, _ in plan.group_disks():
         sizes = {d.size for d in members}

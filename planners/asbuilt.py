@@ -32,25 +32,25 @@ _RULES: tuple[tuple[str, str, str], ...] = (
      "more members: a different full stripe, so every alignment above md is off"),
     (" spares", "fewer hot spares than planned: after a failure the array stays degraded until a person acts",
      "more hot spares than planned: capacity the plan counted on sits idle"),
-    ("chunk", "a different chunk changes the full stripe: pe_start, su/sw and stride computed for the plan no longer "
-              "line up, so full-stripe writes become read-modify-write", ""),
-    ("data offset", "data starts earlier on each member than planned: mdadm's version or options differ, so sizes "
-                    "above md may differ too",
+    ("chunk", ("a different chunk changes the full stripe: pe_start, su/sw and stride computed for the plan no longer "
+               "line up, so full-stripe writes become read-modify-write"), ""),
+    ("data offset", ("data starts earlier on each member than planned: mdadm's version or options differ, so sizes "
+                     "above md may differ too"),
      "data starts later on each member than planned: each member gives up more space to metadata"),
-    ("component", "each member holds less data than planned: the array is smaller", "each member holds more data "
-     "than planned: the array is bigger than the figures above it assumed"),
+    ("component", "each member holds less data than planned: the array is smaller",
+     "each member holds more data than planned: the array is bigger than the figures above it assumed"),
     ("io_min", "the kernel advertises a different stripe unit: pvcreate and mkfs aligned to that, not to the plan", ""),
     ("io_opt", "the kernel advertises a different full stripe: pvcreate and mkfs aligned to that, not to the plan",
      ""),
-    ("pe_start", "LVM extents do not start on a full-stripe boundary: every stripe-sized write to the LV straddles "
-                 "two stripes", ""),
+    ("pe_start", ("LVM extents do not start on a full-stripe boundary: every stripe-sized write to the LV straddles "
+                  "two stripes"), ""),
     ("extent size", "a different extent size: the LV rounds to other boundaries and its size differs", ""),
     ("LV stripes", "the LV stripes over fewer arrays than planned: sequential throughput scales down with it",
      "the LV stripes over more arrays than planned"),
     ("readahead", "readahead below plan: a buffered sequential reader keeps fewer disks busy",
      "readahead above plan: more memory per reader, little harm"),
-    ("stripe_cache_size", "a smaller stripe cache: md gathers fewer full stripes, so sequential writes read parity "
-                          "back more often", "a bigger stripe cache: more memory, little harm"),
+    ("stripe_cache_size", ("a smaller stripe cache: md gathers fewer full stripes, so sequential writes read parity "
+                           "back more often"), "a bigger stripe cache: more memory, little harm"),
     ("sunit", _STRIPE_AWARE, ""),
     ("swidth", _STRIPE_AWARE, ""),
     ("stride", _STRIPE_AWARE, ""),

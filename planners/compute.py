@@ -25,7 +25,7 @@ DEFAULT_LV_STRIPE = 64 * 1024  # lvcreate -I default, when the md arrays offer n
 PAGE_BYTES = 4096  # lvcreate refuses a stripe below the page size
 
 
-def default_lv_stripe(chunk: int, full_stripe: int, extent: int) -> int:
+def default_lv_stripe(chunk: int | None, full_stripe: int, extent: int) -> int:
     """The stripe size a striped LV gets when the plan names none (the script passes it to lvcreate).
 
     The md full stripe, so each LVM stripe is whole md stripes and parity is written without a

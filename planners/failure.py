@@ -118,7 +118,8 @@ def predict_failure(plan: Plan, fp: FailurePlan, disk: DiskPerf, *, workload: st
     `foreground_s` is how long the foreground workload runs at the start of the loaded rebuild:
     md holds the rebuild at speed_limit_min meanwhile, then it runs at full rate.
     """
-    one = array_plan(plan, fp.group).model_copy(update={"hardware": lab_hardware(plan)})
+    hw = lab_hardware(plan)
+    one = array_plan(plan, fp.group).model_copy(update={"hardware": hw})
     result = compute(one)
     w = failure_workload(plan, fp, workload)
     (normal,) = predict(one, result, [w], disk_override=disk)
@@ -128,7 +129,7 @@ def predict_failure(plan: Plan, fp: FailurePlan, disk: DiskPerf, *, workload: st
     rel = reliability(one, result, disk_override=disk).groups[0]
     component = result.groups[0].md.kernel_component_bytes
     rate = rel.rebuild_mb_s * 1e6
-    floor = min(rate, one.hardware.md.speed_limit_min_kib_s * 1024)
+    floor = min(rate, hw.md.speed_limit_min_kib_s * 1024)
     if component <= floor * foreground_s:
         loaded_s = component / floor
     else:

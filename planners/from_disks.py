@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pydantic import BaseModel, ConfigDict, Field
 
 from planners.errors import PlanError
-from planners.models import DiskSet, MdGroup, Plan
+from planners.models import DiskSet, MdGroup, Plan, RaidLevel
 
 Frozen = ConfigDict(frozen=True)
 WIDEST_RAID6 = 15  # the example pod's arrays; wider ones rebuild longer with more disks at risk meanwhile
@@ -54,6 +54,7 @@ def default_groups(count: int, rotational: bool, chunk: int | None = None) -> li
     """The default md arrays for `count` disks (names md0, md1, ...)."""
     if count < 2:
         raise PlanError("select at least two disks: every redundant md level needs two", "disks")
+    level: RaidLevel
     if count == 2:
         level, layout, groups, spares = 1, None, 1, 0
     elif count < 6 and (rotational or count == 3):

@@ -34,7 +34,7 @@ def scale_plan(plan: Plan, disk_size: int, devices: Sequence[str] = (), tools: T
     count = sum(d.count for d in plan.disks)
     if devices and len(devices) != count:
         raise PlanError(f"{count} disks but {len(devices)} rehearsal devices", "devices")
-    sets: list[dict] = []
+    sets: list[dict[str, object]] = []
     pos = 0
     for d in plan.disks:
         size = max(4 * MiB, d.size * disk_size // largest // MiB * MiB)

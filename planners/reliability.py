@@ -138,7 +138,7 @@ def reliability(plan: Plan, result: PlanResult | None = None, *, disk_override: 
     return reliability_ctx(build_ctx(plan, result, disk_override))
 
 
-def reliability_ctx(ctx: PerfCtx, seen: dict[tuple, dict[str, GroupReliability]] | None = None) -> Reliability:
+def reliability_ctx(ctx: PerfCtx, seen: dict[tuple[object, ...], dict[str, GroupReliability]] | None = None) -> Reliability:
     """`reliability` on an already gathered context.
 
     `seen` may be shared by the calls on contexts of one plan's hardware (a sweep's layouts):
@@ -169,8 +169,8 @@ def reliability_ctx(ctx: PerfCtx, seen: dict[tuple, dict[str, GroupReliability]]
             mttr_hours=mttr, mttdl_hours=(lo, hi), ure_bits=bits, ure_probability=p, ure_consequence=why)
         groups.append(named[g.name])
 
-    shapes: dict[tuple, tuple[GroupCtx, float, int]] = {}  # again one figure per array shape
-    for g, gr in zip(ctx.groups, groups):
+    shapes: dict[tuple[object, ...], tuple[GroupCtx, float, int]] = {}  # again one figure per array shape
+    for g, gr in zip(ctx.groups, groups, strict=True):
         key = (g.level, g.n, g.near, g.far, g.parity, gr.mttr_hours)
         count = shapes[key][2] + 1 if key in shapes else 1
         shapes[key] = (g, gr.mttr_hours, count)
@@ -184,15 +184,15 @@ def reliability_ctx(ctx: PerfCtx, seen: dict[tuple, dict[str, GroupReliability]]
 
     afr = max(g.disk.afr for g in ctx.groups)
     assumptions = [
-        "Disks fail independently at a constant rate (exponential lifetimes); real double failures are "
-        "2-1500x likelier, so rank layouts with these figures rather than trust their size.",
+        ("Disks fail independently at a constant rate (exponential lifetimes); real double failures are "
+         "2-1500x likelier, so rank layouts with these figures rather than trust their size."),
         f"Annual failure rate {AFR_RANGE[0]:.0%}-{AFR_RANGE[1]:.0%} for the range; the disks' own figure is {afr:.1%}.",
         "Losing any md array loses the volume (LVM and the filesystem span them all).",
-        f"Without a hot spare a replacement arrives {hw.replace_hours:g} h after a failure; a spare starts at once "
-        "(and is assumed replaced before it is needed again).",
-        "Rebuild runs with no user I/O, at the slowest of the inner-zone write speed, speed_limit_max "
-        f"({hw.md.speed_limit_max_kib_s} KiB/s), link and HBA share and parity CPU; under load md "
-        f"drops to speed_limit_min ({hw.md.speed_limit_min_kib_s} KiB/s).",
+        (f"Without a hot spare a replacement arrives {hw.replace_hours:g} h after a failure; a spare starts at once "
+         "(and is assumed replaced before it is needed again)."),
+        ("Rebuild runs with no user I/O, at the slowest of the inner-zone write speed, speed_limit_max "
+         f"({hw.md.speed_limit_max_kib_s} KiB/s), link and HBA share and parity CPU; under load md "
+         f"drops to speed_limit_min ({hw.md.speed_limit_min_kib_s} KiB/s)."),
         "Unrecoverable read errors strike each bit read independently at the disk's rated rate.",
     ]
     return Reliability(

@@ -9,12 +9,13 @@ beats on all three at once.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Literal, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from planners.compute import compute
 from planners.errors import PlanError
-from planners.models import Lvm, MdGroup, Plan
+from planners.models import Lvm, MdGroup, Plan, RaidLevel
 from planners.perf.predict import predict_ctx
 from planners.perf.context import build_ctx
 from planners.reliability import GroupReliability, reliability_ctx
@@ -23,7 +24,7 @@ from planners.perf.workloads import PRESETS, Workload
 
 Frozen = ConfigDict(frozen=True)
 MIN_MEMBERS = {0: 2, 5: 3, 6: 4, 10: 2}
-LEVELS: tuple[tuple[int, str | None], ...] = ((0, None), (5, None), (6, None), (10, "n2"), (10, "f2"))
+LEVELS: tuple[tuple[RaidLevel, str | None], ...] = ((0, None), (5, None), (6, None), (10, "n2"), (10, "f2"))
 CHUNKS = (64 * KiB, 512 * KiB)
 MAX_GROUPS = 12  # more, smaller arrays than this only add parity and spares without a new trade-off
 # A policy, not a physical figure: a layout more likely than 1 in 100 to lose data within a year
@@ -88,12 +89,20 @@ def layouts(plan: Plan) -> list[tuple[str, list[MdGroup], Lvm]]:
     return out
 
 
-def _kept(first: MdGroup, level: int) -> dict[str, object]:
+class _Kept(TypedDict):
+    """MdGroup's fields of these names."""
+
+    metadata: Literal["1.0", "1.1", "1.2"]
+    bitmap: Literal["internal", "none"]
+    bitmap_chunk: int | None
+
+
+def _kept(first: MdGroup, level: int) -> _Kept:
     """The md settings a layout does not vary, from the plan's first group.
 
     md refuses a write-intent bitmap on RAID0; any other level keeps the plan's choice.
     """
-    bitmap = "none" if level == 0 else first.bitmap
+    bitmap: Literal["internal", "none"] = "none" if level == 0 else first.bitmap
     return {"metadata": first.metadata, "bitmap": bitmap,
             "bitmap_chunk": first.bitmap_chunk if bitmap == "internal" else None}
 
@@ -126,7 +135,7 @@ def sweep(plan: Plan, workload: Workload | None = None, *, limit: int | None = N
     w = workload or PRESETS["seq-write"]
     rows: list[SweepRow] = []
     skipped = 0
-    shapes: dict[tuple, dict[str, GroupReliability]] = {}  # one hardware for every layout: share array shapes
+    shapes: dict[tuple[object, ...], dict[str, GroupReliability]] = {}  # one hardware for every layout: share array shapes
     for label, groups, lvm in layouts(plan):
         try:
             p = layout_plan(plan, groups, lvm)
@@ -164,7 +173,7 @@ def _mark_front(rows: Sequence[SweepRow]) -> list[SweepRow]:
             front.append(i)
     kept = {i for i in front if not any(_dominates(rows[j], rows[i]) for j in front if j != i)}
     flags = [i in kept for i in range(len(rows))]
-    return [r if r.pareto == f else r.model_copy(update={"pareto": f}) for r, f in zip(rows, flags)]
+    return [r if r.pareto == f else r.model_copy(update={"pareto": f}) for r, f in zip(rows, flags, strict=True)]
 
 
 def rounding_bytes(row: SweepRow) -> int:

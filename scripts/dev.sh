@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Set up what is missing on a Debian/Ubuntu machine, then open the TUI or run the tests.
 #   bash scripts/dev.sh tui [ARGS...]   the TUI on the built-in example pod (or ARGS)
-#   bash scripts/dev.sh test [PYTEST ARGS...]
+#   bash scripts/dev.sh test [PYTEST ARGS...]   the checks below, then the tests
+#   bash scripts/dev.sh check           the linter, the formatter's check and the type checker
 #   bash scripts/dev.sh setup
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -65,11 +66,28 @@ run_tests() {
   return "$rc"
 }
 
+# Every check runs, so that one run names all that is wrong; the status fails if any did.
+run_checks() {
+  local rc=0
+  .venv/bin/ruff check --quiet --output-format concise . || rc=$?
+  .venv/bin/ruff format --check --quiet --output-format concise . || rc=$?
+  .venv/bin/mypy || rc=$?
+  if [ "$rc" -ne 0 ]; then
+    echo "podplan check: failed; '.venv/bin/ruff format . && .venv/bin/ruff check --fix .' mends layout and imports" >&2
+  fi
+  return "$rc"
+}
+
 cmd=${1:-tui}
 shift || true
 case "$cmd" in
   setup) setup_system; setup_python ;;
   tui) setup_system; setup_python; exec .venv/bin/podplan "$@" ;;
-  test) setup_system; setup_python; export PATH="$PATH:/usr/sbin:/sbin"; run_tests "$@" ;;
-  *) echo "usage: bash scripts/dev.sh [tui|test|setup] [ARGS...]" >&2; exit 2 ;;
+  check) setup_python; run_checks ;;
+  test)
+    setup_system; setup_python; export PATH="$PATH:/usr/sbin:/sbin"
+    # The checks take seconds and the suite many minutes: a run that fails them stops before pytest.
+    run_checks || { echo "podplan test: the checks above failed; no tests were run" >&2; exit 1; }
+    run_tests "$@" ;;
+  *) echo "usage: bash scripts/dev.sh [tui|test|check|setup] [ARGS...]" >&2; exit 2 ;;
 esac

@@ -1,5 +1,7 @@
 """The alignment chain and the checker: each misalignment is named, a clean plan has none."""
 
+import itertools
+
 import pytest
 
 from planners.compute import compute
@@ -126,7 +128,7 @@ def test_waterfall_adds_up_and_ends_at_df_available():
     r = compute(p)
     steps = r.capacity
     assert steps[0].remaining_bytes == r.raw_bytes
-    for prev, cur in zip(steps, steps[1:]):
+    for prev, cur in itertools.pairwise(steps):
         assert cur.remaining_bytes == prev.remaining_bytes - cur.removed_bytes
         assert cur.removed_bytes >= 0
     assert steps[-1].remaining_bytes == r.usable_bytes

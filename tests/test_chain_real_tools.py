@@ -61,7 +61,7 @@ def tools():
 def test_every_layer_matches_the_real_tool(tools, plan):
     result = compute(plan)
 
-    for g, (_, members, _) in zip(result.groups, plan.group_disks()):
+    for g, (_, members, _) in zip(result.groups, plan.group_disks(), strict=True):
         report = probe_create([d.size for d in members], g.md.create_options)
         assert report.component_bytes == g.md.component_bytes, (g.name, report)
 

@@ -67,7 +67,7 @@ def _made(case: Fs, workdir: str):
 def headers(tmp_path_factory) -> dict[str, object]:
     need("mke2fs", "dumpe2fs")
     workdir = str(tmp_path_factory.mktemp("ext4img"))
-    return dict(zip(map(str, IMAGE_CASES), pmap(lambda c: _made(c, workdir), IMAGE_CASES, 2)))
+    return dict(zip(map(str, IMAGE_CASES), pmap(lambda c: _made(c, workdir), IMAGE_CASES, 2), strict=True))
 
 
 @pytest.mark.parametrize("case", IMAGE_CASES, ids=str)
@@ -113,7 +113,7 @@ def _df(case: Fs, workdir: str) -> tuple[int, int]:
 def measured(tmp_path_factory) -> dict[str, tuple[int, int]]:
     need("mke2fs", "dumpe2fs", "losetup", "mount", "umount", "df")
     workdir = str(tmp_path_factory.mktemp("ext4df"))
-    return dict(zip(map(str, DF_CASES), pmap(lambda c: _df(c, workdir), DF_CASES, 2)))
+    return dict(zip(map(str, DF_CASES), pmap(lambda c: _df(c, workdir), DF_CASES, 2), strict=True))
 
 
 @pytest.mark.parametrize("case", DF_CASES, ids=str)

@@ -196,7 +196,7 @@ def _ask(case: Case):
 @pytest.fixture(scope="module")
 def answers() -> dict[str, tuple]:
     need("mke2fs")
-    return dict(zip(map(str, CASES), pmap(_ask, CASES)))
+    return dict(zip(map(str, CASES), pmap(_ask, CASES), strict=True))
 
 
 def test_enough_generated_cases():

@@ -113,7 +113,7 @@ def test_dumpe2fs_without_journal():
 
 
 def test_parsers_reject_foreign_text():
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="lacks the fs_types line"):
         parse_mke2fs_verbose("mke2fs 1.47.0 (5-Feb-2023)\n")
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="lacks 'Block count'"):
         parse_dumpe2fs_header("Filesystem volume name:   <none>\n")

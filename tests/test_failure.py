@@ -35,7 +35,7 @@ def test_tolerance_is_what_the_level_guarantees(group, survives):
     p = plan(group)
     if survives:
         assert failure_plan(p, survives).fail == survives
-    with pytest.raises(PlanError, match="lose the array|no redundancy"):
+    with pytest.raises(PlanError, match=r"lose the array|no redundancy"):
         failure_plan(p, survives + 1)
 
 

@@ -36,11 +36,16 @@ def _job(name, mb_s=0.0, iops=0.0):
 
 def test_summary_per_disk():
     disks = [(f"/dev/sd{c}", GiB) for c in "abc"]
-    jobs = [_job(f"outer:sd{c}", mb) for c, mb in zip("abc", (200, 210, 100))] + \
-        [_job(f"inner:sd{c}", mb) for c, mb in zip("abc", (100, 105, 95))] + \
-        [_job(f"rand:sd{c}", iops=i) for c, i in zip("abc", (150, 150, 150))]
+    jobs = [_job(f"outer:sd{c}", mb) for c, mb in zip("abc", (200, 210, 100), strict=True)] + \
+        [_job(f"inner:sd{c}", mb) for c, mb in zip("abc", (100, 105, 95), strict=True)] + \
+        [_job(f"rand:sd{c}", iops=i) for c, i in zip("abc", (150, 150, 150), strict=True)]
     per, med = summarize(FioRun(jobs=tuple(jobs), disk_util={}, fio_version="", final=True), disks)
     assert per[2].slow == ("outer",) and per[0].slow == () and med["outer"] == 200
+
+
+def _sha256(path: str) -> str:
+    with open(path, "rb") as f:
+        return hashlib.sha256(f.read()).hexdigest()
 
 
 @pytest.mark.skipif(os.geteuid() != 0 or not have("fio") or not have("losetup"), reason="needs root, fio, losetup")
@@ -48,9 +53,9 @@ def test_real_run_on_loops_reads_only():
     with sparse_loops([64 * MiB] * 3) as devs:
         for d in devs:
             run(["mkfs.ext4", "-q", "-F", d], timeout=60)
-        before = [hashlib.sha256(open(d, "rb").read()).hexdigest() for d in devs]
+        before = [_sha256(d) for d in devs]
         b = run_baseline(devs, runtime_s=1)
-        after = [hashlib.sha256(open(d, "rb").read()).hexdigest() for d in devs]
+        after = [_sha256(d) for d in devs]
     assert not b.partial, b.reason
     assert before == after
     for d in b.disks:

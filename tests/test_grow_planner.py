@@ -162,10 +162,10 @@ def test_backup_need_lcm():
 
 def test_ext4_alignment_is_fixed_online_xfs_is_explained():
     e = grow(plan(fs="ext4", members=6, disk=2 * TB), add_disks=2)
-    fix = [c for c in e.alignment if c.figure.startswith("ext4")][0]
+    fix = next(c for c in e.alignment if c.figure.startswith("ext4"))
     assert fix.in_script and fix.commands == ("tune2fs -E stride=128,stripe_width=768 /dev/md/md0",)
     x = grow(plan(fs="xfs", members=6, disk=2 * TB), add_disks=2)
-    fix = [c for c in x.alignment if c.figure.startswith("XFS")][0]
+    fix = next(c for c in x.alignment if c.figure.startswith("XFS"))
     assert not fix.in_script and "sunit=1024,swidth=6144" in fix.commands[1]
 
 

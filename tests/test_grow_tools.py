@@ -205,7 +205,8 @@ def test_lv_after_pvresize_or_vgextend_is_lvms(mode):
             for a in g.arrays:
                 if not a.new:
                     i = [gr.name for gr in old.groups].index(a.name)
-                    backing = open(f"/sys/block/{os.path.basename(olds[i])}/loop/backing_file").read().strip()
+                    with open(f"/sys/block/{os.path.basename(olds[i])}/loop/backing_file") as f:
+                        backing = f.read().strip()
                     os.truncate(backing, a.array_bytes_after)
                     run(["losetup", "-c", olds[i]])
                     _lvm(env, "pvresize", olds[i])

@@ -199,5 +199,5 @@ def test_predict_on_this_host_names_where_the_figures_came_from(capsys):
     (["--kernel-log", "k.log", "--no-host-cpu"], "not allowed with argument"),
 ])
 def test_bad_cpu_flags_are_one_line(capsys, argv, needle):
-    code, out, err = predict(capsys, *argv)
+    code, _, err = predict(capsys, *argv)
     assert code == 2 and needle in err and len(err.strip().splitlines()) == 1

@@ -20,9 +20,9 @@ FIX = pathlib.Path(__file__).parent / "fixtures"
 MiB = 1024**2
 
 
-def dev(name: str, type: str = "disk", children: tuple[str, ...] = (), fstype: str = "",
+def dev(name: str, kind: str = "disk", children: tuple[str, ...] = (), fstype: str = "",
         mounts: tuple[str, ...] = (), size: int = 4000 * MiB) -> DiskInfo:
-    return DiskInfo(name=name, path=f"/dev/{name}", type=type, size_bytes=size, rotational=True, logical_sector=512,
+    return DiskInfo(name=name, path=f"/dev/{name}", type=kind, size_bytes=size, rotational=True, logical_sector=512,
                     physical_sector=4096, io_min=4096, io_opt=0, read_ahead_bytes=131072, scheduler="", model="M",
                     serial="S", fstype=fstype, mountpoints=mounts, children=children)
 

@@ -15,7 +15,7 @@ PLANNER_MODULES = sorted(
 )
 FORBIDDEN = ("subprocess", "textual", "rich", "runners", "app", "asyncio")
 # Direct imports a pure module has no business with (pydantic itself may load some of them).
-FORBIDDEN_DIRECT = FORBIDDEN + ("os", "shutil", "socket", "pathlib", "tempfile", "io", "sys")
+FORBIDDEN_DIRECT = (*FORBIDDEN, "os", "shutil", "socket", "pathlib", "tempfile", "io", "sys")
 
 PROBE = """
 import json, sys

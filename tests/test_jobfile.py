@@ -132,7 +132,7 @@ def test_sizes_are_read_as_fio_itself_reads_them(tmp_path_factory, cases):
                          timeout=60)
     parsed = [int(x) for x in re.findall(r"handle_option=size, ptr=\S+\n.*?ret=0, out=(\d+)", out.stdout, re.S)]
     assert len(parsed) == len(cases), out.stdout[-2000:]
-    for (n, suffix, base), theirs in zip(cases, parsed):
+    for (n, suffix, base), theirs in zip(cases, parsed, strict=True):
         assert fio_bytes(f"{n}{suffix}", base) == theirs, (n, suffix, base)
 
 
@@ -158,8 +158,8 @@ def test_a_bad_job_file_is_one_line_and_exit_2(tmp_path, capsys):
     bad = tmp_path / "bad.fio"
     bad.write_text("[a]\nrate_min=1m\n")
     assert main(["predict", "--job", str(bad)]) == 2
-    assert capsys.readouterr().err.strip() == f"podplan: {bad}:2: [a] rate_min refused: fio's pacing of a capped " \
-                                              "or pausing job is not modelled"
+    assert capsys.readouterr().err.strip() == (f"podplan: {bad}:2: [a] rate_min refused: fio's pacing of a capped "
+                                               "or pausing job is not modelled")
     assert main(["predict", "--job", str(tmp_path / "absent.fio")]) == 2
     assert "cannot read the job file" in capsys.readouterr().err
 

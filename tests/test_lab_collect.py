@@ -121,5 +121,5 @@ def test_fio_notes_before_json_and_status_objects():
     objs = [{"jobs": [], "n": 1}, {"jobs": [], "n": 2}]
     text = "note: both iodepth >= 1 and synchronous I/O engine are selected\n" + "\n".join(map(json.dumps, objs))
     assert parse_fio_json(text)["n"] == 2
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="fio wrote no JSON"):
         parse_fio_json("fio: no json\n")

@@ -10,9 +10,14 @@ import pytest
 from runners.lab.elf import parse_elf_deps
 
 
+def _read(path: str) -> bytes:
+    with open(path, "rb") as f:
+        return f.read()
+
+
 def test_a_dynamic_executable_names_libc_and_the_loader():
     path = shutil.which("bash")
-    deps = parse_elf_deps(open(path, "rb").read())
+    deps = parse_elf_deps(_read(path))
     assert deps is not None
     assert "libc.so.6" in deps.needed
     assert deps.interpreter is not None and deps.interpreter.endswith("ld-linux-x86-64.so.2")
@@ -22,7 +27,7 @@ def test_a_shared_library_has_needs_but_no_loader():
     libm = next((p for p in glob.glob("/usr/lib/x86_64-linux-gnu/libm.so.6") + glob.glob("/lib*/libm.so.6")), None)
     if libm is None:
         pytest.skip("no glibc libm.so.6 on this host")
-    deps = parse_elf_deps(open(libm, "rb").read())
+    deps = parse_elf_deps(_read(libm))
     assert deps is not None and deps.interpreter is None
     assert "libc.so.6" in deps.needed
 
@@ -65,4 +70,4 @@ def test_synthetic_elf_with_runpath():
 
 @pytest.mark.skipif(sys.platform != "linux", reason="needs Linux ELF binaries")
 def test_python_itself_parses():
-    assert parse_elf_deps(open(sys.executable, "rb").read()) is not None
+    assert parse_elf_deps(_read(sys.executable)) is not None

@@ -59,7 +59,7 @@ def lab():
 @pytest.mark.parametrize("case", list(cases()))
 def test_growth_rehearsal_matches_every_figure_and_keeps_the_data(lab, case):
     prepared, result = lab
-    scenario, _, new, growth = prepared[case]
+    _, _, new, growth = prepared[case]
     run = result.scenario(case)
     assert run.returncode == 0, run.stdout[-2500:] + run.stderr[-2500:]
     checks = compare_growth(new, growth, run.collection, run.outputs)

@@ -67,10 +67,10 @@ STACKS = {
                "mdadm --create /dev/md0 --run --level=0 --raid-devices=4 --chunk=512 $@", "/dev/md0"),
     "lvs": (_plan("lvs", [MdGroup(name=f"md{i}", level=0, members=2, chunk=512 * KiB, bitmap="none") for i in (0, 1)],
                   Lvm(enabled=True, mode="striped", stripe_size=64 * KiB)),
-            "mdadm --create /dev/md0 --run --level=0 --raid-devices=2 --chunk=512 $1 $2\n"
-            "mdadm --create /dev/md1 --run --level=0 --raid-devices=2 --chunk=512 $3 $4\n"
-            "pvcreate -ff -y /dev/md0 /dev/md1\nvgcreate pod /dev/md0 /dev/md1\n"
-            "lvcreate -y -i2 -I64k -l100%FREE -n data pod", "/dev/pod/data"),
+            ("mdadm --create /dev/md0 --run --level=0 --raid-devices=2 --chunk=512 $1 $2\n"
+             "mdadm --create /dev/md1 --run --level=0 --raid-devices=2 --chunk=512 $3 $4\n"
+             "pvcreate -ff -y /dev/md0 /dev/md1\nvgcreate pod /dev/md0 /dev/md1\n"
+             "lvcreate -y -i2 -I64k -l100%FREE -n data pod"), "/dev/pod/data"),
 }
 
 

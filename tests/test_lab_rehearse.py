@@ -76,7 +76,7 @@ def lab():
     batch = run_batch([*scenarios, guard, override], kit=kit, config=LabConfig(timeout_s=1500.0))
     print(f"\nlab: kit {kit.manifest.initrd_bytes // MiB} MiB initrd, disks ready after {batch.disks_ready_s:.1f} s, "
           f"whole batch {time.monotonic() - t0:.0f} s")
-    for s in scenarios + [guard, override]:
+    for s in [*scenarios, guard, override]:
         r = batch.scenario(s.name)
         print(f"lab: {s.name:10} {len(s.disks):2} disks of {s.disks[0].size_bytes // MiB} MiB: script "
               f"{r.script_s or 0:.1f} s, total {r.total_s or 0:.1f} s")

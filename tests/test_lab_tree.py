@@ -11,7 +11,7 @@ from runners.lab.tree import Tree, canonical, missing_libraries
 LIBDIR = "usr/lib/x86_64-linux-gnu"
 
 
-def _pkg(root, files: dict[str, str | bytes], links: dict[str, str] = {}):
+def _pkg(root, files: dict[str, str | bytes], links: dict[str, str] | None = None):
     for rel, content in files.items():
         p = root / rel
         p.parent.mkdir(parents=True, exist_ok=True)
@@ -19,7 +19,7 @@ def _pkg(root, files: dict[str, str | bytes], links: dict[str, str] = {}):
             p.write_bytes(content)
         else:
             shutil.copy(content, p)
-    for rel, target in links.items():
+    for rel, target in (links or {}).items():
         p = root / rel
         p.parent.mkdir(parents=True, exist_ok=True)
         os.symlink(target, p)
@@ -92,5 +92,5 @@ def test_resolution_fails_clearly_when_nothing_provides(tmp_path, monkeypatch):
     monkeypatch.setattr(kit.debs, "candidates", lambda pkgs: {p: "1.0" for p in pkgs})
     empty = _pkg(tmp_path / "libnothing", {"usr/share/x": b""})
     monkeypatch.setattr(kit, "_unpack_all", lambda root, versions: {p: empty for p in versions})
-    with pytest.raises(kit.KitError, match="libc.so.6"):
+    with pytest.raises(kit.KitError, match=r"libc\.so\.6"):
         kit.resolve_libraries(tmp_path, tree, {"tool": "1.0"}, lambda _m: None)

@@ -87,7 +87,7 @@ def _alive(pid: str) -> bool:
     """True while the process exists and is not a zombie waiting to be reaped."""
     for _ in range(50):
         try:
-            state = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0]
+            state = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
         except OSError:
             return False
         if state == "Z":

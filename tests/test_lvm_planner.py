@@ -118,7 +118,7 @@ def test_too_small_pvs_are_refused():
         lvm_volume([MiB], pe_start=MiB)
     with pytest.raises(PlanError, match="no room for one"):
         lvm_volume([4 * MiB], pe_start=MiB)
-    with pytest.raises(PlanError, match="one PV|at least one physical"):
+    with pytest.raises(PlanError, match=r"one PV|at least one physical"):
         lvm_volume([], pe_start=MiB)
 
 
@@ -138,9 +138,9 @@ def test_allocation_properties(pvs, extent, stripes, pe_start):
         assert "no room for one" in e.message
         return
     assert g.lv_extents % stripes == 0
-    assert all(0 <= t <= p for t, p in zip(g.lv_pv_extents, g.pv_extents))
+    assert all(0 <= t <= p for t, p in zip(g.lv_pv_extents, g.pv_extents, strict=True))
     assert sum(g.lv_pv_extents) == g.lv_extents
-    for size, pe in zip(pvs, g.pv_extents):
+    for size, pe in zip(pvs, g.pv_extents, strict=True):
         assert pe_start + pe * extent <= size < pe_start + (pe + 1) * extent + 512
     if stripes == 1:
         assert g.lv_extents == g.vg_extents

@@ -142,7 +142,8 @@ def _measure(v: Vol, plan=None):
 
 
 def test_volumes_match_lvm():
-    cases = volume_cases(70) + [
+    cases = [
+        *volume_cases(70),
         Vol((GiB, 3 * GiB, GiB + 5 * MiB), 1536 * KiB, stripes=2, stripe=64 * KiB),
         Vol((GiB,) * 3, MiB, stripes=2, stripe=64 * KiB),
         Vol((GiB,) * 2, MiB, stripes=2, stripe=4 * MiB, lv=255),
@@ -154,9 +155,9 @@ def test_volumes_match_lvm():
         Vol((8 * MiB,), MiB),
     ]
     plans = [c.plan() for c in cases]
-    measured = _parallel(lambda cp: _measure(*cp), list(zip(cases, plans)))
+    measured = _parallel(lambda cp: _measure(*cp), list(zip(cases, plans, strict=True)))
     wrong = []
-    for case, g, m in zip(cases, plans, measured):
+    for case, g, m in zip(cases, plans, measured, strict=True):
         seen = (tuple(p.pe_start_bytes for p in m.pvs), tuple(p.pe_count for p in m.pvs),
                 m.vg.extent_count, m.vg.free_count, m.lv.extents, m.lv.lv_bytes,
                 sorted(p.pe_alloc_count for p in m.pvs), m.lv.stripes, m.lv.stripe_bytes)
@@ -232,8 +233,8 @@ def test_allocation_on_each_pv_matches_lvcreate():
             return "lvm accepted it"
         return tuple(p.pe_alloc_count for p in _measure(case, g).pvs)
 
-    got = _parallel(seen, list(zip(cases, plans)))
+    got = _parallel(seen, list(zip(cases, plans, strict=True)))
     want = [g.lv_pv_extents if g else None for g in plans]
-    wrong = [(c, s, w) for c, s, w in zip(cases, got, want) if s != w]
+    wrong = [(c, s, w) for c, s, w in zip(cases, got, want, strict=True) if s != w]
     assert not wrong, f"{len(wrong)} of {len(cases)} differ: {wrong[:4]}"
     assert sum(g is not None and g.stripes > 1 for g in plans) >= 30

@@ -57,7 +57,7 @@ def test_examine_and_version_lines():
     assert parse_examine_data_offset("no superblock") is None
     assert parse_mdadm_version("mdadm - v4.2 - 2021-12-30 - Debian 4.2-5\n") == (4, 2)
     assert parse_mdadm_version("mdadm - v3.3.4 - 3rd August 2015") == (3, 3, 4)
-    with pytest.raises(ValueError):
+    with pytest.raises(ValueError, match="not an mdadm version banner"):
         parse_mdadm_version("bash: mdadm: command not found")
 
 

@@ -85,7 +85,7 @@ def test_raid0_sums_chunk_rounded_members_and_needs_no_bitmap():
     assert md_geometry([GiB] * 3, level=0).layout is None
     with pytest.raises(PlanError, match="RAID0"):
         md_geometry([GiB] * 2, level=0, bitmap_chunk_bytes=64 * MiB)
-    with pytest.raises(PlanError, match="mdadm 4.2 or newer"):
+    with pytest.raises(PlanError, match=r"mdadm 4\.2 or newer"):
         md_geometry(sizes, level=0, chunk_bytes=64 * KiB, mdadm=(4, 1))
     assert md_geometry([GiB] * 3, level=0, mdadm=(4, 1)).layout is None
 
@@ -119,7 +119,7 @@ def test_older_mdadm_rounded_the_offset_down():
     assert data_offset_sectors(2 * TiB // 512, 512, "1.2", (4, 0)) == 262144
     assert data_offset_sectors(2 * TiB // 512, 512, "1.2", (4, 2)) == 264192
     assert data_offset_sectors(20 * MiB // 512, 64, "1.2", (4, 0)) == 24 + 8 + 256  # headroom stops at two chunks
-    with pytest.raises(PlanError, match="3.3 or newer"):
+    with pytest.raises(PlanError, match=r"3\.3 or newer"):
         md_geometry([GiB] * 3, level=5, mdadm=(3, 2, 6))
 
 
@@ -196,7 +196,7 @@ def test_properties(kw):
     except PlanError as e:
         assert "member" in e.message and "too small" in e.message
         return
-    for m, r, u, w in zip(g.member_bytes, g.member_reserved_bytes, g.member_used_bytes, g.member_unused_bytes):
+    for m, r, u, w in zip(g.member_bytes, g.member_reserved_bytes, g.member_used_bytes, g.member_unused_bytes, strict=True):
         assert m == r + u + w and min(r, u, w) >= 0
     unit = g.chunk_bytes or 64 * KiB
     assert g.component_bytes % unit == 0 and g.component_bytes > 0

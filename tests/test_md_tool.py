@@ -48,7 +48,7 @@ class Case:
             opts.append(f"--layout={self.layout}")
         if self.chunk:
             opts.append(f"--chunk={self.chunk // KiB}K")
-        return opts + [f"--metadata={self.metadata}", f"--bitmap={self.bitmap}"]
+        return [*opts, f"--metadata={self.metadata}", f"--bitmap={self.bitmap}"]
 
 
 def _aligned(size: int, rng: random.Random) -> int:
@@ -134,9 +134,9 @@ def _probe_all(pairs):
 def test_component_size_matches_mdadm(mdadm_version):
     cases = random_cases(150) + boundary_cases()
     plans = [c.plan(mdadm_version) for c in cases]
-    reports = _probe_all([(c.members, g.create_options) for c, g in zip(cases, plans)])
+    reports = _probe_all([(c.members, g.create_options) for c, g in zip(cases, plans, strict=True)])
     wrong = []
-    for case, g, rep in zip(cases, plans, reports):
+    for case, g, rep in zip(cases, plans, reports, strict=True):
         if rep.errors or not rep.reached_kernel:
             wrong.append((case, g.create_options, rep.errors))
         elif case.level == 0:
@@ -152,9 +152,9 @@ def test_component_size_matches_mdadm(mdadm_version):
 def test_data_offset_matches_mdadm(mdadm_version):
     cases = data_offset_cases()
     plans = [c.plan(mdadm_version) for c in cases]
-    reports = _probe_all([(c.members, g.create_options) for c, g in zip(cases, plans)])
+    reports = _probe_all([(c.members, g.create_options) for c, g in zip(cases, plans, strict=True)])
     seen = []
-    for case, g, rep in zip(cases, plans, reports):
+    for case, rep in zip(cases, reports, strict=True):
         assert rep.component_bytes is not None, (case, rep.errors)
         seen.append((case.members[0] - rep.component_bytes) // 512)
     predicted = [g.data_offset_sectors for g in plans]
@@ -167,7 +167,7 @@ def test_what_the_planner_refuses_mdadm_refuses(mdadm_version):
         with pytest.raises(PlanError):
             case.plan(mdadm_version)
     reports = _probe_all([(c.members, c.raw_options()) for c in REFUSED])
-    for case, rep in zip(REFUSED, reports):
+    for case, rep in zip(REFUSED, reports, strict=True):
         assert rep.component_bytes is None, case
         assert rep.errors and not rep.reached_kernel, (case, rep)
 

@@ -117,7 +117,7 @@ def test_sweep_table_and_json(capsys):
     (["predict", "--disk-class", "floppy"], "invalid choice: 'floppy'"),
 ])
 def test_bad_input_is_one_line_and_exit_2(capsys, argv, needle):
-    code, out, err = run(capsys, argv)
+    code, _, err = run(capsys, argv)
     assert code == 2 and needle in err and len(err.strip().splitlines()) == 1
 
 

@@ -102,7 +102,7 @@ R2_PLAUSIBLE = {
     "read": {"readahead", "disks"},
     "seeks": {"queue depth", "disks"},
 }
-R2 = [(fs, stride, test, value) for fs, stride, *vals in R2_ROWS for test, value in zip(BONNIE, vals)]
+R2 = [(fs, stride, test, value) for fs, stride, *vals in R2_ROWS for test, value in zip(BONNIE, vals, strict=True)]
 
 
 @pytest.mark.parametrize("fs,stride,test,measured", R2, ids=[f"{r[0]}{'-stride' if r[1] else ''}-{r[2]}" for r in R2])

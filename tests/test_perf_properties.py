@@ -128,7 +128,7 @@ def test_degraded_and_rebuild_modes():
     normal = predict(plan_of(8, 5), workloads=w)
     degraded = predict(plan_of(8, 5), workloads=w, mode="degraded")
     rebuild = predict(plan_of(8, 5), workloads=w, mode="rebuild")
-    for n, d, r in zip(normal, degraded, rebuild):
+    for n, d, r in zip(normal, degraded, rebuild, strict=True):
         assert r.mb_s <= d.mb_s <= n.mb_s
     assert degraded[0].binding in ("md thread", "parity CPU", "disks")  # reads now pass through md's thread
 

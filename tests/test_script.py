@@ -59,7 +59,7 @@ def test_script_states_every_assumption():
     # every command that carries a number is preceded by a comment saying where it comes from
     lines = text.splitlines()
     for i, line in enumerate(lines):
-        if line.startswith("run mkfs") or line.startswith("run pvcreate") or line.startswith("run mdadm --create"):
+        if line.startswith(("run mkfs", "run pvcreate", "run mdadm --create")):
             assert lines[i - 1].startswith("#"), line
 
 
@@ -201,10 +201,12 @@ def test_guards_work_when_root_is_not_a_block_device(tmp_path):
     _need_root_tools()
     with sparse_loops([64 * MiB] * 3) as devs:
         path = _script_for(devs, tmp_path)
-        text = open(path).read()
+        with open(path) as f:
+            text = f.read()
         needle = 'src=$(findmnt -n -o SOURCE / 2>/dev/null || true)'
         assert needle in text
-        open(path, "w").write(text.replace(needle, "src=rootfs"))
+        with open(path, "w") as f:
+            f.write(text.replace(needle, "src=rootfs"))
         p = _run_script(path)
         assert p.returncode == 0, p.stderr
         assert p.stdout.count("  ok ") == 3

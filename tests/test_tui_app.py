@@ -399,7 +399,7 @@ async def test_the_focused_field_stands_out_in_both_themes(theme) -> None:
         await pilot.pause()
         focused, other = count.styles.background, size.styles.background
         # Far enough apart to see at a glance, not one shade of grey.
-        assert sum(abs(a - b) for a, b in zip(focused.rgb, other.rgb)) > 60, (focused, other)
+        assert sum(abs(a - b) for a, b in zip(focused.rgb, other.rgb, strict=True)) > 60, (focused, other)
         heading = app.screen.query_one(".form-section")
         ground = heading.background_colors[1] if hasattr(heading, "background_colors") else app.screen.styles.background
         assert _contrast(heading.styles.color.rgb, ground.rgb) >= 3.0  # WCAG's floor for bold headings

@@ -61,7 +61,7 @@ async def test_quick_suite_on_a_directory_fills_the_table(tmp_path: Path, monkey
         table = screen.query_one("#validate-table", DataTable)
         assert [table.get_row_at(i)[0] for i in range(table.row_count)] == list(WORKLOADS)
         for i in range(table.row_count):
-            workload, status, mb_s, iops, _steady, predicted, diff, binding, _why = table.get_row_at(i)
+            workload, status, mb_s, iops, _steady, predicted, diff, _binding, _why = table.get_row_at(i)
             assert status == "done", workload
             assert float(mb_s.replace(",", "")) > 0 and float(iops.replace(",", "")) > 0
             # The example plan is of 45 disks, not of this directory: measured, not compared.

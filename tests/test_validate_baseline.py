@@ -85,6 +85,7 @@ def test_cli_baseline_on_a_plain_directory_says_it_is_skipped(tmp_path, capsys):
     from app.cli.validate import measure_baseline
     from rich.console import Console
 
-    console = Console(file=open(os.devnull, "w"), record=True)
-    assert measure_baseline(str(tmp_path / "nowhere"), None, console, None) == (None, None)
+    with open(os.devnull, "w") as devnull:
+        console = Console(file=devnull, record=True)
+        assert measure_baseline(str(tmp_path / "nowhere"), None, console, None) == (None, None)
     assert "baseline skipped" in console.export_text()

@@ -98,8 +98,8 @@ def test_mounted_device_is_never_written_even_when_named():
             assert rep.workload("seq-read").status == "done"
             w = rep.workload("rand-write-4k")
             assert w.status == "skipped" and "mounted at " + mnt in w.reason
-        with mounted(dev) as mnt:
-            assert open(os.path.join(mnt, "keep")).read() == "precious"
+        with mounted(dev) as mnt, open(os.path.join(mnt, "keep")) as f:
+            assert f.read() == "precious"
         assert run(["e2fsck", "-fn", dev], timeout=60, check=False).returncode == 0
 
 

@@ -93,7 +93,7 @@ def tool_answers() -> dict[Case, XfsGeometry | str]:
     if not have("mkfs.xfs"):
         pytest.skip("mkfs.xfs (xfsprogs) is not installed")
     with ThreadPoolExecutor(max_workers=max(2, (os.cpu_count() or 2) * 2)) as pool:
-        return dict(zip(CASES, pool.map(_tool, CASES)))
+        return dict(zip(CASES, pool.map(_tool, CASES), strict=True))
 
 
 def _assert_same(case: Case, planned: XfsGeometry | str, real: XfsGeometry | str) -> None:

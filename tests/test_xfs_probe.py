@@ -59,7 +59,7 @@ def test_parse_xfs_info_of_a_mounted_filesystem():
 
 @pytest.mark.parametrize("text", ["", "mkfs.xfs version 6.1.0\n", "meta-data=/x isize=512\n"])
 def test_parse_rejects_what_is_not_a_report(text):
-    with pytest.raises(ValueError, match="not a mkfs.xfs geometry report"):
+    with pytest.raises(ValueError, match=r"not a mkfs\.xfs geometry report"):
         parse_mkfs_output(text)
 
 

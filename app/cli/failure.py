@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from rich.console import JustifyMethod
 from rich.table import Table
 
 from app.cli.rehearse import EXIT_MISMATCH, EXIT_OK, boot_scenario, start_lab
@@ -28,7 +29,7 @@ def rehearse_failure(plan: Plan, fail: int, *, group: str | None, disk_size: int
     if booted is None:
         return EXIT_MISMATCH
     _, run = booted
-    checks, pred = compare_failure(scaled, fp, run)
+    checks, _ = compare_failure(scaled, fp, run)
     ok = run.returncode == 0 and all(c.match for c in checks)
     rows = [{**c.model_dump(), "match": c.match} for c in checks]
     if as_json:
@@ -38,8 +39,9 @@ def rehearse_failure(plan: Plan, fail: int, *, group: str | None, disk_size: int
                          indent=2))
     else:
         t = Table(title=f"Failure rehearsal of {fp.group}: predicted | measured", title_justify="left")
-        for col, just in (("figure", "left"), ("predicted", "right"), ("measured", "right"), ("match", "left"),
-                          ("limited by", "left")):
+        columns: tuple[tuple[str, JustifyMethod], ...] = (
+            ("figure", "left"), ("predicted", "right"), ("measured", "right"), ("match", "left"), ("limited by", "left"))
+        for col, just in columns:
             t.add_column(col, justify=just)
         for c in checks:
             t.add_row(c.figure, c.shown, _fmt(c.actual),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from rich.console import JustifyMethod
 from rich.table import Table
 
 from app.cli.rehearse import EXIT_MISMATCH, EXIT_OK, boot_scenario, start_lab
@@ -42,8 +43,9 @@ def rehearse_growth(old: Plan, new: Plan, *, disk_size: int | None, as_json: boo
                           "grow_seconds": float(grow_s) if grow_s else None, "checks": rows}, indent=2))
     else:
         t = Table(title="Growth rehearsal: predicted | actual", title_justify="left")
-        for col, just in (("layer", "left"), ("figure", "left"), ("predicted", "right"), ("actual", "right"),
-                          ("match", "left")):
+        columns: tuple[tuple[str, JustifyMethod], ...] = (
+            ("layer", "left"), ("figure", "left"), ("predicted", "right"), ("actual", "right"), ("match", "left"))
+        for col, just in columns:
             t.add_column(col, justify=just)
         for c in checks:
             t.add_row(c.layer, c.figure, str(c.predicted), "-" if c.actual is None else str(c.actual),

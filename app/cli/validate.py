@@ -6,7 +6,7 @@ import json
 import os
 
 from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from app.shared.console import cli_console
@@ -31,7 +31,7 @@ class _Live:
         self.progress = Progress(TextColumn("{task.fields[name]:<14}"), BarColumn(), TextColumn("{task.description}"),
                                  TimeElapsedColumn(), console=console, transient=False)
         self.runtime = runtime_s
-        self.tasks: dict[str, int] = {}
+        self.tasks: dict[str, TaskID] = {}
 
     def __call__(self, name: str, event: str, elapsed: float, figures) -> None:
         if event == "start":
@@ -135,7 +135,7 @@ def print_report(console: Console, report: ValidateReport, rows: list[SideBySide
                     f"{'' if report.direct else ', buffered'})", title_justify="left")
     for col in ("workload", "status", "MB/s", "IOPS", "p99 ms", "steady", "predicted", "diff", "binding"):
         t.add_column(col, justify="right" if col in ("MB/s", "IOPS", "p99 ms", "predicted", "diff") else "left")
-    for w, r in zip(report.workloads, rows):
+    for w, r in zip(report.workloads, rows, strict=True):
         f = w.figures
         p99 = (f.read_p99_us or f.write_p99_us) if f else None
         steady = "" if r.steady is None else ("yes" if r.steady else "not steady")

@@ -416,7 +416,9 @@ class PodplanApp(App[int]):
             for i, (tab, (title, what)) in enumerate(RESULT_TABS.items(), start=1):
                 yield SystemCommand(f"{title} tab", f"{what[0].upper()}{what[1:]} (alt+{i}; f8 steps through the tabs)",
                                     partial(screen.action_show_tab, tab))
-        if hasattr(screen, "action_copy_script"):
+        from app.tui.screens.script_screen import ScriptScreen
+
+        if isinstance(screen, ScriptScreen):
             yield SystemCommand("Save script", "Write the build script to a file (s)", screen.action_save_script)
             yield SystemCommand("Copy script", "Copy the build script to the clipboard (c)", screen.action_copy_script)
 

@@ -150,7 +150,7 @@ def waterfall_notes(result: PlanResult, table: Table) -> Text:
 
 def arrays(plan: Plan, result: PlanResult, *, narrow: bool, width: int) -> Table:
     """The widest md table that fits `width`: data offset, component size, chunk, then disks go first."""
-    pairs = list(zip(plan.groups, result.groups))
+    pairs = list(zip(plan.groups, result.groups, strict=True))
     layout = not narrow
     columns: list[Column] = [
         ("array", [g.name for _, g in pairs], 5, False),

@@ -20,7 +20,8 @@ from planners.grow.model import ArrayGrowth, Growth
 from planners.grow.reshape import backup_need, reshape_refusal
 from planners.grow.steps import growth_steps
 from planners.grow.timing import sync_rate
-from planners.models import Disk, Plan
+from planners.md.geometry import MdGeometry
+from planners.models import Disk, MdGroup, Plan
 from planners.results import GroupResult, PlanResult, VolumeResult
 
 
@@ -43,7 +44,8 @@ def _same_settings(old: Plan, new: Plan) -> None:
         raise PlanError("the two plans assume different tool versions; give both the same [tools]", "tools")
 
 
-def _check_group(og, om, ospares, ng, nm, nspares) -> None:
+def _check_group(og: MdGroup, om: list[Disk], ospares: list[Disk], ng: MdGroup, nm: list[Disk],
+                 nspares: list[Disk]) -> None:
     name = og.name
     if ng.name != name:
         raise PlanError(f"array {name!r} is named {ng.name!r} in the new plan; growing keeps arrays "
@@ -60,14 +62,15 @@ def _check_group(og, om, ospares, ng, nm, nspares) -> None:
     if [d.size for d in nm[: len(om)]] != [d.size for d in om]:
         raise PlanError(f"{name}: the members' disks differ between the plans (bigger disks are out of scope: "
                         "replace and grow them one at a time with mdadm --replace and --grow --size=max)", "disks")
-    if any(a.device and b.device and a.device != b.device for a, b in zip(om, nm)):
+    # Only the old members are compared: the members growth adds have no counterpart.
+    if any(a.device and b.device and a.device != b.device for a, b in zip(om, nm, strict=False)):
         raise PlanError(f"{name}: the members' device paths differ between the plans", "disks.devices")
     if len(ospares) != len(nspares):
         raise PlanError(f"{name}: the new plan changes the hot spares ({len(ospares)} -> {len(nspares)}); "
                         "add or remove spares with mdadm --add / --remove, not as growth", "groups.spares")
 
 
-def _array(old_g: GroupResult | None, new_g: GroupResult, og, ng, plan: Plan, result: PlanResult,
+def _array(old_g: GroupResult | None, new_g: GroupResult, og: MdGroup, ng: MdGroup, plan: Plan, result: PlanResult,
            added: list[Disk]) -> ArrayGrowth:
     md = new_g.md
     rate, limit = sync_rate(plan, result, new_g.name, reshape=old_g is not None)
@@ -103,7 +106,7 @@ def _figures(disks: list[Disk]) -> tuple[tuple[int, int, int], ...]:
     return tuple((d.size, d.logical_sector, d.physical_sector) for d in disks)
 
 
-def _stripe_cache(plan: Plan, md) -> int | None:
+def _stripe_cache(plan: Plan, md: MdGeometry) -> int | None:
     """What the build script would set on this array: the plan's figure or the recommended one."""
     if md.level not in (4, 5, 6) or not md.chunk_bytes:
         return None
@@ -122,7 +125,8 @@ def growth_between(old: Plan, new: Plan) -> Growth:
     n_added = 0
     old_by = {g.name: g for g in r_old.groups}
     new_by = {g.name: g for g in r_new.groups}
-    for (og, om, os_), (ng, nm, ns) in zip(old_gd, new_gd):
+    # The arrays the new plan adds after the old ones have no old group; they are taken up below.
+    for (og, om, os_), (ng, nm, ns) in zip(old_gd, new_gd, strict=False):
         _check_group(og, om, os_, ng, nm, ns)
         if ng.members == og.members and ng.level == og.level:
             continue
@@ -167,7 +171,7 @@ def _lv_after(old: Plan, vol: VolumeResult, arrays: list[ArrayGrowth], r_new: Pl
     sizes = {g.name: g.md.array_bytes for g in r_new.groups}
     pe, ext = lvg.pe_start_bytes, lvg.extent_bytes
     free = []
-    for name, used in zip(vol.groups, lvg.lv_pv_extents):
+    for name, used in zip(vol.groups, lvg.lv_pv_extents, strict=True):
         free.append((sizes[name] // 512 * 512 - pe) // ext - used)
     new_free = [(a.array_bytes_after // 512 * 512 - pe) // ext for a in arrays if a.new]
     if lvg.stripes > 1:

@@ -34,7 +34,7 @@ def _added(plan: Plan, req: GrowRequest, like: Disk) -> list[Disk]:
 
 def _disk_sets(disks: list[Disk]) -> list[DiskSet]:
     """Consecutive alike disks as one DiskSet (a set has device paths for all its disks or none)."""
-    sets: list[tuple[tuple, list[str]]] = []
+    sets: list[tuple[tuple[int, int, int, bool, str, bool], list[str]]] = []
     for d in disks:
         key = (d.size, d.logical_sector, d.physical_sector, d.rotational, d.model, bool(d.device))
         if sets and sets[-1][0] == key:
@@ -91,7 +91,7 @@ def new_array_plan(plan: Plan, req: GrowRequest) -> Plan:
     if req.add_disks != last.disks:
         raise PlanError(f"a new array like {last.name} takes {last.disks} disks ({last.members} members"
                         + (f" + {last.spares} spares" if last.spares else "") + f"), not {req.add_disks}", "add_disks")
-    like = [m for g, m, _ in plan.group_disks() if g.name == last.name][0][-1]
+    like = next(m for g, m, _ in plan.group_disks() if g.name == last.name)[-1]
     added = _added(plan, req, like)
     names = {g.name for g in plan.groups}
     n = len(plan.groups)

@@ -121,7 +121,7 @@ class MdGeometry(BaseModel):
     @property
     def member_unused_bytes(self) -> tuple[int, ...]:
         return tuple(
-            m - r - u for m, r, u in zip(self.member_bytes, self.member_reserved_bytes, self.member_used_bytes)
+            m - r - u for m, r, u in zip(self.member_bytes, self.member_reserved_bytes, self.member_used_bytes, strict=True)
         )
 
     @property
@@ -226,7 +226,7 @@ def _md_geometry(
 
     num, den = _data_disks(level, n, near * far)
     io_min, io_opt = _topology(level, n, chunk or 0, near)
-    reserved = [(d - u) * SECTOR for d, u in zip(dev, usable)]
+    reserved = [(d - u) * SECTOR for d, u in zip(dev, usable, strict=True)]
     options = _create_options(level, n, layout_name, chunk, metadata, bitmap, bitmap_chunk_bytes)
     return MdGeometry(
         level=level,

@@ -105,7 +105,7 @@ def build_ctx(plan: Plan, result: PlanResult, disk_override: DiskPerf | None = N
     groups = []
     pos = 0
     vol = result.volumes[0]
-    for pg, gr in zip(plan.groups, result.groups):
+    for pg, gr in zip(plan.groups, result.groups, strict=True):
         md = gr.md
         members = tuple(range(pos, pos + pg.members))
         # Each kind of disk once, in order of first appearance: min keeps the first of equals, as over every member.
@@ -213,7 +213,7 @@ def busy_fraction(disk: ResolvedDisk, disks: int, outstanding: float) -> float:
         return min(1.0, outstanding / (disks * disk.parallelism))
     if disks == 1:
         return min(1.0, outstanding)
-    return 1.0 - (1.0 - 1.0 / disks) ** outstanding
+    return 1.0 - float((1.0 - 1.0 / disks) ** outstanding)
 
 
 @lru_cache(maxsize=256)

@@ -21,19 +21,21 @@ not get a confident number.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from planners.errors import PlanError
-from planners.perf.workloads import ASYNC_ENGINES, Workload
+from planners.perf.workloads import ASYNC_ENGINES, Rw, Workload
 
 Frozen = ConfigDict(frozen=True)
 
 # fio's defaults where a job file says nothing (fio 3.x on Linux).
 DEFAULTS = {"rw": "read", "bs": "4k", "direct": "0", "numjobs": "1", "iodepth": "1", "ioengine": "psync"}
 SYNC_ENGINES = ("sync", "psync", "vsync", "pvsync", "pvsync2")
-RW = {"read": "read", "write": "write", "randread": "randread", "randwrite": "randwrite", "rw": "readwrite",
-      "readwrite": "readwrite", "randrw": "randrw"}
+RW: dict[str, Rw] = {"read": "read", "write": "write", "randread": "randread", "randwrite": "randwrite", "rw": "readwrite",
+                     "readwrite": "readwrite", "randrw": "randrw"}
 TRIMS = ("trim", "randtrim", "trimwrite", "randtrimwrite")
 
 # Options that change nothing the model predicts, each with the reason it may be ignored.
@@ -131,10 +133,12 @@ def fio_bytes(text: str, kb_base: int = 1024, *, what: str = "size") -> int:
     # fio's compatibility mode (kb_base=1024, its default) reads SI letters as powers of 2 and
     # IEC ones as powers of 10; kb_base=1000 reads both the way the standards mean them.
     base = (1000 if kb_base == 1024 else 1024) if iec else kb_base
-    return number * base ** powers[suffix[0]]
+    return number * int(base ** powers[suffix[0]])
 
 
 Options = dict[str, tuple[str, int, str]]  # option -> (value, line, the section that set it)
+# The error for a line of the job file: (line, message) -> PlanError, for the caller to raise.
+Fail = Callable[[int, str], PlanError]
 
 
 def _sections(text: str, source: str) -> list[tuple[str, Options]]:
@@ -241,7 +245,7 @@ def _workload(name: str, opts: Options, source: str) -> tuple[Workload, list[str
     bs_text, line = get("bs", "blocksize")
     if "-" in bs_text or ":" in bs_text:
         raise fail(line, f"bs={bs_text} refused: a range of block sizes is not modelled")
-    parts = [p for p in bs_text.split(",")]
+    parts = bs_text.split(",")
     chosen = parts[0] if rw in ("read", "randread") or len(parts) < 2 or not parts[1] else parts[1]
     bs = fio_bytes(chosen, kb_base, what=f"{source}:{line}: [{name}] bs")
     if rw in ("readwrite", "randrw") and len(parts) > 1 and parts[1] and \
@@ -281,9 +285,9 @@ def _workload(name: str, opts: Options, source: str) -> tuple[Workload, list[str
                     **extras), notes
 
 
-def pacing(opts: Options, kb_base: int, fail) -> dict:  # type: ignore[no-untyped-def]
+def pacing(opts: Options, kb_base: int, fail: Fail) -> dict[str, Any]:
     """The Workload fields for a job's mix, caps, pauses and flushes, read as fio reads them."""
-    out: dict = {}
+    out: dict[str, Any] = {}  # Workload's keyword arguments, which it validates
     if "rwmixread" in opts or "rwmixwrite" in opts:
         # fio: given both, the one set later wins; a job file's order is the order of its lines.
         key = max(("rwmixread", "rwmixwrite"), key=lambda k: opts[k][1] if k in opts else -1)
@@ -294,8 +298,8 @@ def pacing(opts: Options, kb_base: int, fail) -> dict:  # type: ignore[no-untype
     for key, field in (("rate", "rate_bytes_s"), ("rate_iops", "rate_iops")):
         if key in opts:
             value, line, _ = opts[key]
-            parts = (value.split(",") + [""])[:2] if "," in value else [value, value]
-            pair = []
+            parts = [*value.split(","), ""][:2] if "," in value else [value, value]
+            pair: list[int | None] = []
             for p in parts:
                 if not p.strip():
                     pair.append(None)
@@ -346,7 +350,7 @@ def _flag(text: str, error: PlanError) -> bool:
     return text.strip() == "1"
 
 
-def _count(text: str, line: int, fail) -> int:  # type: ignore[no-untyped-def]
+def _count(text: str, line: int, fail: Fail) -> int:
     if not text.strip().isdigit() or int(text) < 1:
         raise fail(line, f"{text!r} is not a count of 1 or more")
     return int(text)

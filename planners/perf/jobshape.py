@@ -69,10 +69,11 @@ def job_extras(ctx: PerfCtx, w: Workload) -> list[tuple[str, float, str]]:
 def _cap(w: Workload, side: int) -> float:
     """fio's cap on one direction (0 reads, 1 writes) for the job group, MB/s (inf = none)."""
     c = inf
-    if w.rate_bytes_s[side] is not None:
-        c = min(c, w.rate_bytes_s[side] / 1e6)
-    if w.rate_iops[side] is not None:
-        c = min(c, w.rate_iops[side] * w.bs / 1e6)
+    rate, iops = w.rate_bytes_s[side], w.rate_iops[side]
+    if rate is not None:
+        c = min(c, rate / 1e6)
+    if iops is not None:
+        c = min(c, iops * w.bs / 1e6)
     return c * w.numjobs
 
 

@@ -250,8 +250,8 @@ def simple_terms(ctx: PerfCtx, w: Workload, degraded: int, sorted_queue: int = 0
             out["array failed"] = (0.0, f"{g.name}: RAID0 does not survive a failed member")
             return out
         if degraded > _survives(g):
-            out["array failed"] = (0.0, f"{g.name}: RAID{g.level} survives {_survives(g)} failed member(s) "
-                                        f"for certain, not {int(degraded)}")
+            out["array failed"] = (0.0, (f"{g.name}: RAID{g.level} survives {_survives(g)} failed member(s) "
+                                         f"for certain, not {int(degraded)}"))
             return out
         local: Limits = {}
         if w.is_random:

@@ -9,9 +9,12 @@ validation ever loosens.
 from __future__ import annotations
 
 import shlex
+from collections.abc import Callable, Iterator
+from fractions import Fraction
+from typing import Protocol
 
 from planners.fs.ext4.geometry import mke2fs_args
-from planners.models import Plan
+from planners.models import MdGroup, Plan
 from planners.results import GroupResult, PlanResult, VolumeResult
 from planners.script.preamble import PREAMBLE, REFUSED, device_checks
 from planners.units import format_bytes_binary, format_bytes_decimal, format_size_compact
@@ -21,11 +24,20 @@ MDADM_CONF = "/etc/mdadm/mdadm.conf"
 FSTAB = "/etc/fstab"
 
 
+# A script is written a line at a time: each step function takes the list's append.
+Write = Callable[[str], None]
+
+
+class _Named(Protocol):
+    @property
+    def name(self) -> str: ...
+
+
 def q(word: str) -> str:
     return shlex.quote(word)
 
 
-def _fraction(f) -> str:
+def _fraction(f: Fraction) -> str:
     return str(f.numerator) if f.denominator == 1 else f"{f.numerator}/{f.denominator}"
 
 
@@ -78,7 +90,7 @@ def build_script(plan: Plan, result: PlanResult) -> str:
     w("check_distinct")
     w(f'[ "$PROBLEMS" -eq 0 ] || die "{REFUSED}"')
     w("confirm")
-    for g, pg in zip(result.groups, plan.groups):
+    for g, pg in zip(result.groups, plan.groups, strict=True):
         _md_step(w, plan, g, pg)
     _mdadm_conf_step(w, result)
     for v in result.volumes:
@@ -96,11 +108,11 @@ def build_script(plan: Plan, result: PlanResult) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _var(g: GroupResult, what: str) -> str:
+def _var(g: _Named, what: str) -> str:
     return f"{g.name.upper().replace('-', '_').replace('.', '_').replace('+', '_')}_{what}"
 
 
-def _md_step(w, plan: Plan, g: GroupResult, pg) -> None:
+def _md_step(w: Write, plan: Plan, g: GroupResult, pg: MdGroup) -> None:
     md = g.md
     w("")
     w(f'step "create {g.device}"')
@@ -121,7 +133,7 @@ def _md_step(w, plan: Plan, g: GroupResult, pg) -> None:
         w(f"# --chunk={format_size_compact(chunk)}: the md chunk, {chunk} bytes; io_min {md.io_min_bytes} and io_opt {md.io_opt_bytes} follow from it.")
 
 
-def _mdadm_conf_step(w, result: PlanResult) -> None:
+def _mdadm_conf_step(w: Write, result: PlanResult) -> None:
     w("")
     w('step "record the arrays in mdadm.conf so they assemble at boot"')
     w(f"MDADM_CONF={q(MDADM_CONF)}")
@@ -136,7 +148,7 @@ def _mdadm_conf_step(w, result: PlanResult) -> None:
     w("if command -v update-initramfs >/dev/null 2>&1; then run update-initramfs -u; fi")
 
 
-def _volume_steps(w, plan: Plan, result: PlanResult, v: VolumeResult) -> None:
+def _volume_steps(w: Write, plan: Plan, result: PlanResult, v: VolumeResult) -> None:
     a = v.alignment
     lvm = plan.lvm
     if v.lvm is not None:
@@ -200,7 +212,7 @@ def _volume_steps(w, plan: Plan, result: PlanResult, v: VolumeResult) -> None:
     w(f"run mount -o {q(opts)} {q(v.device)} {q(v.mount_point)}")
 
 
-def _tuning_step(w, plan: Plan, result: PlanResult) -> None:
+def _tuning_step(w: Write, plan: Plan, result: PlanResult) -> None:
     rule = f"/etc/udev/rules.d/65-podplan-{plan.name}.rules"
     w("")
     w('step "readahead and stripe cache, now and at every boot (udev rule)"')
@@ -234,7 +246,7 @@ def _tuning_step(w, plan: Plan, result: PlanResult) -> None:
         w("say 'nothing to tune'")
 
 
-def _group_volumes(result: PlanResult):
+def _group_volumes(result: PlanResult) -> Iterator[tuple[GroupResult, VolumeResult]]:
     for v in result.volumes:
         for name in v.groups:
             g = next(g for g in result.groups if g.name == name)

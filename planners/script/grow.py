@@ -13,10 +13,10 @@ import shlex
 
 from planners import __version__ as PODPLAN_VERSION
 from planners.compute import compute
-from planners.grow.model import Growth
+from planners.grow.model import ArrayGrowth, Growth
 from planners.grow.steps import add_argv, backup_path, create_argv, fs_argv, grow_argv, lvm_argvs
 from planners.models import Plan
-from planners.script.build import MDADM_CONF, _var
+from planners.script.build import MDADM_CONF, Write, _var
 from planners.script.preamble import PREAMBLE, REFUSED, device_checks
 
 GROW_PREAMBLE = PREAMBLE.replace("build the array for real", "grow the pod for real").replace(
@@ -151,7 +151,7 @@ def grow_script(old: Plan, growth: Growth) -> str:
     w("")
     w('step "check that the running system is the plan (read-only)"')
     reshaped = {a.device: a for a in g.arrays if not a.new}
-    for gr, pg in zip(result.groups, old.groups):
+    for gr, pg in zip(result.groups, old.groups, strict=True):
         a = reshaped.get(gr.device)
         if a is not None:
             var = _var(a, "RESUMED")
@@ -232,7 +232,7 @@ def grow_script(old: Plan, growth: Growth) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _array_steps(w, a, plan_name: str) -> None:
+def _array_steps(w: Write, a: ArrayGrowth, plan_name: str) -> None:
     w("")
     if a.new:
         w(f'step "create {a.device}"')
@@ -273,7 +273,7 @@ def _array_steps(w, a, plan_name: str) -> None:
     w(f"expect_size {q(a.device)} {a.array_bytes_after}")
 
 
-def _udev_readahead(w, old: Plan, g: Growth, sectors: str) -> None:
+def _udev_readahead(w: Write, old: Plan, g: Growth, sectors: str) -> None:
     rule = f"/etc/udev/rules.d/65-podplan-{old.name}.rules"
     kib = int(sectors) // 2
     w(f'if [ "$RUN" -eq 1 ] && [ -f {q(rule)} ]; then')

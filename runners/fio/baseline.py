@@ -158,9 +158,8 @@ def members_of(target: str, devices: Sequence[DiskInfo]) -> tuple[str, ...] | No
 
     def down(d: DiskInfo) -> None:
         ups = parents.get(d.name, [])
-        if not ups and d is not node:
-            if d.path not in leaves:
-                leaves.append(d.path)
+        if not ups and d is not node and d.path not in leaves:
+            leaves.append(d.path)
         for up in ups:
             down(up)
 

@@ -206,7 +206,7 @@ def read_host_disks() -> HostDisks:
     ask = [d.info for d in first if d.free]
     readable = [d for d in ask if os.access(d.path, os.R_OK)]
     with ThreadPoolExecutor(max_workers=8) as pool:  # blkid reads both ends of each disk: seeks on HDDs
-        sigs = dict(zip((d.name for d in readable), pool.map(probe_signature, (d.path for d in readable))))
+        sigs = dict(zip((d.name for d in readable), pool.map(probe_signature, (d.path for d in readable)), strict=True))
     note = ""
     if len(readable) < len(ask):
         note = (f"{len(ask) - len(readable)} disks could not be read to look for old signatures "

@@ -74,9 +74,11 @@ class MdStat(BaseModel):
 
 
 def _int(v: object, default: int = 0) -> int:
+    if not isinstance(v, (str, int, float)):
+        return default
     try:
-        return int(v)  # type: ignore[arg-type]
-    except (TypeError, ValueError):
+        return int(v)
+    except ValueError:
         return default
 
 
@@ -173,7 +175,7 @@ def _block_line(name: str) -> str:
     size = _int(read_sysfs(os.path.join(base, "size"))) * 512
     # The block layer keeps readahead in KiB; blockdev --getra reports 512-byte sectors.
     ra = _int(read_sysfs(os.path.join(q, "read_ahead_kb"))) * 2
-    return " ".join(parts + [f"size={size}", f"ra={ra}"])
+    return " ".join([*parts, f"size={size}", f"ra={ra}"])
 
 
 def gather_files() -> dict[str, str]:

@@ -9,6 +9,8 @@ failure is a reason in the result, never an exception: without the log the prese
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
+from functools import partial
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -79,9 +81,10 @@ def read_host_parity(timeout_s: float = TIMEOUT_S, commands: tuple[tuple[str, tu
     """The parity benchmark of this boot, from the first source that logged it."""
     read: list[str] = []
     failed: list[str] = []
-    sources = [(name, lambda name=name, argv=argv: _command_text(name, argv, timeout_s))
-               for name, argv in (log_commands() if commands is None else commands)]
-    sources.append((kern_log, lambda: _file_text(kern_log, KERN_LOG_TAIL_BYTES)))
+    sources: list[tuple[str, Callable[[], tuple[str, str]]]] = [
+        (name, partial(_command_text, name, argv, timeout_s))
+        for name, argv in (log_commands() if commands is None else commands)]
+    sources.append((kern_log, partial(_file_text, kern_log, KERN_LOG_TAIL_BYTES)))
     for name, get in sources:
         text, why = get()
         if why:

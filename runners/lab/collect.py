@@ -117,7 +117,7 @@ def parse_key_values(text: str) -> dict[str, str]:
 
 def parse_detail(text: str) -> dict[str, str]:
     """`mdadm --detail` "Key : value" lines, keys stripped."""
-    out = {}
+    out: dict[str, str] = {}
     for line in text.splitlines():
         key, sep, value = line.partition(" : ")
         if sep:
@@ -172,7 +172,7 @@ def _md_array(name: str, files: dict[str, str], block: dict[str, BlockDevice]) -
     detail = parse_detail(files.get(f"md/{name}.detail", ""))
     members = []
     for line in files.get(f"md/{name}.members", "").splitlines():
-        dev, slot, state = (line.split() + ["", ""])[:3]
+        dev, slot, state = [*line.split(), "", ""][:3]
         members.append(MdMember(device=dev, slot=int(slot) if slot.isdigit() else None, state=state,
                                 **parse_examine(files.get(f"examine/{dev}.txt", ""))))
     members.sort(key=lambda m: (m.slot is None, m.slot or 0, m.device))
@@ -223,7 +223,7 @@ def parse_collection(files: dict[str, str]) -> LabCollection:
         xfs = parse_mkfs_output(text) if kind == "xfs_info" else None
         ext = parse_dumpe2fs_header(text) if kind == "dumpe2fs" else None
         fstype = "xfs" if xfs else next((f for f in ("ext4", "ext3") if ext and _has_ext_feature(ext, f)), "ext2")
-        dm = block.get(dev).dm_name if dev in block else None
+        dm = block[dev].dm_name if dev in block else None
         sources = [f"/dev/{dev}"] + ([f"/dev/mapper/{dm}"] if dm else [])
         mounted = next((df[s] for s in sources if s in df), None)
         filesystems.append(Filesystem(

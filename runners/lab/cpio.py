@@ -55,9 +55,7 @@ def write_cpio(out: BinaryIO, entries: Iterable[Entry], *, mtime: int = 0) -> in
         out.write(chunk)
         written += len(chunk)
 
-    ino = 0
-    for entry in sorted(entries, key=lambda e: e.path):
-        ino += 1
+    for ino, entry in enumerate(sorted(entries, key=lambda e: e.path), start=1):
         name = entry.path.lstrip("/").encode()
         if entry.source is not None:
             with open(entry.source, "rb") as src:
@@ -77,7 +75,7 @@ def write_cpio(out: BinaryIO, entries: Iterable[Entry], *, mtime: int = 0) -> in
 
 def read_cpio(data: bytes) -> list[tuple[str, int, bytes]]:
     """(path, mode, data) of every member of a newc archive; for tests and inspection."""
-    out = []
+    out: list[tuple[str, int, bytes]] = []
     pos = 0
     while True:
         if data[pos:pos + 6] != b"070701":

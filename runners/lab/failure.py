@@ -78,7 +78,7 @@ def prepare_failure(plan: Plan, fail: int, *, group: str | None = None, disk_siz
     paths = probe.disk_paths()
     scaled = scale_plan(plan, size, devices=list(paths[: len(own)]), tools=tools)
     q = shlex.quote
-    members = [g for g in scaled.group_disks() if g[0].name == fp.group][0][1]
+    members = next(g for g in scaled.group_disks() if g[0].name == fp.group)[1]
     conf = (f"array={q(scaled.groups[[g.name for g in scaled.groups].index(fp.group)].device)}\n"
             f"fail=({' '.join(q(paths[i]) for i in fp.failed)})\n"
             f"replace=({' '.join(q(p) for p in paths[len(own):-1])})\n"

@@ -44,16 +44,10 @@ def parse_fio_json(text: str) -> dict:
     if start < 0:
         raise ValueError("fio wrote no JSON")
     decoder = json.JSONDecoder()
-    last = None
-    pos = start
+    last, end = decoder.raw_decode(text, start)
     # With --status-interval fio appends one cumulative object after another: the last is final.
-    while pos < len(text):
-        obj, end = decoder.raw_decode(text, pos)
-        last = obj
-        nxt = text.find("{", end)
-        if nxt < 0:
-            break
-        pos = nxt
+    while (pos := text.find("{", end)) >= 0:
+        last, end = decoder.raw_decode(text, pos)
     return last
 
 

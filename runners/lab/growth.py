@@ -100,7 +100,7 @@ def prepare_interrupt(old: Plan, new: Plan, *, disk_bps: int, tools: ToolVersion
 
     The disks are throttled to `disk_bps` so the reshape lasts long enough to be cut.
     """
-    scenario, scaled_old, scaled_new, growth = prepare_growth(old, new, tools=tools, name=name)
+    scenario, _, scaled_new, growth = prepare_growth(old, new, tools=tools, name=name)
     if growth.lvm or growth.mode != "reshape":
         raise PlanError("the interrupted-reshape rehearsal takes one md array without LVM", "lvm")
     disks = tuple(d.model_copy(update={"bps_total": disk_bps}) for d in scenario.disks)

@@ -168,7 +168,7 @@ def _unpack_all(root: Path, versions: dict[str, str]) -> dict[str, str]:
 
 
 def _is_library_package(name: str) -> bool:
-    return name.startswith("lib") or name.startswith("zlib")
+    return name.startswith(("lib", "zlib"))
 
 
 def resolve_libraries(root: Path, tree: Tree, chosen: dict[str, str], log: Log) -> None:

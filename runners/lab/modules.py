@@ -9,7 +9,7 @@ depmod runs again there so the guest's modprobe sees only what it has.
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Iterable
+from collections.abc import Iterable, Set
 
 # Loaded by the guest at boot, in this order (modprobe pulls in dependencies).
 GUEST_MODULES = (
@@ -46,7 +46,7 @@ def parse_builtin(text: str) -> set[str]:
     return {module_name(line.strip()) for line in text.splitlines() if line.strip()}
 
 
-def closure(deps: dict[str, list[str]], wanted: Iterable[str], builtin: set[str] = frozenset(),
+def closure(deps: dict[str, list[str]], wanted: Iterable[str], builtin: Set[str] = frozenset(),
             extra_dirs: Iterable[str] = ()) -> list[str]:
     """Module paths for the wanted names, their dependencies and everything under extra_dirs.
 

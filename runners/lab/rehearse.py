@@ -88,7 +88,7 @@ def compare(plan: Plan, result: PlanResult, c: LabCollection) -> list[Check]:
         out.append(Check(layer=layer, figure=figure, predicted=predicted, actual=actual))
 
     kernel_name: dict[str, str] = {}
-    for pg, g in zip(plan.groups, result.groups):
+    for pg, g in zip(plan.groups, result.groups, strict=True):
         arr = next((a for a in c.md if a.export.get("MD_NAME", "").split(":")[-1] == g.name
                     or a.export.get("MD_DEVNAME") == g.name), None)
         if arr is None:

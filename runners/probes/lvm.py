@@ -224,7 +224,7 @@ def _with_fake_limits(argv: list[str], loops: Sequence[str], limits: tuple[int, 
     """Wrap argv so it runs where each loop's queue limits read as `limits` (files kept in values_dir)."""
     pairs: list[str] = []
     names = ("queue/minimum_io_size", "queue/optimal_io_size", "alignment_offset")
-    for name, value in zip(names, limits):
+    for name, value in zip(names, limits, strict=True):
         path = os.path.join(values_dir, name.replace("/", "_"))
         with open(path, "w") as f:
             f.write(f"{value}\n")

@@ -56,12 +56,13 @@ def _job_options(text: str) -> dict[str, str]:
 
 def model_workloads(report: ValidateReport) -> list:
     """The workloads exactly as they ran (block size, depth, jobs), in the model's terms."""
-    from planners.perf.workloads import Workload  # type: ignore[import-not-found]
+    from planners.perf.jobfile import RW
+    from planners.perf.workloads import Workload
 
     out = []
     for w in report.workloads:
         o = _job_options(w.job_file)
-        out.append(Workload(name=w.name, rw=o["rw"], bs=int(o["bs"]), direct=o.get("direct") == "1",
+        out.append(Workload(name=w.name, rw=RW[o["rw"]], bs=int(o["bs"]), direct=o.get("direct") == "1",
                             numjobs=int(o.get("numjobs", 1)), iodepth=int(o.get("iodepth", 1)),
                             ioengine=o.get("ioengine", "libaio"), target="file" if report.kind == "file" else "raw",
                             # podplan's one file (or the device's start), where the volume's allocator put it
@@ -72,7 +73,7 @@ def model_workloads(report: ValidateReport) -> list:
 def load_predictions(plan, report: ValidateReport | None = None, disk_override=None) -> list | None:
     """planners.perf.predict.predict(...) for the workloads that ran, if the model is there; else None."""
     try:
-        from planners.perf.predict import predict  # type: ignore[import-not-found]
+        from planners.perf.predict import predict
     except ImportError:
         return None
     kwargs: dict = {}

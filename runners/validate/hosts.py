@@ -19,6 +19,7 @@ long, ticked here; the figures come when each one ends.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import socket
@@ -31,6 +32,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from runners.exec import not_found, which
+from runners.fio.result import JobFigures
 from runners.fio.jobs import FULL, QUICK, WORKLOADS, Shape, Target, Timing, Workload, WorkloadName, suite
 from runners.validate.preflight import preflight
 from runners.validate.suite import ProgressFn, ValidateReport, WorkloadReport, _report_dir, _run_one, _skipped
@@ -192,7 +194,7 @@ class _Ticker:
 
 
 def _one_host(host: Host, target: str, workloads: tuple[Workload, ...], fio_target: Target, shape: Shape,
-              mode: str, timing: Timing, refusal: str | None, out: str, on_progress: ProgressFn | None,
+              mode: Literal["quick", "full"], timing: Timing, refusal: str | None, out: str, on_progress: ProgressFn | None,
               cancel: threading.Event | None, on_note: NoteFn | None = None) -> HostReport:
     why = reachable(host)
     if why:
@@ -204,10 +206,11 @@ def _one_host(host: Host, target: str, workloads: tuple[Workload, ...], fio_targ
         if on_note is not None:
             on_note(f"{host.label}: {why}; skipped")
         return HostReport(host=host.label, status="skipped", reason=why)
-    progress = None
+    progress: ProgressFn | None = None
     if on_progress is not None:
-        def progress(name: str, event: str, elapsed: float, figures) -> None:
+        def named(name: str, event: str, elapsed: float, figures: JobFigures | None) -> None:
             on_progress(f"{host.label} {name}", event, elapsed, figures)
+        progress = named
     t0 = time.monotonic()
     reports: list[WorkloadReport] = []
     stopped = ""
@@ -225,12 +228,10 @@ def _one_host(host: Host, target: str, workloads: tuple[Workload, ...], fio_targ
     finally:
         if fio_target.kind == "file" and host.name in ("127.0.0.1", "localhost", "::1"):
             # A stopped run leaves the file; on this machine it can still be removed from here.
-            try:
+            with contextlib.suppress(FileNotFoundError):
                 os.unlink(fio_target.path)
-            except FileNotFoundError:
-                pass
     report = ValidateReport(
-        target=target, kind=fio_target.kind, mode=mode, size_bytes=fio_target.size_bytes, shape=shape,  # type: ignore[arg-type]
+        target=target, kind=fio_target.kind, mode=mode, size_bytes=fio_target.size_bytes, shape=shape,
         direct=fio_target.direct, workloads=tuple(reports), duration_s=time.monotonic() - t0,
         partial=any(r.status in ("partial", "failed") for r in reports), stopped=stopped)
     with open(os.path.join(hdir, "report.json"), "w") as f:

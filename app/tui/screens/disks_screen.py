@@ -40,7 +40,7 @@ class DisksScreen(Screen[None]):
 
     BINDINGS = [
         Binding("escape", "app.pop_screen", "Back"),
-        Binding("space", "toggle", "Select"),
+        Binding("space", "toggle_disk", "Select"),
         Binding("a", "same_kind", "All like this"),
         Binding("n", "select_none", "None"),
         Binding("c", "create", "Create plan"),
@@ -155,7 +155,8 @@ class DisksScreen(Screen[None]):
             return None
         return self.disks[table.cursor_row]
 
-    def action_toggle(self) -> None:
+    # Not action_toggle: that is Textual's own action (flip a boolean attribute), which this would override.
+    def action_toggle_disk(self) -> None:
         d = self._highlighted()
         if d is None:
             return
@@ -168,7 +169,7 @@ class DisksScreen(Screen[None]):
     @on(DataTable.RowSelected)
     def _row_selected(self, event: DataTable.RowSelected) -> None:
         event.stop()
-        self.action_toggle()
+        self.action_toggle_disk()
 
     def action_same_kind(self) -> None:
         d = self._highlighted()

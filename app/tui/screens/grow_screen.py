@@ -9,6 +9,8 @@ The arithmetic is pure and quick, so it follows every keystroke like the main fo
 
 from __future__ import annotations
 
+from typing import cast
+
 from rich.syntax import Syntax
 from rich.text import Text
 from textual import on
@@ -21,7 +23,7 @@ from textual.widgets import Footer, Header, Input, Label, Static
 from app.shared.growth import alternative_line, render_growth
 from app.tui.widgets.choice import Choice
 from planners.errors import PlanError
-from planners.grow import GrowRequest, Growth, growth_between, possible_modes, target_plan
+from planners.grow import GrowMode, GrowRequest, Growth, growth_between, possible_modes, target_plan
 from planners.models import Plan
 from planners.script.grow import grow_script
 from planners.units import parse_size
@@ -80,9 +82,10 @@ class GrowScreen(Screen[None]):
         size = self.query_one("#grow-size", Input).value.strip()
         group = self.query_one("#grow-group", Input).value.strip()
         level = self.query_one("#grow-level", Choice).value
-        mode = self.query_one("#grow-mode", Choice).value
+        # The choice offers GrowMode's values and '' for none (MODES).
+        mode = cast(GrowMode | None, self.query_one("#grow-mode", Choice).value or None)
         return GrowRequest(add_disks=int(add or 0), size=parse_size(size, what="disk size") if size else None,
-                           to_level=int(level) if level else None, group=group or None, mode=mode or None)
+                           to_level=int(level) if level else None, group=group or None, mode=mode)
 
     def recompute(self) -> None:
         others: list[str] = []
@@ -124,8 +127,10 @@ class GrowScreen(Screen[None]):
         from app.shared.planfile import write_script
 
         text = grow_script(self.plan, self.growth)
-        self.app.save_file("Save the grow script as", f"grow-{self.plan.name}.sh", "grow script",  # type: ignore[attr-defined]
-                           lambda path, force: write_script(path, text, force))
+        # save_file is PodplanApp's; Textual types self.app as its base App.
+        self.app.save_file(  # type: ignore[attr-defined]
+            "Save the grow script as", f"grow-{self.plan.name}.sh", "grow script",
+            lambda path, force: write_script(path, text, force))
 
     def action_save_layout(self) -> None:
         if self.target is None:
@@ -134,5 +139,6 @@ class GrowScreen(Screen[None]):
         from app.shared.planfile import save_plan
 
         target = self.target
-        self.app.save_file("Save the grown layout as", f"{self.plan.name}-grown.toml", "grown layout",  # type: ignore[attr-defined]
-                           lambda path, force: save_plan(target, path, overwrite=force))
+        self.app.save_file(  # type: ignore[attr-defined]
+            "Save the grown layout as", f"{self.plan.name}-grown.toml", "grown layout",
+            lambda path, force: save_plan(target, path, overwrite=force))

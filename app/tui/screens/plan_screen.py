@@ -37,7 +37,7 @@ TABS = tuple(RESULT_TABS)
 # xterm, tmux and most Linux terminals send alt+1 as ESC 1, which Textual reads as the character
 # macOS puts on option+1 ('¡'), and a focused text field would take it: the app turns these four
 # into their tabs before any field sees them (PodplanApp.on_event), or alt+1..4 do nothing there.
-TAB_OF_ALT_DIGIT = dict(zip(("inverted_exclamation_mark", "trade_mark_sign", "pound_sign", "cent_sign"), TABS))
+TAB_OF_ALT_DIGIT = dict(zip(("inverted_exclamation_mark", "trade_mark_sign", "pound_sign", "cent_sign"), TABS, strict=True))
 
 
 class PlanScreen(Screen[None]):

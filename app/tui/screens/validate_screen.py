@@ -95,8 +95,8 @@ def _predicted_text(row: SideBySide) -> str:
 
 def table_rows(report: ValidateReport, rows: Sequence[SideBySide]) -> list[tuple[str, ...]]:
     """The cells of the results table, one tuple per workload in the order it ran."""
-    out = []
-    for w, r in zip(report.workloads, rows):
+    out: list[tuple[str, ...]] = []
+    for w, r in zip(report.workloads, rows, strict=True):
         steady = "" if r.steady is None else ("yes" if r.steady else "not steady")
         notes = "; ".join(([w.reason] if w.reason else []) + list(r.reasons))
         out.append((w.name, w.status,

@@ -41,7 +41,7 @@ class ResultsPane(Vertical):
         self.result: PlanResult | None = None
         self.error = ""
         self._narrow: bool | None = None
-        self._shapes: dict[str, tuple[int, ...]] = {}
+        self._shapes: dict[str, tuple[int, ...] | tuple[str]] = {}  # a table's shape, or a text's words
         self._filled: set[str] = set()
 
     def compose(self) -> ComposeResult:

@@ -11,6 +11,7 @@ in group 0 or at the journal goal.
 from __future__ import annotations
 
 from bisect import bisect_right
+from collections.abc import Callable, Iterator
 
 from planners.fs.ext4.layout import Shape
 
@@ -25,7 +26,7 @@ class Unmodelled(Exception):
 class _UsedBlocks:
     """Used blocks: each group's superblock/descriptor runs plus blocks marked here."""
 
-    def __init__(self, shape: Shape, on_touch):
+    def __init__(self, shape: Shape, on_touch: Callable[[int], None]):
         self.s = shape
         self.starts: list[int] = []
         self.ends: list[int] = []
@@ -36,7 +37,7 @@ class _UsedBlocks:
         self.starts.insert(i, start)
         self.ends.insert(i, start + n)
 
-    def _runs(self, lo: int, hi: int):
+    def _runs(self, lo: int, hi: int) -> Iterator[tuple[int, int]]:
         """(start, end) of used runs overlapping [lo, hi), unordered."""
         s = self.s
         first = max(0, s.group_of(max(lo, s.first_data_block)))
