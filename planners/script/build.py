@@ -144,7 +144,8 @@ def _volume_steps(w, plan: Plan, result: PlanResult, v: VolumeResult) -> None:
         w(f"# pe_start will be {g.pe_start_bytes} bytes; {g.lv_extents} extents of {g.extent_bytes} bytes "
           f"= LV of {g.lv_bytes} bytes.")
         w(f"run pvcreate {' '.join(q(x) for x in g.pvcreate_options)} {mds}")
-        w(f"run vgcreate {' '.join(q(x) for x in g.vgcreate_options)} {q(lvm.vg)} {mds}  # extent size {lvm.extent_size} bytes")
+        w(f"# -s {format_size_compact(g.extent_bytes)}: " + _extent_reason(plan, v))
+        w(f"run vgcreate {' '.join(q(x) for x in g.vgcreate_options)} {q(lvm.vg)} {mds}  # extent size {g.extent_bytes} bytes")
         lv = ["lvcreate", "-y", *g.lvcreate_options, "-n", lvm.lv]
         comment = "linear: the md arrays concatenated"
         if lvm.mode == "striped":
@@ -193,6 +194,24 @@ def _volume_steps(w, plan: Plan, result: PlanResult, v: VolumeResult) -> None:
     w(f'  say "+ echo \\"UUID=<uuid of {v.device}> {v.mount_point} {fs.type} {opts} 0 2\\" >> {FSTAB}"')
     w("fi")
     w(f"run mount -o {q(opts)} {q(v.device)} {q(v.mount_point)}")
+
+
+def _extent_reason(plan: Plan, v: VolumeResult) -> str:
+    """Why the extent size, and where each array will start in a linear LV."""
+    g = v.lvm
+    assert g is not None
+    why = "given in the plan" if plan.lvm.extent_size else "chosen by podplan"
+    unit = v.alignment.md_io_opt_bytes
+    if not unit or g.extent_bytes % unit:
+        return f"{why}."
+    if g.extent_bytes == unit:
+        why += f", the md full stripe ({unit} bytes)"
+    else:
+        why += f", {g.extent_bytes // unit} md full stripes of {unit} bytes"
+    starts = [f"{name} at byte {off}" for name, off in zip(v.groups, g.pv_lv_offset_bytes) if off]
+    if not starts:
+        return f"{why}."
+    return f"{why}: each array starts on a full stripe of the LV ({', '.join(starts)})."
 
 
 def _tuning_step(w, plan: Plan, result: PlanResult) -> None:
