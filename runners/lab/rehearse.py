@@ -149,6 +149,8 @@ def _compare_array_starts(add: Callable[..., None], result: PlanResult, v, lv, c
                           kernel_name: dict[str, str]) -> None:
     """Where each array's first extent lands in the linear LV (`lvs --segments` seg_start), and how far
     that is past a full stripe (chunk on RAID0/10) of the array as the VM's kernel reports it."""
+    if lv is not None and not lv.segment_table:
+        return  # a report recorded without seg_start and seg_pe_ranges cannot say where the arrays start
     mds = {g.name: g.md for g in result.groups}
     for name, predicted in zip(v.groups, v.lvm.pv_lv_offset_bytes):
         if predicted is None:
