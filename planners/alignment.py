@@ -8,6 +8,8 @@ filesystem should be told the geometry of the device right under it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from planners.models import Plan
 from planners.results import Finding, VolumeResult
 from planners.units import KiB, MiB, format_size_compact
@@ -68,7 +70,7 @@ def stripe_cache_bytes(entries: int, members: int) -> int:
 
 
 def _check_array_starts(plan: Plan, md_io: list[tuple[str, int, int, int | None, int]], volume: VolumeResult,
-                        add) -> None:
+                        add: Callable[..., None]) -> None:
     """A linear LV concatenates the arrays; the filesystem's stripe is counted from the LV's start,
     so an array that starts off a full stripe of the LV has every full-stripe write straddle two."""
     lvg = volume.lvm
@@ -96,7 +98,9 @@ def _check_array_starts(plan: Plan, md_io: list[tuple[str, int, int, int | None,
                f"{' or '.join(format_size_compact(u) for u in units)}: leave it unset and podplan picks one that is")
         field = "lvm.extent_size"
     else:
-        why = "no extent size LVM takes is a multiple of every array's full stripe: arrays of one geometry avoid it"
+        first, _, first_opt, first_chunk, first_level = md_io[0]
+        why = (f"the extent is sized for {first}'s {format_size_compact(write_unit(first_level, first_chunk, first_opt))}"
+               ", as pvcreate and the filesystem are aligned to it: arrays of one geometry avoid this")
         field = "groups"
     add("warning", "lvm",
         f"{places}, so every full-stripe write to {them} straddles two full stripes and costs {cost} ({why}).", field)
