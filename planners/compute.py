@@ -119,8 +119,12 @@ def _volume(plan: Plan, groups: list[GroupResult], device: str, mount_point: str
     lvg = None
     data_alignment = pe_start = lv_stripes = lv_stripe = extent = None
     if lvm.enabled:
-        # pvcreate's alignment and the filesystem's stripe follow the first array, and so does the extent.
-        extent = lvm.extent_size or aligned_extent(al.write_unit(md0.level, md0.chunk_bytes, md0.io_opt_bytes))
+        # pvcreate's alignment and the filesystem's stripe follow the first array, and so does a linear LV's
+        # extent. A striped LV keeps LVM's 4 MiB: device-mapper wants each stripe's length in whole stripe sizes,
+        # which 4 MiB extents give every stripe size lvcreate takes (a power of two up to the extent), and a
+        # 6.5 MiB extent does not.
+        unit = al.write_unit(md0.level, md0.chunk_bytes, md0.io_opt_bytes) if lvm.mode == "linear" else 0
+        extent = lvm.extent_size or aligned_extent(unit)
         data_alignment = lvm.data_alignment or md0.io_opt_bytes or md0.io_min_bytes or None
         pe_start = pe_start_bytes(md0.io_min_bytes, md0.io_opt_bytes, data_alignment=data_alignment, lvm2=plan.tools.v("lvm2"))
         lv_stripes = len(groups) if lvm.mode == "striped" else 1

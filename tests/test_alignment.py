@@ -225,3 +225,5 @@ def test_the_striped_info_no_longer_claims_linear_lvm_keeps_alignment():
              lvm=Lvm(enabled=True, mode="striped", stripe_size=4 * MiB))
     assert not any("linear LVM keeps full-stripe alignment" in m for _, m in messages(p))
     has(p, "info", "a linear LV whose extent is a multiple of it")
+    # Striped keeps LVM's 4 MiB: device-mapper wants each stripe in whole stripe sizes, 4 MiB of them here.
+    assert compute(p).volumes[0].lvm.extent_bytes == 4 * MiB
