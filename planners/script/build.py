@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import shlex
 
+from planners.alignment import write_unit
 from planners.fs.ext4.geometry import mke2fs_args
 from planners.models import Plan
 from planners.results import GroupResult, PlanResult, VolumeResult
@@ -144,7 +145,7 @@ def _volume_steps(w, plan: Plan, result: PlanResult, v: VolumeResult) -> None:
         w(f"# pe_start will be {g.pe_start_bytes} bytes; {g.lv_extents} extents of {g.extent_bytes} bytes "
           f"= LV of {g.lv_bytes} bytes.")
         w(f"run pvcreate {' '.join(q(x) for x in g.pvcreate_options)} {mds}")
-        w(f"# -s {format_size_compact(g.extent_bytes)}: " + _extent_reason(plan, v))
+        w(f"# -s {format_size_compact(g.extent_bytes)}: " + _extent_reason(plan, result, v))
         w(f"run vgcreate {' '.join(q(x) for x in g.vgcreate_options)} {q(lvm.vg)} {mds}  # extent size {g.extent_bytes} bytes")
         lv = ["lvcreate", "-y", *g.lvcreate_options, "-n", lvm.lv]
         comment = "linear: the md arrays concatenated"
@@ -196,22 +197,29 @@ def _volume_steps(w, plan: Plan, result: PlanResult, v: VolumeResult) -> None:
     w(f"run mount -o {q(opts)} {q(v.device)} {q(v.mount_point)}")
 
 
-def _extent_reason(plan: Plan, v: VolumeResult) -> str:
+def _extent_reason(plan: Plan, result: PlanResult, v: VolumeResult) -> str:
     """Why the extent size, and where each array will start in a linear LV."""
     g = v.lvm
     assert g is not None
     why = "given in the plan" if plan.lvm.extent_size else "chosen by podplan"
-    unit = v.alignment.md_io_opt_bytes
-    if not unit or g.extent_bytes % unit:
+    if g.stripes > 1:
+        return f"{why}; a striped LV keeps whole stripe sizes in each stripe's extents."
+    md = {r.name: r.md for r in result.groups}
+    units = {n: write_unit(md[n].level, md[n].chunk_bytes, md[n].io_opt_bytes) for n in v.groups}
+    starts = [(name, off) for name, off in zip(v.groups, g.pv_lv_offset_bytes) if off]
+    off = [name for name, at in starts if units[name] and at % units[name]]
+    if off:
+        return (f"{why}; {' and '.join(off)} will start inside a full stripe of the LV (podplan plan warns of it).")
+    unit = units[v.groups[0]]
+    if not unit:
         return f"{why}."
-    if g.extent_bytes == unit:
-        why += f", the md full stripe ({unit} bytes)"
-    else:
-        why += f", {g.extent_bytes // unit} md full stripes of {unit} bytes"
-    starts = [f"{name} at byte {off}" for name, off in zip(v.groups, g.pv_lv_offset_bytes) if off]
+    count = g.extent_bytes // unit
+    what = "md full stripe" if md[v.groups[0]].level in (4, 5, 6) else "md chunk"
+    why += f", {f'the {what}' if count == 1 else f'{count} {what}s'} ({unit} bytes{'' if count == 1 else ' each'})"
     if not starts:
         return f"{why}."
-    return f"{why}: each array starts on a full stripe of the LV ({', '.join(starts)})."
+    return (f"{why}: each array starts on a {what.removeprefix('md ')} of the LV "
+            f"({', '.join(f'{n} at byte {o}' for n, o in starts)}).")
 
 
 def _tuning_step(w, plan: Plan, result: PlanResult) -> None:
