@@ -8,6 +8,8 @@ filesystem should be told the geometry of the device right under it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from planners.models import Plan
 from planners.results import Finding, VolumeResult
 from planners.units import KiB, MiB, format_size_compact
@@ -33,6 +35,15 @@ def fs_stripe(top_io_min: int, top_io_opt: int, block_size: int) -> tuple[int, i
     return top_io_min, top_io_opt // top_io_min
 
 
+def write_unit(level: int, chunk: int | None, io_opt: int) -> int:
+    """The span a write to this array should not straddle (bytes; 0 = none): the full stripe on
+    parity RAID, where a part of one costs a read-modify-write; the chunk elsewhere, where a
+    request across a chunk boundary is split; nothing on RAID1."""
+    if level in (4, 5, 6):
+        return io_opt
+    return chunk or 0
+
+
 def kernel_readahead(io_opt: int) -> int:
     """The block layer's own choice for an md device: max(2 x io_opt, 128 KiB)."""
     return max(2 * io_opt, KERNEL_MIN_READAHEAD)
@@ -56,6 +67,43 @@ def recommended_stripe_cache(chunk: int) -> int:
 
 def stripe_cache_bytes(entries: int, members: int) -> int:
     return entries * PAGE * members
+
+
+def _check_array_starts(plan: Plan, md_io: list[tuple[str, int, int, int | None, int]], volume: VolumeResult,
+                        add: Callable[..., None]) -> None:
+    """A linear LV concatenates the arrays; the filesystem's stripe is counted from the LV's start,
+    so an array that starts off a full stripe of the LV has every full-stripe write straddle two."""
+    lvg = volume.lvm
+    assert lvg is not None
+    off: list[tuple[str, int, int]] = []
+    levels = set()
+    for (name, _, io_opt, chunk, level), start in zip(md_io, lvg.pv_lv_offset_bytes):
+        unit = write_unit(level, chunk, io_opt)
+        if start is not None and unit and start % unit:
+            off.append((name, start % unit, unit))
+            levels.add(level)
+    if not off:
+        return
+    (n0, r0, u0), rest = off[0], off[1:]
+    places = (f"{n0} starts {format_size_compact(r0)} past a {format_size_compact(u0)} full stripe of the linear LV"
+              + "".join(f", {n} {format_size_compact(r)}" + (f" past a {format_size_compact(u)} one" if u != u0 else "")
+                        for n, r, u in rest))
+    parity = sorted(lv for lv in levels if lv in (4, 5, 6))
+    cost = (f"a read-modify-write on RAID{'/'.join(map(str, parity))}" if parity
+            else "a request split across md chunks")
+    them = off[0][0] if len(off) == 1 else "them"
+    if plan.lvm.extent_size is not None:
+        units = sorted({u for _, _, u in off})
+        why = (f"the {format_size_compact(lvg.extent_bytes)} extent set in the plan is not a multiple of "
+               f"{' or '.join(format_size_compact(u) for u in units)}: leave it unset and podplan picks one that is")
+        field = "lvm.extent_size"
+    else:
+        first, _, first_opt, first_chunk, first_level = md_io[0]
+        why = (f"the extent is sized for {first}'s {format_size_compact(write_unit(first_level, first_chunk, first_opt))}"
+               ", as pvcreate and the filesystem are aligned to it: arrays of one geometry avoid this")
+        field = "groups"
+    add("warning", "lvm",
+        f"{places}, so every full-stripe write to {them} straddles two full stripes and costs {cost} ({why}).", field)
 
 
 def check_plan(plan: Plan, md_io: list[tuple[str, int, int, int | None, int]], volume: VolumeResult) -> list[Finding]:
@@ -109,7 +157,10 @@ def check_plan(plan: Plan, md_io: list[tuple[str, int, int, int | None, int]], v
         if parity and io_opt & (io_opt - 1):
             add("info", "lvm",
                 f"The md full stripe {format_size_compact(io_opt)} is not a power of two, and lvcreate -I must be one, "
-                "so no LVM stripe size can match it; linear LVM keeps full-stripe alignment.", "lvm.mode")
+                "so no LVM stripe size can match it; a linear LV whose extent is a multiple of it keeps every "
+                "array on whole full stripes.", "lvm.mode")
+    if plan.lvm.enabled and volume.lvm is not None:
+        _check_array_starts(plan, md_io, volume, add)
 
     if fs.stripe_unit is not None and chunk:
         want_su, want_width = (lv_stripe, None) if lv_stripe else (chunk, io_opt)

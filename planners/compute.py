@@ -13,8 +13,8 @@ from planners import alignment as al
 from planners.errors import PlanError
 from planners.fs.ext4.geometry import ext4_geometry
 from planners.fs.ext4.df import ext4_df
-from planners.lvm import lvm_volume, pe_start_bytes
-from planners.md.geometry import md_geometry
+from planners.lvm import aligned_extent, lvm_volume, pe_start_bytes
+from planners.md.geometry import MdGeometry, md_geometry
 from planners.models import Disk, MdGroup, Plan
 from planners.results import AlignmentChain, CapacityStep, GroupResult, PlanResult, VolumeResult
 from planners.units import is_power_of_two
@@ -117,8 +117,14 @@ def _volume(plan: Plan, groups: list[GroupResult], device: str, mount_point: str
     fs = plan.filesystem
     md0 = groups[0].md
     lvg = None
-    data_alignment = pe_start = lv_stripes = lv_stripe = None
+    data_alignment = pe_start = lv_stripes = lv_stripe = extent = None
     if lvm.enabled:
+        # pvcreate's alignment and the filesystem's stripe follow the first array, and so does a linear LV's
+        # extent. A striped LV keeps LVM's 4 MiB: device-mapper wants each stripe's length in whole stripe sizes,
+        # which 4 MiB extents give every stripe size lvcreate takes (a power of two up to the extent), and a
+        # 6.5 MiB extent does not.
+        unit = al.write_unit(md0.level, md0.chunk_bytes, md0.io_opt_bytes) if lvm.mode == "linear" else 0
+        extent = lvm.extent_size or aligned_extent(unit)
         data_alignment = lvm.data_alignment or md0.io_opt_bytes or md0.io_min_bytes or None
         pe_start = pe_start_bytes(md0.io_min_bytes, md0.io_opt_bytes, data_alignment=data_alignment, lvm2=plan.tools.v("lvm2"))
         # Striping needs two arrays or more: over one array the LV is one stripe, which lvcreate
@@ -127,13 +133,13 @@ def _volume(plan: Plan, groups: list[GroupResult], device: str, mount_point: str
         if lv_stripes == 1 and lvm.stripe_size is not None:
             raise PlanError(f"a stripe size was given, but a striped LV over {len(groups)} md array has one stripe: "
                             "split the disks into several arrays (groups) to stripe over them", "lvm.stripe_size")
-        lv_stripe = (lvm.stripe_size or default_lv_stripe(md0.chunk_bytes, md0.io_opt_bytes, lvm.extent_size)
+        lv_stripe = (lvm.stripe_size or default_lv_stripe(md0.chunk_bytes, md0.io_opt_bytes, extent)
                      if lv_stripes > 1 else None)
         try:
             lvg = lvm_volume(
                 [g.md.array_bytes for g in groups],
                 pe_start=pe_start,
-                extent_bytes=lvm.extent_size,
+                extent_bytes=extent,
                 stripes=lv_stripes,
                 stripe_bytes=lv_stripe,
             )
@@ -187,7 +193,7 @@ def _volume(plan: Plan, groups: list[GroupResult], device: str, mount_point: str
         md_io_opt_bytes=md0.io_opt_bytes,
         pv_data_alignment_bytes=data_alignment,
         pe_start_bytes=lvg.pe_start_bytes if lvg else None,
-        extent_bytes=lvm.extent_size if lvm.enabled else None,
+        extent_bytes=extent,
         lv_stripes=lv_stripes,
         lv_stripe_bytes=lv_stripe,
         top_io_min_bytes=top_min,
@@ -219,6 +225,21 @@ def _volume(plan: Plan, groups: list[GroupResult], device: str, mount_point: str
     )
 
 
+def lvm_alignment_bytes(v: VolumeResult, mds: list[MdGeometry]) -> int:
+    """Bytes a volume's LVM leaves unused for alignment: on each PV whose extent is a whole number
+    of its write units (full stripe or chunk), the whole units past its last extent."""
+    lvg = v.lvm
+    if lvg is None:
+        return 0
+    out = 0
+    for md, size, extents in zip(mds, lvg.pv_bytes, lvg.pv_extents):
+        unit = al.write_unit(md.level, md.chunk_bytes, md.io_opt_bytes)
+        if unit and lvg.extent_bytes % unit == 0:
+            tail = size // 512 * 512 - lvg.pe_start_bytes - extents * lvg.extent_bytes
+            out += tail - tail % unit
+    return out
+
+
 def _waterfall(raw: int, unassigned: int, spare: int, groups: list[GroupResult], volumes: list[VolumeResult]) -> list[CapacityStep]:
     member_raw = sum(g.member_raw_bytes for g in groups)
     offsets = sum(sum(g.md.member_reserved_bytes) for g in groups)
@@ -229,6 +250,8 @@ def _waterfall(raw: int, unassigned: int, spare: int, groups: list[GroupResult],
     fs_bytes = sum(v.fs_bytes for v in volumes)
     df_size = sum(v.df_size_bytes for v in volumes)
     avail = sum(v.df_available_bytes for v in volumes)
+    md_of = {g.name: g.md for g in groups}
+    aligned = sum(lvm_alignment_bytes(v, [md_of[n] for n in v.groups]) for v in volumes)
     steps = [
         ("raw", "raw disks", raw, "sum of every disk's size"),
         ("unassigned", "disks in no group", unassigned, "disks after the last group's members and spares"),
@@ -236,7 +259,8 @@ def _waterfall(raw: int, unassigned: int, spare: int, groups: list[GroupResult],
         ("md_metadata", "md data offset", offsets, "superblock, bitmap and headroom before the data on each member"),
         ("md_remainder", "md rounding", remainder, "members cut to the smallest member, in whole chunks"),
         ("md_redundancy", "parity / mirrors", components - array, "md array size = data disks x component"),
-        ("lvm", "LVM overhead", array - block, "pe_start and what is left under one extent"),
+        ("lvm", "LVM overhead", array - block - aligned, "pe_start and what is left under one extent"),
+        ("lvm_align", "LVM alignment", aligned, "full stripes past each array's last extent: the cost of aligned arrays"),
         ("fs_size", "fs rounding", block - fs_bytes, "mkfs uses whole blocks (and whole AGs / groups)"),
         ("fs_metadata", "fs metadata", fs_bytes - df_size, "log or journal, AG headers, bitmaps, inode tables"),
         ("reserved", "reserved", df_size - avail, "root reserve, kernel hold-back, XFS reserve pool and set-aside"),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from math import lcm
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field
 
@@ -39,6 +40,31 @@ def metadata_area_end(lvm2: Version = (2, 3, 16)) -> int:
     """Byte offset where the default first metadata area ends (4 KiB pages)."""
     size = 1024 * KiB - PAGE if tuple(lvm2) >= FULL_MIB_MDA_SINCE else 255 * SECTOR
     return MDA_START + size
+
+
+def aligned_extent(unit: int) -> int:
+    """The extent size podplan gives a VG whose arrays need whole `unit`s (bytes; 0 = no need).
+
+    A linear LV puts each array's first extent right after the previous array's last, so
+    the next array starts on a full stripe of the LV only if every array holds a whole
+    number of full stripes in extents. Making the extent itself a multiple of the full
+    stripe does that once, for the VG: every extent boundary is then a full-stripe
+    boundary, and so stays every later lvextend onto a new array of the same geometry,
+    pvmove and second LV. Trimming each PV's share to a multiple of the full stripe in
+    4 MiB extents would also work for this one lvcreate, but leaves free extents that the
+    next lvextend would hand out misaligned, and needs PV ranges in the script.
+
+    LVM's own 4 MiB stays when it is already a multiple of the unit. Otherwise the
+    smallest multiple of the unit that vgcreate takes (a power of two, or a multiple of
+    128 KiB) and that is at least 4 MiB, so extent counts stay as small as LVM's default
+    makes them. The 6.5 MiB full stripe of 13 data disks x 512 KiB is such an extent,
+    and an md array of whole full stripes then ends on an extent too.
+    """
+    if not unit or DEFAULT_EXTENT % unit == 0:
+        return DEFAULT_EXTENT
+    step = unit if is_power_of_two(unit) else lcm(unit, NON_POWER2_EXTENT_UNIT)
+    extent = -(-DEFAULT_EXTENT // step) * step
+    return extent if extent <= MAX_EXTENT_BYTES else DEFAULT_EXTENT
 
 
 def pe_start_bytes(
@@ -101,6 +127,9 @@ class LvmGeometry(BaseModel):
     stripe_bytes: int | None = Field(description="LV stripe size in bytes; None for linear.")
     lv_extents: int = Field(description="Logical extents of the LV, count.")
     lv_pv_extents: tuple[int, ...] = Field(description="Extents the LV takes on each PV, count.")
+    pv_lv_offset_bytes: tuple[int | None, ...] = Field(
+        description="Byte offset in a linear LV where each PV's first extent in it lies (seg_start of its first "
+                    "segment), in bytes; None for a PV the LV does not use, and for every PV of a striped LV.")
     pvcreate_options: tuple[str, ...] = Field(description="Options for `pvcreate` before the device names.")
     vgcreate_options: tuple[str, ...] = Field(description="Options for `vgcreate` before the VG name.")
     lvcreate_options: tuple[str, ...] = Field(description="Options for `lvcreate` before the VG name (no -n).")
@@ -163,7 +192,7 @@ def lvm_volume(
         counts.append(pe)
 
     wanted, approximate = _requested_extents(lv_extents, sum(counts), stripes)
-    taken = _allocate(counts, wanted, stripes)
+    taken, rounds = _allocate(counts, wanted, stripes)
     got = sum(taken)
     if got == 0 or (not approximate and got < wanted):
         raise PlanError(
@@ -184,10 +213,22 @@ def lvm_volume(
         stripe_bytes=stripe,
         lv_extents=got,
         lv_pv_extents=tuple(taken),
+        pv_lv_offset_bytes=_linear_offsets(rounds, len(pvs), extent_bytes) if stripes == 1 else (None,) * len(pvs),
         pvcreate_options=("--dataalignment", _k(pe_start)),
         vgcreate_options=("--physicalextentsize", _k(extent_bytes)),
         lvcreate_options=tuple(lv_opts),
     )
+
+
+def _linear_offsets(rounds: Sequence[tuple[Sequence[int], int]], n: int, extent: int) -> tuple[int | None, ...]:
+    """Where each PV's first run lands in a linear LV: the runs follow one another in allocation order."""
+    out: list[int | None] = [None] * n
+    at = 0
+    for (pv, *_), run in rounds:
+        if out[pv] is None:
+            out[pv] = at
+        at += run * extent
+    return tuple(out)
 
 
 def _k(n: int) -> str:
@@ -247,8 +288,9 @@ def _requested_extents(spec: int | str, free: int, stripes: int) -> tuple[int, b
     return -(-extents // stripes) * stripes, True
 
 
-def _allocate(free: list[int], wanted: int, stripes: int) -> list[int]:
-    """Extents lvcreate takes on each PV, following its allocation passes.
+def _allocate(free: list[int], wanted: int, stripes: int) -> tuple[list[int], list[tuple[list[int], int]]]:
+    """Extents lvcreate takes on each PV, and its rounds in LV order (PVs, extents per stripe),
+    following its allocation passes.
 
     Each round takes one equal run per stripe, each stripe on a different PV. A round
     ranks the candidate PVs by how much of the remaining need they can hold (ties keep
@@ -261,6 +303,7 @@ def _allocate(free: list[int], wanted: int, stripes: int) -> list[int]:
     left = list(free)
     taken = [0] * n
     slot_pv: list[int] = []
+    rounds: list[tuple[list[int], int]] = []
     need = wanted // stripes
 
     def pick(candidates: list[int]) -> list[int] | None:
@@ -274,6 +317,7 @@ def _allocate(free: list[int], wanted: int, stripes: int) -> list[int]:
             left[i] -= run
             taken[i] += run
         need -= run
+        rounds.append((list(chosen), run))
 
     # "contiguous" pass: one ranked round (a new LV has nothing to be contiguous to).
     if chosen := pick(list(range(n))):
@@ -293,4 +337,4 @@ def _allocate(free: list[int], wanted: int, stripes: int) -> list[int]:
             continue
         take(chosen)
         cling = True
-    return taken
+    return taken, rounds

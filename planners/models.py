@@ -180,7 +180,10 @@ class Lvm(BaseModel):
     enabled: bool = Field(False, description="Put LVM between md and the filesystem.")
     vg: str = Field("pod", description="Volume group name.")
     lv: str = Field("data", description="Logical volume name.")
-    extent_size: Bytes = Field(4 * MiB, description="Physical extent size in bytes (vgcreate -s).")
+    extent_size: OptionalBytes = Field(
+        None, description="Physical extent size in bytes (vgcreate -s); None = 4 MiB, or for a linear LV the smallest "
+                          "multiple of the md full stripe LVM takes when 4 MiB is not one (so each array starts on a "
+                          "full stripe of the LV).")
     data_alignment: OptionalBytes = Field(
         None, description="pvcreate --dataalignment in bytes; None = the md full stripe (chunk x data disks)."
     )

@@ -47,6 +47,7 @@ class SweepRow(BaseModel):
     pareto: bool = Field(description="Within the risk limit, no other layout has at least as much space (LVM's "
                                      "rounding aside: `rounding_bytes`) and speed and at most the risk, and beats it on one.")
     risky: bool = Field(False, description="Yearly loss odds at 4 % AFR above the sweep's limit: ranked last.")
+    extent_bytes: int = Field(0, description="The LV's extent size in bytes (0 without LVM).")
 
 
 class Sweep(BaseModel):
@@ -149,7 +150,8 @@ def sweep(plan: Plan, workload: Workload | None = None, *, limit: int | None = N
         rows.append(SweepRow(label=label, plan=p, usable_bytes=result.usable_bytes, mb_s=pred.mb_s, iops=pred.iops,
                              binding=pred.binding, loss_per_year=rel.loss_per_year,
                              rebuild_hours=max(g.rebuild_hours for g in rel.groups), pareto=False,
-                             risky=rel.loss_per_year[1] > max_loss))
+                             risky=rel.loss_per_year[1] > max_loss,
+                             extent_bytes=result.volumes[0].lvm.extent_bytes if result.volumes[0].lvm else 0))
     # RAID0 always has the most space and speed; the front is drawn among the layouts worth building.
     safe = _mark_front([r for r in rows if not r.risky])
     rows = safe + [r for r in rows if r.risky]
@@ -181,8 +183,7 @@ def rounding_bytes(row: SweepRow) -> int:
     is a whole number of extents on each stripe). Two layouts this close in space are a choice of
     speed and risk, not of space: linear LVM over six arrays keeps a few extents that striped
     rounds away, and is no better for it at a sixth of the speed."""
-    lvm = row.plan.lvm
-    return lvm.extent_size * len(row.plan.groups) if lvm.enabled else 0
+    return row.extent_bytes * len(row.plan.groups)
 
 
 def _dominates(a: SweepRow, b: SweepRow, *, exact: bool = False) -> bool:

@@ -37,12 +37,14 @@ def test_every_consequence_is_a_real_sentence():
                "LV stripes", "LV readahead (sectors)", "md0 stripe_cache_size", "XFS agcount", "XFS agsize (blocks)",
                "XFS data blocks", "XFS sunit (blocks)", "XFS swidth (blocks)", "XFS log (blocks)", "ext block count",
                "ext inode count", "ext stride (blocks)", "ext stripe_width (blocks)", "ext reserved blocks",
-               "ext journal (blocks)", "df size (bytes)", "df available (bytes)"]
+               "ext journal (blocks)", "df size (bytes)", "df available (bytes)", "md1 start in the LV (bytes)",
+               "md1 start past a full stripe (bytes)"]
     for f in figures:
         text = consequence(f, 100, 50)
         assert text != "differs from the plan" and ":" in text or "than planned" in text, f
     assert "not found" in consequence("md0 exists", "yes", None)
     assert "(-50 against the plan)" in consequence("md0 chunk (bytes)", 100, 50)
+    assert "straddles two stripes" in consequence("md1 start past a full stripe (bytes)", 0, 5 * MiB)
 
 
 def test_matching_figures_are_not_differences():

@@ -19,14 +19,14 @@ TB = 10**12
 
 
 def plan(level=6, members=8, disk=4 * TB, *, chunk=512 * KiB, groups=1, lvm=False, fs="xfs", layout=None,
-         metadata="1.2", devices=False, mode="linear") -> Plan:
+         metadata="1.2", devices=False, mode="linear", extent=None) -> Plan:
     n = members * groups
     return Plan(
         name="t",
         disks=[DiskSet(count=n, size=disk, devices=[f"/dev/sd{chr(97 + i)}" for i in range(n)] if devices else [])],
         groups=[MdGroup(name=f"md{i}", level=level, members=members, chunk=chunk, layout=layout, metadata=metadata)
                 for i in range(groups)],
-        lvm=Lvm(enabled=lvm, mode=mode), filesystem=Filesystem(type=fs))
+        lvm=Lvm(enabled=lvm, mode=mode, extent_size=extent), filesystem=Filesystem(type=fs))
 
 
 def grow(p: Plan, **kw):
@@ -195,7 +195,8 @@ def test_growth_only_grows(level, members, add, disk_gib, lvm, fs):
 
 SEEN_IN_VM = [
     # (level, members, add, to_level, fs, lvm, data offset after (sectors), df size after, df available after):
-    # mdadm 4.2 and Linux 6.1 in the lab VM, 320 MiB disks, chunk 64K, the build script then the grow script.
+    # mdadm 4.2 and Linux 6.1 in the lab VM, 320 MiB disks, chunk 64K, the build script then the grow script
+    # (LVM with 4 MiB extents, as the build script made them then).
     (6, 5, 1, None, "xfs", True, 1536, 1266679808, 1223475200),
     (5, 4, 2, None, "ext4", False, 1408, 1627115520, 1536192512),  # online resize2fs
     (5, 4, 1, 6, "xfs", False, 1024, 936378368, 895619072),  # same width: mdadm picks a rounder offset
@@ -221,7 +222,7 @@ SEEN_IN_VM_FALLBACK = [
 
 @pytest.mark.parametrize("level,members,add,to_level,fs,lvm,offset,size,avail", SEEN_IN_VM)
 def test_figures_seen_in_the_vm(level, members, add, to_level, fs, lvm, offset, size, avail):
-    p = plan(level=level, members=members, disk=320 * MiB, chunk=64 * KiB, fs=fs, lvm=lvm)
+    p = plan(level=level, members=members, disk=320 * MiB, chunk=64 * KiB, fs=fs, lvm=lvm, extent=4 * MiB)
     g = grow(p, add_disks=add, to_level=to_level)
     md = compute(p).groups[0].md
     assert md.data_offset_sectors - g.arrays[0].offset_change_bytes // 512 == offset
@@ -231,7 +232,7 @@ def test_figures_seen_in_the_vm(level, members, add, to_level, fs, lvm, offset, 
 
 @pytest.mark.parametrize("plan_kw,req,backup,critical,size,avail", SEEN_IN_VM_FALLBACK)
 def test_fallbacks_seen_in_the_vm(plan_kw, req, backup, critical, size, avail):
-    p = plan(**{"disk": 320 * MiB, "chunk": 64 * KiB, **plan_kw})
+    p = plan(**{"disk": 320 * MiB, "chunk": 64 * KiB, "extent": 4 * MiB, **plan_kw})  # extents as recorded
     g = grow(p, **req)
     a = g.arrays[0]
     assert a.backup_file is backup and a.offset_change_bytes == 0

@@ -50,6 +50,10 @@ MATRIX = {
                   Lvm(enabled=True, mode="striped", stripe_size=128 * KiB), fs="ext4"),
     "linear2": P("linear2", same(6), [MdGroup(name=f"md{i}", level=5, members=3, chunk=512 * KiB) for i in range(2)],
                  Lvm(enabled=True)),
+    # A 192 KiB full stripe divides no power of two: the VG gets 4224 KiB extents (11 x 384 KiB), so md1 and
+    # md2 start on a full stripe of the LV.
+    "linear3": P("linear3", same(12), [MdGroup(name=f"md{i}", level=5, members=4, chunk=64 * KiB) for i in range(3)],
+                 Lvm(enabled=True), fs="ext4"),
 }
 
 # Puts an ext4 signature on the second member before the build script runs.
@@ -94,6 +98,9 @@ def test_every_figure_matches_the_vm(lab, name):
     bad = [f"{c.figure}: predicted {c.predicted}, VM {c.actual}" for c in checks if not c.match]
     assert not bad, "\n".join(bad)
     assert len(checks) >= 12
+    if scaled.lvm.enabled and scaled.lvm.mode == "linear" and len(scaled.groups) > 1:
+        starts = [c for c in checks if c.figure.endswith("start past a full stripe (bytes)")]
+        assert len(starts) == len(scaled.groups) and all(c.actual == 0 for c in starts), starts
 
 
 def test_guard_stops_before_any_change(lab):

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from planners.errors import PlanError
-from planners.lvm import lvm_volume, metadata_area_end, pe_start_bytes
+from planners.lvm import aligned_extent, lvm_volume, metadata_area_end, pe_start_bytes
 from planners.units import GiB, KiB, MiB
 from runners.probes.lvm import parse_lvs, parse_pvs, parse_vgs
 
@@ -168,6 +168,49 @@ def test_parsers_read_real_reports():
     fake = parse_pvs((FIXTURES / "pvs_fake_limits_in_vg.json").read_text())
     assert {p.pe_start_bytes for p in fake} == {13 * 512 * KiB}
     assert parse_vgs((FIXTURES / "vgs_384k_extents.json").read_text())[0].extent_bytes == 384 * KiB
+
+
+def test_segment_table_says_where_each_pv_starts_in_the_lv():
+    """Recorded from lvm2 2.03.16: `lvs --segments -o ...,seg_start,seg_pe_ranges` of a linear LV over the
+    example pod's three arrays with 6656 KiB extents (pvcreate --dataalignment 6656k, lvcreate -l 100%FREE)."""
+    lv = parse_lvs((FIXTURES / "lvs_pod45_aligned.json").read_text())[0]
+    assert [(s.start_bytes, s.extents, s.pe_ranges) for s in lv.segment_table] == [
+        (0, 3815199, ("/dev/loop0:0-3815198",)), (26003419693056, 3815199, ("/dev/loop1:0-3815198",)),
+        (52006839386112, 3815199, ("/dev/loop2:0-3815198",))]
+    assert [lv.start_on(f"/dev/loop{i}") for i in range(4)] == [0, 26003419693056, 52006839386112, None]
+    g = lvm_volume([26003426508800] * 3, pe_start=13 * 512 * KiB, extent_bytes=aligned_extent(13 * 512 * KiB))
+    assert g.pv_lv_offset_bytes == (0, 26003419693056, 52006839386112) and g.lv_bytes == lv.lv_bytes
+    striped = parse_lvs((FIXTURES / "lvs_striped_segments.json").read_text())[0]
+    assert striped.segment_table == ()  # recorded before seg_start was asked for
+
+
+@pytest.mark.parametrize(
+    ("unit", "extent"),
+    [
+        (0, 4 * MiB),  # RAID1: nothing to align to, LVM's default
+        (MiB, 4 * MiB),  # 4 MiB is already whole full stripes
+        (4 * MiB, 4 * MiB),
+        (13 * 512 * KiB, 13 * 512 * KiB),  # RAID6 of 15, 512 KiB chunk: the 6.5 MiB full stripe itself
+        (3 * MiB, 6 * MiB),  # RAID5 of 7: the first multiple at least 4 MiB
+        (8 * MiB, 8 * MiB),  # RAID0 of 16 x 512 KiB: a power of two above 4 MiB
+        (192 * KiB, 4224 * KiB),  # 3 x 64 KiB is no multiple of 128 KiB: lcm 384 KiB, 11 of them
+        (13 * 64 * KiB, 4992 * KiB),  # 832 KiB: lcm 1664 KiB, 3 of them
+    ],
+)
+def test_aligned_extent(unit, extent):
+    got = aligned_extent(unit)
+    assert got == extent
+    assert unit == 0 or got % unit == 0
+    assert got >= 4 * MiB and (got & (got - 1) == 0 or got % (128 * KiB) == 0)
+
+
+def test_linear_offsets_follow_lvcreates_order():
+    """Linear lvcreate takes the largest PV first (ties in VG order); each PV's data follows the last."""
+    g = lvm_volume([GiB, 3 * GiB, 2 * GiB], pe_start=MiB, extent_bytes=4 * MiB)
+    e = g.pv_extents
+    assert g.pv_lv_offset_bytes == ((e[1] + e[2]) * 4 * MiB, 0, e[1] * 4 * MiB)
+    s = lvm_volume([GiB] * 2, pe_start=MiB, stripes=2, stripe_bytes=64 * KiB)
+    assert s.pv_lv_offset_bytes == (None, None)
 
 
 def test_reports_agree_with_the_planner():

@@ -14,8 +14,11 @@ from dataclasses import dataclass
 
 import pytest
 
+from planners.compute import compute
 from planners.errors import PlanError
+from planners.example import example_pod
 from planners.lvm import lvm_volume, pe_start_bytes
+from planners.models import DiskSet, Lvm, MdGroup, Plan
 from planners.units import GiB, KiB, MiB
 from runners.exec import have
 from runners.probes.lvm import LvmProbeError, probe_volume
@@ -238,3 +241,43 @@ def test_allocation_on_each_pv_matches_lvcreate():
     wrong = [(c, s, w) for c, s, w in zip(cases, got, want, strict=True) if s != w]
     assert not wrong, f"{len(wrong)} of {len(cases)} differ: {wrong[:4]}"
     assert sum(g is not None and g.stripes > 1 for g in plans) >= 30
+
+
+def _linear_pod(group: MdGroup, n: int, disk: int, extra: int = 0) -> Plan:
+    """n arrays of `group` on disks of `disk` bytes (the last array's disks `extra` bytes larger)."""
+    m = group.members
+    disks = [DiskSet(count=m * (n - 1), size=disk), DiskSet(count=m, size=disk + extra)] if extra else \
+        [DiskSet(count=m * n, size=disk)]
+    return Plan(disks=disks, groups=[group.model_copy(update={"name": f"md{i}"}) for i in range(n)],
+                lvm=Lvm(enabled=True))
+
+
+ALIGNED = [
+    example_pod(),  # full size: 26 TB arrays, 6656 KiB extents
+    _linear_pod(MdGroup(level=5, members=7, chunk=512 * KiB), 3, GiB),  # 6 MiB extents
+    _linear_pod(MdGroup(level=5, members=4, chunk=64 * KiB), 4, GiB),  # 4224 KiB
+    _linear_pod(MdGroup(level=6, members=15, chunk=64 * KiB), 2, GiB),  # 4992 KiB
+    _linear_pod(MdGroup(level=0, members=16, chunk=512 * KiB), 2, GiB),  # 8 MiB
+    _linear_pod(MdGroup(level=6, members=15, chunk=512 * KiB), 3, GiB, extra=GiB),  # the larger array goes first
+]
+
+
+def test_aligned_extents_and_array_starts_match_lvm():
+    """vgcreate takes the extent podplan picks, and `lvs --segments` puts each array's first extent
+    where the planner says: on a full stripe of the LV (a chunk on RAID0)."""
+    vols = [compute(p).volumes[0] for p in ALIGNED]
+    measured = _parallel(lambda v: probe_volume(v.lvm.pv_bytes, pvcreate_options=v.lvm.pvcreate_options,
+                                                vgcreate_options=v.lvm.vgcreate_options,
+                                                lvcreate_options=v.lvm.lvcreate_options), vols)
+    wrong = []
+    for p, v, m in zip(ALIGNED, vols, measured):
+        g = v.lvm
+        starts = tuple(m.lv.start_on(pv.name) for pv in m.pvs)
+        seen = (m.vg.extent_bytes, tuple(pv.pe_count for pv in m.pvs), m.lv.lv_bytes, starts)
+        if seen != (g.extent_bytes, g.pv_extents, g.lv_bytes, g.pv_lv_offset_bytes):
+            wrong.append((p.groups[0], seen))
+        unit = v.alignment.md_io_opt_bytes if p.groups[0].level in (5, 6) else v.alignment.md_chunk_bytes
+        assert all(s % unit == 0 for s in starts), (p.groups[0], starts, unit)
+    assert not wrong, wrong
+    assert len({v.lvm.extent_bytes for v in vols}) == 5
+    assert vols[-1].lvm.pv_lv_offset_bytes[-1] == 0  # lvcreate put the larger array first

@@ -61,7 +61,7 @@ def test_what_the_form_cannot_show_is_kept() -> None:
         ({"mount_point": "srv"}, "mount_point", "not allowed"),
         ({"groups": "1", "spares": "45"}, "members", "no members"),
         ({"members": "16"}, "members", "need 48 disks"),
-        ({"extent_size": ""}, "extent_size", "PE size"),
+        ({"extent_size": "4Q"}, "extent_size", "PE size"),
     ],
 )
 def test_errors_name_the_field_to_highlight(changes: dict[str, str], field: str, words: str) -> None:
@@ -71,6 +71,15 @@ def test_errors_name_the_field_to_highlight(changes: dict[str, str], field: str,
     assert info.value.field == field
     assert words in info.value.message
     assert not info.value.message.startswith("form:")
+
+
+def test_an_empty_pe_size_lets_podplan_align_the_extent() -> None:
+    plan = example_pod()
+    auto = plan_from_values(plan, {**values_from_plan(plan), "extent_size": ""})
+    fixed = plan_from_values(plan, {**values_from_plan(plan), "extent_size": "4M"})
+    assert (auto.lvm.extent_size, fixed.lvm.extent_size) == (None, 4 * 2**20)
+    assert values_from_plan(auto)["extent_size"] == ""
+    assert compute_form(plan, values_from_plan(auto))[1].volumes[0].lvm.extent_bytes == 13 * 512 * 1024
 
 
 def test_impossible_layouts_blame_the_members() -> None:

@@ -246,10 +246,10 @@ def _groups(base: Plan, values: Values, total: int) -> list[dict[str, Any]]:
 def _lvm(old: dict[str, Any], values: Values) -> dict[str, Any]:
     lvm = {k: v for k, v in old.items() if k not in ("stripe_size", "data_alignment")}
     lvm.update(enabled=bool(values["lvm"]), mode=values["lvm_mode"])
+    lvm.pop("extent_size", None)
     extent = _opt_size(values, "extent_size", "PE size")
-    if extent is None:
-        raise FormError("PE size: enter a size such as 4M", "extent_size")
-    lvm["extent_size"] = extent
+    if extent is not None:
+        lvm["extent_size"] = extent
     if values["lvm_mode"] == "striped":
         stripe = _opt_size(values, "stripe_size", "stripe size")
         if stripe is not None:

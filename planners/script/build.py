@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from fractions import Fraction
 from typing import Protocol
 
+from planners.alignment import write_unit
 from planners.fs.ext4.geometry import mke2fs_args
 from planners.models import MdGroup, Plan
 from planners.results import GroupResult, PlanResult, VolumeResult
@@ -161,7 +162,8 @@ def _volume_steps(w: Write, plan: Plan, result: PlanResult, v: VolumeResult) -> 
         w(f"# pe_start will be {g.pe_start_bytes} bytes; {g.lv_extents} extents of {g.extent_bytes} bytes "
           f"= LV of {g.lv_bytes} bytes.")
         w(f"run pvcreate {' '.join(q(x) for x in g.pvcreate_options)} {mds}")
-        w(f"run vgcreate {' '.join(q(x) for x in g.vgcreate_options)} {q(lvm.vg)} {mds}  # extent size {lvm.extent_size} bytes")
+        w(f"# -s {format_size_compact(g.extent_bytes)}: " + _extent_reason(plan, result, v))
+        w(f"run vgcreate {' '.join(q(x) for x in g.vgcreate_options)} {q(lvm.vg)} {mds}  # extent size {g.extent_bytes} bytes")
         lv = ["lvcreate", "-y", *g.lvcreate_options, "-n", lvm.lv]
         comment = "linear: the md arrays concatenated"
         if a.lv_stripe_bytes:
@@ -210,6 +212,31 @@ def _volume_steps(w: Write, plan: Plan, result: PlanResult, v: VolumeResult) -> 
     w(f'  say "+ echo \\"UUID=<uuid of {v.device}> {v.mount_point} {fs.type} {opts} 0 2\\" >> {FSTAB}"')
     w("fi")
     w(f"run mount -o {q(opts)} {q(v.device)} {q(v.mount_point)}")
+
+
+def _extent_reason(plan: Plan, result: PlanResult, v: VolumeResult) -> str:
+    """Why the extent size, and where each array will start in a linear LV."""
+    g = v.lvm
+    assert g is not None
+    why = "given in the plan" if plan.lvm.extent_size else "chosen by podplan"
+    if g.stripes > 1:
+        return f"{why}; a striped LV keeps whole stripe sizes in each stripe's extents."
+    md = {r.name: r.md for r in result.groups}
+    units = {n: write_unit(md[n].level, md[n].chunk_bytes, md[n].io_opt_bytes) for n in v.groups}
+    starts = [(name, off) for name, off in zip(v.groups, g.pv_lv_offset_bytes, strict=True) if off]
+    off = [name for name, at in starts if units[name] and at % units[name]]
+    if off:
+        return (f"{why}; {' and '.join(off)} will start inside a full stripe of the LV (podplan plan warns of it).")
+    unit = units[v.groups[0]]
+    if not unit:
+        return f"{why}."
+    count = g.extent_bytes // unit
+    what = "md full stripe" if md[v.groups[0]].level in (4, 5, 6) else "md chunk"
+    why += f", {f'the {what}' if count == 1 else f'{count} {what}s'} ({unit} bytes{'' if count == 1 else ' each'})"
+    if not starts:
+        return f"{why}."
+    return (f"{why}: each array starts on a {what.removeprefix('md ')} of the LV "
+            f"({', '.join(f'{n} at byte {o}' for n, o in starts)}).")
 
 
 def _tuning_step(w: Write, plan: Plan, result: PlanResult) -> None:

@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from planners.alignment import write_unit
 from planners.compute import compute
 from planners.models import Plan
 from planners.rehearsal import choose_disk_size, scale_plan
@@ -128,6 +129,8 @@ def compare(plan: Plan, result: PlanResult, c: LabCollection) -> list[Check]:
             dm = next((b for b in c.block.values() if b.dm_name == f"{plan.lvm.vg}-{plan.lvm.lv}"), None)
             top = dm.name if dm else None
             add("tuning", "LV readahead (sectors)", a.readahead_sectors, dm.ra_sectors if dm else None)
+            if lvm.stripes == 1:
+                _compare_array_starts(add, result, v, lv, c, kernel_name)
             if plan.lvm.mode == "striped":
                 add("lvm", "LV io_min (bytes)", a.top_io_min_bytes, dm.io_min if dm else None)
                 add("lvm", "LV io_opt (bytes)", a.top_io_opt_bytes, dm.io_opt if dm else None)
@@ -141,6 +144,30 @@ def compare(plan: Plan, result: PlanResult, c: LabCollection) -> list[Check]:
                 add("tuning", f"{name} stripe_cache_size", a.stripe_cache_size, c.md_array(arr_name).stripe_cache_size)
         _compare_fs(add, v, next((f for f in c.filesystems if f.device == top), None))
     return out
+
+
+def _compare_array_starts(add: Callable[..., None], result: PlanResult, v, lv, c: LabCollection,
+                          kernel_name: dict[str, str]) -> None:
+    """Where each array's first extent lands in the linear LV (`lvs --segments` seg_start), and how far
+    that is past a full stripe (chunk on RAID0/10) of the array as the VM's kernel reports it."""
+    if lv is not None and not lv.segment_table:
+        return  # a report recorded without seg_start and seg_pe_ranges cannot say where the arrays start
+    mds = {g.name: g.md for g in result.groups}
+    for name, predicted in zip(v.groups, v.lvm.pv_lv_offset_bytes):
+        if predicted is None:
+            continue
+        kernel = kernel_name.get(name)
+        paths = {f"/dev/md/{name}"} | ({f"/dev/{kernel}"} if kernel else set())
+        actual = next((x for x in (lv.start_on(p) for p in paths) if x is not None), None) if lv else None
+        add("lvm", f"{name} start in the LV (bytes)", predicted, actual)
+        md = mds[name]
+        dev = c.block.get(kernel) if kernel else None
+        arr = c.md_array(kernel) if kernel and any(a.name == kernel for a in c.md) else None
+        unit = write_unit(md.level, md.chunk_bytes, md.io_opt_bytes)
+        seen = write_unit(md.level, arr.chunk_bytes, dev.io_opt) if arr and dev else None
+        if unit:
+            add("lvm", f"{name} start past a full stripe (bytes)", predicted % unit,
+                actual % seen if actual is not None and seen else None)
 
 
 def _compare_fs(add: Callable[..., None], v, fs) -> None:

@@ -27,7 +27,7 @@ VG_NAME = "podplanvg"
 LV_NAME = "podplanlv"
 PV_FIELDS = "pv_name,pv_size,dev_size,pe_start,pv_pe_count,pv_pe_alloc_count"
 VG_FIELDS = "vg_name,vg_extent_size,vg_extent_count,vg_free_count,vg_size"
-LV_FIELDS = "lv_name,lv_size,seg_size_pe,stripes,stripe_size,seg_count"
+LV_FIELDS = "lv_name,lv_size,seg_size_pe,stripes,stripe_size,seg_count,seg_start,seg_pe_ranges"
 # Runs pvcreate with the loop device's queue limits replaced, inside `unshare --mount`
 # so the replacement is seen by this pvcreate alone. Arguments: N, then N pairs of
 # (file with the fake value, sysfs file to cover), then pvcreate's argv.
@@ -57,6 +57,18 @@ class VgReport(BaseModel):
     vg_bytes: int = Field(description="VG size, in bytes.")
 
 
+class LvSegment(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    start_bytes: int = Field(description="seg_start: where the segment begins in the LV, in bytes.")
+    extents: int = Field(description="seg_size_pe: logical extents of the segment, count.")
+    pe_ranges: tuple[str, ...] = Field(description="seg_pe_ranges: 'PV:first-last' extents, one per stripe.")
+
+    def starts_on(self, pv: str) -> bool:
+        """Whether the segment's first stripe lies on this PV (a device path)."""
+        return bool(self.pe_ranges) and self.pe_ranges[0].rpartition(":")[0] == pv
+
+
 class LvReport(BaseModel):
     model_config = ConfigDict(frozen=True)
 
@@ -66,6 +78,12 @@ class LvReport(BaseModel):
     stripes: int = Field(description="Stripes of the first segment, count.")
     stripe_bytes: int = Field(description="Stripe size of the first segment in bytes (0 for linear).")
     segments: int = Field(description="Segments, count.")
+    segment_table: tuple[LvSegment, ...] = Field(
+        (), description="Each segment in LV order (empty in reports without seg_start and seg_pe_ranges).")
+
+    def start_on(self, pv: str) -> int | None:
+        """Where the LV's first segment on this PV begins in the LV, in bytes; None if none does."""
+        return min((s.start_bytes for s in self.segment_table if s.starts_on(pv)), default=None)
 
 
 class LvmMeasurement(BaseModel):
@@ -119,6 +137,10 @@ def parse_lvs(text: str) -> list[LvReport]:
             name=name, lv_bytes=lv["size"], extents=sum(int(r["seg_size_pe"]) for r in lv["rows"]),
             stripes=int(lv["rows"][0]["stripes"]), stripe_bytes=int(lv["rows"][0]["stripe_size"] or 0),
             segments=len(lv["rows"]),
+            segment_table=tuple(sorted(
+                (LvSegment(start_bytes=int(r["seg_start"]), extents=int(r["seg_size_pe"]),
+                           pe_ranges=tuple(r.get("seg_pe_ranges", "").split()))
+                 for r in lv["rows"] if r.get("seg_start", "").isdigit()), key=lambda s: s.start_bytes)),
         )
         for name, lv in out.items()
     ]

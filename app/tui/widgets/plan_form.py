@@ -114,7 +114,8 @@ class PlanForm(VerticalScroll):
         yield from self._check("lvm", "", "use LVM", v)
         yield from self._select("lvm_mode", "mode", [("linear", "linear"), ("striped", "striped")], v)
         yield from self._input("stripe_size", "stripe size", v, placeholder="auto: md stripe")
-        yield from self._input("extent_size", "PE size", v)
+        yield from self._input("extent_size", "PE size", v, placeholder="auto",
+                               tooltip="vgcreate -s. Empty: 4M, or for a linear LV a multiple of the md full stripe")
         yield from self._input("data_alignment", "data align", v, placeholder="full stripe")
         yield Static("Filesystem", classes="form-section")
         yield from self._select("fs", "type", [("XFS", "xfs"), ("ext4", "ext4"), ("ext3", "ext3")], v)
