@@ -76,9 +76,9 @@ def test_groups_add_their_risks():
     one = reliability(plan(6, 10))
     three = reliability(plan(6, 10, groups=3))
     assert three.mttdl_hours[0] == pytest.approx(one.mttdl_hours[0] / 3)
-    lo, hi = three.loss_per_year
-    assert lo < three.loss_per_year_nominal < hi
-    assert hi == pytest.approx(1 - exp(-HOURS_PER_YEAR / three.mttdl_hours[0]))
+    lo, hi = three.loss.array_per_year
+    assert lo < hi == pytest.approx(1 - exp(-HOURS_PER_YEAR / three.mttdl_hours[0]))
+    assert three.loss.per_year[0] < three.loss.per_year_nominal < three.loss.per_year[1]
 
 
 def test_unrecoverable_read_error_odds():
@@ -90,6 +90,33 @@ def test_unrecoverable_read_error_odds():
     assert "lost" in r5.ure_consequence
     assert "corrected" in reliability(plan(6, 8)).groups[0].ure_consequence
     assert reliability(plan(1, 2)).groups[0].ure_bits == pytest.approx(r5.ure_bits / 7, rel=1e-3)
+
+
+def test_the_loss_figure_adds_data_lost_to_ures_in_rebuilds():
+    # RAID5: every rebuild reads the survivors with no redundancy left; a URE loses that stripe's data.
+    rel = reliability(plan(5, 9, groups=5))
+    g = rel.groups[0]
+    assert g.exposed_ure_probability == g.ure_probability and g.exposed_bits == g.ure_bits
+    loss = rel.loss
+    assert loss.rebuilds_per_year == pytest.approx((45 * 0.01, 45 * 0.04))
+    assert loss.ure_per_rebuild == pytest.approx((g.ure_probability, g.ure_probability))
+    for i, afr in enumerate(AFR_RANGE):
+        ures = 45 * afr * g.ure_probability  # a year
+        arrays = 5 * HOURS_PER_YEAR / (g.mttdl_hours[1 - i])
+        assert loss.ure_per_year[i] == pytest.approx(1 - exp(-ures))
+        assert loss.array_per_year[i] == pytest.approx(1 - exp(-arrays))
+        assert loss.per_year[i] == pytest.approx(1 - exp(-ures - arrays))
+    # RAID6: only a rebuild with two members missing reads without a spare parity; the n - 2 survivors.
+    r6 = reliability(plan(6, 10))
+    g6 = r6.groups[0]
+    assert g6.exposed_bits == pytest.approx(g6.ure_bits * 8 / 9)
+    lam = AFR_RANGE[1] / HOURS_PER_YEAR
+    exposed = 10 * lam * 9 * lam * g6.mttr_hours * HOURS_PER_YEAR  # double failures a year
+    assert r6.loss.ure_per_year[1] == pytest.approx(1 - exp(-exposed * g6.exposed_ure_probability))
+    assert r6.loss.ure_per_rebuild[1] == pytest.approx(exposed * g6.exposed_ure_probability / (10 * 0.04))
+    # RAID0 has no rebuild, so nothing is lost to UREs: its arrays are its whole loss.
+    r0 = reliability(plan(0, 4)).loss
+    assert r0.rebuilds_per_year == (0, 0) and r0.ure_per_year == (0, 0) and r0.per_year == r0.array_per_year
 
 
 def test_assumptions_are_stated():

@@ -257,6 +257,8 @@ async def test_perf_tab_draws_each_workload_and_names_the_cpu_source() -> None:
         text = rendered(pilot.app, "#perf", width=118)
         for name in ("seq-read", "seq-write", "rand-read-4k", "rand-write-4k", "Reliability"):
             assert name in text, text
+        # The one loss figure, its parts named as `podplan predict` names them.
+        assert "array loss (a failure too many)" in text and "data lost to UREs in" in text, text
         # The same source `podplan predict` would name: this host's log when it has the figures, else a preset.
         assert "CPU: raid6 gen()" in text and ("kernel log" in text or "preset" in text), text
 

@@ -45,8 +45,15 @@ def _reliability(plan: Plan, result: PlanResult) -> str:
     from planners.reliability import reliability
 
     rel = reliability(plan, result)
-    lo, hi = rel.loss_per_year
+    lo, hi = rel.loss.per_year
     return f"loss/yr {short_odds(lo)}-{short_odds(hi)}, rebuild {max(g.rebuild_hours for g in rel.groups):.0f} h"
+
+
+def _loss_parts(plan: Plan, result: PlanResult) -> str:
+    from app.shared.figures import loss_parts
+    from planners.reliability import reliability
+
+    return loss_parts(reliability(plan, result).loss)
 
 
 ROWS: tuple[tuple[str, object], ...] = (
@@ -67,6 +74,7 @@ ROWS: tuple[tuple[str, object], ...] = (
                                      f"/{sum(f.severity == 'warning' for f in r.findings)}"),
     ("throughput", lambda p, r: _throughput(p, r)),
     ("reliability", lambda p, r: _reliability(p, r)),
+    ("loss at 4 %", lambda p, r: _loss_parts(p, r)),
 )
 
 
