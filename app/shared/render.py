@@ -45,10 +45,11 @@ def filesystems_table(result: PlanResult) -> Table | None:
         return None
     t = Table(title=f"{len(result.volumes)} filesystems, one per md array (no LVM joins them); usable is their sum",
               title_justify="left", show_edge=False)
-    for col in ("device", "mount point", "df size B", "available B", "TiB"):
-        t.add_column(col, justify="left" if col in ("device", "mount point") else "right", overflow="fold")
+    for col in ("device", "mount point", "label", "df size B", "available B", "TiB"):
+        t.add_column(col, justify="left" if col in ("device", "mount point", "label") else "right", overflow="fold")
     for v in result.volumes:
-        t.add_row(v.device, v.mount_point, _n(v.df_size_bytes), _n(v.df_available_bytes), tib(v.df_available_bytes))
+        t.add_row(v.device, v.mount_point, v.label or "-", _n(v.df_size_bytes), _n(v.df_available_bytes),
+                  tib(v.df_available_bytes))
     return t
 
 
@@ -88,6 +89,8 @@ def volume_table(plan: Plan, v: VolumeResult) -> Table:
         t.add_row("inodes", _n(e.inode_count))
         t.add_row("journal", f"{_n(e.journal_blocks)} blocks")
         t.add_row("reserved blocks", _n(e.reserved_blocks))
+    if v.label:
+        t.add_row("label", v.label)
     t.add_row("filesystem size", f"{_n(v.fs_bytes)} B")
     t.add_row("df -B1 size", f"{_n(v.df_size_bytes)} B  ({tb(v.df_size_bytes)}, {tib(v.df_size_bytes)})")
     t.add_row("df -B1 available", f"{_n(v.df_available_bytes)} B  ({tb(v.df_available_bytes)}, {tib(v.df_available_bytes)})")
