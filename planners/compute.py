@@ -13,7 +13,7 @@ from planners import alignment as al
 from planners.errors import PlanError
 from planners.fs.ext4.geometry import ext4_geometry
 from planners.fs.ext4.df import ext4_df
-from planners.fs.findings import fs_findings
+from planners.fs_findings import fs_findings
 from planners.lvm import lvm_volume, pe_start_bytes
 from planners.md.geometry import md_geometry
 from planners.models import Disk, MdGroup, Plan
