@@ -22,11 +22,15 @@ from pydantic import BaseModel, ConfigDict, Field
 from planners.hardware import DiskPerf
 from planners.models import Plan
 from planners.perf.context import GroupCtx, PerfCtx, build_ctx
-from planners.results import PlanResult
+from planners.results import Finding, PlanResult
 
 Frozen = ConfigDict(frozen=True)
 HOURS_PER_YEAR = 8766.0
 AFR_RANGE = (0.01, 0.04)  # field replacement rates run 2-4 %/year; datasheets imply under 1 %
+# A policy, not a physical figure: a layout that loses data to an unreadable sector in most of its
+# rebuilds (RAID5 of large disks) is not one to build on purpose, however rarely its disks fail.
+# The plan warns of it and the sweep ranks it last.
+MAX_REBUILD_LOSS = 0.5
 
 
 class RebuildLimit(BaseModel):
@@ -171,11 +175,7 @@ def _ure_consequence(g: GroupCtx) -> str:
     return "md records a bad block and finishes: one unreadable spot in one file"
 
 
-def reliability(plan: Plan, result: PlanResult | None = None, *, disk_override: DiskPerf | None = None) -> Reliability:
-    if result is None:
-        from planners.compute import compute
-
-        result = compute(plan)
+def reliability(plan: Plan, result: PlanResult, *, disk_override: DiskPerf | None = None) -> Reliability:
     return reliability_ctx(build_ctx(plan, result, disk_override))
 
 
@@ -256,6 +256,38 @@ def reliability_ctx(ctx: PerfCtx, seen: dict[tuple, dict[str, GroupReliability]]
         ure_per_rebuild=tuple(u / r if r else 0.0 for _, u, r in at), per_year_nominal=yearly(sum(rates(afr)[:2])))
     return Reliability(groups=groups, mttdl_hours=(1 / at[1][0], 1 / at[0][0]), loss=loss, afr_nominal=afr,
                        assumptions=assumptions)
+
+
+def loss_findings(plan: Plan, result: PlanResult) -> list[Finding]:
+    """A warning when the plan loses data to a URE in most rebuilds (at 4 % AFR), in the words and
+    figures of the one loss figure."""
+    ctx = build_ctx(plan, result)
+    rel = reliability_ctx(ctx)
+    loss = rel.loss
+    if loss.ure_per_rebuild[1] <= MAX_REBUILD_LOSS:
+        return []
+    worst = [g for g in rel.groups if g.exposed_ure_probability > MAX_REBUILD_LOSS]
+    g = max(worst, key=lambda g: g.exposed_ure_probability)
+    what = f"RAID{g.level} of {g.members}"
+    names = (f"{', '.join(x.name for x in worst)} ({what})" if len(worst) < 4
+             else f"{worst[0].name} to {worst[-1].name} ({len(worst)} arrays, {what})")
+    ber = next(x.disk.ure_per_bit for x in ctx.groups if x.name == g.name)
+    rate, bits = (f"{v:.{d}e}".replace("e+", "e") for v, d in ((1 / ber, 0), (g.exposed_bits, 2)))
+    lo, hi = loss.per_year
+    return [Finding(
+        severity="warning", layer="md", field="groups",
+        message=f"{names}: each rebuild reads {bits} bits with no redundancy left, and "
+                f"at one unreadable sector (URE) per {rate} bits {g.exposed_ure_probability:.0%} of them lose a stripe's "
+                f"data ({loss.rebuilds_per_year[0]:.2g} to {loss.rebuilds_per_year[1]:.2g} rebuilds a year; data loss "
+                f"within a year {lo:.0%} to {hi:.0%} at 1-4 %/yr disk failures); RAID6 corrects such a read "
+                "from its second parity.")]
+
+
+def with_loss_findings(plan: Plan, result: PlanResult) -> PlanResult:
+    """`result` with `loss_findings` among its findings. compute leaves them out, as the reliability
+    model stands on compute's figures; what shows a plan's findings adds them with this."""
+    loss = loss_findings(plan, result)
+    return result.model_copy(update={"findings": [*result.findings, *loss]}) if loss else result
 
 
 def loss_probability(mttdl: float, hours: float = HOURS_PER_YEAR) -> float:

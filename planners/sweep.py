@@ -18,7 +18,7 @@ from planners.errors import PlanError
 from planners.models import Lvm, MdGroup, Plan
 from planners.perf.predict import predict_ctx
 from planners.perf.context import build_ctx
-from planners.reliability import GroupReliability, Loss, reliability_ctx
+from planners.reliability import MAX_REBUILD_LOSS, GroupReliability, Loss, reliability_ctx
 from planners.units import KiB, format_size_compact
 from planners.perf.workloads import PRESETS, Workload
 
@@ -31,10 +31,8 @@ MAX_GROUPS = 12  # more, smaller arrays than this only add parity and spares wit
 # (at the 4 % end of disk failure rates) is not ranked among the ones a sysadmin would build.
 # `sweep(max_loss=...)` and `podplan sweep --max-loss` change it.
 MAX_LOSS_PER_YEAR = 0.01
-# Also a policy: a layout that loses data to an unreadable sector in most of its rebuilds (RAID5
-# of large disks) is not built on purpose, however rarely its disks fail. `sweep(max_rebuild_loss=...)`
-# and `podplan sweep --max-rebuild-loss` change it.
-MAX_REBUILD_LOSS = 0.5
+# `reliability.MAX_REBUILD_LOSS`, the other limit, is changed by `sweep(max_rebuild_loss=...)` and
+# `podplan sweep --max-rebuild-loss`.
 
 
 class SweepRow(BaseModel):

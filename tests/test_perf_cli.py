@@ -130,6 +130,12 @@ def test_sweep_and_predict_give_one_loss_figure(capsys):
     code, out, err = run(capsys, ["sweep", *layout, "--all", "--top", "0"])
     line = next(x for x in out.splitlines() if "5x RAID5 9 512K striped" in x)
     assert line.split()[0].endswith("~") and " 100% " in line
+    # `plan` warns of it too, in the same figures.
+    code, out, err = run(capsys, ["plan", "--disk-size", "18TB", "--groups", "5", "--level", "5", "--lvm-mode",
+                                  "striped", "--json"])
+    (f,) = [f for f in json.loads(out)["result"]["findings"] if "unreadable sector" in f["message"]]
+    assert f["severity"] == "warning" and "0.45 to 1.8 rebuilds a year" in f["message"]
+    assert f"data loss within a year {loss['per_year'][0]:.0%} to {loss['per_year'][1]:.0%}" in f["message"]
 
 
 @pytest.mark.parametrize("argv,needle", [
