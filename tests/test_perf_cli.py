@@ -123,7 +123,7 @@ def test_sweep_and_predict_give_one_loss_figure(capsys):
     code, out, err = run(capsys, ["predict", *layout, "--groups", "5", "--level", "5", "--lvm-mode", "striped"])
     text = out[out.index("Data loss within a year"):out.index("Assumptions")]
     assert "array loss (a failure too many): 1 in 2,100 to 0.77% a year" in text
-    assert "data lost to UREs in 100% of rebuilds, 0.45 to 1.8 rebuilds a year" in text
+    assert "data lost to UREs in 100% of rebuilds (0.45 to 1.8 rebuilds a year):" in text
     assert max(len(line.rstrip()) for line in text.splitlines()) <= 80
     code, out, err = run(capsys, ["sweep", *layout])
     assert "5x RAID5 9 512K striped" not in out and "(~): loses data to a URE in over 50% of rebuilds" in out
@@ -136,6 +136,18 @@ def test_sweep_and_predict_give_one_loss_figure(capsys):
     (f,) = [f for f in json.loads(out)["result"]["findings"] if "unreadable sector" in f["message"]]
     assert f["severity"] == "warning" and "0.45 to 1.8 rebuilds a year" in f["message"]
     assert f"data loss within a year {loss['per_year'][0]:.0%} to {loss['per_year'][1]:.0%}" in f["message"]
+
+
+@pytest.mark.parametrize("tiny", [1e-3, 1e-9, 1e-15])
+def test_loss_lines_fit_80_columns_whole(tiny):
+    from app.shared.figures import loss_lines, odds
+    from planners.reliability import Loss
+
+    loss = Loss(per_year=(tiny, 0.9), array_per_year=(tiny / 3, tiny), ure_per_year=(tiny, 0.5),
+                rebuilds_per_year=(0.123456, 12.3456), ure_per_rebuild=(tiny / 7, 0.3), per_year_nominal=tiny)
+    lines = loss_lines(loss, 0.02)
+    assert max(map(len, lines)) <= 80
+    assert odds(tiny / 3) in " ".join(lines) and odds(tiny / 7) in " ".join(lines)  # wrapped, never cut
 
 
 @pytest.mark.parametrize("argv,needle", [

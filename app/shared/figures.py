@@ -58,19 +58,20 @@ def _pair(pair: tuple[float, float], fmt: Callable[[float], str]) -> str:
     return lo if lo == hi else f"{lo} to {hi}"
 
 
-def ure_text(loss: Loss) -> str:
-    """The URE half of the loss figure: how often a rebuild loses data, and how many rebuilds a year."""
-    return (f"data lost to UREs in {_pair(loss.ure_per_rebuild, share_text)} of rebuilds, "
-            f"{_pair(loss.rebuilds_per_year, lambda v: f'{v:.2g}')} rebuilds a year")
-
-
 def loss_lines(loss: Loss, afr_nominal: float) -> list[str]:
     """The loss figure in full, each part named, every line within 80 columns (1-4 %/yr disk failures)."""
-    return [f"Data loss within a year: {_pair(loss.per_year, odds)} for 1-4 %/yr disk failures",
-            f"  ({odds(loss.per_year_nominal)} at the disks' own {afr_nominal:.1%}), made of:",
-            f"  array loss (a failure too many): {_pair(loss.array_per_year, odds)} a year;",
-            *([f"  {ure_text(loss)}:", f"  {_pair(loss.ure_per_year, odds)} a year."] if any(loss.rebuilds_per_year)
-              else ["  no data lost to UREs: RAID0 has no rebuilds."])]
+    parts = [("Data loss within a year:", f"{_pair(loss.per_year, odds)} for 1-4 %/yr disk failures"),
+             ("  (" + odds(loss.per_year_nominal), f"at the disks' own {afr_nominal:.1%}), made of:"),
+             ("  array loss (a failure too many):", f"{_pair(loss.array_per_year, odds)} a year;")]
+    if any(loss.rebuilds_per_year):
+        parts += [(f"  data lost to UREs in {_pair(loss.ure_per_rebuild, share_text)} of rebuilds",
+                   f"({_pair(loss.rebuilds_per_year, lambda v: f'{v:.2g}')} rebuilds a year):"),
+                  ("  " + _pair(loss.ure_per_year, odds), "a year.")]
+    else:
+        parts.append(("  no data lost to UREs:", "RAID0 has no rebuilds."))
+    # A part too long for one line goes on two, the figure whole on the second.
+    return [line for head, tail in parts
+            for line in ([f"{head} {tail}"] if len(head) + len(tail) < 80 else [head, f"    {tail}"])]
 
 
 def loss_parts(loss: Loss) -> str:
