@@ -49,6 +49,17 @@ def test_ext4_growth_ceiling_is_what_mke2fs_reserves_for():
     assert f"{e.reserved_gdt_blocks} descriptor blocks" in f.message
 
 
+def test_the_ceiling_is_where_podplans_grow_stops():
+    from planners.errors import PlanError
+    from planners.grow.fs import ext4_grown
+
+    e = compute(_small(6, TB2)).volumes[0].ext4
+    ceiling = e.online_grow_blocks * e.block_size
+    assert ext4_grown(e, ceiling).block_count == e.online_grow_blocks
+    with pytest.raises(PlanError, match="meta_bg"):
+        ext4_grown(e, ceiling + e.blocks_per_group * e.block_size)
+
+
 def test_ext4_growth_ceiling_matches_dumpe2fs_of_a_real_filesystem(tmp_path):
     need("mke2fs", "dumpe2fs")
     plan = _small(4, 256 * 2**20)
