@@ -204,6 +204,8 @@ def check_plan(plan: Plan, md_io: list[tuple[str, int, int, int | None, int]], v
     if unassigned:
         add("warning", "plan", f"{len(unassigned)} disk(s) are not used by any md group or as spares.", "groups")
     if len(plan.groups) > 1 and not plan.lvm.enabled:
-        add("info", "plan",
-            f"LVM is off, so each of the {len(plan.groups)} md arrays gets its own filesystem and mount point.", "lvm.enabled")
+        fs, n = plan.filesystem, len(plan.groups)
+        labels = f", and its own label ({fs.volume_label(0, n)} to {fs.volume_label(n - 1, n)})" if fs.label else ""
+        add("info", "plan", f"LVM is off, so each of the {n} md arrays gets its own filesystem and mount point{labels}.",
+            "lvm.enabled")
     return out

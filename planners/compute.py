@@ -13,6 +13,7 @@ from planners import alignment as al
 from planners.errors import PlanError
 from planners.fs.ext4.geometry import ext4_geometry
 from planners.fs.ext4.df import ext4_df
+from planners.fs_findings import fs_findings
 from planners.lvm import aligned_extent, lvm_volume, pe_start_bytes
 from planners.md.geometry import MdGeometry, md_geometry
 from planners.models import Disk, MdGroup, Plan
@@ -45,11 +46,13 @@ def compute(plan: Plan) -> PlanResult:
     groups = [_group(g, tuple(members), tuple(spares), mdadm) for g, members, spares in plan.group_disks()]
 
     if plan.lvm.enabled:
-        volumes = [_volume(plan, groups, f"/dev/{plan.lvm.vg}/{plan.lvm.lv}", plan.filesystem.mount_point)]
+        volumes = [_volume(plan, groups, f"/dev/{plan.lvm.vg}/{plan.lvm.lv}", plan.filesystem.mount_point,
+                           plan.filesystem.label)]
     else:
         volumes = [
-            _volume(plan, [g], g.device, plan.filesystem.mount_point if len(groups) == 1 else f"{plan.filesystem.mount_point}/{g.name}")
-            for g in groups
+            _volume(plan, [g], g.device, plan.filesystem.mount_point if len(groups) == 1 else f"{plan.filesystem.mount_point}/{g.name}",
+                    plan.filesystem.volume_label(i, len(groups)))
+            for i, g in enumerate(groups)
         ]
 
     raw = sum(d.size * d.count for d in plan.disks)
@@ -60,7 +63,7 @@ def compute(plan: Plan) -> PlanResult:
     usable = sum(v.df_available_bytes for v in volumes)
     findings = al.check_plan(
         plan, [(g.name, g.md.io_min_bytes, g.md.io_opt_bytes, g.md.chunk_bytes, g.md.level) for g in groups], volumes[0]
-    )
+    ) + fs_findings(plan, volumes)
     return PlanResult(
         plan_name=plan.name,
         tools=tools,
@@ -112,7 +115,7 @@ def _group(g: MdGroup, members: tuple[Disk, ...], spares: tuple[Disk, ...], mdad
     )
 
 
-def _volume(plan: Plan, groups: list[GroupResult], device: str, mount_point: str) -> VolumeResult:
+def _volume(plan: Plan, groups: list[GroupResult], device: str, mount_point: str, label: str) -> VolumeResult:
     lvm = plan.lvm
     fs = plan.filesystem
     md0 = groups[0].md
@@ -213,6 +216,7 @@ def _volume(plan: Plan, groups: list[GroupResult], device: str, mount_point: str
     return VolumeResult(
         device=device,
         mount_point=mount_point,
+        label=label,
         groups=[g.name for g in groups],
         block_device_bytes=size,
         lvm=lvg,

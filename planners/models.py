@@ -233,6 +233,15 @@ class Filesystem(BaseModel):
             raise PlanError("the stripe unit must be a multiple of the block size", "filesystem.stripe_unit")
         return self
 
+    def volume_label(self, index: int, count: int) -> str:
+        """The label of filesystem `index` of `count` (one per md array without LVM): each its own,
+        so LABEL= and /dev/disk/by-label name one filesystem. The suffix stays whole and the plan's
+        label is shortened to fit the format (mke2fs keeps 16 bytes, mkfs.xfs refuses over 12)."""
+        if not self.label or count == 1:
+            return self.label
+        suffix = f"-{index}"
+        return self.label[:(12 if self.type == "xfs" else 16) - len(suffix)] + suffix
+
 
 class Tuning(BaseModel):
     """Block-layer settings the script makes persistent with a udev rule."""

@@ -1,5 +1,11 @@
 """Rebuild time, mean time to data loss, unreadable sectors during a rebuild, yearly loss odds.
 
+Data is lost two ways, and the one loss figure (`Loss`) counts both, each named: a whole array
+lost to one failure too many (MTTDL), and a stripe's data lost to an unreadable sector (URE) read
+while a rebuild has no redundancy left to correct it (every RAID5 rebuild; a RAID6 rebuild with
+two members missing). On large disks the second dominates: a RAID5 of 9 x 18 TB reads 1.2e15
+bits to rebuild one member, and at one URE per 1e14 bits nearly every rebuild loses some data.
+
 The MTTDL formulas (Patterson/Gibson/Katz; Chen et al.) assume independent, exponential
 failures; field studies (Elerath & Pecht, Schroeder & Gibson) found real double failures 2 to
 1500 times likelier. So every figure is shown as a range over annual failure rates of 1-4 %
@@ -16,11 +22,15 @@ from pydantic import BaseModel, ConfigDict, Field
 from planners.hardware import DiskPerf
 from planners.models import Plan
 from planners.perf.context import GroupCtx, PerfCtx, build_ctx
-from planners.results import PlanResult
+from planners.results import Finding, PlanResult
 
 Frozen = ConfigDict(frozen=True)
 HOURS_PER_YEAR = 8766.0
 AFR_RANGE = (0.01, 0.04)  # field replacement rates run 2-4 %/year; datasheets imply under 1 %
+# A policy, not a physical figure: a layout that loses data to an unreadable sector in most of its
+# rebuilds (RAID5 of large disks) is not one to build on purpose, however rarely its disks fail.
+# The plan warns of it and the sweep ranks it last.
+MAX_REBUILD_LOSS = 0.5
 
 
 class RebuildLimit(BaseModel):
@@ -49,6 +59,31 @@ class GroupReliability(BaseModel):
     ure_bits: float = Field(description="Bits a single-failure rebuild must read, count.")
     ure_probability: float = Field(description="P(at least one unrecoverable read error during that rebuild), 0-1.")
     ure_consequence: str = Field(description="What such an error costs on this level.")
+    exposed_bits: float = Field(description="Bits a rebuild with no redundancy left must read (one member missing "
+                                            "on RAID5, two on RAID6, one copy left on mirrors), count.")
+    exposed_ure_probability: float = Field(description="P(at least one URE during that rebuild): data lost, 0-1.")
+
+
+class Loss(BaseModel):
+    """The plan's one loss figure: whole arrays lost, and data lost to UREs during rebuilds.
+
+    Each pair is at 1 % and at 4 % AFR. Both are rates of independent events, so the yearly odds
+    of losing any data come from their sum.
+    """
+
+    model_config = Frozen
+
+    per_year: tuple[float, float] = Field(description="P(losing any data within a year: an array or a URE's "
+                                                      "stripe) at 1 % and 4 % AFR, 0-1.")
+    array_per_year: tuple[float, float] = Field(description="P(a whole md array lost within a year) at 1 % and "
+                                                            "4 % AFR, 0-1.")
+    ure_per_year: tuple[float, float] = Field(description="P(data lost to a URE during a rebuild within a year) at "
+                                                          "1 % and 4 % AFR, 0-1.")
+    rebuilds_per_year: tuple[float, float] = Field(description="Member rebuilds a year (one per failed member) at "
+                                                               "1 % and 4 % AFR, count.")
+    ure_per_rebuild: tuple[float, float] = Field(description="Share of those rebuilds that lose data to a URE at "
+                                                             "1 % and 4 % AFR, 0-1.")
+    per_year_nominal: float = Field(description="P(losing any data within a year) at the disks' own AFR, 0-1.")
 
 
 class Reliability(BaseModel):
@@ -57,9 +92,8 @@ class Reliability(BaseModel):
     model_config = Frozen
 
     groups: list[GroupReliability] = Field(description="Per md array.")
-    mttdl_hours: tuple[float, float] = Field(description="Plan MTTDL at 4 % and at 1 % AFR, hours.")
-    loss_per_year: tuple[float, float] = Field(description="P(data loss within a year) at 1 % and at 4 % AFR, 0-1.")
-    loss_per_year_nominal: float = Field(description="The same at the disks' own AFR figure, 0-1.")
+    mttdl_hours: tuple[float, float] = Field(description="Plan MTTDL (whole arrays) at 4 % and at 1 % AFR, hours.")
+    loss: Loss = Field(description="The odds of losing data: arrays and UREs, each named, and their sum.")
     afr_nominal: float = Field(description="The disks' own annual failure rate, fraction.")
     assumptions: list[str] = Field(description="Every assumption the figures rest on, one sentence each.")
 
@@ -115,26 +149,33 @@ def mttdl_hours(g: GroupCtx, mttf: float, mttr: float) -> float:
     return mttf ** (len(partners) + 1) / (g.n * prod(partners) * mttr ** len(partners))
 
 
-def _ure(g: GroupCtx) -> tuple[float, float, str]:
-    if g.level == 0:
-        return 0.0, 0.0, "nothing to rebuild: RAID0 is lost with its first failed member"
-    sources = g.n - 1 if g.parity else 1
+def exposed_per_hour(g: GroupCtx, lam: float, mttr: float) -> float:
+    """Rate of rebuilds that run with no redundancy left: a first failure, then all but the last of
+    the failures that would finish the array off, each within the repair window (so its product
+    with that last failure's odds is the MTTDL rate)."""
+    partners = _partners(g)
+    if not partners:
+        return 0.0
+    return g.n * lam * prod(p * lam * mttr for p in partners[:-1])
+
+
+def _ure(g: GroupCtx, missing: int) -> tuple[float, float]:
+    """(bits read, P(at least one URE)) rebuilding with `missing` members gone: parity reads every
+    survivor whole, a mirror one copy."""
+    sources = g.n - missing if g.parity else 1
     bits = sources * g.component_bytes * 8.0
-    p = -expm1(bits * log1p(-g.disk.ure_per_bit))
+    return bits, -expm1(bits * log1p(-g.disk.ure_per_bit))
+
+
+def _ure_consequence(g: GroupCtx) -> str:
     if g.parity >= 2:
-        why = "corrected from the second parity while only one member is missing"
-    elif g.parity:
-        why = "md records a bad block and finishes: the stripe's data in that spot is lost"
-    else:
-        why = "md records a bad block and finishes: one unreadable spot in one file"
-    return bits, p, why
+        return "corrected from the second parity while only one member is missing"
+    if g.parity:
+        return "md records a bad block and finishes: the stripe's data in that spot is lost"
+    return "md records a bad block and finishes: one unreadable spot in one file"
 
 
-def reliability(plan: Plan, result: PlanResult | None = None, *, disk_override: DiskPerf | None = None) -> Reliability:
-    if result is None:
-        from planners.compute import compute
-
-        result = compute(plan)
+def reliability(plan: Plan, result: PlanResult, *, disk_override: DiskPerf | None = None) -> Reliability:
     return reliability_ctx(build_ctx(plan, result, disk_override))
 
 
@@ -162,25 +203,37 @@ def reliability_ctx(ctx: PerfCtx, seen: dict[tuple[object, ...], dict[str, Group
         hours = g.component_bytes / (rate * 1e6) / 3600
         mttr = hours + (0.0 if g.spares else hw.replace_hours)
         lo, hi = (mttdl_hours(g, HOURS_PER_YEAR / afr, mttr) for afr in reversed(AFR_RANGE))
-        bits, p, why = _ure(g)
+        if g.level == 0:
+            bits = p = exposed_bits = exposed_p = 0.0
+            why = "nothing to rebuild: RAID0 is lost with its first failed member"
+        else:
+            (bits, p), why = _ure(g, 1), _ure_consequence(g)
+            exposed_bits, exposed_p = _ure(g, len(_partners(g)))
         named[g.name] = GroupReliability(
             name=g.name, level=g.level, members=g.n, spares=g.spares, tolerates=len(_partners(g)),
             rebuild_mb_s=rate, rebuild_binding=limits[0].name, rebuild_limits=limits, rebuild_hours=hours,
-            mttr_hours=mttr, mttdl_hours=(lo, hi), ure_bits=bits, ure_probability=p, ure_consequence=why)
+            mttr_hours=mttr, mttdl_hours=(lo, hi), ure_bits=bits, ure_probability=p, ure_consequence=why,
+            exposed_bits=exposed_bits, exposed_ure_probability=exposed_p)
         groups.append(named[g.name])
 
-    shapes: dict[tuple[object, ...], tuple[GroupCtx, float, int]] = {}  # again one figure per array shape
+    shapes: dict[tuple[object, ...], tuple[GroupCtx, GroupReliability, int]] = {}  # again one figure per array shape
     for g, gr in zip(ctx.groups, groups, strict=True):
-        key = (g.level, g.n, g.near, g.far, g.parity, gr.mttr_hours)
+        key = (g.level, g.n, g.near, g.far, g.parity, gr.mttr_hours, gr.exposed_ure_probability)
         count = shapes[key][2] + 1 if key in shapes else 1
-        shapes[key] = (g, gr.mttr_hours, count)
+        shapes[key] = (g, gr, count)
 
-    def plan_mttdl(afr: float) -> float:
-        mttf = HOURS_PER_YEAR / afr
-        return 1.0 / sum(count / mttdl_hours(g, mttf, mttr) for g, mttr, count in shapes.values())
+    def rates(afr: float) -> tuple[float, float, float]:
+        """Per hour: arrays lost, data lost to UREs in rebuilds, member rebuilds."""
+        lam = afr / HOURS_PER_YEAR
+        arrays = ures = rebuilds = 0.0
+        for g, gr, count in shapes.values():
+            arrays += count / mttdl_hours(g, 1 / lam, gr.mttr_hours)
+            ures += count * exposed_per_hour(g, lam, gr.mttr_hours) * gr.exposed_ure_probability
+            rebuilds += count * g.n * lam if g.level else 0.0
+        return arrays, ures, rebuilds
 
-    def yearly(afr: float) -> float:
-        return -expm1(-HOURS_PER_YEAR / plan_mttdl(afr))
+    def yearly(rate: float) -> float:
+        return -expm1(-HOURS_PER_YEAR * rate)
 
     afr = max(g.disk.afr for g in ctx.groups)
     assumptions = [
@@ -193,12 +246,48 @@ def reliability_ctx(ctx: PerfCtx, seen: dict[tuple[object, ...], dict[str, Group
         ("Rebuild runs with no user I/O, at the slowest of the inner-zone write speed, speed_limit_max "
          f"({hw.md.speed_limit_max_kib_s} KiB/s), link and HBA share and parity CPU; under load md "
          f"drops to speed_limit_min ({hw.md.speed_limit_min_kib_s} KiB/s)."),
-        "Unrecoverable read errors strike each bit read independently at the disk's rated rate.",
+        ("Unrecoverable read errors strike each bit read independently at the disk's rated rate; one read while "
+         "a rebuild has no redundancy left loses that stripe's data (md records a bad block and goes on)."),
     ]
-    return Reliability(
-        groups=groups, mttdl_hours=(plan_mttdl(AFR_RANGE[1]), plan_mttdl(AFR_RANGE[0])),
-        loss_per_year=(yearly(AFR_RANGE[0]), yearly(AFR_RANGE[1])), loss_per_year_nominal=yearly(afr),
-        afr_nominal=afr, assumptions=assumptions)
+    at = [rates(a) for a in AFR_RANGE]
+    loss = Loss(
+        per_year=tuple(yearly(a + u) for a, u, _ in at), array_per_year=tuple(yearly(a) for a, _, _ in at),
+        ure_per_year=tuple(yearly(u) for _, u, _ in at), rebuilds_per_year=tuple(r * HOURS_PER_YEAR for *_, r in at),
+        ure_per_rebuild=tuple(u / r if r else 0.0 for _, u, r in at), per_year_nominal=yearly(sum(rates(afr)[:2])))
+    return Reliability(groups=groups, mttdl_hours=(1 / at[1][0], 1 / at[0][0]), loss=loss, afr_nominal=afr,
+                       assumptions=assumptions)
+
+
+def loss_findings(plan: Plan, result: PlanResult) -> list[Finding]:
+    """A warning when the plan loses data to a URE in most rebuilds (at 4 % AFR), in the words and
+    figures of the one loss figure."""
+    ctx = build_ctx(plan, result)
+    rel = reliability_ctx(ctx)
+    loss = rel.loss
+    if loss.ure_per_rebuild[1] <= MAX_REBUILD_LOSS:
+        return []
+    worst = [g for g in rel.groups if g.exposed_ure_probability > MAX_REBUILD_LOSS]
+    g = max(worst, key=lambda g: g.exposed_ure_probability)
+    what = f"RAID{g.level} of {g.members}"
+    names = (f"{', '.join(x.name for x in worst)} ({what})" if len(worst) < 4
+             else f"{worst[0].name} to {worst[-1].name} ({len(worst)} arrays, {what})")
+    ber = next(x.disk.ure_per_bit for x in ctx.groups if x.name == g.name)
+    rate, bits = (f"{v:.{d}e}".replace("e+", "e") for v, d in ((1 / ber, 0), (g.exposed_bits, 2)))
+    lo, hi = loss.per_year
+    return [Finding(
+        severity="warning", layer="md", field="groups",
+        message=f"{names}: each rebuild reads {bits} bits with no redundancy left, and "
+                f"at one unreadable sector (URE) per {rate} bits {g.exposed_ure_probability:.0%} of them lose a stripe's "
+                f"data ({loss.rebuilds_per_year[0]:.2g} to {loss.rebuilds_per_year[1]:.2g} rebuilds a year; data loss "
+                f"within a year {lo:.0%} to {hi:.0%} at 1-4 %/yr disk failures); RAID6 corrects such a read "
+                "from its second parity.")]
+
+
+def with_loss_findings(plan: Plan, result: PlanResult) -> PlanResult:
+    """`result` with `loss_findings` among its findings. compute leaves them out, as the reliability
+    model stands on compute's figures; what shows a plan's findings adds them with this."""
+    loss = loss_findings(plan, result)
+    return result.model_copy(update={"findings": [*result.findings, *loss]}) if loss else result
 
 
 def loss_probability(mttdl: float, hours: float = HOURS_PER_YEAR) -> float:

@@ -88,6 +88,7 @@ class VolumeResult(BaseModel):
 
     device: str = Field(description="The block device the filesystem goes on.")
     mount_point: str = Field(description="Mount point.")
+    label: str = Field("", description="Filesystem label (mkfs -L; '' for none): each volume its own.")
     groups: list[str] = Field(description="md arrays under this volume.")
     block_device_bytes: int = Field(description="Size of the device under the filesystem, in bytes.")
     lvm: LvmGeometry | None = Field(description="LVM geometry, None without LVM.")

@@ -2,8 +2,8 @@
 
 A layout is a RAID level, a number of equal groups, hot spares per group, a chunk and (with
 several groups) linear or striped LVM. Each is computed exactly (`compute`), predicted
-(`perf.predict`) and scored (`reliability`); the Pareto front holds the layouts no other
-beats on all three at once.
+(`perf.predict`) and scored (`reliability`: the one loss figure, arrays and UREs); the Pareto
+front holds the layouts no other beats on all three at once, among those within the risk limits.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from planners.errors import PlanError
 from planners.models import Lvm, MdGroup, Plan, RaidLevel
 from planners.perf.predict import predict_ctx
 from planners.perf.context import build_ctx
-from planners.reliability import GroupReliability, reliability_ctx
+from planners.reliability import MAX_REBUILD_LOSS, GroupReliability, Loss, reliability_ctx
 from planners.units import KiB, format_size_compact
 from planners.perf.workloads import PRESETS, Workload
 
@@ -31,6 +31,8 @@ MAX_GROUPS = 12  # more, smaller arrays than this only add parity and spares wit
 # (at the 4 % end of disk failure rates) is not ranked among the ones a sysadmin would build.
 # `sweep(max_loss=...)` and `podplan sweep --max-loss` change it.
 MAX_LOSS_PER_YEAR = 0.01
+# `reliability.MAX_REBUILD_LOSS`, the other limit, is changed by `sweep(max_rebuild_loss=...)` and
+# `podplan sweep --max-rebuild-loss`.
 
 
 class SweepRow(BaseModel):
@@ -42,11 +44,15 @@ class SweepRow(BaseModel):
     mb_s: float = Field(description="Predicted throughput of the ranking workload, MB/s.")
     iops: float = Field(description="Predicted requests per second of the ranking workload.")
     binding: str = Field(description="The term limiting that figure.")
-    loss_per_year: tuple[float, float] = Field(description="P(data loss in a year) at 1 % and 4 % AFR, 0-1.")
+    loss: Loss = Field(description="The odds of losing data (arrays and UREs in rebuilds, each named) at 1 % and "
+                                   "4 % AFR, as `predict` shows them.")
     rebuild_hours: float = Field(description="Rebuild time of one member, hours.")
     pareto: bool = Field(description="Within the risk limit, no other layout has at least as much space (LVM's "
                                      "rounding aside: `rounding_bytes`) and speed and at most the risk, and beats it on one.")
-    risky: bool = Field(False, description="Yearly loss odds at 4 % AFR above the sweep's limit: ranked last.")
+    risky: bool = Field(False, description="Over one of the sweep's risk limits (`risk`): ranked last.")
+    risk: Literal["", "rebuilds", "yearly"] = Field(
+        "", description="Why it is risky: 'rebuilds' = the share of rebuilds that lose data to a URE (4 % AFR) is "
+                        "above max_rebuild_loss; 'yearly' = the yearly loss odds (4 % AFR) are above max_loss.")
     extent_bytes: int = Field(0, description="The LV's extent size in bytes (0 without LVM).")
 
 
@@ -58,6 +64,8 @@ class Sweep(BaseModel):
     rows: list[SweepRow] = Field(description="Layouts: the Pareto front first, then by usable bytes, the risky last.")
     skipped: int = Field(description="Layouts the tools would refuse, count.")
     max_loss: float = Field(MAX_LOSS_PER_YEAR, description="Yearly loss odds (4 % AFR) above which a layout is risky, 0-1.")
+    max_rebuild_loss: float = Field(MAX_REBUILD_LOSS, description="Share of rebuilds losing data to a URE (4 % AFR) "
+                                                                  "above which a layout is risky, 0-1.")
 
 
 def layouts(plan: Plan) -> list[tuple[str, list[MdGroup], Lvm]]:
@@ -131,7 +139,7 @@ def layout_plan(plan: Plan, groups: list[MdGroup], lvm: Lvm) -> Plan:
 
 
 def sweep(plan: Plan, workload: Workload | None = None, *, limit: int | None = None,
-          max_loss: float = MAX_LOSS_PER_YEAR) -> Sweep:
+          max_loss: float = MAX_LOSS_PER_YEAR, max_rebuild_loss: float = MAX_REBUILD_LOSS) -> Sweep:
     """Sweep the layouts of `plan`'s disks (its hardware, filesystem and tools kept)."""
     w = workload or PRESETS["seq-write"]
     rows: list[SweepRow] = []
@@ -147,17 +155,25 @@ def sweep(plan: Plan, workload: Workload | None = None, *, limit: int | None = N
         ctx = build_ctx(p, result)
         (pred,) = predict_ctx(ctx, result.volumes[0].alignment.top_io_opt_bytes, [w])
         rel = reliability_ctx(ctx, shapes)
+        risk = risk_of(rel.loss, max_loss, max_rebuild_loss)
         rows.append(SweepRow(label=label, plan=p, usable_bytes=result.usable_bytes, mb_s=pred.mb_s, iops=pred.iops,
-                             binding=pred.binding, loss_per_year=rel.loss_per_year,
-                             rebuild_hours=max(g.rebuild_hours for g in rel.groups), pareto=False,
-                             risky=rel.loss_per_year[1] > max_loss,
+                             binding=pred.binding, loss=rel.loss, rebuild_hours=max(g.rebuild_hours for g in rel.groups),
+                             pareto=False, risky=bool(risk), risk=risk,
                              extent_bytes=result.volumes[0].lvm.extent_bytes if result.volumes[0].lvm else 0))
     # RAID0 always has the most space and speed; the front is drawn among the layouts worth building.
     safe = _mark_front([r for r in rows if not r.risky])
     rows = safe + [r for r in rows if r.risky]
-    rows.sort(key=lambda r: (r.risky, not r.pareto, -r.usable_bytes, -r.mb_s, r.loss_per_year[1]))
+    rows.sort(key=lambda r: (r.risky, not r.pareto, -r.usable_bytes, -r.mb_s, r.loss.per_year[1]))
     return Sweep(workload=w.name, disks=sum(d.count for d in plan.disks), rows=rows[:limit] if limit else rows,
-                 skipped=skipped, max_loss=max_loss)
+                 skipped=skipped, max_loss=max_loss, max_rebuild_loss=max_rebuild_loss)
+
+
+def risk_of(loss: Loss, max_loss: float, max_rebuild_loss: float) -> Literal["", "rebuilds", "yearly"]:
+    """Which risk limit a layout is over ('' for none), at the 4 % end of disk failure rates; losing
+    data in most rebuilds is named first, as the more particular reason."""
+    if loss.ure_per_rebuild[1] > max_rebuild_loss:
+        return "rebuilds"
+    return "yearly" if loss.per_year[1] > max_loss else ""
 
 
 def _mark_front(rows: Sequence[SweepRow]) -> list[SweepRow]:
@@ -168,7 +184,7 @@ def _mark_front(rows: Sequence[SweepRow]) -> list[SweepRow]:
     front row is dropped when another front row is as good within its rounding (`_dominates`):
     a row dominated that way by any row is dominated so by one on the exact front.
     """
-    order = sorted(range(len(rows)), key=lambda i: (-rows[i].usable_bytes, -rows[i].mb_s, rows[i].loss_per_year[1]))
+    order = sorted(range(len(rows)), key=lambda i: (-rows[i].usable_bytes, -rows[i].mb_s, rows[i].loss.per_year[1]))
     front: list[int] = []
     for i in order:
         if not any(_dominates(rows[j], rows[i], exact=True) for j in front):
@@ -190,6 +206,6 @@ def _dominates(a: SweepRow, b: SweepRow, *, exact: bool = False) -> bool:
     """`a` is at least as good as `b` on space (within `b`'s rounding unless `exact`), speed and
     risk, and better on one of them."""
     slack = 0 if exact else rounding_bytes(b)
-    ge = a.usable_bytes >= b.usable_bytes - slack and a.mb_s >= b.mb_s and a.loss_per_year[1] <= b.loss_per_year[1]
-    gt = a.usable_bytes > b.usable_bytes or a.mb_s > b.mb_s or a.loss_per_year[1] < b.loss_per_year[1]
+    ge = a.usable_bytes >= b.usable_bytes - slack and a.mb_s >= b.mb_s and a.loss.per_year[1] <= b.loss.per_year[1]
+    gt = a.usable_bytes > b.usable_bytes or a.mb_s > b.mb_s or a.loss.per_year[1] < b.loss.per_year[1]
     return ge and gt

@@ -67,7 +67,7 @@ def test_predict_json(capsys):
     assert [p["workload"] for p in doc["predictions"]] == ["dd-write", "bonnie-seeks"]
     p = doc["predictions"][0]
     assert p["binding"] == p["terms"][0]["name"] and p["mb_s"] == p["terms"][0]["mb_s"]
-    assert len(doc["reliability"]["groups"]) == 3 and len(doc["reliability"]["loss_per_year"]) == 2
+    assert len(doc["reliability"]["groups"]) == 3 and len(doc["reliability"]["loss"]["per_year"]) == 2
 
 
 def test_predict_reads_hardware_from_the_plan_file(capsys, tmp_path):
@@ -94,7 +94,7 @@ def test_sweep_table_and_json(capsys):
     code, out, err = run(capsys, ["sweep", "--disks", "12", "--top", "5", "--no-host-cpu"])
     assert code == 0, err
     assert "layouts of 12 disks" in out and "1*" in out and "RAID0 12" not in out  # too risky: hidden
-    assert "layouts hidden: more than 1 % odds of losing data in a year" in out
+    assert "layouts hidden (!): loss odds above 1/100 a year" in out
     assert "the first 5 of" in out and "--top 0 shows them all" in out  # rows cut are said, as hidden ones are
     code, out, err = run(capsys, ["sweep", "--disks", "12", "--all", "--top", "0", "--no-host-cpu"])
     assert code == 0 and "RAID0 12" in out and "!" in out and "rebuild" in out
@@ -108,12 +108,55 @@ def test_sweep_table_and_json(capsys):
     assert all("plan" not in r for r in doc["rows"]) and any(r["pareto"] for r in doc["rows"])
 
 
+def test_sweep_and_predict_give_one_loss_figure(capsys):
+    # 5 x RAID5 of 9 on 18 TB disks: arrays rarely lost, but nearly every rebuild hits a URE.
+    layout = ["--disk-size", "18TB", "--no-host-cpu"]
+    code, out, err = run(capsys, ["sweep", *layout, "--json"])
+    assert code == 0, err
+    row = next(r for r in json.loads(out)["rows"] if r["label"] == "5x RAID5 9 512K striped")
+    code, out, err = run(capsys, ["predict", *layout, "--groups", "5", "--level", "5", "--lvm-mode", "striped",
+                                  "--json"])
+    assert code == 0, err
+    loss = json.loads(out)["reliability"]["loss"]
+    assert row["loss"] == loss and row["risk"] == "rebuilds" and not row["pareto"]
+    # Named apart in the text: the arrays' odds and the share of rebuilds losing data, within 80 columns.
+    code, out, err = run(capsys, ["predict", *layout, "--groups", "5", "--level", "5", "--lvm-mode", "striped"])
+    text = out[out.index("Data loss within a year"):out.index("Assumptions")]
+    assert "array loss (a failure too many): 1 in 2,100 to 0.77% a year" in text
+    assert "data lost to UREs in 100% of rebuilds (0.45 to 1.8 rebuilds a year):" in text
+    assert max(len(line.rstrip()) for line in text.splitlines()) <= 80
+    code, out, err = run(capsys, ["sweep", *layout])
+    assert "5x RAID5 9 512K striped" not in out and "(~): loses data to a URE in over 50% of rebuilds" in out
+    code, out, err = run(capsys, ["sweep", *layout, "--all", "--top", "0"])
+    line = next(x for x in out.splitlines() if "5x RAID5 9 512K striped" in x)
+    assert line.split()[0].endswith("~") and " 100% " in line
+    # `plan` warns of it too, in the same figures.
+    code, out, err = run(capsys, ["plan", "--disk-size", "18TB", "--groups", "5", "--level", "5", "--lvm-mode",
+                                  "striped", "--json"])
+    (f,) = [f for f in json.loads(out)["result"]["findings"] if "unreadable sector" in f["message"]]
+    assert f["severity"] == "warning" and "0.45 to 1.8 rebuilds a year" in f["message"]
+    assert f"data loss within a year {loss['per_year'][0]:.0%} to {loss['per_year'][1]:.0%}" in f["message"]
+
+
+@pytest.mark.parametrize("tiny", [1e-3, 1e-9, 1e-15])
+def test_loss_lines_fit_80_columns_whole(tiny):
+    from app.shared.figures import loss_lines, odds
+    from planners.reliability import Loss
+
+    loss = Loss(per_year=(tiny, 0.9), array_per_year=(tiny / 3, tiny), ure_per_year=(tiny, 0.5),
+                rebuilds_per_year=(0.123456, 12.3456), ure_per_rebuild=(tiny / 7, 0.3), per_year_nominal=tiny)
+    lines = loss_lines(loss, 0.02)
+    assert max(map(len, lines)) <= 80
+    assert odds(tiny / 3) in " ".join(lines) and odds(tiny / 7) in " ".join(lines)  # wrapped, never cut
+
+
 @pytest.mark.parametrize("argv,needle", [
     (["predict", "--workload", "nope"], "invalid choice: 'nope'"),
     (["predict", "--mode", "broken"], "invalid choice: 'broken'"),
     (["predict", "missing.toml"], "no such plan file"),
     (["sweep", "--top", "-3"], "--top must be 0 or more"),
     (["sweep", "--max-loss", "0"], "--max-loss is a percentage"),
+    (["sweep", "--max-rebuild-loss", "101"], "--max-rebuild-loss is a percentage"),
     (["predict", "--disk-class", "floppy"], "invalid choice: 'floppy'"),
 ])
 def test_bad_input_is_one_line_and_exit_2(capsys, argv, needle):

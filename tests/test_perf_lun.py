@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from planners.compute import compute
 from planners.errors import PlanError
 from planners.hardware import DiskSpec, Hardware, Lun, resolve_disk
 from planners.models import DiskSet, Filesystem, MdGroup, Plan
@@ -48,7 +49,9 @@ def test_a_redundant_lun_fails_far_less_often_than_a_disk():
     disk = resolve_disk(DiskSpec(disk_class="hdd10k"))
     assert Lun(disks=7, level=5).afr(disk.afr) < disk.afr / 100
     assert Lun(disks=7, level=0).afr(disk.afr) == pytest.approx(7 * disk.afr)
-    assert reliability(lun_plan()).loss_per_year_nominal < reliability(lun_plan(level=0)).loss_per_year_nominal
+    redundant, striped = lun_plan(), lun_plan(level=0)
+    assert (reliability(redundant, compute(redundant)).loss.per_year_nominal
+            < reliability(striped, compute(striped)).loss.per_year_nominal)
 
 
 @pytest.mark.parametrize("disks, level", [(2, 5), (3, 6), (3, 10), (5, 1)])

@@ -257,6 +257,8 @@ async def test_perf_tab_draws_each_workload_and_names_the_cpu_source() -> None:
         text = rendered(pilot.app, "#perf", width=118)
         for name in ("seq-read", "seq-write", "rand-read-4k", "rand-write-4k", "Reliability"):
             assert name in text, text
+        # The one loss figure, its parts named as `podplan predict` names them.
+        assert "array loss (a failure too many)" in text and "data lost to UREs in" in text, text
         # The same source `podplan predict` would name: this host's log when it has the figures, else a preset.
         assert "CPU: raid6 gen()" in text and ("kernel log" in text or "preset" in text), text
 
@@ -277,6 +279,22 @@ async def test_no_result_tab_cuts_a_figure_or_a_finding(size) -> None:
         await pilot.press("alt+3")
         await pilot.pause()
         assert app.screen.query_one("#result-tabs").active == "tab-findings"
+
+
+async def test_findings_tab_warns_of_a_layout_that_loses_data_in_most_rebuilds() -> None:
+    from planners.models import MdGroup
+
+    pod = example_pod()
+    plan = pod.model_copy(update={"disks": [pod.disks[0].model_copy(update={"size": 18 * 10**12})],
+                                  "groups": [MdGroup(name=f"md{i}", level=5, members=9, chunk=512 * 1024)
+                                             for i in range(5)]})
+    app = PodplanApp(plan)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("alt+3")
+        await pilot.pause()
+        text = " ".join(rendered(app, "#findings", width=118).split())
+        assert "md0 to md4 (5 arrays, RAID5 of 9)" in text and "100% of them lose a stripe's data" in text, text
 
 
 async def test_a_disk_size_says_what_it_was_understood_as() -> None:

@@ -76,7 +76,7 @@ async def test_sorts_by_each_ranking_column_and_starts_at_the_top() -> None:
         widths = [c.get_render_width(table) for c in table.columns.values()]
         await pilot.click("#sweep", offset=(sum(widths[:5]) + 2, 0))  # the loss heading
         await pilot.pause()
-        loss = [r.loss_per_year[1] for _, r in screen.ordered()]
+        loss = [r.loss.per_year[1] for _, r in screen.ordered()]
         assert screen.sort_by == "loss" and loss == sorted(loss)
         # The rank column keeps the sweep's rank whatever the order, as the CLI numbers it.
         rank, row = screen.ordered()[0]

@@ -13,14 +13,16 @@ from rich.text import Text
 
 from app.shared.console import cli_console
 from app.shared.fit import Col, FitTable
-from app.shared.figures import SWEEP_COLUMNS, SWEEP_NUMERIC, mb_text, odds, sweep_cells, sweep_title
+from app.shared.figures import (
+    RISK_MARKS, SWEEP_COLUMNS, SWEEP_NUMERIC, loss_lines, mb_text, odds, risk_reasons, sweep_cells, sweep_title,
+)
 from app.shared.host_cpu import add_cpu_flags, origin_json, origin_text, with_cpu_source
 from planners.errors import PlanError
 from planners.hardware import DISK_CLASSES, CPU_CLASSES, Cpu, Hardware
 from planners.models import Plan
 from planners.perf.predict import WorkloadPrediction
 from planners.reliability import Reliability
-from planners.sweep import MAX_LOSS_PER_YEAR, Sweep
+from planners.sweep import MAX_LOSS_PER_YEAR, MAX_REBUILD_LOSS, Sweep
 
 MODES = ("normal", "degraded", "rebuild")
 
@@ -49,6 +51,9 @@ def add_parsers(sub: Any) -> None:
     sw.add_argument("--max-loss", type=float, default=100 * MAX_LOSS_PER_YEAR, metavar="PCT",
                     help="yearly data-loss odds (at 4 %% disk failures a year) above which a layout is risky: "
                          "ranked last and hidden from the table (default %(default)g %%)")
+    sw.add_argument("--max-rebuild-loss", type=float, default=100 * MAX_REBUILD_LOSS, metavar="PCT",
+                    help="share of rebuilds losing data to an unreadable sector (URE) above which a layout is "
+                         "risky: ranked last and hidden from the table (default %(default)g %%)")
     sw.add_argument("--all", action="store_true", help="show the risky layouts too")
     sw.add_argument("--json", action="store_true", help="print JSON (every row)")
 
@@ -84,7 +89,10 @@ def dispatch(args: argparse.Namespace) -> int:
 
         if not 0 < args.max_loss <= 100:
             raise PlanError("--max-loss is a percentage above 0 and at most 100")
-        result = sweep(plan, preset(args.workload), max_loss=args.max_loss / 100)
+        if not 0 < args.max_rebuild_loss <= 100:
+            raise PlanError("--max-rebuild-loss is a percentage above 0 and at most 100")
+        result = sweep(plan, preset(args.workload), max_loss=args.max_loss / 100,
+                       max_rebuild_loss=args.max_rebuild_loss / 100)
         if args.json:
             doc = result.model_dump(mode="json", exclude={"rows": {"__all__": {"plan"}}})
             print(json.dumps({**doc, "cpu": origin_json(cpu)}, indent=2))
@@ -167,11 +175,6 @@ def range_text(p: WorkloadPrediction) -> str:
     return f"{mb_text(p.mb_s_low)}-{mb_text(p.mb_s_high)}"
 
 
-def loss_text(rel: Reliability) -> str:
-    lo, hi = rel.loss_per_year
-    return f"{odds(lo)} to {odds(hi)} a year"
-
-
 def reliability_table(rel: Reliability) -> Group:
     t = Table(title="Reliability", title_justify="left", box=box.SIMPLE_HEAD)
     for col in ("array", "level", "survives", "rebuild", "limited by", "P(URE)"):
@@ -184,10 +187,9 @@ def reliability_table(rel: Reliability) -> Group:
     lines = Text()
     for why in dict.fromkeys(g.ure_consequence for g in rel.groups):
         lines.append(f"P(URE): an unreadable sector during a one-disk rebuild; {why}.\n")
-    lines.append("Data loss within a year: ")
-    lines.append(f"{odds(rel.loss_per_year[0])} to {odds(rel.loss_per_year[1])}", style="bold")
-    lines.append(f" for 1-4 %/yr disk failures ({odds(rel.loss_per_year_nominal)} at {rel.afr_nominal:.1%}); "
-                 f"MTTDL {years[0]:,.0f} to {years[1]:,.0f} years.")
+    first, *rest = loss_lines(rel.loss, rel.afr_nominal)
+    lines.append(first + "\n", style="bold")
+    lines.append("\n".join(rest) + f"\nArrays' MTTDL {years[0]:,.0f} to {years[1]:,.0f} years.")
     assumptions = Text("\n".join("- " + a for a in rel.assumptions), style="dim")
     return Group(t, lines, Text("Assumptions:", style="dim"), assumptions)
 
@@ -204,10 +206,12 @@ def sweep_table(s: Sweep, top: int | None, *, show_risky: bool = False) -> Table
     notes = []
     if top and len(rows) > top:
         notes.append(f"the first {top} of {len(rows)} shown (--top 0 shows them all)")
-    hidden = sum(r.risky for r in s.rows) if not show_risky else 0
-    if hidden:
-        notes.append(f"{hidden} layouts hidden: more than {100 * s.max_loss:g} % odds of losing data in a year "
-                     f"(--all shows them, --max-loss changes the limit)")
+    flags = {"rebuilds": "--max-rebuild-loss", "yearly": "--max-loss"}
+    for risk, why in risk_reasons(s).items():
+        hidden = sum(r.risk == risk for r in s.rows) if not show_risky else 0
+        if hidden:
+            notes.append(f"{hidden} layouts hidden ({RISK_MARKS[risk]}): {why} (--all shows them, {flags[risk]} "
+                         "changes the limit)")
     if s.skipped:
         notes.append(f"{s.skipped} layouts skipped: the tools would refuse them")
     if notes:

@@ -47,6 +47,7 @@ def filesystems_table(result: PlanResult) -> FitTable | None:
     return FitTable([
         Col("device", [v.device for v in vs], right=False),
         Col("mount point", [v.mount_point for v in vs], right=False),
+        Col("label", [v.label or "-" for v in vs], right=False),
         Col("df size B", [_n(v.df_size_bytes) for v in vs]),
         Col("available B", [_n(v.df_available_bytes) for v in vs]),
         Col("TiB", [tib(v.df_available_bytes) for v in vs], spare=True),
@@ -96,6 +97,8 @@ def volume_table(plan: Plan, v: VolumeResult) -> FitTable:
         t.add_row("inodes", _n(e.inode_count))
         t.add_row("journal", f"{_n(e.journal_blocks)} blocks")
         t.add_row("reserved blocks", _n(e.reserved_blocks))
+    if v.label:
+        t.add_row("label", v.label)
     t.add_row("filesystem size", f"{_n(v.fs_bytes)} B")
     for what, n in (("df -B1 size", v.df_size_bytes), ("df -B1 available", v.df_available_bytes)):
         t.add_row(what, f"{_n(n)} B")

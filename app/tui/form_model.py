@@ -17,6 +17,7 @@ from app.tui.presets import BY_KEY, preset_for
 from planners.compute import compute
 from planners.errors import PlanError
 from planners.models import Plan
+from planners.reliability import with_loss_findings
 from planners.results import PlanResult
 from planners.units import format_disk_size, format_size_compact, parse_size
 
@@ -155,7 +156,7 @@ def compute_form(base: Plan, values: Values) -> tuple[Plan, PlanResult]:
     """The plan the form describes and its figures; any PlanError names the form field to blame."""
     plan = plan_from_values(base, values)
     try:
-        return plan, compute(plan)
+        return plan, with_loss_findings(plan, compute(plan))
     except PlanError as exc:
         raise FormError(exc.message, form_field(exc.field)) from None
 

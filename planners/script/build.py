@@ -196,8 +196,8 @@ def _volume_steps(w: Write, plan: Plan, result: PlanResult, v: VolumeResult) -> 
               f"stripe_width={a.ext4_stripe_width_blocks} = stride x {a.fs_stripe_width_units}.")
         w(f"# Expect {e.block_count} blocks in {e.block_groups} groups, {e.inode_count} inodes, "
           f"a journal of {e.journal_blocks} blocks, {e.reserved_blocks} reserved blocks.")
-    if fs.label:
-        args += ["-L", fs.label]
+    if v.label:
+        args += ["-L", v.label]
     args.append(v.device)
     w(f"run {' '.join(q(x) for x in args)}")
     w("")
@@ -206,9 +206,14 @@ def _volume_steps(w: Write, plan: Plan, result: PlanResult, v: VolumeResult) -> 
     w(f"run mkdir -p {q(v.mount_point)}")
     w('if [ "$RUN" -eq 1 ]; then')
     w(f"  uuid=$(blkid -s UUID -o value {q(v.device)})")
+    # By UUID, which no other filesystem shares; the label, each volume's own, names it for a reader.
+    note = f"# LABEL={v.label}: {v.device} of the podplan plan {plan.name}" if v.label else ""
     w(f'  line="UUID=$uuid {v.mount_point} {fs.type} {opts} 0 2"')
-    w(f'  grep -q -- "[[:space:]]{v.mount_point}[[:space:]]" {FSTAB} || printf \'%s\\n\' "$line" >> {FSTAB}')
+    w(f'  grep -q -- "[[:space:]]{v.mount_point}[[:space:]]" {FSTAB} || printf \'%s\\n\' '
+      + (f"{q(note)} " if note else "") + f'"$line" >> {FSTAB}')
     w("else")
+    if note:
+        w(f"  say {q(f'+ echo {chr(34)}{note}{chr(34)} >> {FSTAB}')}")
     w(f'  say "+ echo \\"UUID=<uuid of {v.device}> {v.mount_point} {fs.type} {opts} 0 2\\" >> {FSTAB}"')
     w("fi")
     w(f"run mount -o {q(opts)} {q(v.device)} {q(v.mount_point)}")

@@ -44,14 +44,17 @@ def _throughput(plan: Plan, result: PlanResult) -> tuple[str, str, str]:
     return f"{seq.mb_s:,.0f} MB/s", seq.binding, f"{rnd.iops:,.0f} IOPS"
 
 
-def _reliability(plan: Plan, result: PlanResult) -> tuple[str, str]:
-    """Odds of losing data in a year (1-4 % disk failures) and the longest rebuild."""
-    from app.shared.figures import short_odds
+def _reliability(plan: Plan, result: PlanResult) -> tuple[str, str, str, str]:
+    """Odds of losing data in a year (1-4 % disk failures), its two parts at 4 % (whole arrays lost,
+    and the share of rebuilds that lose data to an unreadable sector), and the longest rebuild."""
+    from app.shared.figures import share_text, short_odds
     from planners.reliability import reliability
 
     rel = reliability(plan, result)
-    lo, hi = rel.loss_per_year
-    return f"{short_odds(lo)}-{short_odds(hi)}", f"{max(g.rebuild_hours for g in rel.groups):.0f} h"
+    lo, hi = rel.loss.per_year
+    loss = rel.loss
+    return (f"{short_odds(lo)}-{short_odds(hi)}", short_odds(loss.array_per_year[1]),
+            share_text(loss.ure_per_rebuild[1], short_odds), f"{max(g.rebuild_hours for g in rel.groups):.0f} h")
 
 
 ROWS: tuple[tuple[str, object], ...] = (
@@ -73,7 +76,7 @@ ROWS: tuple[tuple[str, object], ...] = (
                                      f"/{sum(f.severity == 'warning' for f in r.findings)}"),
 )
 # Rows of the models' figures, each model run once per variant.
-MODEL_ROWS = ("seq write", "  limited by", "4k rand read", "loss/yr 1-4%", "rebuild")
+MODEL_ROWS = ("seq write", "  limited by", "4k rand read", "loss/yr 1-4%", "  arrays at 4%", "  URE/rebuild", "rebuild")
 
 
 def column(plan: Plan, result: PlanResult) -> list[str]:

@@ -26,7 +26,7 @@ figures stay on screen until the form makes sense again.
 | f3 | compare pinned variants (l loads one, x unpins, s sweeps) |
 | f4 | pin the current plan as a variant |
 | f5 | validate a built array with fio (ctrl+r starts, f8 cancels) |
-| f6 | sweep every layout of the plan's disks, ranked, Pareto front marked * and layouts with over 1 % yearly loss odds marked ! and ranked last (enter loads one into the form, s sorts from the top, w changes the workload) |
+| f6 | sweep every layout of the plan's disks, ranked, Pareto front marked * and layouts with over 1 % yearly loss odds marked !, or losing data to an unreadable sector in most rebuilds marked ~, ranked last (enter loads one into the form, s sorts from the top, w changes the workload) |
 | ctrl+f | into the figures of the tab in view: up / down, PgUp / PgDn, home / end scroll them (f8 keeps you there); ctrl+f again goes back to the field you left |
 | f8 / shift+f8 | next / previous result tab (Capacity, Alignment, Findings, Perf); alt+1 to alt+4 jump to one |
 | f7 | start a new plan from this machine's disks (space selects, a selects every free disk like the highlighted one, c creates the plan); disks in use are marked and not preselected |

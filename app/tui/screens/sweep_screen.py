@@ -30,7 +30,7 @@ SORTS: dict[str, tuple[str, Key | None]] = {
     "rank": ("#", None),
     "TiB": ("TiB", lambda r: -r.usable_bytes),
     "MB/s": ("MB/s", lambda r: -r.mb_s),
-    "loss": ("loss/yr 1-4%", lambda r: r.loss_per_year[1]),
+    "loss": ("loss/yr 1-4%", lambda r: r.loss.per_year[1]),
     "rebuild": ("rebuild", lambda r: r.rebuild_hours),
 }
 BY_COLUMN = {column: name for name, (column, _) in SORTS.items()}

@@ -71,15 +71,15 @@ def roofline(p: WorkloadPrediction, width: int) -> Text:
 
 
 def reliability_text(rel: Reliability) -> Table:
-    from app.shared.figures import odds
+    from app.shared.figures import loss_lines
 
     t = Table(title="Reliability", title_justify="left", show_edge=False, padding=(0, 1, 0, 0))
     for col in ("array", "survives", "rebuild", "limited by", "P(URE)"):
         t.add_column(col, overflow="fold", justify="left" if col in ("array", "limited by") else "right")
     for g in rel.groups:
         t.add_row(g.name, str(g.tolerates), f"{g.rebuild_hours:.1f} h", g.rebuild_binding, f"{g.ure_probability:.0%}")
-    lo, hi = rel.loss_per_year
-    t.caption = f"loss within a year: {odds(lo)} to {odds(hi)} (disk failures 1-4 %/yr)"
+    t.caption = "\n".join(line.strip() for line in loss_lines(rel.loss, rel.afr_nominal))
+    t.caption_justify = "left"
     return t
 
 

@@ -137,6 +137,16 @@ class Ext4Geometry(BaseModel):
         return "meta_bg" in self.features
 
     @property
+    def online_grow_blocks(self) -> int:
+        """Blocks the kernel can grow this filesystem to online (ext4_resize_fs) before it needs a
+        descriptor block beyond the reserved GDT blocks, where it converts the filesystem to
+        meta_bg. Without resize_inode (mke2fs drops it over 2^32 blocks) that is the room left in
+        the last descriptor block; without 64bit, block numbers end at 2^32 - 1."""
+        groups = (self.reserved_gdt_blocks + self.desc_blocks) * (self.block_size // self.desc_size)
+        blocks = groups * self.blocks_per_group + self.first_data_block
+        return blocks if "64bit" in self.features else min(blocks, MAX_U32)
+
+    @property
     def backup_superblocks(self) -> tuple[int, ...]:
         """Block numbers of the backup superblocks, as mke2fs lists them."""
         return tuple(
