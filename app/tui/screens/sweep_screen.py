@@ -36,8 +36,10 @@ SORTS: dict[str, tuple[str, Key | None]] = {
 BY_COLUMN = {column: name for name, (column, _) in SORTS.items()}
 # Where the table is wider than the screen, these go, in order: a column partly off the screen's
 # edge would cut its figures ("1/468k-1/7.3" read as "1/468"). What limits a layout's MB/s explains
-# it (the form shows it once loaded); the rebuild time is the least of the rankings.
-DROPS: tuple[tuple[str, ...], ...] = ((), ("limited by",), ("limited by", "rebuild"))
+# it (the form shows it once loaded); the rebuild time is the least of the rankings, and the share of
+# rebuilds lost to an unreadable sector is already inside the loss odds beside it.
+DROPS: tuple[tuple[str, ...], ...] = ((), ("limited by",), ("limited by", "rebuild"),
+                                      ("limited by", "rebuild", "URE/rb"))
 
 
 class SweepScreen(Screen[None]):
