@@ -66,7 +66,7 @@ def check_name(name: str, what: str = "name") -> str:
 
 DevicePath = Annotated[str, BeforeValidator(lambda v: check_device(str(v)) if isinstance(v, str) else v)]
 
-Frozen = ConfigDict(frozen=True, extra="forbid")
+Frozen = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)  # inf and nan are no measurement
 
 
 class DiskSet(BaseModel):

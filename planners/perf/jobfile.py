@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from planners.errors import PlanError
 from planners.perf.workloads import ASYNC_ENGINES, Workload
@@ -135,7 +135,12 @@ def parse_job_file(text: str, *, source: str = "job file") -> JobFile:
             defaults = {**defaults, **options}
             continue
         merged = {**defaults, **options}
-        w, said = _workload(name, merged, source)
+        try:
+            w, said = _workload(name, merged, source)
+        except ValidationError as exc:  # a value past what the model takes (bs=0, numjobs=100000)
+            err = exc.errors()[0]
+            raise PlanError(f"{source}: [{name}] {'.'.join(map(str, err['loc']))}: {err['msg']}",
+                            str(err["loc"][0])) from None
         workloads.append(w)
         notes += said
     if not workloads:
