@@ -232,11 +232,11 @@ def dotted(path: Path) -> str:
 SWEEP_MAX_DISKS = 6  # a sweep computes every layout of the disks: above this a draw costs too much
 
 
-def run_commands(data: dict[str, Any], *, render: bool = True) -> dict[str, str]:
+def run_commands(data: dict[str, Any], *, render: bool = True, sweep_disks: int = SWEEP_MAX_DISKS) -> dict[str, str]:
     """`podplan plan`, `script`, `predict` and `sweep` of a plan document, as the command line runs
     them (its functions; with `render` its tables too, to a string, which costs most of the time).
-    Returns each command's outcome: "ok", or the PlanError's field and message. Any other exception
-    propagates."""
+    The sweep runs on plans of at most `sweep_disks` disks. Returns each command's outcome: "ok",
+    or the PlanError's field and message. Any other exception propagates."""
     from rich.console import Console
 
     from app.cli.predict import prediction_table, reliability_table, sweep_table
@@ -277,7 +277,7 @@ def run_commands(data: dict[str, Any], *, render: bool = True) -> dict[str, str]
         show(reliability_table(reliability(plan, geometry)))
 
     def sweep_cmd() -> None:
-        if sum(d.count for d in plan.disks) <= SWEEP_MAX_DISKS:
+        if sum(d.count for d in plan.disks) <= sweep_disks:
             show(sweep_table(sweep(plan, preset("seq-write")), 3, show_risky=True))
 
     commands: dict[str, Callable[[], None]] = {"plan": plan_cmd, "script": script_cmd, "predict": predict_cmd,

@@ -20,11 +20,15 @@ from planners.example import example_pod
 from planners.models import Plan
 from planners.perf.jobfile import IGNORED, MODELLED, REFUSED, parse_job_file
 from planners.perf.predict import geometry_for_speed, predict
-from tests.fuzz_schema import EXAMPLES, Schema, dotted, outcome, plan_seeds, run_commands, with_value
+from tests.fuzz_schema import (
+    EXAMPLES, SWEEP_MAX_DISKS, Schema, dotted, outcome, plan_seeds, run_commands, with_value)
 
 SCHEMA = Schema(Plan.model_json_schema())
 LEAVES = list(SCHEMA.leaves())
 SEEDS = plan_seeds()
+# The richest seed as it is (XFS) and with ext4, so that a field only one filesystem reads
+# (e2fsprogs, reserved_percent) is used; the second is not swept (an ext4 sweep costs ten XFS ones).
+EDGE_SEEDS = [(SEEDS[0], SWEEP_MAX_DISKS), (with_value(SEEDS[0], ("filesystem", "type"), "ext4"), 0)]
 FUZZ = settings(deadline=None, database=None, derandomize=EXAMPLES is None,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 
@@ -35,7 +39,7 @@ def test_the_schema_reaches_every_part_of_a_plan() -> None:
     assert {"tools.kernel", "tools.lvm2", "hardware.replace_hours", "hardware.disk.lun.rebuild_hours",
             "hardware.models.*.afr", "hardware.controller.round_trip_us", "groups.0.chunk", "disks.0.size",
             "filesystem.reserved_percent", "tuning.readahead"} <= paths
-    for seed in SEEDS:
+    for seed in SEEDS + [EDGE_SEEDS[1][0]]:
         assert set(run_commands(seed).values()) == {"ok"}, seed.get("name")
 
 
@@ -45,8 +49,8 @@ def test_every_plan_field_at_its_edges(path) -> None:  # type: ignore[no-untyped
     integers, empty strings, a bound's neighbours): plan, script, predict and sweep of every one."""
     node = dict(LEAVES)[path]
     seen: set[str] = set()
-    for value in SCHEMA.edges(node):
-        doc = with_value(SEEDS[0], path, value)
+    for (seed, sweep_disks), value in ((seed, value) for seed in EDGE_SEEDS for value in SCHEMA.edges(node)):
+        doc = with_value(seed, path, value)
         try:
             key = plan_from_data(doc).model_dump_json()
         except PlanError as exc:
@@ -56,7 +60,7 @@ def test_every_plan_field_at_its_edges(path) -> None:  # type: ignore[no-untyped
             continue
         seen.add(key)
         try:
-            run_commands(doc, render=False)
+            run_commands(doc, render=False, sweep_disks=sweep_disks)
         except Exception as exc:
             raise AssertionError(f"{dotted(path)} = {value!r}: {type(exc).__name__}: {exc}") from exc
 
