@@ -83,7 +83,8 @@ USUAL = {"rw": ["read", "write", "randread", "randwrite", "rw", "readwrite", "ra
          "size": ["1g", "10g", "100m"], "io_size": ["1g"], "runtime": ["10", "60s", "1m"], "rwmixread": ["70"],
          "rate": ["10m", "1m,2m", ",5m"], "rate_iops": ["100", "50,"], "thinktime": ["100", "2ms"],
          "fsync": ["1", "32"], "fdatasync": ["8"], "sync": ["1", "dsync"], "filename": ["/dev/md0", "f"],
-         "numjobs": ["1", "4", "64"], "iodepth": ["1", "32"], "kb_base": ["1000"], "number_ios": ["1000"]}
+         "numjobs": ["1", "4", "64"], "iodepth": ["1", "32"], "kb_base": ["1000", "1024", "4k"],
+         "number_ios": ["1000"]}
 job_values = st.one_of(st.sampled_from(ODD), st.integers(-(10**6), 10**25).map(str),
                        st.text(st.characters(codec="ascii", exclude_characters="\n\r[]"), max_size=8))
 
@@ -109,6 +110,19 @@ def job_files(draw: st.DrawFn) -> str:
     for i in range(draw(st.integers(0, 3))):
         lines += [f"[job{i}]", *(f"{k}={v}" if draw(st.booleans()) else f"{k} {v}" for k, v in draw(sections))]
     return "\n".join(lines)
+
+
+NUMERIC_OPTIONS = ("numjobs", "bs", "runtime", "rwmixread", "rate_iops", "fsync", "thinktime")
+
+
+@pytest.mark.parametrize("line", ["kb_base=4k", "kb_base=", "bs=", "rw=",
+                                  *(f"{k}={v}" for k in NUMERIC_OPTIONS for v in ("9" * 5000, "²"))])
+def test_odd_job_values_are_one_line(line: str) -> None:
+    """Values a nightly run found (kb_base=4k, thousands of digits, "²" were ValueError tracebacks)."""
+    try:
+        parse_job_file(f"[j]\n{line}\n", source="mine.fio")
+    except PlanError as exc:
+        assert exc.message.startswith("mine.fio") and "\n" not in exc.message
 
 
 _JOB_PLAN = example_pod()
