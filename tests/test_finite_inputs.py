@@ -78,8 +78,8 @@ def test_workloads_refuse_non_finite_numbers(value: float) -> None:
             Workload(name="w", rw="read", bs=4096, **{field: value})
 
 
-@pytest.mark.parametrize(("line", "field"), [("bs=0", "bs"), ("bs=" + "9" * 400, "bs"), ("numjobs=100000", "numjobs"),
-                                             ("runtime=" + "9" * 30, "runtime_s"), ("rate=" + "9" * 40, "rate_bytes_s")])
+@pytest.mark.parametrize(("line", "field"), [("bs=0", "bs"), ("bs=" + "9" * 20, "bs"), ("numjobs=100000", "numjobs"),
+                                             ("runtime=" + "9" * 20, "runtime_s"), ("rate=" + "9" * 20, "rate_bytes_s")])
 def test_job_values_past_the_model_are_one_line(line: str, field: str) -> None:
     with pytest.raises(PlanError) as exc:
         parse_job_file(f"[j]\nrw=write\n{line}\n", source="mine.fio")
