@@ -7,13 +7,23 @@ that any plan can override, because datasheets and kernel logs beat defaults.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from planners.errors import PlanError
 
-Frozen = ConfigDict(frozen=True, extra="forbid")
+Frozen = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)  # inf and nan are no measurement
+
+# Physical bounds of the figures a plan may give (inf and nan are refused by every model): they keep
+# the arithmetic finite and away from zero. A transfer rate from a kilobyte a second (a dying disk) to
+# 10 TB/s (above any link, HBA or CPU path); requests per second from one in 1000 s to a billion;
+# hours from half a minute to ten years (a replacement, a rebuild); a request's fixed cost up to 10 s.
+MbPerS = Annotated[float, Field(ge=1e-3, le=1e7)]
+PerSecond = Annotated[float, Field(ge=1e-3, le=1e9)]
+Hours = Annotated[float, Field(ge=0.01, le=87660.0)]
+MAX_MICROSECONDS = 1e7
+INT32_MAX = 2**31 - 1  # the kernel's int sysctls (speed_limit_min/max)
 
 DiskClassName = Literal["hdd5400", "hdd7200", "hdd10k", "hdd15k", "ssd-sata", "nvme"]
 
@@ -28,8 +38,8 @@ class Lun(BaseModel):
 
     disks: int = Field(ge=1, le=64, description="Disks the controller builds the LUN from (count).")
     level: Literal[0, 1, 5, 6, 10] = Field(5, description="The controller's RAID level for the LUN.")
-    strip: int = Field(64 * 1024, ge=4096, description="The controller's strip (chunk) per disk, bytes.")
-    rebuild_hours: float = Field(24.0, gt=0, description="Hours the controller needs to rebuild a failed disk "
+    strip: int = Field(64 * 1024, ge=4096, le=1 << 30, description="The controller's strip (chunk) per disk, bytes.")
+    rebuild_hours: Hours = Field(24.0, description="Hours the controller needs to rebuild a failed disk "
                                                          "onto its spare (a day: a slow background rebuild).")
 
     @model_validator(mode="after")
@@ -67,20 +77,22 @@ class DiskSpec(BaseModel):
     model_config = Frozen
 
     disk_class: DiskClassName = Field("hdd7200", description="Preset the other fields default to.")
-    seq_outer_mb_s: float | None = Field(None, gt=0, description="Sequential transfer at the outer zone (start), MB/s.")
-    seq_inner_mb_s: float | None = Field(None, gt=0, description="Sequential transfer at the inner zone (end), MB/s.")
-    rand_read_iops: float | None = Field(
-        None, gt=0, description="Random 4 KiB reads per second over the whole disk; HDD: at queue depth 1, SSD: saturated.")
-    rand_write_iops: float | None = Field(None, gt=0, description="Random 4 KiB writes per second, as rand_read_iops.")
-    rpm: int | None = Field(None, ge=0, description="Spindle speed in revolutions per minute; 0 for SSD/NVMe.")
+    seq_outer_mb_s: MbPerS | None = Field(None, description="Sequential transfer at the outer zone (start), MB/s.")
+    seq_inner_mb_s: MbPerS | None = Field(None, description="Sequential transfer at the inner zone (end), MB/s.")
+    rand_read_iops: PerSecond | None = Field(
+        None, description="Random 4 KiB reads per second over the whole disk; HDD: at queue depth 1, SSD: saturated.")
+    rand_write_iops: PerSecond | None = Field(None, description="Random 4 KiB writes per second, as rand_read_iops.")
+    rpm: int | None = Field(None, ge=0, le=30000, description="Spindle speed in revolutions per minute; 0 for SSD/NVMe.")
     parallelism: int | None = Field(
-        None, ge=1, description="Requests the disk serves at once (count): 1 for HDD, flash channels for SSD.")
-    afr: float | None = Field(None, gt=0, lt=1, description="Annual failure rate as a fraction (0.02 = 2 %/year).")
+        None, ge=1, le=65536, description="Requests the disk serves at once (count): 1 for HDD, flash channels for SSD.")
+    afr: float | None = Field(None, ge=1e-6, lt=1, description="Annual failure rate as a fraction (0.02 = 2 %/year), "
+                                                                "at least one in a million.")
     ure_per_bit: float | None = Field(None, gt=0, lt=1, description="Unrecoverable read errors per bit read.")
     latency_us: float | None = Field(
-        None, ge=0, description="Fixed cost of one request that needs no positioning, microseconds: flash's "
-                                "datasheet access latency; 0 for a spinning disk, whose look-ahead and write "
-                                "cache hide it on sequential requests.")
+        None, ge=0, le=MAX_MICROSECONDS, description="Fixed cost of one request that needs no positioning, "
+                                                     "microseconds: flash's datasheet access latency; 0 for a "
+                                                     "spinning disk, whose look-ahead and write cache hide it on "
+                                                     "sequential requests.")
     lun: Lun | None = Field(None, description="Set when each 'disk' of this model is a hardware RAID LUN; the "
                                              "other figures then describe one disk inside it.")
 
@@ -93,10 +105,10 @@ class DiskPerf(BaseModel):
 
     model_config = Frozen
 
-    seq_read_mb_s: float = Field(gt=0, description="Sequential read of one disk, MB/s.")
-    seq_write_mb_s: float = Field(gt=0, description="Sequential write of one disk, MB/s.")
-    rand_read_iops: float = Field(gt=0, description="Random reads per second of one disk at the measured queue depth.")
-    rand_write_iops: float = Field(gt=0, description="Random writes per second of one disk at the measured queue depth.")
+    seq_read_mb_s: MbPerS = Field(description="Sequential read of one disk, MB/s.")
+    seq_write_mb_s: MbPerS = Field(description="Sequential write of one disk, MB/s.")
+    rand_read_iops: PerSecond = Field(description="Random reads per second of one disk at the measured queue depth.")
+    rand_write_iops: PerSecond = Field(description="Random writes per second of one disk at the measured queue depth.")
 
 
 class ResolvedDisk(BaseModel):
@@ -201,11 +213,11 @@ class Wiring(BaseModel):
 
     link: LinkKind = Field("sata3", description="The link each group of disks shares.")
     disks_per_link: int = Field(1, ge=1, le=128, description="Disks sharing one link (5 behind a SATA port multiplier).")
-    link_mb_s: float | None = Field(None, gt=0, description="Override of the link's payload rate, MB/s.")
+    link_mb_s: MbPerS | None = Field(None, description="Override of the link's payload rate, MB/s.")
     hbas: int = Field(0, ge=0, le=64, description="Host adapters the links are spread over; 0 = not modelled.")
     pcie_gen: int = Field(3, ge=1, le=5, description="PCIe generation of each HBA slot.")
     pcie_lanes: int = Field(8, ge=1, le=16, description="PCIe lanes of each HBA slot (count).")
-    hba_mb_s: float | None = Field(None, gt=0, description="Override of one HBA's ceiling, MB/s (e.g. a PCI card: 133).")
+    hba_mb_s: MbPerS | None = Field(None, description="Override of one HBA's ceiling, MB/s (e.g. a PCI card: 133).")
 
     @property
     def link_rate(self) -> float:
@@ -225,16 +237,16 @@ class Cpu(BaseModel):
     model_config = Frozen
 
     cpu_class: CpuClassName = Field("server", description="Preset the other fields default to.")
-    cores: int | None = Field(None, ge=1, description="CPU cores (count).")
-    raid6_gen_mb_s: float | None = Field(None, gt=0, description="Kernel log `raid6: ... gen() N MB/s`, MB/s of data.")
-    xor_mb_s: float | None = Field(None, gt=0, description="Kernel log `xor: ... N MB/sec`, MB/s of data.")
-    md_thread_mb_s: float | None = Field(
-        None, gt=0, description="Data one md raid4/5/6 thread pushes through its stripe cache (state machine and "
+    cores: int | None = Field(None, ge=1, le=65536, description="CPU cores (count).")
+    raid6_gen_mb_s: MbPerS | None = Field(None, description="Kernel log `raid6: ... gen() N MB/s`, MB/s of data.")
+    xor_mb_s: MbPerS | None = Field(None, description="Kernel log `xor: ... N MB/sec`, MB/s of data.")
+    md_thread_mb_s: MbPerS | None = Field(
+        None, description="Data one md raid4/5/6 thread pushes through its stripe cache (state machine and "
                                 "copies, parity aside), MB/s.")
-    buffered_write_mb_s: float | None = Field(
-        None, gt=0, description="One buffered writer through the page cache (copy, allocation, dirty accounting, "
+    buffered_write_mb_s: MbPerS | None = Field(
+        None, description="One buffered writer through the page cache (copy, allocation, dirty accounting, "
                                 "writeback submission), MB/s.")
-    buffered_read_mb_s: float | None = Field(None, gt=0, description="One buffered reader's copy-out ceiling, MB/s.")
+    buffered_read_mb_s: MbPerS | None = Field(None, description="One buffered reader's copy-out ceiling, MB/s.")
 
 
 class ResolvedCpu(BaseModel):
@@ -284,8 +296,8 @@ class MdKnobs(BaseModel):
     model_config = Frozen
 
     group_thread_cnt: int = Field(0, ge=0, le=64, description="md/group_thread_cnt: extra stripe threads (0 = one).")
-    speed_limit_min_kib_s: int = Field(1000, ge=1, description="/proc/sys/dev/raid/speed_limit_min, KiB/s.")
-    speed_limit_max_kib_s: int = Field(200000, ge=1, description="/proc/sys/dev/raid/speed_limit_max, KiB/s.")
+    speed_limit_min_kib_s: int = Field(1000, ge=1, le=INT32_MAX, description="/proc/sys/dev/raid/speed_limit_min, KiB/s.")
+    speed_limit_max_kib_s: int = Field(200000, ge=1, le=INT32_MAX, description="/proc/sys/dev/raid/speed_limit_max, KiB/s.")
 
     @model_validator(mode="after")
     def _valid(self) -> MdKnobs:
@@ -306,10 +318,10 @@ class Controller(BaseModel):
 
     kind: ControllerKind = Field("raid", description="Preset the other fields default to.")
     round_trip_us: float | None = Field(
-        None, ge=0, description="Time one request spends in the controller beyond the disks' own work (firmware, "
-                                "cache lookup, completion), microseconds.")
-    cache_bytes: int | None = Field(None, ge=0, description="Write-back cache (battery or flash backed), bytes; 0 = "
-                                                            "write-through.")
+        None, ge=0, le=MAX_MICROSECONDS, description="Time one request spends in the controller beyond the disks' "
+                                                     "own work (firmware, cache lookup, completion), microseconds.")
+    cache_bytes: int | None = Field(None, ge=0, le=1 << 50, description="Write-back cache (battery or flash backed), "
+                                                                        "bytes; 0 = write-through.")
     drain_queue: int | None = Field(
         None, ge=1, le=256, description="Writes the controller keeps queued on each disk while it drains its cache "
                                         "(count): the disk picks the nearest, so a deep queue shortens each seek.")
@@ -354,7 +366,7 @@ class Hardware(BaseModel):
         default_factory=dict, description="Figures per disk model, keyed by a disk set's `model` text.")
     wiring: Wiring = Field(default_factory=Wiring, description="Links and host adapters.")
     cpu: Cpu = Field(default_factory=Cpu, description="Host CPU.")
-    memory_bytes: int = Field(64 << 30, ge=1 << 28, description="Host memory, in bytes.")
+    memory_bytes: int = Field(64 << 30, ge=1 << 28, le=1 << 52, description="Host memory, in bytes.")
     md: MdKnobs = Field(default_factory=MdKnobs, description="md speed knobs.")
     controller: Controller | None = Field(
         None, description="A RAID adapter or array controller in front of the disks; None = disks on plain HBAs.")
@@ -363,10 +375,10 @@ class Hardware(BaseModel):
     dirty_background_ratio: float = Field(
         10.0, ge=0, le=100, description="vm.dirty_background_ratio: percent of available memory at which writeback "
                                         "starts.")
-    write_cache_mb_s: float | None = Field(
-        None, gt=0, description="A declared write-back cache in front of the disks (battery-backed controller): "
+    write_cache_mb_s: MbPerS | None = Field(
+        None, description="A declared write-back cache in front of the disks (battery-backed controller): "
                                 "the rate it absorbs writes at, MB/s; None = no such cache.")
-    replace_hours: float = Field(72.0, gt=0, description="Hours from a failure to a replacement disk being inserted "
+    replace_hours: Hours = Field(72.0, description="Hours from a failure to a replacement disk being inserted "
                                                           "(unused when a hot spare takes over).")
 
     def disk_spec(self, model: str) -> DiskSpec:

@@ -50,9 +50,9 @@ _MOUNT_OPTION = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_=.:+-]*$")
 _LABEL = re.compile(r"^[A-Za-z0-9_.+-]*$")
 
 
-def _check(pattern: re.Pattern[str], value: str, what: str, allowed: str) -> str:
+def _check(pattern: re.Pattern[str], value: str, what: str, allowed: str, field: str = "") -> str:
     if not pattern.match(value) or "/../" in value + "/" or "//" in value:
-        raise PlanError(f"{what} {value!r} is not allowed: use only {allowed}")
+        raise PlanError(f"{what} {value!r} is not allowed: use only {allowed}", field)
     return value
 
 
@@ -60,13 +60,13 @@ def check_device(path: str) -> str:
     return _check(_DEVICE, path, "device path", "/dev/ followed by letters, digits and ._:+@=/-")
 
 
-def check_name(name: str, what: str = "name") -> str:
-    return _check(_NAME, name, what, "letters, digits and _.+- (not starting with - or .)")
+def check_name(name: str, what: str = "name", field: str = "") -> str:
+    return _check(_NAME, name, what, "letters, digits and _.+- (not starting with - or .)", field)
 
 
 DevicePath = Annotated[str, BeforeValidator(lambda v: check_device(str(v)) if isinstance(v, str) else v)]
 
-Frozen = ConfigDict(frozen=True, extra="forbid")
+Frozen = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)  # inf and nan are no measurement
 
 
 class DiskSet(BaseModel):
@@ -272,7 +272,7 @@ class Plan(BaseModel):
 
     @model_validator(mode="after")
     def _valid(self) -> Plan:
-        check_name(self.name, "plan name")
+        check_name(self.name, "plan name", "name")
         names = [g.name for g in self.groups]
         if len(set(names)) != len(names):
             raise PlanError("md array names must be distinct", "groups.name")

@@ -27,6 +27,10 @@ for _i, _p in enumerate("KMGTPE", start=1):
     _UNITS[_p + "B"] = 1000**_i
     _UNITS[_p + "I"] = 1024**_i
 
+# The kernel addresses a block device's bytes with a signed 64-bit offset (loff_t): nothing podplan
+# sizes is larger, and refusing more keeps every figure a float can hold.
+MAX_BYTES = 2**63 - 1
+
 _SIZE = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?|\.[0-9]+)\s*([A-Za-z]*)\s*$")
 
 
@@ -36,8 +40,8 @@ def parse_size(text: str | int, *, what: str = "size") -> int:
         raise PlanError(f"{what} must be a size such as 2TB or 256K, not {text!r}")
     if isinstance(text, int):
         if text < 0:
-            raise PlanError(f"{what} must not be negative (got {text})")
-        return text
+            raise PlanError(f"{what} must not be negative (got {text if text > -MAX_BYTES else 'less than -8 EiB'})")
+        return _at_most_max(text, str(text), what)
     if not isinstance(text, str):
         raise PlanError(f"{what} must be a size such as 2TB or 256K, not {text!r}")
     m = _SIZE.match(text)
@@ -50,7 +54,14 @@ def parse_size(text: str | int, *, what: str = "size") -> int:
         value = Decimal(number) * _UNITS[unit]
     except InvalidOperation:  # pragma: no cover - the regex admits only valid decimals
         raise PlanError(f"{what} {text!r} is not a number") from None
-    return int(value)  # int() of a Decimal truncates: 1.8TiB rounds down to a whole byte
+    return _at_most_max(int(value), text, what)  # int() of a Decimal truncates: 1.8TiB rounds down to a whole byte
+
+
+def _at_most_max(n: int, text: str, what: str) -> int:
+    if n > MAX_BYTES:
+        shown = text.strip() if len(text.strip()) <= 24 else text.strip()[:20] + "..."
+        raise PlanError(f"{what} {shown} is larger than any device Linux can address (8 EiB)")
+    return n
 
 
 def format_bytes_binary(n: int, digits: int = 2) -> str:

@@ -2,11 +2,32 @@
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
+
+from planners.errors import PlanError
 
 Version = tuple[int, ...]
+
+# Each tool's versions whose behaviour the figures follow, [first, last): a plan outside them is
+# refused rather than given figures from rules its tools do not follow. mdadm: the v1.x data offset
+# since 3.3, the bitmap defaults up to 4.4; lvm2: the 2.02 and 2.03 series (the first metadata area
+# grew in 2.03.03); e2fsprogs: mke2fs's sizing rules since 1.44.3, through the 1.47 series;
+# xfsprogs: mkfs.xfs's AG and log rules, 5.19 to 6.4; Linux: the dirty throttling the performance
+# model follows since 2.6, up to the last kernel whose XFS free space accounting is modelled.
+MODELLED_TEXT: dict[str, tuple[str, str]] = {
+    "mdadm": ("3.3", "4.5"),
+    "lvm2": ("2.02", "2.04"),
+    "e2fsprogs": ("1.44.3", "1.48"),
+    "xfsprogs": ("5.19", "6.5"),
+    "kernel": ("2.6", "6.19"),
+}
+_SHOWN = {"kernel": "Linux"}
+# What a version may look like: the build script prints it, so nothing a shell would read
+# ("6.1.0-18-amd64", "4.2-5" and lvm's "2.03.16(2)" are fine; a newline or a `;` is not).
+_VERSION_TEXT = re.compile(r"v?[0-9]+(\.[0-9]+)*[A-Za-z0-9.+~_()-]*")
 
 
 @lru_cache(maxsize=256)  # every figure of a plan asks its tools' versions again
@@ -31,6 +52,10 @@ def format_version(v: Version) -> str:
     return ".".join(str(p) for p in v)
 
 
+MODELLED: dict[str, tuple[Version, Version]] = {
+    tool: (parse_version(low), parse_version(high)) for tool, (low, high) in MODELLED_TEXT.items()}
+
+
 class ToolVersions(BaseModel):
     """Versions of the tools whose behaviour the figures depend on (Debian 12 by default)."""
 
@@ -41,6 +66,23 @@ class ToolVersions(BaseModel):
     e2fsprogs: str = Field("1.47.0", description="e2fsprogs version (mke2fs defaults).")
     xfsprogs: str = Field("6.1.0", description="xfsprogs version (mkfs.xfs AG and log rules).")
     kernel: str = Field("6.1", description="Linux kernel version (md topology, df accounting).")
+
+    @field_validator("mdadm", "lvm2", "e2fsprogs", "xfsprogs", "kernel")
+    @classmethod
+    def _modelled(cls, text: str, info: ValidationInfo) -> str:
+        tool = str(info.field_name)
+        low, high = MODELLED[tool]
+        shown = MODELLED_TEXT[tool]
+        known = f"it knows {_SHOWN.get(tool, tool)} {shown[0]} up to (not including) {shown[1]}"
+        try:
+            if not _VERSION_TEXT.fullmatch(text):
+                raise ValueError(text)
+            version = parse_version(text)
+        except ValueError:
+            raise PlanError(f"{text!r} is not a version podplan can read; {known}", f"tools.{tool}") from None
+        if not low <= version < high:
+            raise PlanError(f"{text} is not modelled; {known}", f"tools.{tool}")
+        return text
 
     def v(self, tool: str) -> Version:
         return parse_version(getattr(self, tool))

@@ -140,3 +140,14 @@ def test_every_problem_of_a_file_is_named(tmp_path):
     assert "more problem" not in message and "\n" not in message
     for name in ("colour", "shade", "flavour"):
         assert f"{name}: unknown setting" in message
+
+
+@pytest.mark.parametrize(("change", "field"), [({"name": "a b"}, "name"),
+                                               ({"groups": [{"level": 6, "members": 50}]}, "groups.members")])
+def test_the_plans_own_checks_name_their_field(change, field):
+    """Checks of the plan as a whole have no location in pydantic's error: the PlanError says which field."""
+    from app.shared.planfile import plan_from_data
+
+    with pytest.raises(PlanError) as caught:
+        plan_from_data({**example_pod().model_dump(mode="json"), **change})
+    assert caught.value.field == field

@@ -136,7 +136,12 @@ def _compact_sizes(data: Any) -> Any:
 
 def _field_of(exc: ValidationError) -> str:
     errors = exc.errors()
-    return ".".join(str(x) for x in errors[0]["loc"]) if errors else ""
+    if not errors:
+        return ""
+    # The plan's own checks (disks enough for the groups, distinct names) have no location: their
+    # PlanError says which field it is.
+    cause = (errors[0].get("ctx") or {}).get("error")
+    return ".".join(str(x) for x in errors[0]["loc"]) or getattr(cause, "field", "")
 
 
 def describe_validation_error(exc: ValidationError, source: str) -> str:

@@ -108,8 +108,10 @@ class FormError(PlanError):
 def _int(values: Values, key: str, what: str, *, minimum: int = 0) -> int:
     text = str(values.get(key, "")).strip()
     what = what[:1].upper() + what[1:]
-    if not text.isdigit():
+    if not (text.isascii() and text.isdigit()):  # "²" is a digit to str.isdigit, not to int()
         raise FormError(f"{what}: enter a whole number", key)
+    if len(text) > 18:  # int() refuses thousands of digits; no count or size here needs 19
+        raise FormError(f"{what}: {text[:18]}... is too large", key)
     n = int(text)
     if n < minimum:
         raise FormError(f"{what} must be at least {minimum}", key)
@@ -193,8 +195,9 @@ def _disks(base: Plan, values: Values) -> list[dict[str, Any]]:
         raise FormError("Disk size: enter a size such as 2TB, 1.8TiB or 2000398934016", "size")
     first: dict[str, Any] = {k: v for k, v in old[0].items() if k != "devices"}
     preset = BY_KEY.get(str(values.get("preset") or ""))
-    first.update(count=count, size=str(values["size"]).strip(), logical_sector=int(values["logical_sector"]),
-                 physical_sector=int(values["physical_sector"]), rotational=bool(values["rotational"]))
+    first.update(count=count, size=str(values["size"]).strip(),
+                 logical_sector=_int(values, "logical_sector", "logical sector"),
+                 physical_sector=_int(values, "physical_sector", "physical sector"), rotational=bool(values["rotational"]))
     if preset is not None:
         first["model"] = preset.model
     elif (size, first["logical_sector"], first["physical_sector"], first["rotational"]) != (
@@ -228,7 +231,7 @@ def _groups(base: Plan, values: Values, total: int) -> list[dict[str, Any]]:
         members = total // ngroups - spares
         if members < 1:
             raise FormError(f"{total} disks in {ngroups} groups leave no members after {spares} spares each", "members")
-    level = int(values["level"])
+    level = _int(values, "level", "RAID level")
     template: dict[str, Any] = {k: v for k, v in old[0].items() if k not in ("name", "layout", "chunk")}
     template.update(level=level, members=members, spares=spares, bitmap=values["bitmap"], metadata=values["metadata"])
     if values["bitmap"] == "none":
@@ -263,7 +266,7 @@ def _lvm(old: dict[str, Any], values: Values) -> dict[str, Any]:
 
 def _filesystem(old: dict[str, Any], values: Values) -> dict[str, Any]:
     fs = dict(old)
-    fs.update(type=values["fs"], block_size=int(values["block_size"]), label=str(values["label"]).strip(),
+    fs.update(type=values["fs"], block_size=_int(values, "block_size", "block size"), label=str(values["label"]).strip(),
               mount_point=str(values["mount_point"]).strip())
     text = str(values.get("reserved", "")).strip()
     try:

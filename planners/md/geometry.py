@@ -28,12 +28,12 @@ from planners.md.rules import (
     usable_sectors,
 )
 from planners.units import KiB, is_power_of_two
-from planners.versions import Version, format_version
+from planners.versions import MODELLED, Version, format_version
 
 MdLevel = Literal[0, 1, 4, 5, 6, 10]
 DEFAULT_CHUNK = 512 * KiB
 RAID1_ROUNDING_KIB = 64  # mdadm rounds RAID1 components to 64 KiB in case of a later reshape
-MIN_MDADM: Version = (3, 3)
+MIN_MDADM: Version = MODELLED["mdadm"][0]
 CHUNKLESS_RAID1_SINCE: Version = (4, 2)
 RAID0_LAYOUT_SINCE: Version = (4, 2)  # mdadm records the multi-zone RAID0 layout itself
 

@@ -24,7 +24,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from planners.errors import PlanError
 from planners.perf.workloads import ASYNC_ENGINES, Rw, Workload
@@ -118,7 +118,7 @@ def grouping_line(phases: list[Phase]) -> str:
 
 def fio_bytes(text: str, kb_base: int = 1024, *, what: str = "size") -> int:
     """A size as fio reads it: '4k' -> 4096 (kb_base 1024), '1KiB' -> 1000 there, '1m' ... ."""
-    m = re.fullmatch(r"\s*(\d+)\s*([A-Za-z%]*)\s*", text)
+    m = re.fullmatch(r"\s*([0-9]{1,20})\s*([A-Za-z%]*)\s*", text)
     if not m:
         raise PlanError(f"{what} {text!r} is not a size fio reads the same way (whole numbers only: 1536k, not 1.5m)")
     number, suffix = int(m.group(1)), m.group(2).lower()
@@ -174,7 +174,12 @@ def parse_job_file(text: str, *, source: str = "job file") -> JobFile:
             defaults = {**defaults, **options}
             continue
         merged = {**defaults, **options}
-        w, said = _workload(name, merged, source)
+        try:
+            w, said = _workload(name, merged, source)
+        except ValidationError as exc:  # a value past what the model takes (bs=0, numjobs=100000)
+            err = exc.errors()[0]
+            raise PlanError(f"{source}: [{name}] {'.'.join(map(str, err['loc']))}: {err['msg']}",
+                            str(err["loc"][0])) from None
         starts.append(_phase(name, merged, [x.name for x in workloads], starts, source))
         workloads.append(w)
         notes += said
@@ -223,9 +228,10 @@ def _workload(name: str, opts: Options, source: str) -> tuple[Workload, list[str
                 return opts[k][:2]
         return DEFAULTS.get(keys[0], ""), 0
 
-    kb_base = int(get("kb_base")[0] or 1024)
-    if kb_base not in (1000, 1024):
-        raise PlanError(f"{source}: [{name}] kb_base={kb_base}: fio takes 1000 or 1024")
+    kb_text = get("kb_base")[0].strip() or "1024"
+    if kb_text not in ("1000", "1024"):
+        raise PlanError(f"{source}: [{name}] kb_base={kb_text}: fio takes 1000 or 1024")
+    kb_base = int(kb_text)
 
     def fail(line: int, message: str) -> PlanError:
         return PlanError(f"{source}:{line}: [{name}] {message}")
@@ -292,7 +298,7 @@ def pacing(opts: Options, kb_base: int, fail: Fail) -> dict[str, Any]:
         # fio: given both, the one set later wins; a job file's order is the order of its lines.
         key = max(("rwmixread", "rwmixwrite"), key=lambda k: opts[k][1] if k in opts else -1)
         value, line, _ = opts[key]
-        if not value.strip().isdigit() or int(value) > 100:
+        if not _number(value) or int(value) > 100:
             raise fail(line, f"{key}={value!r} is not a percentage from 0 to 100")
         out["read_mix"] = int(value) / 100 if key == "rwmixread" else 1 - int(value) / 100
     for key, field in (("rate", "rate_bytes_s"), ("rate_iops", "rate_iops")):
@@ -305,14 +311,14 @@ def pacing(opts: Options, kb_base: int, fail: Fail) -> dict[str, Any]:
                     pair.append(None)
                 elif key == "rate":
                     pair.append(fio_bytes(p, kb_base, what=f"line {line}: rate") or None)
-                elif p.strip().isdigit():
+                elif _number(p):
                     pair.append(int(p) or None)
                 else:
                     raise fail(line, f"rate_iops={value!r} is not a count per second")
             out[field] = tuple(pair)
     if "thinktime" in opts:
         value, line, _ = opts["thinktime"]
-        us = _seconds(value if not value.strip().isdigit() else value + "us",
+        us = _seconds(value if not _number(value) else value + "us",
                       fail(line, f"thinktime={value!r} is not a time fio reads"))
         out["thinktime_us"] = (us or 0.0) * 1e6
         if "thinktime_blocks" in opts:
@@ -320,7 +326,7 @@ def pacing(opts: Options, kb_base: int, fail: Fail) -> dict[str, Any]:
     for key, metadata in (("fsync", True), ("fdatasync", False)):
         if key in opts:
             value, line, _ = opts[key]
-            if not value.strip().isdigit():
+            if not _number(value):
                 raise fail(line, f"{key}={value!r} is not a count of writes")
             if int(value):
                 out.update(sync_every=int(value), sync_metadata=metadata)
@@ -336,12 +342,19 @@ def pacing(opts: Options, kb_base: int, fail: Fail) -> dict[str, Any]:
 
 def _seconds(text: str, error: PlanError) -> float | None:
     """fio's time: a bare number is seconds; us/ms/s/m/h/d suffixes as fio reads them; 0 = no limit."""
-    m = re.fullmatch(r"\s*(\d+)\s*(us|usec|ms|msec|s|sec|m|min|h|d)?\s*", text.lower())
+    m = re.fullmatch(r"\s*([0-9]{1,20})\s*(us|usec|ms|msec|s|sec|m|min|h|d)?\s*", text.lower())
     if not m:
         raise error
     scale = {"us": 1e-6, "usec": 1e-6, "ms": 1e-3, "msec": 1e-3, "s": 1, "sec": 1, "m": 60, "min": 60,
              "h": 3600, "d": 86400}[m.group(2) or "s"]
     return int(m.group(1)) * scale or None
+
+
+def _number(text: str) -> bool:
+    """A whole number as fio reads one: ASCII digits ("²" is a digit to str.isdigit, not to int()), at
+    most 20 of them (fio's numbers are 64 bits; int() refuses thousands of digits)."""
+    t = text.strip()
+    return t.isascii() and t.isdigit() and len(t) <= 20
 
 
 def _flag(text: str, error: PlanError) -> bool:
@@ -351,6 +364,6 @@ def _flag(text: str, error: PlanError) -> bool:
 
 
 def _count(text: str, line: int, fail: Fail) -> int:
-    if not text.strip().isdigit() or int(text) < 1:
+    if not _number(text) or int(text) < 1:
         raise fail(line, f"{text!r} is not a count of 1 or more")
     return int(text)

@@ -299,8 +299,9 @@ def _behind_controller_cache(ctx: PerfCtx, w: Workload, degraded: int, out: Limi
     if w.direct:
         link = ctx.hardware.wiring.link_rate if ctx.hardware.wiring.link != "direct" else inf
         r = ctx.round_trip_s + w.bs / (link * 1e6)
-        _put(host, "queue depth", w.in_flight * w.bs / r / 1e6,
-             f"{w.in_flight} requests in flight, each acknowledged by the cache in {r * 1e3:.2f} ms")
+        if r > 0:  # no round trip and no link to cross: nothing here bounds the requests in flight
+            _put(host, "queue depth", w.in_flight * w.bs / r / 1e6,
+                 f"{w.in_flight} requests in flight, each acknowledged by the cache in {r * 1e3:.2f} ms")
     ingest = min(v for v, _ in host.values())
     rate, note = controller_cache(ctx, w, ingest, drain)
     if rate < ingest * (1 - 1e-9):

@@ -7,16 +7,20 @@ A workload says what is asked of the array, not how fast it goes: the shape of t
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from planners.errors import PlanError
-from planners.units import KiB, MiB
+from planners.units import MAX_BYTES, KiB, MiB
 
 GB = 10**9
+# Bounds that keep the model's floats finite: a run of at most a thousand years, and no size or
+# count past what a 64-bit offset holds.
+MAX_SECONDS = 3.2e10
+Count = Annotated[int, Field(gt=0, le=MAX_BYTES)]
 
-Frozen = ConfigDict(frozen=True, extra="forbid")
+Frozen = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)  # inf and nan are no measurement
 
 # fio's rw values, plus "rewrite": read a block, then write it back in place (bonnie++'s
 # rewrite), whose figure counts each byte once although the disks move it twice.
@@ -34,22 +38,22 @@ class Workload(BaseModel):
     name: str = Field(description="Preset or user name, shown with each prediction.")
     description: str = Field("", description="What the workload stands for.")
     rw: Rw = Field(description="fio rw: read, write, randread, randwrite, or rewrite (see module docs).")
-    bs: int = Field(gt=0, description="Block size of each request, in bytes (fio bs).")
+    bs: int = Field(gt=0, le=MAX_BYTES, description="Block size of each request, in bytes (fio bs).")
     direct: bool = Field(True, description="O_DIRECT (fio direct=1); False goes through the page cache.")
     numjobs: int = Field(1, ge=1, le=4096, description="Independent jobs issuing I/O at once (count).")
     iodepth: int = Field(1, ge=1, le=65536, description="Requests in flight per job (count); only async engines "
                                                          "with direct=1 honour it.")
     ioengine: str = Field("libaio", description="fio ioengine: libaio, io_uring, psync, sync, ...")
     target: Literal["raw", "file"] = Field("raw", description="The top block device, or a file on the filesystem.")
-    size: int | None = Field(None, gt=0, description="Bytes the I/O spans (fio size); None = the whole device.")
+    size: int | None = Field(None, gt=0, le=MAX_BYTES, description="Bytes the I/O spans (fio size); None = the whole device.")
     files: int = Field(1, ge=1, le=4096, description="Files the job's bytes are split over, laid out one after "
                                                      "another (fio gives each clone its own file unless a filename "
                                                      "names one they share), count.")
-    io_bytes: int | None = Field(None, gt=0, description="Bytes the run moves before it ends, all jobs together (fio "
+    io_bytes: int | None = Field(None, gt=0, le=MAX_BYTES, description="Bytes the run moves before it ends, all jobs together (fio "
                                                          "io_size / number_ios); None = size.")
-    readahead: int | None = Field(None, gt=0, description="The top device's readahead during this run, bytes "
+    readahead: int | None = Field(None, gt=0, le=MAX_BYTES, description="The top device's readahead during this run, bytes "
                                                           "(blockdev --setra x 512); None = the plan's.")
-    runtime_s: float | None = Field(None, gt=0, description="How long the run lasts, seconds (fio runtime); None = "
+    runtime_s: float | None = Field(None, gt=0, le=MAX_SECONDS, description="How long the run lasts, seconds (fio runtime); None = "
                                                             "long enough for the steady rate.")
     fadvise_sequential: bool = Field(False, description="The reader tells the kernel it reads sequentially "
                                                         "(fio's fadvise_hint, on by default): the kernel doubles "
@@ -58,13 +62,13 @@ class Workload(BaseModel):
                                                 "otherwise it also ends once size bytes are done.")
     read_mix: float = Field(0.5, ge=0, le=1, description="Share of a mix's requests that are reads (fio "
                                                          "rwmixread / 100); pure workloads ignore it.")
-    rate_bytes_s: tuple[int | None, int | None] = Field(
+    rate_bytes_s: tuple[Count | None, Count | None] = Field(
         (None, None), description="fio rate: each job's cap on reads and on writes, bytes/s (None = none).")
-    rate_iops: tuple[int | None, int | None] = Field(
+    rate_iops: tuple[Count | None, Count | None] = Field(
         (None, None), description="fio rate_iops: each job's cap on read and on write requests per second.")
-    thinktime_us: float = Field(0.0, ge=0, description="fio thinktime: each job pauses this long, microseconds, ...")
-    thinktime_blocks: int = Field(1, ge=1, description="... after this many requests (fio thinktime_blocks).")
-    sync_every: int = Field(0, ge=0, description="A flush after every this many writes (fio fsync / fdatasync; "
+    thinktime_us: float = Field(0.0, ge=0, le=MAX_SECONDS * 1e6, description="fio thinktime: each job pauses this long, microseconds, ...")
+    thinktime_blocks: int = Field(1, ge=1, le=MAX_BYTES, description="... after this many requests (fio thinktime_blocks).")
+    sync_every: int = Field(0, ge=0, le=MAX_BYTES, description="A flush after every this many writes (fio fsync / fdatasync; "
                                                  "1 with sync=1, O_SYNC); 0 = none.")
     sync_metadata: bool = Field(True, description="Each flush also commits the filesystem's journal (fsync, "
                                                   "O_SYNC) rather than data alone (fdatasync of a laid-out file).")

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from planners.versions import Version
+from planners.versions import MODELLED, Version
 
-MODELLED_XFSPROGS: tuple[Version, Version] = ((5, 19), (6, 5))
+MODELLED_XFSPROGS: tuple[Version, Version] = MODELLED["xfsprogs"]
 """xfsprogs versions whose mkfs.xfs rules this module follows: [first, last)."""
 
 KIB = 1024
