@@ -15,6 +15,8 @@ import subprocess
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
+from planners.errors import PodplanError
+
 
 @dataclass(frozen=True)
 class Program:
@@ -72,8 +74,10 @@ def not_found(program: str) -> str:
     return f"{program} not found: install {known.package} (apt-get install {known.package})"
 
 
-class CommandError(Exception):
+class CommandError(PodplanError):
     """An external command failed, could not start, or ran out of time."""
+
+    exit_status = 1  # the input was fine; the machine or a tool said no
 
     def __init__(self, argv: Sequence[str], returncode: int | None, stderr: str, reason: str = ""):
         self.argv = list(argv)

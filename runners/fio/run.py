@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from planners.errors import PodplanError
 from runners.exec import CommandError, not_found, stop_group, which
 from runners.fio.result import FioRun, parse_output
 
@@ -37,7 +38,7 @@ class FioOutcome(BaseModel):
     stderr: str = Field(description="What fio printed on stderr.")
 
 
-class FioMissing(Exception):
+class FioMissing(PodplanError):
     """fio is not installed."""
 
 
