@@ -56,6 +56,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.command is None:
             build_parser().print_help()
             return EXIT_USAGE
+        if args.transcript:
+            from runners import transcript
+
+            transcript.use(args.transcript)
         return _dispatch(args)
     except PodplanError as exc:
         # Every error podplan raises for a person derives from it: a bad flag or file (2), a program
