@@ -22,9 +22,16 @@ def pytest_collection_modifyitems(config, items) -> None:  # type: ignore[no-unt
     items.sort(key=_rank)  # stable: within a file and among the rest, the usual order stays
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _transcript_kept_from_home(tmp_path_factory):  # type: ignore[no-untyped-def]
+    """Every command the tests run goes into a transcript under a temporary XDG_STATE_HOME (inherited by
+    the podplan processes a test starts), never into the user's ~/.local/state. Session-wide and
+    autouse, so it is in place before any module's fixture (the lab's boot) runs a command."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("state")))
+        yield
+
+
 @pytest.fixture(autouse=True)
-def _transcript_kept_from_home(tmp_path_factory, monkeypatch):  # type: ignore[no-untyped-def]
-    """Every command a test runs goes into a transcript under a temporary XDG_STATE_HOME (inherited by
-    the podplan processes a test starts), never into the user's ~/.local/state."""
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("state")))
+def _default_transcript(monkeypatch):  # type: ignore[no-untyped-def]
     monkeypatch.setattr(transcript, "_chosen", None)  # a --transcript given to main() in-process ends with its test

@@ -23,6 +23,12 @@ OS_CALLS = {"system", "popen", "fork", "forkpty", "posix_spawn", "posix_spawnp",
             "spawnvp", "spawnve", "spawnvpe", "execv", "execve", "execvp", "execvpe", "execl", "execlp"}
 
 
+@pytest.fixture(autouse=True)
+def _own_transcript(tmp_path, monkeypatch):  # type: ignore[no-untyped-def]
+    """Each test here reads the records of its own commands only."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+
+
 def _records() -> list[dict]:
     path = transcript.path()
     return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
