@@ -1,7 +1,25 @@
-"""The one error type a user's input can cause in the planners."""
+"""The root of every error podplan raises for a person to read, and the planners' own."""
 
 
-class PlanError(ValueError):
+class PodplanError(Exception):
+    """An error whose message is one line a sysadmin can act on; the CLI prints it, the TUI notifies it.
+
+    Every exception class podplan defines derives from it (a test walks app/, planners/ and
+    runners/), so the command line and the TUI each catch it in one place and nothing has to be
+    re-raised as another type on its way up. `field` names the plan field to blame (dotted path,
+    e.g. "groups.0.members"), for the TUI to highlight; None or "" when no single field is.
+    """
+
+    exit_status = 2
+    """The command line's exit status: 2, the user's input (a flag, a file, a target) is wrong."""
+
+    def __init__(self, message: str, field: str | None = None):
+        super().__init__(message)
+        self.message = message
+        self.field = field
+
+
+class PlanError(PodplanError, ValueError):
     """An impossible or invalid plan. The message is one sentence a sysadmin can act on.
 
     `field` names the plan field that caused it (dotted path, e.g. "groups.0.members"),
@@ -9,6 +27,4 @@ class PlanError(ValueError):
     """
 
     def __init__(self, message: str, field: str = ""):
-        super().__init__(message)
-        self.message = message
-        self.field = field
+        super().__init__(message, field)

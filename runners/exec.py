@@ -4,6 +4,8 @@ Every command is an argv list built elsewhere by a pure function, so the UI can 
 it before it runs. Here it runs without a shell, under LC_ALL=C (parsers expect the C
 locale's output), with a timeout; on timeout the process group is sent SIGTERM first
 and SIGKILL only later, because fio's children keep issuing I/O after a bare SIGKILL.
+`run` waits for a command's end; `spawn` starts one that its caller watches (fio, qemu).
+Either way the command goes into the transcript (runners.transcript).
 """
 
 from __future__ import annotations
@@ -12,8 +14,14 @@ import os
 import shutil
 import signal
 import subprocess
+import tempfile
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import IO
+
+from planners.errors import PodplanError
+from runners import transcript
 
 
 @dataclass(frozen=True)
@@ -48,7 +56,7 @@ PROGRAMS: dict[str, Program] = {
     "fio": Program("fio"),
     "losetup": _MOUNT, "mount": _MOUNT, "umount": _MOUNT,
     "lsblk": _UTIL, "blkid": _UTIL, "wipefs": _UTIL, "dmesg": _UTIL, "unshare": _UTIL, "setpriv": _UTIL,
-    "findmnt": _UTIL,
+    "findmnt": _UTIL, "partx": _UTIL,
     **dict.fromkeys(("df", "env", "cat", "sleep"), Program("coreutils", base=True)),
     "bash": Program("bash", base=True),
     "journalctl": Program("systemd", optional="the kernel log is read from dmesg first and /var/log/kern.log last"),
@@ -72,8 +80,10 @@ def not_found(program: str) -> str:
     return f"{program} not found: install {known.package} (apt-get install {known.package})"
 
 
-class CommandError(Exception):
+class CommandError(PodplanError):
     """An external command failed, could not start, or ran out of time."""
+
+    exit_status = 1  # the input was fine; the machine or a tool said no
 
     def __init__(self, argv: Sequence[str], returncode: int | None, stderr: str, reason: str = ""):
         self.argv = list(argv)
@@ -121,6 +131,13 @@ def resolve(argv: Sequence[str]) -> str:
     return exe
 
 
+def _environment(env: Mapping[str, str] | None) -> dict[str, str]:
+    full_env = dict(os.environ)
+    full_env.update(env or {})
+    full_env["LC_ALL"] = "C"
+    return full_env
+
+
 def run(
     argv: Sequence[str],
     *,
@@ -133,9 +150,7 @@ def run(
     """Run argv and return its output; raise CommandError on failure when `check`."""
     argv = [str(a) for a in argv]
     exe = resolve(argv)
-    full_env = dict(os.environ)
-    full_env.update(env or {})
-    full_env["LC_ALL"] = "C"
+    started, t0 = time.time(), time.monotonic()
     try:
         proc = subprocess.Popen(
             [exe, *argv[1:]],
@@ -144,23 +159,113 @@ def run(
             stderr=subprocess.PIPE,
             text=True,
             errors="replace",  # a stray non-UTF-8 byte (a device name in the kernel log) is no reason to fail
-            env=full_env,
+            env=_environment(env),
             start_new_session=True,
         )
     except OSError as exc:
+        transcript.record(argv, started, 0.0, None, "", note=str(exc))
         raise CommandError(argv, None, "", reason=str(exc)) from None
+    err, note = "", ""
     try:
         out, err = proc.communicate(input=input, timeout=timeout)
     except subprocess.TimeoutExpired:
         stop_group(proc, grace)
         out, err = proc.communicate()
-        raise CommandError(argv, proc.returncode, err or "", reason=f"timed out after {timeout:g} s") from None
+        note = f"timed out after {timeout:g} s"
+        raise CommandError(argv, proc.returncode, err or "", reason=note) from None
     except BaseException:
+        note = "interrupted"
         stop_group(proc, grace)
         raise
+    finally:
+        transcript.record(argv, started, time.monotonic() - t0, proc.returncode, err or "", note)
     if check and proc.returncode != 0:
         raise CommandError(argv, proc.returncode, err)
     return Result(argv, proc.returncode, out, err)
+
+
+class Spawned:
+    """A program started by `spawn`, watched by its caller while it runs (poll, wait, stop).
+
+    Used as a context manager: on leaving it, however that happens (its end, a timeout, a
+    cancel, an exception in the caller), the process group is stopped if still running
+    (terminate, then kill), the process is reaped and the command goes into the transcript.
+    """
+
+    def __init__(self, argv: list[str], proc: subprocess.Popen, err: IO[bytes], grace: float, started: float):
+        self.argv = argv
+        self.grace = grace
+        self.stderr = ""
+        """What it printed on stderr (and stdout, if it was sent there); read once it is over."""
+        self.note = ""
+        self._proc, self._err, self._started, self._t0 = proc, err, started, time.monotonic()
+        self._ended: float | None = None
+
+    @property
+    def returncode(self) -> int | None:
+        """Its exit status once it ended (negative: the signal that ended it); None while running."""
+        return self._proc.returncode
+
+    @property
+    def elapsed_s(self) -> float:
+        """Seconds from its start to its end, or to now while it runs."""
+        return (self._ended or time.monotonic()) - self._t0
+
+    def poll(self) -> int | None:
+        code = self._proc.poll()
+        if code is not None and self._ended is None:
+            self._ended = time.monotonic()
+        return code
+
+    def wait(self, timeout: float) -> int | None:
+        """Its exit status, or None if it still runs after `timeout` seconds."""
+        try:
+            self._proc.wait(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            return None
+        return self.poll()
+
+    def stop(self, note: str = "stopped") -> None:
+        """Terminate the whole process group, wait, then kill what is left; `note` says why, in the transcript."""
+        if self.poll() is None:
+            self.note = self.note or note
+            stop_group(self._proc, self.grace)
+        self.poll()
+
+    def __enter__(self) -> Spawned:
+        return self
+
+    def __exit__(self, kind: object, exc: object, tb: object) -> None:
+        try:
+            self.stop("interrupted" if exc is not None else "stopped")
+        finally:
+            self._proc.wait()
+            self.poll()
+            self._err.seek(0)
+            self.stderr = self._err.read().decode(errors="replace")
+            self._err.close()
+            transcript.record(self.argv, self._started, self.elapsed_s, self.returncode, self.stderr, self.note)
+
+
+def spawn(argv: Sequence[str], *, env: Mapping[str, str] | None = None, grace: float = 5.0,
+          stdout_to_stderr: bool = False) -> Spawned:
+    """Start argv in its own process group and return at once, for a caller that watches it
+    (fio's progress file, qemu's console). Resolved and run as `run` does (PROGRAMS, no shell,
+    LC_ALL=C); stdin and stdout are /dev/null (stdout joins stderr if `stdout_to_stderr`), stderr
+    is kept for Spawned.stderr and the transcript. Use it in a `with` block."""
+    argv = [str(a) for a in argv]
+    exe = resolve(argv)
+    started = time.time()
+    err = tempfile.TemporaryFile()
+    try:
+        proc = subprocess.Popen([exe, *argv[1:]], stdin=subprocess.DEVNULL,
+                                stdout=err if stdout_to_stderr else subprocess.DEVNULL, stderr=err,
+                                env=_environment(env), start_new_session=True)
+    except OSError as exc:
+        err.close()
+        transcript.record(argv, started, 0.0, None, "", note=str(exc))
+        raise CommandError(argv, None, "", reason=str(exc)) from None
+    return Spawned(argv, proc, err, grace, started)
 
 
 def stop_group(proc: subprocess.Popen, grace: float = 5.0) -> None:

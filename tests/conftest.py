@@ -1,7 +1,12 @@
 """Suite-wide ordering: the lab's long boots first, so a parallel run (pytest -n) overlaps them with
-everything else instead of leaving them for the end."""
+everything else instead of leaving them for the end. And the transcript of the commands the tests
+run is kept out of the user's home."""
 
 from __future__ import annotations
+
+import pytest
+
+from runners import transcript
 
 # Longest first (one boot each; their order in a serial run does not matter).
 LAB_FIRST = ("test_lab_rehearse", "test_lab_growth", "test_lab_failure", "test_lab_perf", "test_lab_validate",
@@ -15,3 +20,18 @@ def _rank(item) -> int:  # type: ignore[no-untyped-def]
 
 def pytest_collection_modifyitems(config, items) -> None:  # type: ignore[no-untyped-def]
     items.sort(key=_rank)  # stable: within a file and among the rest, the usual order stays
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _transcript_kept_from_home(tmp_path_factory):  # type: ignore[no-untyped-def]
+    """Every command the tests run goes into a transcript under a temporary XDG_STATE_HOME (inherited by
+    the podplan processes a test starts), never into the user's ~/.local/state. Session-wide and
+    autouse, so it is in place before any module's fixture (the lab's boot) runs a command."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("state")))
+        yield
+
+
+@pytest.fixture(autouse=True)
+def _default_transcript(monkeypatch):  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(transcript, "_chosen", None)  # a --transcript given to main() in-process ends with its test

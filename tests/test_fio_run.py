@@ -147,3 +147,30 @@ def test_cli_on_a_loop_device_with_another_plan_says_so_and_measures_without_com
         assert r["diff_pct"] is None and r["predicted_mb_s"] is None, r
     print(f"validate --plan on a loop device: {took:.1f} s")
     assert took < 90
+
+
+def test_cli_validate_records_fio_in_the_transcript_given(tmp_path):
+    """`podplan --transcript FILE validate DIR`: each fio run goes into FILE (stopped here once the
+    first record is in, to keep the test short), with its argv, start, duration, exit and stderr."""
+    data, log = tmp_path / "data", tmp_path / "audit" / "commands.log"
+    data.mkdir()
+    log.parent.mkdir()
+    proc = subprocess.Popen([sys.executable, "-m", "app.cli.main", "--transcript", str(log), "validate", str(data),
+                             "--json"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "XDG_STATE_HOME": str(tmp_path / "state")})
+    deadline = time.monotonic() + 90
+    records: list[dict] = []
+    while not any(r["argv"][0] == "fio" for r in records) and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.2)
+        records = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=120)
+    records = [json.loads(line) for line in log.read_text().splitlines()]
+    fio = [r for r in records if r["argv"][0] == "fio"]
+    assert fio, (records, err)
+    first = fio[0]
+    assert {"argv", "start", "duration_s", "exit", "stderr_tail"} <= set(first)
+    assert "--output-format=json" in first["argv"] and first["argv"][-1].endswith("seq-read.fio")
+    assert first["duration_s"] > 0 and isinstance(first["exit"], int)
+    # The default transcript got none of it.
+    assert not (tmp_path / "state" / "podplan" / "commands.log").exists()

@@ -17,7 +17,7 @@ from runners.exec import PROGRAMS, CommandError, not_found, run
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 # Calls that are given a program: the chokepoint and its neighbours, subprocess, shutil.which.
-TAKES_PROGRAM = {"run", "which", "have", "resolve", "Popen", "check_output", "check_call", "run_fio", "boot", "_tool"}
+TAKES_PROGRAM = {"run", "spawn", "which", "have", "resolve", "Popen", "check_output", "check_call", "run_fio", "boot", "_tool"}
 
 
 def _program_names(path: pathlib.Path) -> set[str]:

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from planners.errors import PlanError
+from planners.errors import PlanError, PodplanError
 
 if TYPE_CHECKING:
     import argparse
@@ -56,10 +56,16 @@ def main(argv: list[str] | None = None) -> int:
         if args.command is None:
             build_parser().print_help()
             return EXIT_USAGE
+        if args.transcript:
+            from runners import transcript
+
+            transcript.use(args.transcript)
         return _dispatch(args)
-    except PlanError as exc:
+    except PodplanError as exc:
+        # Every error podplan raises for a person derives from it: a bad flag or file (2), a program
+        # podplan needed missing or failing where no command expected it (1). One line, no traceback.
         print(f"podplan: {exc.message}", file=sys.stderr)
-        return EXIT_USAGE
+        return exc.exit_status
     except KeyboardInterrupt:
         print("podplan: interrupted", file=sys.stderr)
         return 130
@@ -67,15 +73,6 @@ def main(argv: list[str] | None = None) -> int:
         # `podplan example | head` closes the pipe early: not an error worth a traceback.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_OK
-    except Exception as exc:
-        # A program podplan needed is missing or failed where no command expected it: one line, no traceback.
-        # Its error type is looked up only now: nothing that runs programs has been imported unless it ran one
-        # (the TUI's first paint needs no runner).
-        runner = sys.modules.get("runners.exec")
-        if runner is None or not isinstance(exc, runner.CommandError):
-            raise
-        print(f"podplan: {exc}", file=sys.stderr)
-        return EXIT_FINDINGS
 
 
 def _dispatch(args: argparse.Namespace) -> int:

@@ -71,4 +71,12 @@ def build_parser() -> argparse.ArgumentParser:
     from app.cli.grow import add_parsers as add_grow_parsers
 
     add_grow_parsers(sub)
+    # Global, and taken after the command too (`podplan validate DIR --transcript F`), where one types it last.
+    p.add_argument("--transcript", metavar="FILE", help=TRANSCRIPT_HELP)
+    for command in sub.choices.values():
+        command.add_argument("--transcript", metavar="FILE", default=argparse.SUPPRESS, help=TRANSCRIPT_HELP)
     return p
+
+
+TRANSCRIPT_HELP = ("append a record of every command podplan runs on this machine (argv, start, duration, exit "
+                   "status, last lines of stderr) to FILE instead of $XDG_STATE_HOME/podplan/commands.log")

@@ -18,7 +18,6 @@ from runners.fio.baseline import Baseline, disk_perf_from, members_of, plan_pres
 from runners.fio.jobs import FULL, QUICK
 from runners.validate.suite import ValidateReport, validate
 from runners.validate.compare import SideBySide, gather_conditions, load_predictions, side_by_side
-from runners.validate.guard import GuardError
 from runners.validate.shape import plan_mismatch, shape_of_plan
 
 EXIT_OK, EXIT_PARTIAL, EXIT_INTERRUPTED = 0, 1, 130
@@ -83,19 +82,16 @@ def run_validate(target: str, *, plan: Plan | None, full: bool, as_json: bool, r
     if baseline:
         base, perf = measure_baseline(target, plan, console, report_dir)
     live = _Live(console, timing.runtime_s)
-    try:
-        if as_json:
+    if as_json:
+        report = validate(target, mode="full" if full else "quick", destroy_data=destroy_data,
+                          report_dir=report_dir, plan_shape=shape, jobs=jobs)
+    else:
+        try:
             report = validate(target, mode="full" if full else "quick", destroy_data=destroy_data,
-                              report_dir=report_dir, plan_shape=shape, jobs=jobs)
-        else:
-            try:
-                report = validate(target, mode="full" if full else "quick", destroy_data=destroy_data,
-                                  report_dir=report_dir, plan_shape=shape, on_progress=live, jobs=jobs)
-            finally:
-                if live.tasks:
-                    live.progress.stop()
-    except GuardError as exc:
-        raise PlanError(str(exc)) from None
+                              report_dir=report_dir, plan_shape=shape, on_progress=live, jobs=jobs)
+        finally:
+            if live.tasks:
+                live.progress.stop()
     origin = None
     if plan:
         from app.shared.host_cpu import origin_json, origin_text, with_host_cpu
@@ -175,21 +171,18 @@ def run_validate_hosts(target: str, hosts: str, *, plan: Plan | None, full: bool
     console = cli_console(stderr=True)
     timing = FULL if full else QUICK
     live = _Live(console, timing.runtime_s)
+    hs = parse_hosts(hosts)
+    if target.startswith("/dev/") and destroy_data is None:
+        console.print(f"{target} on remote hosts: write workloads refused unless --destroy-data {target} "
+                      "(podplan cannot check a remote disk for data)", soft_wrap=True)
     try:
-        hs = parse_hosts(hosts)
-        if target.startswith("/dev/") and destroy_data is None:
-            console.print(f"{target} on remote hosts: write workloads refused unless --destroy-data {target} "
-                          "(podplan cannot check a remote disk for data)", soft_wrap=True)
-        try:
-            multi = validate_hosts(target, hs, mode="full" if full else "quick", destroy_data=destroy_data,
-                                   report_dir=report_dir, plan_shape=shape_of_plan(plan) if plan else None,
-                                   direct=not buffered, on_progress=None if as_json else live,
-                                   on_note=lambda line: console.print(line, soft_wrap=True, highlight=False))
-        finally:
-            if live.tasks:
-                live.progress.stop()
-    except GuardError as exc:
-        raise PlanError(str(exc)) from None
+        multi = validate_hosts(target, hs, mode="full" if full else "quick", destroy_data=destroy_data,
+                               report_dir=report_dir, plan_shape=shape_of_plan(plan) if plan else None,
+                               direct=not buffered, on_progress=None if as_json else live,
+                               on_note=lambda line: console.print(line, soft_wrap=True, highlight=False))
+    finally:
+        if live.tasks:
+            live.progress.stop()
     groups = []
     for h in multi.hosts:
         preds = load_predictions(plan, h.report) if plan and h.report else None

@@ -11,13 +11,14 @@ from textual import events, on, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
+from textual.worker import WorkerFailed
 
 from app.tui.messages import FileFailed, FileSaved, PlanComputed, PlanOpened, PlanRejected
 from app.tui.screens.plan_screen import TAB_OF_ALT_DIGIT, PlanScreen
 from app.tui.widgets.results import RESULT_TABS
 from app.tui.variants import Variant
 from app.tui.widgets.plan_form import PlanForm
-from planners.errors import PlanError
+from planners.errors import PlanError, PodplanError
 from planners.models import Plan
 from planners.results import PlanResult
 
@@ -64,6 +65,17 @@ class PodplanApp(App[int]):
         self._saving: Plan | None = None
         self._quit_after_save = False  # 'save and quit': exit once the plan is written
         self._origin = f"example {plan.name}"
+
+    def _handle_exception(self, error: Exception) -> None:
+        """The TUI's one catch of podplan's own errors (planners.errors.PodplanError): one that
+        leaves a worker (a file it cannot read, a program missing or failing) becomes a notification,
+        the line the command line would print, and the session goes on. Anything else is a bug and
+        ends the app as Textual does. (Only a worker's: an error in a message handler has already
+        stopped that widget's message loop.)"""
+        if isinstance(error, WorkerFailed) and isinstance(error.error, PodplanError):
+            self.notify(error.error.message, severity="error", timeout=10)
+            return
+        super()._handle_exception(error)
 
     def get_default_screen(self) -> Screen:
         return PlanScreen(self.start_plan)
@@ -330,11 +342,7 @@ class PodplanApp(App[int]):
         if not answer:
             return
         path = Path(answer).expanduser()
-        try:
-            parsed = load_job_file(path)
-        except PlanError as exc:
-            self.notify(exc.message, severity="error", timeout=10)
-            return
+        parsed = load_job_file(path)  # a file it cannot read or parse: the app's one catch (_handle_exception) says so
         set_jobs(parsed, str(path))
         self._back_to_plan()
         self._plan_screen().action_show_tab("tab-performance")

@@ -140,11 +140,10 @@ def _mdadm_conf_step(w: Write, result: PlanResult) -> None:
     w(f"MDADM_CONF={q(MDADM_CONF)}")
     w('[ -d "$(dirname "$MDADM_CONF")" ] || MDADM_CONF=/etc/mdadm.conf')
     for g in result.groups:
+        w(f'changed "mdadm --detail --brief {g.device} >> $MDADM_CONF"')
         w('if [ "$RUN" -eq 1 ]; then')
         w(f"  line=$(mdadm --detail --brief {q(g.device)})")
         w('  grep -qxF -- "$line" "$MDADM_CONF" 2>/dev/null || printf \'%s\\n\' "$line" >> "$MDADM_CONF"')
-        w("else")
-        w(f'  say "+ mdadm --detail --brief {g.device} >> $MDADM_CONF"')
         w("fi")
     w("if command -v update-initramfs >/dev/null 2>&1; then run update-initramfs -u; fi")
 
@@ -204,17 +203,16 @@ def _volume_steps(w: Write, plan: Plan, result: PlanResult, v: VolumeResult) -> 
     w(f'step "mount {v.mount_point} and add it to fstab"')
     opts = ",".join(fs.mount_options) or "defaults"
     w(f"run mkdir -p {q(v.mount_point)}")
-    w('if [ "$RUN" -eq 1 ]; then')
-    w(f"  uuid=$(blkid -s UUID -o value {q(v.device)})")
     # By UUID, which no other filesystem shares; the label, each volume's own, names it for a reader.
     note = f"# LABEL={v.label}: {v.device} of the podplan plan {plan.name}" if v.label else ""
+    if note:
+        w(f"changed {q(f'echo {chr(34)}{note}{chr(34)} >> {FSTAB}')}")
+    w(f'changed "echo \\"UUID=<uuid of {v.device}> {v.mount_point} {fs.type} {opts} 0 2\\" >> {FSTAB}"')
+    w('if [ "$RUN" -eq 1 ]; then')
+    w(f"  uuid=$(blkid -s UUID -o value {q(v.device)})")
     w(f'  line="UUID=$uuid {v.mount_point} {fs.type} {opts} 0 2"')
     w(f'  grep -q -- "[[:space:]]{v.mount_point}[[:space:]]" {FSTAB} || printf \'%s\\n\' '
       + (f"{q(note)} " if note else "") + f'"$line" >> {FSTAB}')
-    w("else")
-    if note:
-        w(f"  say {q(f'+ echo {chr(34)}{note}{chr(34)} >> {FSTAB}')}")
-    w(f'  say "+ echo \\"UUID=<uuid of {v.device}> {v.mount_point} {fs.type} {opts} 0 2\\" >> {FSTAB}"')
     w("fi")
     w(f"run mount -o {q(opts)} {q(v.device)} {q(v.mount_point)}")
 
@@ -264,6 +262,7 @@ def _tuning_step(w: Write, plan: Plan, result: PlanResult) -> None:
         if parts:
             rules.append(f'SUBSYSTEM=="block", KERNEL=="md*", ENV{{MD_DEVNAME}}=="{g.name}", ' + ", ".join(parts))
     if rules:
+        w(f'changed "write {rule}"')
         w('if [ "$RUN" -eq 1 ]; then')
         w(f"  mkdir -p {q(rule.rsplit('/', 1)[0])}")
         w(f"  cat > {q(rule)} <<'RULES'")
@@ -271,8 +270,6 @@ def _tuning_step(w: Write, plan: Plan, result: PlanResult) -> None:
         for r in rules:
             w(r)
         w("RULES")
-        w("else")
-        w(f'  say "+ write {rule}"')
         w("fi")
     else:
         w("say 'nothing to tune'")

@@ -87,9 +87,9 @@ check_added() {
 
 # wait_idle DEVICE: mdadm --wait fails when there was nothing left to wait for, so watch sysfs too.
 wait_idle() {
-  if [ "$RUN" -ne 1 ]; then printf '+ mdadm --wait %q\n' "$1"; return 0; fi
+  run mdadm --wait "$1" || true
+  [ "$RUN" -eq 1 ] || return 0
   local k
-  mdadm --wait "$1" || true
   k=$(md_kernel_name "$1")
   while [ "$(cat "/sys/block/$k/md/sync_action" 2>/dev/null || echo idle)" != idle ]; do sleep 5; done
 }
@@ -105,7 +105,8 @@ expect_size() {
 
 # record_array DEVICE: replace the array's line in mdadm.conf (found by UUID) with the current one.
 record_array() {
-  if [ "$RUN" -ne 1 ]; then say "+ mdadm --detail --brief $1 >> $MDADM_CONF (replacing its old line)"; return 0; fi
+  changed "mdadm --detail --brief $1 >> $MDADM_CONF (replacing its old line)"
+  [ "$RUN" -eq 1 ] || return 0
   local line uuid
   line=$(mdadm --detail --brief "$1")
   uuid=$(printf '%s\n' "$line" | sed -n 's/.*UUID=\([0-9a-f:]*\).*/\1/p')
@@ -248,7 +249,8 @@ def _array_steps(w: Write, a: ArrayGrowth, plan_name: str) -> None:
             line = (f'SUBSYSTEM=="block", KERNEL=="md*", ENV{{MD_DEVNAME}}=="{a.name}", '
                     f'ATTR{{md/stripe_cache_size}}="{a.stripe_cache_size}"')
             fmt = q("%s\\n")
-            w(f'if [ "$RUN" -eq 1 ]; then printf {fmt} {q(line)} >> {q(rule)}; else say "+ add {a.name} to {rule}"; fi')
+            w(f'changed "add {a.name} to {rule}"')
+            w(f'if [ "$RUN" -eq 1 ]; then printf {fmt} {q(line)} >> {q(rule)}; fi')
         return
     resumed = _var(a, "RESUMED")
     w(f'step "add {len(a.added_devices)} disk(s) to {a.device} as spares"')

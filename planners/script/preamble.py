@@ -77,13 +77,40 @@ on_error() {
 }
 trap on_error ERR
 
+# The transcript beside this script: one record per command it runs (or, in a dry run, would
+# run): start (UTC), run or dry-run, exit status, seconds, the command shell-quoted as it can be
+# pasted back, then the last lines of its stderr. A log that cannot be written stops nothing.
+LOG="${BASH_SOURCE[0]:-podplan-script}.log"
+log() { printf '%s\n' "$@" 2>/dev/null >>"$LOG" || true; }
+now_us() { local t="${EPOCHREALTIME:-$(date +%s).000000}"; printf '%s\n' "${t/./}"; }
+log "# $(date -u +%FT%TZ) $([ "$RUN" -eq 1 ] && echo run || echo dry run) of $0"
+
 # In a dry run, print each command (shell-quoted) instead of running it.
 run() {
-  if [ "$RUN" -eq 1 ]; then
-    "$@"
-  else
+  local start t0 us status=0 err
+  start=$(date -u +%FT%TZ)
+  if [ "$RUN" -ne 1 ]; then
     printf '+'; printf ' %q' "$@"; printf '\n'
+    log "$start dry-run$(printf ' %q' "$@")"
+    return 0
   fi
+  t0=$(now_us)
+  err=$(mktemp)
+  # stderr is kept for the transcript's tail, then shown: after the command, not beside its stdout.
+  "$@" 2>"$err" || status=$?
+  cat -- "$err" >&2
+  us=$(( $(now_us) - t0 ))
+  log "$start run exit=$status $((us / 1000000)).$(printf '%03d' $((us % 1000000 / 1000)))s$(printf ' %q' "$@")"
+  if [ -s "$err" ]; then log "$(tail -n 10 -- "$err" | sed 's/^/  stderr: /')"; fi
+  rm -f -- "$err"
+  return "$status"
+}
+
+# changed WHAT: a change the script makes itself, not by a command (a line added to a file, a
+# sysfs value): printed in a dry run, recorded in the transcript either way.
+changed() {
+  if [ "$RUN" -ne 1 ]; then say "+ $*"; fi
+  log "$(date -u +%FT%TZ) $([ "$RUN" -eq 1 ] && echo edit || echo dry-run edit): $*"
 }
 
 step() {
@@ -224,10 +251,11 @@ md_attr() {
     local k
     k=$(md_kernel_name "$1")
     if [ -z "$k" ] || [ ! -d "/sys/block/$k/md" ]; then die "$1: no md array there to set $2 on"; fi
-    printf '+ echo %s > /sys/block/%s/md/%s\n' "$3" "$k" "$2"
+    say "+ echo $3 > /sys/block/$k/md/$2"
+    changed "echo $3 > /sys/block/$k/md/$2"
     printf '%s\n' "$3" > "/sys/block/$k/md/$2"
   else
-    printf '+ echo %s > /sys/block/<kernel name of %s>/md/%s\n' "$3" "$1" "$2"
+    changed "echo $3 > /sys/block/<kernel name of $1>/md/$2"
   fi
 }
 '''

@@ -8,16 +8,13 @@ after a bare SIGKILL its I/O threads may keep issuing I/O to the device.
 
 from __future__ import annotations
 
-import os
-import subprocess
-import tempfile
 import threading
-import time
 from collections.abc import Callable, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from runners.exec import CommandError, not_found, stop_group, which
+from planners.errors import PodplanError
+from runners.exec import MISSING, CommandError, spawn
 from runners.fio.result import FioRun, parse_output
 
 GRACE_S = 10.0  # fio flushes its queues and writes its last JSON after SIGTERM; this is plenty
@@ -37,7 +34,7 @@ class FioOutcome(BaseModel):
     stderr: str = Field(description="What fio printed on stderr.")
 
 
-class FioMissing(Exception):
+class FioMissing(PodplanError):
     """fio is not installed."""
 
 
@@ -61,43 +58,29 @@ def run_fio(argv: Sequence[str], output_path: str, *, timeout_s: float,
     """Run fio (argv from fio_jobs.fio_argv, writing JSON to output_path) to its end or until
     timeout, `cancel` or Ctrl+C; on_progress(figures so far, seconds elapsed) after each object."""
     argv = [str(a) for a in argv]
-    exe = which(argv[0])
-    if exe is None:
-        raise FioMissing(not_found(argv[0]))
-    env = dict(os.environ, LC_ALL="C")
-    with tempfile.TemporaryFile(mode="w+") as err:
-        t0 = time.monotonic()
+    try:
+        proc = spawn(argv, grace=GRACE_S)
+    except CommandError as exc:
+        if exc.reason == MISSING:
+            raise FioMissing(str(exc)) from None
+        raise
+    reason = ""
+    seen = 0
+    with proc:
         try:
-            proc = subprocess.Popen([exe, *argv[1:]], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                    stderr=err, env=env, start_new_session=True)
-        except OSError as exc:
-            raise CommandError(argv, None, "", reason=str(exc)) from None
-        reason = ""
-        seen = 0
-        try:
-            while True:
-                try:
-                    proc.wait(timeout=poll_s)
-                    break
-                except subprocess.TimeoutExpired:
-                    pass
-                seen = _progress(output_path, seen, t0, on_progress)
+            while proc.wait(poll_s) is None:
+                seen = _progress(output_path, seen, proc.elapsed_s, on_progress)
                 if cancel is not None and cancel.is_set():
                     reason = "interrupted"
-                elif time.monotonic() - t0 > timeout_s:
+                elif proc.elapsed_s > timeout_s:
                     reason = f"timed out after {timeout_s:g} s"
                 if reason:
-                    stop_group(proc, GRACE_S)
+                    proc.stop(reason)
                     break
         except KeyboardInterrupt:
             reason = "interrupted"
-            stop_group(proc, GRACE_S)
-        except BaseException:
-            stop_group(proc, GRACE_S)
-            raise
-        elapsed = time.monotonic() - t0
-        err.seek(0)
-        stderr = err.read()
+            proc.stop(reason)
+    elapsed, stderr = proc.elapsed_s, proc.stderr
     rc = proc.returncode
     if not reason and rc != 0:
         reason = _complaint(stderr, rc)
@@ -108,7 +91,7 @@ def run_fio(argv: Sequence[str], output_path: str, *, timeout_s: float,
                       elapsed_s=elapsed, stderr=stderr)
 
 
-def _progress(path: str, seen: int, t0: float, on_progress: Callable[[FioRun, float], None] | None) -> int:
+def _progress(path: str, seen: int, elapsed_s: float, on_progress: Callable[[FioRun, float], None] | None) -> int:
     if on_progress is None:
         return seen
     text = _read(path)
@@ -116,5 +99,5 @@ def _progress(path: str, seen: int, t0: float, on_progress: Callable[[FioRun, fl
         return seen
     figures = parse_output(text, finished=False)
     if figures is not None:
-        on_progress(figures, time.monotonic() - t0)
+        on_progress(figures, elapsed_s)
     return len(text)

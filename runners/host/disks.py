@@ -15,7 +15,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from planners.errors import PlanError
+from planners.errors import PlanError, PodplanError
 from planners.from_disks import FoundDisk
 from planners.models import check_device
 from runners.exec import CommandError, have, not_found, run
@@ -31,7 +31,7 @@ _READABLE_BY_ID = ("ata-", "nvme-", "scsi-", "usb-", "virtio-", "wwn-")
 _OPAQUE_NVME = ("nvme-eui.", "nvme-nvme.")
 
 
-class InventoryError(Exception):
+class InventoryError(PodplanError):
     """The disks could not be listed; the message is one line for the user."""
 
 

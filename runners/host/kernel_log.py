@@ -14,6 +14,7 @@ from functools import partial
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from planners.errors import PodplanError
 from planners.perf.parity_log import ParityLog, parse_parity_log
 from runners.exec import CommandError, run
 
@@ -99,7 +100,7 @@ def read_host_parity(timeout_s: float = TIMEOUT_S, commands: tuple[tuple[str, tu
     return HostParity(log=None, source="", read=tuple(read), failed=tuple(failed))
 
 
-class KernelLogError(Exception):
+class KernelLogError(PodplanError):
     """A kernel log file given by name cannot be read."""
 
 

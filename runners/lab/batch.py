@@ -19,6 +19,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from planners.errors import PodplanError
 from runners.exec import CommandError, run
 from runners.lab.collect import LabCollection, parse_collection
 from runners.lab.kit import Kit, cache_root, ensure_kit
@@ -28,7 +29,7 @@ from runners.lab.vm import AttachedDisk, BootOutcome, Mark, boot, panicked, qemu
 KVM_PROBE_TIMEOUT = 20.0
 
 
-class LabError(RuntimeError):
+class LabError(PodplanError, RuntimeError):
     """The VM did not get through the batch: panic, hang, timeout or no results."""
 
     def __init__(self, message: str, outcome: BootOutcome | None = None):

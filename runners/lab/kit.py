@@ -22,6 +22,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from planners.errors import PodplanError
 from runners.exec import run, which
 from runners.lab import debs
 from runners.lab.cpio import Entry, write_cpio
@@ -41,7 +42,7 @@ XZ_MAGIC = b"\xfd7zXZ\x00"
 Log = Callable[[str], None]
 
 
-class KitError(RuntimeError):
+class KitError(PodplanError, RuntimeError):
     """The kit could not be built (no apt, a missing package, a library nothing provides)."""
 
 

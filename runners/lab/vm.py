@@ -8,17 +8,14 @@ markers the guest's init prints are seen (and timed) as they come.
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from pydantic import BaseModel, ConfigDict, Field
 
-# The chokepoint's own terminate-then-kill of a process group, so qemu is stopped the same way.
-from runners.exec import not_found, stop_group, which
+from runners.exec import spawn
 from runners.lab.scenario import JOBS_SERIAL, RESULTS_SERIAL, LabDisk
 
 QEMU = "qemu-system-x86_64"
@@ -133,45 +130,32 @@ class BootOutcome(BaseModel):
 def boot(argv: Sequence[str], console: str, *, timeout: float, on_mark: Callable[[Mark], None] | None = None,
          stop_when: Callable[[Mark], bool] | None = None, poll: float = 0.2) -> BootOutcome:
     """Run qemu until it exits, `stop_when` says so, or `timeout` seconds pass."""
-    exe = which(argv[0])
-    if exe is None:
-        raise FileNotFoundError(not_found(argv[0]))
     open(console, "wb").close()
-    err_path = console + ".stderr"
     marks: list[Mark] = []
-    started = time.monotonic()
     timed_out = False
-    with open(err_path, "wb") as err, open(console, "rb") as con:
-        proc = subprocess.Popen([exe, *argv[1:]], stdin=subprocess.DEVNULL, stdout=err, stderr=err,
-                                start_new_session=True, env={**os.environ, "LC_ALL": "C"})
+    with open(console, "rb") as con, spawn(argv, stdout_to_stderr=True) as proc:
         pending = b""
-        try:
-            while True:
-                done = proc.poll() is not None
-                pending += con.read()
-                *lines, pending = pending.split(b"\n")
-                now = time.monotonic() - started
-                stop = False
-                for raw in lines:
-                    mark = parse_mark(raw.decode(errors="replace"), round(now, 2))
-                    if mark is not None:
-                        marks.append(mark)
-                        if on_mark is not None:
-                            on_mark(mark)
-                        stop = stop or (stop_when is not None and stop_when(mark))
-                if done or stop:
-                    break
-                if now > timeout:
-                    timed_out = True
-                    break
-                time.sleep(poll)
-        finally:
-            stop_group(proc, 5.0)
-            proc.wait()
+        while True:
+            done = proc.poll() is not None
+            pending += con.read()
+            *lines, pending = pending.split(b"\n")
+            now = proc.elapsed_s
+            stop = False
+            for raw in lines:
+                mark = parse_mark(raw.decode(errors="replace"), round(now, 2))
+                if mark is not None:
+                    marks.append(mark)
+                    if on_mark is not None:
+                        on_mark(mark)
+                    stop = stop or (stop_when is not None and stop_when(mark))
+            if done or stop:
+                break
+            if now > timeout:
+                timed_out = True
+                proc.stop(f"timed out after {timeout:g} s")
+                break
+            time.sleep(poll)
     with open(console, "rb") as f:
         text = f.read().decode(errors="replace")
-    with open(err_path, "rb") as f:
-        stderr = f.read().decode(errors="replace")
-    os.unlink(err_path)
     return BootOutcome(returncode=None if timed_out else proc.returncode, timed_out=timed_out,
-                       seconds=round(time.monotonic() - started, 2), console=text, marks=tuple(marks), stderr=stderr)
+                       seconds=round(proc.elapsed_s, 2), console=text, marks=tuple(marks), stderr=proc.stderr)

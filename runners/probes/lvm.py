@@ -20,6 +20,7 @@ from collections.abc import Iterator, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from planners.errors import PodplanError
 from runners.exec import run
 from runners.probes.loopdev import sparse_loops
 
@@ -238,7 +239,7 @@ def probe_volume(
             run(["pvremove", "--force", "--force", "--yes", *loops], timeout=timeout, env=env, check=False)
 
 
-class LvmProbeError(RuntimeError):
+class LvmProbeError(PodplanError, RuntimeError):
     """An lvm command of the probe failed; the message holds every command and its output."""
 
 

@@ -16,10 +16,11 @@ import stat
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from planners.errors import PodplanError
 from runners.exec import CommandError, run
 
 
-class GuardError(Exception):
+class GuardError(PodplanError):
     """The target or a flag is wrong in a way the user can fix; the message is one line."""
 
 

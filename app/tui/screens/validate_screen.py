@@ -23,14 +23,13 @@ from app.shared.figures import measured_text, running_figures
 from app.tui.messages import FioProgressed, TargetMismatched, ValidationFailed, ValidationFinished
 from app.tui.widgets.choice import Choice
 from app.tui.widgets.tick import Tick
-from planners.errors import PlanError
+from planners.errors import PodplanError
 from planners.models import Plan
 from planners.perf.jobfile import JobFile
 from runners.fio.jobs import FULL, QUICK, WORKLOADS
 from runners.fio.result import JobFigures
 from runners.validate.suite import ValidateReport, validate
 from runners.validate.compare import SideBySide, gather_conditions, load_predictions, side_by_side
-from runners.validate.guard import GuardError
 
 PROGRESS_BAR = 24
 CHART_BAR = 32
@@ -236,7 +235,7 @@ class ValidateScreen(Screen[None]):
             shape = shape_of_plan(plan) if plan and not mismatch else None
             report = validate(target, mode="full" if mode == "full" else "quick", destroy_data=destroy,
                               plan_shape=shape, on_progress=progressed, cancel=cancel, jobs=[job] if job else [])
-        except (GuardError, PlanError) as exc:
+        except PodplanError as exc:  # a guard, a plan, a program missing or failing: said on this screen
             self.post_message(ValidationFailed(str(exc)))
             return
         except OSError as exc:

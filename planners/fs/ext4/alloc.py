@@ -13,13 +13,14 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Callable, Iterator
 
+from planners.errors import PodplanError
 from planners.fs.ext4.layout import Shape
 
 MAX_INIT_EXTENT = 32768  # longest initialised extent, in blocks
 ROOT_EXTENTS = 4  # extents that fit in the inode itself
 
 
-class Unmodelled(Exception):
+class Unmodelled(PodplanError):
     """The layout took a path of mke2fs's allocator that this replay does not follow."""
 
 
