@@ -210,6 +210,11 @@ def _md_geometry(
             component_kib -= component_kib % RAID1_ROUNDING_KIB
         array_sectors = _array_sectors(level, n, component_kib * 2, chunk_kib * 2, near, far)
         used = [_kernel_component_sectors(level, n, component_kib * 2, array_sectors, chunk_kib * 2, near * far)] * n
+        if array_sectors == 0:  # RAID10 far copies: fewer whole chunks per member than copies
+            raise PlanError(
+                f"each member ({min(members)} bytes) is too small: after md's metadata it holds "
+                f"{component_kib // chunk_kib} whole chunks of {chunk_kib} KiB, fewer than the layout's "
+                f"{near * far} copies, so the array would hold nothing", "member_bytes")
     if level == 0 and len(set(used)) > 1:
         if tuple(mdadm) < RAID0_LAYOUT_SINCE:
             raise PlanError(
