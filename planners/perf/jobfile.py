@@ -29,7 +29,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from planners.errors import PlanError
-from planners.perf.jobmix import bs_split, distribution, offset, shaping, stride
+from planners.perf.jobmix import bs_split, distribution, offset, shaping, stride, zoned
 from planners.perf.jobopts import IGNORED, MODELLED, REFUSED, canonical
 from planners.perf.workloads import ASYNC_ENGINES, Rw, Workload
 
@@ -254,8 +254,17 @@ def _workload(name: str, opts: Options, source: str) -> tuple[Workload, list[str
     if engine not in SYNC_ENGINES + ASYNC_ENGINES:
         raise fail(line, f"ioengine={engine} refused: only the sync family and {', '.join(ASYNC_ENGINES)} "
                          "reach the array the way the model assumes")
+    zone_text = get("zonesize")[0]
+    zone = fio_bytes(zone_text, kb_base, what=f"{source}: [{name}] zonesize") if zone_text else 0
+
     def nbytes(text: str, at: int) -> int:
+        if zone and re.fullmatch(r"\s*\d+\s*z\s*", text.lower()):
+            return int(text.strip()[:-1]) * zone  # fio's z: a count of zones
         return fio_bytes(text, kb_base, what=f"{source}:{at}: [{name}] size")
+
+    said: list[str] = []
+    rw, zone_fields = zoned(opts, rw, zone, nbytes, fail, said)
+    notes += [f"{source}: [{name}] {n}" for n in said]
 
     split = bs_split(opts, nbytes, fail)
     bs_text, line = get("bs", "blocksize")
@@ -279,7 +288,10 @@ def _workload(name: str, opts: Options, source: str) -> tuple[Workload, list[str
     numjobs = _count(*get("numjobs"), fail)
     iodepth = _count(*get("iodepth"), fail)
     size_text, line = get("size", "filesize")
-    size = fio_bytes(size_text, kb_base, what=f"{source}:{line}: [{name}] size") if size_text else None
+    size = nbytes(size_text, line) if size_text else None
+    if _flag(get("fill_device")[0] or "0", fail(get("fill_device")[1], "fill_device must be 0 or 1")):
+        size = None  # fio writes until the device or filesystem is full: the whole of it
+        notes.append(f"{source}: [{name}] fill_device: the job spans the whole target, until it is full")
     filename, _ = get("filename")
     raw = filename.startswith("/dev/") and not get("directory")[0]
     if size is not None and not raw and ":" not in filename:
@@ -306,7 +318,7 @@ def _workload(name: str, opts: Options, source: str) -> tuple[Workload, list[str
                     runtime_s=runtime, time_based=time_based and runtime is not None, end_fsync=end_fsync,
                     fadvise_sequential=hint not in ("0", "none", "random") and rw == "read" and not direct,
                     bs_split=split, random_distribution=distribution(opts, fail),
-                    offset=offset(opts, nbytes, numjobs),
+                    offset=offset(opts, nbytes, numjobs), **zone_fields,
                     stride=stride(rw_text, rw in ("randread", "randwrite", "randrw"), nbytes, fail, rw_line),
                     **extras), notes
 

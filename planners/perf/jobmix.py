@@ -183,3 +183,45 @@ def stride(rw_text: str, random: bool, size: Sizes, fail: Fail, line: int) -> in
     back = text.startswith("-")
     n = size(text.lstrip("-+"), line)
     return -n if back else n
+
+
+def zoned(opts: Options, rw: str, zone: int, size: Sizes, fail: Fail, notes: list[str]) -> tuple[Any, dict[str, Any]]:
+    """(rw as the array sees it, Workload fields) under fio's zonemode, on an array that is not zoned.
+
+    strided (also what zonesize alone means): fio moves zonesize bytes inside a zone, then jumps
+    zonerange + zoneskip on; a sequential job is a stream that repositions once per zone.
+    zbd: fio emulates zones of zonesize on a device that is not zoned, every zone empty at the
+    start. A write goes to the write pointer of its zone, so a sequential job is a stream and a
+    random one writes at the pointers of zones drawn at random: random positions, as many as
+    there are open zones (one open zone: a stream). A zone reset only moves fio's own pointer
+    back (nothing is sent to such a device). Reads stop at the pointer unless read_beyond_wp.
+    """
+    mode = opts["zonemode"][0].strip().lower() if "zonemode" in opts else ("strided" if zone else "none")
+    line = opts["zonemode"][1] if "zonemode" in opts else opts.get("zonesize", ("", 0, ""))[1]
+    random = rw in ("randread", "randwrite", "randrw")
+    if mode == "none":
+        return rw, {}
+    if mode not in ("strided", "zbd"):
+        raise fail(line, f"zonemode={mode}: fio takes none, strided or zbd")
+    if not zone:
+        raise fail(line, f"zonemode={mode} needs zonesize (fio refuses it without)")
+    if mode == "strided":
+        if random:
+            raise fail(line, "zonemode=strided with random I/O: random offsets confined to each zone are not modelled")
+        span = size(*opts["zonerange"][:2]) if "zonerange" in opts else zone
+        skip = size(*opts["zoneskip"][:2]) if "zoneskip" in opts else 0
+        notes.append(f"zonemode=strided: {zone} bytes a zone, then a jump of {max(0, span - zone) + skip} bytes: "
+                     "one repositioning per zone")
+        return rw, {"zone_bytes": zone} if skip or span > zone else {}
+    beyond = "read_beyond_wp" in opts and opts["read_beyond_wp"][0].strip() == "1"
+    if rw in ("read", "randread", "readwrite", "randrw") and not beyond:
+        raise fail(line, "zonemode=zbd reads stop at each zone's write pointer (read_beyond_wp=0), and fio starts "
+                         "every emulated zone of a device that is not zoned empty: nothing to predict")
+    opened = int(opts["max_open_zones"][0]) if "max_open_zones" in opts and opts["max_open_zones"][0].isdigit() else 0
+    if rw == "randwrite" and opened == 1:
+        notes.append("zonemode=zbd: one open zone: the random writes go to its write pointer, one stream")
+        return "write", {}
+    if rw == "randwrite":
+        notes.append(f"zonemode=zbd: random writes land at the write pointers of {opened or 'any number of'} open "
+                     "zones drawn at random: random positions")
+    return rw, {}

@@ -34,6 +34,11 @@ _DATA = ("the data's content: md, LVM, ext4 and XFS store every byte as written 
          "only a deduplicating or compressing device (a VDO volume, an SSD or array controller with inline "
          "compression, ZFS, btrfs with compress=) would write less")
 
+# Read by planners.perf.jobmix.zoned: what zonemode does on an array that is not zoned.
+ZONE_OPTIONS = ("zonemode", "zonerange", "zonesize", "zoneskip", "zonecapacity", "max_open_zones",
+                "job_max_open_zones", "zone_reset_threshold", "zone_reset_frequency", "read_beyond_wp",
+                "ignore_zone_limits", "recover_zbd_write_error", "write_zone_remainders")
+
 IGNORED = {
     **dict.fromkeys(("ramp_time", "ramp_size", "startdelay", "loops", "numruns"),
                     "the model predicts the rate over the run, which these do not change"),
@@ -81,6 +86,9 @@ IGNORED = {
                     "the same writes"),
     "atomic": ("untorn writes (RWF_ATOMIC): the same write reaches the array; a stack that does not declare "
                "atomic writes makes fio fail the job instead"),
+    **dict.fromkeys(("sprandom", "spr_num_regions", "spr_op", "spr_cs"),
+                    "fio orders its random offsets so an SSD's flash reaches its steady state of invalid blocks "
+                    "quickly; the array sees the job's random writes of bs over the span all the same"),
     "ba": ("random offsets are aligned to this rather than to bs: the same number of requests, as large, "
            "spread over the same span"),
 }
@@ -92,23 +100,16 @@ REFUSED = {
     **dict.fromkeys(("sync_file_range", "fsync_on_close", "end_syncfs"), "this flush is not modelled (fsync= is)"),
     **dict.fromkeys(("bs_unaligned",), "block sizes off the sector grid are not modelled"),
     "include": "included files are not read: put the options in this file",
-    **dict.fromkeys(("zonemode", "zonerange", "zonesize", "zoneskip", "zonecapacity", "max_open_zones",
-                     "job_max_open_zones", "zone_reset_threshold", "zone_reset_frequency", "read_beyond_wp",
-                     "ignore_zone_limits", "recover_zbd_write_error", "write_zone_remainders"),
-                    "zoned I/O is not modelled"),
     **dict.fromkeys(("trim_percentage", "trim_backlog", "trim_backlog_batch", "trim_verify_zero"),
                     "trims are not modelled"),
     **dict.fromkeys(("read_iolog", "write_iolog", "read_iolog_chunked", "merge_blktrace_file", "replay_no_stall",
                      "replay_time_scale", "replay_redirect", "replay_align", "replay_scale", "replay_skip",
                      "merge_blktrace_scalars", "merge_blktrace_iters"),
                     "a replayed trace is not read: its requests are unknown here"),
-    **dict.fromkeys(("sprandom", "spr_num_regions", "spr_op", "spr_cs"),
-                    "SSD preconditioning to a steady over-provisioned state is not modelled"),
     **dict.fromkeys(("fdp", "dataplacement", "plids", "plid_select", "dp_scheme", "md_per_io_size", "pi_act",
                      "pi_chk", "apptag", "apptag_mask", "cmd_type", "num_range", "xnvme_async", "xnvme_sync",
                      "xnvme_admin", "xnvme_dev_nsid", "xnvme_dev_subnqn", "xnvme_mem", "xnvme_iovec"),
                     "an option of NVMe passthrough engines (io_uring_cmd, xnvme): not a path through md or LVM"),
-    "fill_device": "writing until the device is full is not modelled: give size",
     "pre_read": "files read into the page cache before the run are not modelled",
     "uncached": "buffered I/O that drops its pages after each request is not modelled",
     "create_only": "a job that only lays out its files does no I/O to predict",
@@ -128,7 +129,7 @@ MODELLED = {"rw", "bs", "direct", "buffered", "numjobs", "iodepth", "ioengine", 
             "number_ios", "stonewall", "wait_for", "bssplit", "bsrange", "random_distribution", "verify",
             "do_verify", "verify_backlog", "latency_target", "latency_window", "latency_percentile", "latency_run",
             "flow", "flow_id", "flow_sleep", "io_submit_mode", "rate_min", "rate_iops_min", "rate_process",
-            "offset", "offset_increment", "offset_align"}
+            "offset", "offset_increment", "offset_align", "fill_device", *ZONE_OPTIONS}
 
 
 def canonical(key: str) -> str:

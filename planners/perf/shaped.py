@@ -18,6 +18,8 @@
   numbers), so seeks are as long as a uniform draw's; what changes is how often a request hits
   a block the page cache still holds: the share of requests landing on the hottest
   memory-sized part of the span. A buffered reader gets those at the CPU's copy rate.
+- zonemode=strided: a sequential job moves zonesize bytes, then jumps: each jump costs every
+  disk one repositioning (settle plus half a rotation), the time of the zone's bytes plus that.
 - the rw modifier :N: a spinning disk turns past the N skipped bytes, so each request costs its
   transfer plus the gap's; flash skips for free. Backwards (:-N) a disk reads ahead forwards
   only, so every request waits for its sector to come round: a random request over the span.
@@ -28,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from math import erf, sqrt
 
-from planners.perf.context import PerfCtx
+from planners.perf.context import PerfCtx, positioning_s
 from planners.perf.predict import Term, WorkloadPrediction
 from planners.perf.workloads import Workload
 
@@ -156,6 +158,12 @@ def _placed(ctx: PerfCtx, w: Workload, plain: Plain) -> WorkloadPrediction:
         keep = w.bs / (w.bs + w.stride)
         p = scaled(p, keep, f"each {w.bs}-byte request skips {w.stride} bytes the disk turns past ({keep:.0%} "
                             "of the media time moves data)")
+    if w.zone_bytes and rotating and p.mb_s > 0:
+        disk = max((ctx.groups[i].disk for i in ctx.volume_groups), key=positioning_s)
+        t_zone = w.zone_bytes / (p.mb_s * 1e6)
+        keep = t_zone / (t_zone + positioning_s(disk))
+        p = scaled(p, keep, f"zonemode=strided: one repositioning ({positioning_s(disk) * 1e3:.1f} ms) per "
+                            f"{w.zone_bytes >> 20} MiB zone ({keep:.1%} of the time moves data)")
     if w.is_random and kind in ("zipf", "pareto", "normal") and w.is_read:
         hit = hot_share(w.random_distribution, min(1.0, ctx.hardware.memory_bytes / span), span // w.bs)
         if not w.direct and hit > 0:

@@ -91,6 +91,8 @@ class Workload(BaseModel):
                                                                  "rate, bytes/s, fio ends the job with an error.")
     offset: int = Field(0, ge=0, description="Where the job's I/O starts on its target, bytes (fio offset, plus "
                                              "half the offset_increment spread of its clones).")
+    zone_bytes: int = Field(0, ge=0, description="fio zonemode=strided: bytes moved in a zone before fio jumps "
+                                                  "to the next one; 0 = no jumps.")
     stride: int = Field(0, description="fio rw=...:N: bytes skipped after each sequential request (negative: "
                                        "the job goes backwards); 0 = none.")
 
