@@ -7,10 +7,14 @@
   writes, so the job is a 1:1 mix of its writes and their reads (the mix's times added).
 - latency_target: fio lowers the queue depth until the latency meets the target, then keeps the
   deepest that does. By Little's law a request waits in_flight / IOPS on average, so the depth
-  is the deepest at or under iodepth whose predicted wait meets the target; never below 1.
+  is the deepest at or under iodepth whose predicted wait meets the target. When even depth 1
+  misses it fio ends the job with an error (ETIMEDOUT), which the row says.
 - bssplit / bsrange: fio draws each request's size by count, reads and writes apart. A byte of
   size b takes 1 / rate(b) of the array's time, so the job's time per byte is the sum over
-  sizes of each size's share of the bytes (count x size, normalised) over its own figure.
+  sizes of each size's share of the bytes (count x size, normalised) over its own figure. (fio's
+  random map cuts a request to the run of blocks not yet done in this pass, so on a span a run
+  covers many times the sizes drift smaller than drawn; the model takes them as drawn, as they
+  are with norandommap or on a span larger than the run.)
 - random_distribution: zoned and zoned_abs put each share of the requests on a contiguous part
   of the span, so the arm travels the mean distance between two draws, not a third of the span
   (a uniform draw's): the job is predicted over the span whose uniform draws travel as far.
@@ -86,7 +90,7 @@ def _latency_target(ctx: PerfCtx, w: Workload, plain: Plain) -> WorkloadPredicti
             "mean, so it may settle shallower)")
     if lo == 1 and lat > w.latency_target_us:
         note = (f"latency_target {w.latency_target_us:g} us is not met even at iodepth 1 (mean wait {lat:,.0f} "
-                "us): fio keeps depth 1")
+                "us): fio ends the job with an error (ETIMEDOUT) once depth 1 misses it; this is depth 1's figure")
     return with_note(best, note, depth=lo)
 
 
