@@ -93,3 +93,23 @@ def test_flow_keeps_fios_ratio_of_requests(tmp_path):
     plan = example_pod()
     rows = {p.workload: p for p in predict_job_file(plan, geometry_for_speed(plan), parse_job_file(text))}
     assert rows["r"].iops / rows["w"].iops == pytest.approx(4)
+
+
+def test_validate_runs_the_predicted_sections_and_names_the_refused(tmp_path, capsys):
+    from app.cli.main import main
+    from runners.fio.jobs import Timing
+    from runners.validate.suite import validate
+
+    text = "[global]\nioengine=psync\n[mix]\nrw=randread\nbssplit=4k/50:16k/50\n[gone]\nrw=randtrim\n"
+    jf = parse_job_file(text)
+    fast = Timing(runtime_s=2, ss_duration_s=1, ss_ramp_s=0, ss_slope_pct=50.0)
+    report = validate(str(tmp_path), jobs=[jf], timing=fast, file_size=16 * 1024**2)
+    [ran] = report.workloads
+    assert ran.name == "mix" and ran.figures and ran.figures.iops > 0
+    assert "bssplit=4096/50:16384/50" in ran.job_file  # run as written: its block-size mix too
+    only_refused = tmp_path / "gone.fio"
+    only_refused.write_text("[gone]\nrw=randtrim\n")
+    assert main(["validate", str(tmp_path), "--job", str(only_refused)]) == 2
+    err = " ".join(capsys.readouterr().err.split())  # the console wraps long lines at its width
+    assert f"not run: [gone] {only_refused}:2: [gone] rw=randtrim refused: trims are not modelled" in err
+    assert "no section of the job file can be predicted, so none is run" in err

@@ -17,7 +17,8 @@ from collections.abc import Sequence
 
 from planners.models import Plan
 from planners.perf.jobfile import JobFile, Phase
-from planners.perf.predict import Mode, Term, WorkloadPrediction, predict
+from planners.perf.predict import Mode, Term, WorkloadPrediction
+from planners.perf.shaped import predict_shaped
 from planners.perf.workloads import Workload
 from planners.results import PlanResult
 
@@ -119,5 +120,5 @@ def below_rate_min(preds: Sequence[WorkloadPrediction], workloads: Sequence[Work
 def predict_job_file(plan: Plan, result: PlanResult, job: JobFile, mode: Mode = "normal") -> list[WorkloadPrediction]:
     """Every section of a job file as fio runs them: alone, then sharing the array with those beside it
     (flow weights first, then the shared parts' capacity)."""
-    alone = predict(plan, result, job.workloads, mode=mode)
+    alone = predict_shaped(plan, result, job.workloads, mode=mode)
     return below_rate_min(share(flow_paced(alone, job.phases, job.workloads), job.phases), job.workloads)

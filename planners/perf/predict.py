@@ -103,18 +103,14 @@ def predict_ctx(ctx: PerfCtx, stripe: int, workloads: Sequence[Workload] | None 
     vg = ctx.volume_groups
     stripes = len(vg) if ctx.lvm_mode == "striped" else 1
     disks = sum(ctx.groups[i].n for i in vg)
-    from planners.perf.shaped import shaped
-
-    def plain(w: Workload) -> WorkloadPrediction:
-        return _plain(ctx, w, mode, missing)
-
     for w in (workloads if workloads is not None else VALIDATION):
-        out += shaped(ctx, for_plan(w, stripe, stripes=stripes, disks=disks), plain)
+        out.append(predict_one(ctx, for_plan(w, stripe, stripes=stripes, disks=disks), mode, missing))
     return out
 
 
-def _plain(ctx: PerfCtx, w: Workload, mode: Mode, missing: int) -> WorkloadPrediction:
-    """One workload of one block size, one direction (or fio's mix of the two) through the terms."""
+def predict_one(ctx: PerfCtx, w: Workload, mode: Mode = "normal", missing: int = 1) -> WorkloadPrediction:
+    """One workload of one block size, one direction (or fio's mix of the two) through the terms;
+    the shapes of a job file (block-size mixes, read-back, ...) are planners.perf.shaped's."""
     limits, factor, why, prefer, outside = workload_terms(ctx, w, degraded=0 if mode == "normal" else missing)
     if mode == "rebuild":
         limits = _rebuilding(ctx, limits)

@@ -31,14 +31,34 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from math import erf, sqrt
 
-from planners.perf.context import PerfCtx, positioning_s
-from planners.perf.predict import Term, WorkloadPrediction
+from planners.hardware import DiskPerf
+from planners.models import Plan
+from planners.perf.context import PerfCtx, build_ctx, positioning_s
+from planners.perf.predict import Mode, Term, WorkloadPrediction, geometry_for_speed, predict_ctx
 from planners.perf.workloads import Workload
+from planners.results import PlanResult
 
 Plain = Callable[[Workload], WorkloadPrediction]
+
+
+def predict_shaped(plan: Plan, result: PlanResult | None, workloads: Sequence[Workload], *,
+                   disk_override: DiskPerf | None = None, mode: Mode = "normal",
+                   missing: int = 1) -> list[WorkloadPrediction]:
+    """planners.perf.predict.predict for a job file's sections: each shape reduced to plain workloads."""
+    result = result or geometry_for_speed(plan)
+    ctx = build_ctx(plan, result, disk_override)
+
+    stripe = result.volumes[0].alignment.top_io_opt_bytes
+
+    def plain(w: Workload) -> WorkloadPrediction:
+        # predict_ctx shapes a suite preset for the array as validate runs it; anything else is as given
+        [row] = predict_ctx(ctx, stripe, [w], mode, missing)
+        return row
+
+    return [row for w in workloads for row in shaped(ctx, w, plain)]
 
 
 def shaped(ctx: PerfCtx, w: Workload, plain: Plain) -> list[WorkloadPrediction]:
