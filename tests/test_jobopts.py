@@ -175,6 +175,8 @@ def test_flow_keeps_the_sections_requests_in_their_weights_ratio():
     rows = predicted(HEAD + "[w]\nrw=write\nbs=8k\nflow=1\n[r]\nrw=randread\nbs=8k\nflow=8\n")
     assert rows["r"].iops == pytest.approx(8 * rows["w"].iops)
     assert rows["w"].binding == "flow"
+    apart = predicted(HEAD + "[w]\nrw=write\nbs=8k\nflow=1\n[r]\nrw=randread\nbs=8k\nflow=8\nflow_id=2\n")
+    assert apart["w"].binding != "flow"  # another flow_id: weighed against nothing
 
 
 def test_rate_min_offload_and_poisson_are_stated():
@@ -203,3 +205,20 @@ def test_gaps_backwards_offsets_and_strided_zones_cost_what_the_disk_turns_past(
     assert inner.mb_s < outer.mb_s
     strided = predicted(HEAD + "[z]\nrw=read\nbs=64k\nzonemode=strided\nzonesize=256m\nzoneskip=2g\n")["z"]
     assert 0.9 < strided.mb_s / predicted(HEAD + "[z]\nrw=read\nbs=64k\n")["z"].mb_s < 1.0
+
+
+def test_the_perf_tab_lists_the_refused_sections_under_the_predicted_ones():
+    from rich.console import Console
+
+    from app.tui.widgets.perf import perf_view, set_jobs
+
+    set_jobs(parse_job_file(MIXED, source="m.fio"), "m.fio")
+    try:
+        console = Console(width=80, record=True)
+        console.print(perf_view(POD, RESULT, 80))
+    finally:
+        set_jobs(None, "")
+    text = " ".join(console.export_text().split())
+    assert "1 job from m.fio after the suite" in text
+    assert "not predicted: [trims] m.fio:13: [trims] rw=randtrim refused: trims are not modelled" in text
+    assert "not predicted: [also-good]" in text

@@ -71,14 +71,15 @@ def flow_paced(preds: Sequence[WorkloadPrediction], phases: Sequence[Phase],
 
     fio (flow.c) holds back a job whose share of the group's requests exceeds its share of the
     group's weights, so each job issues requests in proportion to its weight (a section's clones
-    each carry it). One request of section i uses u_i / IOPS_i of the shared parts' time, u_i
+    each carry it); each flow_id is a group of its own. One request of section i uses u_i / IOPS_i of the shared parts' time, u_i
     being the share it uses alone (share_of_array); the group runs as fast as those times allow
     in total, and no section faster than it runs alone.
     """
     out = list(preds)
     weight = {w.name: w.flow * w.numjobs for w in workloads if w.flow}
-    for phase in phases:
-        members = [i for i, p in enumerate(out) if p.workload in phase.sections and p.workload in weight]
+    group = {w.name: w.flow_id for w in workloads if w.flow}
+    for phase, flow_id in ((ph, g) for ph in phases for g in sorted(set(group.values()))):
+        members = [i for i, p in enumerate(out) if p.workload in phase.sections and group.get(p.workload) == flow_id]
         if len(members) < 2:
             continue
         cost = sum(weight[out[i].workload] * share_of_array(out[i])[0] / out[i].iops for i in members

@@ -148,6 +148,11 @@ def shaping(opts: Options, size: Sizes, fail: Fail, writes: bool) -> dict[str, A
         if not re.fullmatch(r"-?\d+", text):
             raise fail(line, f"flow={text!r} is not a whole number")
         out["flow"] = abs(int(text))
+        if "flow_id" in opts:
+            text, line = num("flow_id")
+            if not text.isdigit():
+                raise fail(line, f"flow_id={text!r} is not a whole number")
+            out["flow_id"] = int(text)
     if "io_submit_mode" in opts:
         text, line = num("io_submit_mode")
         if text not in ("inline", "offload"):

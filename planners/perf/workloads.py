@@ -86,6 +86,8 @@ class Workload(BaseModel):
                                                                         "requests, percent, that must meet it.")
     flow: int = Field(0, description="fio flow: this job's weight in the flow-controlled group (0 = none); the "
                                      "jobs' request counts keep the ratio of their weights.")
+    flow_id: int = Field(0, description="fio flow_id: the flow group whose weights this job's flow is weighed "
+                                        "against.")
     submit_offload: bool = Field(False, description="fio io_submit_mode=offload: helper threads submit requests.")
     rate_min_bytes_s: int | None = Field(None, gt=0, description="fio rate_min (rate_iops_min x bs): below this "
                                                                  "rate, bytes/s, fio ends the job with an error.")
