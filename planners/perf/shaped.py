@@ -132,19 +132,23 @@ def _sized(ctx: PerfCtx, w: Workload, plain: Plain) -> WorkloadPrediction:
         if t > 0:
             terms.append(Term(name=name, mb_s=1 / t, iops=1e6 / t / mean_bs,
                               note="this ceiling for each block size of the mix, their times per byte added"))
-    sizes = ", ".join(f"{x.bs >> 10 if x.bs >= 1024 else x.bs}{'K' if x.bs >= 1024 else 'B'} {x.rw} "
-                      f"{p.mb_s:,.0f} MB/s" for (x, _), (p, _) in zip(parts, rows, strict=True))
+    sizes = ", ".join(f"{f'{x.bs >> 10}K' if x.bs % 1024 == 0 else f'{x.bs}B'} {x.rw} {p.mb_s:,.3g} MB/s"
+                      for (x, _), (p, _) in zip(parts, rows, strict=True))
     mix = Term(name="block-size mix", mb_s=mb_s, iops=mb_s * 1e6 / mean_bs,
                note=f"each size's time per byte, weighted by its share of the bytes: {sizes}")
     terms = sorted([mix, *terms], key=lambda t: t.mb_s)
     low = 1 / sum(s / p.mb_s_low for p, s in rows if p.mb_s_low > 0) if all(p.mb_s_low > 0 for p, _ in rows) else 0.0
     high = 1 / sum(s / p.mb_s_high for p, s in rows if p.mb_s_high > 0) if all(p.mb_s_high > 0 for p, _ in rows) \
         else 0.0
+    # The part to blame is the one that limits the size taking the most time; the next limit is the
+    # smallest other ceiling over the whole mix.
+    nxt = next((t for t in terms if t.name not in (mix.name, worst.binding)), None)
     return worst.model_copy(update={
         "workload": w.name, "block_bytes": round(mean_bs), "mb_s": mb_s, "iops": mb_s * 1e6 / mean_bs,
-        "binding": worst.binding, "runner_up": "block-size mix", "headroom": 1.0, "terms": terms,
+        "binding": worst.binding, "runner_up": nxt.name if nxt else "",
+        "headroom": nxt.mb_s / mb_s if nxt and mb_s else 1.0, "terms": terms,
         "mb_s_low": low, "mb_s_high": high,
-        "shaping": [*worst.shaping, f"block sizes by request count as fio draws them: {sizes}"]})
+        "shaping": list(dict.fromkeys([*worst.shaping, f"block sizes by request count as fio draws them: {sizes}"]))})
 
 
 def _parts(w: Workload) -> list[tuple[Workload, float]]:
