@@ -310,6 +310,11 @@ def _workload(name: str, opts: Options, source: str) -> tuple[Workload, list[str
     hint = get("fadvise_hint")[0].strip().lower() or "1"  # fio's default: hint the access pattern
     extras = pacing(opts, kb_base, fail)
     extras.update(shaping(opts, nbytes, fail, writes=rw not in ("read", "randread")))
+    if extras.get("verify"):
+        # fio keeps the written blocks sorted by offset (and reads them back in that order) whenever
+        # blocks may be written twice: no random map, an rw modifier, or io_size past size.
+        extras["sorted_readback"] = extras["sorted_readback"] or ":" in rw_text or \
+            bool(io_bytes and size and io_bytes > size)
     if "rate_iops_min" in opts and "rate_min_bytes_s" not in extras:
         extras["rate_min_bytes_s"] = _count(*get("rate_iops_min"), fail) * bs
     notes += stated(name, opts, source)

@@ -133,7 +133,7 @@ def shaping(opts: Options, size: Sizes, fail: Fail, writes: bool) -> dict[str, A
             if not text.isdigit():
                 raise fail(line, f"verify_backlog={text!r} is not a count of writes")
             out["verify_backlog"] = int(text)
-        out["sorted_readback"] = "norandommap" in opts and num("norandommap")[0] != "0"
+        out["sorted_readback"] = any(k in opts and num(k)[0] != "0" for k in ("norandommap", "softrandommap"))
     if "latency_target" in opts:
         text, line = num("latency_target")
         out["latency_target_us"] = _time_us(text, "us", lambda: fail(line, f"latency_target={text!r} is not a time"))

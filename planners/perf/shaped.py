@@ -3,7 +3,7 @@
 - verify: fio writes the job's bytes, then reads every written block back and checks it. The
   write pass is the job as written; the read-back is a second row: reads of the same sizes, in
   the order fio kept the writes (write order, so a random write pass is read back at random;
-  offset order under norandommap). With verify_backlog fio reads back every N writes while it
+  offset order where blocks may be written twice: norandommap, an rw modifier, io_size > size). With verify_backlog fio reads back every N writes while it
   writes, so the job is a 1:1 mix of its writes and their reads (the mix's times added).
 - latency_target: fio lowers the queue depth until the latency meets the target, then keeps the
   deepest that does. By Little's law a request waits in_flight / IOPS on average, so the depth
@@ -72,7 +72,7 @@ def shaped(ctx: PerfCtx, w: Workload, plain: Plain) -> list[WorkloadPrediction]:
         one = with_note(_one(ctx, first, plain), "write pass of verify: its blocks are read back after it, "
                                                  f"in the next row ({back.rw})")
         two = with_note(_one(ctx, back, plain), f"verify read-back of {w.name}'s writes, "
-                                                + ("in offset order (norandommap)" if w.sorted_readback
+                                                + ("in offset order (fio sorted them)" if w.sorted_readback
                                                    else "in the order fio wrote them"))
         return [one, two]
     if w.verify:

@@ -78,8 +78,9 @@ class Workload(BaseModel):
     verify: bool = Field(False, description="fio verify with do_verify: the writes are read back and checked.")
     verify_backlog: int = Field(0, ge=0, description="fio verify_backlog: read back after every this many writes "
                                                      "(interleaved); 0 = once the write pass ends.")
-    sorted_readback: bool = Field(False, description="fio keeps written blocks sorted by offset (norandommap), "
-                                                     "so a random write pass is read back in offset order.")
+    sorted_readback: bool = Field(False, description="fio keeps written blocks sorted by offset (norandommap, "
+                                                     "an rw modifier, io_size past size), so a random write pass "
+                                                     "is read back in offset order.")
     latency_target_us: float = Field(0.0, ge=0, description="fio latency_target: the latency, microseconds, fio "
                                                             "lowers the queue depth to meet; 0 = none.")
     latency_percentile: float = Field(100.0, gt=0, le=100, description="fio latency_percentile: the share of "
