@@ -29,7 +29,8 @@ def run_fio(tmp: Path, text: str, check: bool = True) -> list[dict]:
     out = tmp / "out.json"
     subprocess.run(["fio", "--output-format=json", f"--output={out}", str(job)], check=check, timeout=120,
                    capture_output=True)
-    return json.loads(out.read_text())["jobs"]
+    text = out.read_text()
+    return json.loads(text[text.index("{"):])["jobs"]  # fio may put a notice ahead of the JSON
 
 
 def mean_request(side: dict) -> float:
@@ -67,6 +68,15 @@ def test_verify_reads_back_every_written_byte(tmp_path, backlog):
     rows = predict_job_file(plan, geometry_for_speed(plan), parse_job_file(text))
     # podplan: the write pass and its read-back as two rows, or one 1:1 mix while fio interleaves them
     assert [p.workload for p in rows] == (["v"] if backlog else ["v", "v (verify)"])
+
+
+def test_a_time_based_verify_never_reads_back(tmp_path):
+    text = "[v]\nrw=randwrite\nbs=4k\nsize=4m\nverify=crc32c\nruntime=1\ntime_based\n"
+    [job] = run_fio(tmp_path, text)
+    assert job["write"]["io_bytes"] > 0 and job["read"]["io_bytes"] == 0
+    plan = example_pod()
+    [row] = predict_job_file(plan, geometry_for_speed(plan), parse_job_file(text))
+    assert "never starts the read-back" in row.shaping[-1]
 
 
 def test_latency_target_depth_at_either_end_matches_fio(tmp_path):

@@ -105,7 +105,7 @@ def dispatch(args: argparse.Namespace) -> int:
     if args.job:
         from planners.perf.concurrent import predict_job_file
 
-        for path, jf in zip(args.job, read_jobs(args.job)):
+        for path, jf in zip(args.job, read_jobs(args.job), strict=True):
             predictions += predict_job_file(plan, result, jf, args.mode)
             job_notes += jf.notes
             grouping += [f"{path}: {jf.grouping}"] if jf.grouping else []

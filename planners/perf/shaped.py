@@ -4,7 +4,8 @@
   write pass is the job as written; the read-back is a second row: reads of the same sizes, in
   the order fio kept the writes (write order, so a random write pass is read back at random;
   offset order where blocks may be written twice: norandommap, an rw modifier, io_size > size). With verify_backlog fio reads back every N writes while it
-  writes, so the job is a 1:1 mix of its writes and their reads (the mix's times added).
+  writes, so the job is a 1:1 mix of its writes and their reads (the mix's times added). A
+  time_based job without a backlog never reaches its read-back (fio says so and skips it).
 - latency_target: fio lowers the queue depth until the latency meets the target, then keeps the
   deepest that does. By Little's law a request waits in_flight / IOPS on average, so the depth
   is the deepest at or under iodepth whose predicted wait meets the target. When even depth 1
@@ -63,6 +64,9 @@ def predict_shaped(plan: Plan, result: PlanResult | None, workloads: Sequence[Wo
 
 def shaped(ctx: PerfCtx, w: Workload, plain: Plain) -> list[WorkloadPrediction]:
     """The rows for workload `w`: one, or the write pass and its read-back for a verify job."""
+    if w.verify and not w.verify_backlog and w.time_based:
+        return [with_note(_one(ctx, w.model_copy(update={"verify": False}), plain),
+                          "verify: fio never starts the read-back, the time-based write phase takes all of runtime")]
     if w.verify and not w.verify_backlog:
         back = w.model_copy(update={
             "name": f"{w.name} (verify)", "verify": False,
