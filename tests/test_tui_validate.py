@@ -206,7 +206,8 @@ async def test_the_loaded_job_file_runs_its_sections_as_fio_groups_them(tmp_path
     from planners.perf.jobfile import parse_job_file
 
     _shrink(monkeypatch, FAST)
-    perf.set_jobs(parse_job_file("[global]\nrw=randread\nbs=4k\n[a]\n[b]\n[c]\nstonewall\n"), "mine.fio")
+    perf.set_jobs(parse_job_file("[global]\nrw=randread\nbs=4k\n[a]\n[b]\n[c]\nstonewall\n[d]\nrw=randtrim\n",
+                                 source="mine.fio"), "mine.fio")
     app = PodplanApp(example_pod())
     try:
         async with app.run_test(size=SIZE) as pilot:
@@ -223,7 +224,9 @@ async def test_the_loaded_job_file_runs_its_sections_as_fio_groups_them(tmp_path
             table = screen.query_one("#validate-table", DataTable)
             assert [table.get_row_at(i)[0] for i in range(table.row_count)] == ["a", "b", "c"]
             notes = " ".join(text_of(app, "#validate-notes").split())
-            assert "sections run together: a, b; then c (stonewall)" in notes
+            assert "sections run together: a, b; then c, d (stonewall)" in notes
+            # the refused section is named, not run
+            assert "not run: [d] mine.fio:9: [d] rw=randtrim refused: trims are not modelled" in notes
             assert list(tmp_path.iterdir()) == []
     finally:
         perf.set_jobs(None, "")

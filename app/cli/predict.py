@@ -108,27 +108,41 @@ def dispatch(args: argparse.Namespace) -> int:
     workloads = [preset(n) for n in args.workload] if args.workload else None
     job_notes: list[str] = []
     grouping: list[str] = []
+    refused: list[dict[str, str]] = []
     predictions = predict(plan, result, workloads, mode=args.mode) if workloads or not args.job else []
     if args.job:
         from planners.perf.concurrent import predict_job_file
 
-        for path, jf in zip(args.job, read_jobs(args.job)):
+        for path, jf in zip(args.job, read_jobs(args.job), strict=True):
             predictions += predict_job_file(plan, result, jf, args.mode)
             job_notes += jf.notes
             grouping += [f"{path}: {jf.grouping}"] if jf.grouping else []
+            refused += [{"file": path, "section": r.section, "reason": r.reason} for r in jf.refused]
     rel = reliability(plan, result)
     if args.json:
         from planners import __version__
 
         doc = {"podplan_version": __version__, "plan": plan.name, "mode": args.mode,
                "cpu": origin_json(cpu), "predictions": [p.model_dump(mode="json") for p in predictions],
-               "reliability": rel.model_dump(mode="json"), "job_notes": job_notes, "job_grouping": grouping}
+               "reliability": rel.model_dump(mode="json"), "job_notes": job_notes, "job_grouping": grouping,
+               "refused_sections": refused}
         print(json.dumps(doc, indent=2))
-    else:
-        notes = [Text(n) for n in grouping] + [Text(n, style="dim") for n in job_notes]
+    elif predictions:
+        notes = [Text(n) for n in grouping] + refused_lines(refused) + [Text(n, style="dim") for n in job_notes]
         cli_console().print(Group(prediction_table(predictions, title=f"{plan.name}: predicted ({args.mode})"),
                                   *notes, Text(f"CPU: {origin_text(cpu)}"), Text(""), reliability_table(rel)))
-    return 0
+    else:
+        cli_console().print(Group(*refused_lines(refused)))
+    # Nothing predicted at all: the refusals are the answer, and a script must see that it got no figure.
+    return 0 if predictions else 1
+
+
+def refused_lines(refused: list[dict[str, str]]) -> list[Text]:
+    """One line per refused section, under a count: the other sections' figures stand without it."""
+    if not refused:
+        return []
+    head = Text(f"{len(refused)} section(s) not predicted:", style="bold")
+    return [head, *(Text(f"  [{r['section']}] {r['reason']}") for r in refused)]
 
 
 def read_jobs(paths: list[str]) -> list:
@@ -144,6 +158,7 @@ def prediction_table(preds: list[WorkloadPrediction], *, title: str = "Predicted
     notes = sorted({p.factor_note for p in preds if p.factor_note})
     notes += range_notes(preds)
     notes += [f"* {p.workload} is outside the model: {p.outside_model}" for p in preds if p.outside_model]
+    notes += [f"{p.workload}: {line}" for p in preds for line in p.shaping]
     return FitTable([
         Col("workload", [p.workload for p in preds], right=False),
         Col("MB/s", [mb_text(p.mb_s) + ("*" if p.outside_model else "") for p in preds]),

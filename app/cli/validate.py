@@ -78,6 +78,10 @@ def run_validate(target: str, *, plan: Plan | None, full: bool, as_json: bool, r
         jobs = read_jobs(job_files)
         for note in (n for jf in jobs for n in jf.notes):
             console.print(note, style="dim", markup=False, highlight=False)
+        for r in (r for jf in jobs for r in jf.refused):
+            console.print(f"not run: [{r.section}] {r.reason}", markup=False, highlight=False)
+        if not any(jf.workloads for jf in jobs):
+            raise PlanError("no section of the job file can be predicted, so none is run (each is listed above)")
     base = perf = None
     if baseline:
         base, perf = measure_baseline(target, plan, console, report_dir)
@@ -102,7 +106,8 @@ def run_validate(target: str, *, plan: Plan | None, full: bool, as_json: bool, r
     if as_json:
         out = {"report": report.model_dump(mode="json"), "side_by_side": [r.model_dump(mode="json") for r in rows],
                "prediction": predictions is not None, "cpu": origin_json(origin) if origin else None,
-               "plan_mismatch": list(mismatch)}
+               "plan_mismatch": list(mismatch),
+               "refused_sections": [{"section": r.section, "reason": r.reason} for jf in jobs for r in jf.refused]}
         if baseline:
             out["baseline"] = base.model_dump(mode="json") if base else None
             out["disk_override"] = perf.model_dump(mode="json") if perf else None

@@ -242,4 +242,4 @@ def load_job_file(path: str | os.PathLike[str]):  # -> planners.perf.jobfile.Job
         raise PlanError(f"{path}: cannot read the job file ({exc.strerror or exc})") from None
     except UnicodeDecodeError:
         raise PlanError(f"{path}: not a text file") from None
-    return parse_job_file(text, source=str(path))
+    return parse_job_file(text, source=str(path), env=os.environ)  # ${VAR} as fio would read it here

@@ -347,7 +347,8 @@ class PodplanApp(App[int]):
         self._back_to_plan()
         self._plan_screen().action_show_tab("tab-performance")
         self._redraw_figures()
-        self.notify(f"Predicting {len(parsed.workloads)} job(s) of {path} on the Perf tab")
+        refused = f"; {len(parsed.refused)} not predicted (listed there)" if parsed.refused else ""
+        self.notify(f"Predicting {len(parsed.workloads)} job(s) of {path} on the Perf tab{refused}")
 
     @work(exclusive=True, group="open-dialog")
     async def action_open_plan(self) -> None:

@@ -17,7 +17,9 @@ from collections.abc import Sequence
 
 from planners.models import Plan
 from planners.perf.jobfile import JobFile, Phase
-from planners.perf.predict import Mode, Term, WorkloadPrediction, predict
+from planners.perf.predict import Mode, Term, WorkloadPrediction
+from planners.perf.shaped import predict_shaped
+from planners.perf.workloads import Workload
 from planners.results import PlanResult
 
 # Terms for parts of the machine every running section uses: their capacity is split.
@@ -63,6 +65,61 @@ def share(preds: Sequence[WorkloadPrediction], phases: Sequence[Phase]) -> list[
     return out
 
 
+def flow_paced(preds: Sequence[WorkloadPrediction], phases: Sequence[Phase],
+               workloads: Sequence[Workload]) -> list[WorkloadPrediction]:
+    """`preds` with the sections of a phase that carry fio's flow= paced to their weights.
+
+    fio (flow.c) holds back a job whose share of the group's requests exceeds its share of the
+    group's weights, so each job issues requests in proportion to its weight (a section's clones
+    each carry it); each flow_id is a group of its own. One request of section i uses u_i / IOPS_i of the shared parts' time, u_i
+    being the share it uses alone (share_of_array); the group runs as fast as those times allow
+    in total, and no section faster than it runs alone.
+    """
+    out = list(preds)
+    weight = {w.name: w.flow * w.numjobs for w in workloads if w.flow}
+    group = {w.name: w.flow_id for w in workloads if w.flow}
+    for phase, flow_id in ((ph, g) for ph in phases for g in sorted(set(group.values()))):
+        members = [i for i, p in enumerate(out) if p.workload in phase.sections and group.get(p.workload) == flow_id]
+        if len(members) < 2:
+            continue
+        cost = sum(weight[out[i].workload] * share_of_array(out[i])[0] / out[i].iops for i in members
+                   if out[i].iops > 0)
+        k = min([1 / cost if cost > 0 else float("inf")]
+                + [out[i].iops / weight[out[i].workload] for i in members])
+        for i in members:
+            p = out[i]
+            iops = k * weight[p.workload]
+            if p.iops <= 0 or iops >= p.iops * (1 - 1e-9):
+                continue
+            scale = iops / p.iops
+            note = (f"flow={weight[p.workload] // max(1, next(w.numjobs for w in workloads if w.name == p.workload))}: "
+                    f"fio keeps the requests of {', '.join(out[j].workload for j in members)} in the ratio "
+                    f"{':'.join(str(weight[out[j].workload]) for j in members)}; this one gets {iops:,.0f} IOPS")
+            term = Term(name="flow", mb_s=p.mb_s * scale, iops=iops, note=note)
+            out[i] = p.model_copy(update={
+                "mb_s": term.mb_s, "iops": iops, "binding": "flow", "runner_up": p.binding, "headroom": 1 / scale,
+                "terms": [term, *p.terms], "mb_s_low": p.mb_s_low * scale, "mb_s_high": p.mb_s_high * scale})
+    return out
+
+
+def below_rate_min(preds: Sequence[WorkloadPrediction], workloads: Sequence[Workload]) -> list[WorkloadPrediction]:
+    """fio's rate_min: a job that cannot keep it is ended with an error; say so where the figure is below it."""
+    floor = {w.name: (w.rate_min_bytes_s, w.numjobs) for w in workloads if w.rate_min_bytes_s}
+    out = []
+    for p in preds:
+        if p.workload in floor:
+            least, jobs = floor[p.workload]
+            each = p.mb_s * 1e6 / jobs
+            if each < least:
+                p = p.model_copy(update={"shaping": [*p.shaping, (
+                    f"rate_min {least:,} bytes/s: each job is predicted at {each:,.0f} bytes/s, below it, so fio "
+                    "would end the job with an error")]})
+        out.append(p)
+    return out
+
+
 def predict_job_file(plan: Plan, result: PlanResult, job: JobFile, mode: Mode = "normal") -> list[WorkloadPrediction]:
-    """Every section of a job file as fio runs them: alone, then sharing the array with those beside it."""
-    return share(predict(plan, result, job.workloads, mode=mode), job.phases)
+    """Every section of a job file as fio runs them: alone, then sharing the array with those beside it
+    (flow weights first, then the shared parts' capacity)."""
+    alone = predict_shaped(plan, result, job.workloads, mode=mode)
+    return below_rate_min(share(flow_paced(alone, job.phases, job.workloads), job.phases), job.workloads)

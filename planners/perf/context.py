@@ -147,10 +147,11 @@ def _resolved(spec: DiskSpec, rotational: bool, override: DiskPerf | None) -> Re
     return resolve_disk(spec, override)
 
 
-def seq_mb_s(disk: ResolvedDisk, span: float, write: bool) -> float:
-    """Sequential rate over the first `span` of the disk: zones fall off linearly from outer to inner,
-    so the average over [0, span] is the rate at its middle."""
-    rate = disk.seq_outer_mb_s - (disk.seq_outer_mb_s - disk.seq_inner_mb_s) * min(1.0, span) / 2
+def seq_mb_s(disk: ResolvedDisk, span: float, write: bool, start: float = 0.0) -> float:
+    """Sequential rate over `span` of the disk from `start` (both shares of it): zones fall off linearly
+    from outer to inner, so the average over [start, start + span] is the rate at its middle."""
+    middle = min(1.0, start + min(1.0, span) / 2)
+    rate = disk.seq_outer_mb_s - (disk.seq_outer_mb_s - disk.seq_inner_mb_s) * middle
     return rate * (disk.seq_write_factor if write else 1.0)
 
 

@@ -13,20 +13,24 @@ runs); `wait_for=NAME` starts a section once the earlier section NAME has ended,
 no other. `JobFile.phases` groups the sections that run together, in the order they start;
 the sections of a phase share the array (planners.perf.concurrent).
 
-Every option is accounted for: modelled, ignored with the reason, or refused with the
-reason. Nothing is silently dropped, because a job whose figure the model cannot know must
-not get a confident number.
+Every option is accounted for (planners.perf.jobopts): modelled, ignored with the reason, or
+refused with the reason. Nothing is silently dropped, because a job whose figure the model
+cannot know must not get a confident number. A refusal is the section's only: the other
+sections are still predicted, and `JobFile.refused` says which section was refused and why.
+`${VAR}` in a value is the environment's VAR, as fio substitutes it (unset reads as empty).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from planners.errors import PlanError
+from planners.perf.jobmix import bs_split, distribution, offset, shaping, stride, zoned
+from planners.perf.jobopts import IGNORED, MODELLED, REFUSED, canonical
 from planners.perf.workloads import ASYNC_ENGINES, Rw, Workload
 
 Frozen = ConfigDict(frozen=True)
@@ -38,49 +42,6 @@ RW: dict[str, Rw] = {"read": "read", "write": "write", "randread": "randread", "
                      "readwrite": "readwrite", "randrw": "randrw"}
 TRIMS = ("trim", "randtrim", "trimwrite", "randtrimwrite")
 
-# Options that change nothing the model predicts, each with the reason it may be ignored.
-IGNORED = {
-    **dict.fromkeys(("ramp_time", "startdelay", "loops"),
-                    "the model predicts the rate over the run, which these do not change"),
-    "nrfiles": "the job's size is split over its files; the bytes and the requests are the same",
-    "new_group": "a new reporting group only: fio still starts the section with the others",
-    **dict.fromkeys(("group_reporting", "description",
-                     "output", "output-format", "status-interval", "write_bw_log", "write_lat_log",
-                     "write_iops_log", "log_avg_msec", "per_job_logs", "percentile_list", "clat_percentiles",
-                     "lat_percentiles", "slat_percentiles", "disable_lat", "disable_clat", "disable_slat",
-                     "disable_bw_measurement", "gtod_reduce", "name"),
-                    "reporting only: it changes what fio prints, not the I/O"),
-    **dict.fromkeys(("randrepeat", "norandommap", "random_generator", "randseed", "allrandrepeat"),
-                    "which random offsets are drawn, not how many or how large"),
-    **dict.fromkeys(("thread", "cpus_allowed", "cpumask", "numa_cpu_nodes", "nice", "prio", "prioclass",
-                     "exitall", "unlink", "create_on_open", "allow_mounted_write", "fallocate", "invalidate",
-                     "refill_buffers", "zero_buffers", "scramble_buffers", "buffer_compress_percentage",
-                     "buffer_compress_chunk", "filename_format", "iodepth_low", "iodepth_batch",
-                     "iodepth_batch_submit", "iodepth_batch_complete", "iodepth_batch_complete_min",
-                     "iodepth_batch_complete_max", "unit_base", "overwrite"),
-                    "how fio runs or fills its buffers; the array sees the same requests"),
-    **dict.fromkeys(("steadystate", "ss", "steadystate_duration", "ss_dur", "steadystate_ramp_time",
-                     "ss_ramp"), "when fio stops measuring, not the rate it measures"),
-    "thinktime_spin": "the part of thinktime spent spinning; the pause is as long either way",
-}
-# Options the model cannot honour: a prediction would be a confident wrong number.
-REFUSED = {
-    **dict.fromkeys(("rate_min", "rate_iops_min", "rate_process", "rate_cycle", "rate_ignore_thinktime",
-                     "thinktime_iotime"), "fio's pacing of a capped or pausing job is not modelled"),
-    "write_barrier": "a barrier write every few writes is not modelled (fsync= is)",
-    **dict.fromkeys(("verify", "do_verify", "verify_only"), "verification reads back what was written: not modelled"),
-    **dict.fromkeys(("bsrange", "blocksize_range", "bssplit", "blocksize_unaligned", "bs_unaligned"),
-                    "a spread of block sizes is not modelled: give one bs per section"),
-    **dict.fromkeys(("include",), "included files are not read: put the options in this file"),
-    **dict.fromkeys(("zonemode", "zonerange", "zonesize", "zoneskip"), "zoned I/O is not modelled"),
-    **dict.fromkeys(("offset", "offset_increment"), "I/O confined to part of the target is not modelled"),
-}
-MODELLED = {"rw", "readwrite", "bs", "blocksize", "direct", "buffered", "numjobs", "iodepth", "ioengine", "size",
-            "filesize", "filename", "directory", "kb_base", "runtime", "time_based", "end_fsync", "fadvise_hint",
-            "rwmixread", "rwmixwrite", "rate", "rate_iops", "thinktime", "thinktime_blocks", "fsync", "fdatasync",
-            "sync", "io_size", "io_limit", "number_ios", "stonewall", "wait_for_previous", "wait_for"}
-
-
 class Phase(BaseModel):
     """Sections fio runs at the same time."""
 
@@ -91,12 +52,23 @@ class Phase(BaseModel):
                                        "'wait_for=NAME', or '' for the first phase.")
 
 
+class Refused(BaseModel):
+    """A job section the model does not predict, and why."""
+
+    model_config = Frozen
+
+    section: str = Field(description="The section's name.")
+    reason: str = Field(description="One line: where in the file, the option and why it is refused.")
+
+
 class JobFile(BaseModel):
     """The workloads of one job file and what became of each option podplan does not model."""
 
     model_config = Frozen
 
-    workloads: list[Workload] = Field(description="One per job section, named after it, in file order.")
+    workloads: list[Workload] = Field(description="One per predicted job section, named after it, in file order.")
+    refused: list[Refused] = Field(default_factory=list, description="The sections not predicted, in file order, "
+                                                                     "each with its reason.")
     notes: list[str] = Field(description="One line per ignored option: the section, the option and why.")
     phases: list[Phase] = Field(default_factory=list, description="The sections that run at once, in the order "
                                                                   "the groups start (stonewall, wait_for).")
@@ -141,7 +113,7 @@ Options = dict[str, tuple[str, int, str]]  # option -> (value, line, the section
 Fail = Callable[[int, str], PlanError]
 
 
-def _sections(text: str, source: str) -> list[tuple[str, Options]]:
+def _sections(text: str, source: str, env: Mapping[str, str]) -> list[tuple[str, Options]]:
     """(name, {option: (value, line, section)}) per section, in file order."""
     out: list[tuple[str, Options]] = []
     for n, raw in enumerate(text.splitlines(), start=1):
@@ -159,36 +131,70 @@ def _sections(text: str, source: str) -> list[tuple[str, Options]]:
         else:  # a bare flag (time_based), or a directive and its argument (include FILE)
             key, _, value = line.partition(" ")
             value = value.strip() or "1"
-        out[-1][1][key.strip().lower()] = (value.strip(), n, out[-1][0])
+        out[-1][1][canonical(key.strip().lower())] = (_substitute(value.strip(), env), n, out[-1][0])
     return out
 
 
-def parse_job_file(text: str, *, source: str = "job file") -> JobFile:
-    """Every job section of `text` as a Workload, with [global] defaults applied as fio applies them."""
+def _substitute(value: str, env: Mapping[str, str]) -> str:
+    """fio's ${VAR}: the environment's value; an unset one is kept as written, for the refusal to name."""
+    return re.sub(r"\$\{([^}]+)\}", lambda m: env.get(m.group(1), m.group(0)), value)
+
+
+def parse_job_file(text: str, *, source: str = "job file", env: Mapping[str, str] | None = None) -> JobFile:
+    """Every job section of `text` as a Workload, with [global] defaults applied as fio applies them.
+
+    A section the model cannot predict is listed in `refused` with its reason; the others are
+    still predicted. `env` is the environment fio would see (for ${VAR} in values)."""
     defaults: Options = {}
     workloads: list[Workload] = []
+    refused: list[Refused] = []
     notes: list[str] = []
+    names: list[str] = []  # every job section, predicted or not: fio runs them all
     starts: list[tuple[int, str]] = []  # (phase, why it waited) per section
-    for name, options in _sections(text, source):
+    for name, options in _sections(text, source, env or {}):
         if name == "global":
             defaults = {**defaults, **options}
             continue
         merged = {**defaults, **options}
         try:
-            w, said = _workload(name, merged, source)
-        except ValidationError as exc:  # a value past what the model takes (bs=0, numjobs=100000)
-            err = exc.errors()[0]
-            raise PlanError(f"{source}: [{name}] {'.'.join(map(str, err['loc']))}: {err['msg']}",
-                            str(err["loc"][0])) from None
-        starts.append(_phase(name, merged, [x.name for x in workloads], starts, source))
-        workloads.append(w)
-        notes += said
-    if not workloads:
+            start = _phase(name, merged, names, starts, source)
+        except PlanError as exc:
+            start = (max((n for n, why in starts if why == "stonewall"), default=0), "")
+            refused.append(Refused(section=name, reason=exc.message))
+        else:
+            try:
+                w, said = _workload(name, merged, source)
+                workloads.append(w)
+                notes += said
+            except ValidationError as exc:  # a value past what the model takes (bs=0, numjobs=100000)
+                err = exc.errors()[0]
+                refused.append(Refused(section=name, reason=f"{source}: [{name}] "
+                                       f"{'.'.join(map(str, err['loc']))}: {err['msg']}"))
+            except PlanError as exc:
+                refused.append(Refused(section=name, reason=exc.message))
+        starts.append(start)
+        names.append(name)
+    if not names:
         raise PlanError(f"{source}: no job section (only [global]): nothing to predict")
-    phases = [Phase(sections=[w.name for w, (n, _) in zip(workloads, starts) if n == k],
+    phases = [Phase(sections=[s for s, (n, _) in zip(names, starts, strict=True) if n == k],
                     after=next(why for m, why in starts if m == k))
               for k in sorted({n for n, _ in starts})]
-    return JobFile(workloads=workloads, notes=list(dict.fromkeys(notes)), phases=phases)
+    notes += beside_refused(phases, refused)
+    return JobFile(workloads=workloads, refused=refused, notes=list(dict.fromkeys(notes)), phases=phases)
+
+
+def beside_refused(phases: list[Phase], refused: list[Refused]) -> list[str]:
+    """A note for each predicted section that runs at once with a refused one: fio runs the refused
+    section too, and what it takes of the array is unknown, so the figures beside it are upper bounds."""
+    out = []
+    gone = [r.section for r in refused]
+    for p in phases:
+        others = [s for s in p.sections if s in gone]
+        kept = [s for s in p.sections if s not in gone]
+        if others and kept:
+            out.append(f"[{', '.join(kept)}] run at once with the refused [{', '.join(others)}]: fio runs it too, "
+                       "so their figures are upper bounds")
+    return out
 
 
 def _phase(name: str, opts: Options, before: list[str], starts: list[tuple[int, str]],
@@ -213,7 +219,11 @@ def _phase(name: str, opts: Options, before: list[str], starts: list[tuple[int, 
 
 def _workload(name: str, opts: Options, source: str) -> tuple[Workload, list[str]]:
     notes = []
-    for key, (_, line, where) in opts.items():
+    for key, (value, line, where) in opts.items():
+        unset = re.search(r"\$\{([^}]+)\}", value)
+        if unset and key not in IGNORED:
+            raise PlanError(f"{source}:{line}: [{where}] {key}={value} refused: {unset.group(1)} is not set in the "
+                            "environment, and fio would read the value as empty")
         if key in REFUSED:
             raise PlanError(f"{source}:{line}: [{where}] {key} refused: {REFUSED[key]}")
         if key in IGNORED:
@@ -236,7 +246,8 @@ def _workload(name: str, opts: Options, source: str) -> tuple[Workload, list[str
     def fail(line: int, message: str) -> PlanError:
         return PlanError(f"{source}:{line}: [{name}] {message}")
 
-    rw_text, line = get("rw", "readwrite")
+    rw_text, rw_line = get("rw", "readwrite")
+    line = rw_line
     rw = rw_text.split(":")[0].strip().lower()
     if rw in TRIMS:
         raise fail(line, f"rw={rw} refused: trims are not modelled")
@@ -248,13 +259,29 @@ def _workload(name: str, opts: Options, source: str) -> tuple[Workload, list[str
     if engine not in SYNC_ENGINES + ASYNC_ENGINES:
         raise fail(line, f"ioengine={engine} refused: only the sync family and {', '.join(ASYNC_ENGINES)} "
                          "reach the array the way the model assumes")
+    zone_text = get("zonesize")[0]
+    zone = fio_bytes(zone_text, kb_base, what=f"{source}: [{name}] zonesize") if zone_text else 0
+
+    def nbytes(text: str, at: int) -> int:
+        if zone and re.fullmatch(r"\s*\d+\s*z\s*", text.lower()):
+            return int(text.strip()[:-1]) * zone  # fio's z: a count of zones
+        return fio_bytes(text, kb_base, what=f"{source}:{at}: [{name}] size")
+
+    said: list[str] = []
+    rw, zone_fields = zoned(opts, rw, zone, nbytes, fail, said)
+    notes += [f"{source}: [{name}] {n}" for n in said]
+
+    split = bs_split(opts, nbytes, fail)
     bs_text, line = get("bs", "blocksize")
+    if any(split):
+        side = split[0] if rw in ("read", "randread") or not split[1] else split[1]
+        bs_text = str(max(1, round(sum(b * p for b, p in side))))  # the mean request, by count
     if "-" in bs_text or ":" in bs_text:
         raise fail(line, f"bs={bs_text} refused: a range of block sizes is not modelled")
     parts = bs_text.split(",")
     chosen = parts[0] if rw in ("read", "randread") or len(parts) < 2 or not parts[1] else parts[1]
     bs = fio_bytes(chosen, kb_base, what=f"{source}:{line}: [{name}] bs")
-    if rw in ("readwrite", "randrw") and len(parts) > 1 and parts[1] and \
+    if rw in ("readwrite", "randrw") and not any(split) and len(parts) > 1 and parts[1] and \
             fio_bytes(parts[0], kb_base, what="bs") != bs:
         raise fail(line, f"bs={bs_text} refused: a mix with different read and write block sizes is not modelled")
     direct_text, line = get("direct")
@@ -266,7 +293,10 @@ def _workload(name: str, opts: Options, source: str) -> tuple[Workload, list[str
     numjobs = _count(*get("numjobs"), fail)
     iodepth = _count(*get("iodepth"), fail)
     size_text, line = get("size", "filesize")
-    size = fio_bytes(size_text, kb_base, what=f"{source}:{line}: [{name}] size") if size_text else None
+    size = nbytes(size_text, line) if size_text else None
+    if _flag(get("fill_device")[0] or "0", fail(get("fill_device")[1], "fill_device must be 0 or 1")):
+        size = None  # fio writes until the device or filesystem is full: the whole of it
+        notes.append(f"{source}: [{name}] fill_device: the job spans the whole target, until it is full")
     filename, _ = get("filename")
     raw = filename.startswith("/dev/") and not get("directory")[0]
     if size is not None and not raw and ":" not in filename:
@@ -284,11 +314,44 @@ def _workload(name: str, opts: Options, source: str) -> tuple[Workload, list[str
     end_fsync = _flag(get("end_fsync")[0] or "0", fail(get("end_fsync")[1], "end_fsync must be 0 or 1"))
     hint = get("fadvise_hint")[0].strip().lower() or "1"  # fio's default: hint the access pattern
     extras = pacing(opts, kb_base, fail)
+    extras.update(shaping(opts, nbytes, fail, writes=rw not in ("read", "randread")))
+    if extras.get("verify"):
+        # fio keeps the written blocks sorted by offset (and reads them back in that order) whenever
+        # blocks may be written twice: no random map, an rw modifier, or io_size past size.
+        extras["sorted_readback"] = extras["sorted_readback"] or ":" in rw_text or \
+            bool(io_bytes and size and io_bytes > size)
+    if "rate_iops_min" in opts and "rate_min_bytes_s" not in extras:
+        extras["rate_min_bytes_s"] = _count(*get("rate_iops_min"), fail) * bs
+    notes += stated(name, opts, source)
     return Workload(name=name, description=f"fio job [{name}]", rw=rw, bs=bs, direct=direct, numjobs=numjobs,
                     iodepth=iodepth, ioengine=engine, target="raw" if raw else "file", size=size, files=files, io_bytes=io_bytes,
                     runtime_s=runtime, time_based=time_based and runtime is not None, end_fsync=end_fsync,
                     fadvise_sequential=hint not in ("0", "none", "random") and rw == "read" and not direct,
+                    bs_split=split, random_distribution=distribution(opts, fail),
+                    offset=offset(opts, nbytes, numjobs), **zone_fields,
+                    stride=stride(rw_text, rw in ("randread", "randwrite", "randrw"), nbytes, fail, rw_line),
                     **extras), notes
+
+
+def stated(name: str, opts: Options, source: str) -> list[str]:
+    """One line for each option whose effect is stated rather than computed: the figure is the same."""
+    said = {
+        "io_submit_mode": ("offload: helper threads submit the requests; the same requests in flight reach the "
+                           "array, each after a hand-off between threads that a queue of requests hides"),
+        "rate_process": ("poisson: requests at random intervals with the same mean rate; the mean figure is the "
+                         "same, the latency spread is wider"),
+        "flow_sleep": "how long a job over its flow share sleeps; the shares are what the figure follows",
+        "latency_window": "the window fio measures the latency over while it searches; the depth it settles on is "
+                          "what the figure follows",
+        "latency_run": "whether fio keeps searching after it settles; the depth it settles on is the figure's",
+        "offset_align": "where the offsets start within the alignment; the span and the requests are the same",
+    }
+    out = []
+    for key, why in said.items():
+        value, line, where = opts.get(key, ("", 0, ""))
+        if value and value.strip() not in ("inline", "linear"):
+            out.append(f"{source}:{line}: [{where}] {key}={value}: {why}")
+    return out
 
 
 def pacing(opts: Options, kb_base: int, fail: Fail) -> dict[str, Any]:

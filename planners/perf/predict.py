@@ -59,6 +59,11 @@ class WorkloadPrediction(BaseModel):
                                              "(= mb_s when every figure it rests on was measured or stated).")
     mb_s_high: float = Field(0.0, description="High end of the figure, MB/s (see mb_s_low).")
     assumption: str = Field("", description="The presets the range comes from ('' when there is no range).")
+    shaping: list[str] = Field(default_factory=list, description="How the job's shape was modelled: block-size "
+                                                                 "mix, hot set, read-back, latency target (one line "
+                                                                 "each).")
+    settled_iodepth: int = Field(0, ge=0, description="The queue depth per job fio settles on under a "
+                                                      "latency_target, count (0 = the job's own iodepth).")
 
 
 def predict(plan: Plan, result: PlanResult | None = None, workloads: Sequence[Workload] | None = None, *,
@@ -99,22 +104,27 @@ def predict_ctx(ctx: PerfCtx, stripe: int, workloads: Sequence[Workload] | None 
     stripes = len(vg) if ctx.lvm_mode == "striped" else 1
     disks = sum(ctx.groups[i].n for i in vg)
     for w in (workloads if workloads is not None else VALIDATION):
-        w = for_plan(w, stripe, stripes=stripes, disks=disks)
-        limits, factor, why, prefer, outside = workload_terms(ctx, w, degraded=0 if mode == "normal" else missing)
-        if mode == "rebuild":
-            limits = _rebuilding(ctx, limits)
-        terms = sorted((Term(name=k, mb_s=v * factor, iops=v * factor * 1e6 / w.bs, note=note)
-                        for k, (v, note) in limits.items()),
-                       key=lambda t: (round(t.mb_s, 6), t.name not in prefer, t.name))
-        best = terms[0]
-        second = terms[1] if len(terms) > 1 else None
-        low, high, assumption = spread_range(ctx, terms)
-        out.append(WorkloadPrediction(
-            workload=w.name, mode=mode, block_bytes=w.bs, mb_s=best.mb_s, iops=best.iops, binding=best.name,
-            runner_up=second.name if second else "", headroom=(second.mb_s / best.mb_s) if second and best.mb_s else 1.0,
-            factor=factor, factor_note=why, terms=terms, outside_model=outside, mb_s_low=low, mb_s_high=high,
-            assumption=assumption))
+        out.append(predict_one(ctx, for_plan(w, stripe, stripes=stripes, disks=disks), mode, missing))
     return out
+
+
+def predict_one(ctx: PerfCtx, w: Workload, mode: Mode = "normal", missing: int = 1) -> WorkloadPrediction:
+    """One workload of one block size, one direction (or fio's mix of the two) through the terms;
+    the shapes of a job file (block-size mixes, read-back, ...) are planners.perf.shaped's."""
+    limits, factor, why, prefer, outside = workload_terms(ctx, w, degraded=0 if mode == "normal" else missing)
+    if mode == "rebuild":
+        limits = _rebuilding(ctx, limits)
+    terms = sorted((Term(name=k, mb_s=v * factor, iops=v * factor * 1e6 / w.bs, note=note)
+                    for k, (v, note) in limits.items()),
+                   key=lambda t: (round(t.mb_s, 6), t.name not in prefer, t.name))
+    best = terms[0]
+    second = terms[1] if len(terms) > 1 else None
+    low, high, assumption = spread_range(ctx, terms)
+    return WorkloadPrediction(
+        workload=w.name, mode=mode, block_bytes=w.bs, mb_s=best.mb_s, iops=best.iops, binding=best.name,
+        runner_up=second.name if second else "", headroom=(second.mb_s / best.mb_s) if second and best.mb_s else 1.0,
+        factor=factor, factor_note=why, terms=terms, outside_model=outside, mb_s_low=low, mb_s_high=high,
+        assumption=assumption)
 
 
 # Terms that rest on the disks' figures, and those that rest on a controller's.

@@ -85,7 +85,9 @@ def _sequential(ctx: PerfCtx, g: GroupCtx, w: Workload, share: float, degraded: 
     alive = g.n - int(degraded)
     span = _span(w, g, share)
     far_read = g.level == 10 and g.far > 1 and not write
-    rate = seq_mb_s(g.disk, span / g.far if far_read else span, write)
+    # fio's offset moves the span inwards, where the tracks are shorter.
+    start = min(1.0, w.offset * share / g.array_bytes)
+    rate = seq_mb_s(g.disk, span / g.far if far_read else span, write, start)
     if w.direct:
         in_flight = w.in_flight * w.bs * share
     else:

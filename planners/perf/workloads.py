@@ -74,6 +74,34 @@ class Workload(BaseModel):
                                                   "O_SYNC) rather than data alone (fdatasync of a laid-out file).")
     end_fsync: bool = Field(False, description="The run ends with an fsync and counts its time (fio end_fsync=1, "
                                                "dd conv=fdatasync).")
+    bs_split: tuple[tuple[tuple[int, float], ...], tuple[tuple[int, float], ...]] = Field(
+        ((), ()), description="fio bssplit / bsrange for reads and for writes: (block size in bytes, share of the "
+                              "requests from 0 to 1) per size; empty = every request is bs.")
+    random_distribution: str = Field("random", description="fio random_distribution as written (random, zipf:T, "
+                                                           "pareto:H, normal:D, zoned:..., zoned_abs:...).")
+    verify: bool = Field(False, description="fio verify with do_verify: the writes are read back and checked.")
+    verify_backlog: int = Field(0, ge=0, description="fio verify_backlog: read back after every this many writes "
+                                                     "(interleaved); 0 = once the write pass ends.")
+    sorted_readback: bool = Field(False, description="fio keeps written blocks sorted by offset (norandommap, "
+                                                     "an rw modifier, io_size past size), so a random write pass "
+                                                     "is read back in offset order.")
+    latency_target_us: float = Field(0.0, ge=0, description="fio latency_target: the latency, microseconds, fio "
+                                                            "lowers the queue depth to meet; 0 = none.")
+    latency_percentile: float = Field(100.0, gt=0, le=100, description="fio latency_percentile: the share of "
+                                                                        "requests, percent, that must meet it.")
+    flow: int = Field(0, description="fio flow: this job's weight in the flow-controlled group (0 = none); the "
+                                     "jobs' request counts keep the ratio of their weights.")
+    flow_id: int = Field(0, description="fio flow_id: the flow group whose weights this job's flow is weighed "
+                                        "against.")
+    submit_offload: bool = Field(False, description="fio io_submit_mode=offload: helper threads submit requests.")
+    rate_min_bytes_s: int | None = Field(None, gt=0, description="fio rate_min (rate_iops_min x bs): below this "
+                                                                 "rate, bytes/s, fio ends the job with an error.")
+    offset: int = Field(0, ge=0, description="Where the job's I/O starts on its target, bytes (fio offset, plus "
+                                             "half the offset_increment spread of its clones).")
+    zone_bytes: int = Field(0, ge=0, description="fio zonemode=strided: bytes moved in a zone before fio jumps "
+                                                  "to the next one; 0 = no jumps.")
+    stride: int = Field(0, description="fio rw=...:N: bytes skipped after each sequential request (negative: "
+                                       "the job goes backwards); 0 = none.")
 
     @property
     def is_read(self) -> bool:
@@ -129,6 +157,26 @@ class Workload(BaseModel):
             out += [("thinktime", f"{self.thinktime_us:g}"), ("thinktime_blocks", str(self.thinktime_blocks))]
         if self.sync_every:
             out.append(("fsync" if self.sync_metadata else "fdatasync", str(self.sync_every)))
+        return out + self.shape_extras()
+
+    def shape_extras(self) -> list[tuple[str, str]]:
+        """The options of a block-size mix, hot set, read-back, latency target and flow, as fio spells them."""
+        out: list[tuple[str, str]] = []
+        if any(self.bs_split):
+            sides = [":".join(f"{b}/{p * 100:g}" for b, p in side) or str(self.bs) for side in self.bs_split]
+            out.append(("bssplit", ",".join(sides)))
+        if self.random_distribution != "random":
+            out.append(("random_distribution", self.random_distribution))
+        if self.verify:
+            out += [("verify", "crc32c")] + ([("verify_backlog", str(self.verify_backlog))] if self.verify_backlog
+                                              else [])
+        if self.latency_target_us:
+            out += [("latency_target", f"{self.latency_target_us:g}us"),
+                    ("latency_percentile", f"{self.latency_percentile:g}")]
+        if self.flow:
+            out.append(("flow", str(self.flow)))
+        if self.submit_offload:
+            out.append(("io_submit_mode", "offload"))
         return out
 
 

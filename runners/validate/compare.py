@@ -74,14 +74,17 @@ def load_predictions(plan, report: ValidateReport | None = None, disk_override=N
     """planners.perf.predict.predict(...) for the workloads that ran, if the model is there; else None."""
     try:
         from planners.perf.predict import predict
+        from planners.perf.shaped import predict_shaped
     except ImportError:
         return None
     kwargs: dict = {}
     if disk_override is not None:
         kwargs["disk_override"] = disk_override
     if report is not None and report.workloads:
-        kwargs["workloads"] = model_workloads(report)
-    preds = list(predict(plan, **kwargs))
+        # a job file's sections keep their shapes (block-size mix, read-back, ...); the suite's are plain
+        preds = list(predict_shaped(plan, None, model_workloads(report), **kwargs))
+    else:
+        preds = list(predict(plan, **kwargs))
     if report is not None:
         from planners.perf.concurrent import share
 

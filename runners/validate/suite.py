@@ -185,16 +185,18 @@ def validate(target: str, *, mode: Literal["quick", "full"] = "quick", destroy_d
 
 
 def job_phases(jf: JobFile) -> list[list[ModelWorkload]]:
-    """The sections of a job file in the groups fio runs at once (planners.perf.jobfile's phases)."""
+    """The sections of a job file in the groups fio runs at once (planners.perf.jobfile's phases); a
+    refused section is not run, and a group left with none is dropped."""
     left = list(jf.workloads)
     out = []
     for phase in jf.phases:
         group = []
         for name in phase.sections:
-            w = next(w for w in left if w.name == name)
-            left.remove(w)
-            group.append(w)
-        out.append(group)
+            w = next((w for w in left if w.name == name), None)
+            if w is not None:
+                left.remove(w)
+                group.append(w)
+        out += [group] if group else []
     return out
 
 

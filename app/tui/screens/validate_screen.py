@@ -152,7 +152,7 @@ class ValidateScreen(Screen[None]):
                          "or its exact name is typed under destroy data.", id="validate-progress")
             yield DataTable(id="validate-table", zebra_stripes=True, cursor_type="row")
             yield Static(id="validate-chart")
-            yield Static(id="validate-notes")
+            yield Static(id="validate-notes", markup=False)  # notes quote job files: [section] is no tag
         yield Footer()
 
     def on_mount(self) -> None:
@@ -197,6 +197,10 @@ class ValidateScreen(Screen[None]):
         from app.tui.widgets.perf import loaded_job
 
         job = loaded_job()[0] if mode == "job" else None
+        if job is not None and not job.workloads:
+            self.notify("No section of the job file can be predicted, so none is run (the Perf tab lists why)",
+                        severity="error", timeout=10)
+            return
         self._runtime_s = float((FULL if mode == "full" else QUICK).runtime_s)
         self._progress = {name: ("", 0.0, None) for name in ([w.name for w in job.workloads] if job else WORKLOADS)}
         self._show_progress()
@@ -299,6 +303,11 @@ class ValidateScreen(Screen[None]):
         notes = [f"{report.target}: {what}, {report.duration_s:.0f} s, "
                  f"{'direct I/O' if report.direct else 'buffered (the filesystem refused O_DIRECT)'}"]
         notes += [report.grouping] if report.grouping else []
+        if what == "the job file's sections":
+            from app.tui.widgets.perf import loaded_job
+
+            job = loaded_job()[0]
+            notes += [f"not run: [{r.section}] {r.reason}" for r in (job.refused if job else [])]
         if self.plan is None or not self.query_one("#use-plan", Checkbox).value:
             notes.append("no prediction: the current plan was not used")
         elif mismatch:

@@ -126,7 +126,9 @@ def perf_view(plan: Plan, result: PlanResult, width: int) -> Group:
         parts.append(Text(f"{n} job{'s' if n > 1 else ''} from {source} after the suite "
                           f"(ctrl+j loads another)", style="dim"))
         parts += [Text(job.grouping)] if job.grouping else []
+        parts += [Text(f"not predicted: [{r.section}] {r.reason}") for r in job.refused]
         parts += [Text(n, style="dim") for n in job.notes]
+        parts += [Text(f"{p.workload}: {line}", style="dim") for p in preds for line in p.shaping]
     if cpu_line:
         parts.append(Text(f"CPU: {cpu_line}", style="dim"))
     return Group(*parts)
