@@ -235,6 +235,22 @@ class Cpu(BaseModel):
         None, gt=0, description="One buffered writer through the page cache (copy, allocation, dirty accounting, "
                                 "writeback submission), MB/s.")
     buffered_read_mb_s: float | None = Field(None, gt=0, description="One buffered reader's copy-out ceiling, MB/s.")
+    psync_us: float | None = Field(None, gt=0, description="CPU one pread/pwrite costs its thread besides the block "
+                                                           "layer and the wait (syscall, fio's bookkeeping), "
+                                                           "microseconds of one core.")
+    libaio_us: float | None = Field(None, gt=0, description="The same for one libaio request at depth, microseconds.")
+    io_uring_us: float | None = Field(None, gt=0, description="The same for one io_uring request at depth, "
+                                                              "microseconds.")
+    wait_us: float | None = Field(None, gt=0, description="A thread going to sleep for a completion and being woken "
+                                                          "(two context switches), microseconds.")
+    block_request_us: float | None = Field(
+        None, gt=0, description="The block layer and driver's submission, completion and interrupt for one request "
+                                "to one device, microseconds.")
+    bio_remap_us: float | None = Field(None, gt=0, description="md (RAID0/1/10, RAID5 reads) or dm passing one bio "
+                                                               "on to its members, microseconds.")
+    md_stripe_io_us: float | None = Field(None, gt=0, description="md's raid5/6 thread handling one member I/O of a "
+                                                                  "stripe (state machine, dispatch, completion), "
+                                                                  "microseconds.")
 
 
 class ResolvedCpu(BaseModel):
@@ -246,7 +262,15 @@ class ResolvedCpu(BaseModel):
     md_thread_mb_s: float = Field(description="One md stripe thread, MB/s of data.")
     buffered_write_mb_s: float = Field(description="One buffered writer, MB/s.")
     buffered_read_mb_s: float = Field(description="One buffered reader, MB/s.")
+    psync_us: float = Field(1.1, description="One pread/pwrite's own CPU, microseconds (see Cpu).")
+    libaio_us: float = Field(2.0, description="One libaio request's own CPU at depth, microseconds.")
+    io_uring_us: float = Field(1.2, description="One io_uring request's own CPU at depth, microseconds.")
+    wait_us: float = Field(3.3, description="Sleeping for a completion and being woken, microseconds.")
+    block_request_us: float = Field(1.2, description="Block layer and driver per device request, microseconds.")
+    bio_remap_us: float = Field(0.5, description="md or dm passing a bio on, microseconds.")
+    md_stripe_io_us: float = Field(2.2, description="md's raid5/6 thread per member I/O, microseconds.")
     spread: float = Field(0.0, description="How far CPUs of the class stray from the preset's figures, fraction.")
+    request_spread: float = Field(0.5, description="How far the per-request CPU figures stray, fraction.")
     stated: tuple[str, ...] = Field((), description="Figures the plan (or the host's kernel log) gave, not the preset.")
 
 
@@ -265,11 +289,34 @@ class ResolvedCpu(BaseModel):
 # Spread: one core of the slowest and fastest parts of a class differ about twofold (the kernel's
 # own xor and raid6 benchmarks across a class's CPUs), so a class figure is good to about ±40 %.
 CPU_SPREAD = 0.4
+# CPU per request, in microseconds of one core (server class: a current ~3 GHz x86 core).
+# Measured with benchmarks/bench_request_cpu.py on an AMD EPYC virtual machine, kernel 6.18, fio
+# 3.33, 4 KiB random direct reads, fio's own usr + sys CPU per request: on a file in tmpfs (no
+# block layer) psync 1.1, libaio 2.0, io_uring 1.2 at depth 32; on a loop device over tmpfs
+# psync 4.5, libaio 2.7-2.8, io_uring 2.5-2.7. The difference at depth is the block layer's
+# submission and completion (0.9-1.6: 1.2); psync's larger difference (3.3) is its thread
+# sleeping and being woken for each request. fio with no I/O (ioengine=null) costs 0.1.
+# Published: fio at depth 32 on an Optane P5800X, 6 jobs on a Threadripper Pro, 2.59 M IOPS at
+# 79 % of 6 cores: 1.8 us a request (Level1Techs, "Toward 20 million I/Ops", 2021); Axboe's
+# tuned io_uring on one core, polled, no fio: 3.8 M IOPS, 0.26 us (Phoronix, Sep 2021), the
+# floor. md raid5: "raid5 thread must handle > 450k requests per second. Just doing dispatch and
+# completion will make raid5 thread incapable" (S. Li, "raid5: make stripe handling multi-
+# threading", linux-raid, 2012): 2.2 us per member I/O. md's and dm's remap of a bio (clone,
+# split at chunk boundaries, no request of its own) is taken as 0.5, under half the block
+# layer's figure: an assumption. The 2010 class pays each figure x7/3, the ratio of the two
+# classes' md thread figures (one core's speed at the same kernel work). Spread +/-50 %: the
+# measured and published figures above span 1.8-2.8 us for the same request.
+REQUEST_SPREAD = 0.5
+_SLOW = 7 / 3
 CPU_CLASSES: dict[str, ResolvedCpu] = {
     "server": ResolvedCpu(cores=16, raid6_gen_mb_s=12000, xor_mb_s=20000, md_thread_mb_s=1400,
-                          buffered_write_mb_s=1800, buffered_read_mb_s=3500, spread=CPU_SPREAD),
+                          buffered_write_mb_s=1800, buffered_read_mb_s=3500, spread=CPU_SPREAD,
+                          request_spread=REQUEST_SPREAD),
     "desktop-2010": ResolvedCpu(cores=2, raid6_gen_mb_s=4500, xor_mb_s=6000, md_thread_mb_s=600,
-                                buffered_write_mb_s=1300, buffered_read_mb_s=1500, spread=CPU_SPREAD),
+                                buffered_write_mb_s=1300, buffered_read_mb_s=1500, spread=CPU_SPREAD,
+                                psync_us=1.1 * _SLOW, libaio_us=2.0 * _SLOW, io_uring_us=1.2 * _SLOW,
+                                wait_us=3.3 * _SLOW, block_request_us=1.2 * _SLOW, bio_remap_us=0.5 * _SLOW,
+                                md_stripe_io_us=2.2 * _SLOW, request_spread=REQUEST_SPREAD),
 }
 
 

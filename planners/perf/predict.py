@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from planners.hardware import DiskPerf
 from planners.models import Plan
 from planners.perf.context import PerfCtx, build_ctx, seq_mb_s
+from planners.perf.request_cpu import NAME as REQUEST_CPU
 from planners.perf.terms import Limits, workload_terms
 from planners.results import PlanResult
 from planners.perf.workloads import VALIDATION, Workload, for_plan
@@ -31,7 +32,7 @@ class Term(BaseModel):
     model_config = Frozen
 
     name: str = Field(description="Component: disks, queue depth, readahead, stripe cache, md thread, parity CPU, "
-                                  "link, HBA, page cache, write cache.")
+                                  "CPU per request, link, HBA, page cache, write cache.")
     mb_s: float = Field(description="Throughput this component alone would allow, MB/s (10^6 bytes/s).")
     iops: float = Field(description="The same as requests of the workload's block size per second.")
     note: str = Field(description="How the figure was derived.")
@@ -121,6 +122,9 @@ def predict_ctx(ctx: PerfCtx, stripe: int, workloads: Sequence[Workload] | None 
 DISK_TERMS = ("disks", "queue depth", "readahead", "stripe cache", "write cache")
 CONTROLLER_TERMS = ("queue depth", "write cache")
 # Terms that rest on the CPU's figures, and which figures.
+# The per-request figures: the plan states them all or the term keeps their spread.
+REQUEST_FIELDS = ("psync_us", "libaio_us", "io_uring_us", "wait_us", "block_request_us", "bio_remap_us",
+                  "md_stripe_io_us")
 CPU_TERMS = {"page cache": ("buffered_write_mb_s", "buffered_read_mb_s"), "md thread": ("md_thread_mb_s",),
              "parity CPU": ("raid6_gen_mb_s", "xor_mb_s")}
 
@@ -141,13 +145,17 @@ def spread_range(ctx: PerfCtx, terms: Sequence[Term]) -> tuple[float, float, str
     cpu = {name for name, fields in CPU_TERMS.items() if not set(fields) <= set(ctx.cpu.stated)}
     if cpu and ctx.cpu.spread and any(t.name in cpu for t in terms):
         said.append(f"CPU figures from the class preset (±{ctx.cpu.spread:.0%})")
+    per_request = 0.0 if set(REQUEST_FIELDS) <= set(ctx.cpu.stated) else ctx.cpu.request_spread
 
     def spread(t: Term) -> float:
         return max(disk if t.name in DISK_TERMS else 0.0, ctl if t.name in CONTROLLER_TERMS else 0.0,
-                   ctx.cpu.spread if t.name in cpu else 0.0)
+                   ctx.cpu.spread if t.name in cpu else 0.0, per_request if t.name == REQUEST_CPU else 0.0)
 
     low = min(t.mb_s * (1 - spread(t)) for t in terms)
     high = min(t.mb_s * (1 + spread(t)) for t in terms)
+    # Named only where its low end reaches into the range: far above it, it moves nothing.
+    if per_request and any(t.name == REQUEST_CPU and t.mb_s * (1 - per_request) < high for t in terms):
+        said.append(f"CPU per request from measured and published figures (±{per_request:.0%})")
     return low, high, "; ".join(said) if low < high else ""
 
 

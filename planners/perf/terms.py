@@ -19,6 +19,8 @@ Terms and why each exists:
 - parity CPU: the kernel's measured xor / raid6 gen() speed.
 - link / HBA: disks sharing a SATA port multiplier or a host adapter share its bandwidth,
   carrying the traffic the level puts on each disk (parity and copies included).
+- CPU per request: each request's CPU in the engine, md, dm and the block layer, over the cores
+  the job's threads (or md's stripe threads) can use (planners.perf.request_cpu).
 - page cache: one buffered reader or writer is bounded by the CPU's copy and bookkeeping;
   a buffered write of known length is lifted above the disks by the dirty page cache
   (planners.perf.memory).
@@ -37,6 +39,8 @@ from planners.perf.context import (
 from planners.perf.jobshape import job_extras, mix, mixed_rate_cap, rate_cap
 from planners.perf.memory import controller_cache, kernel_before, page_cache
 from planners.perf.placement import shares
+from planners.perf.request_cpu import NAME as REQUEST_CPU
+from planners.perf.request_cpu import device_requests, request_cpu_term
 from planners.perf.workloads import Workload
 
 Limits = dict[str, tuple[float, str]]
@@ -243,6 +247,7 @@ def simple_terms(ctx: PerfCtx, w: Workload, degraded: int, sorted_queue: int = 0
     controller draining its cache)."""
     out: Limits = {}
     traffic: dict[int, float] = {}
+    requests: list[tuple[GroupCtx, float, float]] = []
     several = len(ctx.volume_groups) > 1
     for gi, share in shares(ctx, w).items():
         g = ctx.groups[gi]
@@ -263,7 +268,11 @@ def simple_terms(ctx: PerfCtx, w: Workload, degraded: int, sorted_queue: int = 0
         alive = g.members[: g.n - int(degraded)]
         for i in alive:
             traffic[i] = share * amp / len(alive)
+        requests.append((g, share, device_requests(g, w, share, amp)))
     _links(ctx, traffic, out)
+    per_request = request_cpu_term(ctx, w, requests)
+    if per_request:
+        _put(out, REQUEST_CPU, *per_request)
     cpu = ctx.cpu
     if not w.direct:
         jobs = min(w.numjobs, cpu.cores)
