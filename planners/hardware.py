@@ -83,6 +83,8 @@ class DiskSpec(BaseModel):
                                 "cache hide it on sequential requests.")
     lun: Lun | None = Field(None, description="Set when each 'disk' of this model is a hardware RAID LUN; the "
                                              "other figures then describe one disk inside it.")
+    pcie_lanes: int | None = Field(None, ge=0, le=16, description="Lanes of the drive's own PCIe link (NVMe: 4; 0 = "
+                                                                  "on the wiring's link), count.")
 
 
 class DiskPerf(BaseModel):
@@ -123,6 +125,8 @@ class ResolvedDisk(BaseModel):
     data_disks: int = Field(1, description="Disks' worth of data the device's sequential rates add up (a LUN's), count.")
     strip: int = Field(0, description="A LUN's strip, bytes: a request smaller than its full stripe moves on only the "
                                       "disks it covers; 0 = not a LUN.")
+    pcie_lanes: int = Field(0, description="Lanes of the drive's own PCIe link (an NVMe drive: 4), at the host's PCIe "
+                                           "generation; 0 = behind the wiring's SATA/SAS/FC link, count.")
 
 
 # Datasheet-typical figures for current drives of each class. HDD random IOPS are queue-depth-1
@@ -143,7 +147,8 @@ DISK_CLASSES: dict[str, ResolvedDisk] = {
     "ssd-sata": ResolvedDisk(seq_outer_mb_s=540, seq_inner_mb_s=540, seq_write_factor=0.93, rand_read_iops=90000,
                              rand_write_iops=80000, rpm=0, parallelism=8, afr=0.01, ure_per_bit=1e-17, latency_us=50, spread=0.1),
     "nvme": ResolvedDisk(seq_outer_mb_s=3500, seq_inner_mb_s=3500, seq_write_factor=0.85, rand_read_iops=600000,
-                         rand_write_iops=500000, rpm=0, parallelism=64, afr=0.01, ure_per_bit=1e-17, latency_us=20, spread=0.5),
+                         rand_write_iops=500000, rpm=0, parallelism=64, afr=0.01, ure_per_bit=1e-17, latency_us=20, spread=0.5,
+                         pcie_lanes=4),
 }
 
 
@@ -251,6 +256,12 @@ class Cpu(BaseModel):
     md_stripe_io_us: float | None = Field(None, gt=0, description="md's raid5/6 thread handling one member I/O of a "
                                                                   "stripe (state machine, dispatch, completion), "
                                                                   "microseconds.")
+    sockets: int | None = Field(None, ge=1, le=16, description="CPU sockets, each with its own PCIe lanes and "
+                                                               "memory channels (count).")
+    pcie_gen: int | None = Field(None, ge=1, le=5, description="PCIe generation of the sockets' root ports.")
+    pcie_lanes: int | None = Field(None, ge=1, le=256, description="PCIe lanes one socket gives its devices (count).")
+    memory_mb_s: float | None = Field(None, gt=0, description="Memory bandwidth one socket sustains (a STREAM-like "
+                                                              "copy, not the channels' peak), MB/s.")
 
 
 class ResolvedCpu(BaseModel):
@@ -269,6 +280,10 @@ class ResolvedCpu(BaseModel):
     block_request_us: float = Field(1.2, description="Block layer and driver per device request, microseconds.")
     bio_remap_us: float = Field(0.5, description="md or dm passing a bio on, microseconds.")
     md_stripe_io_us: float = Field(2.2, description="md's raid5/6 thread per member I/O, microseconds.")
+    sockets: int = Field(1, description="CPU sockets, count.")
+    pcie_gen: int = Field(4, description="PCIe generation of the root ports.")
+    pcie_lanes: int = Field(64, description="PCIe lanes per socket, count.")
+    memory_mb_s: float = Field(160000.0, description="Sustained memory bandwidth per socket, MB/s.")
     spread: float = Field(0.0, description="How far CPUs of the class stray from the preset's figures, fraction.")
     request_spread: float = Field(0.5, description="How far the per-request CPU figures stray, fraction.")
     stated: tuple[str, ...] = Field((), description="Figures the plan (or the host's kernel log) gave, not the preset.")
@@ -307,6 +322,11 @@ CPU_SPREAD = 0.4
 # classes' md thread figures (one core's speed at the same kernel work). Spread +/-50 %: the
 # measured and published figures above span 1.8-2.8 us for the same request.
 REQUEST_SPREAD = 0.5
+# The platform around the cores. Server: one socket of a 2021 server part, Xeon Scalable 3rd gen
+# (Ice Lake SP: 64 PCIe 4.0 lanes, 8 channels of DDR4-3200, 204.8 GB/s peak per socket) and
+# EPYC 7003 (128 lanes, the same memory); a STREAM copy sustains about 80 % of the peak: 160 GB/s.
+# 2010 desktop: a first Core i3/i5 on a 5-series chipset: 16 PCIe 2.0 lanes from the CPU, two
+# channels of DDR3-1333 (21.3 GB/s peak, about 70 % sustained: 15 GB/s).
 _SLOW = 7 / 3
 CPU_CLASSES: dict[str, ResolvedCpu] = {
     "server": ResolvedCpu(cores=16, raid6_gen_mb_s=12000, xor_mb_s=20000, md_thread_mb_s=1400,
@@ -316,7 +336,8 @@ CPU_CLASSES: dict[str, ResolvedCpu] = {
                                 buffered_write_mb_s=1300, buffered_read_mb_s=1500, spread=CPU_SPREAD,
                                 psync_us=1.1 * _SLOW, libaio_us=2.0 * _SLOW, io_uring_us=1.2 * _SLOW,
                                 wait_us=3.3 * _SLOW, block_request_us=1.2 * _SLOW, bio_remap_us=0.5 * _SLOW,
-                                md_stripe_io_us=2.2 * _SLOW, request_spread=REQUEST_SPREAD),
+                                md_stripe_io_us=2.2 * _SLOW, request_spread=REQUEST_SPREAD,
+                                pcie_gen=2, pcie_lanes=16, memory_mb_s=15000),
 }
 
 

@@ -32,7 +32,7 @@ class Term(BaseModel):
     model_config = Frozen
 
     name: str = Field(description="Component: disks, queue depth, readahead, stripe cache, md thread, parity CPU, "
-                                  "CPU per request, link, HBA, page cache, write cache.")
+                                  "CPU per request, link, HBA, host PCIe, memory, page cache, write cache.")
     mb_s: float = Field(description="Throughput this component alone would allow, MB/s (10^6 bytes/s).")
     iops: float = Field(description="The same as requests of the workload's block size per second.")
     note: str = Field(description="How the figure was derived.")
@@ -126,6 +126,7 @@ CONTROLLER_TERMS = ("queue depth", "write cache")
 REQUEST_FIELDS = ("psync_us", "libaio_us", "io_uring_us", "wait_us", "block_request_us", "bio_remap_us",
                   "md_stripe_io_us")
 CPU_TERMS = {"page cache": ("buffered_write_mb_s", "buffered_read_mb_s"), "md thread": ("md_thread_mb_s",),
+             "host PCIe": ("pcie_lanes", "pcie_gen"), "memory": ("memory_mb_s",),
              "parity CPU": ("raid6_gen_mb_s", "xor_mb_s")}
 
 
@@ -143,8 +144,6 @@ def spread_range(ctx: PerfCtx, terms: Sequence[Term]) -> tuple[float, float, str
     if ctl:
         said.append(f"controller round trip from its kind's preset (±{ctl:.0%})")
     cpu = {name for name, fields in CPU_TERMS.items() if not set(fields) <= set(ctx.cpu.stated)}
-    if cpu and ctx.cpu.spread and any(t.name in cpu for t in terms):
-        said.append(f"CPU figures from the class preset (±{ctx.cpu.spread:.0%})")
     per_request = 0.0 if set(REQUEST_FIELDS) <= set(ctx.cpu.stated) else ctx.cpu.request_spread
 
     def spread(t: Term) -> float:
@@ -153,7 +152,10 @@ def spread_range(ctx: PerfCtx, terms: Sequence[Term]) -> tuple[float, float, str
 
     low = min(t.mb_s * (1 - spread(t)) for t in terms)
     high = min(t.mb_s * (1 + spread(t)) for t in terms)
-    # Named only where its low end reaches into the range: far above it, it moves nothing.
+    # A CPU figure is named only where its term's low end reaches into the range: far above it, it
+    # moves nothing.
+    if ctx.cpu.spread and any(t.name in cpu and t.mb_s * (1 - ctx.cpu.spread) < high for t in terms):
+        said.append(f"CPU figures from the class preset (±{ctx.cpu.spread:.0%})")
     if per_request and any(t.name == REQUEST_CPU and t.mb_s * (1 - per_request) < high for t in terms):
         said.append(f"CPU per request from measured and published figures (±{per_request:.0%})")
     return low, high, "; ".join(said) if low < high else ""

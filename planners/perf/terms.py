@@ -21,6 +21,8 @@ Terms and why each exists:
   carrying the traffic the level puts on each disk (parity and copies included).
 - CPU per request: each request's CPU in the engine, md, dm and the block layer, over the cores
   the job's threads (or md's stripe threads) can use (planners.perf.request_cpu).
+- link (NVMe), host PCIe, memory: each NVMe drive's own PCIe link, the sockets' lanes and memory
+  bandwidth (planners.perf.host).
 - page cache: one buffered reader or writer is bounded by the CPU's copy and bookkeeping;
   a buffered write of known length is lifted above the disks by the dirty page cache
   (planners.perf.memory).
@@ -38,6 +40,7 @@ from planners.perf.context import (
 )
 from planners.perf.jobshape import job_extras, mix, mixed_rate_cap, rate_cap
 from planners.perf.memory import controller_cache, kernel_before, page_cache
+from planners.perf.host import drive_links, host_roofs, pcie_drives
 from planners.perf.placement import shares
 from planners.perf.request_cpu import NAME as REQUEST_CPU
 from planners.perf.request_cpu import device_requests, request_cpu_term
@@ -80,6 +83,22 @@ def readahead(ctx: PerfCtx, w: Workload) -> int:
     return max(window, min(w.bs, ctx.request_cap()))
 
 
+def piece_rate(g: GroupCtx, request: float, rate: float, write: bool) -> float:
+    """A flash member's sequential rate, MB/s, at the size of the pieces md sends it.
+
+    md splits a request (`request` bytes reaching the group) at chunk boundaries, so each member
+    sees chunk-sized requests, or the request itself if smaller. A datasheet's sequential rate is measured with large requests
+    (128 KiB and up); flash serves small ones at its request rate, the random rating times the
+    piece, whichever is less. A spinning disk streams adjacent pieces at its media rate.
+    """
+    d = g.disk
+    if d.rpm or d.measured:
+        return rate
+    piece = min(g.chunk or request, request)
+    iops = (d.rand_write_iops if write else d.rand_read_iops) * d.spindles
+    return min(rate, iops * piece / 1e6)
+
+
 def _sequential(ctx: PerfCtx, g: GroupCtx, w: Workload, share: float, degraded: int, out: Limits) -> float:
     """Ceilings of group g for a sequential workload, in MB/s of the group; returns disk bytes per data byte.
 
@@ -94,6 +113,7 @@ def _sequential(ctx: PerfCtx, g: GroupCtx, w: Workload, share: float, degraded: 
         in_flight = w.in_flight * w.bs * share
     else:
         in_flight = inf if write else w.numjobs * 2 * readahead(ctx, w) * share
+    rate = piece_rate(g, w.bs * share if w.direct else readahead(ctx, w), rate, write)
     chunks = max(float(w.numjobs), in_flight / g.chunk) if g.chunk else float(w.numjobs)
     amp = 1.0
     if not write:
@@ -219,9 +239,17 @@ def _links(ctx: PerfCtx, traffic: dict[int, float], out: Limits) -> None:
     wiring = ctx.hardware.wiring
     per_link: dict[int, float] = {}
     per_hba: dict[int, float] = {}
+    drives = pcie_drives(ctx)
+    own = drive_links(ctx, traffic, drives)
+    if own:
+        _put(out, "link", *own)
     for i, f in traffic.items():
+        if i in drives:
+            continue  # on its own PCIe link, not the wiring's
         per_link[links[i]] = per_link.get(links[i], 0.0) + f
         per_hba[hbas[i]] = per_hba.get(hbas[i], 0.0) + f
+    if not per_link:
+        return
     if wiring.link != "direct" or wiring.link_mb_s:
         busiest = max(per_link.values())
         _put(out, "link", wiring.link_rate / busiest,
@@ -270,6 +298,7 @@ def simple_terms(ctx: PerfCtx, w: Workload, degraded: int, sorted_queue: int = 0
             traffic[i] = share * amp / len(alive)
         requests.append((g, share, device_requests(g, w, share, amp)))
     _links(ctx, traffic, out)
+    host_roofs(ctx, w, traffic, out)
     per_request = request_cpu_term(ctx, w, requests)
     if per_request:
         _put(out, REQUEST_CPU, *per_request)
