@@ -60,8 +60,9 @@ def test_a_write_back_cache_drains_random_writes_sorted_and_absorbs_a_short_run(
     no_cache = one(plan(24, 10, hw.model_copy(update={"controller": None})), w)
     steady = one(plan(24, 10, hw), w)
     # The controller keeps 32 writes queued per disk, served nearest first: far more than the
-    # host's 32 requests spread over 24 disks at queue depth ~1 each.
-    assert steady.binding == "write cache" and steady.iops > 4 * no_cache.iops
+    # host's 32 requests (64 disk writes) spread over 24 disks, ~2.7 queued on each, which each
+    # disk's NCQ sorts a little (x4 before the disks' own queues were modelled, x2.8 since).
+    assert steady.binding == "write cache" and steady.iops > 2.5 * no_cache.iops
     # A run short enough to fit in the cache goes at the host's rate; a long one tends to the drain.
     host = one(plan(24, 10, hw.model_copy(update={"controller": Controller(kind="raid", cache_bytes=64 << 30)})),
                w.model_copy(update={"runtime_s": 10.0, "time_based": True}))
