@@ -133,3 +133,31 @@ def test_cli_names_the_term_with_its_per_core_figure_and_cores(tmp_path, capsys)
     assert "CPU per request" in out
     flat = " ".join(out.split())
     assert "requests/s per core x 2 core(s) (2 job(s), 2 cores from stated)" in flat
+
+
+def hdd(chunk: int = 512 * 1024) -> Plan:
+    return Plan(name="t", disks=[DiskSet(count=4, size=4_000_000_000_000)],
+                groups=[MdGroup(name="md0", level=0, members=4, chunk=chunk, bitmap="none")],
+                filesystem=Filesystem(type="xfs"),
+                hardware=Hardware(disk=DiskSpec(disk_class="hdd7200"), cpu=Cpu(cores=4)))
+
+
+def test_a_spinning_disks_scheduler_merges_adjacent_small_requests_at_depth():
+    from planners.perf.request_cpu import merged_bytes
+
+    seq = Workload(name="s", rw="read", bs=4096, iodepth=32)
+    from planners.perf.context import build_ctx
+    from planners.perf.predict import geometry_for_speed
+
+    p = hdd()
+    group = build_ctx(p, geometry_for_speed(p)).groups[0]
+    assert merged_bytes(group, seq, 4096) == 32 * 4096  # 32 adjacent 4 KiB requests queued: one request
+    assert merged_bytes(group, seq.model_copy(update={"iodepth": 1}), 4096) == 4096  # nothing waits to merge
+    assert merged_bytes(group, seq.model_copy(update={"iodepth": 1024}), 4096) == 512 * 1024  # md's chunk
+    small_chunk = build_ctx(hdd(64 * 1024), geometry_for_speed(hdd(64 * 1024))).groups[0]
+    assert merged_bytes(small_chunk, seq, 4096) == 64 * 1024
+    flash = build_ctx(nvme(0, 4), geometry_for_speed(nvme(0, 4))).groups[0]
+    assert merged_bytes(flash, seq, 4096) == 4096  # "none": fio submits one at a time
+    # Fewer device requests: the CPU term of the deep stream is above the shallow one's per request.
+    deep, shallow = (cpu_term(one(p, seq.model_copy(update={"iodepth": d}))) for d in (32, 1))
+    assert "0.0312 device request(s)" in deep.note and "1 device request(s)" in shallow.note

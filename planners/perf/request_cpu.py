@@ -6,7 +6,8 @@ Every request costs CPU in each layer it passes, whatever its size:
   request with psync; once per batch reaped with an async engine at depth);
 - md and dm: each passes the bio on to its members (a remap, a split at chunk boundaries);
 - the block layer and the driver: submission, completion and interrupt of every request to a
-  device, so a request md turns into several member I/Os pays it several times;
+  device, so a request md turns into several member I/Os pays it several times, and adjacent
+  small requests a spinning disk's scheduler merges pay it once (merged_bytes);
 - md's raid5/6 thread(s): a small write's stripe is handled there, each member I/O of its
   read-modify-write or reconstruct-write in turn; that work runs on 1 + group_thread_cnt threads
   whatever the job does. A sequential write's stripes are md's thread term (MB/s) instead.
@@ -36,7 +37,22 @@ def device_requests(g: GroupCtx, w: Workload, share: float, amp: float) -> float
         cols = min(max(1, int(g.data)), ceil(w.bs / g.chunk)) if g.chunk else 1
         return share * amp * cols
     piece = min(g.chunk or MAX_SECTORS_BYTES, MAX_SECTORS_BYTES, w.bs)
-    return share * amp * max(1.0, w.bs * share / piece)
+    return share * amp * max(1.0, w.bs * share / piece) * piece / merged_bytes(g, w, piece)
+
+
+def merged_bytes(g: GroupCtx, w: Workload, piece: float) -> float:
+    """Size of the requests a member receives from a sequential stream of `piece`-sized pieces.
+
+    With more than one of a stream's requests in flight, the next adjacent one arrives while the
+    disk is busy and waits in the scheduler (mq-deadline, a spinning disk's default), which
+    merges it into the one before: up to the block layer's largest request (max_sectors_kb) and
+    never across md's chunk boundary. Flash behind "none" (NVMe's default) merges only what one
+    submission call plugs together, which fio does one request at a time by default.
+    """
+    depth = w.in_flight // w.numjobs
+    if depth <= 1 or not g.disk.rpm or piece >= MAX_SECTORS_BYTES:
+        return piece
+    return min(depth * piece, MAX_SECTORS_BYTES, g.chunk or MAX_SECTORS_BYTES)
 
 
 def engine_us(ctx: PerfCtx, w: Workload) -> tuple[float, str]:
