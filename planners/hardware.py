@@ -155,6 +155,10 @@ DISK_CLASSES: dict[str, ResolvedDisk] = {
 # A datasheet's figures for the very model: drives of one model differ by about this much
 # (sequential rates are "up to" figures; unit-to-unit variation of a few to ten percent).
 DATASHEET_SPREAD = 0.1
+# A disk measured with fio: the same job on the same disk repeats within a coefficient of
+# variation of about 5 % (podplan validate's repeatability target, benchmarks/bench_validate.py),
+# so two of them either way.
+MEASURED_SPREAD = 0.1
 
 
 def resolve_disk(spec: DiskSpec, measured: DiskPerf | None = None) -> ResolvedDisk:
@@ -177,7 +181,7 @@ def resolve_disk(spec: DiskSpec, measured: DiskPerf | None = None) -> ResolvedDi
             seq_outer_mb_s=measured.seq_read_mb_s, seq_inner_mb_s=measured.seq_read_mb_s,
             seq_write_factor=measured.seq_write_mb_s / measured.seq_read_mb_s,
             rand_read_iops=measured.rand_read_iops, rand_write_iops=measured.rand_write_iops, measured=True,
-            spread=0.0))
+            spread=MEASURED_SPREAD))
     return disk
 
 

@@ -27,6 +27,7 @@ class Case:
     job: Workload
     measured_mb_s: float
     binding: str
+    known_miss: str = ""  # why the figure is off by more than 25 % ('' when it is not)
 
 
 def md_plan(name: str, level: int, n: int, hw: Hardware, size: int = 3_840_000_000_000,
@@ -51,6 +52,13 @@ CASES = [
     # /dev/md0: 9.3 GiB/s with the series (7.0 before it, the lock contention it removed).
     Case("raid10 x4 NVMe, 16 jobs libaio", md_plan("yk-raid10", 10, 4, NVME_HOST),
          fio("randread", 4 * KiB, "libaio", 16, 256), 9.3 * GIB_S, "disks"),
+    # The same v2 posting, the same array and job on a Kunpeng 920 (aarch64, four NUMA nodes):
+    # 7.9 GiB/s with the series, fio on any node; 8.0 bound to one node. (The series' first
+    # posting measured 6.6 on that machine; its later patches are what v2 adds.)
+    Case("raid10 x4 NVMe, Kunpeng 920, any node", md_plan("yk-raid10-arm", 10, 4, NVME_HOST),
+         fio("randread", 4 * KiB, "libaio", 16, 256), 7.9 * GIB_S, "disks"),
+    Case("raid10 x4 NVMe, Kunpeng 920, one node", md_plan("yk-raid10-arm1", 10, 4, NVME_HOST),
+         fio("randread", 4 * KiB, "libaio", 16, 256), 8.0 * GIB_S, "disks"),
 ]
 
 
@@ -63,7 +71,10 @@ def prediction(c: Case) -> WorkloadPrediction:
 def test_published_case(case: Case):
     p = prediction(case)
     err = p.mb_s / case.measured_mb_s - 1
-    assert abs(err) <= 0.25, f"{case.label}: predicted {p.mb_s:.0f}, measured {case.measured_mb_s:.0f} MB/s"
+    if case.known_miss:
+        assert abs(err) > 0.25  # said so in docs/calibration.md, with the reason
+    else:
+        assert abs(err) <= 0.25, f"{case.label}: predicted {p.mb_s:.0f}, measured {case.measured_mb_s:.0f} MB/s"
     assert p.mb_s_low <= case.measured_mb_s <= p.mb_s_high
     assert p.binding == case.binding
 
@@ -84,5 +95,41 @@ def table() -> str:
     return "\n".join(rows) + f"\n\n{inside} of {len(CASES)} inside the range."
 
 
+def every_case() -> list[tuple[str, float, WorkloadPrediction, bool]]:
+    """(label, measured, prediction, per request?) for every published case the model is checked on:
+    the ones above, R1 and R2 (tests/test_perf_measurements.py)."""
+    from test_perf_measurements import BONNIE, KB_S, R1, R2, r2_plan
+
+    from planners.perf.workloads import PRESETS
+
+    out = [(c.label, c.measured_mb_s, prediction(c), c.job.bs < 64 * KiB) for c in CASES]
+    for label, plan, measured, _ in R1:
+        (p,) = predict(plan, workloads=[PRESETS["dd-write"]])
+        out.append((f"R1 {label} dd write", sorted(measured)[1], p, False))
+    for fs, stride, test, value in R2:
+        (p,) = predict(r2_plan(fs), workloads=[BONNIE[test]])
+        want = value * BONNIE[test].bs / 1e6 if test == "seeks" else value * KB_S
+        out.append((f"R2 {fs}{' stride' if stride else ''} bonnie++ {test}", want, p, test == "seeks"))
+    return out
+
+
+def coverage_table() -> str:
+    rows = ["| case | measured | predicted | range | error | binding | range from |", "|---|---|---|---|---|---|---|"]
+    inside = 0
+    cases = every_case()
+    for label, want, p, per_request in cases:
+        k = 1e6 / p.block_bytes if per_request else 1.0
+        unit = "/s" if per_request else " MB/s"
+        ok = p.mb_s_low <= want <= p.mb_s_high
+        inside += ok
+        span = f"{p.mb_s_low * k:,.0f}-{p.mb_s_high * k:,.0f}" if p.mb_s_high > p.mb_s_low else "none"
+        rows.append(f"| {label} | {want * k:,.1f}{unit} | {p.mb_s * k:,.1f}{unit}{'*' if p.outside_model else ''} | "
+                    f"{span}{'' if ok else ' (misses)'} | {p.mb_s / want - 1:+.0%} | {p.binding} | "
+                    f"{', '.join(p.range_terms) or '-'} |")
+    return "\n".join(rows) + f"\n\n{inside} of {len(cases)} measurements inside the stated range."
+
+
 if __name__ == "__main__":
     print(table())
+    print()
+    print(coverage_table())

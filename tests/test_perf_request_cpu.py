@@ -161,3 +161,16 @@ def test_a_spinning_disks_scheduler_merges_adjacent_small_requests_at_depth():
     # Fewer device requests: the CPU term of the deep stream is above the shallow one's per request.
     deep, shallow = (cpu_term(one(p, seq.model_copy(update={"iodepth": d}))) for d in (32, 1))
     assert "0.0312 device request(s)" in deep.note and "1 device request(s)" in shallow.note
+
+
+def test_predict_json_gives_each_range_and_the_terms_it_comes_from(tmp_path, capsys):
+    import json
+
+    (tmp_path / "p.toml").write_text(PLAN)
+    (tmp_path / "j.fio").write_text(JOB)
+    code = main(["predict", "--no-host-cpu", str(tmp_path / "p.toml"), "--job", str(tmp_path / "j.fio"), "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    (p,) = json.loads(out)["predictions"]
+    assert p["mb_s_low"] < p["mb_s"] < p["mb_s_high"]
+    assert p["range_terms"][0] == NAME and "CPU per request" in p["assumption"]

@@ -60,6 +60,8 @@ class WorkloadPrediction(BaseModel):
                                              "(= mb_s when every figure it rests on was measured or stated).")
     mb_s_high: float = Field(0.0, description="High end of the figure, MB/s (see mb_s_low).")
     assumption: str = Field("", description="The presets the range comes from ('' when there is no range).")
+    range_terms: list[str] = Field(default_factory=list, description="The terms that set the range's low and high "
+                                                                      "ends ([] when there is no range).")
 
 
 def predict(plan: Plan, result: PlanResult | None = None, workloads: Sequence[Workload] | None = None, *,
@@ -109,12 +111,12 @@ def predict_ctx(ctx: PerfCtx, stripe: int, workloads: Sequence[Workload] | None 
                        key=lambda t: (round(t.mb_s, 6), t.name not in prefer, t.name))
         best = terms[0]
         second = terms[1] if len(terms) > 1 else None
-        low, high, assumption = spread_range(ctx, terms)
+        low, high, assumption, by = _range(ctx, terms)
         out.append(WorkloadPrediction(
             workload=w.name, mode=mode, block_bytes=w.bs, mb_s=best.mb_s, iops=best.iops, binding=best.name,
             runner_up=second.name if second else "", headroom=(second.mb_s / best.mb_s) if second and best.mb_s else 1.0,
             factor=factor, factor_note=why, terms=terms, outside_model=outside, mb_s_low=low, mb_s_high=high,
-            assumption=assumption))
+            assumption=assumption, range_terms=by if high > low else []))
     return out
 
 
@@ -131,16 +133,24 @@ CPU_TERMS = {"page cache": ("buffered_write_mb_s", "buffered_read_mb_s"), "md th
 
 
 def spread_range(ctx: PerfCtx, terms: Sequence[Term]) -> tuple[float, float, str]:
-    """(low, high, assumption): each term moved by its presets' spread, the smallest of each side.
+    """(low, high, assumption): each term moved by its presets' spread, the smallest of each side."""
+    low, high, said, _ = _range(ctx, terms)
+    return low, high, said
+
+
+def _range(ctx: PerfCtx, terms: Sequence[Term]) -> tuple[float, float, str, list[str]]:
+    """spread_range, and the names of the terms that set its two ends.
 
     A term resting on a class preset (a disk class, a controller kind) can be off by as much as
     real hardware of that class differs; measured or stated figures have no spread.
     """
     disk = max(ctx.groups[i].disk.spread for i in ctx.volume_groups)
+    measured = all(ctx.groups[i].disk.measured for i in ctx.volume_groups)
     ctl = ctx.controller.spread if ctx.controller else 0.0
     said = []
     if disk:
-        said.append(f"disk speeds from class presets (±{disk:.0%})")
+        said.append(f"measured disk figures (±{disk:.0%}, fio's run-to-run repeatability)" if measured
+                    else f"disk speeds from class presets (±{disk:.0%})")
     if ctl:
         said.append(f"controller round trip from its kind's preset (±{ctl:.0%})")
     cpu = {name for name, fields in CPU_TERMS.items() if not set(fields) <= set(ctx.cpu.stated)}
@@ -150,15 +160,15 @@ def spread_range(ctx: PerfCtx, terms: Sequence[Term]) -> tuple[float, float, str
         return max(disk if t.name in DISK_TERMS else 0.0, ctl if t.name in CONTROLLER_TERMS else 0.0,
                    ctx.cpu.spread if t.name in cpu else 0.0, per_request if t.name == REQUEST_CPU else 0.0)
 
-    low = min(t.mb_s * (1 - spread(t)) for t in terms)
-    high = min(t.mb_s * (1 + spread(t)) for t in terms)
+    (low, low_by), (high, high_by) = (min((t.mb_s * (1 + sign * spread(t)), t.name) for t in terms)
+                                      for sign in (-1, 1))
     # A CPU figure is named only where its term's low end reaches into the range: far above it, it
     # moves nothing.
     if ctx.cpu.spread and any(t.name in cpu and t.mb_s * (1 - ctx.cpu.spread) < high for t in terms):
         said.append(f"CPU figures from the class preset (±{ctx.cpu.spread:.0%})")
     if per_request and any(t.name == REQUEST_CPU and t.mb_s * (1 - per_request) < high for t in terms):
         said.append(f"CPU per request from measured and published figures (±{per_request:.0%})")
-    return low, high, "; ".join(said) if low < high else ""
+    return low, high, "; ".join(said) if low < high else "", list(dict.fromkeys((low_by, high_by)))
 
 
 def _rebuilding(ctx: PerfCtx, limits: Limits) -> Limits:
