@@ -174,3 +174,12 @@ def test_predict_json_gives_each_range_and_the_terms_it_comes_from(tmp_path, cap
     (p,) = json.loads(out)["predictions"]
     assert p["mb_s_low"] < p["mb_s"] < p["mb_s_high"]
     assert p["range_terms"][0] == NAME and "CPU per request" in p["assumption"]
+
+
+def test_the_perf_tab_names_the_term_with_its_per_core_figure_and_cores():
+    from app.tui.widgets.perf import roofline
+
+    r = one(nvme(0, 4), rand())
+    text = " ".join(roofline(r, 78).plain.split())
+    assert "limited by CPU per request" in text
+    assert "requests/s per core x 4 core(s)" in text
