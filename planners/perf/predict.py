@@ -106,7 +106,8 @@ def predict_ctx(ctx: PerfCtx, stripe: int, workloads: Sequence[Workload] | None 
         limits, factor, why, prefer, outside = workload_terms(ctx, w, degraded=0 if mode == "normal" else missing)
         if mode == "rebuild":
             limits = _rebuilding(ctx, limits)
-        terms = sorted((Term(name=k, mb_s=v * factor, iops=v * factor * 1e6 / w.bs, note=note)
+        # Built without validation: every field is a float or a str computed here (a sweep builds thousands).
+        terms = sorted((Term.model_construct(name=k, mb_s=v * factor, iops=v * factor * 1e6 / w.bs, note=note)
                         for k, (v, note) in limits.items()),
                        key=lambda t: (round(t.mb_s, 6), t.name not in prefer, t.name))
         best = terms[0]
