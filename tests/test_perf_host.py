@@ -61,3 +61,15 @@ def test_small_chunks_hold_a_flash_member_to_its_request_rate():
     small = one(nvme(4, chunk=4 * KiB), seq(bs=16 * KiB, depth=64))
     assert term(big, "disks") == pytest.approx(4 * 7000)
     assert term(small, "disks") == pytest.approx(4 * 600000 * 4096 / 1e6)  # 600k requests/s x 4 KiB each
+
+
+def test_a_sata_ssds_scheduler_merges_a_small_sequential_stream_back_to_its_datasheet_rate():
+    sata = Plan(name="t", disks=[DiskSet(count=4, size=960_000_000_000)],
+                groups=[MdGroup(name="md0", level=0, members=4, chunk=512 * KiB, bitmap="none")],
+                filesystem=Filesystem(type="xfs"), hardware=Hardware(disk=DiskSpec(disk_class="ssd-sata")))
+    deep = one(sata, seq(bs=4096, jobs=1, depth=32))
+    assert term(deep, "disks") == pytest.approx(4 * 540)  # 32 x 4 KiB merged: one 128 KiB request
+    shallow = one(sata, seq(bs=4096, jobs=1, depth=1))
+    assert term(shallow, "disks") == pytest.approx(4 * 90000 * 4096 / 1e6)  # one 4 KiB request at a time
+    nv = one(nvme(4), seq(bs=4096, jobs=1, depth=32))  # "none": no merging, the request rate holds it
+    assert term(nv, "disks") == pytest.approx(4 * 600000 * 4096 / 1e6)

@@ -44,13 +44,14 @@ def merged_bytes(g: GroupCtx, w: Workload, piece: float) -> float:
     """Size of the requests a member receives from a sequential stream of `piece`-sized pieces.
 
     With more than one of a stream's requests in flight, the next adjacent one arrives while the
-    disk is busy and waits in the scheduler (mq-deadline, a spinning disk's default), which
-    merges it into the one before: up to the block layer's largest request (max_sectors_kb) and
-    never across md's chunk boundary. Flash behind "none" (NVMe's default) merges only what one
-    submission call plugs together, which fio does one request at a time by default.
+    disk is busy and waits in the scheduler (mq-deadline, the kernel's default for a device with
+    one hardware queue: SATA and SAS disks, spinning or flash), which merges it into the one
+    before: up to the block layer's largest request (max_sectors_kb) and never across md's chunk
+    boundary. NVMe's many queues get "none", which merges only what one submission call plugs
+    together, and fio submits one request at a time by default.
     """
     depth = w.in_flight // w.numjobs
-    if depth <= 1 or not g.disk.rpm or piece >= MAX_SECTORS_BYTES:
+    if depth <= 1 or g.disk.pcie_lanes or piece >= MAX_SECTORS_BYTES:
         return piece
     return min(depth * piece, MAX_SECTORS_BYTES, g.chunk or MAX_SECTORS_BYTES)
 

@@ -43,7 +43,7 @@ from planners.perf.memory import controller_cache, kernel_before, page_cache
 from planners.perf.host import drive_links, host_roofs, pcie_drives
 from planners.perf.placement import shares
 from planners.perf.request_cpu import NAME as REQUEST_CPU
-from planners.perf.request_cpu import device_requests, request_cpu_term
+from planners.perf.request_cpu import device_requests, merged_bytes, request_cpu_term
 from planners.perf.workloads import Workload
 
 Limits = dict[str, tuple[float, str]]
@@ -83,20 +83,22 @@ def readahead(ctx: PerfCtx, w: Workload) -> int:
     return max(window, min(w.bs, ctx.request_cap()))
 
 
-def piece_rate(g: GroupCtx, request: float, rate: float, write: bool) -> float:
-    """A flash member's sequential rate, MB/s, at the size of the pieces md sends it.
+def piece_rate(g: GroupCtx, w: Workload, request: float, rate: float, write: bool) -> float:
+    """A flash member's sequential rate, MB/s, at the size of the requests it receives.
 
     md splits a request (`request` bytes reaching the group) at chunk boundaries, so each member
-    sees chunk-sized requests, or the request itself if smaller. A datasheet's sequential rate is measured with large requests
-    (128 KiB and up); flash serves small ones at its request rate, the random rating times the
-    piece, whichever is less. A spinning disk streams adjacent pieces at its media rate.
+    sees chunk-sized pieces, or the request itself if smaller, which its scheduler may merge
+    again at depth (request_cpu.merged_bytes). A datasheet's sequential rate is measured with
+    large requests (128 KiB and up); flash serves small ones at its request rate, the random
+    rating times the request, whichever is less. A spinning disk streams adjacent pieces at its
+    media rate (its look-ahead reads the track ahead of them).
     """
     d = g.disk
     if d.rpm or d.measured:
         return rate
     piece = min(g.chunk or request, request)
     iops = (d.rand_write_iops if write else d.rand_read_iops) * d.spindles
-    return min(rate, iops * piece / 1e6)
+    return min(rate, iops * merged_bytes(g, w, piece) / 1e6)
 
 
 def _sequential(ctx: PerfCtx, g: GroupCtx, w: Workload, share: float, degraded: int, out: Limits) -> float:
@@ -113,7 +115,7 @@ def _sequential(ctx: PerfCtx, g: GroupCtx, w: Workload, share: float, degraded: 
         in_flight = w.in_flight * w.bs * share
     else:
         in_flight = inf if write else w.numjobs * 2 * readahead(ctx, w) * share
-    rate = piece_rate(g, w.bs * share if w.direct else readahead(ctx, w), rate, write)
+    rate = piece_rate(g, w, w.bs * share if w.direct else readahead(ctx, w), rate, write)
     chunks = max(float(w.numjobs), in_flight / g.chunk) if g.chunk else float(w.numjobs)
     amp = 1.0
     if not write:
