@@ -85,6 +85,9 @@ class DiskSpec(BaseModel):
                                              "other figures then describe one disk inside it.")
     pcie_lanes: int | None = Field(None, ge=0, le=16, description="Lanes of the drive's own PCIe link (NVMe: 4; 0 = "
                                                                   "on the wiring's link), count.")
+    queue_depth: int | None = Field(None, ge=1, le=65536, description="Requests the device takes at once "
+                                                                      "(/sys/block/X/device/queue_depth; SATA "
+                                                                      "NCQ: 32), count.")
 
 
 class DiskPerf(BaseModel):
@@ -127,6 +130,8 @@ class ResolvedDisk(BaseModel):
                                       "disks it covers; 0 = not a LUN.")
     pcie_lanes: int = Field(0, description="Lanes of the drive's own PCIe link (an NVMe drive: 4), at the host's PCIe "
                                            "generation; 0 = behind the wiring's SATA/SAS/FC link, count.")
+    queue_depth: int = Field(32, description="Requests the device takes at once (SATA NCQ: 32 tags); more wait in "
+                                             "the kernel's scheduler, where adjacent ones merge, count.")
 
 
 # Datasheet-typical figures for current drives of each class. HDD random IOPS are queue-depth-1

@@ -142,25 +142,27 @@ def hdd(chunk: int = 512 * 1024) -> Plan:
                 hardware=Hardware(disk=DiskSpec(disk_class="hdd7200"), cpu=Cpu(cores=4)))
 
 
-def test_a_spinning_disks_scheduler_merges_adjacent_small_requests_at_depth():
-    from planners.perf.request_cpu import merged_bytes
-
-    seq = Workload(name="s", rw="read", bs=4096, iodepth=32)
+def test_a_disks_scheduler_merges_adjacent_small_requests_past_its_queue_depth():
     from planners.perf.context import build_ctx
     from planners.perf.predict import geometry_for_speed
+    from planners.perf.request_cpu import merged_bytes
 
+    seq = Workload(name="s", rw="read", bs=4096, iodepth=256)
     p = hdd()
     group = build_ctx(p, geometry_for_speed(p)).groups[0]
-    assert merged_bytes(group, seq, 4096) == 32 * 4096  # 32 adjacent 4 KiB requests queued: one request
-    assert merged_bytes(group, seq.model_copy(update={"iodepth": 1}), 4096) == 4096  # nothing waits to merge
-    assert merged_bytes(group, seq.model_copy(update={"iodepth": 1024}), 4096) == 512 * 1024  # md's chunk
+    # 256 x 4 KiB in flight span two 512 KiB chunks: 128 on each member, 32 in the disk (NCQ), the
+    # rest merged while they wait: 4 pieces a request.
+    assert merged_bytes(group, seq, 4096) == 4 * 4096
+    assert merged_bytes(group, seq.model_copy(update={"iodepth": 32}), 4096) == 4096  # all fit in the disk
+    huge = seq.model_copy(update={"iodepth": 16384})  # 4096 on each of the four members: 128 pieces
+    assert merged_bytes(group, huge, 4096) == 512 * 1024  # md's chunk
     small_chunk = build_ctx(hdd(64 * 1024), geometry_for_speed(hdd(64 * 1024))).groups[0]
-    assert merged_bytes(small_chunk, seq, 4096) == 64 * 1024
+    assert merged_bytes(small_chunk, huge, 4096) == 64 * 1024
     flash = build_ctx(nvme(0, 4), geometry_for_speed(nvme(0, 4))).groups[0]
     assert merged_bytes(flash, seq, 4096) == 4096  # "none": fio submits one at a time
-    # Fewer device requests: the CPU term of the deep stream is above the shallow one's per request.
-    deep, shallow = (cpu_term(one(p, seq.model_copy(update={"iodepth": d}))) for d in (32, 1))
-    assert "0.0312 device request(s)" in deep.note and "1 device request(s)" in shallow.note
+    # Fewer device requests: the deep stream pays the block layer once per 4 of its requests.
+    deep, shallow = (cpu_term(one(p, seq.model_copy(update={"iodepth": d}))) for d in (256, 1))
+    assert "0.25 device request(s)" in deep.note and "1 device request(s)" in shallow.note
 
 
 def test_predict_json_gives_each_range_and_the_terms_it_comes_from(tmp_path, capsys):

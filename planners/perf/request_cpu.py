@@ -43,17 +43,24 @@ def device_requests(g: GroupCtx, w: Workload, share: float, amp: float) -> float
 def merged_bytes(g: GroupCtx, w: Workload, piece: float) -> float:
     """Size of the requests a member receives from a sequential stream of `piece`-sized pieces.
 
-    With more than one of a stream's requests in flight, the next adjacent one arrives while the
-    disk is busy and waits in the scheduler (mq-deadline, the kernel's default for a device with
-    one hardware queue: SATA and SAS disks, spinning or flash), which merges it into the one
-    before: up to the block layer's largest request (max_sectors_kb) and never across md's chunk
-    boundary. NVMe's many queues get "none", which merges only what one submission call plugs
-    together, and fio submits one request at a time by default.
+    A device takes up to its queue depth (SATA NCQ: 32 tags) at once; a stream with more in
+    flight than that leaves the rest waiting in the kernel's scheduler (mq-deadline, the default
+    for a device with one hardware queue: SATA and SAS disks, spinning or flash), which merges
+    adjacent ones: each request dispatched then carries depth / queue depth pieces (the depth on
+    each member: the stream's requests over the members its bytes in flight span), up to the
+    block layer's largest request (max_sectors_kb) and never across md's chunk boundary. Up to
+    the queue depth nothing waits and nothing merges (the lab: 32 x 4 KiB in flight on a
+    device taking 128 reached it as 4 KiB requests, tests/test_lab_merging.py). NVMe's many
+    queues get "none", which merges only what one submission call plugs together, and fio
+    submits one request at a time by default.
     """
-    depth = w.in_flight // w.numjobs
-    if depth <= 1 or g.disk.pcie_lanes or piece >= MAX_SECTORS_BYTES:
+    stream = w.in_flight // w.numjobs
+    # The stream's requests in flight are spread over the members its bytes in flight cover.
+    members = max(1.0, min(float(g.n), stream * piece / g.chunk)) if g.chunk else 1.0
+    depth = stream / members
+    if g.disk.pcie_lanes or depth <= g.disk.queue_depth or piece >= MAX_SECTORS_BYTES:
         return piece
-    return min(depth * piece, MAX_SECTORS_BYTES, g.chunk or MAX_SECTORS_BYTES)
+    return min(depth / g.disk.queue_depth * piece, MAX_SECTORS_BYTES, g.chunk or MAX_SECTORS_BYTES)
 
 
 def engine_us(ctx: PerfCtx, w: Workload) -> tuple[float, str]:
