@@ -95,6 +95,11 @@ class DiskSpec(BaseModel):
                                                      "sequential requests.")
     lun: Lun | None = Field(None, description="Set when each 'disk' of this model is a hardware RAID LUN; the "
                                              "other figures then describe one disk inside it.")
+    pcie_lanes: int | None = Field(None, ge=0, le=16, description="Lanes of the drive's own PCIe link (NVMe: 4; 0 = "
+                                                                  "on the wiring's link), count.")
+    queue_depth: int | None = Field(None, ge=1, le=65536, description="Requests the device takes at once "
+                                                                      "(/sys/block/X/device/queue_depth; SATA "
+                                                                      "NCQ: 32), count.")
 
 
 class DiskPerf(BaseModel):
@@ -135,6 +140,10 @@ class ResolvedDisk(BaseModel):
     data_disks: int = Field(1, description="Disks' worth of data the device's sequential rates add up (a LUN's), count.")
     strip: int = Field(0, description="A LUN's strip, bytes: a request smaller than its full stripe moves on only the "
                                       "disks it covers; 0 = not a LUN.")
+    pcie_lanes: int = Field(0, description="Lanes of the drive's own PCIe link (an NVMe drive: 4), at the host's PCIe "
+                                           "generation; 0 = behind the wiring's SATA/SAS/FC link, count.")
+    queue_depth: int = Field(32, description="Requests the device takes at once (SATA NCQ: 32 tags); more wait in "
+                                             "the kernel's scheduler, where adjacent ones merge, count.")
 
 
 # Datasheet-typical figures for current drives of each class. HDD random IOPS are queue-depth-1
@@ -155,13 +164,18 @@ DISK_CLASSES: dict[str, ResolvedDisk] = {
     "ssd-sata": ResolvedDisk(seq_outer_mb_s=540, seq_inner_mb_s=540, seq_write_factor=0.93, rand_read_iops=90000,
                              rand_write_iops=80000, rpm=0, parallelism=8, afr=0.01, ure_per_bit=1e-17, latency_us=50, spread=0.1),
     "nvme": ResolvedDisk(seq_outer_mb_s=3500, seq_inner_mb_s=3500, seq_write_factor=0.85, rand_read_iops=600000,
-                         rand_write_iops=500000, rpm=0, parallelism=64, afr=0.01, ure_per_bit=1e-17, latency_us=20, spread=0.5),
+                         rand_write_iops=500000, rpm=0, parallelism=64, afr=0.01, ure_per_bit=1e-17, latency_us=20, spread=0.5,
+                         pcie_lanes=4),
 }
 
 
 # A datasheet's figures for the very model: drives of one model differ by about this much
 # (sequential rates are "up to" figures; unit-to-unit variation of a few to ten percent).
 DATASHEET_SPREAD = 0.1
+# A disk measured with fio: the same job on the same disk repeats within a coefficient of
+# variation of about 5 % (podplan validate's repeatability target, benchmarks/bench_validate.py),
+# so two of them either way.
+MEASURED_SPREAD = 0.1
 
 
 def resolve_disk(spec: DiskSpec, measured: DiskPerf | None = None) -> ResolvedDisk:
@@ -184,7 +198,7 @@ def resolve_disk(spec: DiskSpec, measured: DiskPerf | None = None) -> ResolvedDi
             seq_outer_mb_s=measured.seq_read_mb_s, seq_inner_mb_s=measured.seq_read_mb_s,
             seq_write_factor=measured.seq_write_mb_s / measured.seq_read_mb_s,
             rand_read_iops=measured.rand_read_iops, rand_write_iops=measured.rand_write_iops, measured=True,
-            spread=0.0))
+            spread=MEASURED_SPREAD))
     return disk
 
 
@@ -247,6 +261,31 @@ class Cpu(BaseModel):
         None, description="One buffered writer through the page cache (copy, allocation, dirty accounting, "
                                 "writeback submission), MB/s.")
     buffered_read_mb_s: MbPerS | None = Field(None, description="One buffered reader's copy-out ceiling, MB/s.")
+    psync_us: float | None = Field(None, gt=0, le=MAX_MICROSECONDS,
+                                   description="CPU one pread/pwrite costs its thread besides the block layer and the "
+                                               "wait (syscall, fio's bookkeeping), microseconds of one core.")
+    libaio_us: float | None = Field(None, gt=0, le=MAX_MICROSECONDS,
+                                    description="The same for one libaio request at depth, microseconds.")
+    io_uring_us: float | None = Field(None, gt=0, le=MAX_MICROSECONDS,
+                                      description="The same for one io_uring request at depth, microseconds.")
+    wait_us: float | None = Field(None, gt=0, le=MAX_MICROSECONDS,
+                                  description="A thread going to sleep for a completion and being woken "
+                                              "(two context switches), microseconds.")
+    block_request_us: float | None = Field(
+        None, gt=0, le=MAX_MICROSECONDS, description="The block layer and driver's submission, completion and "
+                                                     "interrupt for one request to one device, microseconds.")
+    bio_remap_us: float | None = Field(None, gt=0, le=MAX_MICROSECONDS,
+                                       description="md (RAID0/1/10, RAID5 reads) or dm passing one bio on to its "
+                                                   "members, microseconds.")
+    md_stripe_io_us: float | None = Field(None, gt=0, le=MAX_MICROSECONDS,
+                                          description="md's raid5/6 thread handling one member I/O of a stripe (state "
+                                                      "machine, dispatch, completion), microseconds.")
+    sockets: int | None = Field(None, ge=1, le=16, description="CPU sockets, each with its own PCIe lanes and "
+                                                               "memory channels (count).")
+    pcie_gen: int | None = Field(None, ge=1, le=5, description="PCIe generation of the sockets' root ports.")
+    pcie_lanes: int | None = Field(None, ge=1, le=256, description="PCIe lanes one socket gives its devices (count).")
+    memory_mb_s: MbPerS | None = Field(None, description="Memory bandwidth one socket sustains (a STREAM-like "
+                                                         "copy, not the channels' peak), MB/s.")
 
 
 class ResolvedCpu(BaseModel):
@@ -258,7 +297,19 @@ class ResolvedCpu(BaseModel):
     md_thread_mb_s: float = Field(description="One md stripe thread, MB/s of data.")
     buffered_write_mb_s: float = Field(description="One buffered writer, MB/s.")
     buffered_read_mb_s: float = Field(description="One buffered reader, MB/s.")
+    psync_us: float = Field(1.1, description="One pread/pwrite's own CPU, microseconds (see Cpu).")
+    libaio_us: float = Field(2.0, description="One libaio request's own CPU at depth, microseconds.")
+    io_uring_us: float = Field(1.2, description="One io_uring request's own CPU at depth, microseconds.")
+    wait_us: float = Field(3.3, description="Sleeping for a completion and being woken, microseconds.")
+    block_request_us: float = Field(1.2, description="Block layer and driver per device request, microseconds.")
+    bio_remap_us: float = Field(0.5, description="md or dm passing a bio on, microseconds.")
+    md_stripe_io_us: float = Field(2.2, description="md's raid5/6 thread per member I/O, microseconds.")
+    sockets: int = Field(1, description="CPU sockets, count.")
+    pcie_gen: int = Field(4, description="PCIe generation of the root ports.")
+    pcie_lanes: int = Field(64, description="PCIe lanes per socket, count.")
+    memory_mb_s: float = Field(160000.0, description="Sustained memory bandwidth per socket, MB/s.")
     spread: float = Field(0.0, description="How far CPUs of the class stray from the preset's figures, fraction.")
+    request_spread: float = Field(0.5, description="How far the per-request CPU figures stray, fraction.")
     stated: tuple[str, ...] = Field((), description="Figures the plan (or the host's kernel log) gave, not the preset.")
 
 
@@ -277,11 +328,40 @@ class ResolvedCpu(BaseModel):
 # Spread: one core of the slowest and fastest parts of a class differ about twofold (the kernel's
 # own xor and raid6 benchmarks across a class's CPUs), so a class figure is good to about ±40 %.
 CPU_SPREAD = 0.4
+# CPU per request, in microseconds of one core (server class: a current ~3 GHz x86 core).
+# Measured with benchmarks/bench_request_cpu.py on an AMD EPYC virtual machine, kernel 6.18, fio
+# 3.33, 4 KiB random direct reads, fio's own usr + sys CPU per request: on a file in tmpfs (no
+# block layer) psync 1.1, libaio 2.0, io_uring 1.2 at depth 32; on a loop device over tmpfs
+# psync 4.5, libaio 2.7-2.8, io_uring 2.5-2.7. The difference at depth is the block layer's
+# submission and completion (0.9-1.6: 1.2); psync's larger difference (3.3) is its thread
+# sleeping and being woken for each request. fio with no I/O (ioengine=null) costs 0.1.
+# Published: fio at depth 32 on an Optane P5800X, 6 jobs on a Threadripper Pro, 2.59 M IOPS at
+# 79 % of 6 cores: 1.8 us a request (Level1Techs, "Toward 20 million I/Ops", 2021); Axboe's
+# tuned io_uring on one core, polled, no fio: 3.8 M IOPS, 0.26 us (Phoronix, Sep 2021), the
+# floor. md raid5: "raid5 thread must handle > 450k requests per second. Just doing dispatch and
+# completion will make raid5 thread incapable" (S. Li, "raid5: make stripe handling multi-
+# threading", linux-raid, 2012): 2.2 us per member I/O. md's and dm's remap of a bio (clone,
+# split at chunk boundaries, no request of its own) is taken as 0.5, under half the block
+# layer's figure: an assumption. The 2010 class pays each figure x7/3, the ratio of the two
+# classes' md thread figures (one core's speed at the same kernel work). Spread +/-50 %: the
+# measured and published figures above span 1.8-2.8 us for the same request.
+REQUEST_SPREAD = 0.5
+# The platform around the cores. Server: one socket of a 2021 server part, Xeon Scalable 3rd gen
+# (Ice Lake SP: 64 PCIe 4.0 lanes, 8 channels of DDR4-3200, 204.8 GB/s peak per socket) and
+# EPYC 7003 (128 lanes, the same memory); a STREAM copy sustains about 80 % of the peak: 160 GB/s.
+# 2010 desktop: a first Core i3/i5 on a 5-series chipset: 16 PCIe 2.0 lanes from the CPU, two
+# channels of DDR3-1333 (21.3 GB/s peak, about 70 % sustained: 15 GB/s).
+_SLOW = 7 / 3
 CPU_CLASSES: dict[str, ResolvedCpu] = {
     "server": ResolvedCpu(cores=16, raid6_gen_mb_s=12000, xor_mb_s=20000, md_thread_mb_s=1400,
-                          buffered_write_mb_s=1800, buffered_read_mb_s=3500, spread=CPU_SPREAD),
+                          buffered_write_mb_s=1800, buffered_read_mb_s=3500, spread=CPU_SPREAD,
+                          request_spread=REQUEST_SPREAD),
     "desktop-2010": ResolvedCpu(cores=2, raid6_gen_mb_s=4500, xor_mb_s=6000, md_thread_mb_s=600,
-                                buffered_write_mb_s=1300, buffered_read_mb_s=1500, spread=CPU_SPREAD),
+                                buffered_write_mb_s=1300, buffered_read_mb_s=1500, spread=CPU_SPREAD,
+                                psync_us=1.1 * _SLOW, libaio_us=2.0 * _SLOW, io_uring_us=1.2 * _SLOW,
+                                wait_us=3.3 * _SLOW, block_request_us=1.2 * _SLOW, bio_remap_us=0.5 * _SLOW,
+                                md_stripe_io_us=2.2 * _SLOW, request_spread=REQUEST_SPREAD,
+                                pcie_gen=2, pcie_lanes=16, memory_mb_s=15000),
 }
 
 

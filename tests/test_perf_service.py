@@ -60,8 +60,9 @@ def test_a_write_back_cache_drains_random_writes_sorted_and_absorbs_a_short_run(
     no_cache = one(plan(24, 10, hw.model_copy(update={"controller": None})), w)
     steady = one(plan(24, 10, hw), w)
     # The controller keeps 32 writes queued per disk, served nearest first: far more than the
-    # host's 32 requests spread over 24 disks at queue depth ~1 each.
-    assert steady.binding == "write cache" and steady.iops > 4 * no_cache.iops
+    # host's 32 requests (64 disk writes) spread over 24 disks, ~2.7 queued on each, which each
+    # disk's NCQ sorts a little (x4 before the disks' own queues were modelled, x2.8 since).
+    assert steady.binding == "write cache" and steady.iops > 2.5 * no_cache.iops
     # A run short enough to fit in the cache goes at the host's rate; a long one tends to the drain.
     host = one(plan(24, 10, hw.model_copy(update={"controller": Controller(kind="raid", cache_bytes=64 << 30)})),
                w.model_copy(update={"runtime_s": 10.0, "time_based": True}))
@@ -90,14 +91,17 @@ def test_a_given_round_trip_is_not_a_preset():
     assert resolve_controller(Controller(kind="fc-array", round_trip_us=400)).spread == 0
 
 
-def test_figures_on_presets_come_with_a_range_and_measured_ones_without():
+def test_figures_on_presets_come_with_a_range_and_measured_ones_a_narrow_one():
     w = Workload(name="s", rw="read", bs=1 << 20, iodepth=16)
     preset = one(plan(8, 0, Hardware()), w)
     assert preset.mb_s_low < preset.mb_s < preset.mb_s_high and "class presets" in preset.assumption
     measured = predict(plan(8, 0, Hardware()), workloads=[w],
                        disk_override=DiskPerf(seq_read_mb_s=200, seq_write_mb_s=200, rand_read_iops=150,
                                               rand_write_iops=150))[0]
-    assert measured.mb_s_low == measured.mb_s == measured.mb_s_high and measured.assumption == ""
+    # A measured disk's range is fio's run-to-run repeatability (±10 %), not a class's spread
+    # (measured figures used to carry none; the lab rows then had a range of zero width).
+    assert measured.mb_s_low == pytest.approx(0.9 * measured.mb_s) and "measured disk" in measured.assumption
+    assert measured.range_terms == ["disks"] or measured.range_terms[0] in ("disks", "queue depth")
     # A link bound figure rests on a standard's rate, not on a preset: no range.
     fc = Hardware(disk=DiskSpec(disk_class="hdd15k"), wiring=Wiring(link="fc1", disks_per_link=8))
     linked = one(plan(8, 0, fc), w)

@@ -21,6 +21,7 @@ from planners.errors import PlanError
 from planners.hardware import DISK_CLASSES, CPU_CLASSES, Cpu, Hardware
 from planners.models import Plan
 from planners.perf.predict import WorkloadPrediction
+from planners.perf.request_cpu import NAME as REQUEST_CPU
 from planners.reliability import Reliability
 from planners.sweep import MAX_LOSS_PER_YEAR, MAX_REBUILD_LOSS, Sweep
 
@@ -157,6 +158,7 @@ def prediction_table(preds: list[WorkloadPrediction], *, title: str = "Predicted
     headroom, then the range, move under the table: the workload's MB/s and IOPS stay."""
     notes = sorted({p.factor_note for p in preds if p.factor_note})
     notes += range_notes(preds)
+    notes += [f"{p.workload}: {REQUEST_CPU}: {p.terms[0].note}" for p in preds if p.binding == REQUEST_CPU]
     notes += [f"* {p.workload} is outside the model: {p.outside_model}" for p in preds if p.outside_model]
     notes += [f"{p.workload}: {line}" for p in preds for line in p.shaping]
     return FitTable([

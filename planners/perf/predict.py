@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from planners.hardware import DiskPerf
 from planners.models import Plan
 from planners.perf.context import PerfCtx, build_ctx, seq_mb_s
+from planners.perf.request_cpu import NAME as REQUEST_CPU
 from planners.perf.terms import Limits, workload_terms
 from planners.results import PlanResult
 from planners.perf.workloads import VALIDATION, Workload, for_plan
@@ -31,7 +32,7 @@ class Term(BaseModel):
     model_config = Frozen
 
     name: str = Field(description="Component: disks, queue depth, readahead, stripe cache, md thread, parity CPU, "
-                                  "link, HBA, page cache, write cache.")
+                                  "CPU per request, link, HBA, host PCIe, memory, page cache, write cache.")
     mb_s: float = Field(description="Throughput this component alone would allow, MB/s (10^6 bytes/s).")
     iops: float = Field(description="The same as requests of the workload's block size per second.")
     note: str = Field(description="How the figure was derived.")
@@ -64,6 +65,8 @@ class WorkloadPrediction(BaseModel):
                                                                  "each).")
     settled_iodepth: int = Field(0, ge=0, description="The queue depth per job fio settles on under a "
                                                       "latency_target, count (0 = the job's own iodepth).")
+    range_terms: list[str] = Field(default_factory=list, description="The terms that set the range's low and high "
+                                                                      "ends ([] when there is no range).")
 
 
 def predict(plan: Plan, result: PlanResult | None = None, workloads: Sequence[Workload] | None = None, *,
@@ -114,51 +117,69 @@ def predict_one(ctx: PerfCtx, w: Workload, mode: Mode = "normal", missing: int =
     limits, factor, why, prefer, outside = workload_terms(ctx, w, degraded=0 if mode == "normal" else missing)
     if mode == "rebuild":
         limits = _rebuilding(ctx, limits)
-    terms = sorted((Term(name=k, mb_s=v * factor, iops=v * factor * 1e6 / w.bs, note=note)
+    # Built without validation: every field is a float or a str computed here (a sweep builds thousands).
+    terms = sorted((Term.model_construct(name=k, mb_s=v * factor, iops=v * factor * 1e6 / w.bs, note=note)
                     for k, (v, note) in limits.items()),
                    key=lambda t: (round(t.mb_s, 6), t.name not in prefer, t.name))
     best = terms[0]
     second = terms[1] if len(terms) > 1 else None
-    low, high, assumption = spread_range(ctx, terms)
+    low, high, assumption, by = _range(ctx, terms)
     return WorkloadPrediction(
         workload=w.name, mode=mode, block_bytes=w.bs, mb_s=best.mb_s, iops=best.iops, binding=best.name,
         runner_up=second.name if second else "", headroom=(second.mb_s / best.mb_s) if second and best.mb_s else 1.0,
         factor=factor, factor_note=why, terms=terms, outside_model=outside, mb_s_low=low, mb_s_high=high,
-        assumption=assumption)
+        assumption=assumption, range_terms=by if high > low else [])
 
 
 # Terms that rest on the disks' figures, and those that rest on a controller's.
 DISK_TERMS = ("disks", "queue depth", "readahead", "stripe cache", "write cache")
 CONTROLLER_TERMS = ("queue depth", "write cache")
 # Terms that rest on the CPU's figures, and which figures.
+# The per-request figures: the plan states them all or the term keeps their spread.
+REQUEST_FIELDS = ("psync_us", "libaio_us", "io_uring_us", "wait_us", "block_request_us", "bio_remap_us",
+                  "md_stripe_io_us")
 CPU_TERMS = {"page cache": ("buffered_write_mb_s", "buffered_read_mb_s"), "md thread": ("md_thread_mb_s",),
+             "host PCIe": ("pcie_lanes", "pcie_gen"), "memory": ("memory_mb_s",),
              "parity CPU": ("raid6_gen_mb_s", "xor_mb_s")}
 
 
 def spread_range(ctx: PerfCtx, terms: Sequence[Term]) -> tuple[float, float, str]:
-    """(low, high, assumption): each term moved by its presets' spread, the smallest of each side.
+    """(low, high, assumption): each term moved by its presets' spread, the smallest of each side."""
+    low, high, said, _ = _range(ctx, terms)
+    return low, high, said
+
+
+def _range(ctx: PerfCtx, terms: Sequence[Term]) -> tuple[float, float, str, list[str]]:
+    """spread_range, and the names of the terms that set its two ends.
 
     A term resting on a class preset (a disk class, a controller kind) can be off by as much as
     real hardware of that class differs; measured or stated figures have no spread.
     """
     disk = max(ctx.groups[i].disk.spread for i in ctx.volume_groups)
+    measured = all(ctx.groups[i].disk.measured for i in ctx.volume_groups)
     ctl = ctx.controller.spread if ctx.controller else 0.0
     said = []
     if disk:
-        said.append(f"disk speeds from class presets (±{disk:.0%})")
+        said.append(f"measured disk figures (±{disk:.0%}, fio's run-to-run repeatability)" if measured
+                    else f"disk speeds from class presets (±{disk:.0%})")
     if ctl:
         said.append(f"controller round trip from its kind's preset (±{ctl:.0%})")
     cpu = {name for name, fields in CPU_TERMS.items() if not set(fields) <= set(ctx.cpu.stated)}
-    if cpu and ctx.cpu.spread and any(t.name in cpu for t in terms):
-        said.append(f"CPU figures from the class preset (±{ctx.cpu.spread:.0%})")
+    per_request = 0.0 if set(REQUEST_FIELDS) <= set(ctx.cpu.stated) else ctx.cpu.request_spread
 
     def spread(t: Term) -> float:
         return max(disk if t.name in DISK_TERMS else 0.0, ctl if t.name in CONTROLLER_TERMS else 0.0,
-                   ctx.cpu.spread if t.name in cpu else 0.0)
+                   ctx.cpu.spread if t.name in cpu else 0.0, per_request if t.name == REQUEST_CPU else 0.0)
 
-    low = min(t.mb_s * (1 - spread(t)) for t in terms)
-    high = min(t.mb_s * (1 + spread(t)) for t in terms)
-    return low, high, "; ".join(said) if low < high else ""
+    (low, low_by), (high, high_by) = (min((t.mb_s * (1 + sign * spread(t)), t.name) for t in terms)
+                                      for sign in (-1, 1))
+    # A CPU figure is named only where its term's low end reaches into the range: far above it, it
+    # moves nothing.
+    if ctx.cpu.spread and any(t.name in cpu and t.mb_s * (1 - ctx.cpu.spread) < high for t in terms):
+        said.append(f"CPU figures from the class preset (±{ctx.cpu.spread:.0%})")
+    if per_request and any(t.name == REQUEST_CPU and t.mb_s * (1 - per_request) < high for t in terms):
+        said.append(f"CPU per request from measured and published figures (±{per_request:.0%})")
+    return low, high, "; ".join(said) if low < high else "", list(dict.fromkeys((low_by, high_by)))
 
 
 def _rebuilding(ctx: PerfCtx, limits: Limits) -> Limits:

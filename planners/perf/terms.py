@@ -19,6 +19,10 @@ Terms and why each exists:
 - parity CPU: the kernel's measured xor / raid6 gen() speed.
 - link / HBA: disks sharing a SATA port multiplier or a host adapter share its bandwidth,
   carrying the traffic the level puts on each disk (parity and copies included).
+- CPU per request: each request's CPU in the engine, md, dm and the block layer, over the cores
+  the job's threads (or md's stripe threads) can use (planners.perf.request_cpu).
+- link (NVMe), host PCIe, memory: each NVMe drive's own PCIe link, the sockets' lanes and memory
+  bandwidth (planners.perf.host).
 - page cache: one buffered reader or writer is bounded by the CPU's copy and bookkeeping;
   a buffered write of known length is lifted above the disks by the dirty page cache
   (planners.perf.memory).
@@ -32,11 +36,14 @@ from __future__ import annotations
 from math import ceil, inf
 
 from planners.perf.context import (
-    PAGE, GroupCtx, PerfCtx, busy_fraction, positioning_s, rand_iops, seq_mb_s, sorted_iops,
+    NCQ_TAGS, PAGE, GroupCtx, PerfCtx, busy_fraction, positioning_s, queued_iops, rand_iops, seq_mb_s, sorted_iops,
 )
 from planners.perf.jobshape import job_extras, mix, mixed_rate_cap, rate_cap
 from planners.perf.memory import controller_cache, kernel_before, page_cache
+from planners.perf.host import drive_links, host_roofs, pcie_drives
 from planners.perf.placement import shares
+from planners.perf.request_cpu import NAME as REQUEST_CPU
+from planners.perf.request_cpu import device_requests, merged_bytes, request_cpu_term
 from planners.perf.workloads import Workload
 
 Limits = dict[str, tuple[float, str]]
@@ -76,6 +83,24 @@ def readahead(ctx: PerfCtx, w: Workload) -> int:
     return max(window, min(w.bs, ctx.request_cap()))
 
 
+def piece_rate(g: GroupCtx, w: Workload, request: float, rate: float, write: bool) -> float:
+    """A flash member's sequential rate, MB/s, at the size of the requests it receives.
+
+    md splits a request (`request` bytes reaching the group) at chunk boundaries, so each member
+    sees chunk-sized pieces, or the request itself if smaller, which its scheduler may merge
+    again at depth (request_cpu.merged_bytes). A datasheet's sequential rate is measured with
+    large requests (128 KiB and up); flash serves small ones at its request rate, the random
+    rating times the request, whichever is less. A spinning disk streams adjacent pieces at its
+    media rate (its look-ahead reads the track ahead of them).
+    """
+    d = g.disk
+    if d.rpm or d.measured:
+        return rate
+    piece = min(g.chunk or request, request)
+    iops = (d.rand_write_iops if write else d.rand_read_iops) * d.spindles
+    return min(rate, iops * merged_bytes(g, w, piece) / 1e6)
+
+
 def _sequential(ctx: PerfCtx, g: GroupCtx, w: Workload, share: float, degraded: int, out: Limits) -> float:
     """Ceilings of group g for a sequential workload, in MB/s of the group; returns disk bytes per data byte.
 
@@ -92,6 +117,7 @@ def _sequential(ctx: PerfCtx, g: GroupCtx, w: Workload, share: float, degraded: 
         in_flight = w.in_flight * w.bs * share
     else:
         in_flight = inf if write else w.numjobs * 2 * readahead(ctx, w) * share
+    rate = piece_rate(g, w, w.bs * share if w.direct else readahead(ctx, w), rate, write)
     chunks = max(float(w.numjobs), in_flight / g.chunk) if g.chunk else float(w.numjobs)
     amp = 1.0
     if not write:
@@ -160,7 +186,7 @@ def _sequential(ctx: PerfCtx, g: GroupCtx, w: Workload, share: float, degraded: 
 
 
 def _random(ctx: PerfCtx, g: GroupCtx, w: Workload, share: float, degraded: int, out: Limits,
-            sorted_queue: int = 0) -> float:
+            sorted_queue: int = 0, ncq: bool = True) -> float:
     write = not w.is_read
     alive = g.n - int(degraded)
     span = _span(w, g, share)
@@ -188,10 +214,15 @@ def _random(ctx: PerfCtx, g: GroupCtx, w: Workload, share: float, degraded: int,
         how = (f"{ios:g} disk I/Os per request ("
                + ("read-modify-write" if reads == cols + g.parity else "reconstruct-write") + ")")
     to_mb = w.bs / 1e6
-    _put(out, "disks", disks * iops / ios * to_mb, f"{alive} disks at {iops:.0f} IOPS, {how}")
     outstanding = w.in_flight * share
     if write and g.parity:
         outstanding = min(outstanding, g.cache_entries / ceil(w.bs / PAGE))
+    per_disk = outstanding * ios / phases / alive
+    if ncq and not sorted_queue and g.disk.rpm and per_disk > 1:
+        # Each disk sorts the requests the array queues on it (NCQ): shorter positioning.
+        iops = queued_iops(g.disk, span, w.bs, per_disk, write)
+        how += f", {min(per_disk, NCQ_TAGS):.3g} queued per disk"
+    _put(out, "disks", disks * iops / ios * to_mb, f"{alive} disks at {iops:.0f} IOPS, {how}")
     u = busy_fraction(g.disk, alive, outstanding * ios / phases)
     x0 = disks * iops * u / ios * to_mb
     rt = ctx.round_trip_s
@@ -217,9 +248,17 @@ def _links(ctx: PerfCtx, traffic: dict[int, float], out: Limits) -> None:
     wiring = ctx.hardware.wiring
     per_link: dict[int, float] = {}
     per_hba: dict[int, float] = {}
+    drives = pcie_drives(ctx)
+    own = drive_links(ctx, traffic, drives)
+    if own:
+        _put(out, "link", *own)
     for i, f in traffic.items():
+        if i in drives:
+            continue  # on its own PCIe link, not the wiring's
         per_link[links[i]] = per_link.get(links[i], 0.0) + f
         per_hba[hbas[i]] = per_hba.get(hbas[i], 0.0) + f
+    if not per_link:
+        return
     if wiring.link != "direct" or wiring.link_mb_s:
         busiest = max(per_link.values())
         _put(out, "link", wiring.link_rate / busiest,
@@ -238,13 +277,17 @@ def _survives(g: GroupCtx) -> int:
     return g.parity if g.parity else g.copies - 1
 
 
-def simple_terms(ctx: PerfCtx, w: Workload, degraded: int, sorted_queue: int = 0) -> Limits:
+def simple_terms(ctx: PerfCtx, w: Workload, degraded: int, sorted_queue: int = 0, ncq: bool = True) -> Limits:
     """Every term for a read, write, randread or randwrite workload, in MB/s of the volume.
+
+    `ncq`: each spinning disk sorts the random requests queued on it (False: each pays a
+    positioning of its own, as a write among a stream's does).
 
     `sorted_queue`: the disks are fed that many requests each, served nearest first (a
     controller draining its cache)."""
     out: Limits = {}
     traffic: dict[int, float] = {}
+    requests: list[tuple[GroupCtx, float, float]] = []
     several = len(ctx.volume_groups) > 1
     for gi, share in shares(ctx, w).items():
         g = ctx.groups[gi]
@@ -257,7 +300,7 @@ def simple_terms(ctx: PerfCtx, w: Workload, degraded: int, sorted_queue: int = 0
             return out
         local: Limits = {}
         if w.is_random:
-            amp = _random(ctx, g, w, share, degraded, local, sorted_queue)
+            amp = _random(ctx, g, w, share, degraded, local, sorted_queue, ncq)
         else:
             amp = _sequential(ctx, g, w, share, degraded, local)
         for name, (mb_s, note) in local.items():
@@ -265,7 +308,12 @@ def simple_terms(ctx: PerfCtx, w: Workload, degraded: int, sorted_queue: int = 0
         alive = g.members[: g.n - int(degraded)]
         for i in alive:
             traffic[i] = share * amp / len(alive)
+        requests.append((g, share, device_requests(g, w, share, amp)))
     _links(ctx, traffic, out)
+    host_roofs(ctx, w, traffic, out)
+    per_request = request_cpu_term(ctx, w, requests)
+    if per_request:
+        _put(out, REQUEST_CPU, *per_request)
     cpu = ctx.cpu
     if not w.direct:
         jobs = min(w.numjobs, cpu.cores)
@@ -409,7 +457,9 @@ def ext3_indirect_blocks(ctx: PerfCtx, degraded: int) -> tuple[float, str]:
     span = block // 4 * block
     # A checkpoint submits all its buffers at once: up to the block layer's queue (nr_requests 128).
     meta = Workload(name="ext3 indirect block", rw="randwrite", bs=block, iodepth=NR_REQUESTS, target="file")
-    small = min(v for v, _ in simple_terms(ctx, meta, degraded).values())
+    # The disks' queues hold the stream's own writes: each indirect block is one write away from
+    # them, not one of many random writes to sort among themselves.
+    small = min(v for v, _ in simple_terms(ctx, meta, degraded, ncq=False).values())
     if small <= 0:
         return 0.0, ""
     per_s = small * 1e6 / block
