@@ -142,7 +142,7 @@ def test_verify_is_a_write_pass_then_a_read_back_or_a_mix_with_a_backlog():
 
 
 def test_latency_target_settles_on_the_deepest_queue_that_meets_it():
-    for target_ms in (30, 60):
+    for target_ms in (10, 20):  # the example pod meets 30 ms even at depth 256 (its disks sort queued requests)
         p = predicted(HEAD + f"[l]\nrw=randread\nbs=4k\niodepth=256\nlatency_target={target_ms}ms\n")["l"]
         depth = p.settled_iodepth
         assert 1 < depth < 256
