@@ -266,6 +266,9 @@ def add_parsers(sub) -> None:
                          "depth, jobs, engine, direct) on TARGET, behind the same guards (repeatable)")
     va.add_argument("--baseline", action="store_true",
                     help="first measure each member disk of an md array or LV (read-only) and feed the model")
+    from app.cli.scale import add_scale_flags
+
+    add_scale_flags(va)
     ck = sub.add_parser("check", help="compare an array as built with its plan: every difference and what it costs")
     ck.add_argument("target", metavar="TARGET", help="the md device, LV or mount point the plan built")
     ck.add_argument("--plan", metavar="PLAN.toml", required=True, help="the plan it was built from")
@@ -280,6 +283,10 @@ def dispatch(args) -> int:
         from app.cli.check import run_check
 
         return run_check(args.target, plan=plan, as_json=args.json)
+    from app.cli.scale import axes_of, validate_scale_cli
+
+    if axes := axes_of(args):
+        return validate_scale_cli(args.target, plan, args, axes)
     return run_validate(args.target, plan=plan, full=args.full, as_json=args.json, report_dir=args.report,
                         destroy_data=args.destroy_data, hosts=args.hosts, baseline=args.baseline,
                         buffered=args.buffered, job_files=args.job)
