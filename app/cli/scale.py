@@ -98,16 +98,20 @@ def predict_scale(plan: Plan, result: Any, args: argparse.Namespace, axes: Seque
 def scale_table(cs: Sequence[Curve], *, title: str, measured: bool = False) -> FitTable:
     """One row per point: predicted (and measured) figure, the binding term, the gain to the next."""
     rows = [(c, p) for c in cs for p in c.points]
+    modelled = any(p.binding for _, p in rows)  # a measured sweep without a plan has no model's curve
+    pre = "pred " if measured else ""
     cols = [Col("section", [c.name for c, _ in rows], right=False, words=True),
-            Col(cs[0].x_key if cs else "point", [c.x_text(p.x) + (" knee" if p.knee else "") for c, p in rows]),
-            Col("MB/s", [mb_text(p.mb_s) + ("*" if p.outside else "") for _, p in rows]),
-            Col("IOPS", [f"{p.iops:,.0f}" for _, p in rows])]
+            Col(cs[0].x_key if cs else "point", [c.x_text(p.x) + (" knee" if p.knee else "") for c, p in rows])]
+    if modelled:
+        cols += [Col(pre + "MB/s", [mb_text(p.mb_s) + ("*" if p.outside else "") for _, p in rows]),
+                 Col(pre + "IOPS", [f"{p.iops:,.0f}" for _, p in rows])]
     if measured:
-        cols += [Col("measured", [measured_cell(c, p) for c, p in rows]),
-                 Col("diff", [diff_text(c, p) for c, p in rows]),
-                 Col("CPU", [cpu_text(p.measured) for _, p in rows])]
-    cols.append(Col("limited by", [Text(p.binding, style="bold") for _, p in rows], right=False, words=True))
-    return FitTable(cols, [("IOPS",), ("IOPS", "CPU")], rows_are="point", wrap_first=False,
+        cols += [Col("measured", [measured_cell(c, p) for c, p in rows])]
+        cols += [Col("diff", [diff_text(c, p) for c, p in rows])] if modelled else []
+        cols += [Col("CPU", [cpu_text(p.measured) for _, p in rows])]
+    if modelled:
+        cols.append(Col("limited by", [Text(p.binding, style="bold") for _, p in rows], right=False, words=True))
+    return FitTable(cols, [(pre + "IOPS",), (pre + "IOPS", "CPU")], rows_are="point", wrap_first=False,
                     table=dict(title=title, title_justify="left", box=box.SIMPLE_HEAD))
 
 

@@ -30,21 +30,31 @@ def _datasets(cs: list[Curve]) -> list[dict[str, Any]]:
     for i, c in enumerate(cs):
         colour = PALETTE[i % len(PALETTE)]
         name = c.label or c.section
+        if not any(p.binding for p in c.points):
+            # measured without a plan: no model's curve to draw
+            out += _measured_and_knee(c, name, colour)
+            continue
         out.append({"label": f"{name}: predicted", "kind": "predicted", "type": "line", "borderColor": colour,
                     "backgroundColor": colour, "showLine": True, "borderWidth": 2,
                     "pointStyle": ["crossRot" if p.outside else "circle" for p in c.points],
                     "pointRadius": [6 if p.outside else 3 for p in c.points],
                     "data": [{"x": p.x, "y": c.y(p)} for p in c.points]})
-        seen = [p for p in c.points if p.measured is not None]
-        if seen:
-            out.append({"label": f"{name}: measured", "kind": "measured", "type": "scatter", "borderColor": colour,
-                        "backgroundColor": colour, "pointStyle": "rectRot", "pointRadius": 6,
-                        "data": [{"x": p.x, "y": c.y(p, measured=True)} for p in seen]})
-        k = c.knee
-        if k:
-            out.append({"label": f"{name}: knee ({k.knee_cause.split(':')[0]})", "kind": "knee", "type": "scatter",
-                        "borderColor": "#000000", "backgroundColor": "rgba(0,0,0,0)", "pointStyle": "triangle",
-                        "pointRadius": 11, "borderWidth": 2, "data": [{"x": k.x, "y": c.y(k)}]})
+        out += _measured_and_knee(c, name, colour)
+    return out
+
+
+def _measured_and_knee(c: Curve, name: str, colour: str) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    seen = [p for p in c.points if p.measured is not None]
+    if seen:
+        out.append({"label": f"{name}: measured", "kind": "measured", "type": "scatter", "borderColor": colour,
+                    "backgroundColor": colour, "pointStyle": "rectRot", "pointRadius": 6,
+                    "data": [{"x": p.x, "y": c.y(p, measured=True)} for p in seen]})
+    k = c.knee
+    if k:
+        out.append({"label": f"{name}: knee ({k.knee_cause.split(':')[0]})", "kind": "knee", "type": "scatter",
+                    "borderColor": "#000000", "backgroundColor": "rgba(0,0,0,0)", "pointStyle": "triangle",
+                    "pointRadius": 11, "borderWidth": 2, "data": [{"x": k.x, "y": c.y(k)}]})
     return out
 
 
