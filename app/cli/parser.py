@@ -71,4 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
     from app.cli.grow import add_parsers as add_grow_parsers
 
     add_grow_parsers(sub)
+    from app.cli.scale import add_report_parser
+
+    add_report_parser(sub)
     return p

@@ -241,3 +241,29 @@ def scale_doc(target: str, plan: Plan | None, scale: Any, jobs: Sequence[Any]) -
     summary = plan_summary(plan) if plan else ["no plan given: measured only"]
     title = f"{target}: measured" + (f" beside {plan.name}'s prediction" if plan else "")
     return curves_doc(title, [*summary, f"sweep took {scale.duration_s:.0f} s"], axes_json(scale.axes), cs)
+
+
+def add_report_parser(sub: Any) -> None:
+    rp = sub.add_parser("report", help="draw the HTML report again from a directory validate --scale --report kept")
+    rp.add_argument("dir", metavar="DIR", help="the --report directory (its curves.json)")
+    rp.add_argument("-o", "--output", metavar="FILE", help="where to write it (default DIR/report.html)")
+
+
+def rebuild_report(directory: str, output: str | None) -> int:
+    """report.html from the curves.json a measured sweep kept."""
+    path = os.path.join(directory, "curves.json")
+    try:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+        from app.shared.curves import from_doc
+
+        from_doc(doc)  # a file that is not a kept sweep is refused here, in one line
+    except OSError as exc:
+        raise PlanError(f"{path}: cannot read it ({exc.strerror or exc}); validate --scale --report DIR keeps it",
+                        "report") from None
+    except (ValueError, KeyError, TypeError) as exc:
+        raise PlanError(f"{path}: not the curves of a kept sweep ({exc})", "report") from None
+    out = output or os.path.join(directory, "report.html")
+    write_html(out, doc)
+    print(f"wrote {out}")
+    return 0
