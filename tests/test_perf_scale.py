@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import time
 
@@ -113,7 +114,7 @@ def test_each_point_names_its_binding_term_and_the_knee_its_cause() -> None:
     assert knees[0].knee_cause.startswith(after.binding + ": the next doubling of numjobs gains")
     assert after.mb_s < knees[0].mb_s * 1.10 ** 1.0001
     # more jobs never predict less
-    assert all(b.mb_s >= a.mb_s * 0.999 for a, b in zip(rr, rr[1:], strict=False))
+    assert all(b.mb_s >= a.mb_s * 0.999 for a, b in itertools.pairwise(rr))
 
 
 def test_many_jobs_on_one_filesystem_are_outside_the_model_with_the_reason() -> None:
