@@ -107,6 +107,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         from app.cli.grow import dispatch as grow_dispatch
 
         return grow_dispatch(args)
+    if args.command == "validate" and (args.scale or args.html):
+        from app.cli.validate_scale import dispatch as scale_dispatch
+
+        return scale_dispatch(args)
     if args.command in ("validate", "check"):
         from app.cli.validate import dispatch
 

@@ -283,10 +283,6 @@ def dispatch(args) -> int:
         from app.cli.check import run_check
 
         return run_check(args.target, plan=plan, as_json=args.json)
-    from app.cli.scale import axes_of, validate_scale_cli
-
-    if axes := axes_of(args):
-        return validate_scale_cli(args.target, plan, args, axes)
     return run_validate(args.target, plan=plan, full=args.full, as_json=args.json, report_dir=args.report,
                         destroy_data=args.destroy_data, hosts=args.hosts, baseline=args.baseline,
                         buffered=args.buffered, job_files=args.job)
