@@ -16,14 +16,19 @@ def _plot_text(plot: CurvePlot) -> str:
     return plot.render().plain  # type: ignore[union-attr]
 
 
+async def _perf_plots(pilot) -> list[CurvePlot]:  # type: ignore[no-untyped-def]
+    """The Perf tab's charts, once it is shown."""
+    await pilot.pause()
+    await pilot.press("alt+4")
+    await pilot.pause()
+    await pilot.pause()
+    return list(pilot.app.screen.query(CurvePlot))
+
+
 async def test_each_section_has_a_readable_chart_at_80x24() -> None:
     app = PodplanApp(example_pod())
     async with app.run_test(size=(80, 24)) as pilot:
-        await pilot.pause()
-        await pilot.press("alt+4")
-        await pilot.pause()
-        await pilot.pause()
-        plots = list(app.screen.query(CurvePlot))
+        plots = await _perf_plots(pilot)
         assert [p.curves[0].section for p in plots] == ["seq-read", "seq-write", "rand-read-4k", "rand-write-4k"]
         scroll = app.screen.query_one("#tab-performance .result-scroll")
         plot = plots[2]
@@ -61,11 +66,7 @@ async def test_measured_points_join_the_curves_once_validate_has_run() -> None:
     try:
         app = PodplanApp(example_pod())
         async with app.run_test(size=(80, 24)) as pilot:
-            await pilot.pause()
-            await pilot.press("alt+4")
-            await pilot.pause()
-            await pilot.pause()
-            plot = list(app.screen.query(CurvePlot))[2]
+            plot = (await _perf_plots(pilot))[2]
             c = plot.curves[0]
             # the numjobs validate ran with is a point of the curve, measured beside predicted
             (seen,) = [p for p in c.points if p.measured is not None]
