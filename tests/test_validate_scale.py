@@ -95,3 +95,21 @@ def test_validate_scale_refuses_in_one_line(tmp_path, capsys, argv: list[str], s
     assert main(["validate", str(tmp_path), *argv]) == 2
     err = capsys.readouterr().err
     assert says in err and err.count("\n") == 1
+
+
+def test_validate_report_dir_keeps_a_page_of_the_run(tmp_path, capsys, monkeypatch) -> None:
+    monkeypatch.setattr("runners.fio.jobs.QUICK", TINY)
+    monkeypatch.setattr("runners.validate.suite.QUICK", TINY)
+    target = tmp_path / "t"
+    target.mkdir()
+    report = tmp_path / "rep"
+    assert main(["validate", str(target), "--report", str(report), "--json"]) in (0, 1)
+    out = json.loads(capsys.readouterr().out)
+    kept = json.loads((report / "curves.json").read_text())
+    # measured only (no plan): one bar per workload that ran, in validate's units
+    assert [(b["workload"], b["metric"]) for b in kept["bars"]] == [
+        ("seq-read", "MB/s"), ("seq-write", "MB/s"), ("rand-read-4k", "IOPS"), ("rand-write-4k", "IOPS")]
+    for b, row in zip(kept["bars"], out["side_by_side"], strict=True):
+        assert b["measured"] == (row["measured_mb_s"] if b["metric"] == "MB/s" else row["measured_iops"])
+        assert b["predicted"] is None
+    assert "<canvas" in (report / "report.html").read_text()

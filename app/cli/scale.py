@@ -14,7 +14,7 @@ from rich.console import Group
 from rich.text import Text
 
 from app.shared.console import cli_console
-from app.shared.curves import Curve, Measured, curve_notes, curves, curves_doc, figure, point_key
+from app.shared.curves import Curve, Measured, curve_notes, curves, curves_doc, figure, plan_summary, point_key
 from app.shared.fit import Col, FitTable
 from app.shared.figures import mb_text
 from planners.errors import PlanError
@@ -45,23 +45,6 @@ def axes_of(args: argparse.Namespace) -> list[Axis]:
 
 def axes_json(axes: Sequence[Axis]) -> list[dict[str, Any]]:
     return [a.model_dump(mode="json") for a in axes]
-
-
-def plan_summary(plan: Plan) -> list[str]:
-    """The plan in a few lines, for a report read away from podplan."""
-    from app.shared.figures import odds
-    from planners.perf.predict import geometry_for_speed
-    from planners.reliability import reliability
-
-    result = geometry_for_speed(plan)
-    lines = [f"plan {plan.name}: {sum(d.count for d in plan.disks)} disks, {plan.filesystem.type}"]
-    lines += [f"{g.name}: RAID{g.level}, {g.members} members" + (f" + {g.spares} spares" if g.spares else "")
-              for g in reliability(plan, result).groups]
-    v = result.volumes[0]
-    lines.append(f"full stripe {v.alignment.top_io_opt_bytes // 1024} KiB")
-    rel = reliability(plan, result)
-    lines.append(f"data loss within a year: {odds(rel.loss_per_year[0])} to {odds(rel.loss_per_year[1])}")
-    return lines
 
 
 def predict_scale(plan: Plan, result: Any, args: argparse.Namespace, axes: Sequence[Axis], cpu: Any) -> int:

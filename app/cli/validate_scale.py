@@ -46,9 +46,9 @@ def validate_scale_cli(target: str, plan: Plan | None, args: argparse.Namespace,
             live.progress.stop()
     doc = scale_doc(target, plan, scale, jobs)
     if args.report:
-        with open(os.path.join(args.report, "curves.json"), "w") as f:
-            json.dump(doc, f, indent=2)
-        write_html(os.path.join(args.report, "report.html"), doc)
+        from app.shared.validate_report import write_report
+
+        write_report(args.report, doc)
     if args.html:
         write_html(args.html, doc)
     if args.json:

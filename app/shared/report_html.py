@@ -84,6 +84,7 @@ CSS = """
 body { font-family: system-ui, sans-serif; margin: 1.5em; color: #222; max-width: 70em; }
 h1 { font-size: 1.4em; } h2 { font-size: 1.15em; margin-top: 1.5em; }
 .chart { position: relative; height: 22em; margin-bottom: 1em; break-inside: avoid; }
+.chart.bars { height: 16em; }
 table { border-collapse: collapse; font-size: 0.85em; }
 th, td { border-bottom: 1px solid #ccc; padding: 0.2em 0.6em; text-align: right; white-space: nowrap; }
 td:nth-child(9) { white-space: normal; }
@@ -96,6 +97,14 @@ ul.notes li { margin: 0.2em 0; }
 SCRIPT = """
 const charts = JSON.parse(document.getElementById('podplan-data').textContent);
 for (const c of charts) {
+  if (c.kind === 'bar') {
+    new Chart(document.getElementById(c.id), {
+      type: 'bar', data: { labels: c.labels, datasets: c.datasets },
+      options: { animation: false, responsive: true, maintainAspectRatio: false,
+                 scales: { y: { beginAtZero: true, title: { display: true, text: c.metric } } } }
+    });
+    continue;
+  }
   new Chart(document.getElementById(c.id), {
     data: { datasets: c.datasets },
     options: {
@@ -115,6 +124,45 @@ window.addEventListener('beforeprint', () => { for (const id in Chart.instances)
 """
 
 
+def _bar_charts(doc: dict[str, Any], start: int) -> tuple[list[dict[str, Any]], str]:
+    """Measured beside predicted per workload (one chart per unit), and the per-disk baseline."""
+    charts: list[dict[str, Any]] = []
+    html = ""
+    by_metric: dict[str, list[dict[str, Any]]] = {}
+    for b in doc.get("bars", []):
+        by_metric.setdefault(b["metric"], []).append(b)
+    if by_metric:
+        html += "<h2>Measured beside predicted</h2>"
+    for metric, bars in by_metric.items():
+        chart_id = f"chart-{start + len(charts)}"
+        sets = [{"label": "measured", "kind": "measured", "type": "bar", "backgroundColor": PALETTE[0],
+                 "data": [b["measured"] for b in bars]}]
+        if any(b.get("predicted") is not None for b in bars):
+            sets.append({"label": "predicted", "kind": "predicted", "type": "bar", "backgroundColor": PALETTE[1],
+                         "data": [b.get("predicted") for b in bars]})
+        charts.append({"id": chart_id, "kind": "bar", "metric": metric, "labels": [b["workload"] for b in bars],
+                       "datasets": sets})
+        html += f'<div class="chart bars"><canvas id="{chart_id}" role="img" aria-label="{escape(metric)}"></canvas></div>'
+    disks = doc.get("baseline", [])
+    if disks:
+        chart_id = f"chart-{start + len(charts)}"
+        slow = [d for d in disks if d["slow"]]
+        charts.append({"id": chart_id, "kind": "bar", "metric": "outer MB/s", "labels": [d["device"] for d in disks],
+                       "datasets": [{"label": "sequential read, outer zone (MB/s); red: slow", "kind": "baseline",
+                                     "type": "bar", "data": [d["outer_mb_s"] for d in disks],
+                                     "backgroundColor": ["#D55E00" if d["slow"] else PALETTE[0] for d in disks]}]})
+        html += (f"<h2>Per-disk baseline (read-only)</h2><div class=\"chart bars\"><canvas id=\"{chart_id}\" "
+                 f"role=\"img\" aria-label=\"per-disk baseline\"></canvas></div><p>"
+                 + (escape("slow, more than 20 % below the median: "
+                           + ", ".join(f"{d['device']} ({', '.join(d['slow'])})" for d in slow))
+                    if slow else "no disk more than 20 % below the median") + "</p>")
+    return charts, html
+
+
+CURVES_INTRO = """<p>Predicted: the line (a cross marks a point outside the model). Measured: diamonds.
+Knee: the triangle, where the next doubling gains under 10 %.</p>"""
+
+
 def render(doc: dict[str, Any]) -> str:
     """The page for a `curves_doc`."""
     title, summary, axes, cs = from_doc(doc)
@@ -132,18 +180,17 @@ def render(doc: dict[str, Any]) -> str:
                         f'<div class="chart"><canvas id="{chart_id}" role="img" '
                         f'aria-label="{escape(section)} scaling"></canvas></div>'
                         + (f'<ul class="notes">{notes}</ul>' if notes else ""))
+    bar_charts, bars_html = _bar_charts(doc, len(charts))
+    charts += bar_charts
     swept = ", ".join(f"{a['key']} = {', '.join(str(v) for v in a['values'])}" for a in axes)
     data = json.dumps(charts).replace("</", "<\\/")
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{escape(title)}</title>
 <style>{CSS}</style></head><body>
 <h1>{escape(title)}</h1>
-<ul>{"".join(f"<li>{escape(s)}</li>" for s in summary)}<li>swept: {escape(swept)}</li></ul>
-<p>Predicted: the line (a cross marks a point outside the model). Measured: diamonds.
-Knee: the triangle, where the next doubling gains under 10 %.</p>
-{"".join(sections)}
-<h2>Every point</h2>
-{_table(cs)}
+<ul>{"".join(f"<li>{escape(s)}</li>" for s in summary)}{f"<li>swept: {escape(swept)}</li>" if axes else ""}</ul>
+{bars_html}
+{CURVES_INTRO + "".join(sections) + "<h2>Every point</h2>" + _table(cs) if cs else ""}
 <script>{chart_js()}</script>
 <script type="application/json" id="podplan-data">{data}</script>
 <script>{SCRIPT}</script>

@@ -15,10 +15,9 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 from textual_plotext import PlotextPlot
 
-from app.shared.curves import Curve, Measured, curves
+from app.shared.curves import Curve, Measured
 from planners.models import Plan
 from planners.perf.jobfile import JobFile
-from planners.perf.scale import Axis
 from planners.results import PlanResult
 
 if TYPE_CHECKING:
@@ -99,40 +98,17 @@ _measured: dict[tuple[str, tuple[tuple[str, int], ...]], Measured] = {}
 
 def set_measured(report: ValidateReport) -> None:
     """Keep a finished validate run's figures for the Perf tab's curves."""
-    from app.shared.curves import point_key
-    from runners.validate.compare import model_workloads
-    from runners.validate.scale import cpu_cost
+    from app.shared.curves import measured_of
 
     _measured.clear()
-    for w, m in zip(report.workloads, model_workloads(report), strict=True):
-        f = w.figures
-        if f is None or w.status not in ("done", "partial"):
-            continue
-        cost = cpu_cost(f, w.block_bytes)
-        _measured[point_key(w.name, {"numjobs": m.numjobs})] = Measured(
-            mb_s=f.bytes_s / 1e6, iops=f.iops, status=w.status, cpu_s_per_gb=cost.s_per_gb if cost else None,
-            cpu_s_per_k_ios=cost.s_per_k_ios if cost else None)
-
-
-def numjobs_axis(cores: int) -> Axis:
-    """1 job, doubling to at least four per core (the first question: 1 thread, one per core, four per
-    core), and the numjobs validate ran each section with."""
-    top = 1 << max(0, (4 * cores - 1).bit_length())
-    ran = {pt[0][1] for _, pt in _measured}
-    return Axis(key="numjobs", values=tuple(sorted({*(1 << i for i in range(top.bit_length())), *ran})))
+    _measured.update(measured_of(report))
 
 
 def perf_curves(plan: Plan, result: PlanResult, job: JobFile | None) -> list[list[Curve]]:
     """The suite's sections (and a loaded job file's) over numjobs: one list of curves per chart."""
-    from planners.perf.context import build_ctx
-    from planners.perf.scale import as_job, shaped, sweep_job
-    from planners.perf.workloads import VALIDATION
+    from app.shared.curves import suite_curves
 
-    axis = numjobs_axis(build_ctx(plan, result).cpu.cores)
-    jobs = [as_job(shaped(plan, result, VALIDATION)), *([job] if job else [])]
-    preds = [p for jf in jobs for p in sweep_job(plan, result, jf, [axis])]
-    return [[c] for c in curves(preds, "numjobs", _measured)]
-
+    return [[c] for c in suite_curves(plan, result, job, _measured)]
 
 HEADING = ("Scaling over numjobs, 1 job to 4 per core: the line is predicted, o measured (once validate "
            "has run), K and the red line the knee, where the next doubling gains under 10 %")
