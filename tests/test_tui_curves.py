@@ -82,3 +82,19 @@ def test_nice_ticks_are_round_and_cover_the_top() -> None:
     assert nice_ticks(1400) == [0, 500, 1000, 1500]
     assert nice_ticks(0.9) == [0, 0.5, 1.0]
     assert nice_ticks(0) == [0.0, 1.0]
+
+
+async def _random_read_curve(pilot) -> None:  # type: ignore[no-untyped-def]
+    from tests.tui_helpers import no_blink
+
+    no_blink(pilot.app)
+    await pilot.app.workers.wait_for_complete()  # this host's kernel log, read after the first paint
+    plots = await _perf_plots(pilot)
+    plots[2].scroll_visible(animate=False, top=True)
+    await pilot.pause()
+    await pilot.pause()
+
+
+def test_the_random_read_curve_at_80x24(snap_compare) -> None:  # type: ignore[no-untyped-def]
+    """The random reads' curve in view: its title with the knee, the red knee line, the doubling axis."""
+    assert snap_compare(PodplanApp(example_pod()), terminal_size=(80, 24), run_before=_random_read_curve)
