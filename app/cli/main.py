@@ -15,7 +15,8 @@ if TYPE_CHECKING:
     import argparse
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
-COMMANDS = ("plan", "script", "example", "schema", "tui", "rehearse", "validate", "check", "predict", "sweep", "grow")
+COMMANDS = ("plan", "script", "example", "schema", "tui", "rehearse", "validate", "check", "predict", "sweep", "grow",
+            "report")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -95,10 +96,18 @@ def _dispatch(args: argparse.Namespace) -> int:
         from app.cli.predict import dispatch as predict_dispatch
 
         return predict_dispatch(args)
+    if args.command == "report":
+        from app.cli.scale import rebuild_report
+
+        return rebuild_report(args.dir, args.output)
     if args.command == "grow":
         from app.cli.grow import dispatch as grow_dispatch
 
         return grow_dispatch(args)
+    if args.command == "validate" and (args.scale or args.html):
+        from app.cli.validate_scale import dispatch as scale_dispatch
+
+        return scale_dispatch(args)
     if args.command in ("validate", "check"):
         from app.cli.validate import dispatch
 

@@ -71,6 +71,9 @@ def build_parser() -> argparse.ArgumentParser:
     from app.cli.grow import add_parsers as add_grow_parsers
 
     add_grow_parsers(sub)
+    from app.cli.scale import add_report_parser
+
+    add_report_parser(sub)
     # Global, and taken after the command too (`podplan validate DIR --transcript F`), where one types it last.
     p.add_argument("--transcript", metavar="FILE", help=TRANSCRIPT_HELP)
     for command in sub.choices.values():

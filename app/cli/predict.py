@@ -43,6 +43,9 @@ def add_parsers(sub: Any) -> None:
                          "too, both are predicted)")
     pr.add_argument("--mode", choices=MODES, default="normal", help="healthy, one member missing, or rebuilding")
     pr.add_argument("--json", action="store_true", help="print JSON")
+    from app.cli.scale import add_scale_flags
+
+    add_scale_flags(pr)
     sw = sub.add_parser("sweep", help="rank every layout of the plan's disks by usable space, speed and loss odds")
     add_plan_flags(sw)
     _hardware_flags(sw)
@@ -106,6 +109,10 @@ def dispatch(args: argparse.Namespace) -> int:
     from planners.perf.workloads import preset
 
     result = geometry_for_speed(plan)
+    from app.cli.scale import axes_of, predict_scale
+
+    if axes := axes_of(args):
+        return predict_scale(plan, result, args, axes, cpu)
     workloads = [preset(n) for n in args.workload] if args.workload else None
     job_notes: list[str] = []
     grouping: list[str] = []

@@ -103,6 +103,10 @@ def run_validate(target: str, *, plan: Plan | None, full: bool, as_json: bool, r
         plan, origin = with_host_cpu(plan)
     predictions = load_predictions(plan, report, disk_override=perf) if plan else None
     rows = side_by_side(report, predictions, gather_conditions(target, base.slow_disks if base else ()))
+    if report_dir:
+        from app.shared.validate_report import validate_doc, write_report
+
+        write_report(report_dir, validate_doc(target, plan if predictions is not None else None, report, rows, base))
     if as_json:
         out = {"report": report.model_dump(mode="json"), "side_by_side": [r.model_dump(mode="json") for r in rows],
                "prediction": predictions is not None, "cpu": origin_json(origin) if origin else None,
@@ -264,6 +268,9 @@ def add_parsers(sub) -> None:
                          "depth, jobs, engine, direct) on TARGET, behind the same guards (repeatable)")
     va.add_argument("--baseline", action="store_true",
                     help="first measure each member disk of an md array or LV (read-only) and feed the model")
+    from app.cli.scale import add_scale_flags
+
+    add_scale_flags(va)
     ck = sub.add_parser("check", help="compare an array as built with its plan: every difference and what it costs")
     ck.add_argument("target", metavar="TARGET", help="the md device, LV or mount point the plan built")
     ck.add_argument("--plan", metavar="PLAN.toml", required=True, help="the plan it was built from")

@@ -48,6 +48,9 @@ class JobFigures(BaseModel):
     run_bytes_s: int | None = Field(None, description="Bandwidth over the whole run including its start, in bytes "
                                                       "per second; set when the figures above are the steady window's.")
     run_iops: float | None = Field(None, description="I/Os per second over the whole run; set with run_bytes_s.")
+    cpu_s: float | None = Field(None, description="CPU time fio's jobs spent, user plus system, over the whole run, "
+                                                  "in seconds (fio's usr_cpu + sys_cpu of job_runtime).")
+    total_ios: int = Field(0, description="I/Os completed over the whole run, reads and writes, count.")
 
     @property
     def from_window(self) -> bool:
@@ -133,8 +136,18 @@ def job_figures(job: dict, host: str = "") -> JobFigures:
         read_p99_us=_p99(r) if r.get("total_ios") else None, write_p99_us=_p99(w) if w.get("total_ios") else None,
         runtime_ms=max(int(r.get("runtime", 0)), int(w.get("runtime", 0)), int(job.get("job_runtime", 0))),
         io_bytes=int(r.get("io_bytes", 0)) + int(w.get("io_bytes", 0)),
-        error=int(job.get("error", 0)), steady=_steady(job),
+        error=int(job.get("error", 0)), steady=_steady(job), cpu_s=_cpu_s(job),
+        total_ios=int(r.get("total_ios", 0)) + int(w.get("total_ios", 0)),
     ))
+
+
+def _cpu_s(job: dict) -> float | None:
+    """fio gives usr_cpu and sys_cpu as percent of job_runtime, which with group_reporting is every
+    job's runtime added up (ms): so their sum over 100 times it is the group's CPU seconds."""
+    usr, sys_, ms = job.get("usr_cpu"), job.get("sys_cpu"), job.get("job_runtime")
+    if isinstance(usr, (int, float)) and isinstance(sys_, (int, float)) and isinstance(ms, (int, float)) and ms:
+        return (usr + sys_) / 100 * ms / 1000
+    return None
 
 
 def figures(obj: dict, *, final: bool = True) -> FioRun:

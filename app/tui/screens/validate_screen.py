@@ -292,6 +292,11 @@ class ValidateScreen(Screen[None]):
         self.query_one("#validate-chart", Static).update(bar_chart(event.rows))
         self.query_one("#validate-notes", Static).update(self._notes(report, event.predicted, event.mismatch))
         self.query_one("#validate-body").scroll_to_widget(table, animate=False, top=True)
+        if event.predicted:
+            # Measured points go on the Perf tab's curves only where the plan describes the target.
+            from app.tui.widgets.curve import set_measured
+
+            set_measured(report)
         if report.stopped:
             self.notify(f"Stopped early: {report.stopped}; the figures shown are partial", severity="warning")
         else:

@@ -150,3 +150,6 @@ class ResultsPane(Vertical):
             from app.tui.widgets.perf import perf_view
 
             self._put("#perf", perf_view(plan, result, self.size.width - 2))
+            from app.tui.widgets.curve import show_curves
+
+            show_curves(self.query_one("#tab-performance .result-scroll", VerticalScroll), plan, result)

@@ -1,0 +1,196 @@
+"""`--scale` on predict and validate: a job swept over numjobs, iodepth or bs, as a table, JSON
+and an HTML report with the curves."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from collections.abc import Sequence
+from typing import Any
+
+from rich import box
+from rich.console import Group
+from rich.text import Text
+
+from app.shared.console import cli_console
+from app.shared.curves import Curve, Measured, curve_notes, curves, curves_doc, figure, plan_summary, point_key
+from app.shared.fit import Col, FitTable
+from app.shared.figures import mb_text
+from planners.errors import PlanError
+from planners.models import Plan
+from planners.perf.scale import Axis, PointPrediction, parse_scale
+
+
+def add_scale_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--scale", action="append", metavar="OPTION=VALUES",
+                   help="sweep numjobs, iodepth or bs over VALUES: a list (numjobs=1,48,192) or doubling "
+                        "(iodepth=1..256x2, bs=4k..4mx2); a second --scale makes a grid, one curve per value")
+    p.add_argument("--html", metavar="FILE", help="with --scale: also write the curves as a self-contained HTML "
+                                                  "report")
+
+
+def axes_of(args: argparse.Namespace) -> list[Axis]:
+    """The --scale options read; [] without any. Bad input is one PlanError line."""
+    specs = getattr(args, "scale", None) or []
+    if len(specs) > 2:
+        raise PlanError("--scale: at most two (an x axis and one curve per value of the second)", "scale")
+    axes = [parse_scale(s) for s in specs]
+    if len({a.key for a in axes}) < len(axes):
+        raise PlanError(f"--scale: {axes[0].key} is swept twice", "scale")
+    if getattr(args, "html", None) and not axes:
+        raise PlanError("--html draws the curves of a sweep: give --scale too", "html")
+    return axes
+
+
+def axes_json(axes: Sequence[Axis]) -> list[dict[str, Any]]:
+    return [a.model_dump(mode="json") for a in axes]
+
+
+def predict_scale(plan: Plan, result: Any, args: argparse.Namespace, axes: Sequence[Axis], cpu: Any) -> int:
+    """`podplan predict --scale`: every section (or built-in workload) at every point."""
+    from app.shared.host_cpu import origin_json, origin_text
+    from app.shared.planfile import load_job_file
+    from planners.perf.scale import as_job, shaped, sweep_job
+    from planners.perf.workloads import VALIDATION, preset
+
+    jobs = [load_job_file(path) for path in args.job or []]
+    if args.workload or not jobs:
+        jobs.append(as_job(shaped(plan, result, [preset(n) for n in args.workload] if args.workload else VALIDATION)))
+    preds = [p for jf in jobs for p in sweep_job(plan, result, jf, axes, args.mode)]
+    cs = curves(preds, axes[0].key)
+    if args.html:
+        write_html(args.html, curves_doc(f"{plan.name}: predicted scaling ({args.mode})", plan_summary(plan),
+                                         axes_json(axes), cs))
+    if args.json:
+        from planners import __version__
+
+        print(json.dumps({"podplan_version": __version__, "plan": plan.name, "mode": args.mode,
+                          "cpu": origin_json(cpu), "scale": axes_json(axes),
+                          "predictions": [p.model_dump(mode="json") for p in preds],
+                          "job_notes": [n for jf in jobs for n in jf.notes]}, indent=2))
+        return 0
+    out = cli_console()
+    out.print(Group(scale_view(cs, title=f"{plan.name}: predicted scaling ({args.mode})"),
+                    *[Text(n, style="dim") for jf in jobs for n in jf.notes], Text(f"CPU: {origin_text(cpu)}")))
+    if args.html:
+        out.print(f"wrote {args.html}", markup=False, highlight=False)
+    return 0
+
+
+def scale_table(cs: Sequence[Curve], *, title: str, measured: bool = False) -> FitTable:
+    """One row per point: predicted (and measured) figure, the binding term, the gain to the next."""
+    rows = [(c, p) for c in cs for p in c.points]
+    modelled = any(p.binding for _, p in rows)  # a measured sweep without a plan has no model's curve
+    pre = "pred " if measured else ""
+    cols = [Col("section", [c.name for c, _ in rows], right=False, words=True),
+            Col(cs[0].x_key if cs else "point", [c.x_text(p.x) + (" knee" if p.knee else "") for c, p in rows])]
+    if modelled:
+        cols += [Col(pre + "MB/s", [mb_text(p.mb_s) + ("*" if p.outside else "") for _, p in rows]),
+                 Col(pre + "IOPS", [f"{p.iops:,.0f}" for _, p in rows])]
+    if measured:
+        cols += [Col("measured", [measured_cell(c, p) for c, p in rows])]
+        cols += [Col("diff", [diff_text(c, p) for c, p in rows])] if modelled else []
+        cols += [Col("CPU", [cpu_text(p.measured) for _, p in rows])]
+    if modelled:
+        cols.append(Col("limited by", [Text(p.binding, style="bold") for _, p in rows], right=False, words=True))
+    return FitTable(cols, [(pre + "IOPS",), (pre + "IOPS", "CPU")], rows_are="point", wrap_first=False,
+                    table=dict(title=title, title_justify="left", box=box.SIMPLE_HEAD))
+
+
+def scale_view(cs: Sequence[Curve], *, title: str, measured: bool = False) -> Group:
+    """The table, then the knees and the points outside the model as lines of the terminal's width
+    (a caption would wrap them to the table's)."""
+    notes = curve_notes(cs)
+    if measured:
+        notes.append("CPU: fio's user+system CPU seconds per GB moved, or per 1000 I/Os (s/kIO) for requests "
+                     "under 64 KiB")
+    return Group(scale_table(cs, title=title, measured=measured), *(Text(n) for n in notes))
+
+
+def measured_cell(c: Curve, p: Any) -> str:
+    m = p.measured
+    if m is None:
+        return "not run"
+    text = figure(m.iops if c.metric == "IOPS" else m.mb_s, c.metric) + (" IOPS" if c.metric == "IOPS" else " MB/s")
+    return text if m.status == "done" else f"{text} ({m.status})"
+
+
+def diff_text(c: Curve, p: Any) -> str:
+    m, pred = c.y(p, measured=True), c.y(p)
+    return "" if m is None or not pred else f"{(m - pred) / pred * 100:+.0f} %"
+
+
+def cpu_text(m: Measured | None) -> str:
+    if m is None:
+        return ""
+    if m.cpu_s_per_k_ios is not None and m.cpu_s_per_gb is not None:
+        return f"{m.cpu_s_per_k_ios:.3f} s/kIO" if _small(m) else f"{m.cpu_s_per_gb:.2f} s/GB"
+    return ""
+
+
+def _small(m: Measured) -> bool:
+    return bool(m.iops) and m.mb_s * 1e6 / m.iops < 64 * 1024
+
+
+def write_html(path: str, doc: dict) -> None:
+    from app.shared.report_html import render
+
+    try:
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(render(doc))
+    except OSError as exc:
+        raise PlanError(f"{path}: cannot write the report ({exc.strerror or exc})", "html") from None
+
+
+def scale_doc(target: str, plan: Plan | None, scale: Any, jobs: Sequence[Any]) -> dict:
+    """The measured sweep (and the model's, with a plan) as the curves the report draws."""
+    from runners.validate.scale import cpu_cost, predicted_points
+
+    measured: dict[Any, Measured] = {}
+    for pt in scale.points:
+        for w in pt.report.workloads if pt.report else ():
+            f = w.figures
+            if f is None:
+                continue
+            cost = cpu_cost(f, w.block_bytes)
+            measured[point_key(w.name, pt.point)] = Measured(
+                mb_s=f.bytes_s / 1e6, iops=f.iops, status=w.status,
+                cpu_s_per_gb=cost.s_per_gb if cost else None, cpu_s_per_k_ios=cost.s_per_k_ios if cost else None)
+    x_key = scale.axes[0].key
+    if plan:
+        preds = predicted_points(plan, scale, jobs)
+    else:
+        preds = [PointPrediction(workload=w.name, block_bytes=w.block_bytes, mb_s=0.0, iops=0.0, binding="",
+                                 runner_up="", headroom=1.0, terms=[], point=dict(pt.point))
+                 for pt in scale.points for w in (pt.report.workloads if pt.report else ())]
+    cs = curves(preds, x_key, measured)
+    summary = plan_summary(plan) if plan else ["no plan given: measured only"]
+    title = f"{target}: measured" + (f" beside {plan.name}'s prediction" if plan else "")
+    return curves_doc(title, [*summary, f"sweep took {scale.duration_s:.0f} s"], axes_json(scale.axes), cs)
+
+
+def add_report_parser(sub: Any) -> None:
+    rp = sub.add_parser("report", help="draw the HTML report again from a directory validate --scale --report kept")
+    rp.add_argument("dir", metavar="DIR", help="the --report directory (its curves.json)")
+    rp.add_argument("-o", "--output", metavar="FILE", help="where to write it (default DIR/report.html)")
+
+
+def rebuild_report(directory: str, output: str | None) -> int:
+    """report.html from the curves.json a measured sweep kept."""
+    path = os.path.join(directory, "curves.json")
+    try:
+        with open(path, encoding="utf-8") as f:
+            doc = json.load(f)
+        from app.shared.curves import from_doc
+
+        from_doc(doc)  # a file that is not a kept sweep is refused here, in one line
+    except OSError as exc:
+        raise PlanError(f"{path}: cannot read it ({exc.strerror or exc}); validate --scale --report DIR keeps it",
+                        "report") from None
+    except (ValueError, KeyError, TypeError) as exc:
+        raise PlanError(f"{path}: not the curves of a kept sweep ({exc})", "report") from None
+    out = output or os.path.join(directory, "report.html")
+    write_html(out, doc)
+    print(f"wrote {out}")
+    return 0

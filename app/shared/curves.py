@@ -1,0 +1,188 @@
+"""Scaling curves as the pictures draw them: one curve per section (and per value of a second
+swept option), predicted at every point, measured where validate ran it, the knee marked.
+
+The TUI's chart, the HTML report and the CLI's table all read these, so each shows the same
+figures; `curves_doc` is the JSON kept beside a report for `podplan report DIR` to draw again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from planners.models import Plan
+from planners.perf.jobfile import JobFile
+from planners.perf.workloads import Workload
+from planners.perf.scale import Axis, PointPrediction, curve_label, size_text
+from planners.results import PlanResult
+
+if TYPE_CHECKING:
+    from runners.validate.suite import ValidateReport
+
+# Requests under this size are read as IOPS, larger ones as MB/s (as validate's table does).
+SMALL_REQUEST = 64 * 1024
+
+
+@dataclass(frozen=True)
+class Measured:
+    """One point as fio measured it."""
+
+    mb_s: float
+    iops: float
+    status: str = "done"
+    cpu_s_per_gb: float | None = None
+    cpu_s_per_k_ios: float | None = None
+
+
+@dataclass(frozen=True)
+class CurvePoint:
+    x: int
+    """The swept value: a count, or bytes for bs."""
+    mb_s: float
+    """Predicted MB/s (10^6 bytes/s)."""
+    iops: float
+    binding: str
+    knee: bool = False
+    knee_cause: str = ""
+    outside: str = ""
+    measured: Measured | None = None
+
+
+@dataclass(frozen=True)
+class Curve:
+    section: str
+    label: str
+    """The other swept options' values ('' for a one-option sweep)."""
+    x_key: str
+    metric: str
+    """'MB/s' or 'IOPS': what the y axis shows."""
+    points: list[CurvePoint] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return f"{self.section} ({self.label})" if self.label else self.section
+
+    def y(self, p: CurvePoint, measured: bool = False) -> float | None:
+        if measured:
+            return None if p.measured is None else (p.measured.iops if self.metric == "IOPS" else p.measured.mb_s)
+        return p.iops if self.metric == "IOPS" else p.mb_s
+
+    def x_text(self, x: int) -> str:
+        return size_text(x) if self.x_key == "bs" else str(x)
+
+    @property
+    def knee(self) -> CurvePoint | None:
+        return next((p for p in self.points if p.knee), None)
+
+
+def point_key(section: str, point: dict[str, int]) -> tuple[str, tuple[tuple[str, int], ...]]:
+    return section, tuple(sorted(point.items()))
+
+
+def curves(preds: Sequence[PointPrediction], x_key: str,
+           measured: dict[tuple[str, tuple[tuple[str, int], ...]], Measured] | None = None) -> list[Curve]:
+    """The predictions grouped into curves, in the order their sections first appear."""
+    out: dict[tuple[str, str], Curve] = {}
+    for p in preds:
+        label = curve_label(p.point, x_key)
+        small = p.block_bytes < SMALL_REQUEST and x_key != "bs"
+        c = out.setdefault((p.workload, label), Curve(p.workload, label, x_key, "IOPS" if small else "MB/s"))
+        c.points.append(CurvePoint(x=p.point[x_key], mb_s=p.mb_s, iops=p.iops, binding=p.binding, knee=p.knee,
+                                   knee_cause=p.knee_cause, outside=p.outside_model,
+                                   measured=(measured or {}).get(point_key(p.workload, p.point))))
+    for c in out.values():
+        c.points.sort(key=lambda q: q.x)
+    return list(out.values())
+
+
+def curves_doc(title: str, summary: Sequence[str], axes: Sequence[dict[str, Any]], cs: Sequence[Curve]) -> dict:
+    """Everything a report draws, as JSON."""
+    return {"title": title, "summary": list(summary), "axes": list(axes), "curves": [asdict(c) for c in cs]}
+
+
+def from_doc(doc: dict) -> tuple[str, list[str], list[dict[str, Any]], list[Curve]]:
+    """`curves_doc` read back (a kept report drawn again)."""
+    cs = []
+    for c in doc.get("curves", []):
+        pts = [CurvePoint(**{**p, "measured": Measured(**p["measured"]) if p.get("measured") else None})
+               for p in c["points"]]
+        cs.append(Curve(c["section"], c["label"], c["x_key"], c["metric"], pts))
+    return doc["title"], list(doc["summary"]), list(doc.get("axes", [])), cs
+
+
+def curve_notes(cs: Sequence[Curve]) -> list[str]:
+    """The knees and the points outside the model, one line each."""
+    notes = []
+    for c in cs:
+        k = c.knee
+        if k:
+            notes.append(f"knee of {c.name} at {c.x_key}={c.x_text(k.x)}: {k.knee_cause}")
+        for why in dict.fromkeys(p.outside for p in c.points if p.outside):
+            xs = ", ".join(c.x_text(p.x) for p in c.points if p.outside == why)
+            notes.append(f"* {c.name} at {c.x_key}={xs} is outside the model: {why}")
+    return notes
+
+
+def plan_summary(plan: Plan) -> list[str]:
+    """The plan in a few lines, for a report read away from podplan."""
+    from app.shared.figures import odds
+    from planners.perf.predict import geometry_for_speed
+    from planners.reliability import reliability
+
+    result = geometry_for_speed(plan)
+    lines = [f"plan {plan.name}: {sum(d.count for d in plan.disks)} disks, {plan.filesystem.type}"]
+    lines += [f"{g.name}: RAID{g.level}, {g.members} members" + (f" + {g.spares} spares" if g.spares else "")
+              for g in reliability(plan, result).groups]
+    v = result.volumes[0]
+    lines.append(f"full stripe {v.alignment.top_io_opt_bytes // 1024} KiB")
+    rel = reliability(plan, result)
+    lines.append(f"data loss within a year: {odds(rel.loss_per_year[0])} to {odds(rel.loss_per_year[1])}")
+    return lines
+
+
+def figure(v: float | None, metric: str) -> str:
+    if v is None:
+        return ""
+    if metric == "IOPS":
+        return f"{v:,.0f}"
+    return f"{v:,.1f}" if v < 100 else f"{v:,.0f}"
+
+
+def measured_of(report: ValidateReport) -> dict[tuple[str, tuple[tuple[str, int], ...]], Measured]:
+    """A validate run's figures, each workload at the numjobs it ran with, with its CPU cost."""
+    from runners.validate.compare import model_workloads
+    from runners.validate.scale import cpu_cost
+
+    out = {}
+    for w, m in zip(report.workloads, model_workloads(report), strict=True):
+        f = w.figures
+        if f is None or w.status not in ("done", "partial"):
+            continue
+        cost = cpu_cost(f, w.block_bytes)
+        out[point_key(w.name, {"numjobs": m.numjobs})] = Measured(
+            mb_s=f.bytes_s / 1e6, iops=f.iops, status=w.status, cpu_s_per_gb=cost.s_per_gb if cost else None,
+            cpu_s_per_k_ios=cost.s_per_k_ios if cost else None)
+    return out
+
+
+def numjobs_axis(cores: int, ran: Sequence[int] = ()) -> Axis:
+    """1 job, doubling to at least four per core (the first question: 1 thread, one per core, four per
+    core), and the numjobs a run used."""
+    top = 1 << max(0, (4 * cores - 1).bit_length())
+    return Axis(key="numjobs", values=tuple(sorted({*(1 << i for i in range(top.bit_length())), *ran})))
+
+
+def suite_curves(plan: Plan, result: PlanResult, job: JobFile | None,
+                 measured: dict[tuple[str, tuple[tuple[str, int], ...]], Measured],
+                 ran: Sequence[Workload] = ()) -> list[Curve]:
+    """The suite's workloads (and a job file's sections) over numjobs, with what was measured; `ran`
+    (the workloads as a validate run shaped them) in place of the suite shaped for the plan."""
+    from planners.perf.context import build_ctx
+    from planners.perf.scale import as_job, shaped, sweep_job
+    from planners.perf.workloads import VALIDATION
+
+    axis = numjobs_axis(build_ctx(plan, result).cpu.cores, [pt[0][1] for _, pt in measured])
+    jobs = [as_job(list(ran) or shaped(plan, result, VALIDATION)), *([job] if job else [])]
+    preds = [p for jf in jobs for p in sweep_job(plan, result, jf, [axis])]
+    return curves(preds, "numjobs", measured)

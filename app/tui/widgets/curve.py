@@ -1,0 +1,132 @@
+"""A scaling curve on the Perf tab: the predicted figure as a line over numjobs (or the swept
+option), measured points once validate has run, the knee marked.
+
+Drawn with textual-plotext (Plotext inside a Textual widget). The x axis is the log2 of the
+swept value, labelled with the values themselves, so each doubling is one step, as the knee's
+definition (the next doubling gains under 10 %) reads it.
+"""
+
+from __future__ import annotations
+
+from math import ceil, floor, log2, log10
+from typing import TYPE_CHECKING
+
+from textual.containers import VerticalScroll
+from textual.widgets import Static
+from textual_plotext import PlotextPlot
+
+from app.shared.curves import Curve, Measured
+from planners.models import Plan
+from planners.perf.jobfile import JobFile
+from planners.results import PlanResult
+
+if TYPE_CHECKING:
+    from runners.validate.suite import ValidateReport
+
+PLOT_HEIGHT = 12
+"""Rows of one chart: enough for a readable y axis, and at 80x24 one chart and its title fit."""
+
+
+class CurvePlot(PlotextPlot):
+    """One section's curve (or curves, one per value of a second swept option)."""
+
+    DEFAULT_CSS = f"""
+    CurvePlot {{
+        height: {PLOT_HEIGHT};
+        width: 1fr;
+    }}
+    """
+
+    def __init__(self, curves: list[Curve], *, id: str | None = None) -> None:
+        super().__init__(id=id)
+        self.curves = curves
+        self._draw()
+
+    def show(self, curves: list[Curve]) -> None:
+        """Draw other figures (the plan changed, or validate measured some points)."""
+        self.curves = curves
+        self._draw()
+        self.refresh()
+
+    def _draw(self) -> None:
+        plt = self.plt
+        plt.clear_data()
+        plt.clear_figure()
+        cs = self.curves
+        if not cs:
+            return
+        first = cs[0]
+        xs = sorted({p.x for c in cs for p in c.points})
+        knees = [(c, k) for c in cs if (k := c.knee)]
+        title = f"{first.section} {first.metric}"
+        if knees:
+            c, k = knees[0]
+            title += f", knee {c.x_text(k.x)}: {k.knee_cause.split(':')[0]}"
+        plt.title(title)
+        plt.xticks([log2(x) for x in xs], [first.x_text(x) for x in xs])
+        for c in cs:
+            plt.plot([log2(p.x) for p in c.points], [c.y(p) or 0.0 for p in c.points], marker="braille")
+            seen = [p for p in c.points if p.measured is not None]
+            if seen:
+                plt.scatter([log2(p.x) for p in seen], [c.y(p, measured=True) or 0.0 for p in seen], marker="o")
+        for c, k in knees:
+            plt.vline(log2(k.x), "red")
+            plt.scatter([log2(k.x)], [c.y(k) or 0.0], marker="K", color="red")
+        ys = [v for c in cs for p in c.points for v in (c.y(p), c.y(p, measured=True)) if v is not None]
+        ticks = nice_ticks(max(ys) if ys else 0.0)
+        plt.ylim(0, ticks[-1])
+        plt.yticks(ticks, [f"{t:,.0f}" if t >= 10 else f"{t:g}" for t in ticks])
+
+
+def nice_ticks(top: float) -> list[float]:
+    """0 up to at least `top` in 3-5 round steps (1, 2 or 5 times a power of ten): axis labels that are
+    exact figures, not an axis's arbitrary fractions."""
+    if top <= 0:
+        return [0.0, 1.0]
+    step = 10 ** floor(log10(top / 4))
+    for m in (1, 2, 5, 10):
+        if top / (m * step) <= 4:
+            step *= m
+            break
+    n = ceil(top / step - 1e-9)
+    return [i * step for i in range(n + 1)]
+
+# What validate measured last (each workload at the numjobs it ran with), drawn as points on the
+# curves of the sections of the same name until the next run.
+_measured: dict[tuple[str, tuple[tuple[str, int], ...]], Measured] = {}
+
+
+def set_measured(report: ValidateReport) -> None:
+    """Keep a finished validate run's figures for the Perf tab's curves."""
+    from app.shared.curves import measured_of
+
+    _measured.clear()
+    _measured.update(measured_of(report))
+
+
+def perf_curves(plan: Plan, result: PlanResult, job: JobFile | None) -> list[list[Curve]]:
+    """The suite's sections (and a loaded job file's) over numjobs: one list of curves per chart."""
+    from app.shared.curves import suite_curves
+
+    return [[c] for c in suite_curves(plan, result, job, _measured)]
+
+HEADING = ("Scaling over numjobs, 1 job to 4 per core: the line is predicted, o measured (once validate "
+           "has run), K and the red line the knee, where the next doubling gains under 10 %")
+
+
+def show_curves(scroll: VerticalScroll, plan: Plan, result: PlanResult) -> None:
+    """The Perf tab's charts, one per section, under its figures; redrawn in place when the
+    sections are the same, else mounted anew."""
+    from app.tui.widgets.perf import _with_host_cpu, loaded_job
+
+    groups = perf_curves(_with_host_cpu(plan)[0], result, loaded_job()[0])
+    plots = list(scroll.query(CurvePlot))
+    if [p.curves[0].name for p in plots] == [g[0].name for g in groups]:
+        for p, g in zip(plots, groups, strict=True):
+            p.show(g)
+        return
+    for p in plots:
+        p.remove()
+    if not scroll.query("#curves-heading"):
+        scroll.mount(Static(HEADING, id="curves-heading", classes="curves-heading"))
+    scroll.mount_all([CurvePlot(g, id=f"curve-{i}") for i, g in enumerate(groups)])

@@ -1,0 +1,155 @@
+"""The HTML report opened in a real headless browser (Debian's chromium driven by Playwright):
+no console errors, no network, each chart with its curves' points, and it prints to PDF."""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+import pytest
+
+from app.cli.scale import curves_doc
+from app.shared.curves import Measured, curves, point_key
+from app.shared.report_html import render
+from planners.example import example_pod
+from planners.perf.jobfile import parse_job_file
+from planners.perf.predict import geometry_for_speed
+from planners.perf.scale import parse_scale, sweep_job
+
+CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if os.path.exists("/usr/bin/chromium") else None)
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (scripts/dev.sh "
+                                                          "installs it)")
+
+JOB = """[global]
+ioengine=libaio
+direct=1
+filename=/srv/pod/x
+[randread]
+rw=randread
+bs=4k
+iodepth=4
+[seqwrite]
+stonewall
+rw=write
+bs=1m
+iodepth=2
+"""
+
+
+def _doc() -> dict:
+    plan = example_pod()
+    result = geometry_for_speed(plan)
+    axes = [parse_scale("numjobs=1..64x2")]
+    preds = sweep_job(plan, result, parse_job_file(JOB), axes)
+    # two measured points on the random reads, as validate --scale would keep them
+    measured = {point_key("randread", {"numjobs": n}): Measured(mb_s=1.0 * n, iops=250.0 * n, cpu_s_per_gb=2.0,
+                                                                cpu_s_per_k_ios=0.01) for n in (1, 8)}
+    return curves_doc("pod45 </script> scaling", ["plan pod45"], [a.model_dump() for a in axes],
+                      curves(preds, "numjobs", measured))
+
+
+@pytest.fixture(scope="module")
+def browser():  # type: ignore[no-untyped-def]
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, args=["--headless", "--no-sandbox",
+                                                                "--disable-background-networking"])
+        yield b
+        b.close()
+
+
+def test_the_report_opens_offline_with_every_point_and_prints(browser, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    page_file = tmp_path / "report.html"
+    page_file.write_text(render(_doc()), encoding="utf-8")
+    page = browser.new_page(viewport={"width": 1100, "height": 900})
+    problems: list[str] = []
+    requests: list[str] = []
+    page.on("console", lambda m: problems.append(m.text) if m.type in ("error", "warning") else None)
+    page.on("pageerror", lambda e: problems.append(str(e)))
+    page.on("request", lambda r: requests.append(r.url) if not r.url.startswith("file:") else None)
+    page.goto(page_file.as_uri())
+    page.wait_for_function("() => window.Chart && document.querySelectorAll('canvas').length === 2")
+    assert problems == []
+    assert requests == []  # self-contained: nothing fetched
+    charts = page.evaluate("""() => [...document.querySelectorAll('canvas')].map(c => {
+        const ch = Chart.getChart(c);
+        return {w: c.width, h: c.height,
+                sets: ch.data.datasets.map(d => [d.kind, d.data.length]),
+                ticks: ch.scales.x.ticks.map(t => t.label)};
+    })""")
+    rr, sw = charts
+    assert rr["sets"] == [["predicted", 7], ["measured", 2], ["knee", 1]]
+    assert sw["sets"] == [["predicted", 7], ["knee", 1]]
+    assert rr["ticks"] == ["1", "2", "4", "8", "16", "32", "64"]
+    assert all(c["w"] > 300 and c["h"] > 150 for c in charts)
+    # the title's text stays text (escaped), the table has a row per point
+    assert page.title() == "pod45 </script> scaling"
+    assert page.locator("tbody tr").count() == 14
+    assert page.locator("tr.knee").count() == 2
+    page.screenshot(path=str(tmp_path / "report.png"), full_page=True)
+    pdf = page.pdf()
+    assert pdf.startswith(b"%PDF") and len(pdf) > 10_000
+    page.close()
+
+
+def _suite_report():  # type: ignore[no-untyped-def]
+    """A quick suite's report as validate keeps it (figures as fio gave them on a small array)."""
+    from runners.fio.jobs import Shape
+    from runners.fio.result import JobFigures
+    from runners.validate.suite import ValidateReport, WorkloadReport
+
+    shapes = {"seq-read": ("read", 1 << 20, 1, 2, 900e6), "seq-write": ("write", 1 << 20, 1, 2, 450e6),
+              "rand-read-4k": ("randread", 4096, 1, 16, 8e6), "rand-write-4k": ("randwrite", 4096, 1, 16, 2e6)}
+    out = []
+    for name, (rw, bs, jobs, depth, bw) in shapes.items():
+        side = "read" if "read" in rw else "write"
+        fig = JobFigures(name=name, read_bytes_s=int(bw) if side == "read" else 0,
+                         write_bytes_s=int(bw) if side == "write" else 0, read_iops=bw / bs if side == "read" else 0,
+                         write_iops=bw / bs if side == "write" else 0, read_p99_us=None, write_p99_us=None,
+                         runtime_ms=2000, io_bytes=int(2 * bw), error=0, steady=None, cpu_s=0.4,
+                         total_ios=int(2 * bw / bs))
+        job = (f"[{name}]\nrw={rw}\nbs={bs}\ndirect=1\nioengine=libaio\niodepth={depth}\nnumjobs={jobs}\n")
+        out.append(WorkloadReport(name=name, status="done", block_bytes=bs, in_flight=jobs * depth, figures=fig,
+                                  job_file=job))
+    return ValidateReport(target="/dev/md0", kind="device", mode="quick", size_bytes=10**12, shape=Shape(),
+                          direct=True, workloads=tuple(out), duration_s=8.0, partial=False)
+
+
+def test_a_validate_report_draws_bars_baseline_and_curves(browser, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from app.cli.main import main
+    from app.shared.validate_report import validate_doc, write_report
+    from runners.fio.baseline import Baseline, DiskBaseline
+    from runners.validate.compare import load_predictions, side_by_side
+
+    plan = example_pod()
+    report = _suite_report()
+    rows = side_by_side(report, load_predictions(plan, report))
+    base = Baseline(disks=tuple(DiskBaseline(device=f"/dev/sd{c}", outer_mb_s=140.0 if c == "c" else 200.0,
+                                             inner_mb_s=100.0, rand_read_iops=150.0,
+                                             slow=("outer",) if c == "c" else ()) for c in "abcd"),
+                    medians={"outer": 200.0}, job_file="", partial=False)
+    write_report(str(tmp_path), validate_doc("/dev/md0", plan, report, rows, base))
+    # `podplan report DIR` draws the same page again from what the run kept
+    again = tmp_path / "again.html"
+    assert main(["report", str(tmp_path), "-o", str(again)]) == 0
+    assert again.read_text() == (tmp_path / "report.html").read_text()
+    page = browser.new_page(viewport={"width": 1100, "height": 900})
+    problems: list[str] = []
+    page.on("console", lambda m: problems.append(m.text) if m.type in ("error", "warning") else None)
+    page.on("pageerror", lambda e: problems.append(str(e)))
+    page.goto((tmp_path / "report.html").as_uri())
+    page.wait_for_function("() => window.Chart && document.querySelectorAll('canvas').length === 7")
+    assert problems == []
+    sets = page.evaluate("""() => [...document.querySelectorAll('canvas')].map(c =>
+        Chart.getChart(c).data.datasets.map(d => [d.kind, d.data.length]))""")
+    # MB/s bars, IOPS bars (measured beside predicted), the baseline, then a curve per workload
+    assert sets[:3] == [[["measured", 2], ["predicted", 2]], [["measured", 2], ["predicted", 2]], [["baseline", 4]]]
+    for curve in sets[3:]:
+        assert curve[0][0] == "predicted" and curve[1] == ["measured", 1]
+    colours = page.evaluate("() => Chart.getChart(document.querySelectorAll('canvas')[2]).data.datasets[0]"
+                            ".backgroundColor")
+    assert colours[2] != colours[0]  # the slow disk stands out
+    assert "slow, more than 20 % below the median: /dev/sdc (outer)" in page.content()
+    assert page.pdf().startswith(b"%PDF")
+    page.close()

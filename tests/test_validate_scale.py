@@ -1,0 +1,115 @@
+"""`validate --scale` with real fio on a directory: every point measured behind validate's guards,
+with fio's CPU cost, beside the model's point; the report drawn from what was kept."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from app.cli.main import main
+from app.cli.scale import scale_doc
+from planners.example import example_pod
+from planners.perf.jobfile import parse_job_file
+from planners.perf.scale import parse_scale
+from runners.exec import which
+from runners.fio.jobs import Timing
+from runners.fio.result import job_figures
+from runners.validate.scale import cpu_cost, validate_scale
+
+pytestmark = pytest.mark.skipif(which("fio") is None, reason="fio is not installed")
+
+TINY = Timing(runtime_s=2, ss_duration_s=1, ss_ramp_s=0, ss_slope_pct=50.0)
+JOB = "[global]\nioengine=psync\n[rr]\nrw=randread\nbs=4k\n"
+MiB = 1024**2
+
+
+def test_fio_cpu_seconds_are_its_percent_of_every_jobs_runtime() -> None:
+    # fio with group_reporting: usr_cpu/sys_cpu are percent of job_runtime, the jobs' runtimes added
+    f = job_figures({"jobname": "x", "usr_cpu": 1.5, "sys_cpu": 18.5, "job_runtime": 6000,
+                     "read": {"io_bytes": 2 * 10**9, "total_ios": 500_000, "bw_bytes": 1, "runtime": 2000}})
+    assert f.cpu_s == pytest.approx(1.2) and f.total_ios == 500_000
+    cost = cpu_cost(f, 4096)
+    assert cost is not None
+    assert cost.s_per_gb == pytest.approx(0.6) and cost.s_per_k_ios == pytest.approx(1.2 / 500)
+    assert cost.small and not cpu_cost(f, 1 << 20).small  # type: ignore[union-attr]
+    assert cpu_cost(job_figures({"jobname": "x"}), 4096) is None  # an old fio without the fields
+
+
+def test_each_point_is_a_validate_run_with_its_cpu_cost(tmp_path) -> None:
+    target = tmp_path / "t"
+    target.mkdir()
+    report = tmp_path / "rep"
+    jobs = [parse_job_file(JOB)]
+    axes = [parse_scale("numjobs=1,2")]
+    scale = validate_scale(str(target), jobs, axes, report_dir=str(report), timing=TINY, file_size=8 * MiB)
+    assert [p.point for p in scale.points] == [{"numjobs": 1}, {"numjobs": 2}]
+    for p in scale.points:
+        assert p.report is not None
+        (w,) = p.report.workloads
+        assert w.status in ("done", "partial") and w.figures and w.figures.iops > 0
+        assert f"numjobs={p.point['numjobs']}" in w.job_file  # the point, as fio read it
+        cost = cpu_cost(w.figures, w.block_bytes)
+        assert cost and cost.cpu_s > 0 and cost.s_per_k_ios and cost.small
+    # the directory is left as it was: the podplan file of each run removed
+    assert os.listdir(target) == []
+    kept = json.loads((report / "scale.json").read_text())
+    assert [p["point"] for p in kept["points"]] == [{"numjobs": 1}, {"numjobs": 2}]
+    assert sorted(os.listdir(report)) == ["numjobs-1", "numjobs-2", "scale.json"]
+
+    # beside the model's point (the example plan: not this directory, but the arithmetic is the same)
+    doc = scale_doc(str(target), example_pod(), scale, jobs)
+    (curve,) = doc["curves"]
+    assert [p["x"] for p in curve["points"]] == [1, 2]
+    for p, run in zip(curve["points"], scale.points, strict=True):
+        assert p["binding"] and p["iops"] > 0
+        fig = run.report.workloads[0].figures  # type: ignore[union-attr]
+        assert p["measured"]["iops"] == pytest.approx(fig.iops)
+        assert p["measured"]["cpu_s_per_k_ios"] == pytest.approx(fig.cpu_s / (fig.total_ios / 1000))
+
+
+def test_validate_scale_on_the_command_line(tmp_path, capsys, monkeypatch) -> None:
+    monkeypatch.setattr("runners.fio.jobs.QUICK", TINY)  # the quick suite's timing, shortened for the test
+    target = tmp_path / "t"
+    target.mkdir()
+    job = tmp_path / "j.fio"
+    job.write_text(JOB + "size=8m\nruntime=2\n")
+    report = tmp_path / "rep"
+    rc = main(["validate", str(target), "--job", str(job), "--scale", "numjobs=1", "--report", str(report),
+               "--json"])
+    assert rc in (0, 1)  # 1: fio stopped it before it was steady (partial), which says so
+    doc = json.loads(capsys.readouterr().out)
+    (pt,) = doc["scale"]["points"]
+    assert pt["point"] == {"numjobs": 1} and pt["report"]["workloads"][0]["figures"]["cpu_s"] > 0
+    assert (report / "report.html").read_text().startswith("<!DOCTYPE html>")
+    assert main(["report", str(report), "-o", str(tmp_path / "again.html")]) == 0
+    assert (tmp_path / "again.html").read_text() == (report / "report.html").read_text()
+
+
+@pytest.mark.parametrize(("argv", "says"), [
+    (["--scale", "numjobs=1,2"], "give --job FILE.fio"),
+    (["--scale", "numjobs=0"], "numjobs 0 is outside"),
+])
+def test_validate_scale_refuses_in_one_line(tmp_path, capsys, argv: list[str], says: str) -> None:
+    assert main(["validate", str(tmp_path), *argv]) == 2
+    err = capsys.readouterr().err
+    assert says in err and err.count("\n") == 1
+
+
+def test_validate_report_dir_keeps_a_page_of_the_run(tmp_path, capsys, monkeypatch) -> None:
+    monkeypatch.setattr("runners.fio.jobs.QUICK", TINY)
+    monkeypatch.setattr("runners.validate.suite.QUICK", TINY)
+    target = tmp_path / "t"
+    target.mkdir()
+    report = tmp_path / "rep"
+    assert main(["validate", str(target), "--report", str(report), "--json"]) in (0, 1)
+    out = json.loads(capsys.readouterr().out)
+    kept = json.loads((report / "curves.json").read_text())
+    # measured only (no plan): one bar per workload that ran, in validate's units
+    assert [(b["workload"], b["metric"]) for b in kept["bars"]] == [
+        ("seq-read", "MB/s"), ("seq-write", "MB/s"), ("rand-read-4k", "IOPS"), ("rand-write-4k", "IOPS")]
+    for b, row in zip(kept["bars"], out["side_by_side"], strict=True):
+        assert b["measured"] == (row["measured_mb_s"] if b["metric"] == "MB/s" else row["measured_iops"])
+        assert b["predicted"] is None
+    assert "<canvas" in (report / "report.html").read_text()
