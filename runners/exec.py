@@ -57,7 +57,7 @@ PROGRAMS: dict[str, Program] = {
     "losetup": _MOUNT, "mount": _MOUNT, "umount": _MOUNT,
     "lsblk": _UTIL, "blkid": _UTIL, "wipefs": _UTIL, "dmesg": _UTIL, "unshare": _UTIL, "setpriv": _UTIL,
     "findmnt": _UTIL, "partx": _UTIL,
-    **dict.fromkeys(("df", "env", "cat", "sleep"), Program("coreutils", base=True)),
+    **dict.fromkeys(("df", "env", "cat", "sleep", "dd", "truncate"), Program("coreutils", base=True)),
     "bash": Program("bash", base=True),
     "journalctl": Program("systemd", optional="the kernel log is read from dmesg first and /var/log/kern.log last"),
     # The VM lab: the kit builder downloads and unpacks Debian packages, indexes the kernel's modules, boots qemu.
@@ -68,6 +68,8 @@ PROGRAMS: dict[str, Program] = {
     # Only the tests: build scripts are linted, the TUI is driven in a real terminal.
     "shellcheck": Program("shellcheck"),
     "tmux": Program("tmux"),
+    # The HTML report is opened in a real headless browser.
+    "chromium": Program("chromium"),
     "valgrind": Program("valgrind", optional="only benchmarks/bench_tui.py --instructions counts instructions with it"),
 }
 

@@ -39,7 +39,7 @@ iodepth=2
 def _doc() -> dict:
     plan = example_pod()
     result = geometry_for_speed(plan)
-    axes = [parse_scale("numjobs=1..64x2")]
+    axes = [parse_scale("numjobs=1..1024x2")]  # the random reads flatten past 256 jobs
     preds = sweep_job(plan, result, parse_job_file(JOB), axes)
     # two measured points on the random reads, as validate --scale would keep them
     measured = {point_key("randread", {"numjobs": n}): Measured(mb_s=1.0 * n, iops=250.0 * n, cpu_s_per_gb=2.0,
@@ -79,13 +79,13 @@ def test_the_report_opens_offline_with_every_point_and_prints(browser, tmp_path)
                 ticks: ch.scales.x.ticks.map(t => t.label)};
     })""")
     rr, sw = charts
-    assert rr["sets"] == [["predicted", 7], ["measured", 2], ["knee", 1]]
-    assert sw["sets"] == [["predicted", 7], ["knee", 1]]
-    assert rr["ticks"] == ["1", "2", "4", "8", "16", "32", "64"]
+    assert rr["sets"] == [["predicted", 11], ["measured", 2], ["knee", 1]]
+    assert sw["sets"] == [["predicted", 11], ["knee", 1]]
+    assert rr["ticks"] == ["1", "2", "4", "8", "16", "32", "64", "128", "256", "512", "1024"]
     assert all(c["w"] > 300 and c["h"] > 150 for c in charts)
     # the title's text stays text (escaped), the table has a row per point
     assert page.title() == "pod45 </script> scaling"
-    assert page.locator("tbody tr").count() == 14
+    assert page.locator("tbody tr").count() == 22  # 11 points of each section
     assert page.locator("tr.knee").count() == 2
     page.screenshot(path=str(tmp_path / "report.png"), full_page=True)
     pdf = page.pdf()

@@ -137,7 +137,8 @@ def plan_summary(plan: Plan) -> list[str]:
     v = result.volumes[0]
     lines.append(f"full stripe {v.alignment.top_io_opt_bytes // 1024} KiB")
     rel = reliability(plan, result)
-    lines.append(f"data loss within a year: {odds(rel.loss_per_year[0])} to {odds(rel.loss_per_year[1])}")
+    lo, hi = rel.loss.per_year
+    lines.append(f"data loss within a year: {odds(lo)} to {odds(hi)} (arrays lost and unreadable sectors in rebuilds)")
     return lines
 
 
