@@ -77,7 +77,7 @@ def _check_array_starts(plan: Plan, md_io: list[tuple[str, int, int, int | None,
     assert lvg is not None
     off: list[tuple[str, int, int]] = []
     levels = set()
-    for (name, _, io_opt, chunk, level), start in zip(md_io, lvg.pv_lv_offset_bytes):
+    for (name, _, io_opt, chunk, level), start in zip(md_io, lvg.pv_lv_offset_bytes, strict=True):
         unit = write_unit(level, chunk, io_opt)
         if start is not None and unit and start % unit:
             off.append((name, start % unit, unit))

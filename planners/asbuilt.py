@@ -45,11 +45,11 @@ _RULES: tuple[tuple[str, str, str], ...] = (
     ("pe_start", ("LVM extents do not start on a full-stripe boundary: every stripe-sized write to the LV straddles "
                   "two stripes"), ""),
     ("extent size", "a different extent size: the LV rounds to other boundaries and its size differs", ""),
-    ("start in the LV", "the array's data begins elsewhere in the LV than planned: the arrays were concatenated in "
-                        "another order or with other extents", ""),
+    ("start in the LV", ("the array's data begins elsewhere in the LV than planned: the arrays were concatenated in "
+                         "another order or with other extents"), ""),
     ("past a full stripe", "the array starts nearer a full stripe of the LV than planned",
-     "the array starts inside a full stripe of the LV: every full-stripe write to it straddles two stripes, a "
-     "read-modify-write on RAID5/6"),
+     ("the array starts inside a full stripe of the LV: every full-stripe write to it straddles two stripes, a "
+      "read-modify-write on RAID5/6")),
     ("LV stripes", "the LV stripes over fewer arrays than planned: sequential throughput scales down with it",
      "the LV stripes over more arrays than planned"),
     ("readahead", "readahead below plan: a buffered sequential reader keeps fewer disks busy",

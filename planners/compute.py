@@ -236,7 +236,7 @@ def lvm_alignment_bytes(v: VolumeResult, mds: list[MdGeometry]) -> int:
     if lvg is None:
         return 0
     out = 0
-    for md, size, extents in zip(mds, lvg.pv_bytes, lvg.pv_extents):
+    for md, size, extents in zip(mds, lvg.pv_bytes, lvg.pv_extents, strict=True):
         unit = al.write_unit(md.level, md.chunk_bytes, md.io_opt_bytes)
         if unit and lvg.extent_bytes % unit == 0:
             tail = size // 512 * 512 - lvg.pe_start_bytes - extents * lvg.extent_bytes

@@ -26,5 +26,7 @@ class PlanError(PodplanError, ValueError):
     so the TUI can highlight the input; it is empty when no single field is to blame.
     """
 
+    field: str  # a plan error always has its field ("" for none): the TUI keys its highlight on it
+
     def __init__(self, message: str, field: str = ""):
         super().__init__(message, field)

@@ -249,12 +249,12 @@ def reliability_ctx(ctx: PerfCtx, seen: dict[tuple[object, ...], dict[str, Group
         ("Unrecoverable read errors strike each bit read independently at the disk's rated rate; one read while "
          "a rebuild has no redundancy left loses that stripe's data (md records a bad block and goes on)."),
     ]
-    at = [rates(a) for a in AFR_RANGE]
+    (a1, u1, r1), (a4, u4, r4) = (rates(a) for a in AFR_RANGE)
     loss = Loss(
-        per_year=tuple(yearly(a + u) for a, u, _ in at), array_per_year=tuple(yearly(a) for a, _, _ in at),
-        ure_per_year=tuple(yearly(u) for _, u, _ in at), rebuilds_per_year=tuple(r * HOURS_PER_YEAR for *_, r in at),
-        ure_per_rebuild=tuple(u / r if r else 0.0 for _, u, r in at), per_year_nominal=yearly(sum(rates(afr)[:2])))
-    return Reliability(groups=groups, mttdl_hours=(1 / at[1][0], 1 / at[0][0]), loss=loss, afr_nominal=afr,
+        per_year=(yearly(a1 + u1), yearly(a4 + u4)), array_per_year=(yearly(a1), yearly(a4)),
+        ure_per_year=(yearly(u1), yearly(u4)), rebuilds_per_year=(r1 * HOURS_PER_YEAR, r4 * HOURS_PER_YEAR),
+        ure_per_rebuild=(u1 / r1 if r1 else 0.0, u4 / r4 if r4 else 0.0), per_year_nominal=yearly(sum(rates(afr)[:2])))
+    return Reliability(groups=groups, mttdl_hours=(1 / a4, 1 / a1), loss=loss, afr_nominal=afr,
                        assumptions=assumptions)
 
 

@@ -114,7 +114,9 @@ def bare_unit_note(text: object) -> str | None:
     Drives are sold in decimal units, so a bare `T` is most often meant as `TB`: the 10 % between
     them is a whole disk in a pod of ten.
     """
-    m = _SIZE.match(text) if isinstance(text, str) else None
+    if not isinstance(text, str):
+        return None
+    m = _SIZE.match(text)
     if not m or m.group(2).upper() not in tuple("KMGTPE"):
         return None
     number, unit = m.group(1), m.group(2).upper()

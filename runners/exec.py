@@ -258,7 +258,8 @@ def spawn(argv: Sequence[str], *, env: Mapping[str, str] | None = None, grace: f
     argv = [str(a) for a in argv]
     exe = resolve(argv)
     started = time.time()
-    err = tempfile.TemporaryFile()
+    # Owned by the Spawned object, which closes it once the process is reaped: no with block here.
+    err = tempfile.TemporaryFile()  # noqa: SIM115
     try:
         proc = subprocess.Popen([exe, *argv[1:]], stdin=subprocess.DEVNULL,
                                 stdout=err if stdout_to_stderr else subprocess.DEVNULL, stderr=err,

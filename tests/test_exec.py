@@ -108,10 +108,13 @@ def test_spawn_stops_the_whole_group_and_records_why(tmp_path):
         child = int(pidfile.read_text())
         proc.stop("cancelled by the test")
     assert proc.returncode is not None and proc.returncode < 0  # ended by SIGTERM
-    with pytest.raises(ProcessLookupError):  # the grandchild went with the group
+    def signal_until_gone() -> None:
         for _ in range(50):
             os.kill(child, 0)
             time.sleep(0.05)
+
+    with pytest.raises(ProcessLookupError):  # the grandchild went with the group
+        signal_until_gone()
     (rec,) = _records()
     assert rec["argv"] == ["bash", "-c", script] and rec["exit"] == proc.returncode
     assert rec["note"] == "cancelled by the test" and rec["stderr_tail"] == "started" == proc.stderr.strip()
@@ -119,7 +122,7 @@ def test_spawn_stops_the_whole_group_and_records_why(tmp_path):
 
 def test_spawn_resolves_through_the_program_list():
     unlisted = ["python3", "-c", "pass"]  # installed, but no package in PROGRAMS says where it comes from
-    with pytest.raises(CommandError, match="not in runners.exec.PROGRAMS"):
+    with pytest.raises(CommandError, match=r"not in runners\.exec\.PROGRAMS"):
         spawn(unlisted)
 
 

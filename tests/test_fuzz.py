@@ -39,7 +39,7 @@ def test_the_schema_reaches_every_part_of_a_plan() -> None:
     assert {"tools.kernel", "tools.lvm2", "hardware.replace_hours", "hardware.disk.lun.rebuild_hours",
             "hardware.models.*.afr", "hardware.controller.round_trip_us", "groups.0.chunk", "disks.0.size",
             "filesystem.reserved_percent", "tuning.readahead"} <= paths
-    for seed in SEEDS + [EDGE_SEEDS[1][0]]:
+    for seed in [*SEEDS, EDGE_SEEDS[1][0]]:
         assert set(run_commands(seed).values()) == {"ok"}, seed.get("name")
 
 

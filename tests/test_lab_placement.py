@@ -94,7 +94,7 @@ def lab() -> dict:
 
 def _reads(before: str, after: str) -> list[int]:
     """Reads completed by each array between two snapshots of /sys/block/mdN/stat."""
-    return [int(a.split()[0]) - int(b.split()[0]) for b, a in zip(before.splitlines(), after.splitlines())]
+    return [int(a.split()[0]) - int(b.split()[0]) for b, a in zip(before.splitlines(), after.splitlines(), strict=True)]
 
 
 def _best(lab: dict, name: str) -> dict[str, float]:
@@ -114,11 +114,11 @@ def test_a_files_reads_stay_on_the_array_it_sits_on(lab):
         [measured] = _best(lab, name).values()
         [w] = parse_job_file(text).workloads
         [p] = predict(plan(), workloads=[w], disk_override=disk)
-        served = {a for a, r in zip(ARRAYS, reads) if r > 0.05 * sum(reads)}
+        served = {a for a, r in zip(ARRAYS, reads, strict=True) if r > 0.05 * sum(reads)}
         named = {ctx.groups[i].name for i in shares(ctx, w)}
         err = (p.iops - measured) / measured
         rows.append(dict(job=name, predicted=p.iops, measured=measured, error=err, binding=p.binding,
-                         reads=dict(zip(ARRAYS, reads)), served=sorted(served), model=sorted(named)))
+                         reads=dict(zip(ARRAYS, reads, strict=True)), served=sorted(served), model=sorted(named)))
         if served != named or abs(err) > TOLERANCE:
             bad.append(rows[-1])
     table = "\n".join(f"{r['job']}: predicted {r['predicted']:.0f} IOPS, measured {r['measured']:.0f} "

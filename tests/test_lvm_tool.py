@@ -270,7 +270,7 @@ def test_aligned_extents_and_array_starts_match_lvm():
                                                 vgcreate_options=v.lvm.vgcreate_options,
                                                 lvcreate_options=v.lvm.lvcreate_options), vols)
     wrong = []
-    for p, v, m in zip(ALIGNED, vols, measured):
+    for p, v, m in zip(ALIGNED, vols, measured, strict=True):
         g = v.lvm
         starts = tuple(m.lv.start_on(pv.name) for pv in m.pvs)
         seen = (m.vg.extent_bytes, tuple(pv.pe_count for pv in m.pvs), m.lv.lv_bytes, starts)

@@ -220,5 +220,5 @@ def test_properties(kw):
 
 def test_far_copies_that_leave_no_whole_set_of_chunks_are_refused():
     # 20 MiB members, 9 MiB of metadata (1.1), 4 MiB chunks: two chunks a member, three far copies of each.
-    with pytest.raises(PlanError, match="member .* too small"):
+    with pytest.raises(PlanError, match=r"member .* too small"):
         md_geometry([20 * MiB] * 3, level=10, layout="f3", chunk_bytes=4 * MiB, metadata="1.1")

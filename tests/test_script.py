@@ -69,8 +69,8 @@ def test_script_extent_puts_every_array_on_a_full_stripe():
     text = build_script(plan, r)
     assert "run vgcreate --physicalextentsize 6656k pod /dev/md/md0 /dev/md/md1 /dev/md/md2" in text
     starts = r.volumes[0].lvm.pv_lv_offset_bytes
-    assert f"# -s 6656K: chosen by podplan, the md full stripe (6815744 bytes): each array starts on a full stripe " \
-           f"of the LV (md1 at byte {starts[1]}, md2 at byte {starts[2]})." in text
+    assert (f"# -s 6656K: chosen by podplan, the md full stripe (6815744 bytes): each array starts on a full stripe "
+            f"of the LV (md1 at byte {starts[1]}, md2 at byte {starts[2]}).") in text
     assert all(s % 6815744 == 0 for s in starts)
     fixed = plan.model_copy(update={"lvm": plan.lvm.model_copy(update={"extent_size": 4 * 2**20})})
     text = build_script(fixed, compute(fixed))

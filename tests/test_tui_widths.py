@@ -67,5 +67,5 @@ async def test_compare_at_120x40_shows_three_variants_whole() -> None:
         for i in range(table.row_count):
             label, *cells = (str(c) for c in table.get_row_at(i))
             line = next(line for line in lines if line.startswith(f" {label} "))
-            for v, cell in zip(screen.columns(), cells):
+            for v, cell in zip(screen.columns(), cells, strict=True):
                 assert cell in line, f"{v.name}: {label} {cell!r} not whole in {line!r}"

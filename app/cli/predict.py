@@ -23,7 +23,8 @@ from planners.models import Plan
 from planners.perf.predict import WorkloadPrediction
 from planners.perf.request_cpu import NAME as REQUEST_CPU
 from planners.reliability import Reliability
-from planners.sweep import MAX_LOSS_PER_YEAR, MAX_REBUILD_LOSS, Sweep
+from planners.reliability import MAX_REBUILD_LOSS
+from planners.sweep import MAX_LOSS_PER_YEAR, Sweep
 
 MODES = ("normal", "degraded", "rebuild")
 

@@ -95,7 +95,7 @@ def replace_atomically(path: Path, text: str, *, executable: bool = False) -> No
     else:
         if executable:  # executable by whoever may read it, as chmod +x under the umask
             mode |= (mode & 0o444) >> 2
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or Path("."))
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
             fh.write(text)

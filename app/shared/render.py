@@ -59,7 +59,7 @@ def filesystems_table(result: PlanResult) -> FitTable | None:
 def groups_table(plan: Plan, result: PlanResult) -> FitTable:
     """Narrower than the table, the data offset goes first, then the component size, the chunk and
     the disk count (as the TUI's Capacity tab drops them): the array's bytes stay."""
-    pairs = list(zip(plan.groups, result.groups))
+    pairs = list(zip(plan.groups, result.groups, strict=True))
     return FitTable([
         Col("array", [g.name for _, g in pairs], right=False),
         Col("level", [f"RAID{pg.level}" + (f" {pg.layout}" if pg.layout else "") for pg, _ in pairs], right=False,

@@ -314,8 +314,9 @@ class PodplanApp(App[int]):
         else:
             self.post_message(FileSaved(path, what))
 
+    # A worker, so the dialog's answer can be awaited; Textual runs the action and drops what it returns.
     @work(exclusive=True, group="quit-dialog")
-    async def action_quit(self) -> None:
+    async def action_quit(self) -> None:  # type: ignore[override]
         """ctrl+q: when the form holds changes no file has, ask: save them first, quit anyway, or stay."""
         if not self.modified:
             self.exit()

@@ -83,7 +83,7 @@ def build_script(plan: Plan, result: PlanResult) -> str:
     w("")
     w('step "check every device (read-only)"')
     arrays = []
-    for g, (_, members, spares) in zip(result.groups, plan.group_disks()):
+    for g, (_, members, spares) in zip(result.groups, plan.group_disks(), strict=True):
         for var, disks in ((_var(g, "MEMBERS"), members), (_var(g, "SPARES"), spares)):
             arrays.append((var, [(d.size, d.logical_sector, d.physical_sector) for d in disks]))
     for line in device_checks(arrays):

@@ -153,7 +153,7 @@ def _compare_array_starts(add: Callable[..., None], result: PlanResult, v, lv, c
     if lv is not None and not lv.segment_table:
         return  # a report recorded without seg_start and seg_pe_ranges cannot say where the arrays start
     mds = {g.name: g.md for g in result.groups}
-    for name, predicted in zip(v.groups, v.lvm.pv_lv_offset_bytes):
+    for name, predicted in zip(v.groups, v.lvm.pv_lv_offset_bytes, strict=True):
         if predicted is None:
             continue
         kernel = kernel_name.get(name)

@@ -14,7 +14,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
-from typing import Literal
+from typing import Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -145,7 +145,7 @@ def validate(target: str, *, mode: Literal["quick", "full"] = "quick", destroy_d
     phases = [list(p) for jf in jobs for p in job_phases(jf)] if jobs else \
         [[w] for w in suite(fio_target, shape, timing, names)]
 
-    def alone(w):  # type: ignore[no-untyped-def]
+    def alone(w):
         return user_workload(w, fio_target, timing) if jobs else w
 
     t0 = time.monotonic()
@@ -162,7 +162,9 @@ def validate(target: str, *, mode: Literal["quick", "full"] = "quick", destroy_d
                 if stopped:
                     ran = {w.name: _skipped(alone(w), f"not run: {stopped}") for w in run}
                 elif run:
-                    together = user_phase(run, fio_target, timing) if jobs else tuple(run)
+                    # A job file's phases hold its own workloads; the suite's, fio's ready-made ones.
+                    together = (user_phase(cast("list[ModelWorkload]", run), fio_target, timing) if jobs
+                                else tuple(cast("list[Workload]", run)))
                     ran = {r.name: r for r in _run_together(together, out, timing, on_progress, cancel)}
                 reports += [ran[w.name] if w.name in ran else _skipped(alone(w), refusal or "") for w in phase]
                 bad = [r for r in ran.values() if r.status in ("partial", "failed")]

@@ -124,10 +124,10 @@ class SweepScreen(Screen[None]):
             label = col + (" ▾" if col == sorted_column else "")
             table.add_column(Text(label, justify="right" if col in SWEEP_NUMERIC else "left"), key=col)
         at = 0
-        for i, ((rank, row), all_cells) in enumerate(zip(ordered, rows)):
+        for i, ((rank, row), all_cells) in enumerate(zip(ordered, rows, strict=True)):
             style = "" if row.pareto else ("dim red" if row.risky else "dim")
             cells = [Text(c, style=style, justify="right" if col in SWEEP_NUMERIC else "left")
-                     for col, c in zip(SWEEP_COLUMNS, all_cells) if col in shown]
+                     for col, c in zip(SWEEP_COLUMNS, all_cells, strict=True) if col in shown]
             table.add_row(*cells, key=str(rank))
             if not to_top and current is not None and row.label == current.label:
                 at = i  # the cursor stays on the same layout through a new sort or workload

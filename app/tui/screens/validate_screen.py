@@ -305,8 +305,8 @@ class ValidateScreen(Screen[None]):
     def _notes(self, report: ValidateReport, predicted: bool, mismatch: tuple[str, ...] = ()) -> str:
         what = "the job file's sections" if report.grouping or any(w.name not in WORKLOADS for w in report.workloads) \
             else f"{report.mode} suite"
-        notes = [f"{report.target}: {what}, {report.duration_s:.0f} s, "
-                 f"{'direct I/O' if report.direct else 'buffered (the filesystem refused O_DIRECT)'}"]
+        notes = [(f"{report.target}: {what}, {report.duration_s:.0f} s, "
+                  f"{'direct I/O' if report.direct else 'buffered (the filesystem refused O_DIRECT)'}")]
         notes += [report.grouping] if report.grouping else []
         if what == "the job file's sections":
             from app.tui.widgets.perf import loaded_job

@@ -12,6 +12,7 @@ from textual.widgets import Checkbox
 class Tick(Checkbox):
     """A Checkbox with an empty box when off; styled, bound and posting messages as a Checkbox."""
 
-    @property  # type: ignore[override]
-    def BUTTON_INNER(self) -> str:  # noqa: N802 - the name Textual's ToggleButton reads
+    # Textual's ToggleButton reads a class constant; a property gives the box the state it draws.
+    @property
+    def BUTTON_INNER(self) -> str:  # type: ignore[override]  # noqa: N802 - the name ToggleButton reads
         return "X" if self.value else " "
