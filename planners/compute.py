@@ -13,6 +13,7 @@ from planners import alignment as al
 from planners.errors import PlanError
 from planners.fs.ext4.geometry import ext4_geometry
 from planners.fs.ext4.df import ext4_df
+from planners.direct import Under, direct_findings, direct_unders, placeholder
 from planners.lvm import lvm_volume, pe_start_bytes
 from planners.md.geometry import md_geometry
 from planners.models import Disk, MdGroup, Plan
@@ -43,24 +44,28 @@ def compute(plan: Plan) -> PlanResult:
     tools = plan.tools
     mdadm = tools.v("mdadm")
     groups = [_group(g, tuple(members), tuple(spares), mdadm) for g, members, spares in plan.group_disks()]
+    unders = [_md_under(g) for g in groups] if groups else direct_unders(plan)
 
     if plan.lvm.enabled:
-        volumes = [_volume(plan, groups, f"/dev/{plan.lvm.vg}/{plan.lvm.lv}", plan.filesystem.mount_point)]
+        volumes = [_volume(plan, groups, unders, f"/dev/{plan.lvm.vg}/{plan.lvm.lv}", plan.filesystem.mount_point)]
     else:
         volumes = [
-            _volume(plan, [g], g.device, plan.filesystem.mount_point if len(groups) == 1 else f"{plan.filesystem.mount_point}/{g.name}")
-            for g in groups
+            _volume(plan, groups[i : i + 1], [u], groups[i].device if groups else u.device or placeholder(i + 1),
+                    plan.filesystem.mount_point if len(unders) == 1 else f"{plan.filesystem.mount_point}/{u.name}")
+            for i, u in enumerate(unders)
         ]
 
     raw = sum(d.size * d.count for d in plan.disks)
     spare = sum(g.spare_raw_bytes for g in groups)
     unassigned = sum(d.size for d in plan.unassigned_disks())
-    array = sum(g.md.array_bytes for g in groups)
+    array = sum(u.size for u in unders)
     df_size = sum(v.df_size_bytes for v in volumes)
     usable = sum(v.df_available_bytes for v in volumes)
     findings = al.check_plan(
         plan, [(g.name, g.md.io_min_bytes, g.md.io_opt_bytes, g.md.chunk_bytes, g.md.level) for g in groups], volumes[0]
     )
+    if not groups:
+        findings += direct_findings(plan, unders, volumes[0])
     return PlanResult(
         plan_name=plan.name,
         tools=tools,
@@ -74,9 +79,14 @@ def compute(plan: Plan) -> PlanResult:
         efficiency=usable / raw if raw else 0.0,
         groups=groups,
         volumes=volumes,
-        capacity=_waterfall(raw, unassigned, spare, groups, volumes),
+        capacity=_waterfall(raw, unassigned, spare, groups, array, volumes),
         findings=findings,
     )
+
+
+def _md_under(g: GroupResult) -> Under:
+    return Under(g.name, g.device, g.md.array_bytes, g.md.io_min_bytes, g.md.io_opt_bytes, g.md.chunk_bytes,
+                 g.md.level, "md")
 
 
 # A sweep computes the same array on the same disks for many layouts (each group of a layout, each
@@ -112,26 +122,27 @@ def _group(g: MdGroup, members: tuple[Disk, ...], spares: tuple[Disk, ...], mdad
     )
 
 
-def _volume(plan: Plan, groups: list[GroupResult], device: str, mount_point: str) -> VolumeResult:
+def _volume(plan: Plan, groups: list[GroupResult], unders: list[Under], device: str, mount_point: str) -> VolumeResult:
     lvm = plan.lvm
     fs = plan.filesystem
-    md0 = groups[0].md
+    md0 = unders[0]
     lvg = None
     data_alignment = pe_start = lv_stripes = lv_stripe = None
     if lvm.enabled:
-        data_alignment = lvm.data_alignment or md0.io_opt_bytes or md0.io_min_bytes or None
-        pe_start = pe_start_bytes(md0.io_min_bytes, md0.io_opt_bytes, data_alignment=data_alignment, lvm2=plan.tools.v("lvm2"))
+        data_alignment = lvm.data_alignment or md0.io_opt or md0.io_min or None
+        pe_start = pe_start_bytes(md0.io_min, md0.io_opt, data_alignment=data_alignment, lvm2=plan.tools.v("lvm2"))
         # Striping needs two arrays or more: over one array the LV is one stripe, which lvcreate
         # makes linear, so there is no stripe size to choose (and one the plan gives is refused).
-        lv_stripes = len(groups) if lvm.mode == "striped" else 1
+        lv_stripes = len(unders) if lvm.mode == "striped" else 1
         if lv_stripes == 1 and lvm.stripe_size is not None:
-            raise PlanError(f"a stripe size was given, but a striped LV over {len(groups)} md array has one stripe: "
+            what = "md array" if groups else "disk"
+            raise PlanError(f"a stripe size was given, but a striped LV over {len(unders)} {what} has one stripe: "
                             "split the disks into several arrays (groups) to stripe over them", "lvm.stripe_size")
-        lv_stripe = (lvm.stripe_size or default_lv_stripe(md0.chunk_bytes, md0.io_opt_bytes, lvm.extent_size)
+        lv_stripe = (lvm.stripe_size or default_lv_stripe(md0.chunk, md0.io_opt, lvm.extent_size)
                      if lv_stripes > 1 else None)
         try:
             lvg = lvm_volume(
-                [g.md.array_bytes for g in groups],
+                [u.size for u in unders],
                 pe_start=pe_start,
                 extent_bytes=lvm.extent_size,
                 stripes=lv_stripes,
@@ -143,10 +154,10 @@ def _volume(plan: Plan, groups: list[GroupResult], device: str, mount_point: str
         if lv_stripe:
             top_min, top_opt = lv_stripe, lv_stripe * lv_stripes
         else:
-            top_min, top_opt = md0.io_min_bytes, md0.io_opt_bytes
+            top_min, top_opt = md0.io_min, md0.io_opt
     else:
-        size = md0.array_bytes
-        top_min, top_opt = md0.io_min_bytes, md0.io_opt_bytes
+        size = md0.size
+        top_min, top_opt = md0.io_min, md0.io_opt
 
     if fs.stripe_unit is not None and fs.stripe_width is not None:
         su, sw = fs.stripe_unit, fs.stripe_width
@@ -173,18 +184,20 @@ def _volume(plan: Plan, groups: list[GroupResult], device: str, mount_point: str
         raise PlanError(exc.message, exc.field or "filesystem") from None
 
     # What one sequential stream crosses: one array at a time on linear LVM, all arrays when striped.
-    streamed = sum(g.md.io_opt_bytes for g in groups) if (lvm.enabled and lvm.mode == "striped") else md0.io_opt_bytes
+    streamed = sum(u.io_opt for u in unders) if (lvm.enabled and lvm.mode == "striped") else md0.io_opt
     readahead = plan.tuning.readahead or al.recommended_readahead(max(streamed, top_opt))
-    parity = md0.level in (4, 5, 6)
-    chunk = md0.chunk_bytes
+    parity = md0.level in (4, 5, 6) and md0.kind == "md"  # a LUN's stripe cache is the controller's own
+    chunk = md0.chunk if md0.kind == "md" else None
     cache = None
     if parity and chunk:
         cache = plan.tuning.stripe_cache_size or al.recommended_stripe_cache(chunk)
-    members = len(groups[0].member_devices)
+    members = len(groups[0].member_devices) if groups else 1
     chain = AlignmentChain(
+        under=md0.kind,  # type: ignore[arg-type]
         md_chunk_bytes=chunk,
-        md_io_min_bytes=md0.io_min_bytes,
-        md_io_opt_bytes=md0.io_opt_bytes,
+        lun_strip_bytes=md0.chunk if md0.kind == "lun" else None,
+        md_io_min_bytes=md0.io_min,
+        md_io_opt_bytes=md0.io_opt,
         pv_data_alignment_bytes=data_alignment,
         pe_start_bytes=lvg.pe_start_bytes if lvg else None,
         extent_bytes=lvm.extent_size if lvm.enabled else None,
@@ -208,6 +221,7 @@ def _volume(plan: Plan, groups: list[GroupResult], device: str, mount_point: str
         device=device,
         mount_point=mount_point,
         groups=[g.name for g in groups],
+        disks=[] if groups else [u.device for u in unders],
         block_device_bytes=size,
         lvm=lvg,
         xfs=xfs,
@@ -219,12 +233,12 @@ def _volume(plan: Plan, groups: list[GroupResult], device: str, mount_point: str
     )
 
 
-def _waterfall(raw: int, unassigned: int, spare: int, groups: list[GroupResult], volumes: list[VolumeResult]) -> list[CapacityStep]:
+def _waterfall(raw: int, unassigned: int, spare: int, groups: list[GroupResult], array: int,
+               volumes: list[VolumeResult]) -> list[CapacityStep]:
     member_raw = sum(g.member_raw_bytes for g in groups)
     offsets = sum(sum(g.md.member_reserved_bytes) for g in groups)
-    components = sum(sum(g.md.member_used_bytes) for g in groups)
-    remainder = member_raw - offsets - components
-    array = sum(g.md.array_bytes for g in groups)
+    components = sum(sum(g.md.member_used_bytes) for g in groups) if groups else array
+    remainder = member_raw - offsets - components if groups else 0
     block = sum(v.block_device_bytes for v in volumes)
     fs_bytes = sum(v.fs_bytes for v in volumes)
     df_size = sum(v.df_size_bytes for v in volumes)

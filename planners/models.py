@@ -249,7 +249,10 @@ class Plan(BaseModel):
 
     name: str = Field("pod", description="Plan name, used in file names and comments.")
     disks: list[DiskSet] = Field(min_length=1, description="The disks, in the order groups take them.")
-    groups: list[MdGroup] = Field(min_length=1, max_length=64, description="md arrays, in order.")
+    groups: list[MdGroup] = Field(
+        default_factory=list, max_length=64,
+        description="md arrays, in order. None: LVM (when enabled) straight on the disks, each disk one PV, or "
+                    "without LVM the filesystem straight on the one disk.")
     lvm: Lvm = Field(default_factory=Lvm, description="LVM layer.")
     filesystem: Filesystem = Field(default_factory=Filesystem, description="Filesystem layer.")
     tuning: Tuning = Field(default_factory=Tuning, description="Readahead and stripe cache.")
@@ -270,6 +273,9 @@ class Plan(BaseModel):
             raise PlanError(f"the groups need {needed} disks (members and spares) but the plan has {have}", "groups.members")
         if len(self.groups) > 1 and not self.lvm.enabled:
             pass  # Several arrays without LVM: one filesystem each, which is a valid plan.
+        if not self.groups and not self.lvm.enabled and have > 1:
+            raise PlanError(f"without md groups or LVM the filesystem goes on one disk, but the plan has {have}: "
+                            "enable LVM to span them, or add md groups", "groups")
         paths = [p for d in self.disks for p in d.devices]
         if len(set(paths)) != len(paths):
             raise PlanError("the same device path is listed twice", "disks.devices")
@@ -293,6 +299,8 @@ class Plan(BaseModel):
         return out
 
     def unassigned_disks(self) -> list[Disk]:
+        if not self.groups:
+            return []  # without md every disk is a PV (or the one disk holds the filesystem)
         return self.disk_list()[sum(g.disks for g in self.groups) :]
 
 

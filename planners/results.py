@@ -58,7 +58,12 @@ class AlignmentChain(BaseModel):
 
     model_config = Frozen
 
-    md_chunk_bytes: int | None = Field(description="md chunk in bytes (None for RAID1).")
+    under: Literal["md", "lun", "disk"] = Field(
+        "md", description="What is under LVM or the filesystem: md arrays, or without md hardware RAID LUNs or plain "
+                          "disks (the md_io_* figures are then that device's).")
+    md_chunk_bytes: int | None = Field(description="md chunk in bytes (None for RAID1, and without md).")
+    lun_strip_bytes: int | None = Field(None, description="The LUN's strip in bytes, when LUNs are under LVM or the "
+                                                          "filesystem without md.")
     md_io_min_bytes: int = Field(description="md minimum I/O size (queue/minimum_io_size), in bytes.")
     md_io_opt_bytes: int = Field(description="md optimal I/O size (queue/optimal_io_size), in bytes; the full stripe.")
     pv_data_alignment_bytes: int | None = Field(description="pvcreate --dataalignment, in bytes (None without LVM).")
@@ -89,6 +94,8 @@ class VolumeResult(BaseModel):
     device: str = Field(description="The block device the filesystem goes on.")
     mount_point: str = Field(description="Mount point.")
     groups: list[str] = Field(description="md arrays under this volume.")
+    disks: list[str] = Field(default_factory=list, description="Without md: the disks under this volume, as device "
+                                                               "paths ('' where the plan names none).")
     block_device_bytes: int = Field(description="Size of the device under the filesystem, in bytes.")
     lvm: LvmGeometry | None = Field(description="LVM geometry, None without LVM.")
     xfs: XfsGeometry | None = Field(description="XFS geometry, if XFS.")

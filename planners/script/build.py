@@ -13,9 +13,10 @@ from collections.abc import Callable, Iterator
 from fractions import Fraction
 from typing import Protocol
 
+from planners.direct import placeholder
 from planners.fs.ext4.geometry import mke2fs_args
 from planners.models import MdGroup, Plan
-from planners.results import GroupResult, PlanResult, VolumeResult
+from planners.results import AlignmentChain, GroupResult, PlanResult, VolumeResult
 from planners.script.preamble import PREAMBLE, REFUSED, device_checks
 from planners.units import format_bytes_binary, format_bytes_decimal, format_size_compact
 
@@ -41,13 +42,14 @@ def _fraction(f: Fraction) -> str:
     return str(f.numerator) if f.denominator == 1 else f"{f.numerator}/{f.denominator}"
 
 
-def _placeholder(i: int) -> str:
-    return f"/dev/disk/by-id/FILL-IN-disk{i:02d}"
+_placeholder = placeholder
+DISKS = "DISKS"  # the script's array of disks in a plan without md
 
 
 def placeholders(result: PlanResult) -> int:
     """How many disks the build script names by placeholder (the plan gave them no path): it refuses to run."""
-    return sum(not dev for g in result.groups for dev in (*g.member_devices, *g.spare_devices))
+    bare = [dev for v in result.volumes for dev in v.disks]
+    return sum(not dev for g in result.groups for dev in (*g.member_devices, *g.spare_devices)) + bare.count("")
 
 
 def build_script(plan: Plan, result: PlanResult) -> str:
@@ -79,10 +81,14 @@ def build_script(plan: Plan, result: PlanResult) -> str:
             spares.append(dev or _placeholder(n))
         w(f"{_var(g, 'MEMBERS')}=({' '.join(q(d) for d in members)})")
         w(f"{_var(g, 'SPARES')}=({' '.join(q(d) for d in spares)})")
+    arrays = []
+    if not plan.groups:
+        disks = plan.disk_list()
+        w(f"{DISKS}=({' '.join(q(d.device or _placeholder(i)) for i, d in enumerate(disks, 1))})")
+        arrays.append((DISKS, [(d.size, d.logical_sector, d.physical_sector) for d in disks]))
     w("")
     w('step "check every device (read-only)"')
-    arrays = []
-    for g, (_, members, spares) in zip(result.groups, plan.group_disks()):
+    for g, (_, members, spares) in zip(result.groups, plan.group_disks(), strict=True):
         for var, disks in ((_var(g, "MEMBERS"), members), (_var(g, "SPARES"), spares)):
             arrays.append((var, [(d.size, d.logical_sector, d.physical_sector) for d in disks]))
     for line in device_checks(arrays):
@@ -92,7 +98,8 @@ def build_script(plan: Plan, result: PlanResult) -> str:
     w("confirm")
     for g, pg in zip(result.groups, plan.groups, strict=True):
         _md_step(w, plan, g, pg)
-    _mdadm_conf_step(w, result)
+    if result.groups:
+        _mdadm_conf_step(w, result)
     for v in result.volumes:
         _volume_steps(w, plan, result, v)
     _tuning_step(w, plan, result)
@@ -155,17 +162,18 @@ def _volume_steps(w: Write, plan: Plan, result: PlanResult, v: VolumeResult) -> 
         g = v.lvm
         w("")
         w(f'step "LVM: {lvm.vg}/{lvm.lv}"')
-        mds = " ".join(q(f"/dev/md/{name}") for name in v.groups)
+        mds = " ".join(q(f"/dev/md/{name}") for name in v.groups) or f'"${{{DISKS}[@]}}"'
         w(f"# --dataalignment {format_size_compact(a.pv_data_alignment_bytes or 0)}: "
-          + ("given in the plan." if lvm.data_alignment else f"the md full stripe ({a.md_io_opt_bytes} bytes)."))
+          + ("given in the plan." if lvm.data_alignment else f"{_under_stripe(a)} ({a.md_io_opt_bytes} bytes)."))
         w(f"# pe_start will be {g.pe_start_bytes} bytes; {g.lv_extents} extents of {g.extent_bytes} bytes "
           f"= LV of {g.lv_bytes} bytes.")
         w(f"run pvcreate {' '.join(q(x) for x in g.pvcreate_options)} {mds}")
         w(f"run vgcreate {' '.join(q(x) for x in g.vgcreate_options)} {q(lvm.vg)} {mds}  # extent size {lvm.extent_size} bytes")
         lv = ["lvcreate", "-y", *g.lvcreate_options, "-n", lvm.lv]
-        comment = "linear: the md arrays concatenated"
+        what = "arrays" if v.groups else "disks"
+        comment = f"linear: the {'md arrays' if v.groups else 'disks'} concatenated"
         if a.lv_stripe_bytes:
-            comment = f"striped over {a.lv_stripes} arrays, {a.lv_stripe_bytes} bytes per stripe"
+            comment = f"striped over {a.lv_stripes} {what}, {a.lv_stripe_bytes} bytes per stripe"
         lv += ["--readahead", str(a.readahead_sectors)]
         w(f"# {comment}; -r {a.readahead_sectors} sectors = readahead {a.readahead_bytes} bytes, kept in LVM metadata.")
         w(f"run {' '.join(q(x) for x in lv)} {q(lvm.vg)}")
@@ -212,11 +220,33 @@ def _volume_steps(w: Write, plan: Plan, result: PlanResult, v: VolumeResult) -> 
     w(f"run mount -o {q(opts)} {q(v.device)} {q(v.mount_point)}")
 
 
+def _under_stripe(a: AlignmentChain) -> str:
+    """What the PV alignment follows, as the script's comment names it."""
+    if a.under == "lun":
+        return f"the LUN full stripe (strip {a.lun_strip_bytes} bytes x data disks)"
+    if a.under == "disk":
+        return "the disk's physical sector (no stripe below)"
+    return "the md full stripe"
+
+
+def _disk_rule(device: str) -> str:
+    """udev's match for a disk named by this path: its kernel name, or one of its symlinks."""
+    name = device.removeprefix("/dev/")
+    return f'KERNEL=="{name}"' if "/" not in name else f'SYMLINK=="{name}"'
+
+
 def _tuning_step(w: Write, plan: Plan, result: PlanResult) -> None:
     rule = f"/etc/udev/rules.d/65-podplan-{plan.name}.rules"
     w("")
     w('step "readahead and stripe cache, now and at every boot (udev rule)"')
     rules = []
+    for v in result.volumes:
+        if v.groups or v.lvm is not None:
+            continue
+        a = v.alignment
+        w(f"# readahead {a.readahead_bytes} bytes = {a.readahead_sectors} sectors (two full stripes, at least 1 MiB).")
+        w(f"run blockdev --setra {a.readahead_sectors} {q(v.device)}")
+        rules.append(f'SUBSYSTEM=="block", {_disk_rule(v.device)}, ATTR{{queue/read_ahead_kb}}="{a.readahead_bytes // 1024}"')
     for g, v in _group_volumes(result):
         a = v.alignment
         parts = []
