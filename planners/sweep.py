@@ -76,7 +76,7 @@ def layouts(plan: Plan) -> list[tuple[str, list[MdGroup], Lvm]]:
                 unused = n - g * (members + spares)
                 if members < MIN_MEMBERS[level] or unused >= g or (level == 10 and layout == "n2" and members % 2):
                     continue
-                names, kept = _names(plan, g), _kept(plan.groups[0], level)
+                names, kept = _names(plan, g), _kept(plan.groups[0] if plan.groups else _NO_GROUP, level)
                 for chunk in CHUNKS:
                     groups = [MdGroup(name=array, level=level, layout=layout, members=members, spares=spares,
                                       chunk=chunk, **kept) for array in names]
@@ -86,7 +86,15 @@ def layouts(plan: Plan) -> list[tuple[str, list[MdGroup], Lvm]]:
                     modes = ("linear", "striped") if g > 1 else ("linear",)
                     for mode in modes:
                         out.append((base + (f" {mode}" if g > 1 else ""), groups, lvms[g > 1, mode]))
+    # No md: the filesystem on the one disk, or LVM straight over the disks (hardware RAID LUNs, mostly).
+    if n == 1:
+        out.append(("no md", [], plan.lvm.model_copy(update={"mode": "linear", "stripe_size": None})))
+    else:
+        out += [(f"no md {mode}", [], lvms[True, mode]) for mode in ("linear", "striped")]
     return out
+
+
+_NO_GROUP = MdGroup(members=1)  # md's defaults, for a plan without md
 
 
 class _Kept(TypedDict):
@@ -182,7 +190,8 @@ def rounding_bytes(row: SweepRow) -> int:
     speed and risk, not of space: linear LVM over six arrays keeps a few extents that striped
     rounds away, and is no better for it at a sixth of the speed."""
     lvm = row.plan.lvm
-    return lvm.extent_size * len(row.plan.groups) if lvm.enabled else 0
+    pvs = len(row.plan.groups) or sum(d.count for d in row.plan.disks)
+    return lvm.extent_size * pvs if lvm.enabled else 0
 
 
 def _dominates(a: SweepRow, b: SweepRow, *, exact: bool = False) -> bool:

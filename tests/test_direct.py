@@ -227,3 +227,50 @@ DF_PLANS = [
 def test_df_after_mount_matches(tools, plan):
     v = compute(plan).volumes[0]
     assert df_of_volume(v) == (v.df_size_bytes, v.df_available_bytes)
+
+
+# ---- the TUI and the command line ---------------------------------------------------------------
+
+async def test_tui_turns_md_off_with_zero_groups() -> None:
+    from textual.widgets import Input
+
+    from app.tui.app import PodplanApp
+    from planners.example import example_pod
+    from tests.tui_helpers import SIZE, text_of
+
+    app = PodplanApp(example_pod())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        app.screen.query_one("#groups").focus()
+        await pilot.pause()
+        await pilot.press("end", *["backspace"] * len(app.screen.query_one("#groups", Input).value), "0")
+        await pilot.pause()
+        assert app.result is not None and app.result.groups == []
+        want = compute(example_pod().model_copy(update={"groups": []}))
+        assert app.result.usable_bytes == want.usable_bytes
+        assert f"{want.usable_bytes:,} B" in text_of(app, "#summary")
+        assert app.screen.query_one("#level").disabled and app.screen.query_one("#chunk").disabled
+        assert not app.screen.query_one("#arrays").display
+
+
+def test_cli_no_md_flag_and_plan_files(tmp_path, capsys):
+    from app.cli.main import main
+
+    assert main(["plan", "--disks", "4", "--no-md", "--lvm-mode", "striped", "--json"]) == 0
+    import json
+
+    out = json.loads(capsys.readouterr().out)
+    assert out["plan"]["groups"] == [] and out["result"]["volumes"][0]["alignment"]["lv_stripes"] == 4
+    assert main(["plan", "--disks", "2", "--no-md", "--no-lvm"]) == 2
+    assert "one disk" in capsys.readouterr().err
+    assert main(["plan", "--no-md", "--level", "6"]) == 2
+    assert "--no-md takes no md flag" in capsys.readouterr().err
+    path = tmp_path / "luns.toml"
+    path.write_text('name = "luns"\n[[disks]]\ncount = 8\nsize = "10TB"\n[lvm]\nenabled = true\nmode = "striped"\n'
+                    '[filesystem]\ntype = "ext4"\n[hardware.disk.lun]\ndisks = 7\nlevel = 5\nstrip = 131072\n')
+    for cmd in ("plan", "script", "predict", "sweep"):
+        assert main([cmd, str(path)]) == 0, cmd
+    out = capsys.readouterr().out
+    assert "LUN" in out and "no md striped" not in out.split("layouts of")[0]
+    assert main(["sweep", str(path), "--all", "--top", "0"]) == 0
+    assert "no md striped" in capsys.readouterr().out

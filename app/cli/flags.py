@@ -14,8 +14,9 @@ from planners.units import bare_unit_note, parse_size
 LAYOUT_FLAGS = (
     "disks", "disk_size", "logical_sector", "physical_sector", "ssd", "devices", "level", "layout", "groups",
     "spares", "chunk", "metadata", "bitmap", "bitmap_chunk", "lvm", "lvm_mode", "stripe_size", "extent_size",
-    "data_alignment", "fs", "block_size", "reserved", "label", "mount_point", "readahead", "stripe_cache",
+    "data_alignment", "fs", "block_size", "reserved", "label", "mount_point", "readahead", "stripe_cache", "md",
 )
+MD_FLAGS = ("level", "layout", "groups", "spares", "chunk", "metadata", "bitmap", "bitmap_chunk")
 
 
 def add_plan_flags(p: argparse.ArgumentParser) -> None:
@@ -30,6 +31,8 @@ def add_plan_flags(p: argparse.ArgumentParser) -> None:
     d.add_argument("--devices", metavar="PATH,...", help="comma-separated device paths, one per disk of the plan, in order "
                    "(the layout stays)")
     m = p.add_argument_group("md")
+    m.add_argument("--md", action=argparse.BooleanOptionalAction, default=None,
+                   help="--no-md: no md arrays; LVM straight on the disks, or the filesystem on the one disk")
     m.add_argument("--level", type=int, choices=(0, 1, 4, 5, 6, 10), help="RAID level")
     m.add_argument("--layout", help="RAID10 n2/n3/f2/f3/o2/o3 or RAID5/6 left-symmetric, ...")
     m.add_argument("--groups", type=int, metavar="G",
@@ -140,6 +143,17 @@ def plan_from_args(args: argparse.Namespace, base: Plan | None) -> Plan:
 
 def _apply_groups(data: dict[str, Any], args: argparse.Namespace, new_disks: bool) -> None:
     total = sum(d["count"] for d in data["disks"])
+    md_flags = [k for k in MD_FLAGS if getattr(args, k, None) is not None]
+    if getattr(args, "md", None) is False:
+        if md_flags:
+            raise PlanError(f"--no-md takes no md flag (--{md_flags[0].replace('_', '-')} was given)")
+        data["groups"] = []
+        return
+    if not data["groups"]:
+        if not md_flags and not getattr(args, "md", None):
+            return  # a plan without md stays one
+        data["groups"] = [{"name": "md0", "members": total}]
+        new_disks = True
     template = dict(data["groups"][0])
     # A new disk count is a new layout: without --groups, all the disks make one array.
     ngroups = args.groups if args.groups is not None else (1 if new_disks else len(data["groups"]))

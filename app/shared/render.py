@@ -109,8 +109,12 @@ def alignment_table(plan: Plan, v: VolumeResult) -> FitTable:
     """Each layer's alignment parameters; the parameter names and the notes beside values wrap."""
     a = v.alignment
     t = _Rows()
-    t.add_row("md", "chunk", _sz(a.md_chunk_bytes))
-    t.add_row("md", "io_min / io_opt", f"{_sz(a.md_io_min_bytes)} / {_sz(a.md_io_opt_bytes)}")
+    under = UNDER_LABEL[a.under]
+    if a.under == "md":
+        t.add_row("md", "chunk", _sz(a.md_chunk_bytes))
+    elif a.lun_strip_bytes:
+        t.add_row(under, "strip", _sz(a.lun_strip_bytes))
+    t.add_row(under, "io_min / io_opt", f"{_sz(a.md_io_min_bytes)} / {_sz(a.md_io_opt_bytes)}")
     if a.pv_data_alignment_bytes is not None:
         t.add_row("LVM", "pvcreate --dataalignment", _sz(a.pv_data_alignment_bytes))
         t.add_row("LVM", "pe_start", _sz(a.pe_start_bytes))
@@ -129,6 +133,10 @@ def alignment_table(plan: Plan, v: VolumeResult) -> FitTable:
                      Col("parameter", [r[1] for r in t.rows], right=False, words=True),
                      Col("value", [r[2] for r in t.rows], words=True)],
                     table=dict(title="Alignment chain", title_justify="left", show_header=False))
+
+
+# What the alignment chain starts from, as its first rows name it.
+UNDER_LABEL = {"md": "md", "lun": "LUN", "disk": "disk"}
 
 
 class _Rows:
@@ -160,7 +168,9 @@ def render_plan(plan: Plan, result: PlanResult) -> Group:
         f"{result.efficiency:.2%} of raw\n",
         (f"assumes mdadm {t.mdadm}, lvm2 {t.lvm2}, e2fsprogs {t.e2fsprogs}, xfsprogs {t.xfsprogs}, Linux {t.kernel}", "dim"),
     )
-    parts: list = [head, waterfall_table(result), groups_table(plan, result)]
+    parts: list = [head, waterfall_table(result)]
+    if result.groups:
+        parts.append(groups_table(plan, result))
     several = filesystems_table(result)
     if several is not None:
         parts.insert(1, several)

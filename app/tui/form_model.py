@@ -16,7 +16,7 @@ from app.shared.planfile import bound_sentence, describe_validation_error
 from app.tui.presets import BY_KEY, preset_for
 from planners.compute import compute
 from planners.errors import PlanError
-from planners.models import Plan
+from planners.models import MdGroup, Plan
 from planners.results import PlanResult
 from planners.units import format_disk_size, format_size_compact, parse_size
 
@@ -42,7 +42,13 @@ def _size_text(n: int | None) -> str:
     return "" if n is None else format_size_compact(n)
 
 
+# What the md rows show for a plan without md (groups 0): md's own defaults, ready for when md is turned on.
+_NO_MD = MdGroup(members=1)
+
+
 def _homogeneous(plan: Plan) -> bool:
+    if not plan.groups:
+        return True
     first = plan.groups[0].model_dump(exclude={"name"})
     return all(g.model_dump(exclude={"name"}) == first for g in plan.groups[1:])
 
@@ -66,9 +72,9 @@ _shown_for: list[Any] = [None, {}]
 def _values_from_plan(plan: Plan) -> Values:
     d0 = plan.disks[0]
     d1 = plan.disks[1] if len(plan.disks) > 1 else None
-    g = plan.groups[0]
+    g = plan.groups[0] if plan.groups else _NO_MD
     total = sum(d.count for d in plan.disks)
-    auto = _homogeneous(plan) and total // len(plan.groups) == g.disks
+    auto = not plan.groups or (_homogeneous(plan) and total // len(plan.groups) == g.disks)
     return {
         "name": plan.name,
         "count": str(d0.count),
@@ -216,8 +222,10 @@ def _disks(base: Plan, values: Values) -> list[dict[str, Any]]:
 
 
 def _groups(base: Plan, values: Values, total: int) -> list[dict[str, Any]]:
-    old = base.model_dump(mode="json", exclude_none=True)["groups"]
-    ngroups = _int(values, "groups", "md groups", minimum=1)
+    old = base.model_dump(mode="json", exclude_none=True)["groups"] or [_NO_MD.model_dump(mode="json", exclude_none=True)]
+    ngroups = _int(values, "groups", "md groups")
+    if ngroups == 0:
+        return []  # md off: LVM straight on the disks, or the filesystem on the one disk
     if ngroups > 64:
         raise FormError("At most 64 md groups", "groups")
     spares = _int(values, "spares", "spares per group")

@@ -101,7 +101,9 @@ class PlanForm(VerticalScroll):
         yield from self._input("size2", "their size", v, placeholder="e.g. 4TB")
         yield from self._meaning("size2", v)
         yield Static("md arrays", classes="form-section")
-        yield from self._input("groups", "groups", v, type="integer", tooltip="Identical md arrays to build")
+        yield from self._input("groups", "groups", v, type="integer",
+                               tooltip="Identical md arrays to build; 0: no md (LVM straight on the disks, or the "
+                                       "filesystem on the one disk)")
         yield from self._select("level", "level", _LEVELS, v)
         yield from self._select("layout", "layout", [(x, x) for x in layouts_for(v["level"])], v, blank="default")
         yield from self._input("members", "members", v, type="integer", placeholder="auto: fill", valid_empty=True,
@@ -270,9 +272,11 @@ def _meaning_of(text: str) -> str:
 def _disabled(values: Values) -> dict[str, bool]:
     """Whether each field the other choices can make meaningless is so."""
     lvm = bool(values["lvm"])
+    no_md = str(values["groups"]).strip() == "0"
     return {
-        "layout": not layouts_for(values["level"]),
-        "chunk": values["level"] == "1",
+        **dict.fromkeys(("level", "members", "spares", "bitmap", "metadata"), no_md),
+        "layout": no_md or not layouts_for(values["level"]),
+        "chunk": no_md or values["level"] == "1",
         "size2": values["count2"].strip() in ("", "0"),
         "lvm_mode": not lvm,
         "extent_size": not lvm,
