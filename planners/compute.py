@@ -13,7 +13,7 @@ from planners import alignment as al
 from planners.errors import PlanError
 from planners.fs.ext4.geometry import ext4_geometry
 from planners.fs.ext4.df import ext4_df
-from planners.direct import Under, direct_findings, direct_unders, placeholder
+from planners.direct import Under, direct_findings, direct_unders, journal_findings, placeholder
 from planners.lvm import lvm_volume, pe_start_bytes
 from planners.md.geometry import md_geometry
 from planners.models import Disk, MdGroup, Plan
@@ -66,6 +66,7 @@ def compute(plan: Plan) -> PlanResult:
     )
     if not groups:
         findings += direct_findings(plan, unders, volumes[0])
+    findings += journal_findings(plan)
     return PlanResult(
         plan_name=plan.name,
         tools=tools,
@@ -176,7 +177,7 @@ def _volume(plan: Plan, groups: list[GroupResult], unders: list[Under], device: 
             stride = su // fs.block_size if su else 0
             ext4 = ext4_geometry(size, fs_type=fs.type, block_size=fs.block_size, stride=stride,
                                  stripe_width=stride * sw, reserved_percent=fs.reserved_percent,
-                                 rotational=rotational, e2fsprogs=plan.tools.v("e2fsprogs"))
+                                 rotational=rotational, e2fsprogs=plan.tools.v("e2fsprogs"), journal=fs.journal)
             fs_bytes = ext4.size_bytes
             df = ext4_df(ext4)
             df_size, df_avail = df.size_bytes, df.avail_bytes

@@ -50,6 +50,16 @@ def direct_unders(plan: Plan) -> list[Under]:
     return out
 
 
+def journal_findings(plan: Plan) -> list[Finding]:
+    """What leaving ext4's journal out costs (planners.direct holds it as the other choice of what sits
+    under the data; the filesystem's other findings are the alignment checker's)."""
+    if plan.filesystem.journal:
+        return []
+    return [Finding(severity="warning", layer="filesystem", field="filesystem.journal", message=(
+        "ext4 without a journal: after a crash or power loss the whole filesystem must be checked (e2fsck) before "
+        "it mounts, and writes in flight may be lost or left half done; fit for scratch space only."))]
+
+
 def direct_findings(plan: Plan, unders: list[Under], volume: VolumeResult) -> list[Finding]:
     """What a plan without md gets wrong or risks, one sentence each."""
     out: list[Finding] = []

@@ -211,6 +211,8 @@ class Filesystem(BaseModel):
     mount_options: list[str] = Field(default_factory=lambda: ["noatime"], description="Mount options for fstab.")
     stripe_unit: OptionalBytes = Field(None, description="Override of the stripe unit in bytes (su / stride); None = derived.")
     stripe_width: int | None = Field(None, ge=1, description="Override of the stripe width in stripe units (sw); None = derived.")
+    journal: bool = Field(True, description="ext4 only: False makes it without a journal (mke2fs -O ^has_journal), "
+                                            "for scratch space.")
 
     @model_validator(mode="after")
     def _valid(self) -> Filesystem:
@@ -224,6 +226,8 @@ class Filesystem(BaseModel):
         _check(_MOUNTPOINT, self.mount_point, "mount point", "an absolute path of letters, digits and ._/+-")
         for opt in self.mount_options:
             _check(_MOUNT_OPTION, opt, "mount option", "letters, digits and _=.:+-")
+        if not self.journal and self.type != "ext4":
+            raise PlanError(f"only ext4 can go without a journal ({self.type} cannot)", "filesystem.journal")
         if (self.stripe_unit is None) != (self.stripe_width is None):
             raise PlanError("give both the stripe unit and the stripe width, or neither", "filesystem.stripe_unit")
         if self.stripe_unit is not None and self.stripe_unit % self.block_size:

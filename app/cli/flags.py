@@ -14,7 +14,7 @@ from planners.units import bare_unit_note, parse_size
 LAYOUT_FLAGS = (
     "disks", "disk_size", "logical_sector", "physical_sector", "ssd", "devices", "level", "layout", "groups",
     "spares", "chunk", "metadata", "bitmap", "bitmap_chunk", "lvm", "lvm_mode", "stripe_size", "extent_size",
-    "data_alignment", "fs", "block_size", "reserved", "label", "mount_point", "readahead", "stripe_cache", "md",
+    "data_alignment", "fs", "journal", "block_size", "reserved", "label", "mount_point", "readahead", "stripe_cache", "md",
 )
 MD_FLAGS = ("level", "layout", "groups", "spares", "chunk", "metadata", "bitmap", "bitmap_chunk")
 
@@ -50,6 +50,8 @@ def add_plan_flags(p: argparse.ArgumentParser) -> None:
     lv.add_argument("--data-alignment", metavar="SIZE", help="pvcreate --dataalignment (default: the md full stripe)")
     f = p.add_argument_group("filesystem")
     f.add_argument("--fs", choices=("xfs", "ext4", "ext3"), help="filesystem type")
+    f.add_argument("--journal", action=argparse.BooleanOptionalAction, default=None,
+                   help="--no-journal: ext4 without a journal (mke2fs -O ^has_journal), for scratch space")
     f.add_argument("--block-size", type=int, choices=(1024, 2048, 4096), help="filesystem block size")
     f.add_argument("--reserved", type=float, metavar="PCT", help="ext3/ext4 reserved blocks percentage")
     f.add_argument("--label", help="filesystem label")
@@ -205,7 +207,7 @@ def _apply_layers(data: dict[str, Any], args: argparse.Namespace) -> None:
             lvm[key] = _size(getattr(args, flag), what)
     data["lvm"] = lvm
     fs = dict(data.get("filesystem", {}))
-    for key, flag in (("type", "fs"), ("block_size", "block_size"), ("reserved_percent", "reserved"),
+    for key, flag in (("type", "fs"), ("journal", "journal"), ("block_size", "block_size"), ("reserved_percent", "reserved"),
                       ("label", "label"), ("mount_point", "mount_point")):
         if getattr(args, flag) is not None:
             fs[key] = getattr(args, flag)

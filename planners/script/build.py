@@ -200,6 +200,8 @@ def _volume_steps(w: Write, plan: Plan, result: PlanResult, v: VolumeResult) -> 
         if a.ext4_stride_blocks:
             w(f"# stride={a.ext4_stride_blocks} = stripe unit / {fs.block_size}-byte block; "
               f"stripe_width={a.ext4_stripe_width_blocks} = stride x {a.fs_stripe_width_units}.")
+        if not e.journal_requested:
+            w("# No has_journal in -O: no journal (the plan's journal = false), so after a crash e2fsck checks it all.")
         w(f"# Expect {e.block_count} blocks in {e.block_groups} groups, {e.inode_count} inodes, "
           f"a journal of {e.journal_blocks} blocks, {e.reserved_blocks} reserved blocks.")
     if fs.label:
