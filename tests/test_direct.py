@@ -274,3 +274,24 @@ def test_cli_no_md_flag_and_plan_files(tmp_path, capsys):
     assert "LUN" in out and "no md striped" not in out.split("layouts of")[0]
     assert main(["sweep", str(path), "--all", "--top", "0"]) == 0
     assert "no md striped" in capsys.readouterr().out
+
+
+def test_every_example_stack_plans_scripts_and_predicts(tmp_path, capsys):
+    from app.cli.main import main
+    from planners.example import EXAMPLES
+
+    assert main(["example", "--list"]) == 0
+    listed = capsys.readouterr().out
+    assert all(name in listed for name in EXAMPLES) and "no md" in listed
+    for name in EXAMPLES:
+        path = tmp_path / f"{name}.toml"
+        capsys.readouterr()
+        assert main(["example", name]) == 0
+        path.write_text(capsys.readouterr().out)
+        for cmd in ("plan", "predict"):
+            assert main([cmd, str(path)]) == 0, (name, cmd)
+        assert main(["script", str(path), "-o", str(tmp_path / f"{name}.sh")]) == 0
+        assert_clean_script(tmp_path / f"{name}.sh", (tmp_path / f"{name}.sh").read_text())
+    capsys.readouterr()
+    assert main(["example", "nope"]) == 2
+    assert "no example named" in capsys.readouterr().err
