@@ -295,3 +295,22 @@ def test_every_example_stack_plans_scripts_and_predicts(tmp_path, capsys):
     capsys.readouterr()
     assert main(["example", "nope"]) == 2
     assert "no example named" in capsys.readouterr().err
+
+
+def test_growing_a_plan_without_md_is_refused_in_one_line(capsys):
+    from app.cli.main import main
+    from planners.example import example_luns
+    from planners.grow import growth_between
+
+    with pytest.raises(PlanError, match="without md"):
+        growth_between(example_luns(), example_luns())
+    import tempfile
+
+    with tempfile.NamedTemporaryFile("w", suffix=".toml") as f:
+        from app.shared.planfile import plan_to_toml
+
+        f.write(plan_to_toml(example_luns()))
+        f.flush()
+        assert main(["grow", f.name, "--add-disks", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "without md" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
