@@ -210,6 +210,10 @@ def gather_files() -> dict[str, str]:
                                f"{LV_FIELDS},vg_name,lv_read_ahead,lv_kernel_read_ahead,lv_dm_path"])
     block = [n for n in names if n.startswith(("md", "dm-"))] + sorted(m for m in members if os.path.isdir(
         os.path.join(SYS_BLOCK, m)))
+    # A filesystem mounted straight on a whole disk (a plan without md or LVM) is read like one on an array.
+    mounted = {os.path.basename(os.path.realpath(line.split()[0])) for line in files["mounts.txt"].splitlines()
+               if line.startswith("/dev/")}
+    block += [n for n in names if n in mounted and n not in block]
     files["block.txt"] = "\n".join(_block_line(n) for n in block)
     for n in block:
         if n in members:
