@@ -70,9 +70,9 @@ def direct_findings(plan: Plan, unders: list[Under], volume: VolumeResult) -> li
     luns = [u for u in unders if u.kind == "lun"]
     plain = len(unders) - len(luns)
     if plain:
-        add("warning", "plan",
-            f"{plain} plain disk(s) with no md and no RAID controller under them: losing any one of them loses "
-            "the volume.", "groups")
+        what = "A plain disk with no md and no RAID controller: losing it" if plain == 1 else (
+            f"{plain} plain disks with no md and no RAID controller: losing any one of them")
+        add("warning", "plan", f"{what} loses the volume.", "groups")
     if not luns:
         return out
     shapes = {(u.io_min, u.io_opt) for u in luns}
