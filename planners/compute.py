@@ -12,8 +12,9 @@ from functools import lru_cache
 from planners import alignment as al
 from planners.errors import PlanError
 from planners.fs.ext4.geometry import ext4_geometry
+from planners.fs.btrfs import PROFILES, btrfs_geometry
 from planners.fs.ext4.df import ext4_df
-from planners.direct import Under, direct_findings, direct_unders, journal_findings, placeholder
+from planners.direct import Under, btrfs_findings, direct_findings, direct_unders, journal_findings, placeholder
 from planners.lvm import lvm_volume, pe_start_bytes
 from planners.md.geometry import md_geometry
 from planners.models import Disk, MdGroup, Plan
@@ -48,6 +49,8 @@ def compute(plan: Plan) -> PlanResult:
 
     if plan.lvm.enabled:
         volumes = [_volume(plan, groups, unders, f"/dev/{plan.lvm.vg}/{plan.lvm.lv}", plan.filesystem.mount_point)]
+    elif not groups and plan.filesystem.type == "btrfs":  # btrfs's own RAID across the disks
+        volumes = [_volume(plan, [], unders, unders[0].device or placeholder(1), plan.filesystem.mount_point)]
     else:
         volumes = [
             _volume(plan, groups[i : i + 1], [u], groups[i].device if groups else u.device or placeholder(i + 1),
@@ -66,7 +69,7 @@ def compute(plan: Plan) -> PlanResult:
     )
     if not groups:
         findings += direct_findings(plan, unders, volumes[0])
-    findings += journal_findings(plan)
+    findings += journal_findings(plan) + [f for v in volumes for f in btrfs_findings(v)]
     return PlanResult(
         plan_name=plan.name,
         tools=tools,
@@ -166,9 +169,18 @@ def _volume(plan: Plan, groups: list[GroupResult], unders: list[Under], device: 
         su, sw = al.fs_stripe(top_min, top_opt, fs.block_size)
     rotational = all(d.rotational for d in plan.disks)
     sector = max(d.physical_sector for d in plan.disks)
-    xfs = ext4 = None
+    xfs = ext4 = btrfs = None
     try:
-        if fs.type == "xfs":
+        if fs.type == "btrfs":
+            spans = not lvm.enabled and not groups  # across the raw disks, else one device
+            btrfs = btrfs_geometry([u.size for u in unders] if spans else [size], data_profile=fs.data_profile,
+                                   metadata_profile=fs.metadata_profile, nodesize=fs.nodesize)
+            if spans:
+                size = sum(u.size for u in unders)
+            su = sw = 0
+            fs_bytes = sum(btrfs.device_bytes)
+            df_size, df_avail = btrfs.df_size_bytes, btrfs.df_available_bytes
+        elif fs.type == "xfs":
             xfs = xfs_geometry(size, su_bytes=su, sw=sw, block_size=fs.block_size, sector_size=sector,
                                rotational=rotational, xfsprogs=plan.tools.v("xfsprogs"))
             fs_bytes = xfs.data_blocks * xfs.block_size
@@ -227,6 +239,7 @@ def _volume(plan: Plan, groups: list[GroupResult], unders: list[Under], device: 
         lvm=lvg,
         xfs=xfs,
         ext4=ext4,
+        btrfs=btrfs,
         fs_bytes=fs_bytes,
         df_size_bytes=df_size,
         df_available_bytes=df_avail,
@@ -244,16 +257,18 @@ def _waterfall(raw: int, unassigned: int, spare: int, groups: list[GroupResult],
     fs_bytes = sum(v.fs_bytes for v in volumes)
     df_size = sum(v.df_size_bytes for v in volumes)
     avail = sum(v.df_available_bytes for v in volumes)
+    # btrfs keeps its copies in the filesystem: what the data profile costs is shown as mirrors.
+    copies = sum(v.fs_bytes - v.fs_bytes // PROFILES[v.btrfs.data_profile].factor for v in volumes if v.btrfs)
     steps = [
         ("raw", "raw disks", raw, "sum of every disk's size"),
         ("unassigned", "disks in no group", unassigned, "disks after the last group's members and spares"),
         ("spares", "hot spares", spare, "spare disks hold no data until a member fails"),
         ("md_metadata", "md data offset", offsets, "superblock, bitmap and headroom before the data on each member"),
         ("md_remainder", "md rounding", remainder, "members cut to the smallest member, in whole chunks"),
-        ("md_redundancy", "parity / mirrors", components - array, "md array size = data disks x component"),
+        ("md_redundancy", "parity / mirrors", components - array + copies, "md array size = data disks x component"),
         ("lvm", "LVM overhead", array - block, "pe_start and what is left under one extent"),
         ("fs_size", "fs rounding", block - fs_bytes, "mkfs uses whole blocks (and whole AGs / groups)"),
-        ("fs_metadata", "fs metadata", fs_bytes - df_size, "log or journal, AG headers, bitmaps, inode tables"),
+        ("fs_metadata", "fs metadata", fs_bytes - df_size - copies, "log or journal, AG headers, bitmaps, inode tables"),
         ("reserved", "reserved", df_size - avail, "root reserve, kernel hold-back, XFS reserve pool and set-aside"),
     ]
     out: list[CapacityStep] = []

@@ -60,6 +60,31 @@ def journal_findings(plan: Plan) -> list[Finding]:
         "it mounts, and writes in flight may be lost or left half done; fit for scratch space only."))]
 
 
+def btrfs_findings(volume: VolumeResult) -> list[Finding]:
+    """What a btrfs profile risks or wastes, one sentence each."""
+    b = volume.btrfs
+    if b is None:
+        return []
+    out = []
+    parity = [p for p in (b.data_profile, b.metadata_profile) if p in ("raid5", "raid6")]
+    if parity:
+        out.append(Finding(severity="warning", layer="filesystem", field="filesystem.data_profile", message=(
+            f"btrfs {parity[0]} has a write hole: a crash or power loss during a partial-stripe write can leave "
+            "parity that no longer matches, so run `btrfs scrub` after every unclean shutdown; the kernel still "
+            "documents raid5/6 as not for production, and metadata should be raid1 or raid1c3.")))
+    if b.metadata_tolerates < b.data_tolerates:
+        out.append(Finding(severity="warning", layer="filesystem", field="filesystem.metadata_profile", message=(
+            f"btrfs metadata ({b.metadata_profile}) survives {b.metadata_tolerates} device failure(s) and data "
+            f"({b.data_profile}) {b.data_tolerates}: losing the metadata loses every file, so it should be at "
+            "least as redundant as the data.")))
+    if b.stranded_bytes >= 1 << 30 and len(b.device_bytes) > 1:
+        out.append(Finding(severity="warning", layer="disks", field="disks", message=(
+            f"btrfs {b.data_profile} over these mixed sizes leaves {b.stranded_bytes:,} bytes the kernel counts as "
+            "unusable for data (the largest devices outgrow what the others can pair them with): df's available "
+            "space leaves them out.")))
+    return out
+
+
 def direct_findings(plan: Plan, unders: list[Under], volume: VolumeResult) -> list[Finding]:
     """What a plan without md gets wrong or risks, one sentence each."""
     out: list[Finding] = []
@@ -69,7 +94,8 @@ def direct_findings(plan: Plan, unders: list[Under], volume: VolumeResult) -> li
 
     luns = [u for u in unders if u.kind == "lun"]
     plain = len(unders) - len(luns)
-    if plain:
+    b = volume.btrfs
+    if plain and not (b and min(b.data_tolerates, b.metadata_tolerates) > 0):  # btrfs's own copies protect it
         what = "A plain disk with no md and no RAID controller: losing it" if plain == 1 else (
             f"{plain} plain disks with no md and no RAID controller: losing any one of them")
         add("warning", "plan", f"{what} loses the volume.", "groups")

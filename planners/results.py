@@ -6,6 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from planners.fs.btrfs import BtrfsGeometry
 from planners.fs.ext4.geometry import Ext4Geometry
 from planners.lvm import LvmGeometry
 from planners.md.geometry import MdGeometry
@@ -100,6 +101,7 @@ class VolumeResult(BaseModel):
     lvm: LvmGeometry | None = Field(description="LVM geometry, None without LVM.")
     xfs: XfsGeometry | None = Field(description="XFS geometry, if XFS.")
     ext4: Ext4Geometry | None = Field(description="ext3/ext4 geometry, if ext3/ext4.")
+    btrfs: BtrfsGeometry | None = Field(None, description="btrfs chunks and statvfs figures, if btrfs.")
     fs_bytes: int = Field(description="Filesystem size as mkfs creates it, in bytes.")
     df_size_bytes: int = Field(description="What `df -B1` shows as 1B-blocks right after mount, in bytes.")
     df_available_bytes: int = Field(description="What `df -B1` shows as Available right after mount, in bytes.")

@@ -96,3 +96,98 @@ def test_parse_show():
             "\tdevid    1 size 2147483648 used 285212672 path /dev/loop0\n"
             "\tdevid    2 size 2147483648 used 276824064 path /dev/loop1\n")
     assert parse_show(text, ["/dev/loop1", "/dev/loop0"]) == (276824064, 285212672)
+
+
+# ---- btrfs in a plan ----------------------------------------------------------------------------
+
+def _plan(sizes: list[int], data: str | None = None, meta: str | None = None, **kw):
+    from planners.models import DiskSet, Filesystem, Plan
+
+    return Plan(name="bt", disks=[DiskSet(count=1, size=s, physical_sector=512) for s in sizes],
+                filesystem=Filesystem(type="btrfs", data_profile=data, metadata_profile=meta), **kw)
+
+
+PLANS = [([2 * GiB], None, None), ([1 * GiB, 1 * GiB, 4 * GiB], "raid1", None),
+         ([2 * GiB, 3 * GiB, 5000 * MiB, 1000 * MiB], "raid10", "raid1c3"), ([3 * GiB] * 4, "raid5", "raid1c3")]
+
+
+@pytest.mark.root
+@pytest.mark.parametrize(("sizes", "data", "meta"), PLANS, ids=[f"{len(p[0])}x-{p[1]}" for p in PLANS])
+def test_plan_json_figures_are_what_statvfs_reports(tools, sizes, data, meta):
+    from planners.compute import compute
+
+    r = compute(_plan(sizes, data, meta))
+    v = r.volumes[0]
+    assert v.btrfs is not None and r.groups == []
+    real = measure(sizes, v.btrfs.mkfs_options)
+    assert (real.df_size_bytes, real.df_available_bytes) == (r.df_size_bytes, r.usable_bytes)
+    assert list(real.used) == v.btrfs.used_bytes
+    assert r.capacity[-1].remaining_bytes == r.usable_bytes
+
+
+def test_btrfs_script_findings_and_refusals(tmp_path):
+    from planners.compute import compute
+    from planners.models import Filesystem, Lvm
+    from planners.script.build import build_script
+    from tests.script_helpers import assert_clean_script
+
+    plan = _plan([4 * 10**12] * 4, "raid5", "raid1")
+    r = compute(plan)
+    text = build_script(plan, r)
+    assert 'mkfs.btrfs -f -d raid5 -m raid1 -n 16384 -s 4096 "${DISKS[@]}"' in text and "mdadm --create" not in text
+    assert "btrfs noatime 0 0" in text
+    assert_clean_script(tmp_path / "b.sh", text)
+    messages = " ".join(f.message for f in r.findings)
+    assert "write hole" in messages and "scrub" in messages and "loses the volume" not in messages
+    weak = compute(_plan([4 * 10**12] * 4, "raid1c3", "raid1"))
+    assert any(f.field == "filesystem.metadata_profile" for f in weak.findings)
+    mixed = compute(_plan([10**12, 4 * 10**12], "raid1", "raid1"))
+    assert any("unusable for data" in f.message for f in mixed.findings)
+    steps = {s.key: s.removed_bytes for s in mixed.capacity}
+    assert steps["md_redundancy"] == 5 * 10**12 // 2  # the mirror's copy
+    # On an LV it is a one-device btrfs: mkfs.btrfs's defaults for one device.
+    on_lv = compute(_plan([10**12] * 3).model_copy(update={"lvm": Lvm(enabled=True)}))
+    b = on_lv.volumes[0].btrfs
+    assert b is not None and (b.data_profile, b.metadata_profile) == ("single", "dup") and len(b.device_bytes) == 1
+    for bad in (dict(type="xfs", data_profile="raid1"), dict(type="btrfs", data_profile="raid7"),
+                dict(type="btrfs", nodesize=12288)):
+        with pytest.raises(ValueError, match="btrfs"):
+            Filesystem(**bad)  # type: ignore[arg-type]
+
+
+def test_cli_btrfs_profiles_in_one_line(capsys):
+    import json
+
+    from app.cli.main import main
+
+    assert main(["plan", "--disks", "4", "--no-md", "--no-lvm", "--fs", "btrfs", "--data-profile", "raid10",
+                 "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["result"]["volumes"][0]["btrfs"]["data_profile"] == "raid10"
+    assert main(["plan", "--disks", "2", "--no-md", "--no-lvm", "--fs", "btrfs", "--data-profile", "raid6"]) == 2
+    err = capsys.readouterr().err
+    assert "raid6 needs at least 3 devices" in err and len(err.strip().splitlines()) == 1
+
+
+async def test_tui_opens_a_btrfs_plan_and_keeps_its_profiles() -> None:
+    from app.tui.app import PodplanApp
+    from app.tui.form_model import compute_form, values_from_plan
+    from planners.compute import compute
+    from tests.tui_helpers import SIZE, text_of
+
+    plan = _plan([4 * 10**12] * 4, "raid10", "raid1c3")
+    app = PodplanApp(plan)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        want = compute(plan).usable_bytes
+        assert app.result is not None and app.result.usable_bytes == want
+        assert f"{want:,} B" in text_of(app, "#summary")
+        assert not app.screen.query_one("#reserved").display
+    values = values_from_plan(plan)
+    values["label"] = "scratch"  # an edit elsewhere keeps the profiles the form does not show
+    edited, _ = compute_form(plan, values)
+    assert (edited.filesystem.data_profile, edited.filesystem.metadata_profile) == ("raid10", "raid1c3")
+    values["fs"] = "xfs"
+    values["lvm"] = True
+    moved, _ = compute_form(plan, values)
+    assert moved.filesystem.type == "xfs" and moved.filesystem.data_profile is None

@@ -208,7 +208,7 @@ def test_lvm_over_luns_matches_lvm_and_mkfs(tools, shape, n, size_mib, striped, 
 
 @pytest.mark.root
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(size=st.integers(300 * MiB // 4096, 64 * GiB * 1024 // 4096).map(lambda b: b * 4096),
+@given(size=st.integers(600 * MiB // 4096, 8 * GiB * 1024 // 4096).map(lambda b: b * 4096),
        lun=st.one_of(st.none(), lun_shapes), fs=st.sampled_from(["xfs", "ext4", "ext3"]))
 def test_filesystem_on_one_disk_matches_mkfs(tools, size, lun, fs):
     plan = _plain(1, size, fs=fs) if lun is None else _luns(1, size, disks=lun[0], level=lun[1], strip=lun[2], fs=fs)

@@ -8,13 +8,13 @@ from typing import Any
 
 from app.shared.planfile import load_plan, plan_from_data
 from planners.errors import PlanError
-from planners.models import Plan
+from planners.models import BTRFS_PROFILES, Plan
 from planners.units import bare_unit_note, parse_size
 
 LAYOUT_FLAGS = (
     "disks", "disk_size", "logical_sector", "physical_sector", "ssd", "devices", "level", "layout", "groups",
     "spares", "chunk", "metadata", "bitmap", "bitmap_chunk", "lvm", "lvm_mode", "stripe_size", "extent_size",
-    "data_alignment", "fs", "journal", "block_size", "reserved", "label", "mount_point", "readahead", "stripe_cache", "md",
+    "data_alignment", "fs", "journal", "data_profile", "metadata_profile", "block_size", "reserved", "label", "mount_point", "readahead", "stripe_cache", "md",
 )
 MD_FLAGS = ("level", "layout", "groups", "spares", "chunk", "metadata", "bitmap", "bitmap_chunk")
 
@@ -49,7 +49,9 @@ def add_plan_flags(p: argparse.ArgumentParser) -> None:
     lv.add_argument("--extent-size", metavar="SIZE", help="vgcreate -s, e.g. 4M")
     lv.add_argument("--data-alignment", metavar="SIZE", help="pvcreate --dataalignment (default: the md full stripe)")
     f = p.add_argument_group("filesystem")
-    f.add_argument("--fs", choices=("xfs", "ext4", "ext3"), help="filesystem type")
+    f.add_argument("--fs", choices=("xfs", "ext4", "ext3", "btrfs"), help="filesystem type")
+    f.add_argument("--data-profile", choices=BTRFS_PROFILES, help="btrfs data profile (mkfs.btrfs -d)")
+    f.add_argument("--metadata-profile", choices=BTRFS_PROFILES, help="btrfs metadata profile (mkfs.btrfs -m)")
     f.add_argument("--journal", action=argparse.BooleanOptionalAction, default=None,
                    help="--no-journal: ext4 without a journal (mke2fs -O ^has_journal), for scratch space")
     f.add_argument("--block-size", type=int, choices=(1024, 2048, 4096), help="filesystem block size")
@@ -207,7 +209,8 @@ def _apply_layers(data: dict[str, Any], args: argparse.Namespace) -> None:
             lvm[key] = _size(getattr(args, flag), what)
     data["lvm"] = lvm
     fs = dict(data.get("filesystem", {}))
-    for key, flag in (("type", "fs"), ("journal", "journal"), ("block_size", "block_size"), ("reserved_percent", "reserved"),
+    for key, flag in (("type", "fs"), ("journal", "journal"), ("data_profile", "data_profile"),
+                      ("metadata_profile", "metadata_profile"), ("block_size", "block_size"), ("reserved_percent", "reserved"),
                       ("label", "label"), ("mount_point", "mount_point")):
         if getattr(args, flag) is not None:
             fs[key] = getattr(args, flag)

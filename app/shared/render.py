@@ -96,6 +96,13 @@ def volume_table(plan: Plan, v: VolumeResult) -> FitTable:
         t.add_row("inodes", _n(e.inode_count))
         t.add_row("journal", f"{_n(e.journal_blocks)} blocks")
         t.add_row("reserved blocks", _n(e.reserved_blocks))
+    if v.btrfs:
+        b = v.btrfs
+        t.add_row("btrfs data / metadata", f"{b.data_profile} / {b.metadata_profile}")
+        t.add_row("device failures survived", f"data {b.data_tolerates}, metadata {b.metadata_tolerates}")
+        t.add_row("chunks after mkfs", " + ".join(_sz(u) if u else "0" for u in b.used_bytes))
+        if b.stranded_bytes:
+            t.add_row("unusable for data", f"{_n(b.stranded_bytes)} B")
     t.add_row("filesystem size", f"{_n(v.fs_bytes)} B")
     for what, n in (("df -B1 size", v.df_size_bytes), ("df -B1 available", v.df_available_bytes)):
         t.add_row(what, f"{_n(n)} B")

@@ -270,6 +270,9 @@ def _lvm(old: dict[str, Any], values: Values) -> dict[str, Any]:
 
 def _filesystem(old: dict[str, Any], values: Values) -> dict[str, Any]:
     fs = dict(old)
+    if values["fs"] != "btrfs":  # btrfs's own settings go with it
+        for key in ("data_profile", "metadata_profile", "nodesize"):
+            fs.pop(key, None)
     fs.update(type=values["fs"], block_size=int(values["block_size"]), label=str(values["label"]).strip(),
               mount_point=str(values["mount_point"]).strip())
     text = str(values.get("reserved", "")).strip()

@@ -16,6 +16,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal, NamedTuple
 
+from pydantic import BaseModel, ConfigDict, Field
+
 from planners.errors import PlanError
 
 MiB = 1 << 20
@@ -235,3 +237,42 @@ def unallocated_data_bytes(devices: Sequence[int], used: Sequence[int], profile:
         i -= 1
         count -= 1
     return out
+
+
+class BtrfsGeometry(BaseModel):
+    """A fresh btrfs as mkfs.btrfs makes it and statvfs reports it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    device_bytes: list[int] = Field(description="Each device's size as btrfs counts it (whole sectors), bytes.")
+    used_bytes: list[int] = Field(description="Bytes of chunks mkfs leaves on each device, bytes.")
+    data_profile: str = Field(description="Data block-group profile (mkfs.btrfs -d).")
+    metadata_profile: str = Field(description="Metadata and system profile (mkfs.btrfs -m).")
+    nodesize: int = Field(description="Tree node size (mkfs.btrfs -n), bytes.")
+    sectorsize: int = Field(description="Sector size (mkfs.btrfs -s), bytes.")
+    data_chunk_bytes: int = Field(description="The first data chunk's logical size, bytes (all of it free).")
+    df_size_bytes: int = Field(description="statvfs size: the devices' bytes over the data copies, bytes.")
+    df_available_bytes: int = Field(description="statvfs available right after mount, bytes.")
+    stranded_bytes: int = Field(description="Device bytes no data chunk of the profile can use (mixed sizes), bytes.")
+    data_tolerates: int = Field(description="Device failures the data survives, count.")
+    metadata_tolerates: int = Field(description="Device failures the metadata survives, count.")
+
+    @property
+    def mkfs_options(self) -> list[str]:
+        """mkfs.btrfs options that make exactly this filesystem (the devices go after them)."""
+        return ["-d", self.data_profile, "-m", self.metadata_profile, "-n", str(self.nodesize),
+                "-s", str(self.sectorsize)]
+
+
+DEFAULT_NODESIZE = 16 * 1024
+
+
+def btrfs_geometry(sizes: Sequence[int], *, data_profile: str | None = None, metadata_profile: str | None = None,
+                   nodesize: int | None = None) -> BtrfsGeometry:
+    lay = btrfs_layout(sizes, data_profile=data_profile, metadata_profile=metadata_profile)
+    return BtrfsGeometry(
+        device_bytes=list(lay.device_bytes), used_bytes=list(lay.used), data_profile=lay.data_profile,
+        metadata_profile=lay.metadata_profile, nodesize=nodesize or DEFAULT_NODESIZE, sectorsize=lay.sector,
+        data_chunk_bytes=lay.data_chunk_bytes, df_size_bytes=lay.df_size_bytes,
+        df_available_bytes=lay.df_available_bytes, stranded_bytes=lay.stranded_bytes,
+        data_tolerates=PROFILES[lay.data_profile].tolerated, metadata_tolerates=PROFILES[lay.metadata_profile].tolerated)

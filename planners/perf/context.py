@@ -145,7 +145,7 @@ def _direct_groups(plan: Plan, result: PlanResult, sets: list[tuple[str, bool]],
                      disk=_resolved(hw.disk_spec(model), rotational, disk_override), members=(i,), spares=0,
                      array_bytes=d.size, component_bytes=d.size, cache_entries=0)
             for i, ((model, rotational), d) in enumerate(zip(sets, plan.disk_list(), strict=True))
-            if vol.lvm is not None or i == 0]
+            if vol.lvm is not None or vol.disks[1:] or i == 0]
 
 
 # A sweep builds a context for hundreds of layouts of the same disks and hardware: the frozen

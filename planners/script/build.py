@@ -180,7 +180,17 @@ def _volume_steps(w: Write, plan: Plan, result: PlanResult, v: VolumeResult) -> 
     w("")
     w(f'step "filesystem on {v.device}"')
     fs = plan.filesystem
-    if fs.type == "xfs":
+    target = q(v.device)
+    if v.btrfs is not None:
+        b = v.btrfs
+        args = ["mkfs.btrfs", "-f", *b.mkfs_options]
+        w(f"# Data {b.data_profile} (survives {b.data_tolerates} device failure(s)), metadata {b.metadata_profile} "
+          f"(survives {b.metadata_tolerates}); node size {b.nodesize}, sector {b.sectorsize}.")
+        w(f"# Expect chunks of {' + '.join(str(u) for u in b.used_bytes)} bytes on the devices, "
+          f"df size {b.df_size_bytes} and available {b.df_available_bytes} bytes.")
+        if len(b.device_bytes) > 1:
+            target = f'"${{{DISKS}[@]}}"'
+    elif fs.type == "xfs":
         x = v.xfs
         assert x is not None
         args = ["mkfs.xfs", "-f", *x.mkfs_options]
@@ -206,18 +216,20 @@ def _volume_steps(w: Write, plan: Plan, result: PlanResult, v: VolumeResult) -> 
           f"a journal of {e.journal_blocks} blocks, {e.reserved_blocks} reserved blocks.")
     if fs.label:
         args += ["-L", fs.label]
-    args.append(v.device)
-    w(f"run {' '.join(q(x) for x in args)}")
+    w(f"run {' '.join(q(x) for x in args)} {target}")
+    if v.btrfs is not None and len(v.btrfs.device_bytes) > 1:
+        w("run btrfs device scan  # the kernel learns every device of the filesystem before it is mounted")
     w("")
     w(f'step "mount {v.mount_point} and add it to fstab"')
     opts = ",".join(fs.mount_options) or "defaults"
+    passno = 0 if fs.type == "btrfs" else 2  # btrfs checks itself at mount; fsck.btrfs does nothing
     w(f"run mkdir -p {q(v.mount_point)}")
     w('if [ "$RUN" -eq 1 ]; then')
     w(f"  uuid=$(blkid -s UUID -o value {q(v.device)})")
-    w(f'  line="UUID=$uuid {v.mount_point} {fs.type} {opts} 0 2"')
+    w(f'  line="UUID=$uuid {v.mount_point} {fs.type} {opts} 0 {passno}"')
     w(f'  grep -q -- "[[:space:]]{v.mount_point}[[:space:]]" {FSTAB} || printf \'%s\\n\' "$line" >> {FSTAB}')
     w("else")
-    w(f'  say "+ echo \\"UUID=<uuid of {v.device}> {v.mount_point} {fs.type} {opts} 0 2\\" >> {FSTAB}"')
+    w(f'  say "+ echo \\"UUID=<uuid of {v.device}> {v.mount_point} {fs.type} {opts} 0 {passno}\\" >> {FSTAB}"')
     w("fi")
     w(f"run mount -o {q(opts)} {q(v.device)} {q(v.mount_point)}")
 
@@ -243,7 +255,7 @@ def _tuning_step(w: Write, plan: Plan, result: PlanResult) -> None:
     w('step "readahead and stripe cache, now and at every boot (udev rule)"')
     rules = []
     for v in result.volumes:
-        if v.groups or v.lvm is not None:
+        if v.groups or v.lvm is not None or v.btrfs is not None:
             continue
         a = v.alignment
         w(f"# readahead {a.readahead_bytes} bytes = {a.readahead_sectors} sectors (two full stripes, at least 1 MiB).")

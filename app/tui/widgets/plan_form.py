@@ -119,7 +119,8 @@ class PlanForm(VerticalScroll):
         yield from self._input("extent_size", "PE size", v)
         yield from self._input("data_alignment", "data align", v, placeholder="full stripe")
         yield Static("Filesystem", classes="form-section")
-        yield from self._select("fs", "type", [("XFS", "xfs"), ("ext4", "ext4"), ("ext3", "ext3")], v)
+        yield from self._select("fs", "type", [("XFS", "xfs"), ("ext4", "ext4"), ("ext3", "ext3"), ("btrfs", "btrfs")],
+                                v)
         yield from self._select("block_size", "block size", [(b, b) for b in ("4096", "2048", "1024")], v)
         yield from self._input("reserved", "reserved %", v, type="number")
         yield from self._input("label", "label", v)
@@ -282,11 +283,11 @@ def _disabled(values: Values) -> dict[str, bool]:
         "extent_size": not lvm,
         "data_alignment": not lvm,
         "stripe_size": not lvm or values["lvm_mode"] != "striped",
-        "reserved": values["fs"] == "xfs",
+        "reserved": values["fs"] in ("xfs", "btrfs"),
     }
 
 
 def _hidden(values: Values) -> dict[str, bool]:
     """Whether each row that can go is gone."""
     # XFS has no reserved blocks: the row goes rather than show a number that means nothing.
-    return {"reserved": values["fs"] == "xfs"}
+    return {"reserved": values["fs"] in ("xfs", "btrfs")}
