@@ -77,7 +77,7 @@ def btrfs_findings(volume: VolumeResult) -> list[Finding]:
             f"btrfs metadata ({b.metadata_profile}) survives {b.metadata_tolerates} device failure(s) and data "
             f"({b.data_profile}) {b.data_tolerates}: losing the metadata loses every file, so it should be at "
             "least as redundant as the data.")))
-    if b.stranded_bytes >= 1 << 30 and len(b.device_bytes) > 1:
+    if b.stranded_bytes >= max(1 << 30, sum(b.device_bytes) // 100) and len(b.device_bytes) > 1:
         out.append(Finding(severity="warning", layer="disks", field="disks", message=(
             f"btrfs {b.data_profile} over these mixed sizes leaves {b.stranded_bytes:,} bytes the kernel counts as "
             "unusable for data (the largest devices outgrow what the others can pair them with): df's available "

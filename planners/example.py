@@ -58,10 +58,22 @@ def example_nvme() -> Plan:
     )
 
 
+def example_btrfs() -> Plan:
+    """btrfs's own RAID across six disks of mixed sizes: data raid10, metadata raid1c3."""
+    return Plan(
+        name="btrfs6",
+        disks=[DiskSet(count=4, size=4000787030016, model="4 TB 7200 rpm SATA"),
+               DiskSet(count=2, size=8001563222016, model="8 TB 7200 rpm SATA")],
+        filesystem=Filesystem(type="btrfs", data_profile="raid10", metadata_profile="raid1c3", label="btrfs6",
+                              mount_point="/srv/btrfs6"),
+    )
+
+
 # Every stack podplan plans, one example each: `podplan example NAME`.
 EXAMPLES: dict[str, tuple[str, Callable[[], Plan]]] = {
     "pod45": ("45 disks, 3 x RAID6 of 15 under linear LVM, XFS (the default)", example_pod),
     "luns8": ("8 hardware RAID5 LUNs under one striped LV, ext4, no md", example_luns),
     "scratch": ("one 24-disk RAID10 LUN, ext4 without a journal, no md or LVM", example_scratch),
     "nvme": ("one NVMe drive, XFS straight on it", example_nvme),
+    "btrfs6": ("6 mixed disks, btrfs raid10 data and raid1c3 metadata, no md or LVM", example_btrfs),
 }

@@ -133,7 +133,10 @@ def layout_plan(plan: Plan, groups: list[MdGroup], lvm: Lvm) -> Plan:
     it), since a figure tuned for one full stripe is wrong for another.
     """
     tuning = plan.tuning.model_copy(update={"stripe_cache_size": None, "readahead": None})
-    return Plan(name=plan.name, disks=plan.disks, groups=groups, lvm=lvm, filesystem=plan.filesystem,
+    fs = plan.filesystem
+    if fs.type == "btrfs" and (groups or lvm.enabled):  # on md or LVM btrfs has one device: its own defaults
+        fs = fs.model_copy(update={"data_profile": None, "metadata_profile": None})
+    return Plan(name=plan.name, disks=plan.disks, groups=groups, lvm=lvm, filesystem=fs,
                 tuning=tuning, tools=plan.tools, hardware=plan.hardware)
 
 
