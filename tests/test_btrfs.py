@@ -191,3 +191,31 @@ async def test_tui_opens_a_btrfs_plan_and_keeps_its_profiles() -> None:
     values["lvm"] = True
     moved, _ = compute_form(plan, values)
     assert moved.filesystem.type == "xfs" and moved.filesystem.data_profile is None
+
+
+@pytest.mark.root
+def test_validate_takes_a_mounted_btrfs_for_its_plan(tools):
+    """A btrfs over two devices is mounted by one of them: validate's check that the target is the plan's
+    storage still holds (size and type), and a plan of another filesystem is told apart."""
+    from planners.compute import compute
+    from planners.models import DiskSet, Filesystem, Plan
+    from runners.exec import run
+    from runners.probes.loopdev import mounted, sparse_loops
+    from runners.validate.shape import plan_mismatch
+
+    sizes = [2 * GiB, 2 * GiB]
+    with sparse_loops(sizes) as devs:
+        plan = _plan(sizes, "raid1", "raid1").model_copy(update={"disks": [DiskSet(count=2, size=2 * GiB,
+                                                                                     physical_sector=512,
+                                                                                     devices=devs)]})
+        v = compute(plan).volumes[0]
+        assert v.btrfs is not None
+        try:
+            run(["mkfs.btrfs", "-q", "-f", *v.btrfs.mkfs_options, *devs])
+            with mounted(devs[0]) as mnt:
+                assert plan_mismatch(mnt, plan) == ()
+                other = Plan(name="x", disks=[DiskSet(count=1, size=2 * GiB)], filesystem=Filesystem(type="ext4"))
+                assert any("btrfs" in why for why in plan_mismatch(mnt, other))
+        finally:
+            for d in devs:
+                run(["btrfs", "device", "scan", "--forget", d], check=False)

@@ -115,7 +115,8 @@ def plan_mismatch(target: str, plan: Plan) -> tuple[str, ...]:
                    f"the plan's is {format_bytes_binary(want)} ({format_bytes_decimal(want)})")
     disks = leaf_disks(sysdir)
     planned = planned_disks(plan, volume)
-    if disks and len(disks) != planned:
+    spans = volume.btrfs is not None and len(volume.disks) > 1  # a btrfs mount names one of its devices
+    if disks and len(disks) != planned and not spans:
         out.append(f"the target stands on {len(disks)} disk{'s' if len(disks) > 1 else ''} "
                    f"({', '.join(sorted(disks)[:4])}{', ...' if len(disks) > 4 else ''}), the plan on {planned}")
     if is_dir:
