@@ -223,6 +223,8 @@ def gather_files() -> dict[str, str]:
             files[f"fs/{n}.xfs_info"] = _tool(["xfs_info", f"/dev/{n}"])
         elif kind in ("ext2", "ext3", "ext4"):
             files[f"fs/{n}.dumpe2fs"] = _tool(["dumpe2fs", "-h", f"/dev/{n}"])
+        elif kind == "btrfs":
+            files[f"fs/{n}.btrfs"] = _tool(["btrfs", "filesystem", "show", "--raw", f"/dev/{n}"])
     files["df.txt"] = _tool(["df", "-B1", "--output=source,fstype,size,used,avail,target"])
     files["lsblk.json"] = _tool(["lsblk", "-J", "-b", "-O"])
     return files

@@ -139,7 +139,8 @@ def compare(plan: Plan, result: PlanResult, c: LabCollection) -> list[Check]:
             on_disk = next((f for f in c.filesystems if not f.device.startswith(("md", "dm-"))), None)
             top = on_disk.device if on_disk else None
             dev = c.block.get(top) if top else None
-            add("tuning", "disk readahead (sectors)", a.readahead_sectors, dev.ra_sectors if dev else None)
+            if v.btrfs is None:  # btrfs keeps its own readahead: the build script sets none
+                add("tuning", "disk readahead (sectors)", a.readahead_sectors, dev.ra_sectors if dev else None)
         for name in v.groups:
             arr_name = kernel_name.get(name)
             if a.stripe_cache_size and arr_name:
