@@ -251,3 +251,32 @@ def test_check_compares_a_built_btrfs_with_its_plan(tools, tmp_path, capsys):
         finally:
             for d in devs:
                 run(["btrfs", "device", "scan", "--forget", d], check=False)
+
+
+async def test_tui_chooses_btrfs_profiles() -> None:
+    from app.tui.app import PodplanApp
+    from app.tui.widgets.choice import Choice
+    from planners.compute import compute
+    from planners.example import example_pod
+
+    app = PodplanApp(example_pod())
+    async with app.run_test(size=(100, 40)) as pilot:
+        await pilot.pause()
+        form = app.screen.query_one("#data_profile", Choice)
+        assert not form.display  # XFS: the btrfs rows are gone
+        app.screen.query_one("#fs", Choice).value = "btrfs"
+        await pilot.pause()
+        assert form.display
+        app.screen.query_one("#groups").value = "0"
+        app.screen.query_one("#lvm").value = False
+        await pilot.pause()
+        form.value = "raid10"
+        app.screen.query_one("#metadata_profile", Choice).value = "raid1c3"
+        await pilot.pause()
+        await pilot.pause()
+        assert app.result is not None
+        b = app.result.volumes[0].btrfs
+        assert b is not None and (b.data_profile, b.metadata_profile) == ("raid10", "raid1c3")
+        assert len(b.device_bytes) == 45
+        want = compute(_plan([example_pod().disks[0].size] * 45, "raid10", "raid1c3"))
+        assert app.result.usable_bytes == want.usable_bytes

@@ -26,7 +26,7 @@ PLAN_FIELDS = ("name",)
 DISK_FIELDS = ("count", "size", "preset", "logical_sector", "physical_sector", "rotational", "count2", "size2")
 MD_FIELDS = ("groups", "level", "layout", "members", "spares", "chunk", "bitmap", "metadata")
 LVM_FIELDS = ("lvm", "lvm_mode", "stripe_size", "extent_size", "data_alignment")
-FS_FIELDS = ("fs", "block_size", "reserved", "label", "mount_point")
+FS_FIELDS = ("fs", "data_profile", "metadata_profile", "block_size", "reserved", "label", "mount_point")
 FIELDS = PLAN_FIELDS + DISK_FIELDS + MD_FIELDS + LVM_FIELDS + FS_FIELDS
 
 RAID10_LAYOUTS = ("n2", "n3", "f2", "f3", "o2", "o3")
@@ -99,6 +99,8 @@ def _values_from_plan(plan: Plan) -> Values:
         "extent_size": _size_text(plan.lvm.extent_size),
         "data_alignment": _size_text(plan.lvm.data_alignment),
         "fs": plan.filesystem.type,
+        "data_profile": plan.filesystem.data_profile or "",
+        "metadata_profile": plan.filesystem.metadata_profile or "",
         "block_size": str(plan.filesystem.block_size),
         "reserved": f"{plan.filesystem.reserved_percent:g}",
         "label": plan.filesystem.label,
@@ -273,6 +275,9 @@ def _filesystem(old: dict[str, Any], values: Values) -> dict[str, Any]:
     if values["fs"] != "btrfs":  # btrfs's own settings go with it
         for key in ("data_profile", "metadata_profile", "nodesize"):
             fs.pop(key, None)
+    else:
+        for key in ("data_profile", "metadata_profile"):
+            fs[key] = str(values.get(key) or "") or None  # blank: mkfs.btrfs's default
     fs.update(type=values["fs"], block_size=int(values["block_size"]), label=str(values["label"]).strip(),
               mount_point=str(values["mount_point"]).strip())
     text = str(values.get("reserved", "")).strip()
@@ -291,6 +296,7 @@ _FIELD_MAP = {
     "spares": "spares", "chunk": "chunk", "bitmap": "bitmap", "bitmap_chunk": "bitmap", "metadata": "metadata",
     "lvm": "lvm_mode", "mode": "lvm_mode", "stripes": "lvm_mode", "stripe_size": "stripe_size",
     "extent_size": "extent_size", "data_alignment": "data_alignment", "data_alignment_offset": "data_alignment",
+    "data_profile": "data_profile", "metadata_profile": "metadata_profile", "nodesize": "fs",
     "filesystem": "fs", "type": "fs", "fs_type": "fs", "block_size": "block_size", "reserved_percent": "reserved",
     "label": "label", "mount_point": "mount_point", "mount_options": "mount_point", "stripe_unit": "fs",
     "stripe_width": "fs", "size_bytes": "fs", "su_bytes": "chunk", "stride": "chunk",

@@ -22,6 +22,7 @@ from app.tui.presets import BY_KEY, PRESETS, preset_for
 from app.tui.widgets.choice import Choice
 from app.tui.widgets.tick import Tick
 from planners.errors import PlanError
+from planners.models import BTRFS_PROFILES
 from planners.units import parse_size, size_meaning
 
 _SECTORS = [("512", "512"), ("4096", "4096")]
@@ -121,6 +122,9 @@ class PlanForm(VerticalScroll):
         yield Static("Filesystem", classes="form-section")
         yield from self._select("fs", "type", [("XFS", "xfs"), ("ext4", "ext4"), ("ext3", "ext3"), ("btrfs", "btrfs")],
                                 v)
+        profiles = [(p, p) for p in BTRFS_PROFILES]
+        yield from self._select("data_profile", "data", profiles, v, blank="default")
+        yield from self._select("metadata_profile", "metadata", profiles, v, blank="default")
         yield from self._select("block_size", "block size", [(b, b) for b in ("4096", "2048", "1024")], v)
         yield from self._input("reserved", "reserved %", v, type="number")
         yield from self._input("label", "label", v)
@@ -290,4 +294,5 @@ def _disabled(values: Values) -> dict[str, bool]:
 def _hidden(values: Values) -> dict[str, bool]:
     """Whether each row that can go is gone."""
     # XFS has no reserved blocks: the row goes rather than show a number that means nothing.
-    return {"reserved": values["fs"] in ("xfs", "btrfs")}
+    btrfs = values["fs"] == "btrfs"
+    return {"reserved": values["fs"] in ("xfs", "btrfs"), "data_profile": not btrfs, "metadata_profile": not btrfs}
