@@ -128,17 +128,17 @@ def btrfs_layout(sizes: Sequence[int], *, data_profile: str | None = None, metad
     used = [0] * n
     # The temporary single chunks on the first device while the real ones are placed; a single
     # profile keeps its temporary chunks and gets no other.
-    temp = _take(holes[0], TEMP_SYSTEM + 2 * TEMP_CHUNK)
+    _take(holes[0], TEMP_SYSTEM + 2 * TEMP_CHUNK)
     meta_stripe = DATA_STRIPE if total > META_BIG_FS else META_STRIPE
     if meta == "single":
         used[0] += TEMP_SYSTEM + TEMP_CHUNK
     else:
         for cap, most in ((SYSTEM_CHUNK, SYSTEM_MAX_CHUNK), (meta_stripe, meta_stripe)):
-            for dev, length in _alloc(holes, devices, meta, cap, most, total):
+            for dev, length in _alloc(holes, meta, cap, most, total):
                 used[dev] += length
     data_chunk = TEMP_CHUNK
     if data != "single":
-        chunk = _alloc(holes, devices, data, DATA_STRIPE, 10 * DATA_STRIPE, total)
+        chunk = _alloc(holes, data, DATA_STRIPE, 10 * DATA_STRIPE, total)
         shape = PROFILES[data]
         stripe = chunk[0][1]
         data_chunk = stripe * ((len(chunk) - shape.nparity) // shape.ncopies)
@@ -146,25 +146,19 @@ def btrfs_layout(sizes: Sequence[int], *, data_profile: str | None = None, metad
             used[dev] += length
     else:
         used[0] += TEMP_CHUNK
-    _give_back(holes[0], temp)
     return BtrfsLayout(devices, tuple(used), data_chunk, data, meta, sector)
 
 
-def _take(holes: list[tuple[int, int]], length: int) -> tuple[int, int]:
+def _take(holes: list[tuple[int, int]], length: int) -> None:
     start, end = holes[0]
     holes[0] = (start + length, end)
-    return (start, start + length)
-
-
-def _give_back(holes: list[tuple[int, int]], span: tuple[int, int]) -> None:
-    holes.append(span)
 
 
 def _largest_hole(holes: list[tuple[int, int]]) -> int:
     return max((e - s for s, e in holes), default=0)
 
 
-def _alloc(holes: list[list[tuple[int, int]]], devices: tuple[int, ...], profile: str, stripe_cap: int,
+def _alloc(holes: list[list[tuple[int, int]]], profile: str, stripe_cap: int,
            chunk_cap: int, total: int) -> list[tuple[int, int]]:
     """(device, bytes) of each stripe of one new chunk of `profile`: stripes of at most `stripe_cap`, the
     chunk's data at most `chunk_cap` and a tenth of the devices."""
