@@ -135,13 +135,13 @@ def check_plan(plan: Plan, md_io: list[tuple[str, int, int, int | None, int]], v
             f"({', '.join(format_size_compact(o) for o in sorted(opts))}), so the filesystem can align to only one of them.",
             "groups")
 
-    _, _, io_opt, chunk, level = md_io[0]
+    _, _, io_opt, chunk, level = md_io[0] if md_io else ("", 0, 0, None, 0)  # no md: see planners.direct
     parity = level in (4, 5, 6)
     if plan.lvm.enabled and pe_start is not None and io_opt and pe_start % io_opt:
         add("warning", "lvm",
             f"The first extent starts at {format_size_compact(pe_start)}, not a multiple of the md full stripe "
             f"{format_size_compact(io_opt)}, so every LVM block is shifted across md stripes.", "lvm.data_alignment")
-    if plan.lvm.enabled and plan.lvm.mode == "striped" and chain.lv_stripes == 1:
+    if plan.lvm.enabled and plan.lvm.mode == "striped" and chain.lv_stripes == 1 and md_io:
         add("info", "lvm",
             "Striped LVM over one md array is one stripe: lvcreate makes the LV linear. Split the disks into two or "
             "more arrays (groups) to stripe over them.", "lvm.mode")

@@ -12,10 +12,12 @@ from functools import lru_cache
 from planners import alignment as al
 from planners.errors import PlanError
 from planners.fs.ext4.geometry import ext4_geometry
+from planners.fs.btrfs import PROFILES, btrfs_geometry
 from planners.fs.ext4.df import ext4_df
+from planners.direct import Under, btrfs_findings, direct_findings, direct_unders, journal_findings, placeholder
 from planners.fs_findings import fs_findings
 from planners.lvm import aligned_extent, lvm_volume, pe_start_bytes
-from planners.md.geometry import MdGeometry, md_geometry
+from planners.md.geometry import md_geometry
 from planners.models import Disk, MdGroup, Plan
 from planners.results import AlignmentChain, CapacityStep, GroupResult, PlanResult, VolumeResult
 from planners.units import is_power_of_two
@@ -44,26 +46,37 @@ def compute(plan: Plan) -> PlanResult:
     tools = plan.tools
     mdadm = tools.v("mdadm")
     groups = [_group(g, tuple(members), tuple(spares), mdadm) for g, members, spares in plan.group_disks()]
+    unders = [_md_under(g) for g in groups] if groups else direct_unders(plan)
 
     if plan.lvm.enabled:
-        volumes = [_volume(plan, groups, f"/dev/{plan.lvm.vg}/{plan.lvm.lv}", plan.filesystem.mount_point,
+        volumes = [_volume(plan, groups, unders, f"/dev/{plan.lvm.vg}/{plan.lvm.lv}", plan.filesystem.mount_point,
+                           plan.filesystem.label)]
+    elif not groups and plan.filesystem.type == "btrfs":  # btrfs's own RAID across the disks
+        volumes = [_volume(plan, [], unders, unders[0].device or placeholder(1), plan.filesystem.mount_point,
                            plan.filesystem.label)]
     else:
         volumes = [
-            _volume(plan, [g], g.device, plan.filesystem.mount_point if len(groups) == 1 else f"{plan.filesystem.mount_point}/{g.name}",
-                    plan.filesystem.volume_label(i, len(groups)))
-            for i, g in enumerate(groups)
+            _volume(plan, groups[i : i + 1], [u], groups[i].device if groups else u.device or placeholder(i + 1),
+                    plan.filesystem.mount_point if len(unders) == 1 else f"{plan.filesystem.mount_point}/{u.name}",
+                    plan.filesystem.volume_label(i, len(unders)))
+            for i, u in enumerate(unders)
         ]
 
     raw = sum(d.size * d.count for d in plan.disks)
     spare = sum(g.spare_raw_bytes for g in groups)
     unassigned = sum(d.size for d in plan.unassigned_disks())
-    array = sum(g.md.array_bytes for g in groups)
+    array = sum(u.size for u in unders)
     df_size = sum(v.df_size_bytes for v in volumes)
     usable = sum(v.df_available_bytes for v in volumes)
     findings = al.check_plan(
         plan, [(g.name, g.md.io_min_bytes, g.md.io_opt_bytes, g.md.chunk_bytes, g.md.level) for g in groups], volumes[0]
     ) + fs_findings(plan, volumes)
+    if not groups:
+        findings += direct_findings(plan, unders, volumes[0])
+    findings += journal_findings(plan) + [f for v in volumes for f in btrfs_findings(v)]
+    # With LVM there is one volume, and its PVs are the devices under it, in order.
+    aligned = sum(lvm_alignment_bytes(v, [al.write_unit(u.level, u.chunk, u.io_opt) for u in unders])
+                  for v in volumes if v.lvm)
     return PlanResult(
         plan_name=plan.name,
         tools=tools,
@@ -77,9 +90,14 @@ def compute(plan: Plan) -> PlanResult:
         efficiency=usable / raw if raw else 0.0,
         groups=groups,
         volumes=volumes,
-        capacity=_waterfall(raw, unassigned, spare, groups, volumes),
+        capacity=_waterfall(raw, unassigned, spare, groups, array, aligned, volumes),
         findings=findings,
     )
+
+
+def _md_under(g: GroupResult) -> Under:
+    return Under(g.name, g.device, g.md.array_bytes, g.md.io_min_bytes, g.md.io_opt_bytes, g.md.chunk_bytes,
+                 g.md.level, "md")
 
 
 # A sweep computes the same array on the same disks for many layouts (each group of a layout, each
@@ -115,32 +133,34 @@ def _group(g: MdGroup, members: tuple[Disk, ...], spares: tuple[Disk, ...], mdad
     )
 
 
-def _volume(plan: Plan, groups: list[GroupResult], device: str, mount_point: str, label: str) -> VolumeResult:
+def _volume(plan: Plan, groups: list[GroupResult], unders: list[Under], device: str, mount_point: str,
+            label: str) -> VolumeResult:
     lvm = plan.lvm
     fs = plan.filesystem
-    md0 = groups[0].md
+    md0 = unders[0]
     lvg = None
     data_alignment = pe_start = lv_stripes = lv_stripe = extent = None
     if lvm.enabled:
-        # pvcreate's alignment and the filesystem's stripe follow the first array, and so does a linear LV's
-        # extent. A striped LV keeps LVM's 4 MiB: device-mapper wants each stripe's length in whole stripe sizes,
-        # which 4 MiB extents give every stripe size lvcreate takes (a power of two up to the extent), and a
-        # 6.5 MiB extent does not.
-        unit = al.write_unit(md0.level, md0.chunk_bytes, md0.io_opt_bytes) if lvm.mode == "linear" else 0
+        # pvcreate's alignment and the filesystem's stripe follow the first array (or LUN), and so does a
+        # linear LV's extent. A striped LV keeps LVM's 4 MiB: device-mapper wants each stripe's length in whole
+        # stripe sizes, which 4 MiB extents give every stripe size lvcreate takes (a power of two up to the
+        # extent), and a 6.5 MiB extent does not.
+        unit = al.write_unit(md0.level, md0.chunk, md0.io_opt) if lvm.mode == "linear" else 0
         extent = lvm.extent_size or aligned_extent(unit)
-        data_alignment = lvm.data_alignment or md0.io_opt_bytes or md0.io_min_bytes or None
-        pe_start = pe_start_bytes(md0.io_min_bytes, md0.io_opt_bytes, data_alignment=data_alignment, lvm2=plan.tools.v("lvm2"))
+        data_alignment = lvm.data_alignment or md0.io_opt or md0.io_min or None
+        pe_start = pe_start_bytes(md0.io_min, md0.io_opt, data_alignment=data_alignment, lvm2=plan.tools.v("lvm2"))
         # Striping needs two arrays or more: over one array the LV is one stripe, which lvcreate
         # makes linear, so there is no stripe size to choose (and one the plan gives is refused).
-        lv_stripes = len(groups) if lvm.mode == "striped" else 1
+        lv_stripes = len(unders) if lvm.mode == "striped" else 1
         if lv_stripes == 1 and lvm.stripe_size is not None:
-            raise PlanError(f"a stripe size was given, but a striped LV over {len(groups)} md array has one stripe: "
+            what = "md array" if groups else "disk"
+            raise PlanError(f"a stripe size was given, but a striped LV over {len(unders)} {what} has one stripe: "
                             "split the disks into several arrays (groups) to stripe over them", "lvm.stripe_size")
-        lv_stripe = (lvm.stripe_size or default_lv_stripe(md0.chunk_bytes, md0.io_opt_bytes, extent)
+        lv_stripe = (lvm.stripe_size or default_lv_stripe(md0.chunk, md0.io_opt, extent)
                      if lv_stripes > 1 else None)
         try:
             lvg = lvm_volume(
-                [g.md.array_bytes for g in groups],
+                [u.size for u in unders],
                 pe_start=pe_start,
                 extent_bytes=extent,
                 stripes=lv_stripes,
@@ -152,10 +172,10 @@ def _volume(plan: Plan, groups: list[GroupResult], device: str, mount_point: str
         if lv_stripe:
             top_min, top_opt = lv_stripe, lv_stripe * lv_stripes
         else:
-            top_min, top_opt = md0.io_min_bytes, md0.io_opt_bytes
+            top_min, top_opt = md0.io_min, md0.io_opt
     else:
-        size = md0.array_bytes
-        top_min, top_opt = md0.io_min_bytes, md0.io_opt_bytes
+        size = md0.size
+        top_min, top_opt = md0.io_min, md0.io_opt
 
     if fs.stripe_unit is not None and fs.stripe_width is not None:
         su, sw = fs.stripe_unit, fs.stripe_width
@@ -163,9 +183,18 @@ def _volume(plan: Plan, groups: list[GroupResult], device: str, mount_point: str
         su, sw = al.fs_stripe(top_min, top_opt, fs.block_size)
     rotational = all(d.rotational for d in plan.disks)
     sector = max(d.physical_sector for d in plan.disks)
-    xfs = ext4 = None
+    xfs = ext4 = btrfs = None
     try:
-        if fs.type == "xfs":
+        if fs.type == "btrfs":
+            spans = not lvm.enabled and not groups  # across the raw disks, else one device
+            btrfs = btrfs_geometry([u.size for u in unders] if spans else [size], data_profile=fs.data_profile,
+                                   metadata_profile=fs.metadata_profile, nodesize=fs.nodesize)
+            if spans:
+                size = sum(u.size for u in unders)
+            su = sw = 0
+            fs_bytes = sum(btrfs.device_bytes)
+            df_size, df_avail = btrfs.df_size_bytes, btrfs.df_available_bytes
+        elif fs.type == "xfs":
             xfs = xfs_geometry(size, su_bytes=su, sw=sw, block_size=fs.block_size, sector_size=sector,
                                rotational=rotational, xfsprogs=plan.tools.v("xfsprogs"))
             fs_bytes = xfs.data_blocks * xfs.block_size
@@ -174,7 +203,7 @@ def _volume(plan: Plan, groups: list[GroupResult], device: str, mount_point: str
             stride = su // fs.block_size if su else 0
             ext4 = ext4_geometry(size, fs_type=fs.type, block_size=fs.block_size, stride=stride,
                                  stripe_width=stride * sw, reserved_percent=fs.reserved_percent,
-                                 rotational=rotational, e2fsprogs=plan.tools.v("e2fsprogs"))
+                                 rotational=rotational, e2fsprogs=plan.tools.v("e2fsprogs"), journal=fs.journal)
             fs_bytes = ext4.size_bytes
             df = ext4_df(ext4)
             df_size, df_avail = df.size_bytes, df.avail_bytes
@@ -182,18 +211,20 @@ def _volume(plan: Plan, groups: list[GroupResult], device: str, mount_point: str
         raise PlanError(exc.message, exc.field or "filesystem") from None
 
     # What one sequential stream crosses: one array at a time on linear LVM, all arrays when striped.
-    streamed = sum(g.md.io_opt_bytes for g in groups) if (lvm.enabled and lvm.mode == "striped") else md0.io_opt_bytes
+    streamed = sum(u.io_opt for u in unders) if (lvm.enabled and lvm.mode == "striped") else md0.io_opt
     readahead = plan.tuning.readahead or al.recommended_readahead(max(streamed, top_opt))
-    parity = md0.level in (4, 5, 6)
-    chunk = md0.chunk_bytes
+    parity = md0.level in (4, 5, 6) and md0.kind == "md"  # a LUN's stripe cache is the controller's own
+    chunk = md0.chunk if md0.kind == "md" else None
     cache = None
     if parity and chunk:
         cache = plan.tuning.stripe_cache_size or al.recommended_stripe_cache(chunk)
-    members = len(groups[0].member_devices)
+    members = len(groups[0].member_devices) if groups else 1
     chain = AlignmentChain(
+        under=md0.kind,  # type: ignore[arg-type]
         md_chunk_bytes=chunk,
-        md_io_min_bytes=md0.io_min_bytes,
-        md_io_opt_bytes=md0.io_opt_bytes,
+        lun_strip_bytes=md0.chunk if md0.kind == "lun" else None,
+        md_io_min_bytes=md0.io_min,
+        md_io_opt_bytes=md0.io_opt,
         pv_data_alignment_bytes=data_alignment,
         pe_start_bytes=lvg.pe_start_bytes if lvg else None,
         extent_bytes=extent,
@@ -218,10 +249,12 @@ def _volume(plan: Plan, groups: list[GroupResult], device: str, mount_point: str
         mount_point=mount_point,
         label=label,
         groups=[g.name for g in groups],
+        disks=[] if groups else [u.device for u in unders],
         block_device_bytes=size,
         lvm=lvg,
         xfs=xfs,
         ext4=ext4,
+        btrfs=btrfs,
         fs_bytes=fs_bytes,
         df_size_bytes=df_size,
         df_available_bytes=df_avail,
@@ -229,44 +262,44 @@ def _volume(plan: Plan, groups: list[GroupResult], device: str, mount_point: str
     )
 
 
-def lvm_alignment_bytes(v: VolumeResult, mds: list[MdGeometry]) -> int:
+def lvm_alignment_bytes(v: VolumeResult, units: list[int]) -> int:
     """Bytes a volume's LVM leaves unused for alignment: on each PV whose extent is a whole number
-    of its write units (full stripe or chunk), the whole units past its last extent."""
+    of its write unit (full stripe or chunk, `al.write_unit` of the array or LUN under it), the
+    whole units past its last extent."""
     lvg = v.lvm
     if lvg is None:
         return 0
     out = 0
-    for md, size, extents in zip(mds, lvg.pv_bytes, lvg.pv_extents, strict=True):
-        unit = al.write_unit(md.level, md.chunk_bytes, md.io_opt_bytes)
+    for unit, size, extents in zip(units, lvg.pv_bytes, lvg.pv_extents, strict=True):
         if unit and lvg.extent_bytes % unit == 0:
             tail = size // 512 * 512 - lvg.pe_start_bytes - extents * lvg.extent_bytes
             out += tail - tail % unit
     return out
 
 
-def _waterfall(raw: int, unassigned: int, spare: int, groups: list[GroupResult], volumes: list[VolumeResult]) -> list[CapacityStep]:
+def _waterfall(raw: int, unassigned: int, spare: int, groups: list[GroupResult], array: int, aligned: int,
+               volumes: list[VolumeResult]) -> list[CapacityStep]:
     member_raw = sum(g.member_raw_bytes for g in groups)
     offsets = sum(sum(g.md.member_reserved_bytes) for g in groups)
-    components = sum(sum(g.md.member_used_bytes) for g in groups)
-    remainder = member_raw - offsets - components
-    array = sum(g.md.array_bytes for g in groups)
+    components = sum(sum(g.md.member_used_bytes) for g in groups) if groups else array
+    remainder = member_raw - offsets - components if groups else 0
     block = sum(v.block_device_bytes for v in volumes)
     fs_bytes = sum(v.fs_bytes for v in volumes)
     df_size = sum(v.df_size_bytes for v in volumes)
     avail = sum(v.df_available_bytes for v in volumes)
-    md_of = {g.name: g.md for g in groups}
-    aligned = sum(lvm_alignment_bytes(v, [md_of[n] for n in v.groups]) for v in volumes)
+    # btrfs keeps its copies in the filesystem: what the data profile costs is shown as mirrors.
+    copies = sum(v.fs_bytes - v.fs_bytes // PROFILES[v.btrfs.data_profile].factor for v in volumes if v.btrfs)
     steps = [
         ("raw", "raw disks", raw, "sum of every disk's size"),
         ("unassigned", "disks in no group", unassigned, "disks after the last group's members and spares"),
         ("spares", "hot spares", spare, "spare disks hold no data until a member fails"),
         ("md_metadata", "md data offset", offsets, "superblock, bitmap and headroom before the data on each member"),
         ("md_remainder", "md rounding", remainder, "members cut to the smallest member, in whole chunks"),
-        ("md_redundancy", "parity / mirrors", components - array, "md array size = data disks x component"),
+        ("md_redundancy", "parity / mirrors", components - array + copies, "md array size = data disks x component"),
         ("lvm", "LVM overhead", array - block - aligned, "pe_start and what is left under one extent"),
         ("lvm_align", "LVM alignment", aligned, "full stripes past each array's last extent: the cost of aligned arrays"),
         ("fs_size", "fs rounding", block - fs_bytes, "mkfs uses whole blocks (and whole AGs / groups)"),
-        ("fs_metadata", "fs metadata", fs_bytes - df_size, "log or journal, AG headers, bitmaps, inode tables"),
+        ("fs_metadata", "fs metadata", fs_bytes - df_size - copies, "log or journal, AG headers, bitmaps, inode tables"),
         ("reserved", "reserved", df_size - avail, "root reserve, kernel hold-back, XFS reserve pool and set-aside"),
     ]
     out: list[CapacityStep] = []

@@ -206,7 +206,7 @@ class Filesystem(BaseModel):
 
     model_config = Frozen
 
-    type: Literal["xfs", "ext4", "ext3"] = Field("xfs", description="Filesystem type.")
+    type: Literal["xfs", "ext4", "ext3", "btrfs"] = Field("xfs", description="Filesystem type.")
     block_size: int = Field(4096, description="Filesystem block size in bytes.")
     reserved_percent: float = Field(5.0, ge=0, le=50, description="ext3/ext4 blocks reserved for root, in percent.")
     label: str = Field("", max_length=16, description="Filesystem label (XFS: at most 12 characters).")
@@ -214,6 +214,14 @@ class Filesystem(BaseModel):
     mount_options: list[str] = Field(default_factory=lambda: ["noatime"], description="Mount options for fstab.")
     stripe_unit: OptionalBytes = Field(None, description="Override of the stripe unit in bytes (su / stride); None = derived.")
     stripe_width: int | None = Field(None, ge=1, description="Override of the stripe width in stripe units (sw); None = derived.")
+    journal: bool = Field(True, description="ext4 only: False makes it without a journal (mke2fs -O ^has_journal), "
+                                            "for scratch space.")
+    data_profile: str | None = Field(None, description="btrfs data profile (mkfs.btrfs -d: single, dup, raid0, raid1, "
+                                                       "raid1c3, raid1c4, raid10, raid5, raid6); None = mkfs.btrfs's "
+                                                       "default for the device count.")
+    metadata_profile: str | None = Field(None, description="btrfs metadata profile (mkfs.btrfs -m), names as "
+                                                           "data_profile; None = mkfs.btrfs's default.")
+    nodesize: int | None = Field(None, description="btrfs tree node size in bytes (mkfs.btrfs -n); None = 16 KiB.")
 
     @model_validator(mode="after")
     def _valid(self) -> Filesystem:
@@ -227,6 +235,14 @@ class Filesystem(BaseModel):
         _check(_MOUNTPOINT, self.mount_point, "mount point", "an absolute path of letters, digits and ._/+-")
         for opt in self.mount_options:
             _check(_MOUNT_OPTION, opt, "mount option", "letters, digits and _=.:+-")
+        btrfs_only = [n for n in ("data_profile", "metadata_profile", "nodesize") if getattr(self, n) is not None]
+        if btrfs_only and self.type != "btrfs":
+            raise PlanError(f"{btrfs_only[0]} is a btrfs setting, and the filesystem is {self.type}",
+                            f"filesystem.{btrfs_only[0]}")
+        if self.type == "btrfs":
+            _check_btrfs(self)
+        if not self.journal and self.type != "ext4":
+            raise PlanError(f"only ext4 can go without a journal ({self.type} cannot)", "filesystem.journal")
         if (self.stripe_unit is None) != (self.stripe_width is None):
             raise PlanError("give both the stripe unit and the stripe width, or neither", "filesystem.stripe_unit")
         if self.stripe_unit is not None and self.stripe_unit % self.block_size:
@@ -241,6 +257,24 @@ class Filesystem(BaseModel):
             return self.label
         suffix = f"-{index}"
         return self.label[:(12 if self.type == "xfs" else 16) - len(suffix)] + suffix
+
+
+BTRFS_PROFILES = ("single", "dup", "raid0", "raid1", "raid1c3", "raid1c4", "raid10", "raid5", "raid6")
+
+
+def _check_btrfs(fs: Filesystem) -> None:
+    for name in ("data_profile", "metadata_profile"):
+        value = getattr(fs, name)
+        if value is not None and value not in BTRFS_PROFILES:
+            raise PlanError(f"btrfs {name.replace('_', ' ')} {value!r} is not one of {', '.join(BTRFS_PROFILES)}",
+                            f"filesystem.{name}")
+    if fs.block_size != 4096:
+        raise PlanError("btrfs is planned with its 4096-byte sector (block_size 4096)", "filesystem.block_size")
+    node = fs.nodesize
+    if node is not None and (node & (node - 1) or not 4096 <= node <= 65536):
+        raise PlanError(f"btrfs node size {node} must be a power of two from 4 KiB to 64 KiB", "filesystem.nodesize")
+    if fs.stripe_unit is not None:
+        raise PlanError("btrfs takes no stripe unit", "filesystem.stripe_unit")
 
 
 class Tuning(BaseModel):
@@ -261,7 +295,10 @@ class Plan(BaseModel):
 
     name: str = Field("pod", description="Plan name, used in file names and comments.")
     disks: list[DiskSet] = Field(min_length=1, description="The disks, in the order groups take them.")
-    groups: list[MdGroup] = Field(min_length=1, max_length=64, description="md arrays, in order.")
+    groups: list[MdGroup] = Field(
+        default_factory=list, max_length=64,
+        description="md arrays, in order. None: LVM (when enabled) straight on the disks, each disk one PV, or "
+                    "without LVM the filesystem straight on the one disk.")
     lvm: Lvm = Field(default_factory=Lvm, description="LVM layer.")
     filesystem: Filesystem = Field(default_factory=Filesystem, description="Filesystem layer.")
     tuning: Tuning = Field(default_factory=Tuning, description="Readahead and stripe cache.")
@@ -282,6 +319,9 @@ class Plan(BaseModel):
             raise PlanError(f"the groups need {needed} disks (members and spares) but the plan has {have}", "groups.members")
         if len(self.groups) > 1 and not self.lvm.enabled:
             pass  # Several arrays without LVM: one filesystem each, which is a valid plan.
+        if not self.groups and not self.lvm.enabled and have > 1 and self.filesystem.type != "btrfs":
+            raise PlanError(f"without md groups or LVM the filesystem goes on one disk, but the plan has {have}: "
+                            "enable LVM to span them, add md groups, or use btrfs across them", "groups")
         paths = [p for d in self.disks for p in d.devices]
         if len(set(paths)) != len(paths):
             raise PlanError("the same device path is listed twice", "disks.devices")
@@ -305,6 +345,8 @@ class Plan(BaseModel):
         return out
 
     def unassigned_disks(self) -> list[Disk]:
+        if not self.groups:
+            return []  # without md every disk is a PV (or the one disk holds the filesystem)
         return self.disk_list()[sum(g.disks for g in self.groups) :]
 
 

@@ -6,6 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from planners.fs.btrfs import BtrfsGeometry
 from planners.fs.ext4.geometry import Ext4Geometry
 from planners.lvm import LvmGeometry
 from planners.md.geometry import MdGeometry
@@ -58,7 +59,12 @@ class AlignmentChain(BaseModel):
 
     model_config = Frozen
 
-    md_chunk_bytes: int | None = Field(description="md chunk in bytes (None for RAID1).")
+    under: Literal["md", "lun", "disk"] = Field(
+        "md", description="What is under LVM or the filesystem: md arrays, or without md hardware RAID LUNs or plain "
+                          "disks (the md_io_* figures are then that device's).")
+    md_chunk_bytes: int | None = Field(description="md chunk in bytes (None for RAID1, and without md).")
+    lun_strip_bytes: int | None = Field(None, description="The LUN's strip in bytes, when LUNs are under LVM or the "
+                                                          "filesystem without md.")
     md_io_min_bytes: int = Field(description="md minimum I/O size (queue/minimum_io_size), in bytes.")
     md_io_opt_bytes: int = Field(description="md optimal I/O size (queue/optimal_io_size), in bytes; the full stripe.")
     pv_data_alignment_bytes: int | None = Field(description="pvcreate --dataalignment, in bytes (None without LVM).")
@@ -90,10 +96,13 @@ class VolumeResult(BaseModel):
     mount_point: str = Field(description="Mount point.")
     label: str = Field("", description="Filesystem label (mkfs -L; '' for none): each volume its own.")
     groups: list[str] = Field(description="md arrays under this volume.")
+    disks: list[str] = Field(default_factory=list, description="Without md: the disks under this volume, as device "
+                                                               "paths ('' where the plan names none).")
     block_device_bytes: int = Field(description="Size of the device under the filesystem, in bytes.")
     lvm: LvmGeometry | None = Field(description="LVM geometry, None without LVM.")
     xfs: XfsGeometry | None = Field(description="XFS geometry, if XFS.")
     ext4: Ext4Geometry | None = Field(description="ext3/ext4 geometry, if ext3/ext4.")
+    btrfs: BtrfsGeometry | None = Field(None, description="btrfs chunks and statvfs figures, if btrfs.")
     fs_bytes: int = Field(description="Filesystem size as mkfs creates it, in bytes.")
     df_size_bytes: int = Field(description="What `df -B1` shows as 1B-blocks right after mount, in bytes.")
     df_available_bytes: int = Field(description="What `df -B1` shows as Available right after mount, in bytes.")

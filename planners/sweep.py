@@ -85,7 +85,7 @@ def layouts(plan: Plan) -> list[tuple[str, list[MdGroup], Lvm]]:
                 unused = n - g * (members + spares)
                 if members < MIN_MEMBERS[level] or unused >= g or (level == 10 and layout == "n2" and members % 2):
                     continue
-                names, kept = _names(plan, g), _kept(plan.groups[0], level)
+                names, kept = _names(plan, g), _kept(plan.groups[0] if plan.groups else _NO_GROUP, level)
                 for chunk in CHUNKS:
                     groups = [MdGroup(name=array, level=level, layout=layout, members=members, spares=spares,
                                       chunk=chunk, **kept) for array in names]
@@ -95,7 +95,15 @@ def layouts(plan: Plan) -> list[tuple[str, list[MdGroup], Lvm]]:
                     modes = ("linear", "striped") if g > 1 else ("linear",)
                     for mode in modes:
                         out.append((base + (f" {mode}" if g > 1 else ""), groups, lvms[g > 1, mode]))
+    # No md: the filesystem on the one disk, or LVM straight over the disks (hardware RAID LUNs, mostly).
+    if n == 1:
+        out.append(("no md", [], plan.lvm.model_copy(update={"mode": "linear", "stripe_size": None})))
+    else:
+        out += [(f"no md {mode}", [], lvms[True, mode]) for mode in ("linear", "striped")]
     return out
+
+
+_NO_GROUP = MdGroup(members=1)  # md's defaults, for a plan without md
 
 
 class _Kept(TypedDict):
@@ -134,7 +142,10 @@ def layout_plan(plan: Plan, groups: list[MdGroup], lvm: Lvm) -> Plan:
     it), since a figure tuned for one full stripe is wrong for another.
     """
     tuning = plan.tuning.model_copy(update={"stripe_cache_size": None, "readahead": None})
-    return Plan(name=plan.name, disks=plan.disks, groups=groups, lvm=lvm, filesystem=plan.filesystem,
+    fs = plan.filesystem
+    if fs.type == "btrfs" and (groups or lvm.enabled):  # on md or LVM btrfs has one device: its own defaults
+        fs = fs.model_copy(update={"data_profile": None, "metadata_profile": None})
+    return Plan(name=plan.name, disks=plan.disks, groups=groups, lvm=lvm, filesystem=fs,
                 tuning=tuning, tools=plan.tools, hardware=plan.hardware)
 
 
@@ -199,7 +210,9 @@ def rounding_bytes(row: SweepRow) -> int:
     is a whole number of extents on each stripe). Two layouts this close in space are a choice of
     speed and risk, not of space: linear LVM over six arrays keeps a few extents that striped
     rounds away, and is no better for it at a sixth of the speed."""
-    return row.extent_bytes * len(row.plan.groups)
+    lvm = row.plan.lvm
+    pvs = len(row.plan.groups) or sum(d.count for d in row.plan.disks)  # without md, each disk is a PV
+    return row.extent_bytes * pvs if lvm.enabled else 0
 
 
 def _dominates(a: SweepRow, b: SweepRow, *, exact: bool = False) -> bool:

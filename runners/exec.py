@@ -53,6 +53,7 @@ PROGRAMS: dict[str, Program] = {
     **dict.fromkeys(("pvresize", "vgextend", "lvextend"), _LVM), "xfs_growfs": _XFS, "resize2fs": _E2FS,
     "mkfs.xfs": _XFS, "xfs_info": _XFS,
     "mke2fs": _E2FS, "mkfs.ext4": _E2FS, "dumpe2fs": _E2FS, "e2fsck": _E2FS, "filefrag": _E2FS,
+    **dict.fromkeys(("mkfs.btrfs", "btrfs"), Program("btrfs-progs")),
     "fio": Program("fio"),
     "losetup": _MOUNT, "mount": _MOUNT, "umount": _MOUNT,
     "lsblk": _UTIL, "blkid": _UTIL, "wipefs": _UTIL, "dmesg": _UTIL, "unshare": _UTIL, "setpriv": _UTIL,

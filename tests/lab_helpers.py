@@ -25,3 +25,31 @@ def record_calibration(doc: dict) -> None:
     if path:
         with open(path, "w") as fh:
             json.dump(doc, fh, indent=1)
+
+
+def every_figure_checked(batch, expected, name: str) -> list:
+    """The rehearsal checks of scenario `name` (its scaled plan and predictions in `expected`), once the
+    scenario ran cleanly and every predicted figure equals the VM's."""
+    from runners.lab.rehearse import compare
+
+    run = batch.scenario(name)
+    assert run.returncode == 0, batch.failure_report(name)
+    assert run.collection is not None, run.collection_error
+    scaled, result = expected[name]
+    checks = compare(scaled, result, run.collection)
+    bad = [f"{c.figure}: predicted {c.predicted}, VM {c.actual}" for c in checks if not c.match]
+    assert not bad, "\n".join(bad)
+    return checks
+
+
+def prepare_matrix(matrix: dict, tools) -> tuple[list, dict]:
+    """Scenarios rehearsing each plan of `matrix` (by name), and each one's (scaled plan, predictions).
+    Every figure is set when the build script ends: a matrix does not wait for md's resync."""
+    from runners.lab.rehearse import prepare
+
+    scenarios, expected = [], {}
+    for name, plan in matrix.items():
+        scenario, scaled, result = prepare(plan, name=name, tools=tools, settle=False)
+        scenarios.append(scenario)
+        expected[name] = (scaled, result)
+    return scenarios, expected

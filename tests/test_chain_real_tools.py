@@ -16,6 +16,7 @@ import pytest
 from planners.compute import compute
 from planners.fs.ext4.geometry import mke2fs_args
 from planners.models import DiskSet, Filesystem, Lvm, MdGroup, Plan
+from planners.results import VolumeResult
 from runners.exec import have, run
 from runners.probes.loopdev import df_b1, mounted, sparse_loop
 from runners.probes.lvm import probe_volume
@@ -76,6 +77,11 @@ def test_every_layer_matches_the_real_tool(tools, plan):
         assert [p.pe_start_bytes for p in m.pvs] == [v.lvm.pe_start_bytes] * len(m.pvs)
         assert m.lv is not None and m.lv.lv_bytes == v.block_device_bytes == v.lvm.lv_bytes
 
+    assert df_of_volume(v) == (v.df_size_bytes, v.df_available_bytes)
+
+
+def df_of_volume(v: VolumeResult) -> tuple[int, int]:
+    """`df -B1` of the volume's filesystem made with the script's own mkfs options on a loop device of its size."""
     with sparse_loop(v.block_device_bytes) as dev:
         if v.xfs is not None:
             run(["mkfs.xfs", "-q", "-f", "-K", *v.xfs.mkfs_options, dev], timeout=300)
@@ -83,4 +89,4 @@ def test_every_layer_matches_the_real_tool(tools, plan):
             assert v.ext4 is not None
             run(["mke2fs", "-q", "-F", *mke2fs_args(v.ext4, extended=("nodiscard",)), dev], timeout=300)
         with mounted(dev) as mnt:
-            assert df_b1(mnt) == (v.df_size_bytes, v.df_available_bytes)
+            return df_b1(mnt)

@@ -43,7 +43,7 @@ BAD_FLAGS = {
     "bad raid10 layout": ["plan", "--disks", "4", "--level", "10", "--layout", "f9"],
     "raid10 layout on raid6": ["plan", "--level", "6", "--layout", "n2"],
     "raid10 n3 on 2 disks": ["plan", "--disks", "2", "--level", "10", "--layout", "n3"],
-    "unknown filesystem": ["plan", "--fs", "btrfs"],
+    "unknown filesystem": ["plan", "--fs", "zfs"],
     "bad block size": ["plan", "--block-size", "8192"],
     "unknown flag": ["plan", "--frobnicate"],
     "label with a space": ["plan", "--label", "a b"],

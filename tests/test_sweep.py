@@ -40,8 +40,11 @@ def test_pareto_front_is_exactly_the_undominated_rows_within_the_risk_limit():
     assert any(r.label.startswith("RAID0 20") for r in risky) and not s.rows[0].label.startswith("RAID0")
     safest = min(s.rows, key=lambda r: r.loss.per_year[1])
     assert safest.pareto and "RAID0" not in safest.label
-    # A looser limit lets RAID0 back onto the front.
-    assert sweep(pod(20), PRESETS["rand-write-4k"], max_loss=1.0).rows[0].label.startswith("RAID0 20")
+    # A looser limit lets RAID0 back onto the front, and LVM striped straight over the disks (no md),
+    # RAID0 without md's data offset.
+    loose = sweep(pod(20), PRESETS["rand-write-4k"], max_loss=1.0).rows
+    assert loose[0].label == "no md striped" and loose[0].pareto
+    assert any(r.label.startswith("RAID0 20") for r in loose)
 
 
 def test_a_layout_that_loses_data_in_most_rebuilds_is_off_the_front():
@@ -112,6 +115,9 @@ def test_each_row_plan_keeps_what_the_sweep_does_not_vary():
         assert (p.lvm.vg, p.lvm.lv, p.lvm.extent_size) == ("big", "store", 32 * 2**20)
         assert p.tuning == Tuning()  # readahead and stripe cache follow the layout
         assert all(g.metadata == "1.0" for g in p.groups)
+        if not p.groups:  # no md: LVM straight on the disks
+            assert r.label.startswith("no md") and p == layout_plan(base, [], p.lvm)
+            continue
         raid0 = p.groups[0].level == 0
         assert all(g.bitmap == ("none" if raid0 else "internal") for g in p.groups)
         assert all(g.bitmap_chunk == (None if raid0 else 64 * 2**20) for g in p.groups)

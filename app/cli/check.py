@@ -63,6 +63,8 @@ def describe_target(target: str, collection, mount: tuple[str, str, str] | None 
     real = os.path.realpath(target)
     fs = next((f for f in collection.filesystems if f.mountpoint and os.path.realpath(f.mountpoint) == real), None)
     fs = fs or next((f for f in collection.filesystems if f.device == os.path.basename(real)), None)
+    if fs is not None and device is not None and not fs.device.startswith(("md", "dm-")):
+        fs = None  # a filesystem straight on the disk: what blkid reads there (label, mount) says more
     if fs is None and mount is not None:
         source, fstype, mountpoint = mount
         where = "" if os.path.realpath(mountpoint) == real else f", mounted on {mountpoint}"

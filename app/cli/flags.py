@@ -8,14 +8,15 @@ from typing import Any
 
 from app.shared.planfile import load_plan, plan_from_data
 from planners.errors import PlanError
-from planners.models import Plan
+from planners.models import BTRFS_PROFILES, Plan
 from planners.units import bare_unit_note, parse_size
 
 LAYOUT_FLAGS = (
     "disks", "disk_size", "logical_sector", "physical_sector", "ssd", "devices", "level", "layout", "groups",
     "spares", "chunk", "metadata", "bitmap", "bitmap_chunk", "lvm", "lvm_mode", "stripe_size", "extent_size",
-    "data_alignment", "fs", "block_size", "reserved", "label", "mount_point", "readahead", "stripe_cache",
+    "data_alignment", "fs", "journal", "data_profile", "metadata_profile", "block_size", "reserved", "label", "mount_point", "readahead", "stripe_cache", "md",
 )
+MD_FLAGS = ("level", "layout", "groups", "spares", "chunk", "metadata", "bitmap", "bitmap_chunk")
 
 
 def add_plan_flags(p: argparse.ArgumentParser) -> None:
@@ -30,6 +31,8 @@ def add_plan_flags(p: argparse.ArgumentParser) -> None:
     d.add_argument("--devices", metavar="PATH,...", help="comma-separated device paths, one per disk of the plan, in order "
                    "(the layout stays)")
     m = p.add_argument_group("md")
+    m.add_argument("--md", action=argparse.BooleanOptionalAction, default=None,
+                   help="--no-md: no md arrays; LVM straight on the disks, or the filesystem on the one disk")
     m.add_argument("--level", type=int, choices=(0, 1, 4, 5, 6, 10), help="RAID level")
     m.add_argument("--layout", help="RAID10 n2/n3/f2/f3/o2/o3 or RAID5/6 left-symmetric, ...")
     m.add_argument("--groups", type=int, metavar="G",
@@ -46,7 +49,11 @@ def add_plan_flags(p: argparse.ArgumentParser) -> None:
     lv.add_argument("--extent-size", metavar="SIZE", help="vgcreate -s, e.g. 4M")
     lv.add_argument("--data-alignment", metavar="SIZE", help="pvcreate --dataalignment (default: the md full stripe)")
     f = p.add_argument_group("filesystem")
-    f.add_argument("--fs", choices=("xfs", "ext4", "ext3"), help="filesystem type")
+    f.add_argument("--fs", choices=("xfs", "ext4", "ext3", "btrfs"), help="filesystem type")
+    f.add_argument("--data-profile", choices=BTRFS_PROFILES, help="btrfs data profile (mkfs.btrfs -d)")
+    f.add_argument("--metadata-profile", choices=BTRFS_PROFILES, help="btrfs metadata profile (mkfs.btrfs -m)")
+    f.add_argument("--journal", action=argparse.BooleanOptionalAction, default=None,
+                   help="--no-journal: ext4 without a journal (mke2fs -O ^has_journal), for scratch space")
     f.add_argument("--block-size", type=int, choices=(1024, 2048, 4096), help="filesystem block size")
     f.add_argument("--reserved", type=float, metavar="PCT", help="ext3/ext4 reserved blocks percentage")
     f.add_argument("--label", help="filesystem label")
@@ -140,6 +147,17 @@ def plan_from_args(args: argparse.Namespace, base: Plan | None) -> Plan:
 
 def _apply_groups(data: dict[str, Any], args: argparse.Namespace, new_disks: bool) -> None:
     total = sum(d["count"] for d in data["disks"])
+    md_flags = [k for k in MD_FLAGS if getattr(args, k, None) is not None]
+    if getattr(args, "md", None) is False:
+        if md_flags:
+            raise PlanError(f"--no-md takes no md flag (--{md_flags[0].replace('_', '-')} was given)")
+        data["groups"] = []
+        return
+    if not data["groups"]:
+        if not md_flags and not getattr(args, "md", None):
+            return  # a plan without md stays one
+        data["groups"] = [{"name": "md0", "members": total}]
+        new_disks = True
     template = dict(data["groups"][0])
     # A new disk count is a new layout: without --groups, all the disks make one array.
     ngroups = args.groups if args.groups is not None else (1 if new_disks else len(data["groups"]))
@@ -191,7 +209,8 @@ def _apply_layers(data: dict[str, Any], args: argparse.Namespace) -> None:
             lvm[key] = _size(getattr(args, flag), what)
     data["lvm"] = lvm
     fs = dict(data.get("filesystem", {}))
-    for key, flag in (("type", "fs"), ("block_size", "block_size"), ("reserved_percent", "reserved"),
+    for key, flag in (("type", "fs"), ("journal", "journal"), ("data_profile", "data_profile"),
+                      ("metadata_profile", "metadata_profile"), ("block_size", "block_size"), ("reserved_percent", "reserved"),
                       ("label", "label"), ("mount_point", "mount_point")):
         if getattr(args, flag) is not None:
             fs[key] = getattr(args, flag)

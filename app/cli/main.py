@@ -79,9 +79,14 @@ def main(argv: list[str] | None = None) -> int:
 def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "example":
         from app.shared.planfile import plan_to_toml
-        from planners.example import example_pod
+        from planners.example import EXAMPLES
 
-        sys.stdout.write(plan_to_toml(example_pod()))
+        if args.list:
+            sys.stdout.write("".join(f"{name:8} {what}\n" for name, (what, _) in EXAMPLES.items()))
+            return EXIT_OK
+        if args.name not in EXAMPLES:
+            raise PlanError(f"no example named {args.name!r}: one of {', '.join(EXAMPLES)}")
+        sys.stdout.write(plan_to_toml(EXAMPLES[args.name][1]()))
         return EXIT_OK
     if args.command == "schema":
         import json

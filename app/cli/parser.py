@@ -58,7 +58,9 @@ def build_parser() -> argparse.ArgumentParser:
     rh.add_argument("--group", metavar="NAME", help="with --fail: the md array to fail (default: the first)")
     rh.add_argument("--grow", metavar="NEWPLAN.toml", help="after the build and some data, run the grow script that "
                     "takes the pod to NEWPLAN (see podplan grow --save), then compare every figure and the data")
-    sub.add_parser("example", help="print the example 45-disk pod as a TOML plan")
+    ex = sub.add_parser("example", help="print an example plan as TOML (the 45-disk pod unless named)")
+    ex.add_argument("name", nargs="?", default="pod45", help="which example (--list shows them)")
+    ex.add_argument("--list", action="store_true", help="list the examples, one stack each")
     sub.add_parser("schema", help="print the JSON schema of `podplan plan --json`")
     tui = sub.add_parser("tui", help="open the interactive planner (the default)")
     tui.add_argument("plan_file", nargs="?", metavar="PLAN.toml")

@@ -99,6 +99,13 @@ def volume_table(plan: Plan, v: VolumeResult) -> FitTable:
         t.add_row("reserved blocks", _n(e.reserved_blocks))
     if v.label:
         t.add_row("label", v.label)
+    if v.btrfs:
+        b = v.btrfs
+        t.add_row("btrfs data / metadata", f"{b.data_profile} / {b.metadata_profile}")
+        t.add_row("device failures survived", f"data {b.data_tolerates}, metadata {b.metadata_tolerates}")
+        t.add_row("chunks after mkfs", " + ".join(_sz(u) if u else "0" for u in b.used_bytes))
+        if b.stranded_bytes:
+            t.add_row("unusable for data", f"{_n(b.stranded_bytes)} B")
     t.add_row("filesystem size", f"{_n(v.fs_bytes)} B")
     for what, n in (("df -B1 size", v.df_size_bytes), ("df -B1 available", v.df_available_bytes)):
         t.add_row(what, f"{_n(n)} B")
@@ -112,8 +119,12 @@ def alignment_table(plan: Plan, v: VolumeResult) -> FitTable:
     """Each layer's alignment parameters; the parameter names and the notes beside values wrap."""
     a = v.alignment
     t = _Rows()
-    t.add_row("md", "chunk", _sz(a.md_chunk_bytes))
-    t.add_row("md", "io_min / io_opt", f"{_sz(a.md_io_min_bytes)} / {_sz(a.md_io_opt_bytes)}")
+    under = UNDER_LABEL[a.under]
+    if a.under == "md":
+        t.add_row("md", "chunk", _sz(a.md_chunk_bytes))
+    elif a.lun_strip_bytes:
+        t.add_row(under, "strip", _sz(a.lun_strip_bytes))
+    t.add_row(under, "io_min / io_opt", f"{_sz(a.md_io_min_bytes)} / {_sz(a.md_io_opt_bytes)}")
     if a.pv_data_alignment_bytes is not None:
         t.add_row("LVM", "pvcreate --dataalignment", _sz(a.pv_data_alignment_bytes))
         t.add_row("LVM", "pe_start", _sz(a.pe_start_bytes))
@@ -132,6 +143,10 @@ def alignment_table(plan: Plan, v: VolumeResult) -> FitTable:
                      Col("parameter", [r[1] for r in t.rows], right=False, words=True),
                      Col("value", [r[2] for r in t.rows], words=True)],
                     table=dict(title="Alignment chain", title_justify="left", show_header=False))
+
+
+# What the alignment chain starts from, as its first rows name it.
+UNDER_LABEL = {"md": "md", "lun": "LUN", "disk": "disk"}
 
 
 class _Rows:
@@ -163,7 +178,9 @@ def render_plan(plan: Plan, result: PlanResult) -> Group:
         f"{result.efficiency:.2%} of raw\n",
         (f"assumes mdadm {t.mdadm}, lvm2 {t.lvm2}, e2fsprogs {t.e2fsprogs}, xfsprogs {t.xfsprogs}, Linux {t.kernel}", "dim"),
     )
-    parts: list = [head, waterfall_table(result), groups_table(plan, result)]
+    parts: list = [head, waterfall_table(result)]
+    if result.groups:
+        parts.append(groups_table(plan, result))
     several = filesystems_table(result)
     if several is not None:
         parts.insert(1, several)

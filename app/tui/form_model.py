@@ -16,7 +16,7 @@ from app.shared.planfile import bound_sentence, describe_validation_error
 from app.tui.presets import BY_KEY, preset_for
 from planners.compute import compute
 from planners.errors import PlanError
-from planners.models import Plan
+from planners.models import MdGroup, Plan
 from planners.reliability import with_loss_findings
 from planners.results import PlanResult
 from planners.units import format_disk_size, format_size_compact, parse_size
@@ -27,7 +27,7 @@ PLAN_FIELDS = ("name",)
 DISK_FIELDS = ("count", "size", "preset", "logical_sector", "physical_sector", "rotational", "count2", "size2")
 MD_FIELDS = ("groups", "level", "layout", "members", "spares", "chunk", "bitmap", "metadata")
 LVM_FIELDS = ("lvm", "lvm_mode", "stripe_size", "extent_size", "data_alignment")
-FS_FIELDS = ("fs", "block_size", "reserved", "label", "mount_point")
+FS_FIELDS = ("fs", "data_profile", "metadata_profile", "block_size", "reserved", "label", "mount_point")
 FIELDS = PLAN_FIELDS + DISK_FIELDS + MD_FIELDS + LVM_FIELDS + FS_FIELDS
 
 RAID10_LAYOUTS = ("n2", "n3", "f2", "f3", "o2", "o3")
@@ -43,7 +43,13 @@ def _size_text(n: int | None) -> str:
     return "" if n is None else format_size_compact(n)
 
 
+# What the md rows show for a plan without md (groups 0): md's own defaults, ready for when md is turned on.
+_NO_MD = MdGroup(members=1)
+
+
 def _homogeneous(plan: Plan) -> bool:
+    if not plan.groups:
+        return True
     first = plan.groups[0].model_dump(exclude={"name"})
     return all(g.model_dump(exclude={"name"}) == first for g in plan.groups[1:])
 
@@ -67,9 +73,9 @@ _shown_for: list[Any] = [None, {}]
 def _values_from_plan(plan: Plan) -> Values:
     d0 = plan.disks[0]
     d1 = plan.disks[1] if len(plan.disks) > 1 else None
-    g = plan.groups[0]
+    g = plan.groups[0] if plan.groups else _NO_MD
     total = sum(d.count for d in plan.disks)
-    auto = _homogeneous(plan) and total // len(plan.groups) == g.disks
+    auto = not plan.groups or (_homogeneous(plan) and total // len(plan.groups) == g.disks)
     return {
         "name": plan.name,
         "count": str(d0.count),
@@ -94,6 +100,8 @@ def _values_from_plan(plan: Plan) -> Values:
         "extent_size": _size_text(plan.lvm.extent_size),
         "data_alignment": _size_text(plan.lvm.data_alignment),
         "fs": plan.filesystem.type,
+        "data_profile": plan.filesystem.data_profile or "",
+        "metadata_profile": plan.filesystem.metadata_profile or "",
         "block_size": str(plan.filesystem.block_size),
         "reserved": f"{plan.filesystem.reserved_percent:g}",
         "label": plan.filesystem.label,
@@ -220,8 +228,10 @@ def _disks(base: Plan, values: Values) -> list[dict[str, Any]]:
 
 
 def _groups(base: Plan, values: Values, total: int) -> list[dict[str, Any]]:
-    old = base.model_dump(mode="json", exclude_none=True)["groups"]
-    ngroups = _int(values, "groups", "md groups", minimum=1)
+    old = base.model_dump(mode="json", exclude_none=True)["groups"] or [_NO_MD.model_dump(mode="json", exclude_none=True)]
+    ngroups = _int(values, "groups", "md groups")
+    if ngroups == 0:
+        return []  # md off: LVM straight on the disks, or the filesystem on the one disk
     if ngroups > 64:
         raise FormError("At most 64 md groups", "groups")
     spares = _int(values, "spares", "spares per group")
@@ -266,6 +276,12 @@ def _lvm(old: dict[str, Any], values: Values) -> dict[str, Any]:
 
 def _filesystem(old: dict[str, Any], values: Values) -> dict[str, Any]:
     fs = dict(old)
+    if values["fs"] != "btrfs":  # btrfs's own settings go with it
+        for key in ("data_profile", "metadata_profile", "nodesize"):
+            fs.pop(key, None)
+    else:
+        for key in ("data_profile", "metadata_profile"):
+            fs[key] = str(values.get(key) or "") or None  # blank: mkfs.btrfs's default
     fs.update(type=values["fs"], block_size=_int(values, "block_size", "block size"), label=str(values["label"]).strip(),
               mount_point=str(values["mount_point"]).strip())
     text = str(values.get("reserved", "")).strip()
@@ -284,6 +300,7 @@ _FIELD_MAP = {
     "spares": "spares", "chunk": "chunk", "bitmap": "bitmap", "bitmap_chunk": "bitmap", "metadata": "metadata",
     "lvm": "lvm_mode", "mode": "lvm_mode", "stripes": "lvm_mode", "stripe_size": "stripe_size",
     "extent_size": "extent_size", "data_alignment": "data_alignment", "data_alignment_offset": "data_alignment",
+    "data_profile": "data_profile", "metadata_profile": "metadata_profile", "nodesize": "fs",
     "filesystem": "fs", "type": "fs", "fs_type": "fs", "block_size": "block_size", "reserved_percent": "reserved",
     "label": "label", "mount_point": "mount_point", "mount_options": "mount_point", "stripe_unit": "fs",
     "stripe_width": "fs", "size_bytes": "fs", "su_bytes": "chunk", "stride": "chunk",

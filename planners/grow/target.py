@@ -101,8 +101,14 @@ def new_array_plan(plan: Plan, req: GrowRequest) -> Plan:
     return _rebuilt(plan, [*plan.groups, new_group], {}, added)
 
 
+NO_MD_GROWTH = ("growing a plan without md (LVM straight on the disks, or a filesystem on one disk) is not planned "
+                "yet: add the disks with pvcreate, vgextend and lvextend, then grow the filesystem")
+
+
 def possible_modes(plan: Plan, req: GrowRequest) -> dict[GrowMode, Plan | PlanError]:
     """Each mode with the plan it gives, or the reason it cannot."""
+    if not plan.groups:
+        raise PlanError(NO_MD_GROWTH, "groups")
     out: dict[GrowMode, Plan | PlanError] = {}
     for mode, fn in (("reshape", reshaped_plan), ("new-array", new_array_plan)):
         try:
@@ -114,6 +120,8 @@ def possible_modes(plan: Plan, req: GrowRequest) -> dict[GrowMode, Plan | PlanEr
 
 def target_plan(plan: Plan, req: GrowRequest) -> Plan:
     """The layout after growth. mode None: reshape when md can, else a new array when LVM can take one."""
+    if not plan.groups:
+        raise PlanError(NO_MD_GROWTH, "groups")
     if req.mode == "reshape":
         return reshaped_plan(plan, req)
     if req.mode == "new-array":

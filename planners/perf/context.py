@@ -122,15 +122,30 @@ def build_ctx(plan: Plan, result: PlanResult, disk_override: DiskPerf | None = N
             near=md.near_copies, far=md.far_copies, chunk=md.chunk_bytes, disk=slowest, members=members,
             spares=pg.spares, array_bytes=md.array_bytes, component_bytes=md.component_bytes or min(md.member_used_bytes),
             cache_entries=cache))
+    if not plan.groups:
+        groups = _direct_groups(plan, result, sets, hw, disk_override)
     names = [g.name for g in groups]
     mode = ("striped" if plan.lvm.mode == "striped" else "linear") if plan.lvm.enabled else "none"
     links, hbas = link_map(hw.wiring, len(sets))
-    return PerfCtx(groups=tuple(groups), volume_groups=tuple(names.index(n) for n in vol.groups), lvm_mode=mode,
+    under = tuple(names.index(n) for n in vol.groups) if plan.groups else tuple(range(len(groups)))
+    return PerfCtx(groups=tuple(groups), volume_groups=under, lvm_mode=mode,
                    volume_bytes=vol.block_device_bytes, readahead=vol.alignment.readahead_bytes,
                    fs_type=plan.filesystem.type, fs_block=plan.filesystem.block_size, disk_count=len(sets),
                    hardware=hw, cpu=_cpu(hw.cpu),
                    links=links, hbas=hbas,
                    controller=_controller(hw.controller) if hw.controller else None, kernel=plan.tools.kernel)
+
+
+def _direct_groups(plan: Plan, result: PlanResult, sets: list[tuple[str, bool]], hw: Hardware,
+                   disk_override: DiskPerf | None) -> list[GroupCtx]:
+    """Without md each disk (a LUN or a plain disk) stands alone under LVM: a one-member stripe with no
+    redundancy at the host; a LUN's own RAID is in its resolved figures."""
+    vol = result.volumes[0]
+    return [GroupCtx(name=f"disk{i + 1}", level=0, n=1, parity=0, data=1.0, near=1, far=1, chunk=None,
+                     disk=_resolved(hw.disk_spec(model), rotational, disk_override), members=(i,), spares=0,
+                     array_bytes=d.size, component_bytes=d.size, cache_entries=0)
+            for i, ((model, rotational), d) in enumerate(zip(sets, plan.disk_list(), strict=True))
+            if vol.lvm is not None or vol.disks[1:] or i == 0]
 
 
 # A sweep builds a context for hundreds of layouts of the same disks and hardware: the frozen

@@ -14,9 +14,10 @@ from fractions import Fraction
 from typing import Protocol
 
 from planners.alignment import write_unit
+from planners.direct import placeholder
 from planners.fs.ext4.geometry import mke2fs_args
 from planners.models import MdGroup, Plan
-from planners.results import GroupResult, PlanResult, VolumeResult
+from planners.results import AlignmentChain, GroupResult, PlanResult, VolumeResult
 from planners.script.preamble import PREAMBLE, REFUSED, device_checks
 from planners.units import format_bytes_binary, format_bytes_decimal, format_size_compact
 
@@ -42,13 +43,14 @@ def _fraction(f: Fraction) -> str:
     return str(f.numerator) if f.denominator == 1 else f"{f.numerator}/{f.denominator}"
 
 
-def _placeholder(i: int) -> str:
-    return f"/dev/disk/by-id/FILL-IN-disk{i:02d}"
+_placeholder = placeholder
+DISKS = "DISKS"  # the script's array of disks in a plan without md
 
 
 def placeholders(result: PlanResult) -> int:
     """How many disks the build script names by placeholder (the plan gave them no path): it refuses to run."""
-    return sum(not dev for g in result.groups for dev in (*g.member_devices, *g.spare_devices))
+    bare = [dev for v in result.volumes for dev in v.disks]
+    return sum(not dev for g in result.groups for dev in (*g.member_devices, *g.spare_devices)) + bare.count("")
 
 
 def build_script(plan: Plan, result: PlanResult) -> str:
@@ -80,9 +82,13 @@ def build_script(plan: Plan, result: PlanResult) -> str:
             spares.append(dev or _placeholder(n))
         w(f"{_var(g, 'MEMBERS')}=({' '.join(q(d) for d in members)})")
         w(f"{_var(g, 'SPARES')}=({' '.join(q(d) for d in spares)})")
+    arrays = []
+    if not plan.groups:
+        disks = plan.disk_list()
+        w(f"{DISKS}=({' '.join(q(d.device or _placeholder(i)) for i, d in enumerate(disks, 1))})")
+        arrays.append((DISKS, [(d.size, d.logical_sector, d.physical_sector) for d in disks]))
     w("")
     w('step "check every device (read-only)"')
-    arrays = []
     for g, (_, members, spares) in zip(result.groups, plan.group_disks(), strict=True):
         for var, disks in ((_var(g, "MEMBERS"), members), (_var(g, "SPARES"), spares)):
             arrays.append((var, [(d.size, d.logical_sector, d.physical_sector) for d in disks]))
@@ -93,7 +99,8 @@ def build_script(plan: Plan, result: PlanResult) -> str:
     w("confirm")
     for g, pg in zip(result.groups, plan.groups, strict=True):
         _md_step(w, plan, g, pg)
-    _mdadm_conf_step(w, result)
+    if result.groups:
+        _mdadm_conf_step(w, result)
     for v in result.volumes:
         _volume_steps(w, plan, result, v)
     _tuning_step(w, plan, result)
@@ -155,25 +162,36 @@ def _volume_steps(w: Write, plan: Plan, result: PlanResult, v: VolumeResult) -> 
         g = v.lvm
         w("")
         w(f'step "LVM: {lvm.vg}/{lvm.lv}"')
-        mds = " ".join(q(f"/dev/md/{name}") for name in v.groups)
+        mds = " ".join(q(f"/dev/md/{name}") for name in v.groups) or f'"${{{DISKS}[@]}}"'
         w(f"# --dataalignment {format_size_compact(a.pv_data_alignment_bytes or 0)}: "
-          + ("given in the plan." if lvm.data_alignment else f"the md full stripe ({a.md_io_opt_bytes} bytes)."))
+          + ("given in the plan." if lvm.data_alignment else f"{_under_stripe(a)} ({a.md_io_opt_bytes} bytes)."))
         w(f"# pe_start will be {g.pe_start_bytes} bytes; {g.lv_extents} extents of {g.extent_bytes} bytes "
           f"= LV of {g.lv_bytes} bytes.")
         w(f"run pvcreate {' '.join(q(x) for x in g.pvcreate_options)} {mds}")
         w(f"# -s {format_size_compact(g.extent_bytes)}: " + _extent_reason(plan, result, v))
         w(f"run vgcreate {' '.join(q(x) for x in g.vgcreate_options)} {q(lvm.vg)} {mds}  # extent size {g.extent_bytes} bytes")
         lv = ["lvcreate", "-y", *g.lvcreate_options, "-n", lvm.lv]
-        comment = "linear: the md arrays concatenated"
+        what = "arrays" if v.groups else "disks"
+        comment = f"linear: the {'md arrays' if v.groups else 'disks'} concatenated"
         if a.lv_stripe_bytes:
-            comment = f"striped over {a.lv_stripes} arrays, {a.lv_stripe_bytes} bytes per stripe"
+            comment = f"striped over {a.lv_stripes} {what}, {a.lv_stripe_bytes} bytes per stripe"
         lv += ["--readahead", str(a.readahead_sectors)]
         w(f"# {comment}; -r {a.readahead_sectors} sectors = readahead {a.readahead_bytes} bytes, kept in LVM metadata.")
         w(f"run {' '.join(q(x) for x in lv)} {q(lvm.vg)}")
     w("")
     w(f'step "filesystem on {v.device}"')
     fs = plan.filesystem
-    if fs.type == "xfs":
+    target = q(v.device)
+    if v.btrfs is not None:
+        b = v.btrfs
+        args = ["mkfs.btrfs", "-f", *b.mkfs_options]
+        w(f"# Data {b.data_profile} (survives {b.data_tolerates} device failure(s)), metadata {b.metadata_profile} "
+          f"(survives {b.metadata_tolerates}); node size {b.nodesize}, sector {b.sectorsize}.")
+        w(f"# Expect chunks of {' + '.join(str(u) for u in b.used_bytes)} bytes on the devices, "
+          f"df size {b.df_size_bytes} and available {b.df_available_bytes} bytes.")
+        if len(b.device_bytes) > 1:
+            target = f'"${{{DISKS}[@]}}"'
+    elif fs.type == "xfs":
         x = v.xfs
         assert x is not None
         args = ["mkfs.xfs", "-f", *x.mkfs_options]
@@ -193,24 +211,28 @@ def _volume_steps(w: Write, plan: Plan, result: PlanResult, v: VolumeResult) -> 
         if a.ext4_stride_blocks:
             w(f"# stride={a.ext4_stride_blocks} = stripe unit / {fs.block_size}-byte block; "
               f"stripe_width={a.ext4_stripe_width_blocks} = stride x {a.fs_stripe_width_units}.")
+        if not e.journal_requested:
+            w("# No has_journal in -O: no journal (the plan's journal = false), so after a crash e2fsck checks it all.")
         w(f"# Expect {e.block_count} blocks in {e.block_groups} groups, {e.inode_count} inodes, "
           f"a journal of {e.journal_blocks} blocks, {e.reserved_blocks} reserved blocks.")
     if v.label:
         args += ["-L", v.label]
-    args.append(v.device)
-    w(f"run {' '.join(q(x) for x in args)}")
+    w(f"run {' '.join(q(x) for x in args)} {target}")
+    if v.btrfs is not None and len(v.btrfs.device_bytes) > 1:
+        w("run btrfs device scan  # the kernel learns every device of the filesystem before it is mounted")
     w("")
     w(f'step "mount {v.mount_point} and add it to fstab"')
     opts = ",".join(fs.mount_options) or "defaults"
+    passno = 0 if fs.type == "btrfs" else 2  # btrfs checks itself at mount; fsck.btrfs does nothing
     w(f"run mkdir -p {q(v.mount_point)}")
     # By UUID, which no other filesystem shares; the label, each volume's own, names it for a reader.
     note = f"# LABEL={v.label}: {v.device} of the podplan plan {plan.name}" if v.label else ""
     if note:
         w(f"changed {q(f'echo {chr(34)}{note}{chr(34)} >> {FSTAB}')}")
-    w(f'changed "echo \\"UUID=<uuid of {v.device}> {v.mount_point} {fs.type} {opts} 0 2\\" >> {FSTAB}"')
+    w(f'changed "echo \\"UUID=<uuid of {v.device}> {v.mount_point} {fs.type} {opts} 0 {passno}\\" >> {FSTAB}"')
     w('if [ "$RUN" -eq 1 ]; then')
     w(f"  uuid=$(blkid -s UUID -o value {q(v.device)})")
-    w(f'  line="UUID=$uuid {v.mount_point} {fs.type} {opts} 0 2"')
+    w(f'  line="UUID=$uuid {v.mount_point} {fs.type} {opts} 0 {passno}"')
     w(f'  grep -q -- "[[:space:]]{v.mount_point}[[:space:]]" {FSTAB} || printf \'%s\\n\' '
       + (f"{q(note)} " if note else "") + f'"$line" >> {FSTAB}')
     w("fi")
@@ -224,6 +246,11 @@ def _extent_reason(plan: Plan, result: PlanResult, v: VolumeResult) -> str:
     why = "given in the plan" if plan.lvm.extent_size else "chosen by podplan"
     if g.stripes > 1:
         return f"{why}; a striped LV keeps whole stripe sizes in each stripe's extents."
+    if not v.groups:  # straight on disks or LUNs: a LUN's full stripe is what the extents keep whole
+        unit = v.alignment.md_io_opt_bytes if v.alignment.under == "lun" else 0
+        if unit and g.extent_bytes % unit == 0:
+            return f"{why}, {g.extent_bytes // unit} LUN full stripe(s) ({unit} bytes each): each LUN starts on one."
+        return f"{why}."
     md = {r.name: r.md for r in result.groups}
     units = {n: write_unit(md[n].level, md[n].chunk_bytes, md[n].io_opt_bytes) for n in v.groups}
     starts = [(name, off) for name, off in zip(v.groups, g.pv_lv_offset_bytes, strict=True) if off]
@@ -240,6 +267,19 @@ def _extent_reason(plan: Plan, result: PlanResult, v: VolumeResult) -> str:
         return f"{why}."
     return (f"{why}: each array starts on a {what.removeprefix('md ')} of the LV "
             f"({', '.join(f'{n} at byte {o}' for n, o in starts)}).")
+def _under_stripe(a: AlignmentChain) -> str:
+    """What the PV alignment follows, as the script's comment names it."""
+    if a.under == "lun":
+        return f"the LUN full stripe (strip {a.lun_strip_bytes} bytes x data disks)"
+    if a.under == "disk":
+        return "the disk's physical sector (no stripe below)"
+    return "the md full stripe"
+
+
+def _disk_rule(device: str) -> str:
+    """udev's match for a disk named by this path: its kernel name, or one of its symlinks."""
+    name = device.removeprefix("/dev/")
+    return f'KERNEL=="{name}"' if "/" not in name else f'SYMLINK=="{name}"'
 
 
 def _tuning_step(w: Write, plan: Plan, result: PlanResult) -> None:
@@ -247,6 +287,13 @@ def _tuning_step(w: Write, plan: Plan, result: PlanResult) -> None:
     w("")
     w('step "readahead and stripe cache, now and at every boot (udev rule)"')
     rules = []
+    for v in result.volumes:
+        if v.groups or v.lvm is not None or v.btrfs is not None:
+            continue
+        a = v.alignment
+        w(f"# readahead {a.readahead_bytes} bytes = {a.readahead_sectors} sectors (two full stripes, at least 1 MiB).")
+        w(f"run blockdev --setra {a.readahead_sectors} {q(v.device)}")
+        rules.append(f'SUBSYSTEM=="block", {_disk_rule(v.device)}, ATTR{{queue/read_ahead_kb}}="{a.readahead_bytes // 1024}"')
     for g, v in _group_volumes(result):
         a = v.alignment
         parts = []

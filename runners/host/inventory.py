@@ -210,6 +210,10 @@ def gather_files() -> dict[str, str]:
                                f"{LV_FIELDS},vg_name,lv_read_ahead,lv_kernel_read_ahead,lv_dm_path"])
     block = [n for n in names if n.startswith(("md", "dm-"))] + sorted(m for m in members if os.path.isdir(
         os.path.join(SYS_BLOCK, m)))
+    # A filesystem mounted straight on a whole disk (a plan without md or LVM) is read like one on an array.
+    mounted = {os.path.basename(os.path.realpath(line.split()[0])) for line in files["mounts.txt"].splitlines()
+               if line.startswith("/dev/")}
+    block += [n for n in names if n in mounted and n not in block]
     files["block.txt"] = "\n".join(_block_line(n) for n in block)
     for n in block:
         if n in members:
@@ -219,6 +223,8 @@ def gather_files() -> dict[str, str]:
             files[f"fs/{n}.xfs_info"] = _tool(["xfs_info", f"/dev/{n}"])
         elif kind in ("ext2", "ext3", "ext4"):
             files[f"fs/{n}.dumpe2fs"] = _tool(["dumpe2fs", "-h", f"/dev/{n}"])
+        elif kind == "btrfs":
+            files[f"fs/{n}.btrfs"] = _tool(["btrfs", "filesystem", "show", "--raw", f"/dev/{n}"])
     files["df.txt"] = _tool(["df", "-B1", "--output=source,fstype,size,used,avail,target"])
     files["lsblk.json"] = _tool(["lsblk", "-J", "-b", "-O"])
     return files

@@ -72,7 +72,7 @@ class Filesystem(BaseModel):
     model_config = _FROZEN
 
     device: str = Field(description="Kernel name of the device holding it (md0, dm-0).")
-    fstype: str = Field(description="xfs or ext4 (ext2/ext3 reported as such).")
+    fstype: str = Field(description="xfs, ext4 or btrfs (ext2/ext3 reported as such).")
     xfs: XfsGeometry | None = Field(None, description="`xfs_info` geometry, for XFS.")
     ext: DumpE2fsHeader | None = Field(None, description="`dumpe2fs -h` header, for ext2/3/4.")
     mountpoint: str | None = Field(None, description="Where it was mounted when collected, if it was.")
@@ -223,6 +223,7 @@ def parse_collection(files: dict[str, str]) -> LabCollection:
         xfs = parse_mkfs_output(text) if kind == "xfs_info" else None
         ext = parse_dumpe2fs_header(text) if kind == "dumpe2fs" else None
         fstype = "xfs" if xfs else next((f for f in ("ext4", "ext3") if ext and _has_ext_feature(ext, f)), "ext2")
+        fstype = "btrfs" if kind == "btrfs" else fstype
         dm = block[dev].dm_name if dev in block else None
         sources = [f"/dev/{dev}"] + ([f"/dev/mapper/{dm}"] if dm else [])
         mounted = next((df[s] for s in sources if s in df), None)

@@ -134,10 +134,16 @@ def compare(plan: Plan, result: PlanResult, c: LabCollection) -> list[Check]:
             if plan.lvm.mode == "striped":
                 add("lvm", "LV io_min (bytes)", a.top_io_min_bytes, dm.io_min if dm else None)
                 add("lvm", "LV io_opt (bytes)", a.top_io_opt_bytes, dm.io_opt if dm else None)
-        else:
+        elif v.groups:
             top = kernel_name.get(v.groups[0])
             dev = c.block.get(top) if top else None
             add("tuning", f"{v.groups[0]} readahead (sectors)", a.readahead_sectors, dev.ra_sectors if dev else None)
+        else:  # no md and no LVM: the filesystem is on the plan's one disk
+            on_disk = next((f for f in c.filesystems if not f.device.startswith(("md", "dm-"))), None)
+            top = on_disk.device if on_disk else None
+            dev = c.block.get(top) if top else None
+            if v.btrfs is None:  # btrfs keeps its own readahead: the build script sets none
+                add("tuning", "disk readahead (sectors)", a.readahead_sectors, dev.ra_sectors if dev else None)
         for name in v.groups:
             arr_name = kernel_name.get(name)
             if a.stripe_cache_size and arr_name:

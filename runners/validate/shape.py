@@ -8,6 +8,7 @@ import tempfile
 
 from runners.fio.jobs import Shape
 from planners.models import Plan
+from planners.results import VolumeResult
 from runners.validate.guard import GuardError
 
 MiB = 1024**2
@@ -113,8 +114,9 @@ def plan_mismatch(target: str, plan: Plan) -> tuple[str, ...]:
         out.append(f"the target's {what} is {format_bytes_binary(have)} ({format_bytes_decimal(have)}), "
                    f"the plan's is {format_bytes_binary(want)} ({format_bytes_decimal(want)})")
     disks = leaf_disks(sysdir)
-    planned = sum(g.members for g in plan.groups if g.name in volume.groups)
-    if disks and len(disks) != planned:
+    planned = planned_disks(plan, volume)
+    spans = volume.btrfs is not None and len(volume.disks) > 1  # a btrfs mount names one of its devices
+    if disks and len(disks) != planned and not spans:
         out.append(f"the target stands on {len(disks)} disk{'s' if len(disks) > 1 else ''} "
                    f"({', '.join(sorted(disks)[:4])}{', ...' if len(disks) > 4 else ''}), the plan on {planned}")
     if is_dir:
@@ -172,13 +174,20 @@ def o_direct_works(directory: str) -> bool:
         os.unlink(path)
 
 
+def planned_disks(plan: Plan, volume: VolumeResult) -> int:
+    """Disks the plan puts under a volume: its md arrays' members, or without md the disks themselves."""
+    if not plan.groups:
+        return len(volume.disks)
+    return sum(g.members for g in plan.groups if g.name in volume.groups)
+
+
 def shape_of_plan(plan: Plan) -> Shape:
     """What the plan says the target looks like (the first volume)."""
     from planners.compute import compute
 
     result = compute(plan)
     v = result.volumes[0]
-    members = sum(g.members for g in plan.groups if g.name in v.groups)
+    members = planned_disks(plan, v)
     logical = max(d.logical_sector for d in plan.disks)
     return Shape(full_stripe_bytes=v.alignment.top_io_opt_bytes, stripes=v.alignment.lv_stripes or 1,
                  disks=members, logical_block=logical)

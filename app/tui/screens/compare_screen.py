@@ -27,6 +27,8 @@ def layout_text(plan: Plan) -> str:
 
 def arrays_text(plan: Plan) -> str:
     """The md arrays, such as "3x RAID6 15" or "2x RAID6 21+1"."""
+    if not plan.groups:
+        return f"no md, {sum(d.count for d in plan.disks)} disk(s)"
     g = plan.groups[0]
     return f"{len(plan.groups)}x RAID{g.level} {g.members}" + (f"+{g.spares}" if g.spares else "")
 

@@ -22,6 +22,7 @@ from app.tui.presets import BY_KEY, PRESETS, preset_for
 from app.tui.widgets.choice import Choice
 from app.tui.widgets.tick import Tick
 from planners.errors import PlanError
+from planners.models import BTRFS_PROFILES
 from planners.units import parse_size, size_meaning
 
 _SECTORS = [("512", "512"), ("4096", "4096")]
@@ -101,7 +102,9 @@ class PlanForm(VerticalScroll):
         yield from self._input("size2", "their size", v, placeholder="e.g. 4TB")
         yield from self._meaning("size2", v)
         yield Static("md arrays", classes="form-section")
-        yield from self._input("groups", "groups", v, type="integer", tooltip="Identical md arrays to build")
+        yield from self._input("groups", "groups", v, type="integer",
+                               tooltip="Identical md arrays to build; 0: no md (LVM straight on the disks, or the "
+                                       "filesystem on the one disk)")
         yield from self._select("level", "level", _LEVELS, v)
         yield from self._select("layout", "layout", [(x, x) for x in layouts_for(v["level"])], v, blank="default")
         yield from self._input("members", "members", v, type="integer", placeholder="auto: fill", valid_empty=True,
@@ -118,7 +121,11 @@ class PlanForm(VerticalScroll):
                                tooltip="vgcreate -s. Empty: 4M, or for a linear LV a multiple of the md full stripe")
         yield from self._input("data_alignment", "data align", v, placeholder="full stripe")
         yield Static("Filesystem", classes="form-section")
-        yield from self._select("fs", "type", [("XFS", "xfs"), ("ext4", "ext4"), ("ext3", "ext3")], v)
+        yield from self._select("fs", "type", [("XFS", "xfs"), ("ext4", "ext4"), ("ext3", "ext3"), ("btrfs", "btrfs")],
+                                v)
+        profiles = [(p, p) for p in BTRFS_PROFILES]
+        yield from self._select("data_profile", "data", profiles, v, blank="default")
+        yield from self._select("metadata_profile", "metadata", profiles, v, blank="default")
         yield from self._select("block_size", "block size", [(b, b) for b in ("4096", "2048", "1024")], v)
         yield from self._input("reserved", "reserved %", v, type="number")
         yield from self._input("label", "label", v)
@@ -271,19 +278,22 @@ def _meaning_of(text: str) -> str:
 def _disabled(values: Values) -> dict[str, bool]:
     """Whether each field the other choices can make meaningless is so."""
     lvm = bool(values["lvm"])
+    no_md = str(values["groups"]).strip() == "0"
     return {
-        "layout": not layouts_for(values["level"]),
-        "chunk": values["level"] == "1",
+        **dict.fromkeys(("level", "members", "spares", "bitmap", "metadata"), no_md),
+        "layout": no_md or not layouts_for(values["level"]),
+        "chunk": no_md or values["level"] == "1",
         "size2": values["count2"].strip() in ("", "0"),
         "lvm_mode": not lvm,
         "extent_size": not lvm,
         "data_alignment": not lvm,
         "stripe_size": not lvm or values["lvm_mode"] != "striped",
-        "reserved": values["fs"] == "xfs",
+        "reserved": values["fs"] in ("xfs", "btrfs"),
     }
 
 
 def _hidden(values: Values) -> dict[str, bool]:
     """Whether each row that can go is gone."""
     # XFS has no reserved blocks: the row goes rather than show a number that means nothing.
-    return {"reserved": values["fs"] == "xfs"}
+    btrfs = values["fs"] == "btrfs"
+    return {"reserved": values["fs"] in ("xfs", "btrfs"), "data_profile": not btrfs, "metadata_profile": not btrfs}

@@ -133,7 +133,9 @@ class ResultsPane(Vertical):
             self.query_one("#filesystems").display = bool(several)
             self._put("#waterfall", table)
             self._put_if_changed("#waterfall-notes", waterfall_notes(result, table))
-            self._put("#arrays", arrays(plan, result, narrow=narrow, width=room))
+            if result.groups:
+                self._put("#arrays", arrays(plan, result, narrow=narrow, width=room))
+            self.query_one("#arrays").display = bool(result.groups)  # no md: no arrays to list
         # The other tabs' renderers are imported when first shown: the first paint needs none of them.
         elif active == "tab-alignment":
             from app.shared.render import alignment_table, volume_table

@@ -74,6 +74,8 @@ class Ext4Geometry(BaseModel):
     stride: int = Field(description="RAID stride recorded in the superblock, in blocks.")
     stripe_width: int = Field(description="RAID stripe width recorded in the superblock, in blocks.")
     features: tuple[str, ...] = Field(description="Filesystem features mke2fs will enable.")
+    journal_requested: bool = Field(True, description="Whether mke2fs is asked for a journal (has_journal); "
+                                                      "False: -O ^has_journal.")
     e2fsprogs: tuple[int, ...] = Field(description="e2fsprogs version these figures assume.")
 
     # mypy takes no decorator over a property; pydantic's documentation gives this ignore for
@@ -211,12 +213,13 @@ def ext4_geometry(
     reserved_percent: float = 5.0,
     rotational: bool = True,
     e2fsprogs: tuple[int, ...] = (1, 47, 0),
+    journal: bool = True,
 ) -> Ext4Geometry:
     """The filesystem mke2fs makes on a `size_bytes` device with `mke2fs_args` options.
 
     `stride`/`stripe_width` are the array's (chunk / block, stride x data disks). From
     e2fsprogs 1.47.3 mke2fs sets no stripe width on non-rotational devices, and the
-    planned command follows that default.
+    planned command follows that default. `journal=False` asks mke2fs for none (ext4 only).
     """
     _check_inputs(size_bytes, fs_type, block_size, stride, stripe_width, reserved_percent,
                   tuple(e2fsprogs))
@@ -231,6 +234,10 @@ def ext4_geometry(
     device_blocks = blocks
     size_type = _size_type(blocks, block_size)
     features = set(BASE_FEATURES) | set(TYPE_FEATURES[fs_type])
+    if not journal:
+        if fs_type != "ext4":
+            raise PlanError("only ext4 is planned without a journal (ext3 without one is ext2)", field="journal")
+        features.discard("has_journal")
     is_64bit = "64bit" in features
     if blocks > MAX_U32:
         if not is_64bit:
@@ -246,12 +253,13 @@ def ext4_geometry(
     if inodes > MAX_U32:
         inodes = MAX_U32  # only reachable with 64bit, where mke2fs caps at 2^32 - 1
     reserved = int(reserved_percent * blocks / 100.0)
-    return _initialize(
+    geometry = _initialize(
         fs_type=fs_type, block_size=block_size, device_blocks=device_blocks,
         inode_ratio=inode_ratio, param_inodes=inodes,
         param_reserved=reserved, reserved_percent=reserved_percent, features=features,
         stride=stride, stripe_width=stripe_width, e2fsprogs=tuple(e2fsprogs),
     )
+    return geometry if journal else geometry.model_copy(update={"journal_requested": False})
 
 
 def _initialize(*, fs_type: FsType, block_size: int, device_blocks: int, inode_ratio: int, param_inodes: int, param_reserved: int,
@@ -351,7 +359,8 @@ def mke2fs_args(geometry: Ext4Geometry, *, extended: tuple[str, ...] = ()) -> li
         "-i", str(g.inode_ratio),
         "-I", str(g.inode_size),
         "-m", repr(float(g.reserved_percent)),
-        "-O", "none," + ",".join(_requested_features(g.fs_type)),
+        "-O", "none," + ",".join(f for f in _requested_features(g.fs_type)
+                                 if g.journal_requested or f != "has_journal"),
     ]
     if g.flex_bg_size:
         args += ["-G", str(g.flex_bg_size)]

@@ -30,6 +30,11 @@ for md in /sys/block/md*; do
 done
 members=()
 for d in $PODPLAN_DISKS; do d=$(readlink -f "$d"); members+=("/sys/block/${d##*/}"); done
+# Filesystems mounted straight on a disk (a plan without md or LVM), as " name:type " words.
+on_disks=" "
+while read -r src _ fstype _; do
+    case $src in /dev/sd* | /dev/vd*) on_disks+="${src#/dev/}:$fstype " ;; esac
+done </proc/mounts
 lvm_seen=0
 for b in /sys/block/md* /sys/block/dm-* "${members[@]}"; do
     [ -e "$b" ] || continue
@@ -48,6 +53,10 @@ for b in /sys/block/md* /sys/block/dm-* "${members[@]}"; do
         get "$b/size"; line+=" size=$((REPLY * 512))"
         get "$q/read_ahead_kb"; line+=" ra=$((REPLY * 2))"
         echo "$line"
+        case $on_disks in
+        *" $n:xfs "*) xfs_info "/dev/$n" >"$out/fs/$n.xfs_info" 2>&1 ;;
+        *" $n:ext"[234]" "*) dumpe2fs -h "/dev/$n" >"$out/fs/$n.dumpe2fs" 2>&1 ;;
+        esac
         continue
         ;;
     dm-*) lvm_seen=1 ;;

@@ -1,0 +1,146 @@
+"""Plans without md: LVM straight on the disks, or the filesystem straight on one disk.
+
+Alignment then comes from what each disk is. A hardware RAID controller's LUN reports its
+strip as minimum_io_size and its full stripe (strip x data disks) as optimal_io_size, as
+md does for an array, so pvcreate, mkfs.xfs and mke2fs align to it the same way; a plain
+disk reports its physical sector and no stripe.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from planners.hardware import Hardware
+from planners.models import Plan
+from planners.results import Finding, VolumeResult
+from planners.units import format_size_compact
+
+_DEFAULT_HARDWARE = Hardware()
+
+
+def placeholder(i: int) -> str:
+    """The path a build script uses for the i-th disk (from 1) when the plan names none: the script refuses it."""
+    return f"/dev/disk/by-id/FILL-IN-disk{i:02d}"
+
+
+class Under(NamedTuple):
+    """One device right under LVM or the filesystem: an md array, or without md a disk."""
+
+    name: str
+    device: str
+    size: int  # bytes
+    io_min: int  # queue/minimum_io_size, bytes
+    io_opt: int  # queue/optimal_io_size, bytes (0 = none)
+    chunk: int | None  # md chunk or LUN strip, bytes
+    level: int  # RAID level (md's or the LUN's); 0 for a plain disk
+    kind: str  # "md", "lun" or "disk"
+
+
+def direct_unders(plan: Plan) -> list[Under]:
+    """Each disk of a plan without md groups, as LVM or the filesystem sees it."""
+    hw = plan.hardware or _DEFAULT_HARDWARE
+    out = []
+    for i, d in enumerate(plan.disk_list(), 1):
+        lun = hw.disk_spec(d.model).lun
+        if lun is not None:
+            out.append(Under(f"disk{i}", d.device, d.size, lun.strip, lun.strip * lun.data_disks, lun.strip,
+                             lun.level, "lun"))
+        else:
+            out.append(Under(f"disk{i}", d.device, d.size, d.physical_sector, 0, None, 0, "disk"))
+    return out
+
+
+def journal_findings(plan: Plan) -> list[Finding]:
+    """What leaving ext4's journal out costs (planners.direct holds it as the other choice of what sits
+    under the data; the filesystem's other findings are the alignment checker's)."""
+    if plan.filesystem.journal:
+        return []
+    return [Finding(severity="warning", layer="filesystem", field="filesystem.journal", message=(
+        "ext4 without a journal: after a crash or power loss the whole filesystem must be checked (e2fsck) before "
+        "it mounts, and writes in flight may be lost or left half done; fit for scratch space only."))]
+
+
+def btrfs_findings(volume: VolumeResult) -> list[Finding]:
+    """What a btrfs profile risks or wastes, one sentence each."""
+    b = volume.btrfs
+    if b is None:
+        return []
+    out = []
+    parity = [p for p in (b.data_profile, b.metadata_profile) if p in ("raid5", "raid6")]
+    if parity:
+        out.append(Finding(severity="warning", layer="filesystem", field="filesystem.data_profile", message=(
+            f"btrfs {parity[0]} has a write hole: a crash or power loss during a partial-stripe write can leave "
+            "parity that no longer matches, so run `btrfs scrub` after every unclean shutdown; the kernel still "
+            "documents raid5/6 as not for production, and metadata should be raid1 or raid1c3.")))
+    if b.metadata_tolerates < b.data_tolerates:
+        out.append(Finding(severity="warning", layer="filesystem", field="filesystem.metadata_profile", message=(
+            f"btrfs metadata ({b.metadata_profile}) survives {b.metadata_tolerates} device failure(s) and data "
+            f"({b.data_profile}) {b.data_tolerates}: losing the metadata loses every file, so it should be at "
+            "least as redundant as the data.")))
+    if b.stranded_bytes >= max(1 << 30, sum(b.device_bytes) // 100) and len(b.device_bytes) > 1:
+        out.append(Finding(severity="warning", layer="disks", field="disks", message=(
+            f"btrfs {b.data_profile} over these mixed sizes leaves {b.stranded_bytes:,} bytes the kernel counts as "
+            "unusable for data (the largest devices outgrow what the others can pair them with): df's available "
+            "space leaves them out.")))
+    return out
+
+
+def direct_findings(plan: Plan, unders: list[Under], volume: VolumeResult) -> list[Finding]:
+    """What a plan without md gets wrong or risks, one sentence each."""
+    out: list[Finding] = []
+
+    def add(sev: str, layer: str, msg: str, field: str = "") -> None:
+        out.append(Finding(severity=sev, layer=layer, message=msg, field=field))  # type: ignore[arg-type]
+
+    luns = [u for u in unders if u.kind == "lun"]
+    plain = len(unders) - len(luns)
+    b = volume.btrfs
+    if plain and not (b and min(b.data_tolerates, b.metadata_tolerates) > 0):  # btrfs's own copies protect it
+        what = "A plain disk with no md and no RAID controller: losing it" if plain == 1 else (
+            f"{plain} plain disks with no md and no RAID controller: losing any one of them")
+        add("warning", "plan", f"{what} loses the volume.", "groups")
+    if not luns:
+        return out
+    shapes = {(u.io_min, u.io_opt) for u in luns}
+    if len(shapes) > 1 or plain:
+        add("warning", "disks", "The disks under the volume have different stripes (LUN strips and data disks), "
+            "so the filesystem can align to only one of them.", "hardware")
+    lun = luns[0]
+    full, strip = lun.io_opt, lun.io_min
+    parity = lun.level in (5, 6)
+    lv = volume.lvm
+    chain = volume.alignment
+    if lv is not None:
+        if lv.pe_start_bytes % full:
+            add("warning", "lvm",
+                f"The first extent starts at {format_size_compact(lv.pe_start_bytes)}, not a multiple of the LUN full "
+                f"stripe {format_size_compact(full)}, so every LVM block is shifted across the controller's stripes.",
+                "lvm.data_alignment")
+        stripe = chain.lv_stripe_bytes
+        if stripe:
+            target = full if parity else strip
+            if stripe % target:
+                what = "LUN full stripe" if parity else "LUN strip"
+                cost = (f"a read-modify-write in the controller's RAID{lun.level}" if parity
+                        else "a request split across the controller's strips")
+                add("warning", "lvm",
+                    f"The LVM stripe size {format_size_compact(stripe)} is not a multiple of the {what} "
+                    f"{format_size_compact(target)}, so each LVM stripe costs {cost}.", "lvm.stripe_size")
+            if parity and full & (full - 1):
+                add("info", "lvm",
+                    f"The LUN full stripe {format_size_compact(full)} is not a power of two, and lvcreate -I must be "
+                    "one, so no LVM stripe size can match it; linear LVM keeps full-stripe alignment.", "lvm.mode")
+        elif len(lv.lv_pv_extents) > 1:
+            # A linear LV continues on the next PV at the LV offset where the previous one ended:
+            # the filesystem's stripe units stay on the LUN's stripes only if that offset is a whole stripe.
+            offset = 0
+            for taken in lv.lv_pv_extents[:-1]:
+                offset += taken * lv.extent_bytes
+                if offset % full:
+                    add("warning", "lvm",
+                        f"The linear LV moves to the next LUN at {offset} bytes, not a multiple of the LUN full "
+                        f"stripe {format_size_compact(full)}, so the filesystem's stripe units straddle the "
+                        f"controller's stripes there; an extent size that is a multiple of "
+                        f"{format_size_compact(full)} keeps them aligned.", "lvm.extent_size")
+                    break
+    return out

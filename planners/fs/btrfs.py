@@ -1,0 +1,272 @@
+"""btrfs across raw devices: the chunks a fresh mkfs.btrfs leaves, and what `df` shows of them.
+
+mkfs.btrfs (btrfs-progs 6.2) first lays temporary single chunks on the first device, then
+allocates the profile's system, metadata and data chunks (devices offering the most room for a
+stripe first, each stripe the smallest room among the devices taken, the chunk's data at most a
+tenth of the filesystem), and drops the temporary chunks it no longer needs; a single data
+profile keeps the first 8 MiB data chunk. The rules were read from btrfs-progs and the kernel
+and their constants checked against mkfs.btrfs 6.2 over every profile (tests/test_btrfs.py). The kernel's statfs
+then reports the device bytes over the data profile's copies as the size, and as available
+the free bytes of the data chunks plus what the unallocated space could still hold as data
+(btrfs_calc_avail_data_space: devices by free space, the smallest filling each stripe set).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Literal, NamedTuple
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from planners.errors import PlanError
+
+MiB = 1 << 20
+GiB = 1 << 30
+STRIPE_LEN = 64 * 1024  # BTRFS_STRIPE_LEN
+RESERVED = 1 * MiB  # the first MiB of every device holds no chunk (the superblock's room)
+TEMP_CHUNK = 8 * MiB  # mkfs's first metadata and data chunks (kept where the profile is single)
+TEMP_SYSTEM = 4 * MiB  # mkfs's first system chunk (kept where metadata is single)
+SYSTEM_CHUNK = 8 * MiB  # a system stripe as mkfs.btrfs 6.2 makes it (seen with `btrfs filesystem df -b`)
+SYSTEM_MAX_CHUNK = 16 * MiB  # a system chunk's data at most (a 6-device RAID10 one gets 16 MiB / 6 stripes)
+META_STRIPE = 256 * MiB  # a metadata stripe's cap below 50 GiB of devices (1 GiB above)
+META_BIG_FS = 50 * GiB
+DATA_STRIPE = 1 * GiB
+DATA_MIN_STRIPE = 64 * MiB  # a data stripe is not cut below this by the tenth-of-the-filesystem cap (seen: DUP data on 1 GiB)
+
+Profile = Literal["single", "dup", "raid0", "raid1", "raid1c3", "raid1c4", "raid10", "raid5", "raid6"]
+
+
+class ProfileShape(NamedTuple):
+    """One btrfs block-group profile as the chunk allocator sees it (btrfs_raid_array)."""
+
+    devs_min: int  # devices a chunk needs
+    devs_max: int  # devices a chunk takes at most (0 = all)
+    dev_stripes: int  # stripes on each device (DUP: 2)
+    ncopies: int  # copies of each byte
+    nparity: int  # parity stripes
+    devs_increment: int  # devices are taken in multiples of this
+    tolerated: int  # device failures survived
+
+    @property
+    def factor(self) -> int:
+        """What statfs divides by: the copies (parity profiles count one)."""
+        return self.ncopies
+
+
+PROFILES: dict[str, ProfileShape] = {
+    "single": ProfileShape(1, 1, 1, 1, 0, 1, 0),
+    "dup": ProfileShape(1, 1, 2, 2, 0, 1, 0),
+    "raid0": ProfileShape(1, 0, 1, 1, 0, 1, 0),
+    "raid1": ProfileShape(2, 2, 1, 2, 0, 1, 1),
+    "raid1c3": ProfileShape(3, 3, 1, 3, 0, 1, 2),
+    "raid1c4": ProfileShape(4, 4, 1, 4, 0, 1, 3),
+    "raid10": ProfileShape(2, 0, 1, 2, 0, 2, 1),
+    "raid5": ProfileShape(2, 0, 1, 1, 1, 1, 1),
+    "raid6": ProfileShape(3, 0, 1, 1, 2, 1, 2),
+}
+
+
+def default_profiles(devices: int) -> tuple[str, str]:
+    """mkfs.btrfs's own (data, metadata) profiles for this many devices."""
+    return ("single", "dup") if devices == 1 else ("single", "raid1")
+
+
+class BtrfsLayout(NamedTuple):
+    """A fresh btrfs over some devices."""
+
+    device_bytes: tuple[int, ...]  # each device's size as btrfs counts it (whole sectors)
+    used: tuple[int, ...]  # bytes of chunks on each device after mkfs
+    data_chunk_bytes: int  # logical bytes of the data chunk mkfs leaves (all free)
+    data_profile: str
+    metadata_profile: str
+    sector: int
+
+    @property
+    def df_size_bytes(self) -> int:
+        """statvfs f_blocks x f_frsize: the devices' bytes over the data profile's copies, whole sectors."""
+        return sum(self.device_bytes) // PROFILES[self.data_profile].factor // self.sector * self.sector
+
+    @property
+    def df_available_bytes(self) -> int:
+        """statvfs f_bavail x f_frsize right after mount: free data-chunk bytes plus what unallocated space holds."""
+        factor = PROFILES[self.data_profile].factor
+        more = unallocated_data_bytes(self.device_bytes, self.used, self.data_profile)
+        return (self.data_chunk_bytes + more // factor) // self.sector * self.sector
+
+    @property
+    def stranded_bytes(self) -> int:
+        """Device bytes no data chunk of a mirrored or striped profile can ever use: in a mixed set the
+        largest devices outgrow what the others can pair them with (0 for parity profiles, whose
+        estimate the kernel does not make per stripe)."""
+        if PROFILES[self.data_profile].nparity:
+            return 0
+        free = sum(max(0, (d - u) // STRIPE_LEN * STRIPE_LEN - RESERVED) for d, u in zip(self.device_bytes, self.used,
+                                                                                          strict=True))
+        return free - unallocated_data_bytes(self.device_bytes, self.used, self.data_profile)
+
+
+def btrfs_layout(sizes: Sequence[int], *, data_profile: str | None = None, metadata_profile: str | None = None,
+                 sector: int = 4096) -> BtrfsLayout:
+    """The chunks mkfs.btrfs lays over these devices, or PlanError where it would refuse."""
+    n = len(sizes)
+    if n < 1:
+        raise PlanError("btrfs needs at least one device", "disks")
+    default_data, default_meta = default_profiles(n)
+    data = data_profile or default_data
+    meta = metadata_profile or default_meta
+    for what, profile in (("data", data), ("metadata", meta)):
+        shape = PROFILES.get(profile)
+        if shape is None:
+            raise PlanError(f"btrfs {what} profile {profile!r} is not one of {', '.join(PROFILES)}",
+                            f"filesystem.{what}_profile")
+        if n < shape.devs_min or (profile == "raid10" and n < 4):
+            raise PlanError(f"btrfs {profile} needs at least {max(shape.devs_min, 4 if profile == 'raid10' else 0)} "
+                            f"devices, the plan has {n}", f"filesystem.{what}_profile")
+    devices = tuple(s // sector * sector for s in sizes)
+    total = sum(devices)
+    holes: list[list[tuple[int, int]]] = [[(RESERVED, d)] for d in devices]  # free (start, end) per device
+    used = [0] * n
+    # The temporary single chunks on the first device while the real ones are placed; a single
+    # profile keeps its temporary chunks and gets no other.
+    _take(holes[0], TEMP_SYSTEM + 2 * TEMP_CHUNK)
+    meta_stripe = DATA_STRIPE if total > META_BIG_FS else META_STRIPE
+    if meta == "single":
+        used[0] += TEMP_SYSTEM + TEMP_CHUNK
+    else:
+        for cap, most in ((SYSTEM_CHUNK, SYSTEM_MAX_CHUNK), (meta_stripe, meta_stripe)):
+            for dev, length in _alloc(holes, meta, cap, most, total):
+                used[dev] += length
+    data_chunk = TEMP_CHUNK
+    if data != "single":
+        chunk = _alloc(holes, data, DATA_STRIPE, 10 * DATA_STRIPE, total)
+        shape = PROFILES[data]
+        stripe = chunk[0][1]
+        data_chunk = stripe * ((len(chunk) - shape.nparity) // shape.ncopies)
+        for dev, length in chunk:
+            used[dev] += length
+    else:
+        used[0] += TEMP_CHUNK
+    return BtrfsLayout(devices, tuple(used), data_chunk, data, meta, sector)
+
+
+def _take(holes: list[tuple[int, int]], length: int) -> None:
+    start, end = holes[0]
+    holes[0] = (start + length, end)
+
+
+def _largest_hole(holes: list[tuple[int, int]]) -> int:
+    return max((e - s for s, e in holes), default=0)
+
+
+def _alloc(holes: list[list[tuple[int, int]]], profile: str, stripe_cap: int,
+           chunk_cap: int, total: int) -> list[tuple[int, int]]:
+    """(device, bytes) of each stripe of one new chunk of `profile`: stripes of at most `stripe_cap`, the
+    chunk's data at most `chunk_cap` and a tenth of the devices."""
+    shape = PROFILES[profile]
+    # The stripe the chunk wants comes first; devices are then taken in the device list's order (the
+    # last added first), those with room for that stripe before those without (seen with mkfs.btrfs
+    # 6.2: RAID1 over four equal devices lands on the third and fourth, DUP data on a 1 GiB and a 4 GiB
+    # device on the 4 GiB one once the small one lacks the room).
+    cands = [(_largest_hole(holes[i]), i) for i in reversed(range(len(holes)))]
+    cands = [c for c in cands if c[0] >= STRIPE_LEN * shape.dev_stripes]
+    ndevs = len(cands) if shape.devs_max == 0 else min(len(cands), shape.devs_max)
+    ndevs -= ndevs % shape.devs_increment
+    if ndevs < shape.devs_min:
+        raise PlanError(f"the devices have no room for a btrfs {profile} chunk", "disks")
+    num_stripes = ndevs * shape.dev_stripes
+    data_stripes = (num_stripes - shape.nparity) // shape.ncopies
+    stripe = stripe_cap
+    max_chunk = min(total // 10, chunk_cap)
+    if stripe * data_stripes > max_chunk:
+        # mkfs.btrfs spreads the chunk's cap over every stripe, copies too
+        floor = DATA_MIN_STRIPE if stripe_cap == DATA_STRIPE else 0
+        stripe = max(max_chunk // num_stripes, floor)
+    need = stripe * shape.dev_stripes
+    cands.sort(key=lambda c: (c[0] < need, -c[0] if c[0] < need else 0))
+    chosen = cands[:ndevs]
+    stripe = min(stripe, min(c[0] for c in chosen) // shape.dev_stripes)
+    stripe -= stripe % STRIPE_LEN
+    out = []
+    for _, dev in chosen:
+        for _ in range(shape.dev_stripes):
+            hs = holes[dev]
+            k = max(range(len(hs)), key=lambda j: hs[j][1] - hs[j][0])
+            s, e = hs[k]
+            hs[k] = (s + stripe, e)
+            out.append((dev, stripe))
+    return out
+
+
+def unallocated_data_bytes(devices: Sequence[int], used: Sequence[int], profile: str) -> int:
+    """btrfs_calc_avail_data_space: device bytes the unallocated space could still give data chunks of
+    `profile` (over all their stripes, before dividing by the copies)."""
+    shape = PROFILES[profile]
+    n = len(devices)
+    if profile == "raid0":
+        stripes = n
+    elif profile in ("raid1", "raid1c3", "raid1c4"):
+        stripes = shape.ncopies
+    elif profile == "raid10":
+        stripes = 4
+    else:
+        stripes = 1
+    min_stripe = shape.dev_stripes * STRIPE_LEN
+    avail = []
+    for d, u in zip(devices, used, strict=True):
+        free = (d - u) // STRIPE_LEN * STRIPE_LEN
+        if free <= RESERVED + min_stripe:
+            continue
+        avail.append(free - RESERVED)
+    avail.sort(reverse=True)
+    count = len(avail)
+    i = count - 1
+    out = 0
+    while count >= shape.devs_min:
+        stripes = min(stripes, count)
+        if avail[i] >= min_stripe:
+            take = avail[i]
+            out += take * stripes
+            for j in range(i + 1 - stripes, i + 1):
+                avail[j] -= take
+        i -= 1
+        count -= 1
+    return out
+
+
+class BtrfsGeometry(BaseModel):
+    """A fresh btrfs as mkfs.btrfs makes it and statvfs reports it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    device_bytes: list[int] = Field(description="Each device's size as btrfs counts it (whole sectors), bytes.")
+    used_bytes: list[int] = Field(description="Bytes of chunks mkfs leaves on each device, bytes.")
+    data_profile: str = Field(description="Data block-group profile (mkfs.btrfs -d).")
+    metadata_profile: str = Field(description="Metadata and system profile (mkfs.btrfs -m).")
+    nodesize: int = Field(description="Tree node size (mkfs.btrfs -n), bytes.")
+    sectorsize: int = Field(description="Sector size (mkfs.btrfs -s), bytes.")
+    data_chunk_bytes: int = Field(description="The first data chunk's logical size, bytes (all of it free).")
+    df_size_bytes: int = Field(description="statvfs size: the devices' bytes over the data copies, bytes.")
+    df_available_bytes: int = Field(description="statvfs available right after mount, bytes.")
+    stranded_bytes: int = Field(description="Device bytes no data chunk of the profile can use (mixed sizes), bytes.")
+    data_tolerates: int = Field(description="Device failures the data survives, count.")
+    metadata_tolerates: int = Field(description="Device failures the metadata survives, count.")
+
+    @property
+    def mkfs_options(self) -> list[str]:
+        """mkfs.btrfs options that make exactly this filesystem (the devices go after them)."""
+        return ["-d", self.data_profile, "-m", self.metadata_profile, "-n", str(self.nodesize),
+                "-s", str(self.sectorsize)]
+
+
+DEFAULT_NODESIZE = 16 * 1024
+
+
+def btrfs_geometry(sizes: Sequence[int], *, data_profile: str | None = None, metadata_profile: str | None = None,
+                   nodesize: int | None = None) -> BtrfsGeometry:
+    lay = btrfs_layout(sizes, data_profile=data_profile, metadata_profile=metadata_profile)
+    return BtrfsGeometry(
+        device_bytes=list(lay.device_bytes), used_bytes=list(lay.used), data_profile=lay.data_profile,
+        metadata_profile=lay.metadata_profile, nodesize=nodesize or DEFAULT_NODESIZE, sectorsize=lay.sector,
+        data_chunk_bytes=lay.data_chunk_bytes, df_size_bytes=lay.df_size_bytes,
+        df_available_bytes=lay.df_available_bytes, stranded_bytes=lay.stranded_bytes,
+        data_tolerates=PROFILES[lay.data_profile].tolerated, metadata_tolerates=PROFILES[lay.metadata_profile].tolerated)
