@@ -75,6 +75,8 @@ def _check_array_starts(plan: Plan, md_io: list[tuple[str, int, int, int | None,
     so an array that starts off a full stripe of the LV has every full-stripe write straddle two."""
     lvg = volume.lvm
     assert lvg is not None
+    if not md_io:  # LVM straight on disks or LUNs: planners.direct checks where each one starts
+        return
     off: list[tuple[str, int, int]] = []
     levels = set()
     for (name, _, io_opt, chunk, level), start in zip(md_io, lvg.pv_lv_offset_bytes, strict=True):

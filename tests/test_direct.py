@@ -89,12 +89,17 @@ def test_plain_disk_gives_no_stripe_and_warns_it_has_no_redundancy():
 
 
 def test_linear_lv_over_luns_names_the_seam_off_the_stripe():
-    r = compute(_luns(3, 2 * 10**12, fs="xfs"))
+    # A fixed 4 MiB extent is not whole 768K LUN stripes: the seams between LUNs fall inside one.
+    r = compute(_luns(3, 2 * 10**12, fs="xfs", lvm=Lvm(enabled=True, extent_size=4 * MiB)))
     seam = [f for f in r.findings if f.field == "lvm.extent_size"]
     assert len(seam) == 1 and "768K" in seam[0].message
-    # An extent of whole LUN stripes keeps every seam aligned.
+    # An extent of whole LUN stripes keeps every seam aligned, and with none given podplan picks one.
     ok = compute(_luns(3, 2 * 10**12, fs="xfs", lvm=Lvm(enabled=True, extent_size=6 * MiB)))
     assert not [f for f in ok.findings if f.field == "lvm.extent_size"]
+    auto = compute(_luns(3, 2 * 10**12, fs="xfs"))
+    assert auto.volumes[0].lvm is not None and auto.volumes[0].lvm.extent_bytes == 6 * 768 * KiB
+    assert all(o % (768 * KiB) == 0 for o in auto.volumes[0].lvm.pv_lv_offset_bytes)
+    assert not [f for f in auto.findings if f.field == "lvm.extent_size"]
 
 
 def test_several_disks_without_md_need_lvm():
