@@ -13,8 +13,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from planners.compute import compute  # noqa: E402
-from planners.models import DiskSet, Filesystem, Lvm, MdGroup, Plan  # noqa: E402
+from planners.compute import compute
+from planners.models import DiskSet, Filesystem, Lvm, MdGroup, Plan
 
 
 def plan_60() -> Plan:
@@ -42,7 +42,9 @@ def main() -> None:
     times.sort()
     med = statistics.median(times)
     p95 = times[int(0.95 * len(times))]
-    print(f"compute(60 disks, 3 x RAID6, LVM, XFS): median {med * 1e3:.3f} ms, p95 {p95 * 1e3:.3f} ms over {args.n} runs")
+    print(
+        f"compute(60 disks, 3 x RAID6, LVM, XFS): median {med * 1e3:.3f} ms, p95 {p95 * 1e3:.3f} ms over {args.n} runs"
+    )
     t0 = time.perf_counter()
     for _ in range(200):
         plan_60()

@@ -26,8 +26,18 @@ def main() -> int:
     import pytest
 
     t0 = time.perf_counter()
-    code = pytest.main(["-q", "-p", "no:xdist", "-p", "no:cacheprovider", "--hypothesis-show-statistics",
-                        *(["-k", args.k] if args.k else []), str(ROOT / "tests" / "test_fuzz.py")])
+    code = pytest.main(
+        [
+            "-q",
+            "-p",
+            "no:xdist",
+            "-p",
+            "no:cacheprovider",
+            "--hypothesis-show-statistics",
+            *(["-k", args.k] if args.k else []),
+            str(ROOT / "tests" / "test_fuzz.py"),
+        ]
+    )
     print(f"fuzz: {args.examples} examples per Hypothesis test in {time.perf_counter() - t0:.0f} s (exit {int(code)})")
     return int(code)
 

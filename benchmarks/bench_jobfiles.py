@@ -83,9 +83,11 @@ def main() -> int:
         if args.verbose:
             for p in preds:
                 print(f"    {p.workload}: {p.mb_s:,.1f} MB/s, {p.iops:,.0f} IOPS, limited by {p.binding}")
-    print(f"\n{counts['files']} job files: {counts['predicted']} predict (at least one section), "
-          f"{counts['refused']} refused, {crashed} tracebacks; sections: {counts['sections']} predicted, "
-          f"{counts['sections refused']} refused; {time.perf_counter() - t0:.1f} s")
+    print(
+        f"\n{counts['files']} job files: {counts['predicted']} predict (at least one section), "
+        f"{counts['refused']} refused, {crashed} tracebacks; sections: {counts['sections']} predicted, "
+        f"{counts['sections refused']} refused; {time.perf_counter() - t0:.1f} s"
+    )
     for why, n in reasons.most_common():
         print(f"  {n} x {why}")
     return 1 if crashed else 0

@@ -18,8 +18,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from runners.lab import LabDisk, Scenario, ensure_kit, fio_scenario, run_batch  # noqa: E402
-from runners.lab.kit import cache_root  # noqa: E402
+from runners.lab import LabDisk, Scenario, ensure_kit, fio_scenario, run_batch
+from runners.lab.kit import cache_root
 
 MiB = 1 << 20
 FULL_STACK = """set -e
@@ -47,10 +47,14 @@ def pod(n: int) -> Scenario:
     per = n // 3
     script = "set -e\nd=($PODPLAN_DISKS)\n"
     for g in range(3):
-        script += (f'mdadm --create /dev/md{g} --run --level=6 --raid-devices={per} --chunk=512 --bitmap=none '
-                   f'--assume-clean "${{d[@]:{g * per}:{per}}}"\n')
-    script += ("pvcreate -q /dev/md0 /dev/md1 /dev/md2\nvgcreate -q vg /dev/md0 /dev/md1 /dev/md2\n"
-               "lvcreate -q -y -n lv -i 3 -I 512k -l 100%FREE vg\nmkfs.xfs -q /dev/vg/lv\n")
+        script += (
+            f"mdadm --create /dev/md{g} --run --level=6 --raid-devices={per} --chunk=512 --bitmap=none "
+            f'--assume-clean "${{d[@]:{g * per}:{per}}}"\n'
+        )
+    script += (
+        "pvcreate -q /dev/md0 /dev/md1 /dev/md2\nvgcreate -q vg /dev/md0 /dev/md1 /dev/md2\n"
+        "lvcreate -q -y -n lv -i 3 -I 512k -l 100%FREE vg\nmkfs.xfs -q /dev/vg/lv\n"
+    )
     return Scenario(name=f"pod{n}", script=script, disks=(LabDisk(size_bytes=256 * MiB),) * (per * 3))
 
 
@@ -66,9 +70,13 @@ def main() -> None:
     kit_s = time.monotonic() - t0
     scenarios = [
         Scenario(name="stack", script=FULL_STACK, disks=(LabDisk(size_bytes=256 * MiB),) * 8),
-        fio_scenario("fio", (LabDisk(size_bytes=128 * MiB),) * 3,
-                     "mdadm --create /dev/md0 --run --level=0 --raid-devices=3 --chunk=64 $PODPLAN_DISKS", FIO,
-                     collect=False),
+        fio_scenario(
+            "fio",
+            (LabDisk(size_bytes=128 * MiB),) * 3,
+            "mdadm --create /dev/md0 --run --level=0 --raid-devices=3 --chunk=64 $PODPLAN_DISKS",
+            FIO,
+            collect=False,
+        ),
     ]
     if args.pod:
         scenarios.append(pod(args.pod))
@@ -86,8 +94,9 @@ def main() -> None:
         "to_init_s": result.init_s,
         "to_disks_ready_s": result.disks_ready_s,
         "vm_total_s": result.boot.seconds,
-        "scenarios": {s.name: {"rc": s.returncode, "script_s": s.script_s, "total_s": s.total_s}
-                      for s in result.scenarios},
+        "scenarios": {
+            s.name: {"rc": s.returncode, "script_s": s.script_s, "total_s": s.total_s} for s in result.scenarios
+        },
     }
     print(json.dumps(report, indent=1))
     if args.cold:

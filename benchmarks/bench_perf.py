@@ -14,13 +14,14 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench_compute import plan_60  # noqa: E402  (the same 60-disk plan as the compute benchmark)
-from planners.compute import compute  # noqa: E402
-from planners.models import MdGroup, Plan  # noqa: E402
-from planners.perf.predict import predict  # noqa: E402
-from planners.reliability import reliability  # noqa: E402
-from planners.sweep import layouts, sweep  # noqa: E402
-from planners.perf.workloads import PRESETS  # noqa: E402
+from bench_compute import plan_60
+
+from planners.compute import compute
+from planners.models import MdGroup, Plan
+from planners.perf.predict import predict
+from planners.perf.workloads import PRESETS
+from planners.reliability import reliability
+from planners.sweep import layouts, sweep
 
 
 def _median_ms(fn, n: int) -> tuple[float, float]:  # type: ignore[no-untyped-def]
@@ -44,15 +45,19 @@ def main() -> None:
     for _ in range(20):
         predict(plan, result, workloads)
     med, p95 = _median_ms(lambda: predict(plan, result, workloads), args.n)
-    print(f"predict({len(workloads)} workloads, 60 disks, 3 x RAID6, LVM): median {med:.3f} ms, p95 {p95:.3f} ms "
-          f"over {args.n} runs (target < 5 ms)")
+    print(
+        f"predict({len(workloads)} workloads, 60 disks, 3 x RAID6, LVM): median {med:.3f} ms, p95 {p95:.3f} ms "
+        f"over {args.n} runs (target < 5 ms)"
+    )
     med, p95 = _median_ms(lambda: reliability(plan, result), args.n)
     print(f"reliability(60 disks): median {med:.3f} ms, p95 {p95:.3f} ms")
     flat = Plan(name="sweep60", disks=plan.disks, groups=[MdGroup(level=6, members=60)])
     sweep(flat)
     med, p95 = _median_ms(lambda: sweep(flat), args.sweeps)
-    print(f"sweep(60 disks, {len(layouts(flat))} layouts, each computed, predicted and scored): median {med:.0f} ms, "
-          f"worst {p95:.0f} ms over {args.sweeps} runs (target < 500 ms)")
+    print(
+        f"sweep(60 disks, {len(layouts(flat))} layouts, each computed, predicted and scored): median {med:.0f} ms, "
+        f"worst {p95:.0f} ms over {args.sweeps} runs (target < 500 ms)"
+    )
 
 
 if __name__ == "__main__":

@@ -25,14 +25,32 @@ import sys
 import tempfile
 
 CASES = (
-    ("null", 1), ("psync", 1), ("libaio", 1), ("libaio", 32), ("io_uring", 1), ("io_uring", 32),
+    ("null", 1),
+    ("psync", 1),
+    ("libaio", 1),
+    ("libaio", 32),
+    ("io_uring", 1),
+    ("io_uring", 32),
 )
 
 
 def fio(target: str, engine: str, depth: int, runtime: int, size: str) -> dict[str, float]:
-    argv = ["fio", "--name=req", "--rw=randread", "--bs=4k", f"--ioengine={engine}", f"--iodepth={depth}",
-            "--numjobs=1", "--time_based", f"--runtime={runtime}", "--ramp_time=1", "--norandommap",
-            "--randrepeat=0", "--output-format=json", f"--size={size}"]
+    argv = [
+        "fio",
+        "--name=req",
+        "--rw=randread",
+        "--bs=4k",
+        f"--ioengine={engine}",
+        f"--iodepth={depth}",
+        "--numjobs=1",
+        "--time_based",
+        f"--runtime={runtime}",
+        "--ramp_time=1",
+        "--norandommap",
+        "--randrepeat=0",
+        "--output-format=json",
+        f"--size={size}",
+    ]
     if engine == "null":
         argv += ["--direct=0"]
     else:
@@ -40,11 +58,16 @@ def fio(target: str, engine: str, depth: int, runtime: int, size: str) -> dict[s
     if engine in ("libaio", "io_uring") and depth > 1:
         argv += [f"--iodepth_batch_submit={depth // 4}", "--iodepth_batch_complete_min=1"]
     out = subprocess.run(argv, check=True, capture_output=True, text=True, env={**os.environ, "LC_ALL": "C"}).stdout
-    job = json.loads(out[out.index("{"):])["jobs"][0]
+    job = json.loads(out[out.index("{") :])["jobs"][0]
     iops = job["read"]["iops"]
     cpu = (job["usr_cpu"] + job["sys_cpu"]) / 100.0
-    return {"iops": iops, "cpu": cpu, "us_per_req": cpu / iops * 1e6 if iops else 0.0,
-            "usr": job["usr_cpu"], "sys": job["sys_cpu"]}
+    return {
+        "iops": iops,
+        "cpu": cpu,
+        "us_per_req": cpu / iops * 1e6 if iops else 0.0,
+        "usr": job["usr_cpu"],
+        "sys": job["sys_cpu"],
+    }
 
 
 def main() -> None:
@@ -57,17 +80,29 @@ def main() -> None:
         target = nullb
         if not target:
             subprocess.run(["truncate", "-s", args.size, backing.name], check=True)
-            subprocess.run(["dd", "if=/dev/zero", f"of={backing.name}", "bs=1M", "status=none",
-                            f"count={int(args.size.rstrip('M'))}"], check=True)
-            target = subprocess.run(["losetup", "-f", "--show", backing.name], check=True, capture_output=True,
-                                    text=True).stdout.strip()
+            subprocess.run(
+                [
+                    "dd",
+                    "if=/dev/zero",
+                    f"of={backing.name}",
+                    "bs=1M",
+                    "status=none",
+                    f"count={int(args.size.rstrip('M'))}",
+                ],
+                check=True,
+            )
+            target = subprocess.run(
+                ["losetup", "-f", "--show", backing.name], check=True, capture_output=True, text=True
+            ).stdout.strip()
         try:
             print(f"target {target} ({'null_blk' if nullb else 'loop over /dev/shm'}), {os.cpu_count()} cores")
             print(f"{'engine':<10}{'depth':>6}{'IOPS':>12}{'CPU %':>8}{'usr %':>7}{'sys %':>7}{'us/req':>9}")
             for engine, depth in CASES:
                 r = fio(target, engine, depth, args.runtime, args.size)
-                print(f"{engine:<10}{depth:>6}{r['iops']:>12,.0f}{r['cpu'] * 100:>8.1f}{r['usr']:>7.1f}"
-                      f"{r['sys']:>7.1f}{r['us_per_req']:>9.2f}")
+                print(
+                    f"{engine:<10}{depth:>6}{r['iops']:>12,.0f}{r['cpu'] * 100:>8.1f}{r['usr']:>7.1f}"
+                    f"{r['sys']:>7.1f}{r['us_per_req']:>9.2f}"
+                )
         finally:
             if not nullb:
                 subprocess.run(["losetup", "-d", target], check=False)

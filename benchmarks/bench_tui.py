@@ -203,8 +203,15 @@ def instructions(code: str, env: dict[str, str], timeout: float = 600.0) -> int:
     """Instructions `python -c code` executes up to its first frame (valgrind's callgrind), in an 80x24 pty."""
     with tempfile.TemporaryDirectory() as tmp:
         log = Path(tmp) / "valgrind.log"
-        argv = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={tmp}/callgrind.out", f"--log-file={log}",
-                sys.executable, "-c", FIRST_FRAME_THEN_LEAVE + code]
+        argv = [
+            "valgrind",
+            "--tool=callgrind",
+            f"--callgrind-out-file={tmp}/callgrind.out",
+            f"--log-file={log}",
+            sys.executable,
+            "-c",
+            FIRST_FRAME_THEN_LEAVE + code,
+        ]
         proc, master = in_terminal(argv, env)
         start = time.monotonic()
         try:
@@ -227,18 +234,26 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--keys", type=int, default=30, help="keystrokes of each kind to time")
     parser.add_argument("--starts", type=int, default=5, help="warm starts to time")
-    parser.add_argument("--example", action="store_true",
-                        help="time the start on the built-in example pod (`podplan`) instead of the 60-disk plan file")
-    parser.add_argument("--instructions", action="store_true",
-                        help="also count each start's instructions up to its first frame (valgrind; a minute or two)")
+    parser.add_argument(
+        "--example",
+        action="store_true",
+        help="time the start on the built-in example pod (`podplan`) instead of the 60-disk plan file",
+    )
+    parser.add_argument(
+        "--instructions",
+        action="store_true",
+        help="also count each start's instructions up to its first frame (valgrind; a minute or two)",
+    )
     args = parser.parse_args()
 
     plan = sixty_disk_plan()
     lat = asyncio.run(keystroke_latencies(plan, args.keys))
     for kind, times in lat.items():
         ms = sorted(t * 1000 for t in times)
-        print(f"keystroke -> results on screen, 60 disks, {kind}: median {statistics.median(ms):.1f} ms "
-              f"(p90 {ms[int(len(ms) * 0.9) - 1]:.1f} ms, n={len(ms)})")
+        print(
+            f"keystroke -> results on screen, 60 disks, {kind}: median {statistics.median(ms):.1f} ms "
+            f"(p90 {ms[int(len(ms) * 0.9) - 1]:.1f} ms, n={len(ms)})"
+        )
     every = [t for times in lat.values() for t in times]
     print(f"keystroke -> results on screen, all keys: median {statistics.median(every) * 1000:.1f} ms (target < 30 ms)")
 
@@ -256,8 +271,10 @@ def main() -> None:
         # Taken in turns, so that a change in the machine's load falls on both alike.
         warm, bare, warm_cpu, bare_cpu = [], [], [], []
         for _ in range(args.starts):
-            for walls, cpus, run, painted in ((warm, warm_cpu, argv, needle),
-                                              (bare, bare_cpu, bare_argv, b"bare-app-painted")):
+            for walls, cpus, run, painted in (
+                (warm, warm_cpu, argv, needle),
+                (bare, bare_cpu, bare_argv, b"bare-app-painted"),
+            ):
                 wall, cpu = first_paint(run, painted, env)
                 walls.append(wall)
                 cpus.append(cpu)
@@ -269,17 +286,25 @@ def main() -> None:
                 raise SystemExit("--instructions needs valgrind (apt-get install valgrind)")
             podplan_code = f"from app.cli.main import main; main({argv[3:]!r})"
             counts = instructions(podplan_code, env), instructions(BARE_APP, env)
-    print(f"start -> first paint, {what}, 80x24: median {statistics.median(warm) * 1000:.0f} ms warm "
-          f"(min {warm[0] * 1000:.0f}, max {warm[-1] * 1000:.0f}, n={len(warm)}); "
-          f"{cold * 1000:.0f} ms with an empty bytecode cache (target < 500 ms)")
-    print(f"start -> first paint, bare Textual app, 80x24: median {statistics.median(bare) * 1000:.0f} ms warm; "
-          f"podplan takes x{statistics.median(warm) / statistics.median(bare):.2f} of it")
+    print(
+        f"start -> first paint, {what}, 80x24: median {statistics.median(warm) * 1000:.0f} ms warm "
+        f"(min {warm[0] * 1000:.0f}, max {warm[-1] * 1000:.0f}, n={len(warm)}); "
+        f"{cold * 1000:.0f} ms with an empty bytecode cache (target < 500 ms)"
+    )
+    print(
+        f"start -> first paint, bare Textual app, 80x24: median {statistics.median(bare) * 1000:.0f} ms warm; "
+        f"podplan takes x{statistics.median(warm) / statistics.median(bare):.2f} of it"
+    )
     podplan_cpu, bare_cpu_median = statistics.median(warm_cpu), statistics.median(bare_cpu)
-    print(f"CPU time to first paint (all threads): podplan median {podplan_cpu * 1000:.0f} ms, bare Textual app "
-          f"{bare_cpu_median * 1000:.0f} ms; podplan takes x{podplan_cpu / bare_cpu_median:.2f} of it")
+    print(
+        f"CPU time to first paint (all threads): podplan median {podplan_cpu * 1000:.0f} ms, bare Textual app "
+        f"{bare_cpu_median * 1000:.0f} ms; podplan takes x{podplan_cpu / bare_cpu_median:.2f} of it"
+    )
     if counts is not None:
-        print(f"instructions to first frame (valgrind): podplan {counts[0] / 1e6:,.0f} M, bare Textual app "
-              f"{counts[1] / 1e6:,.0f} M; podplan takes x{counts[0] / counts[1]:.2f} of it")
+        print(
+            f"instructions to first frame (valgrind): podplan {counts[0] / 1e6:,.0f} M, bare Textual app "
+            f"{counts[1] / 1e6:,.0f} M; podplan takes x{counts[0] / counts[1]:.2f} of it"
+        )
 
 
 if __name__ == "__main__":

@@ -23,12 +23,12 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from planners.units import parse_size  # noqa: E402
-from runners.fio.jobs import QUICK, Shape, Target, Timing, fio_argv, workload  # noqa: E402
-from runners.fio.result import parse_output  # noqa: E402
-from runners.fio.run import run_fio  # noqa: E402
-from runners.probes.loopdev import attach_loop, detach_loop, sparse_loop  # noqa: E402
-from runners.validate.suite import validate  # noqa: E402
+from planners.units import parse_size
+from runners.fio.jobs import QUICK, Shape, Target, Timing, fio_argv, workload
+from runners.fio.result import parse_output
+from runners.fio.run import run_fio
+from runners.probes.loopdev import attach_loop, detach_loop, sparse_loop
+from runners.validate.suite import validate
 
 
 def cv(values: list[float]) -> float:
@@ -39,8 +39,21 @@ def prefill(dev: str) -> None:
     """Write the whole target once: reads of never-written blocks (a sparse file, trimmed flash)
     return zeros without touching the medium, so the first run would read faster than the rest."""
     t0 = time.monotonic()
-    subprocess.run(["fio", "--name=prefill", f"--filename={dev}", "--rw=write", "--bs=1M", "--direct=1",
-                    "--ioengine=libaio", "--iodepth=4", "--refill_buffers=1"], check=True, stdout=subprocess.DEVNULL)
+    subprocess.run(
+        [
+            "fio",
+            "--name=prefill",
+            f"--filename={dev}",
+            "--rw=write",
+            "--bs=1M",
+            "--direct=1",
+            "--ioengine=libaio",
+            "--iodepth=4",
+            "--refill_buffers=1",
+        ],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
     print(f"prefilled {dev} in {time.monotonic() - t0:.1f} s")
 
 
@@ -57,8 +70,10 @@ def suite_runs(dev: str, runs: int) -> None:
             per.setdefault(w.name, []).append(value)
             steady = f.steady.attained if f.steady else None
             run = ((f.run_bytes_s or 0) / 1e6 if w.name.startswith("seq") else f.run_iops) if f.from_window else value
-            print(f"run {i + 1}: {w.name:14} {value:12.1f} {'MB/s' if w.name.startswith('seq') else 'IOPS':4} "
-                  f"steady={steady} {w.elapsed_s:5.1f} s (whole run {run:.1f})")
+            print(
+                f"run {i + 1}: {w.name:14} {value:12.1f} {'MB/s' if w.name.startswith('seq') else 'IOPS':4} "
+                f"steady={steady} {w.elapsed_s:5.1f} s (whole run {run:.1f})"
+            )
             per.setdefault(w.name + " (whole run)", []).append(run)
         print(f"run {i + 1}: quick suite {rep.duration_s:.1f} s")
     print(f"\nquick suite wall time: mean {statistics.mean(walls):.1f} s, max {max(walls):.1f} s (target < 60 s)")
@@ -67,8 +82,12 @@ def suite_runs(dev: str, runs: int) -> None:
 
 
 def overhead(dev: str, size: int, repeats: int) -> None:
-    timing = Timing(runtime_s=QUICK.runtime_s, ss_duration_s=QUICK.ss_duration_s, ss_ramp_s=QUICK.ss_ramp_s,
-                    ss_slope_pct=QUICK.ss_slope_pct)
+    timing = Timing(
+        runtime_s=QUICK.runtime_s,
+        ss_duration_s=QUICK.ss_duration_s,
+        ss_ramp_s=QUICK.ss_ramp_s,
+        ss_slope_pct=QUICK.ss_slope_pct,
+    )
     w = workload("seq-read", Target(path=dev, kind="device", size_bytes=size), Shape(), timing)
     # Steady-state detection would stop the two runs at different moments; compare fixed-length runs.
     text = "\n".join(ln for ln in w.job.text.splitlines() if not ln.startswith("steadystate")) + "\n"
@@ -80,8 +99,9 @@ def overhead(dev: str, size: int, repeats: int) -> None:
         for _ in range(repeats):
             out = os.path.join(tmp, "hand.json")
             t0 = time.monotonic()
-            subprocess.run(["fio", "--output-format=json", f"--output={out}", job], check=True,
-                           stdout=subprocess.DEVNULL)
+            subprocess.run(
+                ["fio", "--output-format=json", f"--output={out}", job], check=True, stdout=subprocess.DEVNULL
+            )
             hand_wall.append(time.monotonic() - t0)
             with open(out) as f:
                 hand_bw.append(parse_output(f.read()).jobs[0].bytes_s / 1e6)
@@ -91,9 +111,11 @@ def overhead(dev: str, size: int, repeats: int) -> None:
             ours_bw.append(res.result.jobs[0].bytes_s / 1e6)
     hw, ow = statistics.mean(hand_wall), statistics.mean(ours_wall)
     hb, ob = statistics.mean(hand_bw), statistics.mean(ours_bw)
-    print(f"\noverhead (seq-read, {timing.runtime_s} s fixed, {repeats} pairs): wall by hand {hw:.2f} s, "
-          f"podplan {ow:.2f} s ({(ow - hw) / hw * 100:+.2f} %); throughput by hand {hb:.0f} MB/s, "
-          f"podplan {ob:.0f} MB/s ({(ob - hb) / hb * 100:+.2f} %) (target within 2 %)")
+    print(
+        f"\noverhead (seq-read, {timing.runtime_s} s fixed, {repeats} pairs): wall by hand {hw:.2f} s, "
+        f"podplan {ow:.2f} s ({(ow - hw) / hw * 100:+.2f} %); throughput by hand {hb:.0f} MB/s, "
+        f"podplan {ob:.0f} MB/s ({(ob - hb) / hb * 100:+.2f} %) (target within 2 %)"
+    )
 
 
 @contextlib.contextmanager
@@ -116,8 +138,12 @@ def main() -> None:
     ap.add_argument("--runs", type=int, default=5)
     ap.add_argument("--size", default="1G")
     ap.add_argument("--device", help="an empty device to write to (default: a loop device made for the run)")
-    ap.add_argument("--backing", metavar="DIR", help="make the loop device over a preallocated file in DIR, with "
-                    "direct I/O to it (a real disk under the loop instead of memory)")
+    ap.add_argument(
+        "--backing",
+        metavar="DIR",
+        help="make the loop device over a preallocated file in DIR, with "
+        "direct I/O to it (a real disk under the loop instead of memory)",
+    )
     ap.add_argument("--overhead-repeats", type=int, default=3)
     args = ap.parse_args()
     size = parse_size(args.size)

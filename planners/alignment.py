@@ -69,8 +69,9 @@ def stripe_cache_bytes(entries: int, members: int) -> int:
     return entries * PAGE * members
 
 
-def _check_array_starts(plan: Plan, md_io: list[tuple[str, int, int, int | None, int]], volume: VolumeResult,
-                        add: Callable[..., None]) -> None:
+def _check_array_starts(
+    plan: Plan, md_io: list[tuple[str, int, int, int | None, int]], volume: VolumeResult, add: Callable[..., None]
+) -> None:
     """A linear LV concatenates the arrays; the filesystem's stripe is counted from the LV's start,
     so an array that starts off a full stripe of the LV has every full-stripe write straddle two."""
     lvg = volume.lvm
@@ -87,25 +88,36 @@ def _check_array_starts(plan: Plan, md_io: list[tuple[str, int, int, int | None,
     if not off:
         return
     (n0, r0, u0), rest = off[0], off[1:]
-    places = (f"{n0} starts {format_size_compact(r0)} past a {format_size_compact(u0)} full stripe of the linear LV"
-              + "".join(f", {n} {format_size_compact(r)}" + (f" past a {format_size_compact(u)} one" if u != u0 else "")
-                        for n, r, u in rest))
+    places = (
+        f"{n0} starts {format_size_compact(r0)} past a {format_size_compact(u0)} full stripe of the linear LV"
+        + "".join(
+            f", {n} {format_size_compact(r)}" + (f" past a {format_size_compact(u)} one" if u != u0 else "")
+            for n, r, u in rest
+        )
+    )
     parity = sorted(lv for lv in levels if lv in (4, 5, 6))
-    cost = (f"a read-modify-write on RAID{'/'.join(map(str, parity))}" if parity
-            else "a request split across md chunks")
+    cost = f"a read-modify-write on RAID{'/'.join(map(str, parity))}" if parity else "a request split across md chunks"
     them = off[0][0] if len(off) == 1 else "them"
     if plan.lvm.extent_size is not None:
         units = sorted({u for _, _, u in off})
-        why = (f"the {format_size_compact(lvg.extent_bytes)} extent set in the plan is not a multiple of "
-               f"{' or '.join(format_size_compact(u) for u in units)}: leave it unset and podplan picks one that is")
+        why = (
+            f"the {format_size_compact(lvg.extent_bytes)} extent set in the plan is not a multiple of "
+            f"{' or '.join(format_size_compact(u) for u in units)}: leave it unset and podplan picks one that is"
+        )
         field = "lvm.extent_size"
     else:
         first, _, first_opt, first_chunk, first_level = md_io[0]
-        why = (f"the extent is sized for {first}'s {format_size_compact(write_unit(first_level, first_chunk, first_opt))}"
-               ", as pvcreate and the filesystem are aligned to it: arrays of one geometry avoid this")
+        why = (
+            f"the extent is sized for {first}'s {format_size_compact(write_unit(first_level, first_chunk, first_opt))}"
+            ", as pvcreate and the filesystem are aligned to it: arrays of one geometry avoid this"
+        )
         field = "groups"
-    add("warning", "lvm",
-        f"{places}, so every full-stripe write to {them} straddles two full stripes and costs {cost} ({why}).", field)
+    add(
+        "warning",
+        "lvm",
+        f"{places}, so every full-stripe write to {them} straddles two full stripes and costs {cost} ({why}).",
+        field,
+    )
 
 
 def check_plan(plan: Plan, md_io: list[tuple[str, int, int, int | None, int]], volume: VolumeResult) -> list[Finding]:
@@ -126,88 +138,137 @@ def check_plan(plan: Plan, md_io: list[tuple[str, int, int, int | None, int]], v
     fs = plan.filesystem
     phys = max(d.physical_sector for d in plan.disks)
     if fs.block_size < phys:
-        add("warning", "filesystem",
+        add(
+            "warning",
+            "filesystem",
             f"The {fs.block_size}-byte filesystem block is smaller than the disks' {phys}-byte physical sector, "
-            "so every small write makes the disk read-modify-write a sector.", "filesystem.block_size")
+            "so every small write makes the disk read-modify-write a sector.",
+            "filesystem.block_size",
+        )
 
     opts = {io_opt for _, _, io_opt, _, _ in md_io}
     if plan.lvm.enabled and len(opts) > 1:
-        add("warning", "lvm",
+        add(
+            "warning",
+            "lvm",
             "The md arrays under the volume group have different full stripes "
             f"({', '.join(format_size_compact(o) for o in sorted(opts))}), so the filesystem can align to only one of them.",
-            "groups")
+            "groups",
+        )
 
     _, _, io_opt, chunk, level = md_io[0] if md_io else ("", 0, 0, None, 0)  # no md: see planners.direct
     parity = level in (4, 5, 6)
     if plan.lvm.enabled and pe_start is not None and io_opt and pe_start % io_opt:
-        add("warning", "lvm",
+        add(
+            "warning",
+            "lvm",
             f"The first extent starts at {format_size_compact(pe_start)}, not a multiple of the md full stripe "
-            f"{format_size_compact(io_opt)}, so every LVM block is shifted across md stripes.", "lvm.data_alignment")
+            f"{format_size_compact(io_opt)}, so every LVM block is shifted across md stripes.",
+            "lvm.data_alignment",
+        )
     if plan.lvm.enabled and plan.lvm.mode == "striped" and chain.lv_stripes == 1 and md_io:
-        add("info", "lvm",
+        add(
+            "info",
+            "lvm",
             "Striped LVM over one md array is one stripe: lvcreate makes the LV linear. Split the disks into two or "
-            "more arrays (groups) to stripe over them.", "lvm.mode")
+            "more arrays (groups) to stripe over them.",
+            "lvm.mode",
+        )
     if plan.lvm.enabled and plan.lvm.mode == "striped" and lv_stripe and io_opt:
         target = io_opt if parity else (chunk or io_opt)
         if lv_stripe % target:
             what = "md full stripe" if parity else "md chunk"
             cost = "a read-modify-write on RAID" + str(level) if parity else "a request split across md chunks"
-            add("warning", "lvm",
+            add(
+                "warning",
+                "lvm",
                 f"The LVM stripe size {format_size_compact(lv_stripe)} is not a multiple of the {what} "
                 f"{format_size_compact(target)}, so each LVM stripe is a partial md stripe and costs {cost}.",
-                "lvm.stripe_size")
+                "lvm.stripe_size",
+            )
         if parity and io_opt & (io_opt - 1):
-            add("info", "lvm",
+            add(
+                "info",
+                "lvm",
                 f"The md full stripe {format_size_compact(io_opt)} is not a power of two, and lvcreate -I must be one, "
                 "so no LVM stripe size can match it; a linear LV whose extent is a multiple of it keeps every "
-                "array on whole full stripes.", "lvm.mode")
+                "array on whole full stripes.",
+                "lvm.mode",
+            )
     if plan.lvm.enabled and volume.lvm is not None:
         _check_array_starts(plan, md_io, volume, add)
 
     if fs.stripe_unit is not None and chunk:
         want_su, want_width = (lv_stripe, None) if lv_stripe else (chunk, io_opt)
         if want_su and fs.stripe_unit != want_su:
-            add("warning", "filesystem",
+            add(
+                "warning",
+                "filesystem",
                 f"The filesystem stripe unit {format_size_compact(fs.stripe_unit)} differs from the "
                 f"{format_size_compact(want_su)} the device below uses, so allocation is aligned to the wrong boundary.",
-                "filesystem.stripe_unit")
+                "filesystem.stripe_unit",
+            )
         if want_width and fs.stripe_width and fs.stripe_unit * fs.stripe_width != want_width:
-            add("warning", "filesystem",
+            add(
+                "warning",
+                "filesystem",
                 f"The filesystem stripe width {format_size_compact(fs.stripe_unit * fs.stripe_width)} differs from the md "
                 f"full stripe {format_size_compact(want_width)}, so large writes do not fill whole md stripes.",
-                "filesystem.stripe_width")
+                "filesystem.stripe_width",
+            )
 
     su = chain.fs_stripe_unit_bytes
     if volume.xfs is not None and su and volume.xfs.log_sunit_bytes < su:
-        add("info", "filesystem",
+        add(
+            "info",
+            "filesystem",
             f"The XFS log stripe unit is {format_size_compact(volume.xfs.log_sunit_bytes)}, smaller than the "
             f"{format_size_compact(su)} data stripe unit (mkfs.xfs caps it at 32 KiB above 256 KiB, and uses one "
-            "block with 4 KiB sectors), so log writes are not full-stripe.", "")
+            "block with 4 KiB sectors), so log writes are not full-stripe.",
+            "",
+        )
 
     if plan.tuning.readahead is not None and io_opt and plan.tuning.readahead < 2 * io_opt:
-        add("warning", "tuning",
+        add(
+            "warning",
+            "tuning",
             f"Readahead {format_size_compact(plan.tuning.readahead)} is under two md full stripes "
             f"({format_size_compact(2 * io_opt)}), so one sequential reader keeps only part of the disks busy.",
-            "tuning.readahead")
-    if (stripe_cache is not None and chunk and plan.tuning.stripe_cache_size is not None
-            and stripe_cache < 2 * chunk // PAGE):
-        add("warning", "tuning",
+            "tuning.readahead",
+        )
+    if (
+        stripe_cache is not None
+        and chunk
+        and plan.tuning.stripe_cache_size is not None
+        and stripe_cache < 2 * chunk // PAGE
+    ):
+        add(
+            "warning",
+            "tuning",
             f"stripe_cache_size {stripe_cache} holds less than two full stripes ({2 * chunk // PAGE} entries "
             f"for a {format_size_compact(chunk)} chunk), so full-stripe writes turn into read-modify-writes.",
-            "tuning.stripe_cache_size")
+            "tuning.stripe_cache_size",
+        )
 
     for g, members, _ in plan.group_disks():
         sizes = {d.size for d in members}
         if len(sizes) > 1:
-            add("info", "md",
+            add(
+                "info",
+                "md",
                 f"{g.name} mixes disk sizes; md uses the smallest member size on every member and leaves the rest unused.",
-                "disks")
+                "disks",
+            )
     unassigned = plan.unassigned_disks()
     if unassigned:
         add("warning", "plan", f"{len(unassigned)} disk(s) are not used by any md group or as spares.", "groups")
     if len(plan.groups) > 1 and not plan.lvm.enabled:
         fs, n = plan.filesystem, len(plan.groups)
         labels = f", and its own label ({fs.volume_label(0, n)} to {fs.volume_label(n - 1, n)})" if fs.label else ""
-        add("info", "plan", f"LVM is off, so each of the {n} md arrays gets its own filesystem and mount point{labels}.",
-            "lvm.enabled")
+        add(
+            "info",
+            "plan",
+            f"LVM is off, so each of the {n} md arrays gets its own filesystem and mount point{labels}.",
+            "lvm.enabled",
+        )
     return out

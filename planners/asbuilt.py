@@ -23,39 +23,86 @@ class Difference(BaseModel):
     consequence: str = Field(description="What the difference costs, one sentence.")
 
 
-_STRIPE_AWARE = ("the filesystem does not know the real stripe: allocations and large writes no longer start on "
-                 "stripe boundaries, so RAID5/6 writes turn into read-modify-write")
+_STRIPE_AWARE = (
+    "the filesystem does not know the real stripe: allocations and large writes no longer start on "
+    "stripe boundaries, so RAID5/6 writes turn into read-modify-write"
+)
 # (substring of the figure, sentence when actual is smaller, sentence when larger); first match wins.
 _RULES: tuple[tuple[str, str, str], ...] = (
     (" level", "a different RAID level: capacity, redundancy and speed are not the ones planned", ""),
-    (" members", "fewer members: less capacity, and a different full stripe, so every alignment above md is off",
-     "more members: a different full stripe, so every alignment above md is off"),
-    (" spares", "fewer hot spares than planned: after a failure the array stays degraded until a person acts",
-     "more hot spares than planned: capacity the plan counted on sits idle"),
-    ("chunk", ("a different chunk changes the full stripe: pe_start, su/sw and stride computed for the plan no longer "
-               "line up, so full-stripe writes become read-modify-write"), ""),
-    ("data offset", ("data starts earlier on each member than planned: mdadm's version or options differ, so sizes "
-                     "above md may differ too"),
-     "data starts later on each member than planned: each member gives up more space to metadata"),
-    ("component", "each member holds less data than planned: the array is smaller",
-     "each member holds more data than planned: the array is bigger than the figures above it assumed"),
+    (
+        " members",
+        "fewer members: less capacity, and a different full stripe, so every alignment above md is off",
+        "more members: a different full stripe, so every alignment above md is off",
+    ),
+    (
+        " spares",
+        "fewer hot spares than planned: after a failure the array stays degraded until a person acts",
+        "more hot spares than planned: capacity the plan counted on sits idle",
+    ),
+    (
+        "chunk",
+        (
+            "a different chunk changes the full stripe: pe_start, su/sw and stride computed for the plan no longer "
+            "line up, so full-stripe writes become read-modify-write"
+        ),
+        "",
+    ),
+    (
+        "data offset",
+        (
+            "data starts earlier on each member than planned: mdadm's version or options differ, so sizes "
+            "above md may differ too"
+        ),
+        "data starts later on each member than planned: each member gives up more space to metadata",
+    ),
+    (
+        "component",
+        "each member holds less data than planned: the array is smaller",
+        "each member holds more data than planned: the array is bigger than the figures above it assumed",
+    ),
     ("io_min", "the kernel advertises a different stripe unit: pvcreate and mkfs aligned to that, not to the plan", ""),
-    ("io_opt", "the kernel advertises a different full stripe: pvcreate and mkfs aligned to that, not to the plan",
-     ""),
-    ("pe_start", ("LVM extents do not start on a full-stripe boundary: every stripe-sized write to the LV straddles "
-                  "two stripes"), ""),
+    ("io_opt", "the kernel advertises a different full stripe: pvcreate and mkfs aligned to that, not to the plan", ""),
+    (
+        "pe_start",
+        (
+            "LVM extents do not start on a full-stripe boundary: every stripe-sized write to the LV straddles "
+            "two stripes"
+        ),
+        "",
+    ),
     ("extent size", "a different extent size: the LV rounds to other boundaries and its size differs", ""),
-    ("start in the LV", ("the array's data begins elsewhere in the LV than planned: the arrays were concatenated in "
-                         "another order or with other extents"), ""),
-    ("past a full stripe", "the array starts nearer a full stripe of the LV than planned",
-     ("the array starts inside a full stripe of the LV: every full-stripe write to it straddles two stripes, a "
-      "read-modify-write on RAID5/6")),
-    ("LV stripes", "the LV stripes over fewer arrays than planned: sequential throughput scales down with it",
-     "the LV stripes over more arrays than planned"),
-    ("readahead", "readahead below plan: a buffered sequential reader keeps fewer disks busy",
-     "readahead above plan: more memory per reader, little harm"),
-    ("stripe_cache_size", ("a smaller stripe cache: md gathers fewer full stripes, so sequential writes read parity "
-                           "back more often"), "a bigger stripe cache: more memory, little harm"),
+    (
+        "start in the LV",
+        (
+            "the array's data begins elsewhere in the LV than planned: the arrays were concatenated in "
+            "another order or with other extents"
+        ),
+        "",
+    ),
+    (
+        "past a full stripe",
+        "the array starts nearer a full stripe of the LV than planned",
+        (
+            "the array starts inside a full stripe of the LV: every full-stripe write to it straddles two stripes, a "
+            "read-modify-write on RAID5/6"
+        ),
+    ),
+    (
+        "LV stripes",
+        "the LV stripes over fewer arrays than planned: sequential throughput scales down with it",
+        "the LV stripes over more arrays than planned",
+    ),
+    (
+        "readahead",
+        "readahead below plan: a buffered sequential reader keeps fewer disks busy",
+        "readahead above plan: more memory per reader, little harm",
+    ),
+    (
+        "stripe_cache_size",
+        ("a smaller stripe cache: md gathers fewer full stripes, so sequential writes read parity back more often"),
+        "a bigger stripe cache: more memory, little harm",
+    ),
     ("sunit", _STRIPE_AWARE, ""),
     ("swidth", _STRIPE_AWARE, ""),
     ("stride", _STRIPE_AWARE, ""),
@@ -83,8 +130,11 @@ def consequence(figure: str, planned: int | str, actual: int | str | None) -> st
     smaller = numbers and actual < planned  # type: ignore[operator]
     if any(k in figure for k in ("size (bytes)", "available", "extents", "data blocks", "block count")):
         delta = _delta(planned, actual) if numbers else ""  # type: ignore[arg-type]
-        return ("less space than planned" if smaller else "a different size than planned") + delta + \
-            ": every size computed above this layer differs too"
+        return (
+            ("less space than planned" if smaller else "a different size than planned")
+            + delta
+            + ": every size computed above this layer differs too"
+        )
     for key, lower, higher in _RULES:
         if key in figure:
             text = lower if (smaller or not higher) else higher
@@ -94,5 +144,8 @@ def consequence(figure: str, planned: int | str, actual: int | str | None) -> st
 
 def differences(figures: Iterable[tuple[str, str, int | str, int | str | None]]) -> list[Difference]:
     """Every (layer, figure, planned, actual) that differs, with its consequence."""
-    return [Difference(layer=layer, figure=fig, planned=p, actual=a, consequence=consequence(fig, p, a))
-            for layer, fig, p, a in figures if a != p]
+    return [
+        Difference(layer=layer, figure=fig, planned=p, actual=a, consequence=consequence(fig, p, a))
+        for layer, fig, p, a in figures
+        if a != p
+    ]

@@ -10,11 +10,12 @@ from __future__ import annotations
 from functools import lru_cache
 
 from planners import alignment as al
+from planners.direct import Under, btrfs_findings, direct_findings, direct_unders, journal_findings, placeholder
 from planners.errors import PlanError
-from planners.fs.ext4.geometry import ext4_geometry
 from planners.fs.btrfs import PROFILES, btrfs_geometry
 from planners.fs.ext4.df import ext4_df
-from planners.direct import Under, btrfs_findings, direct_findings, direct_unders, journal_findings, placeholder
+from planners.fs.ext4.geometry import ext4_geometry
+from planners.fs.xfs.geometry import xfs_df, xfs_geometry
 from planners.fs_findings import fs_findings
 from planners.lvm import aligned_extent, lvm_volume, pe_start_bytes
 from planners.md.geometry import md_geometry
@@ -22,7 +23,6 @@ from planners.models import Disk, MdGroup, Plan
 from planners.results import AlignmentChain, CapacityStep, GroupResult, PlanResult, VolumeResult
 from planners.units import is_power_of_two
 from planners.versions import Version
-from planners.fs.xfs.geometry import xfs_df, xfs_geometry
 
 DEFAULT_LV_STRIPE = 64 * 1024  # lvcreate -I default, when the md arrays offer nothing better
 PAGE_BYTES = 4096  # lvcreate refuses a stripe below the page size
@@ -49,16 +49,32 @@ def compute(plan: Plan) -> PlanResult:
     unders = [_md_under(g) for g in groups] if groups else direct_unders(plan)
 
     if plan.lvm.enabled:
-        volumes = [_volume(plan, groups, unders, f"/dev/{plan.lvm.vg}/{plan.lvm.lv}", plan.filesystem.mount_point,
-                           plan.filesystem.label)]
+        volumes = [
+            _volume(
+                plan,
+                groups,
+                unders,
+                f"/dev/{plan.lvm.vg}/{plan.lvm.lv}",
+                plan.filesystem.mount_point,
+                plan.filesystem.label,
+            )
+        ]
     elif not groups and plan.filesystem.type == "btrfs":  # btrfs's own RAID across the disks
-        volumes = [_volume(plan, [], unders, unders[0].device or placeholder(1), plan.filesystem.mount_point,
-                           plan.filesystem.label)]
+        volumes = [
+            _volume(
+                plan, [], unders, unders[0].device or placeholder(1), plan.filesystem.mount_point, plan.filesystem.label
+            )
+        ]
     else:
         volumes = [
-            _volume(plan, groups[i : i + 1], [u], groups[i].device if groups else u.device or placeholder(i + 1),
-                    plan.filesystem.mount_point if len(unders) == 1 else f"{plan.filesystem.mount_point}/{u.name}",
-                    plan.filesystem.volume_label(i, len(unders)))
+            _volume(
+                plan,
+                groups[i : i + 1],
+                [u],
+                groups[i].device if groups else u.device or placeholder(i + 1),
+                plan.filesystem.mount_point if len(unders) == 1 else f"{plan.filesystem.mount_point}/{u.name}",
+                plan.filesystem.volume_label(i, len(unders)),
+            )
             for i, u in enumerate(unders)
         ]
 
@@ -75,8 +91,9 @@ def compute(plan: Plan) -> PlanResult:
         findings += direct_findings(plan, unders, volumes[0])
     findings += journal_findings(plan) + [f for v in volumes for f in btrfs_findings(v)]
     # With LVM there is one volume, and its PVs are the devices under it, in order.
-    aligned = sum(lvm_alignment_bytes(v, [al.write_unit(u.level, u.chunk, u.io_opt) for u in unders])
-                  for v in volumes if v.lvm)
+    aligned = sum(
+        lvm_alignment_bytes(v, [al.write_unit(u.level, u.chunk, u.io_opt) for u in unders]) for v in volumes if v.lvm
+    )
     return PlanResult(
         plan_name=plan.name,
         tools=tools,
@@ -96,8 +113,9 @@ def compute(plan: Plan) -> PlanResult:
 
 
 def _md_under(g: GroupResult) -> Under:
-    return Under(g.name, g.device, g.md.array_bytes, g.md.io_min_bytes, g.md.io_opt_bytes, g.md.chunk_bytes,
-                 g.md.level, "md")
+    return Under(
+        g.name, g.device, g.md.array_bytes, g.md.io_min_bytes, g.md.io_opt_bytes, g.md.chunk_bytes, g.md.level, "md"
+    )
 
 
 # A sweep computes the same array on the same disks for many layouts (each group of a layout, each
@@ -133,8 +151,9 @@ def _group(g: MdGroup, members: tuple[Disk, ...], spares: tuple[Disk, ...], mdad
     )
 
 
-def _volume(plan: Plan, groups: list[GroupResult], unders: list[Under], device: str, mount_point: str,
-            label: str) -> VolumeResult:
+def _volume(
+    plan: Plan, groups: list[GroupResult], unders: list[Under], device: str, mount_point: str, label: str
+) -> VolumeResult:
     lvm = plan.lvm
     fs = plan.filesystem
     md0 = unders[0]
@@ -154,10 +173,12 @@ def _volume(plan: Plan, groups: list[GroupResult], unders: list[Under], device: 
         lv_stripes = len(unders) if lvm.mode == "striped" else 1
         if lv_stripes == 1 and lvm.stripe_size is not None:
             what = "md array" if groups else "disk"
-            raise PlanError(f"a stripe size was given, but a striped LV over {len(unders)} {what} has one stripe: "
-                            "split the disks into several arrays (groups) to stripe over them", "lvm.stripe_size")
-        lv_stripe = (lvm.stripe_size or default_lv_stripe(md0.chunk, md0.io_opt, extent)
-                     if lv_stripes > 1 else None)
+            raise PlanError(
+                f"a stripe size was given, but a striped LV over {len(unders)} {what} has one stripe: "
+                "split the disks into several arrays (groups) to stripe over them",
+                "lvm.stripe_size",
+            )
+        lv_stripe = lvm.stripe_size or default_lv_stripe(md0.chunk, md0.io_opt, extent) if lv_stripes > 1 else None
         try:
             lvg = lvm_volume(
                 [u.size for u in unders],
@@ -187,23 +208,42 @@ def _volume(plan: Plan, groups: list[GroupResult], unders: list[Under], device: 
     try:
         if fs.type == "btrfs":
             spans = not lvm.enabled and not groups  # across the raw disks, else one device
-            btrfs = btrfs_geometry([u.size for u in unders] if spans else [size], data_profile=fs.data_profile,
-                                   metadata_profile=fs.metadata_profile, nodesize=fs.nodesize)
+            btrfs = btrfs_geometry(
+                [u.size for u in unders] if spans else [size],
+                data_profile=fs.data_profile,
+                metadata_profile=fs.metadata_profile,
+                nodesize=fs.nodesize,
+            )
             if spans:
                 size = sum(u.size for u in unders)
             su = sw = 0
             fs_bytes = sum(btrfs.device_bytes)
             df_size, df_avail = btrfs.df_size_bytes, btrfs.df_available_bytes
         elif fs.type == "xfs":
-            xfs = xfs_geometry(size, su_bytes=su, sw=sw, block_size=fs.block_size, sector_size=sector,
-                               rotational=rotational, xfsprogs=plan.tools.v("xfsprogs"))
+            xfs = xfs_geometry(
+                size,
+                su_bytes=su,
+                sw=sw,
+                block_size=fs.block_size,
+                sector_size=sector,
+                rotational=rotational,
+                xfsprogs=plan.tools.v("xfsprogs"),
+            )
             fs_bytes = xfs.data_blocks * xfs.block_size
             df_size, df_avail = xfs_df(xfs, kernel=plan.tools.v("kernel"))
         else:
             stride = su // fs.block_size if su else 0
-            ext4 = ext4_geometry(size, fs_type=fs.type, block_size=fs.block_size, stride=stride,
-                                 stripe_width=stride * sw, reserved_percent=fs.reserved_percent,
-                                 rotational=rotational, e2fsprogs=plan.tools.v("e2fsprogs"), journal=fs.journal)
+            ext4 = ext4_geometry(
+                size,
+                fs_type=fs.type,
+                block_size=fs.block_size,
+                stride=stride,
+                stripe_width=stride * sw,
+                reserved_percent=fs.reserved_percent,
+                rotational=rotational,
+                e2fsprogs=plan.tools.v("e2fsprogs"),
+                journal=fs.journal,
+            )
             fs_bytes = ext4.size_bytes
             df = ext4_df(ext4)
             df_size, df_avail = df.size_bytes, df.avail_bytes
@@ -277,8 +317,15 @@ def lvm_alignment_bytes(v: VolumeResult, units: list[int]) -> int:
     return out
 
 
-def _waterfall(raw: int, unassigned: int, spare: int, groups: list[GroupResult], array: int, aligned: int,
-               volumes: list[VolumeResult]) -> list[CapacityStep]:
+def _waterfall(
+    raw: int,
+    unassigned: int,
+    spare: int,
+    groups: list[GroupResult],
+    array: int,
+    aligned: int,
+    volumes: list[VolumeResult],
+) -> list[CapacityStep]:
     member_raw = sum(g.member_raw_bytes for g in groups)
     offsets = sum(sum(g.md.member_reserved_bytes) for g in groups)
     components = sum(sum(g.md.member_used_bytes) for g in groups) if groups else array
@@ -297,9 +344,19 @@ def _waterfall(raw: int, unassigned: int, spare: int, groups: list[GroupResult],
         ("md_remainder", "md rounding", remainder, "members cut to the smallest member, in whole chunks"),
         ("md_redundancy", "parity / mirrors", components - array + copies, "md array size = data disks x component"),
         ("lvm", "LVM overhead", array - block - aligned, "pe_start and what is left under one extent"),
-        ("lvm_align", "LVM alignment", aligned, "full stripes past each array's last extent: the cost of aligned arrays"),
+        (
+            "lvm_align",
+            "LVM alignment",
+            aligned,
+            "full stripes past each array's last extent: the cost of aligned arrays",
+        ),
         ("fs_size", "fs rounding", block - fs_bytes, "mkfs uses whole blocks (and whole AGs / groups)"),
-        ("fs_metadata", "fs metadata", fs_bytes - df_size - copies, "log or journal, AG headers, bitmaps, inode tables"),
+        (
+            "fs_metadata",
+            "fs metadata",
+            fs_bytes - df_size - copies,
+            "log or journal, AG headers, bitmaps, inode tables",
+        ),
         ("reserved", "reserved", df_size - avail, "root reserve, kernel hold-back, XFS reserve pool and set-aside"),
     ]
     out: list[CapacityStep] = []

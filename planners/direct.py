@@ -43,8 +43,9 @@ def direct_unders(plan: Plan) -> list[Under]:
     for i, d in enumerate(plan.disk_list(), 1):
         lun = hw.disk_spec(d.model).lun
         if lun is not None:
-            out.append(Under(f"disk{i}", d.device, d.size, lun.strip, lun.strip * lun.data_disks, lun.strip,
-                             lun.level, "lun"))
+            out.append(
+                Under(f"disk{i}", d.device, d.size, lun.strip, lun.strip * lun.data_disks, lun.strip, lun.level, "lun")
+            )
         else:
             out.append(Under(f"disk{i}", d.device, d.size, d.physical_sector, 0, None, 0, "disk"))
     return out
@@ -55,9 +56,17 @@ def journal_findings(plan: Plan) -> list[Finding]:
     under the data; the filesystem's other findings are the alignment checker's)."""
     if plan.filesystem.journal:
         return []
-    return [Finding(severity="warning", layer="filesystem", field="filesystem.journal", message=(
-        "ext4 without a journal: after a crash or power loss the whole filesystem must be checked (e2fsck) before "
-        "it mounts, and writes in flight may be lost or left half done; fit for scratch space only."))]
+    return [
+        Finding(
+            severity="warning",
+            layer="filesystem",
+            field="filesystem.journal",
+            message=(
+                "ext4 without a journal: after a crash or power loss the whole filesystem must be checked (e2fsck) before "
+                "it mounts, and writes in flight may be lost or left half done; fit for scratch space only."
+            ),
+        )
+    ]
 
 
 def btrfs_findings(volume: VolumeResult) -> list[Finding]:
@@ -68,20 +77,44 @@ def btrfs_findings(volume: VolumeResult) -> list[Finding]:
     out = []
     parity = [p for p in (b.data_profile, b.metadata_profile) if p in ("raid5", "raid6")]
     if parity:
-        out.append(Finding(severity="warning", layer="filesystem", field="filesystem.data_profile", message=(
-            f"btrfs {parity[0]} has a write hole: a crash or power loss during a partial-stripe write can leave "
-            "parity that no longer matches, so run `btrfs scrub` after every unclean shutdown; the kernel still "
-            "documents raid5/6 as not for production, and metadata should be raid1 or raid1c3.")))
+        out.append(
+            Finding(
+                severity="warning",
+                layer="filesystem",
+                field="filesystem.data_profile",
+                message=(
+                    f"btrfs {parity[0]} has a write hole: a crash or power loss during a partial-stripe write can leave "
+                    "parity that no longer matches, so run `btrfs scrub` after every unclean shutdown; the kernel still "
+                    "documents raid5/6 as not for production, and metadata should be raid1 or raid1c3."
+                ),
+            )
+        )
     if b.metadata_tolerates < b.data_tolerates:
-        out.append(Finding(severity="warning", layer="filesystem", field="filesystem.metadata_profile", message=(
-            f"btrfs metadata ({b.metadata_profile}) survives {b.metadata_tolerates} device failure(s) and data "
-            f"({b.data_profile}) {b.data_tolerates}: losing the metadata loses every file, so it should be at "
-            "least as redundant as the data.")))
+        out.append(
+            Finding(
+                severity="warning",
+                layer="filesystem",
+                field="filesystem.metadata_profile",
+                message=(
+                    f"btrfs metadata ({b.metadata_profile}) survives {b.metadata_tolerates} device failure(s) and data "
+                    f"({b.data_profile}) {b.data_tolerates}: losing the metadata loses every file, so it should be at "
+                    "least as redundant as the data."
+                ),
+            )
+        )
     if b.stranded_bytes >= max(1 << 30, sum(b.device_bytes) // 100) and len(b.device_bytes) > 1:
-        out.append(Finding(severity="warning", layer="disks", field="disks", message=(
-            f"btrfs {b.data_profile} over these mixed sizes leaves {b.stranded_bytes:,} bytes the kernel counts as "
-            "unusable for data (the largest devices outgrow what the others can pair them with): df's available "
-            "space leaves them out.")))
+        out.append(
+            Finding(
+                severity="warning",
+                layer="disks",
+                field="disks",
+                message=(
+                    f"btrfs {b.data_profile} over these mixed sizes leaves {b.stranded_bytes:,} bytes the kernel counts as "
+                    "unusable for data (the largest devices outgrow what the others can pair them with): df's available "
+                    "space leaves them out."
+                ),
+            )
+        )
     return out
 
 
@@ -96,15 +129,23 @@ def direct_findings(plan: Plan, unders: list[Under], volume: VolumeResult) -> li
     plain = len(unders) - len(luns)
     b = volume.btrfs
     if plain and not (b and min(b.data_tolerates, b.metadata_tolerates) > 0):  # btrfs's own copies protect it
-        what = "A plain disk with no md and no RAID controller: losing it" if plain == 1 else (
-            f"{plain} plain disks with no md and no RAID controller: losing any one of them")
+        what = (
+            "A plain disk with no md and no RAID controller: losing it"
+            if plain == 1
+            else (f"{plain} plain disks with no md and no RAID controller: losing any one of them")
+        )
         add("warning", "plan", f"{what} loses the volume.", "groups")
     if not luns:
         return out
     shapes = {(u.io_min, u.io_opt) for u in luns}
     if len(shapes) > 1 or plain:
-        add("warning", "disks", "The disks under the volume have different stripes (LUN strips and data disks), "
-            "so the filesystem can align to only one of them.", "hardware")
+        add(
+            "warning",
+            "disks",
+            "The disks under the volume have different stripes (LUN strips and data disks), "
+            "so the filesystem can align to only one of them.",
+            "hardware",
+        )
     lun = luns[0]
     full, strip = lun.io_opt, lun.io_min
     parity = lun.level in (5, 6)
@@ -112,24 +153,38 @@ def direct_findings(plan: Plan, unders: list[Under], volume: VolumeResult) -> li
     chain = volume.alignment
     if lv is not None:
         if lv.pe_start_bytes % full:
-            add("warning", "lvm",
+            add(
+                "warning",
+                "lvm",
                 f"The first extent starts at {format_size_compact(lv.pe_start_bytes)}, not a multiple of the LUN full "
                 f"stripe {format_size_compact(full)}, so every LVM block is shifted across the controller's stripes.",
-                "lvm.data_alignment")
+                "lvm.data_alignment",
+            )
         stripe = chain.lv_stripe_bytes
         if stripe:
             target = full if parity else strip
             if stripe % target:
                 what = "LUN full stripe" if parity else "LUN strip"
-                cost = (f"a read-modify-write in the controller's RAID{lun.level}" if parity
-                        else "a request split across the controller's strips")
-                add("warning", "lvm",
+                cost = (
+                    f"a read-modify-write in the controller's RAID{lun.level}"
+                    if parity
+                    else "a request split across the controller's strips"
+                )
+                add(
+                    "warning",
+                    "lvm",
                     f"The LVM stripe size {format_size_compact(stripe)} is not a multiple of the {what} "
-                    f"{format_size_compact(target)}, so each LVM stripe costs {cost}.", "lvm.stripe_size")
+                    f"{format_size_compact(target)}, so each LVM stripe costs {cost}.",
+                    "lvm.stripe_size",
+                )
             if parity and full & (full - 1):
-                add("info", "lvm",
+                add(
+                    "info",
+                    "lvm",
                     f"The LUN full stripe {format_size_compact(full)} is not a power of two, and lvcreate -I must be "
-                    "one, so no LVM stripe size can match it; linear LVM keeps full-stripe alignment.", "lvm.mode")
+                    "one, so no LVM stripe size can match it; linear LVM keeps full-stripe alignment.",
+                    "lvm.mode",
+                )
         elif len(lv.lv_pv_extents) > 1:
             # A linear LV continues on the next PV at the LV offset where the previous one ended:
             # the filesystem's stripe units stay on the LUN's stripes only if that offset is a whole stripe.
@@ -137,10 +192,14 @@ def direct_findings(plan: Plan, unders: list[Under], volume: VolumeResult) -> li
             for taken in lv.lv_pv_extents[:-1]:
                 offset += taken * lv.extent_bytes
                 if offset % full:
-                    add("warning", "lvm",
+                    add(
+                        "warning",
+                        "lvm",
                         f"The linear LV moves to the next LUN at {offset} bytes, not a multiple of the LUN full "
                         f"stripe {format_size_compact(full)}, so the filesystem's stripe units straddle the "
                         f"controller's stripes there; an extent size that is a multiple of "
-                        f"{format_size_compact(full)} keeps them aligned.", "lvm.extent_size")
+                        f"{format_size_compact(full)} keeps them aligned.",
+                        "lvm.extent_size",
+                    )
                     break
     return out

@@ -51,8 +51,16 @@ def example_nvme() -> Plan:
     """XFS straight on a single NVMe drive."""
     return Plan(
         name="nvme",
-        disks=[DiskSet(count=1, size=3840755982336, logical_sector=512, physical_sector=4096, rotational=False,
-                       model="3.84 TB NVMe")],
+        disks=[
+            DiskSet(
+                count=1,
+                size=3840755982336,
+                logical_sector=512,
+                physical_sector=4096,
+                rotational=False,
+                model="3.84 TB NVMe",
+            )
+        ],
         filesystem=Filesystem(type="xfs", mount_point="/srv/nvme"),
         hardware=Hardware(disk=DiskSpec(disk_class="nvme")),
     )
@@ -62,10 +70,13 @@ def example_btrfs() -> Plan:
     """btrfs's own RAID across six disks of mixed sizes: data raid10, metadata raid1c3."""
     return Plan(
         name="btrfs6",
-        disks=[DiskSet(count=4, size=4000787030016, model="4 TB 7200 rpm SATA"),
-               DiskSet(count=2, size=8001563222016, model="8 TB 7200 rpm SATA")],
-        filesystem=Filesystem(type="btrfs", data_profile="raid10", metadata_profile="raid1c3", label="btrfs6",
-                              mount_point="/srv/btrfs6"),
+        disks=[
+            DiskSet(count=4, size=4000787030016, model="4 TB 7200 rpm SATA"),
+            DiskSet(count=2, size=8001563222016, model="8 TB 7200 rpm SATA"),
+        ],
+        filesystem=Filesystem(
+            type="btrfs", data_profile="raid10", metadata_profile="raid1c3", label="btrfs6", mount_point="/srv/btrfs6"
+        ),
     )
 
 

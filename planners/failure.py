@@ -59,13 +59,23 @@ def failure_plan(plan: Plan, fail: int, group: str | None = None) -> FailurePlan
         pos += g.disks
     can = tolerance(g)
     if fail > can:
-        what = ("RAID0 has no redundancy: its first failed member loses the array" if g.level == 0 else
-                f"RAID{g.level} ({g.layout or 'default layout'}) of {g.members} survives {can} failed "
-                f"member{'s' if can != 1 else ''} for certain; {fail} would lose the array and its data")
+        what = (
+            "RAID0 has no redundancy: its first failed member loses the array"
+            if g.level == 0
+            else f"RAID{g.level} ({g.layout or 'default layout'}) of {g.members} survives {can} failed "
+            f"member{'s' if can != 1 else ''} for certain; {fail} would lose the array and its data"
+        )
         raise PlanError(f"{g.name}: {what}", "fail")
     spares = min(g.spares, fail)
-    return FailurePlan(group=g.name, level=g.level, fail=fail, failed=tuple(range(pos, pos + fail)),
-                       spares=spares, replacements=fail - spares, tolerates=can)
+    return FailurePlan(
+        group=g.name,
+        level=g.level,
+        fail=fail,
+        failed=tuple(range(pos, pos + fail)),
+        spares=spares,
+        replacements=fail - spares,
+        tolerates=can,
+    )
 
 
 def array_plan(plan: Plan, name: str) -> Plan:
@@ -75,8 +85,14 @@ def array_plan(plan: Plan, name: str) -> Plan:
             disks = members + spares
             size = min(d.size for d in disks)
             first = disks[0]
-            ds = DiskSet(count=len(disks), size=size, logical_sector=first.logical_sector,
-                         physical_sector=first.physical_sector, rotational=first.rotational, model=first.model)
+            ds = DiskSet(
+                count=len(disks),
+                size=size,
+                logical_sector=first.logical_sector,
+                physical_sector=first.physical_sector,
+                rotational=first.rotational,
+                model=first.model,
+            )
             return plan.model_copy(update={"groups": [g], "disks": [ds], "lvm": Lvm(enabled=False)})
     raise PlanError(f"no md array named {name!r} in the plan", "group")
 
@@ -111,8 +127,9 @@ def failure_workload(plan: Plan, fp: FailurePlan, workload: str = "seq-read") ->
     return for_plan(preset(workload), stripe, disks=one.groups[0].members)
 
 
-def predict_failure(plan: Plan, fp: FailurePlan, disk: DiskPerf, *, workload: str = "seq-read",
-                    foreground_s: float = 0.0) -> FailurePrediction:
+def predict_failure(
+    plan: Plan, fp: FailurePlan, disk: DiskPerf, *, workload: str = "seq-read", foreground_s: float = 0.0
+) -> FailurePrediction:
     """What the array alone should do on disks measured as `disk`, in each state of the rehearsal.
 
     `foreground_s` is how long the foreground workload runs at the start of the loaded rebuild:
@@ -135,6 +152,13 @@ def predict_failure(plan: Plan, fp: FailurePlan, disk: DiskPerf, *, workload: st
     else:
         loaded_s = foreground_s + (component - floor * foreground_s) / rate
     return FailurePrediction(
-        workload=w.name, normal_mb_s=normal.mb_s, degraded_mb_s=degraded.mb_s, degraded_binding=degraded.binding,
-        rebuild_mb_s=rel.rebuild_mb_s, rebuild_binding=rel.rebuild_binding, rebuild_s=component / rate,
-        foreground_mb_s=loaded.mb_s, loaded_rebuild_s=loaded_s)
+        workload=w.name,
+        normal_mb_s=normal.mb_s,
+        degraded_mb_s=degraded.mb_s,
+        degraded_binding=degraded.binding,
+        rebuild_mb_s=rel.rebuild_mb_s,
+        rebuild_binding=rel.rebuild_binding,
+        rebuild_s=component / rate,
+        foreground_mb_s=loaded.mb_s,
+        loaded_rebuild_s=loaded_s,
+    )

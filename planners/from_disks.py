@@ -45,9 +45,18 @@ def disk_sets(disks: Sequence[FoundDisk]) -> list[DiskSet]:
     for d in disks:
         kinds.setdefault(d.kind, []).append(d)
     ordered = sorted(kinds.values(), key=lambda ds: -ds[0].size)  # stable: equal sizes keep their order
-    return [DiskSet(count=len(ds), size=ds[0].size, logical_sector=ds[0].logical_sector,
-                    physical_sector=ds[0].physical_sector, rotational=ds[0].rotational,
-                    model=ds[0].model[:MODEL_CHARS], devices=[d.device for d in ds]) for ds in ordered]
+    return [
+        DiskSet(
+            count=len(ds),
+            size=ds[0].size,
+            logical_sector=ds[0].logical_sector,
+            physical_sector=ds[0].physical_sector,
+            rotational=ds[0].rotational,
+            model=ds[0].model[:MODEL_CHARS],
+            devices=[d.device for d in ds],
+        )
+        for ds in ordered
+    ]
 
 
 def default_groups(count: int, rotational: bool, chunk: int | None = None) -> list[MdGroup]:
@@ -64,8 +73,17 @@ def default_groups(count: int, rotational: bool, chunk: int | None = None) -> li
     else:
         level, layout, groups, spares = 6, None, -(-count // WIDEST_RAID6), 0
     members = count // groups - spares
-    return [MdGroup(name=f"md{i}", level=level, layout=layout, members=members, spares=spares,
-                    chunk=None if level == 1 else chunk) for i in range(groups)]
+    return [
+        MdGroup(
+            name=f"md{i}",
+            level=level,
+            layout=layout,
+            members=members,
+            spares=spares,
+            chunk=None if level == 1 else chunk,
+        )
+        for i in range(groups)
+    ]
 
 
 def plan_from_disks(disks: Sequence[FoundDisk], defaults: Plan) -> Plan:
@@ -78,5 +96,12 @@ def plan_from_disks(disks: Sequence[FoundDisk], defaults: Plan) -> Plan:
     groups = default_groups(count, any(s.rotational for s in sets), defaults.groups[0].chunk)
     name = f"pod{count}"
     fs = defaults.filesystem.model_copy(update={"label": name, "mount_point": f"/srv/{name}"})
-    return Plan(name=name, disks=sets, groups=groups, lvm=defaults.lvm, filesystem=fs, tuning=defaults.tuning,
-                tools=defaults.tools)
+    return Plan(
+        name=name,
+        disks=sets,
+        groups=groups,
+        lvm=defaults.lvm,
+        filesystem=fs,
+        tuning=defaults.tuning,
+        tools=defaults.tools,
+    )

@@ -25,29 +25,49 @@ def fs_findings(plan: Plan, volumes: list[VolumeResult]) -> list[Finding]:
     limit = f"{ceiling:,} bytes ({format_bytes_decimal(ceiling)}, {room:,} bytes more than made)"
     layout = "past that the kernel converts it to meta_bg for good (ext4_resize_fs), and podplan's grow (f9)"
     if first.meta_bg:
-        out.append(Finding(
-            severity="info", layer="filesystem", field="filesystem.type",
-            message=f"mke2fs makes {each} meta_bg (its descriptors would fill most of a block group): the kernel "
-                    "grows it online without reserved descriptor blocks, but podplan's grow (f9) does not plan it."))
+        out.append(
+            Finding(
+                severity="info",
+                layer="filesystem",
+                field="filesystem.type",
+                message=f"mke2fs makes {each} meta_bg (its descriptors would fill most of a block group): the kernel "
+                "grows it online without reserved descriptor blocks, but podplan's grow (f9) does not plan it.",
+            )
+        )
     elif first.reserved_gdt_blocks:
-        out.append(Finding(
-            severity="warning", layer="filesystem", field="filesystem.type",
-            message=f"{each.capitalize()} ({fs.type}) can grow online to {limit}: the {first.reserved_gdt_blocks} "
-                    f"descriptor blocks mke2fs reserves (resize_inode) hold no more block groups; {layout} "
-                    "does not plan that."))
+        out.append(
+            Finding(
+                severity="warning",
+                layer="filesystem",
+                field="filesystem.type",
+                message=f"{each.capitalize()} ({fs.type}) can grow online to {limit}: the {first.reserved_gdt_blocks} "
+                f"descriptor blocks mke2fs reserves (resize_inode) hold no more block groups; {layout} "
+                "does not plan that.",
+            )
+        )
     else:
-        out.append(Finding(
-            severity="warning", layer="filesystem", field="filesystem.type",
-            message=f"{each.capitalize()} ({fs.type}, over 2^32 blocks) gets no reserved descriptor blocks (mke2fs "
-                    f"drops resize_inode), so it can grow online only to {limit}, where its descriptor blocks are "
-                    f"full; {layout} plans no growth of it."))
+        out.append(
+            Finding(
+                severity="warning",
+                layer="filesystem",
+                field="filesystem.type",
+                message=f"{each.capitalize()} ({fs.type}, over 2^32 blocks) gets no reserved descriptor blocks (mke2fs "
+                f"drops resize_inode), so it can grow online only to {limit}, where its descriptor blocks are "
+                f"full; {layout} plans no growth of it.",
+            )
+        )
     reserved = sum(e.reserved_blocks * e.block_size for e in ext4)
     if reserved:
         disk = min(d.size for d in plan.disks)
         worth = f", {reserved / disk:.1f} disks' worth" if reserved >= disk else ""
-        out.append(Finding(
-            severity="warning" if reserved >= disk else "info", layer="filesystem", field="filesystem.reserved_percent",
-            message=f"{fs.type} keeps {fs.reserved_percent:g} % of its blocks for root: {reserved:,} bytes "
-                    f"({format_bytes_decimal(reserved)}{worth}) that df does not count as available; mkfs -m sets it "
-                    "(the plan's filesystem.reserved_percent, --reserved PCT), tune2fs -m changes it once built."))
+        out.append(
+            Finding(
+                severity="warning" if reserved >= disk else "info",
+                layer="filesystem",
+                field="filesystem.reserved_percent",
+                message=f"{fs.type} keeps {fs.reserved_percent:g} % of its blocks for root: {reserved:,} bytes "
+                f"({format_bytes_decimal(reserved)}{worth}) that df does not count as available; mkfs -m sets it "
+                "(the plan's filesystem.reserved_percent, --reserved PCT), tune2fs -m changes it once built.",
+            )
+        )
     return out

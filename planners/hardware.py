@@ -39,8 +39,11 @@ class Lun(BaseModel):
     disks: int = Field(ge=1, le=64, description="Disks the controller builds the LUN from (count).")
     level: Literal[0, 1, 5, 6, 10] = Field(5, description="The controller's RAID level for the LUN.")
     strip: int = Field(64 * 1024, ge=4096, le=1 << 30, description="The controller's strip (chunk) per disk, bytes.")
-    rebuild_hours: Hours = Field(24.0, description="Hours the controller needs to rebuild a failed disk "
-                                                         "onto its spare (a day: a slow background rebuild).")
+    rebuild_hours: Hours = Field(
+        24.0,
+        description="Hours the controller needs to rebuild a failed disk "
+        "onto its spare (a day: a slow background rebuild).",
+    )
 
     @model_validator(mode="after")
     def _valid(self) -> Lun:
@@ -54,7 +57,9 @@ class Lun(BaseModel):
     @property
     def data_disks(self) -> int:
         """Disks' worth of data in each stripe (what sequential transfers scale with)."""
-        return {0: self.disks, 1: self.disks // 2, 10: self.disks // 2, 5: self.disks - 1, 6: self.disks - 2}[self.level]
+        return {0: self.disks, 1: self.disks // 2, 10: self.disks // 2, 5: self.disks - 1, 6: self.disks - 2}[
+            self.level
+        ]
 
     @property
     def write_ios(self) -> int:
@@ -66,8 +71,13 @@ class Lun(BaseModel):
         within the controller's rebuild window (independent failures, constant rates)."""
         lam = disk_afr / 8766.0
         n, t = self.disks, self.rebuild_hours
-        per_hour = {0: n * lam, 1: n * lam * lam * t, 10: n * lam * lam * t, 5: n * (n - 1) * lam * lam * t,
-                    6: n * (n - 1) * (n - 2) * lam ** 3 * t * t}[self.level]
+        per_hour = {
+            0: n * lam,
+            1: n * lam * lam * t,
+            10: n * lam * lam * t,
+            5: n * (n - 1) * lam * lam * t,
+            6: n * (n - 1) * (n - 2) * lam**3 * t * t,
+        }[self.level]
         return min(0.999, per_hour * 8766.0)
 
 
@@ -80,26 +90,45 @@ class DiskSpec(BaseModel):
     seq_outer_mb_s: MbPerS | None = Field(None, description="Sequential transfer at the outer zone (start), MB/s.")
     seq_inner_mb_s: MbPerS | None = Field(None, description="Sequential transfer at the inner zone (end), MB/s.")
     rand_read_iops: PerSecond | None = Field(
-        None, description="Random 4 KiB reads per second over the whole disk; HDD: at queue depth 1, SSD: saturated.")
+        None, description="Random 4 KiB reads per second over the whole disk; HDD: at queue depth 1, SSD: saturated."
+    )
     rand_write_iops: PerSecond | None = Field(None, description="Random 4 KiB writes per second, as rand_read_iops.")
-    rpm: int | None = Field(None, ge=0, le=30000, description="Spindle speed in revolutions per minute; 0 for SSD/NVMe.")
+    rpm: int | None = Field(
+        None, ge=0, le=30000, description="Spindle speed in revolutions per minute; 0 for SSD/NVMe."
+    )
     parallelism: int | None = Field(
-        None, ge=1, le=65536, description="Requests the disk serves at once (count): 1 for HDD, flash channels for SSD.")
-    afr: float | None = Field(None, ge=1e-6, lt=1, description="Annual failure rate as a fraction (0.02 = 2 %/year), "
-                                                                "at least one in a million.")
+        None, ge=1, le=65536, description="Requests the disk serves at once (count): 1 for HDD, flash channels for SSD."
+    )
+    afr: float | None = Field(
+        None,
+        ge=1e-6,
+        lt=1,
+        description="Annual failure rate as a fraction (0.02 = 2 %/year), at least one in a million.",
+    )
     ure_per_bit: float | None = Field(None, gt=0, lt=1, description="Unrecoverable read errors per bit read.")
     latency_us: float | None = Field(
-        None, ge=0, le=MAX_MICROSECONDS, description="Fixed cost of one request that needs no positioning, "
-                                                     "microseconds: flash's datasheet access latency; 0 for a "
-                                                     "spinning disk, whose look-ahead and write cache hide it on "
-                                                     "sequential requests.")
-    lun: Lun | None = Field(None, description="Set when each 'disk' of this model is a hardware RAID LUN; the "
-                                             "other figures then describe one disk inside it.")
-    pcie_lanes: int | None = Field(None, ge=0, le=16, description="Lanes of the drive's own PCIe link (NVMe: 4; 0 = "
-                                                                  "on the wiring's link), count.")
-    queue_depth: int | None = Field(None, ge=1, le=65536, description="Requests the device takes at once "
-                                                                      "(/sys/block/X/device/queue_depth; SATA "
-                                                                      "NCQ: 32), count.")
+        None,
+        ge=0,
+        le=MAX_MICROSECONDS,
+        description="Fixed cost of one request that needs no positioning, "
+        "microseconds: flash's datasheet access latency; 0 for a "
+        "spinning disk, whose look-ahead and write cache hide it on "
+        "sequential requests.",
+    )
+    lun: Lun | None = Field(
+        None,
+        description="Set when each 'disk' of this model is a hardware RAID LUN; the "
+        "other figures then describe one disk inside it.",
+    )
+    pcie_lanes: int | None = Field(
+        None, ge=0, le=16, description="Lanes of the drive's own PCIe link (NVMe: 4; 0 = on the wiring's link), count."
+    )
+    queue_depth: int | None = Field(
+        None,
+        ge=1,
+        le=65536,
+        description="Requests the device takes at once (/sys/block/X/device/queue_depth; SATA NCQ: 32), count.",
+    )
 
 
 class DiskPerf(BaseModel):
@@ -132,18 +161,37 @@ class ResolvedDisk(BaseModel):
     ure_per_bit: float = Field(description="Unrecoverable read errors per bit read.")
     measured: bool = Field(False, description="True when the figures came from a DiskPerf measurement (flat).")
     latency_us: float = Field(0.0, description="Fixed cost of a request needing no positioning, microseconds.")
-    spread: float = Field(0.0, description="How far real disks of the class stray from the preset's speeds, as a "
-                                           "fraction either way (0.25 = -25 %..+25 %); 0 once measured.")
-    spindles: int = Field(1, description="Disks behind the device serving random requests side by side "
-                                         "(a hardware RAID LUN's disks; 1 for a plain disk), count.")
-    write_ios: int = Field(1, description="Disk I/Os a small random write costs inside the device (a LUN's RAID), count.")
-    data_disks: int = Field(1, description="Disks' worth of data the device's sequential rates add up (a LUN's), count.")
-    strip: int = Field(0, description="A LUN's strip, bytes: a request smaller than its full stripe moves on only the "
-                                      "disks it covers; 0 = not a LUN.")
-    pcie_lanes: int = Field(0, description="Lanes of the drive's own PCIe link (an NVMe drive: 4), at the host's PCIe "
-                                           "generation; 0 = behind the wiring's SATA/SAS/FC link, count.")
-    queue_depth: int = Field(32, description="Requests the device takes at once (SATA NCQ: 32 tags); more wait in "
-                                             "the kernel's scheduler, where adjacent ones merge, count.")
+    spread: float = Field(
+        0.0,
+        description="How far real disks of the class stray from the preset's speeds, as a "
+        "fraction either way (0.25 = -25 %..+25 %); 0 once measured.",
+    )
+    spindles: int = Field(
+        1,
+        description="Disks behind the device serving random requests side by side "
+        "(a hardware RAID LUN's disks; 1 for a plain disk), count.",
+    )
+    write_ios: int = Field(
+        1, description="Disk I/Os a small random write costs inside the device (a LUN's RAID), count."
+    )
+    data_disks: int = Field(
+        1, description="Disks' worth of data the device's sequential rates add up (a LUN's), count."
+    )
+    strip: int = Field(
+        0,
+        description="A LUN's strip, bytes: a request smaller than its full stripe moves on only the "
+        "disks it covers; 0 = not a LUN.",
+    )
+    pcie_lanes: int = Field(
+        0,
+        description="Lanes of the drive's own PCIe link (an NVMe drive: 4), at the host's PCIe "
+        "generation; 0 = behind the wiring's SATA/SAS/FC link, count.",
+    )
+    queue_depth: int = Field(
+        32,
+        description="Requests the device takes at once (SATA NCQ: 32 tags); more wait in "
+        "the kernel's scheduler, where adjacent ones merge, count.",
+    )
 
 
 # Datasheet-typical figures for current drives of each class. HDD random IOPS are queue-depth-1
@@ -153,19 +201,81 @@ class ResolvedDisk(BaseModel):
 # (5400: 100-200 MB/s, 7200: 120-270, 10k: 130-240, 15k: 160-300, SATA SSD 450-560, NVMe 2000-7000),
 # as a fraction either way of the preset.
 DISK_CLASSES: dict[str, ResolvedDisk] = {
-    "hdd5400": ResolvedDisk(seq_outer_mb_s=180, seq_inner_mb_s=90, rand_read_iops=60, rand_write_iops=60, rpm=5400,
-                            parallelism=1, afr=0.02, ure_per_bit=1e-14, latency_us=0, spread=0.33),
-    "hdd7200": ResolvedDisk(seq_outer_mb_s=220, seq_inner_mb_s=110, rand_read_iops=80, rand_write_iops=80, rpm=7200,
-                            parallelism=1, afr=0.02, ure_per_bit=1e-14, latency_us=0, spread=0.35),
-    "hdd10k": ResolvedDisk(seq_outer_mb_s=230, seq_inner_mb_s=140, rand_read_iops=140, rand_write_iops=140, rpm=10000,
-                           parallelism=1, afr=0.01, ure_per_bit=1e-16, latency_us=0, spread=0.3),
-    "hdd15k": ResolvedDisk(seq_outer_mb_s=250, seq_inner_mb_s=170, rand_read_iops=190, rand_write_iops=190, rpm=15000,
-                           parallelism=1, afr=0.01, ure_per_bit=1e-16, latency_us=0, spread=0.3),
-    "ssd-sata": ResolvedDisk(seq_outer_mb_s=540, seq_inner_mb_s=540, seq_write_factor=0.93, rand_read_iops=90000,
-                             rand_write_iops=80000, rpm=0, parallelism=8, afr=0.01, ure_per_bit=1e-17, latency_us=50, spread=0.1),
-    "nvme": ResolvedDisk(seq_outer_mb_s=3500, seq_inner_mb_s=3500, seq_write_factor=0.85, rand_read_iops=600000,
-                         rand_write_iops=500000, rpm=0, parallelism=64, afr=0.01, ure_per_bit=1e-17, latency_us=20, spread=0.5,
-                         pcie_lanes=4),
+    "hdd5400": ResolvedDisk(
+        seq_outer_mb_s=180,
+        seq_inner_mb_s=90,
+        rand_read_iops=60,
+        rand_write_iops=60,
+        rpm=5400,
+        parallelism=1,
+        afr=0.02,
+        ure_per_bit=1e-14,
+        latency_us=0,
+        spread=0.33,
+    ),
+    "hdd7200": ResolvedDisk(
+        seq_outer_mb_s=220,
+        seq_inner_mb_s=110,
+        rand_read_iops=80,
+        rand_write_iops=80,
+        rpm=7200,
+        parallelism=1,
+        afr=0.02,
+        ure_per_bit=1e-14,
+        latency_us=0,
+        spread=0.35,
+    ),
+    "hdd10k": ResolvedDisk(
+        seq_outer_mb_s=230,
+        seq_inner_mb_s=140,
+        rand_read_iops=140,
+        rand_write_iops=140,
+        rpm=10000,
+        parallelism=1,
+        afr=0.01,
+        ure_per_bit=1e-16,
+        latency_us=0,
+        spread=0.3,
+    ),
+    "hdd15k": ResolvedDisk(
+        seq_outer_mb_s=250,
+        seq_inner_mb_s=170,
+        rand_read_iops=190,
+        rand_write_iops=190,
+        rpm=15000,
+        parallelism=1,
+        afr=0.01,
+        ure_per_bit=1e-16,
+        latency_us=0,
+        spread=0.3,
+    ),
+    "ssd-sata": ResolvedDisk(
+        seq_outer_mb_s=540,
+        seq_inner_mb_s=540,
+        seq_write_factor=0.93,
+        rand_read_iops=90000,
+        rand_write_iops=80000,
+        rpm=0,
+        parallelism=8,
+        afr=0.01,
+        ure_per_bit=1e-17,
+        latency_us=50,
+        spread=0.1,
+    ),
+    "nvme": ResolvedDisk(
+        seq_outer_mb_s=3500,
+        seq_inner_mb_s=3500,
+        seq_write_factor=0.85,
+        rand_read_iops=600000,
+        rand_write_iops=500000,
+        rpm=0,
+        parallelism=64,
+        afr=0.01,
+        ure_per_bit=1e-17,
+        latency_us=20,
+        spread=0.5,
+        pcie_lanes=4,
+    ),
 }
 
 
@@ -188,30 +298,72 @@ def resolve_disk(spec: DiskSpec, measured: DiskPerf | None = None) -> ResolvedDi
         raise PlanError("a disk's inner zone cannot be faster than its outer zone", "hardware.disk.seq_inner_mb_s")
     if spec.lun is not None and measured is None:
         lun = spec.lun
-        disk = disk.model_copy(update=dict(
-            seq_outer_mb_s=disk.seq_outer_mb_s * lun.data_disks, seq_inner_mb_s=disk.seq_inner_mb_s * lun.data_disks,
-            spindles=lun.disks, write_ios=lun.write_ios, data_disks=lun.data_disks, strip=lun.strip,
-            parallelism=disk.parallelism * lun.disks,
-            afr=lun.afr(disk.afr)))
+        disk = disk.model_copy(
+            update=dict(
+                seq_outer_mb_s=disk.seq_outer_mb_s * lun.data_disks,
+                seq_inner_mb_s=disk.seq_inner_mb_s * lun.data_disks,
+                spindles=lun.disks,
+                write_ios=lun.write_ios,
+                data_disks=lun.data_disks,
+                strip=lun.strip,
+                parallelism=disk.parallelism * lun.disks,
+                afr=lun.afr(disk.afr),
+            )
+        )
     if measured is not None:
-        disk = disk.model_copy(update=dict(
-            seq_outer_mb_s=measured.seq_read_mb_s, seq_inner_mb_s=measured.seq_read_mb_s,
-            seq_write_factor=measured.seq_write_mb_s / measured.seq_read_mb_s,
-            rand_read_iops=measured.rand_read_iops, rand_write_iops=measured.rand_write_iops, measured=True,
-            spread=MEASURED_SPREAD))
+        disk = disk.model_copy(
+            update=dict(
+                seq_outer_mb_s=measured.seq_read_mb_s,
+                seq_inner_mb_s=measured.seq_read_mb_s,
+                seq_write_factor=measured.seq_write_mb_s / measured.seq_read_mb_s,
+                rand_read_iops=measured.rand_read_iops,
+                rand_write_iops=measured.rand_write_iops,
+                measured=True,
+                spread=MEASURED_SPREAD,
+            )
+        )
     return disk
 
 
-LinkKind = Literal["sata1", "sata2", "sata3", "sas2", "sas3", "sas4", "fc1", "fc2", "fc4", "fc8", "fc16",
-                   "fc32", "ultra160", "ultra320", "direct"]
+LinkKind = Literal[
+    "sata1",
+    "sata2",
+    "sata3",
+    "sas2",
+    "sas3",
+    "sas4",
+    "fc1",
+    "fc2",
+    "fc4",
+    "fc8",
+    "fc16",
+    "fc32",
+    "ultra160",
+    "ultra320",
+    "direct",
+]
 # Payload MB/s a link carries after line coding and frame overhead (8b/10b costs 20 %, FIS/frame
 # headers a few % more); "direct" means no shared link worth modelling (NVMe on its own lanes).
 # Fibre Channel: the nominal throughput per direction of FC-PI's speed variants (1GFC 100 MB/s,
 # 2GFC 200, 4GFC 400, 8GFC 800, 16GFC 1600, 32GFC 3200). Parallel SCSI: the bus's rate as SPI-3
 # (Ultra160) and SPI-4 (Ultra320) define it, shared by every device on the bus.
-LINK_MB_S: dict[str, float] = {"sata1": 135.0, "sata2": 270.0, "sata3": 550.0, "sas2": 550.0, "sas3": 1100.0,
-                               "sas4": 2200.0, "fc1": 100.0, "fc2": 200.0, "fc4": 400.0, "fc8": 800.0,
-                               "fc16": 1600.0, "fc32": 3200.0, "ultra160": 160.0, "ultra320": 320.0, "direct": 1e12}
+LINK_MB_S: dict[str, float] = {
+    "sata1": 135.0,
+    "sata2": 270.0,
+    "sata3": 550.0,
+    "sas2": 550.0,
+    "sas3": 1100.0,
+    "sas4": 2200.0,
+    "fc1": 100.0,
+    "fc2": 200.0,
+    "fc4": 400.0,
+    "fc8": 800.0,
+    "fc16": 1600.0,
+    "fc32": 3200.0,
+    "ultra160": 160.0,
+    "ultra320": 320.0,
+    "direct": 1e12,
+}
 # PCIe payload per lane, MB/s: the raw rate after line coding, less ~15 % for packet headers.
 PCIE_LANE_MB_S: dict[int, float] = {1: 212.0, 2: 425.0, 3: 837.0, 4: 1674.0, 5: 3348.0}
 
@@ -226,7 +378,9 @@ class Wiring(BaseModel):
     model_config = Frozen
 
     link: LinkKind = Field("sata3", description="The link each group of disks shares.")
-    disks_per_link: int = Field(1, ge=1, le=128, description="Disks sharing one link (5 behind a SATA port multiplier).")
+    disks_per_link: int = Field(
+        1, ge=1, le=128, description="Disks sharing one link (5 behind a SATA port multiplier)."
+    )
     link_mb_s: MbPerS | None = Field(None, description="Override of the link's payload rate, MB/s.")
     hbas: int = Field(0, ge=0, le=64, description="Host adapters the links are spread over; 0 = not modelled.")
     pcie_gen: int = Field(3, ge=1, le=5, description="PCIe generation of each HBA slot.")
@@ -255,37 +409,63 @@ class Cpu(BaseModel):
     raid6_gen_mb_s: MbPerS | None = Field(None, description="Kernel log `raid6: ... gen() N MB/s`, MB/s of data.")
     xor_mb_s: MbPerS | None = Field(None, description="Kernel log `xor: ... N MB/sec`, MB/s of data.")
     md_thread_mb_s: MbPerS | None = Field(
-        None, description="Data one md raid4/5/6 thread pushes through its stripe cache (state machine and "
-                                "copies, parity aside), MB/s.")
+        None,
+        description="Data one md raid4/5/6 thread pushes through its stripe cache (state machine and "
+        "copies, parity aside), MB/s.",
+    )
     buffered_write_mb_s: MbPerS | None = Field(
-        None, description="One buffered writer through the page cache (copy, allocation, dirty accounting, "
-                                "writeback submission), MB/s.")
+        None,
+        description="One buffered writer through the page cache (copy, allocation, dirty accounting, "
+        "writeback submission), MB/s.",
+    )
     buffered_read_mb_s: MbPerS | None = Field(None, description="One buffered reader's copy-out ceiling, MB/s.")
-    psync_us: float | None = Field(None, gt=0, le=MAX_MICROSECONDS,
-                                   description="CPU one pread/pwrite costs its thread besides the block layer and the "
-                                               "wait (syscall, fio's bookkeeping), microseconds of one core.")
-    libaio_us: float | None = Field(None, gt=0, le=MAX_MICROSECONDS,
-                                    description="The same for one libaio request at depth, microseconds.")
-    io_uring_us: float | None = Field(None, gt=0, le=MAX_MICROSECONDS,
-                                      description="The same for one io_uring request at depth, microseconds.")
-    wait_us: float | None = Field(None, gt=0, le=MAX_MICROSECONDS,
-                                  description="A thread going to sleep for a completion and being woken "
-                                              "(two context switches), microseconds.")
+    psync_us: float | None = Field(
+        None,
+        gt=0,
+        le=MAX_MICROSECONDS,
+        description="CPU one pread/pwrite costs its thread besides the block layer and the "
+        "wait (syscall, fio's bookkeeping), microseconds of one core.",
+    )
+    libaio_us: float | None = Field(
+        None, gt=0, le=MAX_MICROSECONDS, description="The same for one libaio request at depth, microseconds."
+    )
+    io_uring_us: float | None = Field(
+        None, gt=0, le=MAX_MICROSECONDS, description="The same for one io_uring request at depth, microseconds."
+    )
+    wait_us: float | None = Field(
+        None,
+        gt=0,
+        le=MAX_MICROSECONDS,
+        description="A thread going to sleep for a completion and being woken (two context switches), microseconds.",
+    )
     block_request_us: float | None = Field(
-        None, gt=0, le=MAX_MICROSECONDS, description="The block layer and driver's submission, completion and "
-                                                     "interrupt for one request to one device, microseconds.")
-    bio_remap_us: float | None = Field(None, gt=0, le=MAX_MICROSECONDS,
-                                       description="md (RAID0/1/10, RAID5 reads) or dm passing one bio on to its "
-                                                   "members, microseconds.")
-    md_stripe_io_us: float | None = Field(None, gt=0, le=MAX_MICROSECONDS,
-                                          description="md's raid5/6 thread handling one member I/O of a stripe (state "
-                                                      "machine, dispatch, completion), microseconds.")
-    sockets: int | None = Field(None, ge=1, le=16, description="CPU sockets, each with its own PCIe lanes and "
-                                                               "memory channels (count).")
+        None,
+        gt=0,
+        le=MAX_MICROSECONDS,
+        description="The block layer and driver's submission, completion and "
+        "interrupt for one request to one device, microseconds.",
+    )
+    bio_remap_us: float | None = Field(
+        None,
+        gt=0,
+        le=MAX_MICROSECONDS,
+        description="md (RAID0/1/10, RAID5 reads) or dm passing one bio on to its members, microseconds.",
+    )
+    md_stripe_io_us: float | None = Field(
+        None,
+        gt=0,
+        le=MAX_MICROSECONDS,
+        description="md's raid5/6 thread handling one member I/O of a stripe (state "
+        "machine, dispatch, completion), microseconds.",
+    )
+    sockets: int | None = Field(
+        None, ge=1, le=16, description="CPU sockets, each with its own PCIe lanes and memory channels (count)."
+    )
     pcie_gen: int | None = Field(None, ge=1, le=5, description="PCIe generation of the sockets' root ports.")
     pcie_lanes: int | None = Field(None, ge=1, le=256, description="PCIe lanes one socket gives its devices (count).")
-    memory_mb_s: MbPerS | None = Field(None, description="Memory bandwidth one socket sustains (a STREAM-like "
-                                                         "copy, not the channels' peak), MB/s.")
+    memory_mb_s: MbPerS | None = Field(
+        None, description="Memory bandwidth one socket sustains (a STREAM-like copy, not the channels' peak), MB/s."
+    )
 
 
 class ResolvedCpu(BaseModel):
@@ -353,15 +533,36 @@ REQUEST_SPREAD = 0.5
 # channels of DDR3-1333 (21.3 GB/s peak, about 70 % sustained: 15 GB/s).
 _SLOW = 7 / 3
 CPU_CLASSES: dict[str, ResolvedCpu] = {
-    "server": ResolvedCpu(cores=16, raid6_gen_mb_s=12000, xor_mb_s=20000, md_thread_mb_s=1400,
-                          buffered_write_mb_s=1800, buffered_read_mb_s=3500, spread=CPU_SPREAD,
-                          request_spread=REQUEST_SPREAD),
-    "desktop-2010": ResolvedCpu(cores=2, raid6_gen_mb_s=4500, xor_mb_s=6000, md_thread_mb_s=600,
-                                buffered_write_mb_s=1300, buffered_read_mb_s=1500, spread=CPU_SPREAD,
-                                psync_us=1.1 * _SLOW, libaio_us=2.0 * _SLOW, io_uring_us=1.2 * _SLOW,
-                                wait_us=3.3 * _SLOW, block_request_us=1.2 * _SLOW, bio_remap_us=0.5 * _SLOW,
-                                md_stripe_io_us=2.2 * _SLOW, request_spread=REQUEST_SPREAD,
-                                pcie_gen=2, pcie_lanes=16, memory_mb_s=15000),
+    "server": ResolvedCpu(
+        cores=16,
+        raid6_gen_mb_s=12000,
+        xor_mb_s=20000,
+        md_thread_mb_s=1400,
+        buffered_write_mb_s=1800,
+        buffered_read_mb_s=3500,
+        spread=CPU_SPREAD,
+        request_spread=REQUEST_SPREAD,
+    ),
+    "desktop-2010": ResolvedCpu(
+        cores=2,
+        raid6_gen_mb_s=4500,
+        xor_mb_s=6000,
+        md_thread_mb_s=600,
+        buffered_write_mb_s=1300,
+        buffered_read_mb_s=1500,
+        spread=CPU_SPREAD,
+        psync_us=1.1 * _SLOW,
+        libaio_us=2.0 * _SLOW,
+        io_uring_us=1.2 * _SLOW,
+        wait_us=3.3 * _SLOW,
+        block_request_us=1.2 * _SLOW,
+        bio_remap_us=0.5 * _SLOW,
+        md_stripe_io_us=2.2 * _SLOW,
+        request_spread=REQUEST_SPREAD,
+        pcie_gen=2,
+        pcie_lanes=16,
+        memory_mb_s=15000,
+    ),
 }
 
 
@@ -376,8 +577,12 @@ class MdKnobs(BaseModel):
     model_config = Frozen
 
     group_thread_cnt: int = Field(0, ge=0, le=64, description="md/group_thread_cnt: extra stripe threads (0 = one).")
-    speed_limit_min_kib_s: int = Field(1000, ge=1, le=INT32_MAX, description="/proc/sys/dev/raid/speed_limit_min, KiB/s.")
-    speed_limit_max_kib_s: int = Field(200000, ge=1, le=INT32_MAX, description="/proc/sys/dev/raid/speed_limit_max, KiB/s.")
+    speed_limit_min_kib_s: int = Field(
+        1000, ge=1, le=INT32_MAX, description="/proc/sys/dev/raid/speed_limit_min, KiB/s."
+    )
+    speed_limit_max_kib_s: int = Field(
+        200000, ge=1, le=INT32_MAX, description="/proc/sys/dev/raid/speed_limit_max, KiB/s."
+    )
 
     @model_validator(mode="after")
     def _valid(self) -> MdKnobs:
@@ -398,13 +603,22 @@ class Controller(BaseModel):
 
     kind: ControllerKind = Field("raid", description="Preset the other fields default to.")
     round_trip_us: float | None = Field(
-        None, ge=0, le=MAX_MICROSECONDS, description="Time one request spends in the controller beyond the disks' "
-                                                     "own work (firmware, cache lookup, completion), microseconds.")
-    cache_bytes: int | None = Field(None, ge=0, le=1 << 50, description="Write-back cache (battery or flash backed), "
-                                                                        "bytes; 0 = write-through.")
+        None,
+        ge=0,
+        le=MAX_MICROSECONDS,
+        description="Time one request spends in the controller beyond the disks' "
+        "own work (firmware, cache lookup, completion), microseconds.",
+    )
+    cache_bytes: int | None = Field(
+        None, ge=0, le=1 << 50, description="Write-back cache (battery or flash backed), bytes; 0 = write-through."
+    )
     drain_queue: int | None = Field(
-        None, ge=1, le=256, description="Writes the controller keeps queued on each disk while it drains its cache "
-                                        "(count): the disk picks the nearest, so a deep queue shortens each seek.")
+        None,
+        ge=1,
+        le=256,
+        description="Writes the controller keeps queued on each disk while it drains its cache "
+        "(count): the disk picks the nearest, so a deep queue shortens each seek.",
+    )
 
 
 class ResolvedController(BaseModel):
@@ -443,23 +657,36 @@ class Hardware(BaseModel):
 
     disk: DiskSpec = Field(default_factory=DiskSpec, description="Figures for every disk without a model entry.")
     models: dict[str, DiskSpec] = Field(
-        default_factory=dict, description="Figures per disk model, keyed by a disk set's `model` text.")
+        default_factory=dict, description="Figures per disk model, keyed by a disk set's `model` text."
+    )
     wiring: Wiring = Field(default_factory=Wiring, description="Links and host adapters.")
     cpu: Cpu = Field(default_factory=Cpu, description="Host CPU.")
     memory_bytes: int = Field(64 << 30, ge=1 << 28, le=1 << 52, description="Host memory, in bytes.")
     md: MdKnobs = Field(default_factory=MdKnobs, description="md speed knobs.")
     controller: Controller | None = Field(
-        None, description="A RAID adapter or array controller in front of the disks; None = disks on plain HBAs.")
-    dirty_ratio: float = Field(20.0, ge=0, le=100, description="vm.dirty_ratio: dirty page cache, in percent of "
-                                                               "available memory, at which writers are throttled.")
+        None, description="A RAID adapter or array controller in front of the disks; None = disks on plain HBAs."
+    )
+    dirty_ratio: float = Field(
+        20.0,
+        ge=0,
+        le=100,
+        description="vm.dirty_ratio: dirty page cache, in percent of available memory, at which writers are throttled.",
+    )
     dirty_background_ratio: float = Field(
-        10.0, ge=0, le=100, description="vm.dirty_background_ratio: percent of available memory at which writeback "
-                                        "starts.")
+        10.0,
+        ge=0,
+        le=100,
+        description="vm.dirty_background_ratio: percent of available memory at which writeback starts.",
+    )
     write_cache_mb_s: MbPerS | None = Field(
-        None, description="A declared write-back cache in front of the disks (battery-backed controller): "
-                                "the rate it absorbs writes at, MB/s; None = no such cache.")
-    replace_hours: Hours = Field(72.0, description="Hours from a failure to a replacement disk being inserted "
-                                                          "(unused when a hot spare takes over).")
+        None,
+        description="A declared write-back cache in front of the disks (battery-backed controller): "
+        "the rate it absorbs writes at, MB/s; None = no such cache.",
+    )
+    replace_hours: Hours = Field(
+        72.0,
+        description="Hours from a failure to a replacement disk being inserted (unused when a hot spare takes over).",
+    )
 
     def disk_spec(self, model: str) -> DiskSpec:
         return self.models.get(model, self.disk)

@@ -129,7 +129,8 @@ class LvmGeometry(BaseModel):
     lv_pv_extents: tuple[int, ...] = Field(description="Extents the LV takes on each PV, count.")
     pv_lv_offset_bytes: tuple[int | None, ...] = Field(
         description="Byte offset in a linear LV where each PV's first extent in it lies (seg_start of its first "
-                    "segment), in bytes; None for a PV the LV does not use, and for every PV of a striped LV.")
+        "segment), in bytes; None for a PV the LV does not use, and for every PV of a striped LV."
+    )
     pvcreate_options: tuple[str, ...] = Field(description="Options for `pvcreate` before the device names.")
     vgcreate_options: tuple[str, ...] = Field(description="Options for `vgcreate` before the VG name.")
     lvcreate_options: tuple[str, ...] = Field(description="Options for `lvcreate` before the VG name (no -n).")
@@ -261,9 +262,7 @@ def _check_stripes(stripes: int, stripe: int | None, extent: int, n_pvs: int) ->
         raise PlanError(f"stripe size {stripe!r} bytes must be a power of two of at least 4 KiB", "lvm.stripe_size")
     if stripe > extent:
         # lvcreate would quietly shrink it to the extent size; a plan says what it builds.
-        raise PlanError(
-            f"stripe size {stripe} bytes is larger than the extent size {extent} bytes", "lvm.stripe_size"
-        )
+        raise PlanError(f"stripe size {stripe} bytes is larger than the extent size {extent} bytes", "lvm.stripe_size")
     return stripe
 
 

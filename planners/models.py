@@ -96,7 +96,9 @@ class DiskSet(BaseModel):
                 f"a disk of {self.size} bytes is not a whole number of {self.logical_sector}-byte sectors", "disks.size"
             )
         if self.size < 4 * MiB:
-            raise PlanError(f"a disk of {self.size} bytes is too small to hold an md member (4 MiB at least)", "disks.size")
+            raise PlanError(
+                f"a disk of {self.size} bytes is too small to hold an md member (4 MiB at least)", "disks.size"
+            )
         if self.devices and len(self.devices) != self.count:
             raise PlanError(f"{self.count} disks but {len(self.devices)} device paths given", "disks.devices")
         return self
@@ -115,7 +117,9 @@ class Disk(NamedTuple):
 
 RaidLevel = Literal[0, 1, 4, 5, 6, 10]
 Raid10Layout = Literal["n2", "n3", "f2", "f3", "o2", "o3"]
-ParityLayout = Literal["left-symmetric", "left-asymmetric", "right-symmetric", "right-asymmetric", "parity-first", "parity-last"]
+ParityLayout = Literal[
+    "left-symmetric", "left-asymmetric", "right-symmetric", "right-asymmetric", "parity-first", "parity-last"
+]
 
 
 class MdGroup(BaseModel):
@@ -131,10 +135,13 @@ class MdGroup(BaseModel):
     members: int = Field(ge=1, le=384, description="Active member disks.")
     spares: int = Field(0, ge=0, le=64, description="Hot spares attached to this array.")
     chunk: OptionalBytes = Field(
-        None, description="Chunk size in bytes (power of two, >= 4 KiB). None = mdadm's default (512 KiB); RAID1 has none."
+        None,
+        description="Chunk size in bytes (power of two, >= 4 KiB). None = mdadm's default (512 KiB); RAID1 has none.",
     )
     metadata: Literal["1.0", "1.1", "1.2"] = Field("1.2", description="md superblock format.")
-    bitmap: Literal["internal", "none"] = Field("internal", description="Write-intent bitmap, always passed explicitly.")
+    bitmap: Literal["internal", "none"] = Field(
+        "internal", description="Write-intent bitmap, always passed explicitly."
+    )
     bitmap_chunk: OptionalBytes = Field(None, description="Bitmap chunk in bytes; None lets mdadm choose.")
 
     @model_validator(mode="after")
@@ -145,7 +152,10 @@ class MdGroup(BaseModel):
                 raise PlanError(f"RAID10 layout {self.layout!r} is not one of n2, n3, f2, f3, o2, o3", "groups.layout")
         elif self.level in (5, 6, 4):
             if self.layout is not None and self.layout not in ParityLayout.__args__:  # type: ignore[attr-defined]
-                raise PlanError(f"RAID{self.level} layout {self.layout!r} is not a parity layout such as left-symmetric", "groups.layout")
+                raise PlanError(
+                    f"RAID{self.level} layout {self.layout!r} is not a parity layout such as left-symmetric",
+                    "groups.layout",
+                )
         elif self.layout is not None:
             raise PlanError(f"RAID{self.level} takes no layout (got {self.layout!r})", "groups.layout")
         if self.chunk is not None and (not is_power_of_two(self.chunk) or self.chunk < 4 * KiB):
@@ -181,15 +191,20 @@ class Lvm(BaseModel):
     vg: str = Field("pod", description="Volume group name.")
     lv: str = Field("data", description="Logical volume name.")
     extent_size: OptionalBytes = Field(
-        None, description="Physical extent size in bytes (vgcreate -s); None = 4 MiB, or for a linear LV the smallest "
-                          "multiple of the md full stripe LVM takes when 4 MiB is not one (so each array starts on a "
-                          "full stripe of the LV).")
+        None,
+        description="Physical extent size in bytes (vgcreate -s); None = 4 MiB, or for a linear LV the smallest "
+        "multiple of the md full stripe LVM takes when 4 MiB is not one (so each array starts on a "
+        "full stripe of the LV).",
+    )
     data_alignment: OptionalBytes = Field(
         None, description="pvcreate --dataalignment in bytes; None = the md full stripe (chunk x data disks)."
     )
-    mode: Literal["linear", "striped"] = Field("linear", description="linear concatenates the groups; striped stripes across them.")
+    mode: Literal["linear", "striped"] = Field(
+        "linear", description="linear concatenates the groups; striped stripes across them."
+    )
     stripe_size: OptionalBytes = Field(
-        None, description="lvcreate -I in bytes for striped mode (power of two, <= extent size); None = 64 KiB, LVM's default."
+        None,
+        description="lvcreate -I in bytes for striped mode (power of two, <= extent size); None = 64 KiB, LVM's default.",
     )
 
     @model_validator(mode="after")
@@ -210,17 +225,28 @@ class Filesystem(BaseModel):
     block_size: int = Field(4096, description="Filesystem block size in bytes.")
     reserved_percent: float = Field(5.0, ge=0, le=50, description="ext3/ext4 blocks reserved for root, in percent.")
     label: str = Field("", max_length=16, description="Filesystem label (XFS: at most 12 characters).")
-    mount_point: str = Field("/srv/pod", description="Where the filesystem is mounted; with several volumes a suffix is added.")
+    mount_point: str = Field(
+        "/srv/pod", description="Where the filesystem is mounted; with several volumes a suffix is added."
+    )
     mount_options: list[str] = Field(default_factory=lambda: ["noatime"], description="Mount options for fstab.")
-    stripe_unit: OptionalBytes = Field(None, description="Override of the stripe unit in bytes (su / stride); None = derived.")
-    stripe_width: int | None = Field(None, ge=1, description="Override of the stripe width in stripe units (sw); None = derived.")
-    journal: bool = Field(True, description="ext4 only: False makes it without a journal (mke2fs -O ^has_journal), "
-                                            "for scratch space.")
-    data_profile: str | None = Field(None, description="btrfs data profile (mkfs.btrfs -d: single, dup, raid0, raid1, "
-                                                       "raid1c3, raid1c4, raid10, raid5, raid6); None = mkfs.btrfs's "
-                                                       "default for the device count.")
-    metadata_profile: str | None = Field(None, description="btrfs metadata profile (mkfs.btrfs -m), names as "
-                                                           "data_profile; None = mkfs.btrfs's default.")
+    stripe_unit: OptionalBytes = Field(
+        None, description="Override of the stripe unit in bytes (su / stride); None = derived."
+    )
+    stripe_width: int | None = Field(
+        None, ge=1, description="Override of the stripe width in stripe units (sw); None = derived."
+    )
+    journal: bool = Field(
+        True, description="ext4 only: False makes it without a journal (mke2fs -O ^has_journal), for scratch space."
+    )
+    data_profile: str | None = Field(
+        None,
+        description="btrfs data profile (mkfs.btrfs -d: single, dup, raid0, raid1, "
+        "raid1c3, raid1c4, raid10, raid5, raid6); None = mkfs.btrfs's "
+        "default for the device count.",
+    )
+    metadata_profile: str | None = Field(
+        None, description="btrfs metadata profile (mkfs.btrfs -m), names as data_profile; None = mkfs.btrfs's default."
+    )
     nodesize: int | None = Field(None, description="btrfs tree node size in bytes (mkfs.btrfs -n); None = 16 KiB.")
 
     @model_validator(mode="after")
@@ -237,8 +263,9 @@ class Filesystem(BaseModel):
             _check(_MOUNT_OPTION, opt, "mount option", "letters, digits and _=.:+-")
         btrfs_only = [n for n in ("data_profile", "metadata_profile", "nodesize") if getattr(self, n) is not None]
         if btrfs_only and self.type != "btrfs":
-            raise PlanError(f"{btrfs_only[0]} is a btrfs setting, and the filesystem is {self.type}",
-                            f"filesystem.{btrfs_only[0]}")
+            raise PlanError(
+                f"{btrfs_only[0]} is a btrfs setting, and the filesystem is {self.type}", f"filesystem.{btrfs_only[0]}"
+            )
         if self.type == "btrfs":
             _check_btrfs(self)
         if not self.journal and self.type != "ext4":
@@ -256,7 +283,7 @@ class Filesystem(BaseModel):
         if not self.label or count == 1:
             return self.label
         suffix = f"-{index}"
-        return self.label[:(12 if self.type == "xfs" else 16) - len(suffix)] + suffix
+        return self.label[: (12 if self.type == "xfs" else 16) - len(suffix)] + suffix
 
 
 BTRFS_PROFILES = ("single", "dup", "raid0", "raid1", "raid1c3", "raid1c4", "raid10", "raid5", "raid6")
@@ -266,8 +293,10 @@ def _check_btrfs(fs: Filesystem) -> None:
     for name in ("data_profile", "metadata_profile"):
         value = getattr(fs, name)
         if value is not None and value not in BTRFS_PROFILES:
-            raise PlanError(f"btrfs {name.replace('_', ' ')} {value!r} is not one of {', '.join(BTRFS_PROFILES)}",
-                            f"filesystem.{name}")
+            raise PlanError(
+                f"btrfs {name.replace('_', ' ')} {value!r} is not one of {', '.join(BTRFS_PROFILES)}",
+                f"filesystem.{name}",
+            )
     if fs.block_size != 4096:
         raise PlanError("btrfs is planned with its 4096-byte sector (block_size 4096)", "filesystem.block_size")
     node = fs.nodesize
@@ -282,9 +311,14 @@ class Tuning(BaseModel):
 
     model_config = Frozen
 
-    readahead: OptionalBytes = Field(None, description="Readahead of the top device in bytes; None = podplan's recommendation.")
+    readahead: OptionalBytes = Field(
+        None, description="Readahead of the top device in bytes; None = podplan's recommendation."
+    )
     stripe_cache_size: int | None = Field(
-        None, ge=17, le=32768, description="md stripe_cache_size in entries (RAID4/5/6); None = podplan's recommendation."
+        None,
+        ge=17,
+        le=32768,
+        description="md stripe_cache_size in entries (RAID4/5/6); None = podplan's recommendation.",
     )
 
 
@@ -296,16 +330,20 @@ class Plan(BaseModel):
     name: str = Field("pod", description="Plan name, used in file names and comments.")
     disks: list[DiskSet] = Field(min_length=1, description="The disks, in the order groups take them.")
     groups: list[MdGroup] = Field(
-        default_factory=list, max_length=64,
+        default_factory=list,
+        max_length=64,
         description="md arrays, in order. None: LVM (when enabled) straight on the disks, each disk one PV, or "
-                    "without LVM the filesystem straight on the one disk.")
+        "without LVM the filesystem straight on the one disk.",
+    )
     lvm: Lvm = Field(default_factory=Lvm, description="LVM layer.")
     filesystem: Filesystem = Field(default_factory=Filesystem, description="Filesystem layer.")
     tuning: Tuning = Field(default_factory=Tuning, description="Readahead and stripe cache.")
     tools: ToolVersions = Field(default_factory=ToolVersions, description="Tool versions assumed.")
     hardware: Hardware | None = Field(
-        None, description="Disk speeds and failure rates, wiring, CPU, md knobs for the performance and reliability "
-                          "models; None = the defaults of `Hardware` (a plain server of 7200 rpm disks).")
+        None,
+        description="Disk speeds and failure rates, wiring, CPU, md knobs for the performance and reliability "
+        "models; None = the defaults of `Hardware` (a plain server of 7200 rpm disks).",
+    )
 
     @model_validator(mode="after")
     def _valid(self) -> Plan:
@@ -316,12 +354,17 @@ class Plan(BaseModel):
         needed = sum(g.disks for g in self.groups)
         have = sum(d.count for d in self.disks)
         if needed > have:
-            raise PlanError(f"the groups need {needed} disks (members and spares) but the plan has {have}", "groups.members")
+            raise PlanError(
+                f"the groups need {needed} disks (members and spares) but the plan has {have}", "groups.members"
+            )
         if len(self.groups) > 1 and not self.lvm.enabled:
             pass  # Several arrays without LVM: one filesystem each, which is a valid plan.
         if not self.groups and not self.lvm.enabled and have > 1 and self.filesystem.type != "btrfs":
-            raise PlanError(f"without md groups or LVM the filesystem goes on one disk, but the plan has {have}: "
-                            "enable LVM to span them, add md groups, or use btrfs across them", "groups")
+            raise PlanError(
+                f"without md groups or LVM the filesystem goes on one disk, but the plan has {have}: "
+                "enable LVM to span them, add md groups, or use btrfs across them",
+                "groups",
+            )
         paths = [p for d in self.disks for p in d.devices]
         if len(set(paths)) != len(paths):
             raise PlanError("the same device path is listed twice", "disks.devices")
@@ -329,8 +372,14 @@ class Plan(BaseModel):
 
     def disk_list(self) -> list[Disk]:
         """One Disk per physical disk, in order, with its device path ('' if not given)."""
-        return list(_disk_list(tuple((d.count, d.size, d.logical_sector, d.physical_sector, d.rotational, d.model,
-                                      tuple(d.devices)) for d in self.disks)))
+        return list(
+            _disk_list(
+                tuple(
+                    (d.count, d.size, d.logical_sector, d.physical_sector, d.rotational, d.model, tuple(d.devices))
+                    for d in self.disks
+                )
+            )
+        )
 
     def group_disks(self) -> list[tuple[MdGroup, list[Disk], list[Disk]]]:
         """Each group with its member disks and its spare disks, taken in plan order."""
@@ -354,5 +403,8 @@ class Plan(BaseModel):
 def _disk_list(sets: tuple[tuple[int, int, int, int, bool, str, tuple[str, ...]], ...]) -> tuple[Disk, ...]:
     """`Plan.disk_list` of the disk sets' fields: computing a plan asks for it several times, a sweep
     hundreds of times for the same disks."""
-    return tuple(Disk(size, logical, physical, rotational, model, devices[i] if devices else "")
-                 for count, size, logical, physical, rotational, model, devices in sets for i in range(count))
+    return tuple(
+        Disk(size, logical, physical, rotational, model, devices[i] if devices else "")
+        for count, size, logical, physical, rotational, model, devices in sets
+        for i in range(count)
+    )

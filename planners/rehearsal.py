@@ -60,5 +60,7 @@ def choose_disk_size(plan: Plan, tools: ToolVersions | None = None) -> int:
         if all(v.block_device_bytes >= MIN_VOLUME[plan.filesystem.type] for v in result.volumes):
             return size
     if last_error is not None:
-        raise PlanError(f"no rehearsal disk size up to 4 GiB makes this plan work: {last_error.message}", last_error.field)
+        raise PlanError(
+            f"no rehearsal disk size up to 4 GiB makes this plan work: {last_error.message}", last_error.field
+        )
     return SIZE_LADDER[-1]

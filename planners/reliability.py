@@ -54,13 +54,17 @@ class GroupReliability(BaseModel):
     rebuild_binding: str = Field(description="What limits the rebuild rate.")
     rebuild_limits: list[RebuildLimit] = Field(description="Every rebuild limit, smallest first.")
     rebuild_hours: float = Field(description="Time to rebuild one member, hours (component size / rebuild rate).")
-    mttr_hours: float = Field(description="Failure to redundancy restored: rebuild, plus replacement without a spare, hours.")
+    mttr_hours: float = Field(
+        description="Failure to redundancy restored: rebuild, plus replacement without a spare, hours."
+    )
     mttdl_hours: tuple[float, float] = Field(description="Mean time to data loss at 4 % and at 1 % AFR, hours.")
     ure_bits: float = Field(description="Bits a single-failure rebuild must read, count.")
     ure_probability: float = Field(description="P(at least one unrecoverable read error during that rebuild), 0-1.")
     ure_consequence: str = Field(description="What such an error costs on this level.")
-    exposed_bits: float = Field(description="Bits a rebuild with no redundancy left must read (one member missing "
-                                            "on RAID5, two on RAID6, one copy left on mirrors), count.")
+    exposed_bits: float = Field(
+        description="Bits a rebuild with no redundancy left must read (one member missing "
+        "on RAID5, two on RAID6, one copy left on mirrors), count."
+    )
     exposed_ure_probability: float = Field(description="P(at least one URE during that rebuild): data lost, 0-1.")
 
 
@@ -73,16 +77,21 @@ class Loss(BaseModel):
 
     model_config = Frozen
 
-    per_year: tuple[float, float] = Field(description="P(losing any data within a year: an array or a URE's "
-                                                      "stripe) at 1 % and 4 % AFR, 0-1.")
-    array_per_year: tuple[float, float] = Field(description="P(a whole md array lost within a year) at 1 % and "
-                                                            "4 % AFR, 0-1.")
-    ure_per_year: tuple[float, float] = Field(description="P(data lost to a URE during a rebuild within a year) at "
-                                                          "1 % and 4 % AFR, 0-1.")
-    rebuilds_per_year: tuple[float, float] = Field(description="Member rebuilds a year (one per failed member) at "
-                                                               "1 % and 4 % AFR, count.")
-    ure_per_rebuild: tuple[float, float] = Field(description="Share of those rebuilds that lose data to a URE at "
-                                                             "1 % and 4 % AFR, 0-1.")
+    per_year: tuple[float, float] = Field(
+        description="P(losing any data within a year: an array or a URE's stripe) at 1 % and 4 % AFR, 0-1."
+    )
+    array_per_year: tuple[float, float] = Field(
+        description="P(a whole md array lost within a year) at 1 % and 4 % AFR, 0-1."
+    )
+    ure_per_year: tuple[float, float] = Field(
+        description="P(data lost to a URE during a rebuild within a year) at 1 % and 4 % AFR, 0-1."
+    )
+    rebuilds_per_year: tuple[float, float] = Field(
+        description="Member rebuilds a year (one per failed member) at 1 % and 4 % AFR, count."
+    )
+    ure_per_rebuild: tuple[float, float] = Field(
+        description="Share of those rebuilds that lose data to a URE at 1 % and 4 % AFR, 0-1."
+    )
     per_year_nominal: float = Field(description="P(losing any data within a year) at the disks' own AFR, 0-1.")
 
 
@@ -179,7 +188,9 @@ def reliability(plan: Plan, result: PlanResult, *, disk_override: DiskPerf | Non
     return reliability_ctx(build_ctx(plan, result, disk_override))
 
 
-def reliability_ctx(ctx: PerfCtx, seen: dict[tuple[object, ...], dict[str, GroupReliability]] | None = None) -> Reliability:
+def reliability_ctx(
+    ctx: PerfCtx, seen: dict[tuple[object, ...], dict[str, GroupReliability]] | None = None
+) -> Reliability:
     """`reliability` on an already gathered context.
 
     `seen` may be shared by the calls on contexts of one plan's hardware (a sweep's layouts):
@@ -190,8 +201,18 @@ def reliability_ctx(ctx: PerfCtx, seen: dict[tuple[object, ...], dict[str, Group
     # Pods repeat one array shape many times: work each shape out once (and name it once per array name).
     seen = {} if seen is None else seen
     for g in ctx.groups:
-        key = (g.level, g.n, g.near, g.far, g.parity, g.spares, g.component_bytes, g.disk,
-               _sharing(ctx.links, g.members), _sharing(ctx.hbas, g.members))
+        key = (
+            g.level,
+            g.n,
+            g.near,
+            g.far,
+            g.parity,
+            g.spares,
+            g.component_bytes,
+            g.disk,
+            _sharing(ctx.links, g.members),
+            _sharing(ctx.hbas, g.members),
+        )
         named = seen.setdefault(key, {})
         if named:
             if g.name not in named:
@@ -210,10 +231,23 @@ def reliability_ctx(ctx: PerfCtx, seen: dict[tuple[object, ...], dict[str, Group
             (bits, p), why = _ure(g, 1), _ure_consequence(g)
             exposed_bits, exposed_p = _ure(g, len(_partners(g)))
         named[g.name] = GroupReliability(
-            name=g.name, level=g.level, members=g.n, spares=g.spares, tolerates=len(_partners(g)),
-            rebuild_mb_s=rate, rebuild_binding=limits[0].name, rebuild_limits=limits, rebuild_hours=hours,
-            mttr_hours=mttr, mttdl_hours=(lo, hi), ure_bits=bits, ure_probability=p, ure_consequence=why,
-            exposed_bits=exposed_bits, exposed_ure_probability=exposed_p)
+            name=g.name,
+            level=g.level,
+            members=g.n,
+            spares=g.spares,
+            tolerates=len(_partners(g)),
+            rebuild_mb_s=rate,
+            rebuild_binding=limits[0].name,
+            rebuild_limits=limits,
+            rebuild_hours=hours,
+            mttr_hours=mttr,
+            mttdl_hours=(lo, hi),
+            ure_bits=bits,
+            ure_probability=p,
+            ure_consequence=why,
+            exposed_bits=exposed_bits,
+            exposed_ure_probability=exposed_p,
+        )
         groups.append(named[g.name])
 
     shapes: dict[tuple[object, ...], tuple[GroupCtx, GroupReliability, int]] = {}  # again one figure per array shape
@@ -237,25 +271,36 @@ def reliability_ctx(ctx: PerfCtx, seen: dict[tuple[object, ...], dict[str, Group
 
     afr = max(g.disk.afr for g in ctx.groups)
     assumptions = [
-        ("Disks fail independently at a constant rate (exponential lifetimes); real double failures are "
-         "2-1500x likelier, so rank layouts with these figures rather than trust their size."),
+        (
+            "Disks fail independently at a constant rate (exponential lifetimes); real double failures are "
+            "2-1500x likelier, so rank layouts with these figures rather than trust their size."
+        ),
         f"Annual failure rate {AFR_RANGE[0]:.0%}-{AFR_RANGE[1]:.0%} for the range; the disks' own figure is {afr:.1%}.",
         "Losing any md array loses the volume (LVM and the filesystem span them all).",
-        (f"Without a hot spare a replacement arrives {hw.replace_hours:g} h after a failure; a spare starts at once "
-         "(and is assumed replaced before it is needed again)."),
-        ("Rebuild runs with no user I/O, at the slowest of the inner-zone write speed, speed_limit_max "
-         f"({hw.md.speed_limit_max_kib_s} KiB/s), link and HBA share and parity CPU; under load md "
-         f"drops to speed_limit_min ({hw.md.speed_limit_min_kib_s} KiB/s)."),
-        ("Unrecoverable read errors strike each bit read independently at the disk's rated rate; one read while "
-         "a rebuild has no redundancy left loses that stripe's data (md records a bad block and goes on)."),
+        (
+            f"Without a hot spare a replacement arrives {hw.replace_hours:g} h after a failure; a spare starts at once "
+            "(and is assumed replaced before it is needed again)."
+        ),
+        (
+            "Rebuild runs with no user I/O, at the slowest of the inner-zone write speed, speed_limit_max "
+            f"({hw.md.speed_limit_max_kib_s} KiB/s), link and HBA share and parity CPU; under load md "
+            f"drops to speed_limit_min ({hw.md.speed_limit_min_kib_s} KiB/s)."
+        ),
+        (
+            "Unrecoverable read errors strike each bit read independently at the disk's rated rate; one read while "
+            "a rebuild has no redundancy left loses that stripe's data (md records a bad block and goes on)."
+        ),
     ]
     (a1, u1, r1), (a4, u4, r4) = (rates(a) for a in AFR_RANGE)
     loss = Loss(
-        per_year=(yearly(a1 + u1), yearly(a4 + u4)), array_per_year=(yearly(a1), yearly(a4)),
-        ure_per_year=(yearly(u1), yearly(u4)), rebuilds_per_year=(r1 * HOURS_PER_YEAR, r4 * HOURS_PER_YEAR),
-        ure_per_rebuild=(u1 / r1 if r1 else 0.0, u4 / r4 if r4 else 0.0), per_year_nominal=yearly(sum(rates(afr)[:2])))
-    return Reliability(groups=groups, mttdl_hours=(1 / a4, 1 / a1), loss=loss, afr_nominal=afr,
-                       assumptions=assumptions)
+        per_year=(yearly(a1 + u1), yearly(a4 + u4)),
+        array_per_year=(yearly(a1), yearly(a4)),
+        ure_per_year=(yearly(u1), yearly(u4)),
+        rebuilds_per_year=(r1 * HOURS_PER_YEAR, r4 * HOURS_PER_YEAR),
+        ure_per_rebuild=(u1 / r1 if r1 else 0.0, u4 / r4 if r4 else 0.0),
+        per_year_nominal=yearly(sum(rates(afr)[:2])),
+    )
+    return Reliability(groups=groups, mttdl_hours=(1 / a4, 1 / a1), loss=loss, afr_nominal=afr, assumptions=assumptions)
 
 
 def loss_findings(plan: Plan, result: PlanResult) -> list[Finding]:
@@ -269,18 +314,26 @@ def loss_findings(plan: Plan, result: PlanResult) -> list[Finding]:
     worst = [g for g in rel.groups if g.exposed_ure_probability > MAX_REBUILD_LOSS]
     g = max(worst, key=lambda g: g.exposed_ure_probability)
     what = f"RAID{g.level} of {g.members}"
-    names = (f"{', '.join(x.name for x in worst)} ({what})" if len(worst) < 4
-             else f"{worst[0].name} to {worst[-1].name} ({len(worst)} arrays, {what})")
+    names = (
+        f"{', '.join(x.name for x in worst)} ({what})"
+        if len(worst) < 4
+        else f"{worst[0].name} to {worst[-1].name} ({len(worst)} arrays, {what})"
+    )
     ber = next(x.disk.ure_per_bit for x in ctx.groups if x.name == g.name)
     rate, bits = (f"{v:.{d}e}".replace("e+", "e") for v, d in ((1 / ber, 0), (g.exposed_bits, 2)))
     lo, hi = loss.per_year
-    return [Finding(
-        severity="warning", layer="md", field="groups",
-        message=f"{names}: each rebuild reads {bits} bits with no redundancy left, and "
-                f"at one unreadable sector (URE) per {rate} bits {g.exposed_ure_probability:.0%} of them lose a stripe's "
-                f"data ({loss.rebuilds_per_year[0]:.2g} to {loss.rebuilds_per_year[1]:.2g} rebuilds a year; data loss "
-                f"within a year {lo:.0%} to {hi:.0%} at 1-4 %/yr disk failures); RAID6 corrects such a read "
-                "from its second parity.")]
+    return [
+        Finding(
+            severity="warning",
+            layer="md",
+            field="groups",
+            message=f"{names}: each rebuild reads {bits} bits with no redundancy left, and "
+            f"at one unreadable sector (URE) per {rate} bits {g.exposed_ure_probability:.0%} of them lose a stripe's "
+            f"data ({loss.rebuilds_per_year[0]:.2g} to {loss.rebuilds_per_year[1]:.2g} rebuilds a year; data loss "
+            f"within a year {lo:.0%} to {hi:.0%} at 1-4 %/yr disk failures); RAID6 corrects such a read "
+            "from its second parity.",
+        )
+    ]
 
 
 def with_loss_findings(plan: Plan, result: PlanResult) -> PlanResult:

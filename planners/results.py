@@ -8,11 +8,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from planners.fs.btrfs import BtrfsGeometry
 from planners.fs.ext4.geometry import Ext4Geometry
+from planners.fs.xfs.geometry import XfsGeometry
 from planners.lvm import LvmGeometry
 from planners.md.geometry import MdGeometry
 from planners.models import Plan
 from planners.versions import ToolVersions
-from planners.fs.xfs.geometry import XfsGeometry
 
 Frozen = ConfigDict(frozen=True)
 
@@ -60,11 +60,14 @@ class AlignmentChain(BaseModel):
     model_config = Frozen
 
     under: Literal["md", "lun", "disk"] = Field(
-        "md", description="What is under LVM or the filesystem: md arrays, or without md hardware RAID LUNs or plain "
-                          "disks (the md_io_* figures are then that device's).")
+        "md",
+        description="What is under LVM or the filesystem: md arrays, or without md hardware RAID LUNs or plain "
+        "disks (the md_io_* figures are then that device's).",
+    )
     md_chunk_bytes: int | None = Field(description="md chunk in bytes (None for RAID1, and without md).")
-    lun_strip_bytes: int | None = Field(None, description="The LUN's strip in bytes, when LUNs are under LVM or the "
-                                                          "filesystem without md.")
+    lun_strip_bytes: int | None = Field(
+        None, description="The LUN's strip in bytes, when LUNs are under LVM or the filesystem without md."
+    )
     md_io_min_bytes: int = Field(description="md minimum I/O size (queue/minimum_io_size), in bytes.")
     md_io_opt_bytes: int = Field(description="md optimal I/O size (queue/optimal_io_size), in bytes; the full stripe.")
     pv_data_alignment_bytes: int | None = Field(description="pvcreate --dataalignment, in bytes (None without LVM).")
@@ -82,7 +85,9 @@ class AlignmentChain(BaseModel):
     xfs_sw: int | None = Field(description="mkfs.xfs -d sw, in stripe units.")
     readahead_bytes: int = Field(description="Readahead to set on the top device, in bytes.")
     readahead_sectors: int = Field(description="The same in 512-byte sectors, as blockdev --setra takes it.")
-    kernel_readahead_bytes: int = Field(description="Readahead the kernel picks by itself for the top device, in bytes.")
+    kernel_readahead_bytes: int = Field(
+        description="Readahead the kernel picks by itself for the top device, in bytes."
+    )
     stripe_cache_size: int | None = Field(description="md stripe_cache_size to set, in entries (RAID4/5/6 only).")
     stripe_cache_bytes: int | None = Field(description="Memory that stripe cache takes per array, in bytes.")
 
@@ -96,8 +101,10 @@ class VolumeResult(BaseModel):
     mount_point: str = Field(description="Mount point.")
     label: str = Field("", description="Filesystem label (mkfs -L; '' for none): each volume its own.")
     groups: list[str] = Field(description="md arrays under this volume.")
-    disks: list[str] = Field(default_factory=list, description="Without md: the disks under this volume, as device "
-                                                               "paths ('' where the plan names none).")
+    disks: list[str] = Field(
+        default_factory=list,
+        description="Without md: the disks under this volume, as device paths ('' where the plan names none).",
+    )
     block_device_bytes: int = Field(description="Size of the device under the filesystem, in bytes.")
     lvm: LvmGeometry | None = Field(description="LVM geometry, None without LVM.")
     xfs: XfsGeometry | None = Field(description="XFS geometry, if XFS.")

@@ -16,11 +16,11 @@ from pydantic import BaseModel, ConfigDict, Field
 from planners.compute import compute
 from planners.errors import PlanError
 from planners.models import Lvm, MdGroup, Plan, RaidLevel
-from planners.perf.predict import predict_ctx
 from planners.perf.context import build_ctx
+from planners.perf.predict import predict_ctx
+from planners.perf.workloads import PRESETS, Workload
 from planners.reliability import MAX_REBUILD_LOSS, GroupReliability, Loss, reliability_ctx
 from planners.units import KiB, format_size_compact
-from planners.perf.workloads import PRESETS, Workload
 
 Frozen = ConfigDict(frozen=True)
 MIN_MEMBERS = {0: 2, 5: 3, 6: 4, 10: 2}
@@ -44,15 +44,21 @@ class SweepRow(BaseModel):
     mb_s: float = Field(description="Predicted throughput of the ranking workload, MB/s.")
     iops: float = Field(description="Predicted requests per second of the ranking workload.")
     binding: str = Field(description="The term limiting that figure.")
-    loss: Loss = Field(description="The odds of losing data (arrays and UREs in rebuilds, each named) at 1 % and "
-                                   "4 % AFR, as `predict` shows them.")
+    loss: Loss = Field(
+        description="The odds of losing data (arrays and UREs in rebuilds, each named) at 1 % and "
+        "4 % AFR, as `predict` shows them."
+    )
     rebuild_hours: float = Field(description="Rebuild time of one member, hours.")
-    pareto: bool = Field(description="Within the risk limit, no other layout has at least as much space (LVM's "
-                                     "rounding aside: `rounding_bytes`) and speed and at most the risk, and beats it on one.")
+    pareto: bool = Field(
+        description="Within the risk limit, no other layout has at least as much space (LVM's "
+        "rounding aside: `rounding_bytes`) and speed and at most the risk, and beats it on one."
+    )
     risky: bool = Field(False, description="Over one of the sweep's risk limits (`risk`): ranked last.")
     risk: Literal["", "rebuilds", "yearly"] = Field(
-        "", description="Why it is risky: 'rebuilds' = the share of rebuilds that lose data to a URE (4 % AFR) is "
-                        "above max_rebuild_loss; 'yearly' = the yearly loss odds (4 % AFR) are above max_loss.")
+        "",
+        description="Why it is risky: 'rebuilds' = the share of rebuilds that lose data to a URE (4 % AFR) is "
+        "above max_rebuild_loss; 'yearly' = the yearly loss odds (4 % AFR) are above max_loss.",
+    )
     extent_bytes: int = Field(0, description="The LV's extent size in bytes (0 without LVM).")
 
 
@@ -63,9 +69,13 @@ class Sweep(BaseModel):
     disks: int = Field(description="Disks swept, count.")
     rows: list[SweepRow] = Field(description="Layouts: the Pareto front first, then by usable bytes, the risky last.")
     skipped: int = Field(description="Layouts the tools would refuse, count.")
-    max_loss: float = Field(MAX_LOSS_PER_YEAR, description="Yearly loss odds (4 % AFR) above which a layout is risky, 0-1.")
-    max_rebuild_loss: float = Field(MAX_REBUILD_LOSS, description="Share of rebuilds losing data to a URE (4 % AFR) "
-                                                                  "above which a layout is risky, 0-1.")
+    max_loss: float = Field(
+        MAX_LOSS_PER_YEAR, description="Yearly loss odds (4 % AFR) above which a layout is risky, 0-1."
+    )
+    max_rebuild_loss: float = Field(
+        MAX_REBUILD_LOSS,
+        description="Share of rebuilds losing data to a URE (4 % AFR) above which a layout is risky, 0-1.",
+    )
 
 
 def layouts(plan: Plan) -> list[tuple[str, list[MdGroup], Lvm]]:
@@ -73,9 +83,13 @@ def layouts(plan: Plan) -> list[tuple[str, list[MdGroup], Lvm]]:
     n = sum(d.count for d in plan.disks)
     out = []
     # Frozen, so every layout of one kind shares one.
-    lvms = {(several, mode): plan.lvm.model_copy(update={"enabled": several or plan.lvm.enabled, "mode": mode,
-                                                         "stripe_size": None})
-            for several in (False, True) for mode in ("linear", "striped")}
+    lvms = {
+        (several, mode): plan.lvm.model_copy(
+            update={"enabled": several or plan.lvm.enabled, "mode": mode, "stripe_size": None}
+        )
+        for several in (False, True)
+        for mode in ("linear", "striped")
+    }
     for level, layout in LEVELS:
         for spares in (0, 1) if level else (0,):
             # Several RAID0 arrays under LVM are one wider RAID0 with more to go wrong: one is enough.
@@ -87,8 +101,12 @@ def layouts(plan: Plan) -> list[tuple[str, list[MdGroup], Lvm]]:
                     continue
                 names, kept = _names(plan, g), _kept(plan.groups[0] if plan.groups else _NO_GROUP, level)
                 for chunk in CHUNKS:
-                    groups = [MdGroup(name=array, level=level, layout=layout, members=members, spares=spares,
-                                      chunk=chunk, **kept) for array in names]
+                    groups = [
+                        MdGroup(
+                            name=array, level=level, layout=layout, members=members, spares=spares, chunk=chunk, **kept
+                        )
+                        for array in names
+                    ]
                     name = "RAID" + str(level) + (layout or "")
                     base = (f"{g}x " if g > 1 else "") + f"{name} {members}" + (f"+{spares}" if spares else "")
                     base += f" {format_size_compact(chunk)}"
@@ -120,8 +138,11 @@ def _kept(first: MdGroup, level: int) -> _Kept:
     md refuses a write-intent bitmap on RAID0; any other level keeps the plan's choice.
     """
     bitmap: Literal["internal", "none"] = "none" if level == 0 else first.bitmap
-    return {"metadata": first.metadata, "bitmap": bitmap,
-            "bitmap_chunk": first.bitmap_chunk if bitmap == "internal" else None}
+    return {
+        "metadata": first.metadata,
+        "bitmap": bitmap,
+        "bitmap_chunk": first.bitmap_chunk if bitmap == "internal" else None,
+    }
 
 
 def _names(plan: Plan, count: int) -> list[str]:
@@ -145,17 +166,33 @@ def layout_plan(plan: Plan, groups: list[MdGroup], lvm: Lvm) -> Plan:
     fs = plan.filesystem
     if fs.type == "btrfs" and (groups or lvm.enabled):  # on md or LVM btrfs has one device: its own defaults
         fs = fs.model_copy(update={"data_profile": None, "metadata_profile": None})
-    return Plan(name=plan.name, disks=plan.disks, groups=groups, lvm=lvm, filesystem=fs,
-                tuning=tuning, tools=plan.tools, hardware=plan.hardware)
+    return Plan(
+        name=plan.name,
+        disks=plan.disks,
+        groups=groups,
+        lvm=lvm,
+        filesystem=fs,
+        tuning=tuning,
+        tools=plan.tools,
+        hardware=plan.hardware,
+    )
 
 
-def sweep(plan: Plan, workload: Workload | None = None, *, limit: int | None = None,
-          max_loss: float = MAX_LOSS_PER_YEAR, max_rebuild_loss: float = MAX_REBUILD_LOSS) -> Sweep:
+def sweep(
+    plan: Plan,
+    workload: Workload | None = None,
+    *,
+    limit: int | None = None,
+    max_loss: float = MAX_LOSS_PER_YEAR,
+    max_rebuild_loss: float = MAX_REBUILD_LOSS,
+) -> Sweep:
     """Sweep the layouts of `plan`'s disks (its hardware, filesystem and tools kept)."""
     w = workload or PRESETS["seq-write"]
     rows: list[SweepRow] = []
     skipped = 0
-    shapes: dict[tuple[object, ...], dict[str, GroupReliability]] = {}  # one hardware for every layout: share array shapes
+    shapes: dict[
+        tuple[object, ...], dict[str, GroupReliability]
+    ] = {}  # one hardware for every layout: share array shapes
     for label, groups, lvm in layouts(plan):
         try:
             p = layout_plan(plan, groups, lvm)
@@ -167,16 +204,34 @@ def sweep(plan: Plan, workload: Workload | None = None, *, limit: int | None = N
         (pred,) = predict_ctx(ctx, result.volumes[0].alignment.top_io_opt_bytes, [w])
         rel = reliability_ctx(ctx, shapes)
         risk = risk_of(rel.loss, max_loss, max_rebuild_loss)
-        rows.append(SweepRow(label=label, plan=p, usable_bytes=result.usable_bytes, mb_s=pred.mb_s, iops=pred.iops,
-                             binding=pred.binding, loss=rel.loss, rebuild_hours=max(g.rebuild_hours for g in rel.groups),
-                             pareto=False, risky=bool(risk), risk=risk,
-                             extent_bytes=result.volumes[0].lvm.extent_bytes if result.volumes[0].lvm else 0))
+        rows.append(
+            SweepRow(
+                label=label,
+                plan=p,
+                usable_bytes=result.usable_bytes,
+                mb_s=pred.mb_s,
+                iops=pred.iops,
+                binding=pred.binding,
+                loss=rel.loss,
+                rebuild_hours=max(g.rebuild_hours for g in rel.groups),
+                pareto=False,
+                risky=bool(risk),
+                risk=risk,
+                extent_bytes=result.volumes[0].lvm.extent_bytes if result.volumes[0].lvm else 0,
+            )
+        )
     # RAID0 always has the most space and speed; the front is drawn among the layouts worth building.
     safe = _mark_front([r for r in rows if not r.risky])
     rows = safe + [r for r in rows if r.risky]
     rows.sort(key=lambda r: (r.risky, not r.pareto, -r.usable_bytes, -r.mb_s, r.loss.per_year[1]))
-    return Sweep(workload=w.name, disks=sum(d.count for d in plan.disks), rows=rows[:limit] if limit else rows,
-                 skipped=skipped, max_loss=max_loss, max_rebuild_loss=max_rebuild_loss)
+    return Sweep(
+        workload=w.name,
+        disks=sum(d.count for d in plan.disks),
+        rows=rows[:limit] if limit else rows,
+        skipped=skipped,
+        max_loss=max_loss,
+        max_rebuild_loss=max_rebuild_loss,
+    )
 
 
 def risk_of(loss: Loss, max_loss: float, max_rebuild_loss: float) -> Literal["", "rebuilds", "yearly"]:

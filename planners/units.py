@@ -49,7 +49,9 @@ def parse_size(text: str | int, *, what: str = "size") -> int:
         raise PlanError(f"{what} {text!r} is not a size; write it like 2TB, 1.8TiB, 256K or 2000398934016")
     number, unit = m.group(1), m.group(2).upper()
     if unit not in _UNITS:
-        raise PlanError(f"{what} {text!r} has an unknown unit {m.group(2)!r}; use B, K/KiB, KB, M/MiB, MB, G/GiB, GB, T/TiB, TB")
+        raise PlanError(
+            f"{what} {text!r} has an unknown unit {m.group(2)!r}; use B, K/KiB, KB, M/MiB, MB, G/GiB, GB, T/TiB, TB"
+        )
     try:
         value = Decimal(number) * _UNITS[unit]
     except InvalidOperation:  # pragma: no cover - the regex admits only valid decimals
@@ -121,8 +123,10 @@ def bare_unit_note(text: object) -> str | None:
         return None
     number, unit = m.group(1), m.group(2).upper()
     decimal = "kB" if unit == "K" else f"{unit}B"
-    return (f"{text.strip()} read as {number} {unit}iB = {format_bytes_decimal(parse_size(text))}; "
-            f"write {number}{unit}B for a drive sold as {number} {decimal}")
+    return (
+        f"{text.strip()} read as {number} {unit}iB = {format_bytes_decimal(parse_size(text))}; "
+        f"write {number}{unit}B for a drive sold as {number} {decimal}"
+    )
 
 
 def is_power_of_two(n: int) -> bool:

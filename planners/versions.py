@@ -53,7 +53,8 @@ def format_version(v: Version) -> str:
 
 
 MODELLED: dict[str, tuple[Version, Version]] = {
-    tool: (parse_version(low), parse_version(high)) for tool, (low, high) in MODELLED_TEXT.items()}
+    tool: (parse_version(low), parse_version(high)) for tool, (low, high) in MODELLED_TEXT.items()
+}
 
 
 class ToolVersions(BaseModel):

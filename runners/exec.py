@@ -50,19 +50,35 @@ PROGRAMS: dict[str, Program] = {
     "mdadm": Program("mdadm"),
     **dict.fromkeys(("pvcreate", "vgcreate", "lvcreate", "pvs", "vgs", "lvs", "pvremove", "vgremove"), _LVM),
     # Growth: the tests grow filesystems and PVs under loop devices made bigger.
-    **dict.fromkeys(("pvresize", "vgextend", "lvextend"), _LVM), "xfs_growfs": _XFS, "resize2fs": _E2FS,
-    "mkfs.xfs": _XFS, "xfs_info": _XFS,
-    "mke2fs": _E2FS, "mkfs.ext4": _E2FS, "dumpe2fs": _E2FS, "e2fsck": _E2FS, "filefrag": _E2FS,
+    **dict.fromkeys(("pvresize", "vgextend", "lvextend"), _LVM),
+    "xfs_growfs": _XFS,
+    "resize2fs": _E2FS,
+    "mkfs.xfs": _XFS,
+    "xfs_info": _XFS,
+    "mke2fs": _E2FS,
+    "mkfs.ext4": _E2FS,
+    "dumpe2fs": _E2FS,
+    "e2fsck": _E2FS,
+    "filefrag": _E2FS,
     **dict.fromkeys(("mkfs.btrfs", "btrfs"), Program("btrfs-progs")),
     "fio": Program("fio"),
-    "losetup": _MOUNT, "mount": _MOUNT, "umount": _MOUNT,
-    "lsblk": _UTIL, "blkid": _UTIL, "wipefs": _UTIL, "dmesg": _UTIL, "unshare": _UTIL, "setpriv": _UTIL,
-    "findmnt": _UTIL, "partx": _UTIL,
+    "losetup": _MOUNT,
+    "mount": _MOUNT,
+    "umount": _MOUNT,
+    "lsblk": _UTIL,
+    "blkid": _UTIL,
+    "wipefs": _UTIL,
+    "dmesg": _UTIL,
+    "unshare": _UTIL,
+    "setpriv": _UTIL,
+    "findmnt": _UTIL,
+    "partx": _UTIL,
     **dict.fromkeys(("df", "env", "cat", "sleep", "dd", "truncate"), Program("coreutils", base=True)),
     "bash": Program("bash", base=True),
     "journalctl": Program("systemd", optional="the kernel log is read from dmesg first and /var/log/kern.log last"),
     # The VM lab: the kit builder downloads and unpacks Debian packages, indexes the kernel's modules, boots qemu.
-    "apt-get": _APT, "apt-cache": _APT,
+    "apt-get": _APT,
+    "apt-cache": _APT,
     **dict.fromkeys(("dpkg-deb", "dpkg", "dpkg-query"), Program("dpkg", base=True)),
     "depmod": Program("kmod"),
     "qemu-system-x86_64": Program("qemu-system-x86"),
@@ -250,8 +266,9 @@ class Spawned:
             transcript.record(self.argv, self._started, self.elapsed_s, self.returncode, self.stderr, self.note)
 
 
-def spawn(argv: Sequence[str], *, env: Mapping[str, str] | None = None, grace: float = 5.0,
-          stdout_to_stderr: bool = False) -> Spawned:
+def spawn(
+    argv: Sequence[str], *, env: Mapping[str, str] | None = None, grace: float = 5.0, stdout_to_stderr: bool = False
+) -> Spawned:
     """Start argv in its own process group and return at once, for a caller that watches it
     (fio's progress file, qemu's console). Resolved and run as `run` does (PROGRAMS, no shell,
     LC_ALL=C); stdin and stdout are /dev/null (stdout joins stderr if `stdout_to_stderr`), stderr
@@ -262,9 +279,14 @@ def spawn(argv: Sequence[str], *, env: Mapping[str, str] | None = None, grace: f
     # Owned by the Spawned object, which closes it once the process is reaped: no with block here.
     err = tempfile.TemporaryFile()  # noqa: SIM115
     try:
-        proc = subprocess.Popen([exe, *argv[1:]], stdin=subprocess.DEVNULL,
-                                stdout=err if stdout_to_stderr else subprocess.DEVNULL, stderr=err,
-                                env=_environment(env), start_new_session=True)
+        proc = subprocess.Popen(
+            [exe, *argv[1:]],
+            stdin=subprocess.DEVNULL,
+            stdout=err if stdout_to_stderr else subprocess.DEVNULL,
+            stderr=err,
+            env=_environment(env),
+            start_new_session=True,
+        )
     except OSError as exc:
         err.close()
         transcript.record(argv, started, 0.0, None, "", note=str(exc))

@@ -65,8 +65,9 @@ def tail(stderr: str) -> str:
     return "\n".join(lines[-STDERR_TAIL_LINES:])[-STDERR_TAIL_CHARS:]
 
 
-def record(argv: Sequence[str], started: float, duration_s: float, exit_status: int | None, stderr: str,
-           note: str = "") -> None:
+def record(
+    argv: Sequence[str], started: float, duration_s: float, exit_status: int | None, stderr: str, note: str = ""
+) -> None:
     """Append one command's record. `started` is the wall clock (time.time()) at its start;
     `exit_status` None when it never started, negative when a signal ended it; `note` says
     why podplan ended it or why it did not start ('' when it ran to its end)."""

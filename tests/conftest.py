@@ -9,8 +9,15 @@ import pytest
 from runners import transcript
 
 # Longest first (one boot each; their order in a serial run does not matter).
-LAB_FIRST = ("test_lab_rehearse", "test_lab_growth", "test_lab_failure", "test_lab_perf", "test_lab_validate",
-             "test_lab_readahead", "test_lab_boot")
+LAB_FIRST = (
+    "test_lab_rehearse",
+    "test_lab_growth",
+    "test_lab_failure",
+    "test_lab_perf",
+    "test_lab_validate",
+    "test_lab_readahead",
+    "test_lab_boot",
+)
 
 
 def _rank(item) -> int:  # type: ignore[no-untyped-def]

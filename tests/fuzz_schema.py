@@ -61,8 +61,7 @@ class Schema:
                 items = [self.resolve(n["items"]) for n in inner if n.get("type") == "array" and "items" in n]
                 if items and items[0].get("type") == "object":
                     yield from self.leaves(items[0], (*path, name, 0))
-                elif any("additionalProperties" in n and isinstance(n["additionalProperties"], dict)
-                         for n in inner):
+                elif any("additionalProperties" in n and isinstance(n["additionalProperties"], dict) for n in inner):
                     yield from self.leaves(inner[0]["additionalProperties"], (*path, name, "*"))
                 elif any(n.get("type") == "object" for n in inner):
                     yield from self.leaves(prop, (*path, name))
@@ -93,29 +92,43 @@ class Schema:
             round_ = st.integers(9, 44).map(lambda k: 1 << k)
             return st.one_of(near, round_, st.integers(low, high)).filter(lambda v: in_int_bounds(node, v))
         if kind == "number":
-            low, high = node.get("minimum", node.get("exclusiveMinimum")), node.get("maximum", node.get("exclusiveMaximum"))
-            return st.floats(low, high, allow_nan=False, allow_infinity=False,
-                             exclude_min="exclusiveMinimum" in node, exclude_max="exclusiveMaximum" in node)
+            low, high = (
+                node.get("minimum", node.get("exclusiveMinimum")),
+                node.get("maximum", node.get("exclusiveMaximum")),
+            )
+            return st.floats(
+                low,
+                high,
+                allow_nan=False,
+                allow_infinity=False,
+                exclude_min="exclusiveMinimum" in node,
+                exclude_max="exclusiveMaximum" in node,
+            )
         if kind == "string":
             return st.text(NAME_CHARS, min_size=node.get("minLength", 1), max_size=min(node.get("maxLength", 12), 12))
         if kind == "array":
             item = node.get("items", {})
             if not item:
                 return st.just([])
-            return st.lists(self.allowed(item, depth + 1), min_size=node.get("minItems", 0),
-                            max_size=min(node.get("maxItems", 2), 2))
+            return st.lists(
+                self.allowed(item, depth + 1),
+                min_size=node.get("minItems", 0),
+                max_size=min(node.get("maxItems", 2), 2),
+            )
         if kind == "object":
             props = node.get("properties")
             if props is None:
                 extra = node.get("additionalProperties")
                 if not isinstance(extra, dict) or depth > 3:
                     return st.just({})
-                return st.dictionaries(st.text(NAME_CHARS, min_size=1, max_size=8), self.allowed(extra, depth + 1),
-                                       max_size=1)
+                return st.dictionaries(
+                    st.text(NAME_CHARS, min_size=1, max_size=8), self.allowed(extra, depth + 1), max_size=1
+                )
             required = set(node.get("required", ()))
             return st.fixed_dictionaries(
                 {k: self.allowed(v, depth + 1) for k, v in props.items() if k in required},
-                optional={k: self.allowed(v, depth + 1) for k, v in props.items() if k not in required})
+                optional={k: self.allowed(v, depth + 1) for k, v in props.items() if k not in required},
+            )
         return st.just(None)
 
     # --- values at the edge or outside ----------------------------------------------------------
@@ -280,8 +293,12 @@ def run_commands(data: dict[str, Any], *, render: bool = True, sweep_disks: int 
         if sum(d.count for d in plan.disks) <= sweep_disks:
             show(sweep_table(sweep(plan, preset("seq-write")), 3, show_risky=True))
 
-    commands: dict[str, Callable[[], None]] = {"plan": plan_cmd, "script": script_cmd, "predict": predict_cmd,
-                                               "sweep": sweep_cmd}
+    commands: dict[str, Callable[[], None]] = {
+        "plan": plan_cmd,
+        "script": script_cmd,
+        "predict": predict_cmd,
+        "sweep": sweep_cmd,
+    }
     for name, command in commands.items():
         try:
             command()
@@ -300,8 +317,17 @@ def outcome(exc: Exception) -> str:
 
 
 # --- seeds: valid plans every draw starts from ------------------------------------------------------
-_DISK_FIGURES = {"seq_outer_mb_s": 250.0, "seq_inner_mb_s": 120.0, "rand_read_iops": 90.0, "rand_write_iops": 85.0,
-                 "rpm": 7200, "parallelism": 1, "afr": 0.02, "ure_per_bit": 1e-15, "latency_us": 0.0}
+_DISK_FIGURES = {
+    "seq_outer_mb_s": 250.0,
+    "seq_inner_mb_s": 120.0,
+    "rand_read_iops": 90.0,
+    "rand_write_iops": 85.0,
+    "rpm": 7200,
+    "parallelism": 1,
+    "afr": 0.02,
+    "ure_per_bit": 1e-15,
+    "latency_us": 0.0,
+}
 
 
 def plan_seeds() -> list[dict[str, Any]]:
@@ -310,35 +336,96 @@ def plan_seeds() -> list[dict[str, Any]]:
     controller; disk sets of two sizes; and a bare plan of defaults."""
     rich = {
         "name": "rich",
-        "disks": [{"count": 3, "size": "2TB", "logical_sector": 512, "physical_sector": 4096, "model": model,
-                   "devices": [f"/dev/disk/by-id/{model}-{i}" for i in range(3)]} for model in ("m1", "other")],
-        "groups": [{"name": f"md{i}", "level": 5, "members": 3, "chunk": "512K", "metadata": "1.2",
-                    "bitmap": "internal", "bitmap_chunk": "64M", "layout": "left-symmetric"} for i in range(2)],
-        "lvm": {"enabled": True, "vg": "pod", "lv": "data", "extent_size": "4M", "mode": "striped",
-                "stripe_size": "512K", "data_alignment": "2M"},
-        "filesystem": {"type": "xfs", "block_size": 4096, "label": "rich", "mount_point": "/srv/rich",
-                       "mount_options": ["noatime"], "stripe_unit": "512K", "stripe_width": 2},
+        "disks": [
+            {
+                "count": 3,
+                "size": "2TB",
+                "logical_sector": 512,
+                "physical_sector": 4096,
+                "model": model,
+                "devices": [f"/dev/disk/by-id/{model}-{i}" for i in range(3)],
+            }
+            for model in ("m1", "other")
+        ],
+        "groups": [
+            {
+                "name": f"md{i}",
+                "level": 5,
+                "members": 3,
+                "chunk": "512K",
+                "metadata": "1.2",
+                "bitmap": "internal",
+                "bitmap_chunk": "64M",
+                "layout": "left-symmetric",
+            }
+            for i in range(2)
+        ],
+        "lvm": {
+            "enabled": True,
+            "vg": "pod",
+            "lv": "data",
+            "extent_size": "4M",
+            "mode": "striped",
+            "stripe_size": "512K",
+            "data_alignment": "2M",
+        },
+        "filesystem": {
+            "type": "xfs",
+            "block_size": 4096,
+            "label": "rich",
+            "mount_point": "/srv/rich",
+            "mount_options": ["noatime"],
+            "stripe_unit": "512K",
+            "stripe_width": 2,
+        },
         "tuning": {"readahead": "16M", "stripe_cache_size": 4096},
         "tools": {"mdadm": "4.2", "lvm2": "2.03.16", "e2fsprogs": "1.47.0", "xfsprogs": "6.1.0", "kernel": "6.1"},
         "hardware": {
-            "disk": {"disk_class": "hdd7200", **_DISK_FIGURES,
-                     "lun": {"disks": 4, "level": 5, "strip": 65536, "rebuild_hours": 24.0}},
-            "models": {"m1": {"disk_class": "hdd10k", **_DISK_FIGURES,
-                              "lun": {"disks": 4, "level": 10, "strip": 131072, "rebuild_hours": 12.0}}},
-            "wiring": {"link": "sas2", "disks_per_link": 4, "link_mb_s": 500.0, "hbas": 2, "pcie_gen": 3,
-                       "pcie_lanes": 8, "hba_mb_s": 4000.0},
-            "cpu": {"cpu_class": "server", "cores": 8, "raid6_gen_mb_s": 10000.0, "xor_mb_s": 15000.0,
-                    "md_thread_mb_s": 1200.0, "buffered_write_mb_s": 1500.0, "buffered_read_mb_s": 3000.0},
+            "disk": {
+                "disk_class": "hdd7200",
+                **_DISK_FIGURES,
+                "lun": {"disks": 4, "level": 5, "strip": 65536, "rebuild_hours": 24.0},
+            },
+            "models": {
+                "m1": {
+                    "disk_class": "hdd10k",
+                    **_DISK_FIGURES,
+                    "lun": {"disks": 4, "level": 10, "strip": 131072, "rebuild_hours": 12.0},
+                }
+            },
+            "wiring": {
+                "link": "sas2",
+                "disks_per_link": 4,
+                "link_mb_s": 500.0,
+                "hbas": 2,
+                "pcie_gen": 3,
+                "pcie_lanes": 8,
+                "hba_mb_s": 4000.0,
+            },
+            "cpu": {
+                "cpu_class": "server",
+                "cores": 8,
+                "raid6_gen_mb_s": 10000.0,
+                "xor_mb_s": 15000.0,
+                "md_thread_mb_s": 1200.0,
+                "buffered_write_mb_s": 1500.0,
+                "buffered_read_mb_s": 3000.0,
+            },
             "memory_bytes": 32 << 30,
             "md": {"group_thread_cnt": 2, "speed_limit_min_kib_s": 1000, "speed_limit_max_kib_s": 200000},
             "controller": {"kind": "raid", "round_trip_us": 150.0, "cache_bytes": 512 << 20, "drain_queue": 32},
-            "dirty_ratio": 20.0, "dirty_background_ratio": 10.0, "write_cache_mb_s": 800.0, "replace_hours": 72.0,
+            "dirty_ratio": 20.0,
+            "dirty_background_ratio": 10.0,
+            "write_cache_mb_s": 800.0,
+            "replace_hours": 72.0,
         },
     }
     mixed = {
         "name": "mixed",
-        "disks": [{"count": 4, "size": "960GB", "rotational": False, "logical_sector": 4096, "physical_sector": 4096},
-                  {"count": 2, "size": "1.92TB", "rotational": False, "logical_sector": 4096, "physical_sector": 4096}],
+        "disks": [
+            {"count": 4, "size": "960GB", "rotational": False, "logical_sector": 4096, "physical_sector": 4096},
+            {"count": 2, "size": "1.92TB", "rotational": False, "logical_sector": 4096, "physical_sector": 4096},
+        ],
         "groups": [{"name": "fast", "level": 10, "layout": "f2", "members": 6, "chunk": "64K"}],
         "filesystem": {"type": "ext4", "reserved_percent": 1.0, "mount_point": "/srv/fast"},
         "hardware": {"disk": {"disk_class": "nvme"}, "wiring": {"link": "direct"}},

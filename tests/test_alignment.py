@@ -37,22 +37,28 @@ def test_clean_plan_has_no_findings():
 
 
 def test_lvm_stripe_smaller_than_md_stripe():
-    p = plan([MdGroup(name=f"md{i}", level=6, members=10, chunk=64 * KiB) for i in range(2)],
-             lvm=Lvm(enabled=True, mode="striped", stripe_size=64 * KiB))
+    p = plan(
+        [MdGroup(name=f"md{i}", level=6, members=10, chunk=64 * KiB) for i in range(2)],
+        lvm=Lvm(enabled=True, mode="striped", stripe_size=64 * KiB),
+    )
     has(p, "warning", "not a multiple of the md full stripe")
 
 
 def test_lvm_stripe_equal_to_md_stripe_is_fine():
-    p = plan([MdGroup(name=f"md{i}", level=6, members=10, chunk=64 * KiB) for i in range(2)],
-             lvm=Lvm(enabled=True, mode="striped", stripe_size=512 * KiB))
+    p = plan(
+        [MdGroup(name=f"md{i}", level=6, members=10, chunk=64 * KiB) for i in range(2)],
+        lvm=Lvm(enabled=True, mode="striped", stripe_size=512 * KiB),
+    )
     assert [m for s, m in messages(p) if s != "info"] == []
     a = compute(p).volumes[0].alignment
     assert (a.xfs_su_bytes, a.xfs_sw) == (512 * KiB, 2)
 
 
 def test_non_power_of_two_stripe_cannot_be_matched_by_lvm():
-    p = plan([MdGroup(name=f"md{i}", level=6, members=15, chunk=512 * KiB) for i in range(3)],
-             lvm=Lvm(enabled=True, mode="striped", stripe_size=4 * MiB))
+    p = plan(
+        [MdGroup(name=f"md{i}", level=6, members=15, chunk=512 * KiB) for i in range(3)],
+        lvm=Lvm(enabled=True, mode="striped", stripe_size=4 * MiB),
+    )
     has(p, "info", "not a power of two")
 
 
@@ -62,8 +68,10 @@ def test_pe_start_off_the_stripe():
 
 
 def test_groups_with_different_stripes():
-    p = plan([MdGroup(name="a", level=6, members=10, chunk=64 * KiB), MdGroup(name="b", level=6, members=8, chunk=64 * KiB)],
-             lvm=Lvm(enabled=True))
+    p = plan(
+        [MdGroup(name="a", level=6, members=10, chunk=64 * KiB), MdGroup(name="b", level=6, members=8, chunk=64 * KiB)],
+        lvm=Lvm(enabled=True),
+    )
     has(p, "warning", "different full stripes")
 
 
@@ -84,8 +92,10 @@ def test_block_smaller_than_physical_sector():
 
 
 def test_mixed_sizes_unassigned_and_no_lvm():
-    p = Plan(disks=[DiskSet(count=3, size=TB4), DiskSet(count=6, size=2 * TB4)],
-             groups=[MdGroup(name="a", level=5, members=4), MdGroup(name="b", level=5, members=4)])
+    p = Plan(
+        disks=[DiskSet(count=3, size=TB4), DiskSet(count=6, size=2 * TB4)],
+        groups=[MdGroup(name="a", level=5, members=4), MdGroup(name="b", level=5, members=4)],
+    )
     has(p, "info", "mixes disk sizes")
     has(p, "warning", "1 disk(s) are not used")
     has(p, "info", "LVM is off")
@@ -124,8 +134,10 @@ def test_ext4_stride_and_readahead():
 
 
 def test_waterfall_adds_up_and_ends_at_df_available():
-    p = plan([MdGroup(name=f"md{i}", level=6, members=14, spares=1, chunk=512 * KiB) for i in range(3)],
-             lvm=Lvm(enabled=True))
+    p = plan(
+        [MdGroup(name=f"md{i}", level=6, members=14, spares=1, chunk=512 * KiB) for i in range(3)],
+        lvm=Lvm(enabled=True),
+    )
     r = compute(p)
     steps = r.capacity
     assert steps[0].remaining_bytes == r.raw_bytes
@@ -148,8 +160,9 @@ LINEAR = [
 
 
 def _linear(group, n, disks=None, **lvm):
-    return plan([group.model_copy(update={"name": f"md{i}"}) for i in range(n)], disks=disks,
-                lvm=Lvm(enabled=True, **lvm))
+    return plan(
+        [group.model_copy(update={"name": f"md{i}"}) for i in range(n)], disks=disks, lvm=Lvm(enabled=True, **lvm)
+    )
 
 
 @pytest.mark.parametrize(("group", "n"), LINEAR)
@@ -199,21 +212,35 @@ def test_whole_full_stripes_under_an_extent_are_their_own_waterfall_step():
 
 
 def test_a_fixed_extent_that_cannot_fit_is_warned_with_the_arrays_and_the_cost():
-    p = _linear(MdGroup(level=6, members=15, chunk=512 * KiB), 3, disks=[DiskSet(count=45, size=2000398934016)],
-                extent_size=4 * MiB)
+    p = _linear(
+        MdGroup(level=6, members=15, chunk=512 * KiB),
+        3,
+        disks=[DiskSet(count=45, size=2000398934016)],
+        extent_size=4 * MiB,
+    )
     r = compute(p)
     # 6,199,698 extents of 4 MiB per array: md1 starts 5 MiB past a 6.5 MiB full stripe, md2 3.5 MiB.
     assert r.volumes[0].lvm.pv_lv_offset_bytes == (0, 6199698 * 4 * MiB, 2 * 6199698 * 4 * MiB)
     (f,) = [f for f in r.findings if f.severity == "warning"]
     assert f.field == "lvm.extent_size" and f.layer == "lvm"
-    for words in ("md1 starts 5M past a 6656K full stripe", "md2 3584K", "read-modify-write on RAID6", "leave it unset"):
+    for words in (
+        "md1 starts 5M past a 6656K full stripe",
+        "md2 3584K",
+        "read-modify-write on RAID6",
+        "leave it unset",
+    ):
         assert words in f.message, f.message
     assert "md0" not in f.message
 
 
 def test_arrays_of_another_geometry_are_named():
-    p = plan([MdGroup(name="a", level=6, members=15, chunk=512 * KiB), MdGroup(name="b", level=6, members=14, chunk=512 * KiB)],
-             lvm=Lvm(enabled=True))
+    p = plan(
+        [
+            MdGroup(name="a", level=6, members=15, chunk=512 * KiB),
+            MdGroup(name="b", level=6, members=14, chunk=512 * KiB),
+        ],
+        lvm=Lvm(enabled=True),
+    )
     r = compute(p)
     start = r.volumes[0].lvm.pv_lv_offset_bytes[1]
     assert start % (12 * 512 * KiB)  # b's 6 MiB full stripe does not divide where it starts
@@ -223,8 +250,10 @@ def test_arrays_of_another_geometry_are_named():
 
 
 def test_the_striped_info_no_longer_claims_linear_lvm_keeps_alignment():
-    p = plan([MdGroup(name=f"md{i}", level=6, members=15, chunk=512 * KiB) for i in range(3)],
-             lvm=Lvm(enabled=True, mode="striped", stripe_size=4 * MiB))
+    p = plan(
+        [MdGroup(name=f"md{i}", level=6, members=15, chunk=512 * KiB) for i in range(3)],
+        lvm=Lvm(enabled=True, mode="striped", stripe_size=4 * MiB),
+    )
     assert not any("linear LVM keeps full-stripe alignment" in m for _, m in messages(p))
     has(p, "info", "a linear LV whose extent is a multiple of it")
     # Striped keeps LVM's 4 MiB: device-mapper wants each stripe in whole stripe sizes, 4 MiB of them here.

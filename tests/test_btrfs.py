@@ -36,18 +36,31 @@ def _check(sizes: list[int], data: str | None, meta: str | None) -> None:
     layout = btrfs_layout(sizes, data_profile=data, metadata_profile=meta)
     real = measure(sizes, opts)
     assert (list(real.used), real.df_size_bytes, real.df_available_bytes) == (
-        list(layout.used), layout.df_size_bytes, layout.df_available_bytes), (sizes, data, meta)
+        list(layout.used),
+        layout.df_size_bytes,
+        layout.df_available_bytes,
+    ), (sizes, data, meta)
 
 
 # Each profile at its fewest devices and at a larger count, equal and mixed sizes.
 CASES = [
-    ([2 * GiB], None, None), ([20000 * MiB], None, None), ([2200 * MiB], None, None),
-    ([2 * GiB, 2 * GiB], None, None), ([1024 * MiB] * 3, None, None), ([3000 * MiB, 1000 * MiB, 1000 * MiB], None, None),
-    ([2 * GiB] * 3, "raid0", "raid1"), ([2 * GiB, 3 * GiB, 5000 * MiB], "raid1", None),
+    ([2 * GiB], None, None),
+    ([20000 * MiB], None, None),
+    ([2200 * MiB], None, None),
+    ([2 * GiB, 2 * GiB], None, None),
+    ([1024 * MiB] * 3, None, None),
+    ([3000 * MiB, 1000 * MiB, 1000 * MiB], None, None),
+    ([2 * GiB] * 3, "raid0", "raid1"),
+    ([2 * GiB, 3 * GiB, 5000 * MiB], "raid1", None),
     ([1000 * MiB, 1000 * MiB, 3000 * MiB, 2000 * MiB], "raid1", "raid1"),
-    ([2 * GiB, 3 * GiB, 5000 * MiB], "raid5", None), ([2 * GiB, 3 * GiB, 5000 * MiB, 1000 * MiB], "raid10", "raid1c3"),
-    ([3 * GiB] * 3, "raid1c3", "raid1c3"), ([2 * GiB] * 4, "raid1c4", "raid1c4"), ([2 * GiB] * 4, "raid6", "raid6"),
-    ([2 * GiB] * 6, "raid6", "raid1c3"), ([4 * GiB, 1 * GiB], "dup", "dup"), ([2 * GiB] * 6, "raid10", "raid10"),
+    ([2 * GiB, 3 * GiB, 5000 * MiB], "raid5", None),
+    ([2 * GiB, 3 * GiB, 5000 * MiB, 1000 * MiB], "raid10", "raid1c3"),
+    ([3 * GiB] * 3, "raid1c3", "raid1c3"),
+    ([2 * GiB] * 4, "raid1c4", "raid1c4"),
+    ([2 * GiB] * 4, "raid6", "raid6"),
+    ([2 * GiB] * 6, "raid6", "raid1c3"),
+    ([4 * GiB, 1 * GiB], "dup", "dup"),
+    ([2 * GiB] * 6, "raid10", "raid10"),
 ]
 
 
@@ -59,8 +72,11 @@ def test_chunks_and_df_match_mkfs_and_the_kernel(tools, sizes, data, meta):
 
 @pytest.mark.root
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(sizes=st.lists(st.integers(1024, 12000).map(lambda m: m * MiB + st_sector_tail(m)), min_size=1, max_size=6),
-       data=st.sampled_from([None, *PROFILES]), meta=st.sampled_from([None, "dup", "raid1", "raid1c3", "single"]))
+@given(
+    sizes=st.lists(st.integers(1024, 12000).map(lambda m: m * MiB + st_sector_tail(m)), min_size=1, max_size=6),
+    data=st.sampled_from([None, *PROFILES]),
+    meta=st.sampled_from([None, "dup", "raid1", "raid1c3", "single"]),
+)
 def test_mixed_sets_match(tools, sizes, data, meta):
     try:
         btrfs_layout(sizes, data_profile=data, metadata_profile=meta)
@@ -92,23 +108,34 @@ def test_defaults_and_stranded_space():
 
 
 def test_parse_show():
-    text = ("Label: none  uuid: 5d1c\n\tTotal devices 2 FS bytes used 144.00KiB\n"
-            "\tdevid    1 size 2147483648 used 285212672 path /dev/loop0\n"
-            "\tdevid    2 size 2147483648 used 276824064 path /dev/loop1\n")
+    text = (
+        "Label: none  uuid: 5d1c\n\tTotal devices 2 FS bytes used 144.00KiB\n"
+        "\tdevid    1 size 2147483648 used 285212672 path /dev/loop0\n"
+        "\tdevid    2 size 2147483648 used 276824064 path /dev/loop1\n"
+    )
     assert parse_show(text, ["/dev/loop1", "/dev/loop0"]) == (276824064, 285212672)
 
 
 # ---- btrfs in a plan ----------------------------------------------------------------------------
 
+
 def _plan(sizes: list[int], data: str | None = None, meta: str | None = None, **kw):
     from planners.models import DiskSet, Filesystem, Plan
 
-    return Plan(name="bt", disks=[DiskSet(count=1, size=s, physical_sector=512) for s in sizes],
-                filesystem=Filesystem(type="btrfs", data_profile=data, metadata_profile=meta), **kw)
+    return Plan(
+        name="bt",
+        disks=[DiskSet(count=1, size=s, physical_sector=512) for s in sizes],
+        filesystem=Filesystem(type="btrfs", data_profile=data, metadata_profile=meta),
+        **kw,
+    )
 
 
-PLANS = [([2 * GiB], None, None), ([1 * GiB, 1 * GiB, 4 * GiB], "raid1", None),
-         ([2 * GiB, 3 * GiB, 5000 * MiB, 1000 * MiB], "raid10", "raid1c3"), ([3 * GiB] * 4, "raid5", "raid1c3")]
+PLANS = [
+    ([2 * GiB], None, None),
+    ([1 * GiB, 1 * GiB, 4 * GiB], "raid1", None),
+    ([2 * GiB, 3 * GiB, 5000 * MiB, 1000 * MiB], "raid10", "raid1c3"),
+    ([3 * GiB] * 4, "raid5", "raid1c3"),
+]
 
 
 @pytest.mark.root
@@ -149,8 +176,11 @@ def test_btrfs_script_findings_and_refusals(tmp_path):
     on_lv = compute(_plan([10**12] * 3).model_copy(update={"lvm": Lvm(enabled=True)}))
     b = on_lv.volumes[0].btrfs
     assert b is not None and (b.data_profile, b.metadata_profile) == ("single", "dup") and len(b.device_bytes) == 1
-    for bad in (dict(type="xfs", data_profile="raid1"), dict(type="btrfs", data_profile="raid7"),
-                dict(type="btrfs", nodesize=12288)):
+    for bad in (
+        dict(type="xfs", data_profile="raid1"),
+        dict(type="btrfs", data_profile="raid7"),
+        dict(type="btrfs", nodesize=12288),
+    ):
         with pytest.raises(ValueError, match="btrfs"):
             Filesystem(**bad)  # type: ignore[arg-type]
 
@@ -160,8 +190,10 @@ def test_cli_btrfs_profiles_in_one_line(capsys):
 
     from app.cli.main import main
 
-    assert main(["plan", "--disks", "4", "--no-md", "--no-lvm", "--fs", "btrfs", "--data-profile", "raid10",
-                 "--json"]) == 0
+    assert (
+        main(["plan", "--disks", "4", "--no-md", "--no-lvm", "--fs", "btrfs", "--data-profile", "raid10", "--json"])
+        == 0
+    )
     out = json.loads(capsys.readouterr().out)
     assert out["result"]["volumes"][0]["btrfs"]["data_profile"] == "raid10"
     assert main(["plan", "--disks", "2", "--no-md", "--no-lvm", "--fs", "btrfs", "--data-profile", "raid6"]) == 2
@@ -205,9 +237,9 @@ def test_validate_takes_a_mounted_btrfs_for_its_plan(tools):
 
     sizes = [2 * GiB, 2 * GiB]
     with sparse_loops(sizes) as devs:
-        plan = _plan(sizes, "raid1", "raid1").model_copy(update={"disks": [DiskSet(count=2, size=2 * GiB,
-                                                                                     physical_sector=512,
-                                                                                     devices=devs)]})
+        plan = _plan(sizes, "raid1", "raid1").model_copy(
+            update={"disks": [DiskSet(count=2, size=2 * GiB, physical_sector=512, devices=devs)]}
+        )
         v = compute(plan).volumes[0]
         assert v.btrfs is not None
         try:
@@ -234,8 +266,13 @@ def test_check_compares_a_built_btrfs_with_its_plan(tools, tmp_path, capsys):
 
     sizes = [2 * GiB, 3 * GiB, 2 * GiB]
     with sparse_loops(sizes) as devs:
-        plan = _plan(sizes, "raid1", "raid1c3").model_copy(update={"disks": [
-            DiskSet(count=1, size=s, physical_sector=512, devices=[d]) for s, d in zip(sizes, devs, strict=True)]})
+        plan = _plan(sizes, "raid1", "raid1c3").model_copy(
+            update={
+                "disks": [
+                    DiskSet(count=1, size=s, physical_sector=512, devices=[d]) for s, d in zip(sizes, devs, strict=True)
+                ]
+            }
+        )
         v = compute(plan).volumes[0]
         assert v.btrfs is not None
         path = tmp_path / "bt.toml"

@@ -32,20 +32,39 @@ def _plan(name, disks, groups, lvm=None, fs="xfs", **fs_kw):
 
 PLANS = [
     _plan("r5-ext4", [DiskSet(count=4, size=256 * MiB)], [MdGroup(level=5, members=4, chunk=64 * 1024)], fs="ext4"),
-    _plan("r6-lvm-xfs", [DiskSet(count=6, size=200 * MiB)], [MdGroup(level=6, members=6, chunk=64 * 1024)],
-          Lvm(enabled=True)),
-    _plan("r6x2-striped-xfs", [DiskSet(count=8, size=300 * MiB)],
-          [MdGroup(name=f"md{i}", level=6, members=4, chunk=128 * 1024) for i in range(2)],
-          Lvm(enabled=True, mode="striped", stripe_size=256 * 1024)),
-    _plan("r5x3-linear-ext4", [DiskSet(count=9, size=150 * MiB)],
-          [MdGroup(name=f"md{i}", level=5, members=3, chunk=512 * 1024) for i in range(3)],
-          Lvm(enabled=True), fs="ext4", reserved_percent=1.0),
-    _plan("r10-odd-ext4", [DiskSet(count=5, size=256 * MiB)], [MdGroup(level=10, members=5, chunk=64 * 1024)], fs="ext4"),
+    _plan(
+        "r6-lvm-xfs",
+        [DiskSet(count=6, size=200 * MiB)],
+        [MdGroup(level=6, members=6, chunk=64 * 1024)],
+        Lvm(enabled=True),
+    ),
+    _plan(
+        "r6x2-striped-xfs",
+        [DiskSet(count=8, size=300 * MiB)],
+        [MdGroup(name=f"md{i}", level=6, members=4, chunk=128 * 1024) for i in range(2)],
+        Lvm(enabled=True, mode="striped", stripe_size=256 * 1024),
+    ),
+    _plan(
+        "r5x3-linear-ext4",
+        [DiskSet(count=9, size=150 * MiB)],
+        [MdGroup(name=f"md{i}", level=5, members=3, chunk=512 * 1024) for i in range(3)],
+        Lvm(enabled=True),
+        fs="ext4",
+        reserved_percent=1.0,
+    ),
+    _plan(
+        "r10-odd-ext4", [DiskSet(count=5, size=256 * MiB)], [MdGroup(level=10, members=5, chunk=64 * 1024)], fs="ext4"
+    ),
     _plan("r10-f2-xfs", [DiskSet(count=4, size=400 * MiB)], [MdGroup(level=10, layout="f2", members=4)]),
     _plan("r1-ext3", [DiskSet(count=2, size=512 * MiB)], [MdGroup(level=1, members=2)], fs="ext3"),
-    _plan("mixed-r5-xfs-spare", [DiskSet(count=3, size=300 * MiB), DiskSet(count=2, size=333 * MiB)],
-          [MdGroup(level=5, members=4, spares=1, chunk=256 * 1024, metadata="1.0")]),
-    _plan("r4-big-bitmap-ext4", [DiskSet(count=3, size=9 * GiB)], [MdGroup(level=4, members=3, bitmap="none")], fs="ext4"),
+    _plan(
+        "mixed-r5-xfs-spare",
+        [DiskSet(count=3, size=300 * MiB), DiskSet(count=2, size=333 * MiB)],
+        [MdGroup(level=5, members=4, spares=1, chunk=256 * 1024, metadata="1.0")],
+    ),
+    _plan(
+        "r4-big-bitmap-ext4", [DiskSet(count=3, size=9 * GiB)], [MdGroup(level=4, members=3, bitmap="none")], fs="ext4"
+    ),
 ]
 
 

@@ -9,8 +9,23 @@ from app.cli.main import main
 from app.shared.planfile import plan_from_toml
 from planners.example import example_pod
 
-ACCEPTANCE = ["plan", "--disks", "45", "--disk-size", "2000398934016", "--groups", "1", "--no-lvm", "--level", "6", "--chunk", "256K",
-              "--fs", "xfs", "--json"]
+ACCEPTANCE = [
+    "plan",
+    "--disks",
+    "45",
+    "--disk-size",
+    "2000398934016",
+    "--groups",
+    "1",
+    "--no-lvm",
+    "--level",
+    "6",
+    "--chunk",
+    "256K",
+    "--fs",
+    "xfs",
+    "--json",
+]
 
 
 def run(capsys, argv):
@@ -33,7 +48,13 @@ def test_acceptance_plan_json(capsys):
     assert vol["alignment"]["xfs_su_bytes"] == 262144 and vol["alignment"]["xfs_sw"] == 43
     assert vol["block_device_bytes"] == md["array_bytes"]
     assert res["usable_bytes"] == vol["df_available_bytes"] < vol["df_size_bytes"] < vol["fs_bytes"]
-    assert res["tools"] == {"mdadm": "4.2", "lvm2": "2.03.16", "e2fsprogs": "1.47.0", "xfsprogs": "6.1.0", "kernel": "6.1"}
+    assert res["tools"] == {
+        "mdadm": "4.2",
+        "lvm2": "2.03.16",
+        "e2fsprogs": "1.47.0",
+        "xfsprogs": "6.1.0",
+        "kernel": "6.1",
+    }
     assert res["capacity"][0]["key"] == "raw"
     assert 0.9 < res["efficiency"] < 0.96
 
@@ -114,8 +135,9 @@ def _piped(*args: str) -> str:
     import sys
 
     env = {k: v for k, v in __import__("os").environ.items() if k != "COLUMNS"}
-    out = subprocess.run([sys.executable, "-m", "app.cli.main", *args], capture_output=True, text=True, env=env,
-                         timeout=120, check=True)
+    out = subprocess.run(
+        [sys.executable, "-m", "app.cli.main", *args], capture_output=True, text=True, env=env, timeout=120, check=True
+    )
     return out.stdout
 
 
@@ -148,8 +170,23 @@ def test_striped_lvm_without_a_stripe_size_takes_one_lvcreate_accepts(capsys):
     # The example's full stripe (13 x 512K) is no power of two, so the chunk: whole md chunks per LVM stripe.
     assert a["lv_stripes"] == 3 and a["lv_stripe_bytes"] == 512 * 1024
     # Three RAID5 of 9: a full stripe of 8 x 256K = 2M, a power of two within the extent: the full stripe.
-    code, out, err = run(capsys, ["plan", "--disks", "27", "--groups", "3", "--level", "5", "--chunk", "256K",
-                                  "--lvm-mode", "striped", "--json"])
+    code, out, err = run(
+        capsys,
+        [
+            "plan",
+            "--disks",
+            "27",
+            "--groups",
+            "3",
+            "--level",
+            "5",
+            "--chunk",
+            "256K",
+            "--lvm-mode",
+            "striped",
+            "--json",
+        ],
+    )
     assert code == 0, err
     doc = json.loads(out)["result"]
     assert doc["volumes"][0]["alignment"]["lv_stripe_bytes"] == 2 * 1024 * 1024
@@ -177,9 +214,15 @@ def test_devices_name_the_plan_s_disks_and_keep_its_layout(capsys, tmp_path):
     assert [(g["name"], g["members"]) for g in plan["groups"]] == [("md0", 15), ("md1", 15), ("md2", 15)]
     assert plan["disks"][0]["devices"] == paths
     code, out, err = run(capsys, ["plan", str(pod), "--devices", ",".join(paths[:44])])
-    assert code == 2 and out == "" and err.strip() == (
-        "podplan: --devices names 44 paths but the plan has 45 disks: give one path per disk, in order "
-        "(or --disks 44 for a new layout of these disks)")
+    assert (
+        code == 2
+        and out == ""
+        and err.strip()
+        == (
+            "podplan: --devices names 44 paths but the plan has 45 disks: give one path per disk, in order "
+            "(or --disks 44 for a new layout of these disks)"
+        )
+    )
 
 
 def test_several_filesystems_each_have_a_row(capsys):
@@ -202,8 +245,9 @@ def test_striped_lvm_over_one_array_is_one_stripe_not_an_error(capsys):
     code, out, err = run(capsys, ["script", "--disks", "12", "--level", "6", "--lvm-mode", "striped"])
     lvcreate = next(line for line in out.splitlines() if line.startswith("run lvcreate"))
     assert code == 0 and "--stripes" not in lvcreate and "striped over" not in out
-    code, out, err = run(capsys, ["plan", "--disks", "12", "--level", "6", "--lvm-mode", "striped",
-                                  "--stripe-size", "64K"])
+    code, out, err = run(
+        capsys, ["plan", "--disks", "12", "--level", "6", "--lvm-mode", "striped", "--stripe-size", "64K"]
+    )
     assert code == 2 and "one stripe" in err and "linear LV" not in err
 
 
@@ -227,8 +271,9 @@ def test_a_new_disk_size_drops_the_example_s_model_text(capsys):
     for argv, model in ((["--disk-size", "18TB"], ""), (["--ssd"], ""), (["--disks", "30", "--groups", "2"], None)):
         code, out, err = run(capsys, ["plan", *argv, "--json"])
         assert code == 0, err
-        assert json.loads(out)["plan"]["disks"][0]["model"] == (example_pod().disks[0].model if model is None
-                                                                 else model)
+        assert json.loads(out)["plan"]["disks"][0]["model"] == (
+            example_pod().disks[0].model if model is None else model
+        )
 
 
 def example_toml() -> str:

@@ -26,9 +26,27 @@ BAD_FLAGS = {
     "chunk below 4K": ["plan", "--chunk", "2K"],
     "more spares than disks": ["plan", "--disks", "10", "--spares", "12"],
     "raid1 with a chunk": ["plan", "--disks", "2", "--level", "1", "--chunk", "64K"],
-    "stripe size above extent size": ["plan", "--groups", "3", "--lvm-mode", "striped", "--stripe-size", "8M", "--extent-size", "4M"],
+    "stripe size above extent size": [
+        "plan",
+        "--groups",
+        "3",
+        "--lvm-mode",
+        "striped",
+        "--stripe-size",
+        "8M",
+        "--extent-size",
+        "4M",
+    ],
     "stripe size not a power of two": ["plan", "--groups", "3", "--lvm-mode", "striped", "--stripe-size", "96K"],
-    "shell metacharacters in a device": ["plan", "--disks", "2", "--level", "1", "--devices", "/dev/sda;reboot,/dev/sdb"],
+    "shell metacharacters in a device": [
+        "plan",
+        "--disks",
+        "2",
+        "--level",
+        "1",
+        "--devices",
+        "/dev/sda;reboot,/dev/sdb",
+    ],
     "device outside /dev": ["plan", "--disks", "2", "--level", "1", "--devices", "/tmp/x,/dev/sdb"],
     "device count mismatch": ["plan", "--disks", "3", "--level", "5", "--devices", "/dev/sda,/dev/sdb"],
     "duplicate device": ["plan", "--disks", "2", "--level", "1", "--devices", "/dev/sda,/dev/sda"],
@@ -74,7 +92,9 @@ BAD_FILES = {
     "size is a list": GOOD_TOML.replace('size = "4TB"', "size = [1, 2]"),
     "count is a string": GOOD_TOML.replace("count = 6", 'count = "six"'),
     "sector size 1000": GOOD_TOML.replace("count = 6", "count = 6\nlogical_sector = 1000"),
-    "bitmap chunk without bitmap": GOOD_TOML.replace("members = 6", 'members = 6\nbitmap = "none"\nbitmap_chunk = "64M"'),
+    "bitmap chunk without bitmap": GOOD_TOML.replace(
+        "members = 6", 'members = 6\nbitmap = "none"\nbitmap_chunk = "64M"'
+    ),
     "linear with a stripe size": GOOD_TOML + '\n[lvm]\nenabled = true\nstripe_size = "64K"\n',
     "stripe unit without width": GOOD_TOML + '\n[filesystem]\nstripe_unit = "64K"\n',
 }
@@ -137,29 +157,50 @@ sizes = st.one_of(
 )
 disk = st.fixed_dictionaries(
     {"count": st.integers(min_value=-1, max_value=80), "size": sizes},
-    optional={"logical_sector": st.sampled_from([512, 4096, 1000]), "rotational": st.booleans(),
-              "devices": st.lists(st.sampled_from(["/dev/sda", "/dev/sdb;x", "/dev/disk/by-id/a", "sdc"]), max_size=3)},
+    optional={
+        "logical_sector": st.sampled_from([512, 4096, 1000]),
+        "rotational": st.booleans(),
+        "devices": st.lists(st.sampled_from(["/dev/sda", "/dev/sdb;x", "/dev/disk/by-id/a", "sdc"]), max_size=3),
+    },
 )
 group = st.fixed_dictionaries(
     {"level": st.sampled_from([0, 1, 4, 5, 6, 10, 3, "6"]), "members": st.integers(min_value=-1, max_value=50)},
-    optional={"spares": st.integers(min_value=-1, max_value=5), "chunk": sizes,
-              "layout": st.sampled_from(["n2", "f2", "o3", "n3", "left-symmetric", "x"]),
-              "metadata": st.sampled_from(["1.0", "1.2", "0.90"]), "bitmap": st.sampled_from(["internal", "none", "x"]),
-              "name": st.sampled_from(["md0", "md1", "a b", "data"])},
+    optional={
+        "spares": st.integers(min_value=-1, max_value=5),
+        "chunk": sizes,
+        "layout": st.sampled_from(["n2", "f2", "o3", "n3", "left-symmetric", "x"]),
+        "metadata": st.sampled_from(["1.0", "1.2", "0.90"]),
+        "bitmap": st.sampled_from(["internal", "none", "x"]),
+        "name": st.sampled_from(["md0", "md1", "a b", "data"]),
+    },
 )
 plan_data = st.fixed_dictionaries(
     {"disks": st.lists(disk, min_size=0, max_size=3), "groups": st.lists(group, min_size=0, max_size=3)},
     optional={
-        "lvm": st.fixed_dictionaries({}, optional={"enabled": st.booleans(), "mode": st.sampled_from(["linear", "striped", "x"]),
-                                                   "stripe_size": sizes, "extent_size": sizes}),
-        "filesystem": st.fixed_dictionaries({}, optional={"type": st.sampled_from(["xfs", "ext4", "ext3", "zfs"]),
-                                                          "block_size": st.sampled_from([1024, 4096, 3]),
-                                                          "reserved_percent": st.floats(-1, 60, allow_nan=False)}),
+        "lvm": st.fixed_dictionaries(
+            {},
+            optional={
+                "enabled": st.booleans(),
+                "mode": st.sampled_from(["linear", "striped", "x"]),
+                "stripe_size": sizes,
+                "extent_size": sizes,
+            },
+        ),
+        "filesystem": st.fixed_dictionaries(
+            {},
+            optional={
+                "type": st.sampled_from(["xfs", "ext4", "ext3", "zfs"]),
+                "block_size": st.sampled_from([1024, 4096, 3]),
+                "reserved_percent": st.floats(-1, 60, allow_nan=False),
+            },
+        ),
     },
 )
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture]
+)
 @given(plan_data)
 def test_generated_plan_files_never_traceback(tmp_path_factory, data):
     import tomli_w

@@ -16,12 +16,23 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 def test_a_wide_table_written_to_a_file_keeps_every_cell():
     out = io.StringIO()
     t = Table(title="/srv/a/rather/long/mount/point/of/the/pod (quick suite, 61 s, buffered)")
-    cells = ("rand-write-4k", "complete", "12376.4", "3168456", "11.47", "not steady", "26003426508800 MB/s",
-             "+20473 %", "the disks' streaming rate x 15 members")
+    cells = (
+        "rand-write-4k",
+        "complete",
+        "12376.4",
+        "3168456",
+        "11.47",
+        "not steady",
+        "26003426508800 MB/s",
+        "+20473 %",
+        "the disks' streaming rate x 15 members",
+    )
     for c in ("workload", "status", "MB/s", "IOPS", "p99 ms", "steady", "predicted", "diff", "binding"):
         t.add_column(c)
     t.add_row(*cells)
-    FitConsole(file=out, width=80).print(t, "  a reason that is longer than eighty columns, written in full on one line")
+    FitConsole(file=out, width=80).print(
+        t, "  a reason that is longer than eighty columns, written in full on one line"
+    )
     text = out.getvalue()
     assert "…" not in text
     for cell in (*cells, "a reason that is longer than eighty columns, written in full on one line"):

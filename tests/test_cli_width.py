@@ -37,8 +37,17 @@ ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 PODS = {
     "60 disks of 24 TB in 4 arrays": ["--disks", "60", "--disk-size", "24TB", "--groups", "4"],
     "30 PB in 60 arrays, ext4": ["--disks", "1020", "--disk-size", "30TB", "--groups", "60", "--fs", "ext4"],
-    "3 filesystems of 20 disks, no LVM": ["--disks", "60", "--disk-size", "24TB", "--groups", "3", "--no-lvm",
-                                          "--fs", "ext4"],
+    "3 filesystems of 20 disks, no LVM": [
+        "--disks",
+        "60",
+        "--disk-size",
+        "24TB",
+        "--groups",
+        "3",
+        "--no-lvm",
+        "--fs",
+        "ext4",
+    ],
     "one RAID6 of 60 x 24 TB, striped LVM": ["--disks", "60", "--disk-size", "24TB", "--lvm-mode", "striped"],
 }
 
@@ -76,15 +85,18 @@ def figures(result: PlanResult) -> set[str]:
     for g in result.groups:
         out |= {f"{g.md.component_bytes:,}", f"{g.md.array_bytes:,}", format_size_compact(g.md.data_offset_bytes)}
     for v in result.volumes:
-        out |= {f"{v.df_size_bytes:,}", f"{v.df_available_bytes:,}", f"{v.fs_bytes:,} B",
-                f"{v.block_device_bytes:,} B"}
+        out |= {f"{v.df_size_bytes:,}", f"{v.df_available_bytes:,}", f"{v.fs_bytes:,} B", f"{v.block_device_bytes:,} B"}
         if v.lvm:
             out |= {f"{v.lvm.pe_start_bytes:,} B", f"{v.lvm.lv_extents:,} x", f"{v.lvm.lv_bytes:,} B"}
         if v.xfs:
             out |= {f"{v.xfs.agsize_blocks:,} blocks", f"{v.xfs.data_blocks:,}", f"{v.xfs.log_blocks:,} blocks"}
         if v.ext4:
-            out |= {f"{v.ext4.block_count:,}", f"{v.ext4.inode_count:,}", f"{v.ext4.block_groups:,}",
-                    f"{v.ext4.reserved_blocks:,}"}
+            out |= {
+                f"{v.ext4.block_count:,}",
+                f"{v.ext4.inode_count:,}",
+                f"{v.ext4.block_groups:,}",
+                f"{v.ext4.reserved_blocks:,}",
+            }
     return out
 
 
@@ -99,8 +111,9 @@ def assert_whole(text: str, wanted: set[str], columns: int) -> None:
 @pytest.mark.parametrize("pod", list(PODS))
 def test_plan_on_an_80_column_terminal_keeps_every_figure_whole(pod):
     argv = ["plan", *PODS[pod]]
-    report = subprocess.run([sys.executable, "-m", "app.cli.main", *argv, "--json"], cwd=ROOT, capture_output=True,
-                            text=True, timeout=120)
+    report = subprocess.run(
+        [sys.executable, "-m", "app.cli.main", *argv, "--json"], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
     result = PlanResult.model_validate(json.loads(report.stdout)["result"])
     text = on_a_terminal(argv, 80)
     assert "Capacity, raw to available" in text and "md arrays" in text
@@ -108,8 +121,12 @@ def test_plan_on_an_80_column_terminal_keeps_every_figure_whole(pod):
 
 
 def _big_pod() -> Plan:
-    return Plan(name="wide", disks=[DiskSet(count=60, size=24 * 10**12)],
-                groups=[MdGroup(name=f"md{i}", level=6, members=15) for i in range(4)], lvm=Lvm(enabled=True))
+    return Plan(
+        name="wide",
+        disks=[DiskSet(count=60, size=24 * 10**12)],
+        groups=[MdGroup(name=f"md{i}", level=6, members=15) for i in range(4)],
+        lvm=Lvm(enabled=True),
+    )
 
 
 @pytest.mark.parametrize("columns", [120, 80, 60, 44])
@@ -128,8 +145,9 @@ def test_check_on_an_80_column_terminal_keeps_each_byte_count_on_one_line(monkey
     collection = parse_collection({str(p.relative_to(base)): p.read_text() for p in base.rglob("*") if p.is_file()})
     compared, diffs = check_collection(_big_pod(), collection)
     out = io.StringIO()
-    print_differences(FitConsole(file=out, width=80, force_terminal=True, color_system=None), "/dev/pod/data",
-                      compared, diffs)
+    print_differences(
+        FitConsole(file=out, width=80, force_terminal=True, color_system=None), "/dev/pod/data", compared, diffs
+    )
     wanted = {f"{d.planned:,}" for d in diffs if isinstance(d.planned, int)}
     wanted |= {f"{d.actual:,}" for d in diffs if isinstance(d.actual, int)}
     assert any(len(f) > 20 for f in wanted)  # a petabyte's bytes: wider than Rich's share of 80 columns
@@ -142,8 +160,9 @@ def test_predict_on_an_80_column_terminal_keeps_every_figure_whole():
     from planners.perf.predict import WorkloadPrediction
 
     argv = ["predict", *PODS["60 disks of 24 TB in 4 arrays"]]
-    report = subprocess.run([sys.executable, "-m", "app.cli.main", *argv, "--json"], cwd=ROOT, capture_output=True,
-                            text=True, timeout=120)
+    report = subprocess.run(
+        [sys.executable, "-m", "app.cli.main", *argv, "--json"], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
     preds = [WorkloadPrediction.model_validate(p) for p in json.loads(report.stdout)["predictions"]]
     wanted = {f"{p.iops:,.0f}" for p in preds} | {mb_text(p.mb_s) for p in preds} | {range_text(p) for p in preds}
     wanted |= {f"x{p.headroom:.2f}" for p in preds} | {p.binding for p in preds} | {p.runner_up for p in preds}

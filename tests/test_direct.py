@@ -30,20 +30,47 @@ from tests.test_chain_real_tools import df_of_volume
 KiB, MiB, GiB = 1 << 10, 1 << 20, 1 << 30
 
 
-def _luns(n: int, size: int, *, disks: int = 7, level: int = 5, strip: int = 128 * KiB, lvm: Lvm | None = None,
-          fs: str = "ext4", devices: list[str] | None = None, **fs_kw: object) -> Plan:
+def _luns(
+    n: int,
+    size: int,
+    *,
+    disks: int = 7,
+    level: int = 5,
+    strip: int = 128 * KiB,
+    lvm: Lvm | None = None,
+    fs: str = "ext4",
+    devices: list[str] | None = None,
+    **fs_kw: object,
+) -> Plan:
     hw = Hardware(disk=DiskSpec(lun=Lun(disks=disks, level=level, strip=strip)))  # type: ignore[arg-type]
-    return Plan(name="luns", disks=[DiskSet(count=n, size=size, devices=devices or [])],
-                lvm=lvm or Lvm(enabled=n > 1), filesystem=Filesystem(type=fs, **fs_kw), hardware=hw)  # type: ignore[arg-type]
+    return Plan(
+        name="luns",
+        disks=[DiskSet(count=n, size=size, devices=devices or [])],
+        lvm=lvm or Lvm(enabled=n > 1),
+        filesystem=Filesystem(type=fs, **fs_kw),
+        hardware=hw,
+    )  # type: ignore[arg-type]
 
 
-def _plain(n: int, size: int, *, lvm: Lvm | None = None, fs: str = "xfs", physical: int = 4096,
-           devices: list[str] | None = None) -> Plan:
-    return Plan(name="disks", disks=[DiskSet(count=n, size=size, physical_sector=physical, devices=devices or [])],
-                lvm=lvm or Lvm(enabled=n > 1), filesystem=Filesystem(type=fs))  # type: ignore[arg-type]
+def _plain(
+    n: int,
+    size: int,
+    *,
+    lvm: Lvm | None = None,
+    fs: str = "xfs",
+    physical: int = 4096,
+    devices: list[str] | None = None,
+) -> Plan:
+    return Plan(
+        name="disks",
+        disks=[DiskSet(count=n, size=size, physical_sector=physical, devices=devices or [])],
+        lvm=lvm or Lvm(enabled=n > 1),
+        filesystem=Filesystem(type=fs),
+    )  # type: ignore[arg-type]
 
 
 # ---- the planner --------------------------------------------------------------------------------
+
 
 def test_eight_luns_under_a_striped_lv():
     """The issue's pod: 8 LUNs, each 7 disks of RAID5 with a 128K strip, one LV striped at 128K, ext4."""
@@ -155,6 +182,7 @@ def test_script_guards_disks_without_md(tmp_path):
 
 # ---- against the real tools ---------------------------------------------------------------------
 
+
 @pytest.fixture(scope="module")
 def tools() -> None:
     if os.geteuid() != 0:
@@ -171,8 +199,12 @@ def _check_lvm(plan: Plan) -> None:
     assert v.lvm is not None
     a = v.alignment
     sizes = [d.size for d in plan.disk_list()]
-    m = probe_volume(sizes, pvcreate_options=v.lvm.pvcreate_options, vgcreate_options=v.lvm.vgcreate_options,
-                     lvcreate_options=v.lvm.lvcreate_options)
+    m = probe_volume(
+        sizes,
+        pvcreate_options=v.lvm.pvcreate_options,
+        vgcreate_options=v.lvm.vgcreate_options,
+        lvcreate_options=v.lvm.lvcreate_options,
+    )
     assert [p.pe_start_bytes for p in m.pvs] == [v.lvm.pe_start_bytes] * len(sizes)
     assert m.lv is not None and m.lv.lv_bytes == v.block_device_bytes
     detected = probe_volume(sizes[:1], queue_limits=(a.md_io_min_bytes, a.md_io_opt_bytes, 0), vgcreate_options=None)
@@ -183,38 +215,71 @@ def _check_mkfs(plan: Plan) -> None:
     v = compute(plan).volumes[0]
     if v.xfs is not None:
         a = v.alignment
-        got = xfs_probe.probe(v.block_device_bytes, su_bytes=a.fs_stripe_unit_bytes, sw=a.fs_stripe_width_units,
-                              sector_size=v.xfs.sector_size)
+        got = xfs_probe.probe(
+            v.block_device_bytes,
+            su_bytes=a.fs_stripe_unit_bytes,
+            sw=a.fs_stripe_width_units,
+            sector_size=v.xfs.sector_size,
+        )
         assert got == v.xfs
     else:
         assert v.ext4 is not None
         rep = ext4_probe.probe(v.ext4)
         e = v.ext4
         assert (rep.block_count, rep.inode_count, rep.block_groups, rep.stride, rep.stripe_width) == (
-            e.block_count, e.inode_count, e.block_groups, e.stride, e.stripe_width)
+            e.block_count,
+            e.inode_count,
+            e.block_groups,
+            e.stride,
+            e.stripe_width,
+        )
 
 
-lun_shapes = st.sampled_from([(7, 5, 128 * KiB), (8, 0, 64 * KiB), (24, 10, 256 * KiB), (6, 6, 64 * KiB),
-                              (4, 5, 1 * MiB), (2, 1, 64 * KiB), (12, 6, 512 * KiB)])
+lun_shapes = st.sampled_from(
+    [
+        (7, 5, 128 * KiB),
+        (8, 0, 64 * KiB),
+        (24, 10, 256 * KiB),
+        (6, 6, 64 * KiB),
+        (4, 5, 1 * MiB),
+        (2, 1, 64 * KiB),
+        (12, 6, 512 * KiB),
+    ]
+)
 
 
 @pytest.mark.root
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(shape=lun_shapes, n=st.integers(2, 5), size_mib=st.integers(400, 4096), striped=st.booleans(),
-       fs=st.sampled_from(["xfs", "ext4"]))
+@given(
+    shape=lun_shapes,
+    n=st.integers(2, 5),
+    size_mib=st.integers(400, 4096),
+    striped=st.booleans(),
+    fs=st.sampled_from(["xfs", "ext4"]),
+)
 def test_lvm_over_luns_matches_lvm_and_mkfs(tools, shape, n, size_mib, striped, fs):
     disks, level, strip = shape
     size = size_mib * MiB + 7 * 512  # LUNs are rarely a whole number of MiB
-    plan = _luns(n, size, disks=disks, level=level, strip=strip, fs=fs,
-                 lvm=Lvm(enabled=True, mode="striped" if striped else "linear"))
+    plan = _luns(
+        n,
+        size,
+        disks=disks,
+        level=level,
+        strip=strip,
+        fs=fs,
+        lvm=Lvm(enabled=True, mode="striped" if striped else "linear"),
+    )
     _check_lvm(plan)
     _check_mkfs(plan)
 
 
 @pytest.mark.root
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
-@given(size=st.integers(600 * MiB // 4096, 8 * GiB * 1024 // 4096).map(lambda b: b * 4096),
-       lun=st.one_of(st.none(), lun_shapes), fs=st.sampled_from(["xfs", "ext4", "ext3"]))
+@given(
+    size=st.integers(600 * MiB // 4096, 8 * GiB * 1024 // 4096).map(lambda b: b * 4096),
+    lun=st.one_of(st.none(), lun_shapes),
+    fs=st.sampled_from(["xfs", "ext4", "ext3"]),
+)
 def test_filesystem_on_one_disk_matches_mkfs(tools, size, lun, fs):
     plan = _plain(1, size, fs=fs) if lun is None else _luns(1, size, disks=lun[0], level=lun[1], strip=lun[2], fs=fs)
     _check_mkfs(plan)
@@ -235,6 +300,7 @@ def test_df_after_mount_matches(tools, plan):
 
 
 # ---- the TUI and the command line ---------------------------------------------------------------
+
 
 async def test_tui_turns_md_off_with_zero_groups() -> None:
     from textual.widgets import Input
@@ -271,8 +337,10 @@ def test_cli_no_md_flag_and_plan_files(tmp_path, capsys):
     assert main(["plan", "--no-md", "--level", "6"]) == 2
     assert "--no-md takes no md flag" in capsys.readouterr().err
     path = tmp_path / "luns.toml"
-    path.write_text('name = "luns"\n[[disks]]\ncount = 8\nsize = "10TB"\n[lvm]\nenabled = true\nmode = "striped"\n'
-                    '[filesystem]\ntype = "ext4"\n[hardware.disk.lun]\ndisks = 7\nlevel = 5\nstrip = 131072\n')
+    path.write_text(
+        'name = "luns"\n[[disks]]\ncount = 8\nsize = "10TB"\n[lvm]\nenabled = true\nmode = "striped"\n'
+        '[filesystem]\ntype = "ext4"\n[hardware.disk.lun]\ndisks = 7\nlevel = 5\nstrip = 131072\n'
+    )
     for cmd in ("plan", "script", "predict", "sweep"):
         assert main([cmd, str(path)]) == 0, cmd
     out = capsys.readouterr().out

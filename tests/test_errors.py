@@ -46,8 +46,11 @@ def test_subclasses_keep_their_behaviour():
     from runners.validate.guard import GuardError
 
     err = PlanError("groups: at most 64", "groups")
-    assert isinstance(err, ValueError) and (err.message, err.field, str(err)) == ("groups: at most 64", "groups",
-                                                                                  "groups: at most 64")
+    assert isinstance(err, ValueError) and (err.message, err.field, str(err)) == (
+        "groups: at most 64",
+        "groups",
+        "groups: at most 64",
+    )
     assert PlanError("no field").field == ""
     missing = CommandError(["fio", "--version"], None, "", reason=MISSING)
     assert missing.message == str(missing) == "fio not found: install fio (apt-get install fio)"
@@ -56,8 +59,9 @@ def test_subclasses_keep_their_behaviour():
 
 def test_main_says_each_in_one_line_with_its_status(tmp_path):
     def cli(*args: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "app.cli.main", *args], cwd=ROOT, capture_output=True,
-                              text=True, timeout=60)
+        return subprocess.run(
+            [sys.executable, "-m", "app.cli.main", *args], cwd=ROOT, capture_output=True, text=True, timeout=60
+        )
 
     bad_flag = cli("plan", "--chunk", "banana")
     assert bad_flag.returncode == 2 and bad_flag.stderr.count("\n") == 1 and bad_flag.stderr.startswith("podplan: ")

@@ -8,7 +8,7 @@ import json
 import os
 import pathlib
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 
@@ -19,8 +19,26 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 FIELDS = {"argv", "start", "duration_s", "exit", "stderr_tail"}
 # Ways to start a process other than the chokepoint: the modules, and os's own process calls.
 PROCESS_MODULES = {"subprocess", "pty", "multiprocessing", "asyncio.subprocess"}
-OS_CALLS = {"system", "popen", "fork", "forkpty", "posix_spawn", "posix_spawnp", "spawnl", "spawnlp", "spawnv",
-            "spawnvp", "spawnve", "spawnvpe", "execv", "execve", "execvp", "execvpe", "execl", "execlp"}
+OS_CALLS = {
+    "system",
+    "popen",
+    "fork",
+    "forkpty",
+    "posix_spawn",
+    "posix_spawnp",
+    "spawnl",
+    "spawnlp",
+    "spawnv",
+    "spawnvp",
+    "spawnve",
+    "spawnvpe",
+    "execv",
+    "execve",
+    "execvp",
+    "execvpe",
+    "execl",
+    "execlp",
+}
 
 
 @pytest.fixture(autouse=True)
@@ -84,7 +102,7 @@ def test_a_real_command_leaves_one_record_with_its_fields(tmp_path):
     ok, refused = _records()
     assert set(ok) == FIELDS and set(refused) == FIELDS
     assert ok["argv"] == ["mkfs.xfs", "-N", "-f", str(image)] and ok["exit"] == 0 and ok["stderr_tail"] == ""
-    start = datetime.strptime(ok["start"], "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=timezone.utc).timestamp()
+    start = datetime.strptime(ok["start"], "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC).timestamp()
     assert before - 0.01 <= start <= time.time()
     assert 0 <= ok["duration_s"] < 60
     assert refused["exit"] not in (0, None) and refused["stderr_tail"]
@@ -108,6 +126,7 @@ def test_spawn_stops_the_whole_group_and_records_why(tmp_path):
         child = int(pidfile.read_text())
         proc.stop("cancelled by the test")
     assert proc.returncode is not None and proc.returncode < 0  # ended by SIGTERM
+
     def signal_until_gone() -> None:
         for _ in range(50):
             os.kill(child, 0)

@@ -8,9 +8,9 @@ import random
 
 import pytest
 
-from planners.fs.ext4.geometry import ext4_geometry
 from planners.fs.ext4.alloc import Allocator
 from planners.fs.ext4.df import ext4_df, lost_found_blocks, shape_of
+from planners.fs.ext4.geometry import ext4_geometry
 from runners.probes.ext4 import df_of_image, make_image
 from tests.test_ext4_helpers import Ext4Case as Fs
 from tests.test_ext4_helpers import GiB, MiB, TiB, log_uniform, need, pmap
@@ -19,9 +19,15 @@ from tests.test_ext4_helpers import GiB, MiB, TiB, log_uniform, need, pmap
 def _image_cases() -> list[Fs]:
     rnd = random.Random(7)
     out = [
-        Fs(6 * MiB), Fs(8 * MiB), Fs(3 * MiB + 4096, block_size=1024),
-        Fs(GiB, stride=16, stripe_width=64), Fs(17 * 128 * MiB),  # a lone last flex group
-        Fs(100 * GiB), Fs(4 * TiB - 4096), Fs(4 * TiB + 8192), Fs(15 * TiB),
+        Fs(6 * MiB),
+        Fs(8 * MiB),
+        Fs(3 * MiB + 4096, block_size=1024),
+        Fs(GiB, stride=16, stripe_width=64),
+        Fs(17 * 128 * MiB),  # a lone last flex group
+        Fs(100 * GiB),
+        Fs(4 * TiB - 4096),
+        Fs(4 * TiB + 8192),
+        Fs(15 * TiB),
         Fs(16 * TiB - 4096),  # 2^32 - 1 blocks: resize inode with no reserved GDT blocks
     ]
     # journals of 131072 blocks: four extents, or five and an extent leaf with 1 KiB blocks
@@ -45,12 +51,23 @@ def _image_cases() -> list[Fs]:
 IMAGE_CASES = _image_cases()
 
 DF_CASES = [
-    Fs(3 * MiB + 4096, block_size=1024), Fs(8 * MiB), Fs(100 * MiB, block_size=2048),
-    Fs(511 * MiB), Fs(GiB + 12345), Fs(17 * 128 * MiB), Fs(20 * GiB, block_size=1024),
-    Fs(70 * GiB), Fs(300 * GiB, stride=128, stripe_width=1280), Fs(4 * TiB - 4096),
-    Fs(4 * TiB + 8192), Fs(15 * TiB),
-    Fs(20 * MiB, "ext3", 1024), Fs(40 * MiB, "ext3"), Fs(513 * MiB, "ext3"),
-    Fs(2 * GiB, "ext3", stride=16, stripe_width=48), Fs(3 * GiB, "ext3", 2048),
+    Fs(3 * MiB + 4096, block_size=1024),
+    Fs(8 * MiB),
+    Fs(100 * MiB, block_size=2048),
+    Fs(511 * MiB),
+    Fs(GiB + 12345),
+    Fs(17 * 128 * MiB),
+    Fs(20 * GiB, block_size=1024),
+    Fs(70 * GiB),
+    Fs(300 * GiB, stride=128, stripe_width=1280),
+    Fs(4 * TiB - 4096),
+    Fs(4 * TiB + 8192),
+    Fs(15 * TiB),
+    Fs(20 * MiB, "ext3", 1024),
+    Fs(40 * MiB, "ext3"),
+    Fs(513 * MiB, "ext3"),
+    Fs(2 * GiB, "ext3", stride=16, stripe_width=48),
+    Fs(3 * GiB, "ext3", 2048),
 ]
 
 
@@ -77,10 +94,8 @@ def test_free_blocks_and_overhead_match_dumpe2fs(case, headers):
     h = headers[str(case)]
     assert set(h.features) == set(g.features)
     assert (h.block_count, h.reserved_blocks) == (g.block_count, g.reserved_blocks)
-    assert (h.reserved_gdt_blocks, h.inode_blocks_per_group) == (
-        g.reserved_gdt_blocks, g.inode_table_blocks)
-    assert (h.flex_bg_size, h.stride, h.stripe_width) == (
-        g.flex_bg_size, g.stride, g.stripe_width)
+    assert (h.reserved_gdt_blocks, h.inode_blocks_per_group) == (g.reserved_gdt_blocks, g.inode_table_blocks)
+    assert (h.flex_bg_size, h.stride, h.stripe_width) == (g.flex_bg_size, g.stride, g.stripe_width)
     assert h.journal_blocks == g.journal_blocks
     assert h.overhead_clusters == d.overhead_blocks
     assert h.free_blocks == d.free_blocks
@@ -93,8 +108,11 @@ def test_both_journal_extent_outcomes_are_covered():
     for case in IMAGE_CASES:
         g = case.geometry()
         if case.fs_type == "ext4" and 0 < g.journal_blocks <= 131072:
-            alloc = Allocator(shape_of(g), lost_found_blocks=lost_found_blocks(g.block_size),
-                              resize_inode="resize_inode" in g.features)
+            alloc = Allocator(
+                shape_of(g),
+                lost_found_blocks=lost_found_blocks(g.block_size),
+                resize_inode="resize_inode" in g.features,
+            )
             leaf.add(len(alloc.journal_extents(g.journal_blocks)) > 4)
     assert leaf == {True, False}
 

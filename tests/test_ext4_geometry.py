@@ -16,20 +16,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from planners.errors import PlanError
-from planners.fs.ext4.geometry import ext4_geometry, mke2fs_args
 from planners.fs.ext4.df import ext4_df
+from planners.fs.ext4.geometry import ext4_geometry, mke2fs_args
 from runners.exec import run
 from runners.probes.ext4 import probe
 from tests.test_ext4_helpers import Ext4Case as Case
 from tests.test_ext4_helpers import GiB, MiB, PiB, TiB, log_uniform, need, pmap
 
-
 # -- pure ---------------------------------------------------------------------------------
+
 
 def test_one_gib_default_layout():
     g = ext4_geometry(GiB)
-    assert (g.block_count, g.block_groups, g.inodes_per_group, g.inode_count) == (
-        262144, 8, 8192, 65536)
+    assert (g.block_count, g.block_groups, g.inodes_per_group, g.inode_count) == (262144, 8, 8192, 65536)
     assert (g.reserved_gdt_blocks, g.desc_blocks, g.journal_blocks) == (127, 1, 8192)
     assert (g.reserved_blocks, g.size_type, g.inode_ratio) == (13107, "default", 16384)
     assert g.backup_superblocks == (32768, 98304, 163840, 229376)
@@ -121,8 +120,7 @@ def test_new_e2fsprogs_sets_no_stripe_width_on_ssds():
 )
 def test_invariants(size, fs_type, block_size, reserved):
     try:
-        g = ext4_geometry(size, fs_type=fs_type, block_size=block_size,
-                          reserved_percent=reserved)
+        g = ext4_geometry(size, fs_type=fs_type, block_size=block_size, reserved_percent=reserved)
     except PlanError:
         assert fs_type == "ext3" or size // block_size >= 1 << 35
         return
@@ -140,6 +138,7 @@ def test_invariants(size, fs_type, block_size, reserved):
 
 # -- against mke2fs -n -v ------------------------------------------------------------------
 
+
 def _cases() -> list[Case]:
     rnd = random.Random(20240601)
     out: list[Case] = []
@@ -150,24 +149,45 @@ def _cases() -> list[Case]:
         limit = (1 << 32) * bs  # 2^32 blocks: ext3's end, and where resize_inode goes
         out += [Case(limit - bs, "ext3", bs), Case(limit, "ext3", bs), Case(limit, "ext4", bs)]
         out += [Case(3 * MiB + d, "ext3", bs, explicit=False) for d in (-bs, bs)]
-    for size in (192 * TiB, 192 * TiB + 4096, 192 * TiB + 128 * MiB, 256 * TiB - 4096,
-                 256 * TiB + 64 * MiB, PiB - 4096, PiB):
+    for size in (
+        192 * TiB,
+        192 * TiB + 4096,
+        192 * TiB + 128 * MiB,
+        256 * TiB - 4096,
+        256 * TiB + 64 * MiB,
+        PiB - 4096,
+        PiB,
+    ):
         out.append(Case(size, explicit=size % 8192 == 0))
     for _ in range(20):  # a last group a little over a whole number of groups
         bs = rnd.choice([1024, 2048, 4096])
         groups = rnd.randrange(1, 3000)
         rest = rnd.randrange(1, 700)
-        out.append(Case((groups * 8 * bs + rest) * bs + (1024 if bs == 1024 else 0),
-                        rnd.choice(["ext4", "ext3"]), bs, explicit=rnd.random() < 0.5))
+        out.append(
+            Case(
+                (groups * 8 * bs + rest) * bs + (1024 if bs == 1024 else 0),
+                rnd.choice(["ext4", "ext3"]),
+                bs,
+                explicit=rnd.random() < 0.5,
+            )
+        )
     for _ in range(120):
         fs = "ext3" if rnd.random() < 0.3 else "ext4"
         bs = rnd.choice([1024, 2048, 4096, 4096, 4096])
         top = (1 << 32) * bs if fs == "ext3" else (64 * TiB if bs == 4096 else 4 * TiB)
         stride = rnd.choice([0, 0, 1, 16, 128, 1024])
         reserved = rnd.choice([5.0, 5.0, 5.0, 0.0, 0.1, 1.0, 2.5, 10.0, 33.3, 50.0])
-        out.append(Case(log_uniform(rnd, MiB, top), fs, bs, stride,
-                        stride * rnd.choice([1, 2, 3, 5, 10, 16]), reserved,
-                        explicit=reserved != 5.0 or rnd.random() < 0.6))
+        out.append(
+            Case(
+                log_uniform(rnd, MiB, top),
+                fs,
+                bs,
+                stride,
+                stride * rnd.choice([1, 2, 3, 5, 10, 16]),
+                reserved,
+                explicit=reserved != 5.0 or rnd.random() < 0.6,
+            )
+        )
     return out
 
 
@@ -177,8 +197,7 @@ CASES = _cases()
 def _plain_argv(case: Case, path: str) -> list[str]:
     """The documented command for inputs the planner rejected, to see mke2fs reject them."""
     blocks = case.size // case.block_size
-    return ["mke2fs", "-n", "-v", "-t", case.fs_type, "-b", str(case.block_size), path,
-            str(blocks)]
+    return ["mke2fs", "-n", "-v", "-t", case.fs_type, "-b", str(case.block_size), path, str(blocks)]
 
 
 def _ask(case: Case):
@@ -214,8 +233,7 @@ def test_geometry_matches_mke2fs(case, answers):
     r = told
     g = planned
     assert (r.block_size, r.size_type) == (g.block_size, g.size_type)
-    assert (r.block_count, r.unused_blocks, r.first_data_block) == (
-        g.block_count, g.unused_blocks, g.first_data_block)
+    assert (r.block_count, r.unused_blocks, r.first_data_block) == (g.block_count, g.unused_blocks, g.first_data_block)
     assert (r.block_groups, r.blocks_per_group) == (g.block_groups, g.blocks_per_group)
     assert (r.inode_count, r.inodes_per_group) == (g.inode_count, g.inodes_per_group)
     assert r.reserved_blocks == g.reserved_blocks
@@ -232,8 +250,7 @@ def test_mke2fs_refuses_what_the_planner_calls_too_small():
         with tempfile.TemporaryDirectory() as tmp:
             path = os.path.join(tmp, "probe.img")
             open(path, "wb").close()
-            res = run(["mke2fs", "-n", "-t", "ext4", "-b", "4096", path, str(blocks)],
-                      check=False)
+            res = run(["mke2fs", "-n", "-t", "ext4", "-b", "4096", path, str(blocks)], check=False)
         assert res.returncode != 0
     small = ext4_geometry(60 * 4096)
     assert probe(small).block_count == small.block_count == 60

@@ -44,11 +44,17 @@ class Ext4Case:
     explicit: bool = True  # podplan's options, or the plain documented command
 
     def geometry(self) -> Ext4Geometry:
-        return ext4_geometry(self.size, fs_type=self.fs_type, block_size=self.block_size,
-                             stride=self.stride, stripe_width=self.stripe_width,
-                             reserved_percent=self.reserved)
+        return ext4_geometry(
+            self.size,
+            fs_type=self.fs_type,
+            block_size=self.block_size,
+            stride=self.stride,
+            stripe_width=self.stripe_width,
+            reserved_percent=self.reserved,
+        )
 
     def __str__(self) -> str:
         how = "explicit" if self.explicit else "plain"
-        return (f"{self.fs_type}-b{self.block_size}-{self.size}-s{self.stride}w"
-                f"{self.stripe_width}-m{self.reserved}-{how}")
+        return (
+            f"{self.fs_type}-b{self.block_size}-{self.size}-s{self.stride}w{self.stripe_width}-m{self.reserved}-{how}"
+        )

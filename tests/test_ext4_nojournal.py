@@ -18,10 +18,20 @@ from tests.test_ext4_helpers import GiB, MiB, TiB, log_uniform, need, pmap
 
 rnd = random.Random(22)
 # (size, block size, stride, stripe width): every size type, the three block sizes, a stripe.
-CASES = [(8 * MiB, 4096, 0, 0), (3 * MiB + 4096, 1024, 0, 0), (100 * MiB, 2048, 0, 0), (700 * MiB, 4096, 0, 0),
-         (17 * 128 * MiB, 4096, 0, 0), (70 * GiB, 4096, 32, 256), (4 * TiB + 8192, 4096, 0, 0), (15 * TiB, 4096, 128, 768)]
-CASES += [(log_uniform(rnd, 4 * MiB, 2 * TiB), rnd.choice([1024, 2048, 4096]), s, s * 5)
-          for s in (rnd.choice([0, 16, 64]) for _ in range(6))]
+CASES = [
+    (8 * MiB, 4096, 0, 0),
+    (3 * MiB + 4096, 1024, 0, 0),
+    (100 * MiB, 2048, 0, 0),
+    (700 * MiB, 4096, 0, 0),
+    (17 * 128 * MiB, 4096, 0, 0),
+    (70 * GiB, 4096, 32, 256),
+    (4 * TiB + 8192, 4096, 0, 0),
+    (15 * TiB, 4096, 128, 768),
+]
+CASES += [
+    (log_uniform(rnd, 4 * MiB, 2 * TiB), rnd.choice([1024, 2048, 4096]), s, s * 5)
+    for s in (rnd.choice([0, 16, 64]) for _ in range(6))
+]
 
 
 def _measure(case: tuple[int, int, int, int], workdir: str):
@@ -53,14 +63,19 @@ def test_no_journal_matches_mke2fs_and_df(case, measured):
     assert header.journal_blocks == g.journal_blocks == 0
     d = ext4_df(g)
     assert (header.block_count, header.free_blocks, header.overhead_clusters) == (
-        g.block_count, d.free_blocks, d.overhead_blocks)
+        g.block_count,
+        d.free_blocks,
+        d.overhead_blocks,
+    )
     assert df == (d.size_bytes, d.avail_bytes)
     with_journal = ext4_df(ext4_geometry(size, block_size=bs, stride=stride, stripe_width=width))
     assert d.size_bytes >= with_journal.size_bytes  # the journal's blocks come back
 
 
 def test_plan_journal_false_reaches_mke2fs_script_and_findings():
-    plan = Plan(name="scratch", disks=[DiskSet(count=1, size=10**12)], filesystem=Filesystem(type="ext4", journal=False))
+    plan = Plan(
+        name="scratch", disks=[DiskSet(count=1, size=10**12)], filesystem=Filesystem(type="ext4", journal=False)
+    )
     r = compute(plan)
     e = r.volumes[0].ext4
     assert e is not None and not e.journal_requested and e.journal_blocks == 0

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from planners.fs.ext4.geometry import ext4_geometry, mke2fs_args
 from planners.fs.ext4.df import ext4_df
+from planners.fs.ext4.geometry import ext4_geometry, mke2fs_args
 from runners.probes.ext4 import parse_dumpe2fs_header, parse_mke2fs_verbose
 from runners.probes.loopdev import parse_df_b1
 
@@ -17,8 +17,7 @@ MiB, GiB = 1 << 20, 1 << 30
 
 
 def report(name: str):
-    return parse_mke2fs_verbose((FIX / f"{name}.stdout").read_text(),
-                                (FIX / f"{name}.stderr").read_text())
+    return parse_mke2fs_verbose((FIX / f"{name}.stdout").read_text(), (FIX / f"{name}.stderr").read_text())
 
 
 def test_mke2fs_1g_with_stride():
@@ -58,8 +57,7 @@ def test_mke2fs_huge_meta_bg_has_no_resize_limit():
         ("mke2fs_ext4_1g_stride", GiB, {"stride": 16, "stripe_width": 64}),
         ("mke2fs_ext4_trimmed", 262244 * 4096, {}),
         ("mke2fs_ext3_floppy", 3000 * 1024, {"fs_type": "ext3", "block_size": 1024}),
-        ("mke2fs_ext4_big_explicit", 2147483648 * 4096,
-         {"reserved_percent": 1.5, "stride": 128, "stripe_width": 1280}),
+        ("mke2fs_ext4_big_explicit", 2147483648 * 4096, {"reserved_percent": 1.5, "stride": 128, "stripe_width": 1280}),
         ("mke2fs_ext4_1pib", 1 << 50, {}),
     ],
 )
@@ -67,13 +65,14 @@ def test_recorded_reports_match_the_planner(name, size, kwargs):
     g = ext4_geometry(size, **kwargs)
     r = report(name)
     assert r.size_type == g.size_type
-    assert (r.block_count, r.inode_count, r.inodes_per_group) == (
-        g.block_count, g.inode_count, g.inodes_per_group)
+    assert (r.block_count, r.inode_count, r.inodes_per_group) == (g.block_count, g.inode_count, g.inodes_per_group)
     assert (r.block_groups, r.reserved_blocks, r.max_fs_blocks) == (
-        g.block_groups, g.reserved_blocks, g.max_resize_blocks)
+        g.block_groups,
+        g.reserved_blocks,
+        g.max_resize_blocks,
+    )
     assert r.backup_superblocks == g.backup_superblocks
-    assert (r.stride, r.stripe_width, r.unused_blocks) == (
-        g.stride, g.stripe_width, g.unused_blocks)
+    assert (r.stride, r.stripe_width, r.unused_blocks) == (g.stride, g.stripe_width, g.unused_blocks)
 
 
 def test_recorded_explicit_command_is_what_mke2fs_args_builds():

@@ -20,16 +20,28 @@ DISK = DiskPerf(seq_read_mb_s=4, seq_write_mb_s=4, rand_read_iops=200, rand_writ
 
 
 def plan(*groups: MdGroup, lvm: bool = False) -> Plan:
-    return Plan(disks=[DiskSet(count=sum(g.disks for g in groups), size=TB)], groups=list(groups),
-                lvm=Lvm(enabled=lvm), filesystem=Filesystem(type="ext4"))
+    return Plan(
+        disks=[DiskSet(count=sum(g.disks for g in groups), size=TB)],
+        groups=list(groups),
+        lvm=Lvm(enabled=lvm),
+        filesystem=Filesystem(type="ext4"),
+    )
 
 
-@pytest.mark.parametrize("group, survives", [
-    (MdGroup(level=0, members=4), 0), (MdGroup(level=1, members=3), 2), (MdGroup(level=4, members=4), 1),
-    (MdGroup(level=5, members=6), 1), (MdGroup(level=6, members=6), 2), (MdGroup(level=10, members=4), 1),
-    (MdGroup(level=10, layout="n3", members=6), 2), (MdGroup(level=10, layout="f2", members=5), 1),
-    (MdGroup(level=10, layout="o3", members=3), 2),
-])
+@pytest.mark.parametrize(
+    "group, survives",
+    [
+        (MdGroup(level=0, members=4), 0),
+        (MdGroup(level=1, members=3), 2),
+        (MdGroup(level=4, members=4), 1),
+        (MdGroup(level=5, members=6), 1),
+        (MdGroup(level=6, members=6), 2),
+        (MdGroup(level=10, members=4), 1),
+        (MdGroup(level=10, layout="n3", members=6), 2),
+        (MdGroup(level=10, layout="f2", members=5), 1),
+        (MdGroup(level=10, layout="o3", members=3), 2),
+    ],
+)
 def test_tolerance_is_what_the_level_guarantees(group, survives):
     assert tolerance(group) == survives
     p = plan(group)
@@ -66,8 +78,9 @@ def test_predictions_order_normal_degraded_and_rebuild():
 
 
 def cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "app.cli.main", *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "app.cli.main", *args], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
 
 
 def test_cli_refuses_an_impossible_failure_before_any_boot(tmp_path):

@@ -10,7 +10,6 @@ from pydantic import ValidationError
 
 from app.cli.main import main
 from app.shared.planfile import plan_to_toml
-from planners.errors import PlanError
 from planners.example import example_pod
 from planners.hardware import Controller, Hardware, Wiring
 from planners.perf.jobfile import parse_job_file
@@ -78,8 +77,16 @@ def test_workloads_refuse_non_finite_numbers(value: float) -> None:
             Workload(name="w", rw="read", bs=4096, **{field: value})
 
 
-@pytest.mark.parametrize(("line", "field"), [("bs=0", "bs"), ("bs=" + "9" * 20, "bs"), ("numjobs=100000", "numjobs"),
-                                             ("runtime=" + "9" * 20, "runtime_s"), ("rate=" + "9" * 20, "rate_bytes_s")])
+@pytest.mark.parametrize(
+    ("line", "field"),
+    [
+        ("bs=0", "bs"),
+        ("bs=" + "9" * 20, "bs"),
+        ("numjobs=100000", "numjobs"),
+        ("runtime=" + "9" * 20, "runtime_s"),
+        ("rate=" + "9" * 20, "rate_bytes_s"),
+    ],
+)
 def test_job_values_past_the_model_are_one_line(line: str, field: str) -> None:
     """The section is refused in one line naming the field; the file's other sections would still predict."""
     jf = parse_job_file(f"[j]\nrw=write\n{line}\n[k]\nrw=read\n", source="mine.fio")

@@ -30,15 +30,28 @@ def test_slow_disk_is_flagged_against_the_median():
 
 
 def _job(name, mb_s=0.0, iops=0.0):
-    return JobFigures(name=name, read_bytes_s=int(mb_s * 1e6), write_bytes_s=0, read_iops=iops, write_iops=0,
-                      read_p99_us=None, write_p99_us=None, runtime_ms=1000, io_bytes=1, error=0, steady=None)
+    return JobFigures(
+        name=name,
+        read_bytes_s=int(mb_s * 1e6),
+        write_bytes_s=0,
+        read_iops=iops,
+        write_iops=0,
+        read_p99_us=None,
+        write_p99_us=None,
+        runtime_ms=1000,
+        io_bytes=1,
+        error=0,
+        steady=None,
+    )
 
 
 def test_summary_per_disk():
     disks = [(f"/dev/sd{c}", GiB) for c in "abc"]
-    jobs = [_job(f"outer:sd{c}", mb) for c, mb in zip("abc", (200, 210, 100), strict=True)] + \
-        [_job(f"inner:sd{c}", mb) for c, mb in zip("abc", (100, 105, 95), strict=True)] + \
-        [_job(f"rand:sd{c}", iops=i) for c, i in zip("abc", (150, 150, 150), strict=True)]
+    jobs = (
+        [_job(f"outer:sd{c}", mb) for c, mb in zip("abc", (200, 210, 100), strict=True)]
+        + [_job(f"inner:sd{c}", mb) for c, mb in zip("abc", (100, 105, 95), strict=True)]
+        + [_job(f"rand:sd{c}", iops=i) for c, i in zip("abc", (150, 150, 150), strict=True)]
+    )
     per, med = summarize(FioRun(jobs=tuple(jobs), disk_util={}, fio_version="", final=True), disks)
     assert per[2].slow == ("outer",) and per[0].slow == () and med["outer"] == 200
 

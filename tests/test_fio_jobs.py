@@ -9,15 +9,25 @@ from hypothesis import strategies as st
 from planners.perf.workloads import MAX_DEPTH_PER_JOB, RANDOM_DEPTH_PER_DISK
 from runners.exec import have, run
 from runners.fio.jobs import (
-    QUICK, WORKLOADS, Shape, Target, fio_argv, random_depth, seq_shape, suite,
+    QUICK,
+    WORKLOADS,
+    Shape,
+    Target,
+    fio_argv,
+    random_depth,
+    seq_shape,
+    suite,
 )
 
 KiB, MiB = 1024, 1024**2
 DEV = Target(path="/dev/md0", kind="device", size_bytes=10 * 1024**3)
 
 
-@given(stripe=st.sampled_from([0, 64 * KiB, 512 * KiB, 13 * 512 * KiB, 3 * MiB, 64 * MiB]),
-       stripes=st.integers(1, 8), logical=st.sampled_from([512, 4096]))
+@given(
+    stripe=st.sampled_from([0, 64 * KiB, 512 * KiB, 13 * 512 * KiB, 3 * MiB, 64 * MiB]),
+    stripes=st.integers(1, 8),
+    logical=st.sampled_from([512, 4096]),
+)
 def test_seq_keeps_two_full_stripes_in_flight_per_array(stripe, stripes, logical):
     bs, depth = seq_shape(Shape(full_stripe_bytes=stripe, stripes=stripes, logical_block=logical))
     assert bs % logical == 0 and bs > 0
@@ -55,7 +65,13 @@ def test_file_target_keeps_its_file_for_podplan_to_remove():
 
 
 def test_argv_streams_json_to_its_own_file():
-    assert fio_argv("a.fio", "a.json") == ["fio", "--output-format=json", "--output=a.json", "--status-interval=1", "a.fio"]
+    assert fio_argv("a.fio", "a.json") == [
+        "fio",
+        "--output-format=json",
+        "--output=a.json",
+        "--status-interval=1",
+        "a.fio",
+    ]
     assert fio_argv("a.fio", "a.json", status_interval=0)[-2] == "--output=a.json"
 
 
@@ -70,8 +86,12 @@ def test_plain_fio_parses_every_job_file(tmp_path, kind):
         assert out.returncode == 0, out.stderr
 
 
-@given(stripe=st.sampled_from([0, 64 * KiB, 512 * KiB, 13 * 512 * KiB, 3 * MiB, 64 * MiB]),
-       stripes=st.integers(1, 8), disks=st.integers(1, 300), logical=st.sampled_from([512, 4096]))
+@given(
+    stripe=st.sampled_from([0, 64 * KiB, 512 * KiB, 13 * 512 * KiB, 3 * MiB, 64 * MiB]),
+    stripes=st.integers(1, 8),
+    disks=st.integers(1, 300),
+    logical=st.sampled_from([512, 4096]),
+)
 def test_the_model_predicts_the_jobs_validate_runs(stripe, stripes, disks, logical):
     from planners.perf.workloads import VALIDATION, for_plan
 
@@ -80,8 +100,12 @@ def test_the_model_predicts_the_jobs_validate_runs(stripe, stripes, disks, logic
     for preset in VALIDATION:
         w = for_plan(preset, stripe, stripes=stripes, disks=disks, logical_block=logical)
         opts = ran[w.name]
-        assert (w.rw, w.bs, w.iodepth, w.numjobs) == (opts["rw"], int(opts["bs"]), int(opts["iodepth"]),
-                                                      int(opts["numjobs"]))
+        assert (w.rw, w.bs, w.iodepth, w.numjobs) == (
+            opts["rw"],
+            int(opts["bs"]),
+            int(opts["iodepth"]),
+            int(opts["numjobs"]),
+        )
 
 
 def test_each_job_file_names_its_target_once():

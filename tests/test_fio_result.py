@@ -53,8 +53,10 @@ def test_torn_tail_is_ignored():
 def test_client_server_output_reads_each_host():
     obj = json.loads((FIX / "single.json").read_text())
     job = obj["jobs"][0]
-    merged = {"fio version": "fio-3.33", "client_stats": [
-        {**job, "hostname": "pod1"}, {**job, "hostname": "pod2"}, {**job, "jobname": "All clients"}]}
+    merged = {
+        "fio version": "fio-3.33",
+        "client_stats": [{**job, "hostname": "pod1"}, {**job, "hostname": "pod2"}, {**job, "jobname": "All clients"}],
+    }
     run = figures(merged)
     assert [j.host for j in run.jobs] == ["pod1", "pod2"]
 

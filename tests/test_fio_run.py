@@ -17,8 +17,8 @@ import pytest
 from runners.exec import have
 from runners.fio.jobs import Timing
 from runners.fio.result import parse_output
-from runners.validate.suite import validate
 from runners.validate.guard import GuardError
+from runners.validate.suite import validate
 
 MiB = 1024**2
 FAST = Timing(runtime_s=2, ss_duration_s=1, ss_ramp_s=0, ss_slope_pct=50.0)
@@ -34,8 +34,13 @@ def test_directory_suite_reports_files_and_cleans_up(tmp_path):
     data, rep_dir = tmp_path / "data", tmp_path / "report"
     data.mkdir()
     events = []
-    rep = validate(str(data), timing=FAST, file_size=32 * MiB, report_dir=str(rep_dir),
-                   on_progress=lambda n, e, t, f: events.append((n, e)))
+    rep = validate(
+        str(data),
+        timing=FAST,
+        file_size=32 * MiB,
+        report_dir=str(rep_dir),
+        on_progress=lambda n, e, t, f: events.append((n, e)),
+    )
     assert rep.kind == "file" and not rep.partial
     assert [w.status for w in rep.workloads] == ["done"] * 4
     for w in rep.workloads:
@@ -57,8 +62,13 @@ def test_cancel_stops_fio_keeps_partial_figures_and_removes_the_file(tmp_path):
             cancel.set()
 
     t0 = time.monotonic()
-    rep = validate(str(tmp_path), timing=Timing(runtime_s=30, ss_duration_s=30, ss_ramp_s=0, ss_slope_pct=0.01),
-                   file_size=32 * MiB, on_progress=on_progress, cancel=cancel)
+    rep = validate(
+        str(tmp_path),
+        timing=Timing(runtime_s=30, ss_duration_s=30, ss_ramp_s=0, ss_slope_pct=0.01),
+        file_size=32 * MiB,
+        on_progress=on_progress,
+        cancel=cancel,
+    )
     assert time.monotonic() - t0 < 20
     assert seen_file  # the file existed while fio ran...
     assert _leftovers(tmp_path) == []  # ...and is gone
@@ -77,8 +87,15 @@ def test_missing_fio_is_one_clear_error(tmp_path, monkeypatch):
 
 
 def _cli(*args, env=None, timeout=60, **kw):
-    return subprocess.run([sys.executable, "-m", "app.cli.main", *args], cwd=ROOT, capture_output=True, text=True,
-                          env={**os.environ, **(env or {})}, timeout=timeout, **kw)
+    return subprocess.run(
+        [sys.executable, "-m", "app.cli.main", *args],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+        timeout=timeout,
+        **kw,
+    )
 
 
 def test_cli_one_line_errors(tmp_path):
@@ -96,8 +113,23 @@ def test_cli_permission_error_is_one_line(tmp_path):
     locked = tmp_path / "locked"
     locked.mkdir()
     locked.chmod(0o555)  # reachable, not writable: the test file cannot be created
-    out = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable, "-m",
-                          "app.cli.main", "validate", str(locked)], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [
+            "setpriv",
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            sys.executable,
+            "-m",
+            "app.cli.main",
+            "validate",
+            str(locked),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     if "Permission denied" in out.stderr and "python" in out.stderr.lower():
         pytest.skip("the interpreter is not readable by an unprivileged user here")
     if "No module named 'app'" in out.stderr:
@@ -109,9 +141,14 @@ def test_cli_permission_error_is_one_line(tmp_path):
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
 def test_cli_ctrl_c_removes_the_file_and_exits_130(tmp_path, sig):
     # As a terminal would start it: a parallel test runner's workers ignore SIGINT, and a child inherits that.
-    proc = subprocess.Popen([sys.executable, "-m", "app.cli.main", "validate", str(tmp_path), "--full", "--json"],
-                            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "app.cli.main", "validate", str(tmp_path), "--full", "--json"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     deadline = time.monotonic() + 30
     while not _leftovers(tmp_path) and time.monotonic() < deadline:
         time.sleep(0.1)
@@ -155,9 +192,14 @@ def test_cli_validate_records_fio_in_the_transcript_given(tmp_path):
     data, log = tmp_path / "data", tmp_path / "audit" / "commands.log"
     data.mkdir()
     log.parent.mkdir()
-    proc = subprocess.Popen([sys.executable, "-m", "app.cli.main", "--transcript", str(log), "validate", str(data),
-                             "--json"], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "XDG_STATE_HOME": str(tmp_path / "state")})
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "app.cli.main", "--transcript", str(log), "validate", str(data), "--json"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={**os.environ, "XDG_STATE_HOME": str(tmp_path / "state")},
+    )
     deadline = time.monotonic() + 90
     records: list[dict] = []
     while not any(r["argv"][0] == "fio" for r in records) and time.monotonic() < deadline and proc.poll() is None:

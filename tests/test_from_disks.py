@@ -18,25 +18,27 @@ FOUR_TB = 4000787030016
 
 
 def disk(i: int, size: int = TWO_TB_DRIVE, rotational: bool = True, model: str = "HDD", **kw: object) -> FoundDisk:
-    return FoundDisk(device=f"/dev/disk/by-id/ata-{model}_{i}", size=size, rotational=rotational, model=model,
-                     **kw)  # type: ignore[arg-type]
+    return FoundDisk(device=f"/dev/disk/by-id/ata-{model}_{i}", size=size, rotational=rotational, model=model, **kw)  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize(("count", "rotational", "want"), [
-    (2, True, [(1, None, 2, 0)]),
-    (2, False, [(1, None, 2, 0)]),
-    (3, True, [(5, None, 3, 0)]),
-    (3, False, [(5, None, 3, 0)]),
-    (5, True, [(5, None, 5, 0)]),
-    (4, False, [(10, "n2", 4, 0)]),
-    (5, False, [(10, "n2", 4, 1)]),
-    (6, True, [(6, None, 6, 0)]),
-    (15, True, [(6, None, 15, 0)]),
-    (16, True, [(6, None, 8, 0)] * 2),
-    (45, True, [(6, None, 15, 0)] * 3),
-    (47, False, [(6, None, 11, 0)] * 4),
-    (60, True, [(6, None, 15, 0)] * 4),
-])
+@pytest.mark.parametrize(
+    ("count", "rotational", "want"),
+    [
+        (2, True, [(1, None, 2, 0)]),
+        (2, False, [(1, None, 2, 0)]),
+        (3, True, [(5, None, 3, 0)]),
+        (3, False, [(5, None, 3, 0)]),
+        (5, True, [(5, None, 5, 0)]),
+        (4, False, [(10, "n2", 4, 0)]),
+        (5, False, [(10, "n2", 4, 1)]),
+        (6, True, [(6, None, 6, 0)]),
+        (15, True, [(6, None, 15, 0)]),
+        (16, True, [(6, None, 8, 0)] * 2),
+        (45, True, [(6, None, 15, 0)] * 3),
+        (47, False, [(6, None, 11, 0)] * 4),
+        (60, True, [(6, None, 15, 0)] * 4),
+    ],
+)
 def test_default_layout_by_count_and_kind(count: int, rotational: bool, want: list[tuple]) -> None:
     groups = default_groups(count, rotational, 512 * 1024)
     assert [(g.level, g.layout, g.members, g.spares) for g in groups] == want
@@ -52,12 +54,21 @@ def test_one_disk_is_refused_with_a_reason() -> None:
 
 
 def test_mixed_disks_make_one_set_per_kind_largest_first() -> None:
-    found = [disk(0), disk(1, FOUR_TB, model="BIG"), disk(2), disk(3, FOUR_TB, model="BIG"),
-             disk(4, rotational=False, model="HDD"), disk(5, physical_sector=512)]
+    found = [
+        disk(0),
+        disk(1, FOUR_TB, model="BIG"),
+        disk(2),
+        disk(3, FOUR_TB, model="BIG"),
+        disk(4, rotational=False, model="HDD"),
+        disk(5, physical_sector=512),
+    ]
     sets = disk_sets(found)
     assert [(s.count, s.size, s.model, s.rotational, s.physical_sector) for s in sets] == [
-        (2, FOUR_TB, "BIG", True, 4096), (2, TWO_TB_DRIVE, "HDD", True, 4096),
-        (1, TWO_TB_DRIVE, "HDD", False, 4096), (1, TWO_TB_DRIVE, "HDD", True, 512)]
+        (2, FOUR_TB, "BIG", True, 4096),
+        (2, TWO_TB_DRIVE, "HDD", True, 4096),
+        (1, TWO_TB_DRIVE, "HDD", False, 4096),
+        (1, TWO_TB_DRIVE, "HDD", True, 512),
+    ]
     assert sets[0].devices == ["/dev/disk/by-id/ata-BIG_1", "/dev/disk/by-id/ata-BIG_3"]
     assert sets[1].devices == ["/dev/disk/by-id/ata-HDD_0", "/dev/disk/by-id/ata-HDD_2"]
 
@@ -84,7 +95,9 @@ def test_plan_from_the_disks_a_lab_guest_reported() -> None:
     free = [d.found() for d in found if d.free and d.big_enough]
     plan = plan_from_disks(free, example_pod())
     assert [(s.count, s.size, s.rotational, s.model) for s in plan.disks] == [
-        (1, 256 * 2**20, True, ""), (8, 64 * 2**20, True, "QEMU HARDDISK")]
+        (1, 256 * 2**20, True, ""),
+        (8, 64 * 2**20, True, "QEMU HARDDISK"),
+    ]
     assert plan.disks[1].devices == [f"/dev/sd{c}" for c in "ijklmnop"]
     assert [(g.level, g.members) for g in plan.groups] == [(6, 9)]
     # md sizes every member to the smallest disk: the 256 MiB disk counts as 64 MiB.

@@ -26,9 +26,13 @@ def _ext4(plan: Plan, **fs: object) -> Plan:
 
 def _small(count: int, size: int, *, groups: int = 1, lvm: bool = False, fs: Filesystem | None = None) -> Plan:
     per = count // groups
-    return Plan(name="f", disks=[DiskSet(count=count, size=size)], lvm=Lvm(enabled=lvm),
-                groups=[MdGroup(name=f"md{i}", level=5, members=per) for i in range(groups)],
-                filesystem=fs or Filesystem(type="ext4", label="pod45", mount_point="/srv/f"))
+    return Plan(
+        name="f",
+        disks=[DiskSet(count=count, size=size)],
+        lvm=Lvm(enabled=lvm),
+        groups=[MdGroup(name=f"md{i}", level=5, members=per) for i in range(groups)],
+        filesystem=fs or Filesystem(type="ext4", label="pod45", mount_point="/srv/f"),
+    )
 
 
 def _finding(plan: Plan, needle: str):
@@ -120,11 +124,14 @@ def test_each_filesystem_without_lvm_gets_its_own_label():
     assert compute(example_pod()).volumes[0].label == "pod45"
 
 
-@pytest.mark.parametrize("fs_type,label,groups,want", [
-    ("ext4", "abcdefghijklmnop", 12, "abcdefghijklm-11"),  # mke2fs keeps 16 bytes
-    ("xfs", "abcdefghijkl", 12, "abcdefghi-11"),  # mkfs.xfs refuses over 12
-    ("xfs", "pod45", 3, "pod45-2"),
-])
+@pytest.mark.parametrize(
+    "fs_type,label,groups,want",
+    [
+        ("ext4", "abcdefghijklmnop", 12, "abcdefghijklm-11"),  # mke2fs keeps 16 bytes
+        ("xfs", "abcdefghijkl", 12, "abcdefghi-11"),  # mkfs.xfs refuses over 12
+        ("xfs", "pod45", 3, "pod45-2"),
+    ],
+)
 def test_labels_fit_what_mkfs_accepts(tmp_path, fs_type, label, groups, want):
     plan = _small(groups * 3, 2**30, groups=groups, fs=Filesystem(type=fs_type, label=label, mount_point="/srv/f"))
     labels = [v.label for v in compute(plan).volumes]

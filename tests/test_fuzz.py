@@ -20,8 +20,7 @@ from planners.example import example_pod
 from planners.models import Plan
 from planners.perf.jobfile import IGNORED, MODELLED, REFUSED, parse_job_file
 from planners.perf.predict import geometry_for_speed, predict
-from tests.fuzz_schema import (
-    EXAMPLES, SWEEP_MAX_DISKS, Schema, dotted, outcome, plan_seeds, run_commands, with_value)
+from tests.fuzz_schema import EXAMPLES, SWEEP_MAX_DISKS, Schema, dotted, outcome, plan_seeds, run_commands, with_value
 
 SCHEMA = Schema(Plan.model_json_schema())
 LEAVES = list(SCHEMA.leaves())
@@ -29,16 +28,29 @@ SEEDS = plan_seeds()
 # The richest seed as it is (XFS) and with ext4, so that a field only one filesystem reads
 # (e2fsprogs, reserved_percent) is used; the second is not swept (an ext4 sweep costs ten XFS ones).
 EDGE_SEEDS = [(SEEDS[0], SWEEP_MAX_DISKS), (with_value(SEEDS[0], ("filesystem", "type"), "ext4"), 0)]
-FUZZ = settings(deadline=None, database=None, derandomize=EXAMPLES is None,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+FUZZ = settings(
+    deadline=None,
+    database=None,
+    derandomize=EXAMPLES is None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
 
 
 def test_the_schema_reaches_every_part_of_a_plan() -> None:
     """The walk enters [tools], [hardware] and the models inside it, down to a LUN's fields."""
     paths = {dotted(p) for p, _ in LEAVES}
-    assert {"tools.kernel", "tools.lvm2", "hardware.replace_hours", "hardware.disk.lun.rebuild_hours",
-            "hardware.models.*.afr", "hardware.controller.round_trip_us", "groups.0.chunk", "disks.0.size",
-            "filesystem.reserved_percent", "tuning.readahead"} <= paths
+    assert {
+        "tools.kernel",
+        "tools.lvm2",
+        "hardware.replace_hours",
+        "hardware.disk.lun.rebuild_hours",
+        "hardware.models.*.afr",
+        "hardware.controller.round_trip_us",
+        "groups.0.chunk",
+        "disks.0.size",
+        "filesystem.reserved_percent",
+        "tuning.readahead",
+    } <= paths
     for seed in [*SEEDS, EDGE_SEEDS[1][0]]:
         assert set(run_commands(seed).values()) == {"ok"}, seed.get("name")
 
@@ -74,19 +86,71 @@ def test_plans_from_the_schema(doc) -> None:  # type: ignore[no-untyped-def]
 
 # --- job files -----------------------------------------------------------------------------------
 OPTIONS = sorted(MODELLED | set(IGNORED) | set(REFUSED))
-ODD = ["", "0", "1", "-1", "4k", "1m", "64KiB", "1.5m", "10%", "100", "101", "4k,8k", "4k-8k", ",4k", "10s", "5ms",
-       "2h", "1d", "abc", "inf", "nan", "1e400", "9" * 30, "9" * 400, "randrw", "rw:4", "trim", "libaio", "io_uring",
-       "sync", "dsync", "none", "/dev/sda", "/tmp/f:/tmp/g", "1000", "1024", " 7 "]
+ODD = [
+    "",
+    "0",
+    "1",
+    "-1",
+    "4k",
+    "1m",
+    "64KiB",
+    "1.5m",
+    "10%",
+    "100",
+    "101",
+    "4k,8k",
+    "4k-8k",
+    ",4k",
+    "10s",
+    "5ms",
+    "2h",
+    "1d",
+    "abc",
+    "inf",
+    "nan",
+    "1e400",
+    "9" * 30,
+    "9" * 400,
+    "randrw",
+    "rw:4",
+    "trim",
+    "libaio",
+    "io_uring",
+    "sync",
+    "dsync",
+    "none",
+    "/dev/sda",
+    "/tmp/f:/tmp/g",
+    "1000",
+    "1024",
+    " 7 ",
+]
 # What each modelled option usually holds, so that most files get past the reader to the model.
-USUAL = {"rw": ["read", "write", "randread", "randwrite", "rw", "readwrite", "randrw"],
-         "ioengine": ["libaio", "io_uring", "psync", "sync", "posixaio"], "bs": ["4k", "128k", "1m", "4k,64k"],
-         "size": ["1g", "10g", "100m"], "io_size": ["1g"], "runtime": ["10", "60s", "1m"], "rwmixread": ["70"],
-         "rate": ["10m", "1m,2m", ",5m"], "rate_iops": ["100", "50,"], "thinktime": ["100", "2ms"],
-         "fsync": ["1", "32"], "fdatasync": ["8"], "sync": ["1", "dsync"], "filename": ["/dev/md0", "f"],
-         "numjobs": ["1", "4", "64"], "iodepth": ["1", "32"], "kb_base": ["1000", "1024", "4k"],
-         "number_ios": ["1000"]}
-job_values = st.one_of(st.sampled_from(ODD), st.integers(-(10**6), 10**25).map(str),
-                       st.text(st.characters(codec="ascii", exclude_characters="\n\r[]"), max_size=8))
+USUAL = {
+    "rw": ["read", "write", "randread", "randwrite", "rw", "readwrite", "randrw"],
+    "ioengine": ["libaio", "io_uring", "psync", "sync", "posixaio"],
+    "bs": ["4k", "128k", "1m", "4k,64k"],
+    "size": ["1g", "10g", "100m"],
+    "io_size": ["1g"],
+    "runtime": ["10", "60s", "1m"],
+    "rwmixread": ["70"],
+    "rate": ["10m", "1m,2m", ",5m"],
+    "rate_iops": ["100", "50,"],
+    "thinktime": ["100", "2ms"],
+    "fsync": ["1", "32"],
+    "fdatasync": ["8"],
+    "sync": ["1", "dsync"],
+    "filename": ["/dev/md0", "f"],
+    "numjobs": ["1", "4", "64"],
+    "iodepth": ["1", "32"],
+    "kb_base": ["1000", "1024", "4k"],
+    "number_ios": ["1000"],
+}
+job_values = st.one_of(
+    st.sampled_from(ODD),
+    st.integers(-(10**6), 10**25).map(str),
+    st.text(st.characters(codec="ascii", exclude_characters="\n\r[]"), max_size=8),
+)
 
 
 @st.composite
@@ -115,8 +179,9 @@ def job_files(draw: st.DrawFn) -> str:
 NUMERIC_OPTIONS = ("numjobs", "bs", "runtime", "rwmixread", "rate_iops", "fsync", "thinktime")
 
 
-@pytest.mark.parametrize("line", ["kb_base=4k", "kb_base=", "bs=", "rw=",
-                                  *(f"{k}={v}" for k in NUMERIC_OPTIONS for v in ("9" * 5000, "²"))])
+@pytest.mark.parametrize(
+    "line", ["kb_base=4k", "kb_base=", "bs=", "rw=", *(f"{k}={v}" for k in NUMERIC_OPTIONS for v in ("9" * 5000, "²"))]
+)
 def test_odd_job_values_are_one_line(line: str) -> None:
     """Values a nightly run found (kb_base=4k, thousands of digits, "²" were ValueError tracebacks)."""
     try:
@@ -145,10 +210,38 @@ def test_job_files(text: str) -> None:
 # --- the TUI's form ------------------------------------------------------------------------------
 _FORM_BASE = example_pod()
 _FORM_VALUES = values_from_plan(_FORM_BASE)
-form_text = st.one_of(st.sampled_from(["", "0", "-1", "1", "4", "6", "10", "512", "4096", "2TB", "512K", "1.8TiB",
-                                       "inf", "nan", "1e400", "9" * 5000, "abc", " ", "a b", "/srv/x", "xfs", "ext4",
-                                       "striped", "none", "n2"]),
-                      st.text(max_size=10))
+form_text = st.one_of(
+    st.sampled_from(
+        [
+            "",
+            "0",
+            "-1",
+            "1",
+            "4",
+            "6",
+            "10",
+            "512",
+            "4096",
+            "2TB",
+            "512K",
+            "1.8TiB",
+            "inf",
+            "nan",
+            "1e400",
+            "9" * 5000,
+            "abc",
+            " ",
+            "a b",
+            "/srv/x",
+            "xfs",
+            "ext4",
+            "striped",
+            "none",
+            "n2",
+        ]
+    ),
+    st.text(max_size=10),
+)
 
 
 @settings(FUZZ, max_examples=EXAMPLES or 300)

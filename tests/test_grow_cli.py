@@ -39,8 +39,15 @@ type = "ext4"
 
 def podplan(*args: str, cwd=None, umask: int = -1) -> subprocess.CompletedProcess:
     env = {**os.environ, "COLUMNS": "200"}
-    return subprocess.run([sys.executable, "-m", "app.cli.main", *args], capture_output=True, text=True,
-                          timeout=120, cwd=cwd, env=env, umask=umask)
+    return subprocess.run(
+        [sys.executable, "-m", "app.cli.main", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=cwd,
+        env=env,
+        umask=umask,
+    )
 
 
 def test_grow_shows_every_figure_before_and_after():
@@ -50,11 +57,26 @@ def test_grow_shows_every_figure_before_and_after():
 
     p = example_pod()
     g = growth_between(p, target_plan(p, GrowRequest(add_disks=1)))
-    for v in (g.arrays[0].array_bytes_before, g.arrays[0].array_bytes_after, g.lv_bytes_before, g.lv_bytes_after,
-              g.df_size_bytes_before, g.df_size_bytes_after, g.df_available_bytes_before, g.df_available_bytes_after):
+    for v in (
+        g.arrays[0].array_bytes_before,
+        g.arrays[0].array_bytes_after,
+        g.lv_bytes_before,
+        g.lv_bytes_after,
+        g.df_size_bytes_before,
+        g.df_size_bytes_after,
+        g.df_available_bytes_before,
+        g.df_available_bytes_after,
+    ):
         assert f"{v:,}" in res.stdout
-    for needle in ("backup file: not needed", "reshape: about", "limited by", "Alignment after the growth",
-                   "mdadm --grow /dev/md/md2 --raid-devices=16", "pvresize /dev/md/md2", "xfs_growfs /srv/pod45"):
+    for needle in (
+        "backup file: not needed",
+        "reshape: about",
+        "limited by",
+        "Alignment after the growth",
+        "mdadm --grow /dev/md/md2 --raid-devices=16",
+        "pvresize /dev/md/md2",
+        "xfs_growfs /srv/pod45",
+    ):
         assert needle in res.stdout, needle
 
 
@@ -65,8 +87,16 @@ def test_both_modes_are_shown_where_both_work():
 
 
 def test_json_and_save_and_to_round_trip(tmp_path):
-    res = podplan("grow", "--add-disks", "2", "--json", "--save", str(tmp_path / "new.toml"),
-                  "--script", str(tmp_path / "grow.sh"))
+    res = podplan(
+        "grow",
+        "--add-disks",
+        "2",
+        "--json",
+        "--save",
+        str(tmp_path / "new.toml"),
+        "--script",
+        str(tmp_path / "grow.sh"),
+    )
     assert res.returncode == 0, res.stderr
     data = json.loads(res.stdout)
     g = data["growth"]
@@ -75,8 +105,9 @@ def test_json_and_save_and_to_round_trip(tmp_path):
     assert os.access(tmp_path / "grow.sh", os.X_OK)
     assert (tmp_path / "grow.sh").read_text().startswith("#!/usr/bin/env bash")
     assert load_plan(tmp_path / "new.toml").groups[-1].members == 17
-    (tmp_path / "old.toml").write_text(subprocess.run([sys.executable, "-m", "app.cli.main", "example"],
-                                                      capture_output=True, text=True).stdout)
+    (tmp_path / "old.toml").write_text(
+        subprocess.run([sys.executable, "-m", "app.cli.main", "example"], capture_output=True, text=True).stdout
+    )
     again = podplan("grow", str(tmp_path / "old.toml"), "--to", str(tmp_path / "new.toml"), "--json")
     assert again.returncode == 0, again.stderr
     assert json.loads(again.stdout)["growth"] == g
@@ -86,8 +117,16 @@ def test_json_and_save_and_to_round_trip(tmp_path):
 
 def test_saved_files_take_the_umask_as_any_new_file_does(tmp_path):
     """A grown layout for the team to read is 0644 under umask 022, not mkstemp's 0600; the script 0755."""
-    res = podplan("grow", "--add-disks", "2", "--save", str(tmp_path / "new.toml"), "--script",
-                  str(tmp_path / "grow.sh"), umask=0o022)
+    res = podplan(
+        "grow",
+        "--add-disks",
+        "2",
+        "--save",
+        str(tmp_path / "new.toml"),
+        "--script",
+        str(tmp_path / "grow.sh"),
+        umask=0o022,
+    )
     assert res.returncode == 0, res.stderr
     assert oct((tmp_path / "new.toml").stat().st_mode & 0o7777) == oct(0o644)
     assert oct((tmp_path / "grow.sh").stat().st_mode & 0o7777) == oct(0o755)
@@ -103,20 +142,23 @@ def test_raid5_to_raid6(tmp_path):
     assert "--level=6" in res.stdout and "tune2fs" not in res.stdout  # same data disks: the stripe is unchanged
 
 
-@pytest.mark.parametrize("args,needle", [
-    (["grow", "{far}", "--add-disks", "2"], "RAID10 far layout (f2) cannot be reshaped"),
-    (["grow", "--add-disks", "1", "--size", "1TB"], "added disks are too small"),
-    (["grow"], "nothing to grow"),
-    (["grow", "--add-disks", "-1"], "greater than or equal to 0"),
-    (["grow", "--add-disks", "2", "--devices", "/dev/sdx"], "2 disks to add but 1 device paths given"),
-    (["grow", "--add-disks", "1", "--devices", "/dev/sdx;reboot"], "not allowed"),
-    (["grow", "--add-disks", "1", "--group", "md7"], "no md array named 'md7'"),
-    (["grow", "--add-disks", "1", "--to-level", "5"], "RAID6 to RAID5"),
-    (["grow", "--add-disks", "3", "--mode", "new-array"], "takes 15 disks"),
-    (["grow", "--add-disks", "1", "--to", "{far}"], "not both"),
-    (["grow", "--add-disks", "1", "--size", "2XB"], "2XB"),
-    (["grow", "--to", "{shrunk}"], "fewer arrays"),
-])
+@pytest.mark.parametrize(
+    "args,needle",
+    [
+        (["grow", "{far}", "--add-disks", "2"], "RAID10 far layout (f2) cannot be reshaped"),
+        (["grow", "--add-disks", "1", "--size", "1TB"], "added disks are too small"),
+        (["grow"], "nothing to grow"),
+        (["grow", "--add-disks", "-1"], "greater than or equal to 0"),
+        (["grow", "--add-disks", "2", "--devices", "/dev/sdx"], "2 disks to add but 1 device paths given"),
+        (["grow", "--add-disks", "1", "--devices", "/dev/sdx;reboot"], "not allowed"),
+        (["grow", "--add-disks", "1", "--group", "md7"], "no md array named 'md7'"),
+        (["grow", "--add-disks", "1", "--to-level", "5"], "RAID6 to RAID5"),
+        (["grow", "--add-disks", "3", "--mode", "new-array"], "takes 15 disks"),
+        (["grow", "--add-disks", "1", "--to", "{far}"], "not both"),
+        (["grow", "--add-disks", "1", "--size", "2XB"], "2XB"),
+        (["grow", "--to", "{shrunk}"], "fewer arrays"),
+    ],
+)
 def test_bad_input_is_one_line_and_exit_2(tmp_path, args, needle):
     from app.shared.planfile import save_plan
     from planners.example import example_pod

@@ -18,15 +18,32 @@ from planners.units import GiB, KiB, MiB
 TB = 10**12
 
 
-def plan(level=6, members=8, disk=4 * TB, *, chunk=512 * KiB, groups=1, lvm=False, fs="xfs", layout=None,
-         metadata="1.2", devices=False, mode="linear", extent=None) -> Plan:
+def plan(
+    level=6,
+    members=8,
+    disk=4 * TB,
+    *,
+    chunk=512 * KiB,
+    groups=1,
+    lvm=False,
+    fs="xfs",
+    layout=None,
+    metadata="1.2",
+    devices=False,
+    mode="linear",
+    extent=None,
+) -> Plan:
     n = members * groups
     return Plan(
         name="t",
         disks=[DiskSet(count=n, size=disk, devices=[f"/dev/sd{chr(97 + i)}" for i in range(n)] if devices else [])],
-        groups=[MdGroup(name=f"md{i}", level=level, members=members, chunk=chunk, layout=layout, metadata=metadata)
-                for i in range(groups)],
-        lvm=Lvm(enabled=lvm, mode=mode, extent_size=extent), filesystem=Filesystem(type=fs))
+        groups=[
+            MdGroup(name=f"md{i}", level=level, members=members, chunk=chunk, layout=layout, metadata=metadata)
+            for i in range(groups)
+        ],
+        lvm=Lvm(enabled=lvm, mode=mode, extent_size=extent),
+        filesystem=Filesystem(type=fs),
+    )
 
 
 def grow(p: Plan, **kw):
@@ -35,7 +52,9 @@ def grow(p: Plan, **kw):
 
 def test_reshape_adds_members_after_the_group_and_keeps_the_component():
     p = plan(devices=True, groups=2, lvm=True)
-    t = target_plan(p, GrowRequest(add_disks=2, group="md0", devices=["/dev/disk/by-id/new-1", "/dev/disk/by-id/new-2"]))
+    t = target_plan(
+        p, GrowRequest(add_disks=2, group="md0", devices=["/dev/disk/by-id/new-1", "/dev/disk/by-id/new-2"])
+    )
     (g0, m0, _), (g1, m1, _) = t.group_disks()
     assert (g0.members, g1.members) == (10, 8)
     assert [d.device for d in m0[-2:]] == ["/dev/disk/by-id/new-1", "/dev/disk/by-id/new-2"]
@@ -70,11 +89,14 @@ def test_new_array_under_lvm_is_offered_beside_the_reshape():
     assert isinstance(possible_modes(p, GrowRequest(add_disks=3))["new-array"], PlanError)
 
 
-@pytest.mark.parametrize("kw,match", [
-    (dict(level=10, layout="f2", members=4), "far layout"),
-    (dict(level=1, members=2), "more mirrors, not more capacity"),
-    (dict(level=0, members=4), "RAID4 and back"),
-])
+@pytest.mark.parametrize(
+    "kw,match",
+    [
+        (dict(level=10, layout="f2", members=4), "far layout"),
+        (dict(level=1, members=2), "more mirrors, not more capacity"),
+        (dict(level=0, members=4), "RAID4 and back"),
+    ],
+)
 def test_md_refusals_name_the_reason(kw, match):
     with pytest.raises(PlanError, match=match):
         target_plan(plan(**kw), GrowRequest(add_disks=2))
@@ -93,15 +115,18 @@ def test_offset_raid10_reshapes_by_moving_the_data_offset():
     assert not a.backup_file and a.offset_change_bytes == 2 * 512 * KiB
 
 
-@pytest.mark.parametrize("old_kw,new_kw,match", [
-    (dict(members=8), dict(members=6), "shrinks"),
-    (dict(), dict(chunk=256 * KiB), "chunk"),
-    (dict(), dict(fs="ext4"), "filesystem"),
-    (dict(), dict(), "nothing to grow"),
-    (dict(groups=1), dict(groups=2), "no LVM"),
-    (dict(groups=2, lvm=True, mode="striped"), dict(groups=3, lvm=True, mode="striped"), "striped"),
-    (dict(disk=4 * TB), dict(disk=8 * TB), "bigger disks"),
-])
+@pytest.mark.parametrize(
+    "old_kw,new_kw,match",
+    [
+        (dict(members=8), dict(members=6), "shrinks"),
+        (dict(), dict(chunk=256 * KiB), "chunk"),
+        (dict(), dict(fs="ext4"), "filesystem"),
+        (dict(), dict(), "nothing to grow"),
+        (dict(groups=1), dict(groups=2), "no LVM"),
+        (dict(groups=2, lvm=True, mode="striped"), dict(groups=3, lvm=True, mode="striped"), "striped"),
+        (dict(disk=4 * TB), dict(disk=8 * TB), "bigger disks"),
+    ],
+)
 def test_growth_between_refuses(old_kw, new_kw, match):
     with pytest.raises(PlanError, match=match):
         growth_between(plan(**old_kw), plan(**{**old_kw, **new_kw}))
@@ -132,12 +157,15 @@ def test_room_before_the_data_follows_super1():
     assert room_before_sectors(big) == big.data_offset_sectors - 8 - (8 + 256 + 8)  # bitmap room 256 + bad-block log
 
 
-@pytest.mark.parametrize("disk,chunk,add,to_level,needed,moved", [
-    (4 * TB, 512 * KiB, 1, None, False, True),  # room to move the data offset
-    (256 * MiB, 512 * KiB, 1, None, False, False),  # too little room: critical section on the added disk
-    (256 * MiB, 64 * KiB, 1, None, False, True),
-    (256 * MiB, 512 * KiB, 1, 6, False, True),  # RAID5 -> RAID6, same data disks: one chunk of room suffices
-])
+@pytest.mark.parametrize(
+    "disk,chunk,add,to_level,needed,moved",
+    [
+        (4 * TB, 512 * KiB, 1, None, False, True),  # room to move the data offset
+        (256 * MiB, 512 * KiB, 1, None, False, False),  # too little room: critical section on the added disk
+        (256 * MiB, 64 * KiB, 1, None, False, True),
+        (256 * MiB, 512 * KiB, 1, 6, False, True),  # RAID5 -> RAID6, same data disks: one chunk of room suffices
+    ],
+)
 def test_backup_file_rule(disk, chunk, add, to_level, needed, moved):
     level = 5 if to_level else 6
     g = grow(plan(level=level, disk=disk, chunk=chunk), add_disks=add, to_level=to_level)
@@ -176,11 +204,16 @@ def test_reshape_time_names_its_limit():
 
 
 @settings(max_examples=40, deadline=None)
-@given(level=st.sampled_from([5, 6, 10]), members=st.integers(4, 20), add=st.integers(1, 6),
-       disk_gib=st.integers(1, 20000), lvm=st.booleans(), fs=st.sampled_from(["xfs", "ext4"]))
+@given(
+    level=st.sampled_from([5, 6, 10]),
+    members=st.integers(4, 20),
+    add=st.integers(1, 6),
+    disk_gib=st.integers(1, 20000),
+    lvm=st.booleans(),
+    fs=st.sampled_from(["xfs", "ext4"]),
+)
 def test_growth_only_grows(level, members, add, disk_gib, lvm, fs):
-    p = plan(level=level, members=members, disk=disk_gib * GiB, lvm=lvm, fs=fs,
-             layout="n2" if level == 10 else None)
+    p = plan(level=level, members=members, disk=disk_gib * GiB, lvm=lvm, fs=fs, layout="n2" if level == 10 else None)
     try:
         g = grow(p, add_disks=add)
     except PlanError as exc:
@@ -212,11 +245,23 @@ SEEN_IN_VM_FALLBACK = [
     # metadata 1.0, RAID5 -> RAID6: ran with --backup-file=/root/podplan-grow-md0.backup
     (dict(level=5, members=4, metadata="1.0"), dict(add_disks=1, to_level=6), True, 0, 939327488, 898564096),
     # a new array under LVM: mdadm --create, pvcreate, vgextend, lvextend, online resize2fs
-    (dict(level=5, members=4, lvm=True, fs="ext4"), dict(add_disks=4, mode="new-array"), False, 0, 1947394048,
-     1843773440),
+    (
+        dict(level=5, members=4, lvm=True, fs="ext4"),
+        dict(add_disks=4, mode="new-array"),
+        False,
+        0,
+        1947394048,
+        1843773440,
+    ),
     # the same on 1536 MiB disks: online resize2fs from 36 to 72 groups, in several flex-group batches
-    (dict(level=5, members=4, lvm=True, fs="ext4", disk=1536 * MiB), dict(add_disks=4, mode="new-array"), False, 0,
-     9406971904, 8956403712),
+    (
+        dict(level=5, members=4, lvm=True, fs="ext4", disk=1536 * MiB),
+        dict(add_disks=4, mode="new-array"),
+        False,
+        0,
+        9406971904,
+        8956403712,
+    ),
 ]
 
 

@@ -22,10 +22,16 @@ BY_ID = "/dev/disk/by-id/scsi-0QEMU_QEMU_HARDDISK_g-"
 
 def _plan(level=6, members=6, *, lvm=False, fs="xfs", metadata="1.2", groups=1, devices=True, disk=2 * TB) -> Plan:
     n = members * groups
-    return Plan(name="lab", disks=[DiskSet(count=n, size=disk, devices=[f"{BY_ID}{i}" for i in range(n)] if devices else [])],
-                groups=[MdGroup(name=f"md{i}", level=level, members=members, chunk=512 * KiB, metadata=metadata)
-                        for i in range(groups)],
-                lvm=Lvm(enabled=lvm), filesystem=Filesystem(type=fs, mount_point="/srv/lab"))
+    return Plan(
+        name="lab",
+        disks=[DiskSet(count=n, size=disk, devices=[f"{BY_ID}{i}" for i in range(n)] if devices else [])],
+        groups=[
+            MdGroup(name=f"md{i}", level=level, members=members, chunk=512 * KiB, metadata=metadata)
+            for i in range(groups)
+        ],
+        lvm=Lvm(enabled=lvm),
+        filesystem=Filesystem(type=fs, mount_point="/srv/lab"),
+    )
 
 
 CASES = {
@@ -50,12 +56,24 @@ def test_grow_script_is_valid_bash_and_shellcheck_clean(tmp_path, case):
 def test_steps_come_in_order_with_the_given_devices():
     old = _plan(lvm=True, groups=2)
     text = _script(old, GrowRequest(add_disks=1, group="md1", devices=[f"{BY_ID}12"]))
-    order = ["expect_md /dev/md/md0 6 6 ", f"expect_member /dev/md/md1 {BY_ID}11", "expect_lv pod/data ",
-             "expect_fs /srv/lab xfs /dev/pod/data ", f"MD1_ADDED=({BY_ID}12)", "\nconfirm\n",
-             f"run mdadm --add /dev/md/md1 {BY_ID}12", "run mdadm --grow /dev/md/md1 --raid-devices=7",
-             "wait_idle /dev/md/md1", "expect_size /dev/md/md1 ", "record_array /dev/md/md1",
-             "run pvresize /dev/md/md1", "run lvextend --extents +100%FREE pod/data", "expect_size /dev/pod/data ",
-             "run xfs_growfs /srv/lab", "  df -B1 /srv/lab\n"]
+    order = [
+        "expect_md /dev/md/md0 6 6 ",
+        f"expect_member /dev/md/md1 {BY_ID}11",
+        "expect_lv pod/data ",
+        "expect_fs /srv/lab xfs /dev/pod/data ",
+        f"MD1_ADDED=({BY_ID}12)",
+        "\nconfirm\n",
+        f"run mdadm --add /dev/md/md1 {BY_ID}12",
+        "run mdadm --grow /dev/md/md1 --raid-devices=7",
+        "wait_idle /dev/md/md1",
+        "expect_size /dev/md/md1 ",
+        "record_array /dev/md/md1",
+        "run pvresize /dev/md/md1",
+        "run lvextend --extents +100%FREE pod/data",
+        "expect_size /dev/pod/data ",
+        "run xfs_growfs /srv/lab",
+        "  df -B1 /srv/lab\n",
+    ]
     at = [text.index(s) for s in order]
     assert at == sorted(at)
     assert "--backup-file" not in text
@@ -76,8 +94,13 @@ def test_ext4_gets_its_stripe_width_and_readahead_online():
 def _run(text: str, tmp_path, *args: str) -> subprocess.CompletedProcess:
     path = tmp_path / "grow.sh"
     path.write_text(text)
-    return subprocess.run(["bash", str(path), *args], capture_output=True, text=True, timeout=120,
-                          env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin"})
+    return subprocess.run(
+        ["bash", str(path), *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PATH": "/usr/sbin:/usr/bin:/sbin:/bin"},
+    )
 
 
 def test_help_and_unknown_option(tmp_path):
@@ -107,7 +130,7 @@ def test_added_disks_pass_the_build_scripts_size_and_duplicate_guards(tmp_path):
 
     from runners.probes.loopdev import sparse_loops
 
-    if os.geteuid() != 0 or shutil.which("losetup") is None and not os.path.exists("/usr/sbin/losetup"):
+    if os.geteuid() != 0 or (shutil.which("losetup") is None and not os.path.exists("/usr/sbin/losetup")):
         pytest.skip("the guard needs root and losetup to make loop devices")
     with sparse_loops([64 << 20]) as (dev,):
         alias = f"/dev/podplan-alias-{os.getpid()}-{os.path.basename(dev)}"

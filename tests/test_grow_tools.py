@@ -91,8 +91,13 @@ def test_xfs_growfs_df_matches(old_size, new_size, su, sw, sector):
 
 @pytest.mark.skipif(not have("xfs_growfs"), reason="xfs_growfs (xfsprogs) is not installed")
 @settings(max_examples=5, deadline=None, suppress_health_check=list(HealthCheck), derandomize=True)
-@given(old_mib=st.integers(700, 6000), grow_blocks=st.integers(1, 3_000_000),
-       su_kib=st.sampled_from([0, 64, 256, 512]), sw=st.integers(2, 14), sector=st.sampled_from([512, 4096]))
+@given(
+    old_mib=st.integers(700, 6000),
+    grow_blocks=st.integers(1, 3_000_000),
+    su_kib=st.sampled_from([0, 64, 256, 512]),
+    sw=st.integers(2, 14),
+    sector=st.sampled_from([512, 4096]),
+)
 def test_xfs_growfs_df_matches_any_size(old_mib, grow_blocks, su_kib, sw, sector):
     _xfs_case(old_mib * MiB, old_mib * MiB + grow_blocks * 4096, su_kib * KiB, sw if su_kib else 0, sector)
 
@@ -143,8 +148,10 @@ def test_resize2fs_online_df_matches(old_size, new_size):
             img.grow(new_size)
             res = run(["resize2fs", img.dev], timeout=300, check=False)
             if "Permission denied" in res.stderr:
-                pytest.skip("this kernel refuses online ext4 resizing here (EXT4_IOC_RESIZE_FS needs "
-                            "CAP_SYS_RESOURCE); test_grow_planner holds online figures witnessed in the lab VM")
+                pytest.skip(
+                    "this kernel refuses online ext4 resizing here (EXT4_IOC_RESIZE_FS needs "
+                    "CAP_SYS_RESOURCE); test_grow_planner holds online figures witnessed in the lab VM"
+                )
             assert res.returncode == 0, res.stderr
             grown = ext4_grown(old, new_size, online=True)
             assert df_b1(mnt) == ext4_grown_df(old, grown, online=True)
@@ -152,16 +159,22 @@ def test_resize2fs_online_df_matches(old_size, new_size):
         img.close()
 
 
-def _plan(level: int, members: int, disk: int, *, chunk: int = 512 * KiB, groups: int = 1, lvm: bool = True,
-          fs: str = "xfs") -> Plan:
-    return Plan(name="g", disks=[DiskSet(count=members * groups, size=disk)],
-                groups=[MdGroup(name=f"md{i}", level=level, members=members, chunk=chunk) for i in range(groups)],
-                lvm=Lvm(enabled=lvm), filesystem=Filesystem(type=fs))
+def _plan(
+    level: int, members: int, disk: int, *, chunk: int = 512 * KiB, groups: int = 1, lvm: bool = True, fs: str = "xfs"
+) -> Plan:
+    return Plan(
+        name="g",
+        disks=[DiskSet(count=members * groups, size=disk)],
+        groups=[MdGroup(name=f"md{i}", level=level, members=members, chunk=chunk) for i in range(groups)],
+        lvm=Lvm(enabled=lvm),
+        filesystem=Filesystem(type=fs),
+    )
 
 
 @pytest.mark.skipif(not have("mdadm"), reason="mdadm is not installed")
-@pytest.mark.parametrize("level,members,add,to_level", [(5, 4, 1, None), (6, 6, 2, None), (5, 4, 1, 6),
-                                                         (10, 4, 2, None)])
+@pytest.mark.parametrize(
+    "level,members,add,to_level", [(5, 4, 1, None), (6, 6, 2, None), (5, 4, 1, 6), (10, 4, 2, None)]
+)
 def test_grown_array_component_is_mdadms(level, members, add, to_level):
     """md keeps the component through a reshape; mdadm's own --create over the old and the grown
     member sets gives that same component, so array after = data disks x it."""
@@ -170,8 +183,10 @@ def test_grown_array_component_is_mdadms(level, members, add, to_level):
     a = g.arrays[0]
     opts = ["--chunk=512K", "--metadata=1.2", "--bitmap=none"]
     before = probe_create([2 * GiB + 12345 * 512] * members, [f"--level={level}", f"--raid-devices={members}", *opts])
-    after = probe_create([2 * GiB + 12345 * 512] * (members + add),
-                         [f"--level={a.level_after}", f"--raid-devices={members + add}", *opts])
+    after = probe_create(
+        [2 * GiB + 12345 * 512] * (members + add),
+        [f"--level={a.level_after}", f"--raid-devices={members + add}", *opts],
+    )
     assert before.component_bytes == after.component_bytes == a.component_bytes
     data = {5: members + add - 1, 6: members + add - 2, 10: (members + add) // 2}[a.level_after]
     assert a.array_bytes_after == data * a.component_bytes
@@ -196,12 +211,15 @@ def test_lv_after_pvresize_or_vgextend_is_lvms(mode):
     before = [gr.md.array_bytes for gr in r.groups]
     sizes = before + [a.array_bytes_after for a in g.arrays if a.new]
     with sparse_loops(sizes) as loops, lvm_sandbox(loops) as env:
-        olds, news = loops[: len(before)], loops[len(before):]
+        olds, news = loops[: len(before)], loops[len(before) :]
         try:
             _lvm(env, "pvcreate", "--yes", *g.pvcreate_options, *olds)
             _lvm(env, "vgcreate", "--physicalextentsize", f"{vol.lvm.extent_bytes // KiB}k", "vg", *olds)
             _lvm(env, "lvcreate", "--yes", "--zero", "n", "--wipesignatures", "n", "-n", "lv", "-l", "100%FREE", "vg")
-            assert int(_lvm(env, "lvs", "--noheadings", "--nosuffix", "--units", "b", "-o", "lv_size", "vg/lv")) == g.lv_bytes_before
+            assert (
+                int(_lvm(env, "lvs", "--noheadings", "--nosuffix", "--units", "b", "-o", "lv_size", "vg/lv"))
+                == g.lv_bytes_before
+            )
             for a in g.arrays:
                 if not a.new:
                     i = [gr.name for gr in old.groups].index(a.name)

@@ -59,7 +59,7 @@ def test_the_chosen_algorithm_wins_over_the_fastest_benchmarked():
 def test_the_last_boot_wins():
     text = fixture("journal-6.1-debian12-two-boots.txt")
     assert "27515" in text  # the earlier boot measured faster
-    first = text[:text.index("-- Boot ")]
+    first = text[: text.index("-- Boot ")]
     assert parse_parity_log(first).raid6_gen_mb_s == pytest.approx(27515 * MIB_TO_MB)
     assert parse_parity_log(text).raid6_gen_mb_s == pytest.approx(26102 * MIB_TO_MB)
     # dmesg outputs run together, the second without its banner: the clock going back starts a boot.
@@ -69,9 +69,11 @@ def test_the_last_boot_wins():
 
 
 def test_a_later_load_in_the_same_boot_wins_and_a_boot_without_lines_has_none():
-    reload = ("[ 9000.100000] raid6: sse2x4   gen() 20000 MB/s\n"
-              "[ 9000.200000] raid6: avx2x4   gen()  9000 MB/s\n"
-              "[ 9000.300000] raid6: using algorithm avx2x4 gen() 9000 MB/s\n")
+    reload = (
+        "[ 9000.100000] raid6: sse2x4   gen() 20000 MB/s\n"
+        "[ 9000.200000] raid6: avx2x4   gen()  9000 MB/s\n"
+        "[ 9000.300000] raid6: using algorithm avx2x4 gen() 9000 MB/s\n"
+    )
     log = parse_parity_log(fixture("dmesg-4.19-debian10.txt") + reload)
     assert log.boots == 1 and log.raid6_algorithm == "avx2x4" and log.raid6_gen_mb_s == pytest.approx(9000 * MIB_TO_MB)
     assert log.raid6_xor_mb_s is None  # avx512x4's rmw figure does not carry over
@@ -136,8 +138,9 @@ def test_refused_dmesg_falls_back_to_the_next_source(tmp_path):
     host = read_host_parity(commands=(("dmesg", as_nobody),), kern_log=str(kern_log))
     assert host.failed == ("dmesg not permitted by kernel.dmesg_restrict",)
     assert host.source == str(kern_log) and host.log.raid6_algorithm == "avx2x4"
-    host = read_host_parity(commands=(("dmesg", as_nobody), ("slow", ("sleep", "30"))), timeout_s=0.5,
-                            kern_log=str(tmp_path / "absent"))
+    host = read_host_parity(
+        commands=(("dmesg", as_nobody), ("slow", ("sleep", "30"))), timeout_s=0.5, kern_log=str(tmp_path / "absent")
+    )
     assert host.log is None and "slow timed out after 0.5 s" in host.why_none
     assert f"{tmp_path / 'absent'} absent" in host.why_none
 
@@ -171,19 +174,24 @@ def test_predict_takes_raid6_gen_from_a_saved_log(capsys):
 
 def test_predict_plan_figure_beats_the_log_and_presets_name_themselves(capsys, tmp_path):
     plan = tmp_path / "p.toml"
-    plan.write_text('name = "p"\n[[disks]]\ncount = 8\nsize = "4TB"\n[[groups]]\nlevel = 6\nmembers = 8\n'
-                    '[hardware.cpu]\ncpu_class = "desktop-2010"\nraid6_gen_mb_s = 3000.0\n')
+    plan.write_text(
+        'name = "p"\n[[disks]]\ncount = 8\nsize = "4TB"\n[[groups]]\nlevel = 6\nmembers = 8\n'
+        '[hardware.cpu]\ncpu_class = "desktop-2010"\nraid6_gen_mb_s = 3000.0\n'
+    )
     code, out, _ = predict(capsys, str(plan), "--kernel-log", str(FIXTURES / "kern.log-4.4-ubuntu1604.txt"), "--json")
     cpu = json.loads(out)["cpu"]
     assert code == 0 and cpu["raid6_gen"]["source"] == "plan" and cpu["raid6_gen"]["mb_s"] == 3000.0
     assert cpu["xor"]["source"] == "kernel log" and cpu["xor"]["detail"] == "avx"
     code, out, _ = predict(capsys, str(plan), "--no-host-cpu")
-    assert ("raid6 gen() 3.0 GB/s from the plan's [hardware.cpu]; xor 6.0 GB/s from preset desktop-2010 "
-            "(--no-host-cpu)") in " ".join(out.split())
+    assert (
+        "raid6 gen() 3.0 GB/s from the plan's [hardware.cpu]; xor 6.0 GB/s from preset desktop-2010 (--no-host-cpu)"
+    ) in " ".join(out.split())
     code, out, _ = predict(capsys, "--cpu-class", "desktop-2010", "--json")
     cpu = json.loads(out)["cpu"]
-    assert cpu["raid6_gen"] == {"mb_s": 4500.0, "source": "preset", "detail": "desktop-2010",
-                                "why_not_log": "--cpu-class"} and cpu["log"] is None
+    assert (
+        cpu["raid6_gen"] == {"mb_s": 4500.0, "source": "preset", "detail": "desktop-2010", "why_not_log": "--cpu-class"}
+        and cpu["log"] is None
+    )
 
 
 def test_predict_on_this_host_names_where_the_figures_came_from(capsys):
@@ -193,11 +201,14 @@ def test_predict_on_this_host_names_where_the_figures_came_from(capsys):
     assert "CPU: raid6 gen() " in line and ("from this host's kernel log" in line or "from preset server (" in line)
 
 
-@pytest.mark.parametrize("argv,needle", [
-    (["--kernel-log", "/nonexistent/k.log"], "--kernel-log: /nonexistent/k.log absent"),
-    (["--kernel-log", "/"], "is a directory"),
-    (["--kernel-log", "k.log", "--no-host-cpu"], "not allowed with argument"),
-])
+@pytest.mark.parametrize(
+    "argv,needle",
+    [
+        (["--kernel-log", "/nonexistent/k.log"], "--kernel-log: /nonexistent/k.log absent"),
+        (["--kernel-log", "/"], "is a directory"),
+        (["--kernel-log", "k.log", "--no-host-cpu"], "not allowed with argument"),
+    ],
+)
 def test_bad_cpu_flags_are_one_line(capsys, argv, needle):
     code, _, err = predict(capsys, *argv)
     assert code == 2 and needle in err and len(err.strip().splitlines()) == 1

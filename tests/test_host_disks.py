@@ -11,8 +11,7 @@ import struct
 import pytest
 
 from runners.exec import have, run
-from runners.host.disks import (InventoryError, pick_by_id, probe_signature, read_by_id, read_host_disks,
-                                whole_disks)
+from runners.host.disks import InventoryError, pick_by_id, probe_signature, read_by_id, read_host_disks, whole_disks
 from runners.host.inventory import DiskInfo, parse_lsblk
 from runners.probes.loopdev import sparse_loops
 
@@ -20,11 +19,32 @@ FIX = pathlib.Path(__file__).parent / "fixtures"
 MiB = 1024**2
 
 
-def dev(name: str, kind: str = "disk", children: tuple[str, ...] = (), fstype: str = "",
-        mounts: tuple[str, ...] = (), size: int = 4000 * MiB) -> DiskInfo:
-    return DiskInfo(name=name, path=f"/dev/{name}", type=kind, size_bytes=size, rotational=True, logical_sector=512,
-                    physical_sector=4096, io_min=4096, io_opt=0, read_ahead_bytes=131072, scheduler="", model="M",
-                    serial="S", fstype=fstype, mountpoints=mounts, children=children)
+def dev(
+    name: str,
+    kind: str = "disk",
+    children: tuple[str, ...] = (),
+    fstype: str = "",
+    mounts: tuple[str, ...] = (),
+    size: int = 4000 * MiB,
+) -> DiskInfo:
+    return DiskInfo(
+        name=name,
+        path=f"/dev/{name}",
+        type=kind,
+        size_bytes=size,
+        rotational=True,
+        logical_sector=512,
+        physical_sector=4096,
+        io_min=4096,
+        io_opt=0,
+        read_ahead_bytes=131072,
+        scheduler="",
+        model="M",
+        serial="S",
+        fstype=fstype,
+        mountpoints=mounts,
+        children=children,
+    )
 
 
 def uses(devs: list[DiskInfo], **kw: object) -> dict[str, tuple[str, ...]]:
@@ -51,16 +71,26 @@ def test_host_root_disk_and_an_empty_ram_disk():
 
 def test_each_kind_of_use_in_words():
     devs = [
-        dev("sda", children=("sda1", "sda2")), dev("sda1", "part", fstype="vfat", mounts=("/boot/efi",)),
+        dev("sda", children=("sda1", "sda2")),
+        dev("sda1", "part", fstype="vfat", mounts=("/boot/efi",)),
         dev("sda2", "part", fstype="LVM2_member", children=("vg-root", "vg-swap")),
-        dev("vg-root", "lvm", fstype="ext4", mounts=("/",)), dev("vg-swap", "lvm", mounts=("[SWAP]",)),
+        dev("vg-root", "lvm", fstype="ext4", mounts=("/",)),
+        dev("vg-swap", "lvm", mounts=("[SWAP]",)),
         dev("sdb", fstype="LVM2_member"),
         dev("sdc", fstype="linux_raid_member"),
         dev("sdd", fstype="xfs"),
-        dev("sde", children=("crypt0",)), dev("crypt0", "crypt"),
-        dev("sdf", children=("md1",)), dev("md1", "linear"),
-        dev("sdg"), dev("sdh"), dev("sdi", children=("sdi1",)), dev("sdi1", "part"),
-        dev("zram0", mounts=("[SWAP]",)), dev("sr0", "rom"), dev("sdz", size=0), dev("loop0", "loop"),
+        dev("sde", children=("crypt0",)),
+        dev("crypt0", "crypt"),
+        dev("sdf", children=("md1",)),
+        dev("md1", "linear"),
+        dev("sdg"),
+        dev("sdh"),
+        dev("sdi", children=("sdi1",)),
+        dev("sdi1", "part"),
+        dev("zram0", mounts=("[SWAP]",)),
+        dev("sr0", "rom"),
+        dev("sdz", size=0),
+        dev("loop0", "loop"),
     ]
     assert uses(devs, md_members={"sdh": "md127", "sdi1": "md126"}, signatures={"sdg": "gpt partition table"}) == {
         "sda": ("root disk", "LVM PV", "partitions sda1, sda2", "swap", "mounted at /boot/efi, /"),
@@ -76,10 +106,15 @@ def test_each_kind_of_use_in_words():
 
 
 def test_by_id_names_a_person_can_read_win_and_partitions_never_count():
-    links = {"wwn-0x5000c500a1b2c3d4": "sda", "ata-ST4000NM0035-1V4107_ZC11ABCD": "sda",
-             "ata-ST4000NM0035-1V4107_ZC11ABCD-part1": "sda1", "nvme-eui.0025388b91b2c3d4": "nvme0n1",
-             "nvme-Samsung_SSD_980_PRO_1TB_S5GXNF0R123456": "nvme0n1", "wwn-0x5000c500a1b2c3d5": "sdb",
-             "usb-Generic_Card#Reader_000-0:0": "sdc"}
+    links = {
+        "wwn-0x5000c500a1b2c3d4": "sda",
+        "ata-ST4000NM0035-1V4107_ZC11ABCD": "sda",
+        "ata-ST4000NM0035-1V4107_ZC11ABCD-part1": "sda1",
+        "nvme-eui.0025388b91b2c3d4": "nvme0n1",
+        "nvme-Samsung_SSD_980_PRO_1TB_S5GXNF0R123456": "nvme0n1",
+        "wwn-0x5000c500a1b2c3d5": "sdb",
+        "usb-Generic_Card#Reader_000-0:0": "sdc",
+    }
     assert pick_by_id(links) == {
         "sda": "/dev/disk/by-id/ata-ST4000NM0035-1V4107_ZC11ABCD",
         "nvme0n1": "/dev/disk/by-id/nvme-Samsung_SSD_980_PRO_1TB_S5GXNF0R123456",
@@ -123,7 +158,10 @@ def test_no_lsblk_is_one_line(monkeypatch: pytest.MonkeyPatch, tmp_path: pathlib
     monkeypatch.setenv("PATH", str(tmp_path))
     if have("lsblk"):
         pytest.skip("lsblk is in an sbin directory, which is always searched")
-    with pytest.raises(InventoryError, match=r"^Cannot list the disks: lsblk not found: install util-linux \(apt-get install util-linux\)$"):
+    with pytest.raises(
+        InventoryError,
+        match=r"^Cannot list the disks: lsblk not found: install util-linux \(apt-get install util-linux\)$",
+    ):
         read_host_disks()
 
 
@@ -134,5 +172,6 @@ def test_lsblk_failing_is_one_line(monkeypatch: pytest.MonkeyPatch, tmp_path: pa
     monkeypatch.setenv("PATH", f"{tmp_path}:{os.environ['PATH']}")
     with pytest.raises(InventoryError) as err:
         read_host_disks()
-    assert str(err.value) == ("Cannot list the disks: lsblk: exit status 32: "
-                              "lsblk: cannot open /sys/dev/block: Permission denied")
+    assert str(err.value) == (
+        "Cannot list the disks: lsblk: exit status 32: lsblk: cannot open /sys/dev/block: Permission denied"
+    )

@@ -122,7 +122,7 @@ def test_the_layout_is_read():
 def test_layers_point_down(module):
     layer = LAYERS.index(module.split(".")[0])
     upward = sorted(t for t in GRAPH[module] if LAYERS.index(t.split(".")[0]) > layer)
-    assert not upward, f"{module} imports {upward}: {LAYERS[layer]} may import only {LAYERS[:layer + 1]}"
+    assert not upward, f"{module} imports {upward}: {LAYERS[layer]} may import only {LAYERS[: layer + 1]}"
     for importer, forbidden in INNER_RULES:
         if module == importer or module.startswith(importer + "."):
             bad = sorted(t for t in GRAPH[module] if t == forbidden or t.startswith(forbidden + "."))

@@ -8,11 +8,10 @@ import pathlib
 
 import pytest
 
-from runners.exec import have
+from runners.exec import have, run
 from runners.host.inventory import disks, gather_files, parse_lsblk, parse_mdstat
 from runners.lab.collect import parse_collection, parse_key_values
 from runners.probes.loopdev import mounted, sparse_loops
-from runners.exec import run
 
 FIX = pathlib.Path(__file__).parent / "fixtures"
 BOOT = FIX / "lab" / "boot" / "scenarios"
@@ -45,7 +44,8 @@ def test_mdstat_resync_in_progress():
         "      1566720 blocks super 1.2 level 6, 512k chunk, algorithm 2 [8/7] [UUUUU_UU]\n"
         "      [=>...................]  resync =  8.4% (22016/261120) finish=0.3min speed=11008K/sec\n"
         "      \n"
-        "md1 : inactive sdz[0](S)\n      1000 blocks\n\nunused devices: <none>\n")
+        "md1 : inactive sdz[0](S)\n      1000 blocks\n\nunused devices: <none>\n"
+    )
     a, b = parse_mdstat(text)
     assert (a.name, a.level, a.action, a.progress_pct, a.failed) == ("md127", "raid6", "resync", 8.4, ("sdf",))
     assert (b.state, b.level, b.spares) == ("inactive", "", ("sdz",))

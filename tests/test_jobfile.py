@@ -87,20 +87,23 @@ def test_read_and_write_block_sizes():
     assert [w.bs for w in jf.workloads] == [4096, 65536]
 
 
-@pytest.mark.parametrize(("option", "words"), [
-    ("rate_cycle=500", "rate_cycle refused: fio's pacing"),
-    ("write_barrier=4", "write_barrier refused: a barrier write"),
-    ("rw=randtrim", "rw=randtrim refused: trims"),
-    ("bs=4k,8k\nrw=randrw", "different read and write block sizes"),
-    ("rwmixread=170", "not a percentage"),
-    ("sync=always", "fio takes 0/none, 1/sync or dsync"),
-    ("bs=4k-64k", "range of block sizes"),
-    ("ioengine=rbd", "ioengine=rbd refused"),
-    ("frobnicate=3", "frobnicate refused: podplan does not know"),
-    ("include other.fio", "include refused"),
-    ("size=1.5g", "whole numbers only"),
-    ("size=50%", "a share of the target is not modelled"),
-])
+@pytest.mark.parametrize(
+    ("option", "words"),
+    [
+        ("rate_cycle=500", "rate_cycle refused: fio's pacing"),
+        ("write_barrier=4", "write_barrier refused: a barrier write"),
+        ("rw=randtrim", "rw=randtrim refused: trims"),
+        ("bs=4k,8k\nrw=randrw", "different read and write block sizes"),
+        ("rwmixread=170", "not a percentage"),
+        ("sync=always", "fio takes 0/none, 1/sync or dsync"),
+        ("bs=4k-64k", "range of block sizes"),
+        ("ioengine=rbd", "ioengine=rbd refused"),
+        ("frobnicate=3", "frobnicate refused: podplan does not know"),
+        ("include other.fio", "include refused"),
+        ("size=1.5g", "whole numbers only"),
+        ("size=50%", "a share of the target is not modelled"),
+    ],
+)
 def test_what_the_model_cannot_honour_is_refused_with_its_line(option, words):
     message = refusal(f"[global]\ndirect=1\n[job]\n{option}\n", source="x.fio")
     assert message.startswith("x.fio:4: [job] ") and words in message and "\n" not in message
@@ -125,15 +128,23 @@ SUFFIXES = ["", "b", "k", "K", "kb", "KB", "kib", "KiB", "m", "M", "mb", "MiB", 
 
 @pytest.mark.skipif(shutil.which("fio") is None, reason="fio is not installed (scripts/dev.sh setup installs it)")
 @settings(max_examples=6, deadline=None)
-@given(st.lists(st.tuples(st.integers(1, 4096), st.sampled_from(SUFFIXES), st.sampled_from([1000, 1024])),
-                min_size=10, max_size=30))
+@given(
+    st.lists(
+        st.tuples(st.integers(1, 4096), st.sampled_from(SUFFIXES), st.sampled_from([1000, 1024])),
+        min_size=10,
+        max_size=30,
+    )
+)
 def test_sizes_are_read_as_fio_itself_reads_them(tmp_path_factory, cases):
     """fio --parse-only --debug=parse prints the bytes it made of each size: the witness."""
     job = tmp_path_factory.mktemp("fio") / "sizes.fio"
-    job.write_text("".join(f"[j{i}]\nkb_base={base}\nsize={n}{suffix}\nfilename=/dev/null\n"
-                           for i, (n, suffix, base) in enumerate(cases)))
-    out = subprocess.run(["fio", "--parse-only", "--debug=parse", str(job)], capture_output=True, text=True,
-                         timeout=60)
+    job.write_text(
+        "".join(
+            f"[j{i}]\nkb_base={base}\nsize={n}{suffix}\nfilename=/dev/null\n"
+            for i, (n, suffix, base) in enumerate(cases)
+        )
+    )
+    out = subprocess.run(["fio", "--parse-only", "--debug=parse", str(job)], capture_output=True, text=True, timeout=60)
     parsed = [int(x) for x in re.findall(r"handle_option=size, ptr=\S+\n.*?ret=0, out=(\d+)", out.stdout, re.S)]
     assert len(parsed) == len(cases), out.stdout[-2000:]
     for (n, suffix, base), theirs in zip(cases, parsed, strict=True):
@@ -164,7 +175,8 @@ def test_a_job_file_with_nothing_to_predict_says_why_and_exits_1(tmp_path, capsy
     assert main(["predict", "--job", str(bad)]) == 1
     out = capsys.readouterr()
     assert out.err == "" and out.out.splitlines()[1].strip() == (
-        f"[a] {bad}:2: [a] rate_cycle refused: fio's pacing of a capped or pausing job is not modelled")
+        f"[a] {bad}:2: [a] rate_cycle refused: fio's pacing of a capped or pausing job is not modelled"
+    )
     assert main(["predict", "--job", str(tmp_path / "absent.fio")]) == 2
     assert "cannot read the job file" in capsys.readouterr().err
 
@@ -210,7 +222,9 @@ def test_sections_without_a_stonewall_run_together_and_a_stonewall_separates_the
     assert together.grouping == "sections run together: first, second"
     walled = parse_job_file(TWO + "stonewall\n[third]\n[fourth]\nwait_for=first\n")
     assert [(p.sections, p.after) for p in walled.phases] == [
-        (["first"], ""), (["second", "third", "fourth"], "stonewall")]
+        (["first"], ""),
+        (["second", "third", "fourth"], "stonewall"),
+    ]
     assert walled.grouping == "sections run together: first; then second, third, fourth (stonewall)"
     # wait_for holds back its own section only, one phase after the section it names.
     waits = parse_job_file("[a]\n[b]\nwait_for=a\n[c]\n")
@@ -223,7 +237,8 @@ def test_sections_without_a_stonewall_run_together_and_a_stonewall_separates_the
     assert grouped.grouping == together.grouping
     assert not any("stonewall" in n for n in walled.notes)
     assert refusal("[b]\nwait_for=zz\n[zz]\n", source="x.fio").startswith(
-        "x.fio:2: [b] wait_for=zz: no section of that name before it")
+        "x.fio:2: [b] wait_for=zz: no section of that name before it"
+    )
 
 
 def _predicted(text: str) -> dict:
@@ -235,8 +250,9 @@ def _predicted(text: str) -> dict:
     return {p.workload: p for p in predict_job_file(plan, geometry_for_speed(plan), parse_job_file(text))}
 
 
-@pytest.mark.parametrize("shape", ["rw=read\nbs=1m\niodepth=64", "rw=randread\nbs=4k\niodepth=128",
-                                   "rw=write\nbs=1m\niodepth=64"])
+@pytest.mark.parametrize(
+    "shape", ["rw=read\nbs=1m\niodepth=64", "rw=randread\nbs=4k\niodepth=128", "rw=write\nbs=1m\niodepth=64"]
+)
 def test_sections_that_run_together_share_the_array(shape):
     head = f"[global]\nfilename=/dev/md0\ndirect=1\nioengine=libaio\n{shape}\n"
     alone = _predicted(head + "[solo]\n")["solo"]
@@ -270,8 +286,7 @@ def test_validate_runs_sections_without_a_stonewall_at_the_same_time(tmp_path):
     target, out = tmp_path / "target", tmp_path / "report"
     target.mkdir()
     fast = Timing(runtime_s=3, ss_duration_s=1, ss_ramp_s=0, ss_slope_pct=50.0)
-    report = validate(str(target), jobs=[parse_job_file(TWO)], timing=fast, file_size=16 * 1024**2,
-                      report_dir=str(out))
+    report = validate(str(target), jobs=[parse_job_file(TWO)], timing=fast, file_size=16 * 1024**2, report_dir=str(out))
     first, second = report.workloads
     assert first.run == second.run != "" and first.job_file == second.job_file
     assert "[first]" in first.job_file and "[second]" in first.job_file and "stonewall" not in first.job_file
@@ -283,8 +298,7 @@ def test_validate_runs_sections_without_a_stonewall_at_the_same_time(tmp_path):
     assert first.elapsed_s < sum(j["job_runtime"] for j in jobs.values()) / 1000
     assert first.figures and second.figures and first.figures.iops > 0 and second.figures.iops > 0
 
-    walled = validate(str(target), jobs=[parse_job_file(TWO + "stonewall\n")], timing=fast,
-                      file_size=16 * 1024**2)
+    walled = validate(str(target), jobs=[parse_job_file(TWO + "stonewall\n")], timing=fast, file_size=16 * 1024**2)
     assert [w.run for w in walled.workloads] == ["", ""]
     assert walled.grouping == "sections run one after another: first; then second (stonewall)"
 

@@ -34,7 +34,9 @@ def plain(**kw: object) -> WorkloadPrediction:
     return p
 
 
-MIXED = HEAD + """
+MIXED = (
+    HEAD
+    + """
 [good]
 rw=randread
 bs=4k
@@ -47,6 +49,7 @@ rw=write
 bs=1m
 zonemode=zbd
 """
+)
 
 
 def test_one_refused_section_leaves_the_others_predicted(tmp_path, capsys):
@@ -54,7 +57,8 @@ def test_one_refused_section_leaves_the_others_predicted(tmp_path, capsys):
     assert [w.name for w in jf.workloads] == ["good"]
     assert [(r.section, r.reason) for r in jf.refused] == [
         ("trims", "m.fio:13: [trims] rw=randtrim refused: trims are not modelled"),
-        ("also-good", "m.fio:18: [also-good] zonemode=zbd needs zonesize (fio refuses it without)")]
+        ("also-good", "m.fio:18: [also-good] zonemode=zbd needs zonesize (fio refuses it without)"),
+    ]
     # fio still runs the refused sections beside the predicted one: its figure is an upper bound.
     assert any("run at once with the refused [trims, also-good]" in n for n in jf.notes)
     path = tmp_path / "m.fio"
@@ -71,20 +75,36 @@ def test_one_refused_section_leaves_the_others_predicted(tmp_path, capsys):
 
 def test_every_option_has_one_kind_and_aliases_name_a_known_option():
     kinds = [set(IGNORED), set(REFUSED), set(MODELLED)]
-    assert all(not (a & b) for i, a in enumerate(kinds) for b in kinds[i + 1:])
+    assert all(not (a & b) for i, a in enumerate(kinds) for b in kinds[i + 1 :])
     assert all(v in IGNORED or v in REFUSED or v in MODELLED for v in ALIASES.values())
 
 
 # Options the issue names as changing nothing that reaches the array, each with a word of its reason.
-@pytest.mark.parametrize(("option", "why"), [
-    ("thread", "workers run"), ("threads=1", "workers run"), ("numa_cpu_nodes=0", "workers run"),
-    ("numa_mem_policy=local", "workers run"), ("cpus_allowed=0-1", "workers run"), ("log_prio=1", "reporting"),
-    ("write_lat_log=x", "reporting"), ("write_bw_log=x", "reporting"), ("steadystate_check_interval=1s", "stops"),
-    ("ss_interval=1s", "stops"), ("exit_what=all", "gives up"), ("continue_on_error=all", "gives up"),
-    ("ignore_error=EIO", "gives up"), ("allow_file_create=0", "creates or opens"),
-    ("dedupe_percentage=50", "VDO"), ("buffer_compress_percentage=50", "compress"), ("cmdprio_percentage=10", "priority"),
-    ("blockalign=64k", "aligned"), ("atomic=1", "RWF_ATOMIC"), ("sprandom=1", "SSD"),
-])
+@pytest.mark.parametrize(
+    ("option", "why"),
+    [
+        ("thread", "workers run"),
+        ("threads=1", "workers run"),
+        ("numa_cpu_nodes=0", "workers run"),
+        ("numa_mem_policy=local", "workers run"),
+        ("cpus_allowed=0-1", "workers run"),
+        ("log_prio=1", "reporting"),
+        ("write_lat_log=x", "reporting"),
+        ("write_bw_log=x", "reporting"),
+        ("steadystate_check_interval=1s", "stops"),
+        ("ss_interval=1s", "stops"),
+        ("exit_what=all", "gives up"),
+        ("continue_on_error=all", "gives up"),
+        ("ignore_error=EIO", "gives up"),
+        ("allow_file_create=0", "creates or opens"),
+        ("dedupe_percentage=50", "VDO"),
+        ("buffer_compress_percentage=50", "compress"),
+        ("cmdprio_percentage=10", "priority"),
+        ("blockalign=64k", "aligned"),
+        ("atomic=1", "RWF_ATOMIC"),
+        ("sprandom=1", "SSD"),
+    ],
+)
 def test_options_that_do_not_change_the_io_are_ignored_with_one_note(option, why):
     jf = parse_job_file(f"{HEAD}[job]\nrw=randwrite\nbs=4k\n{option}\n", source="o.fio")
     assert [w.name for w in jf.workloads] == ["job"] and not jf.refused
@@ -163,7 +183,9 @@ def test_zoned_distributions_shorten_the_seeks_and_hot_sets_fill_the_page_cache(
     assert mean_distance(zones) < 1 / 3
     hot = predicted(HEAD + "[z]\nrw=randread\nbs=4k\niodepth=1\nrandom_distribution=zoned:90/1:10/\n")["z"]
     assert hot.iops > plain(iodepth=1).iops
-    assert hot_share("pareto:0.2", 0.2, 10**6) == pytest.approx(0.2 ** (__import__("math").log(0.8) / __import__("math").log(0.2)))
+    assert hot_share("pareto:0.2", 0.2, 10**6) == pytest.approx(
+        0.2 ** (__import__("math").log(0.8) / __import__("math").log(0.2))
+    )
     assert hot_share("zipf:1.2", 0.01, 10**7) > 0.5 > hot_share("zipf:0.8", 0.01, 10**7)
     assert hot_share("normal:0", 0.5, 10**6) == pytest.approx(0.9973, abs=1e-3)  # +-3 sigma of a twelfth
     cached = predicted("[c]\nfilename=/srv/f\nsize=1t\nrw=randread\nbs=4k\nrandom_distribution=zipf:1.2\n")["c"]

@@ -18,8 +18,9 @@ from planners.perf.concurrent import predict_job_file
 from planners.perf.jobfile import parse_job_file
 from planners.perf.predict import geometry_for_speed
 
-pytestmark = pytest.mark.skipif(shutil.which("fio") is None,
-                                reason="fio is not installed (scripts/dev.sh setup installs it)")
+pytestmark = pytest.mark.skipif(
+    shutil.which("fio") is None, reason="fio is not installed (scripts/dev.sh setup installs it)"
+)
 
 
 def run_fio(tmp: Path, text: str, check: bool = True) -> list[dict]:
@@ -27,10 +28,11 @@ def run_fio(tmp: Path, text: str, check: bool = True) -> list[dict]:
     job = tmp / "job.fio"
     job.write_text(f"[global]\ndirectory={tmp}\nioengine=psync\ndirect=0\nrandrepeat=0\n" + text)
     out = tmp / "out.json"
-    subprocess.run(["fio", "--output-format=json", f"--output={out}", str(job)], check=check, timeout=120,
-                   capture_output=True)
+    subprocess.run(
+        ["fio", "--output-format=json", f"--output={out}", str(job)], check=check, timeout=120, capture_output=True
+    )
     text = out.read_text()
-    return json.loads(text[text.index("{"):])["jobs"]  # fio may put a notice ahead of the JSON
+    return json.loads(text[text.index("{") :])["jobs"]  # fio may put a notice ahead of the JSON
 
 
 def mean_request(side: dict) -> float:
@@ -40,8 +42,7 @@ def mean_request(side: dict) -> float:
 def test_bssplit_shares_by_request_count_match_fios_draws(tmp_path):
     # norandommap: fio's random map would cut requests to the blocks not yet done in each of the
     # eight passes over this small file, which a span larger than the run never sees.
-    text = ("[mix]\nrw=randrw\nrwmixread=50\nsize=8m\nio_size=256m\nnorandommap\n"
-            "bssplit=4k/75:64k/25,16k/50:32k/50\n")
+    text = "[mix]\nrw=randrw\nrwmixread=50\nsize=8m\nio_size=256m\nnorandommap\nbssplit=4k/75:64k/25,16k/50:32k/50\n"
     [job] = run_fio(tmp_path, text)
     [w] = parse_job_file(text).workloads
     for side, split in (("read", w.bs_split[0]), ("write", w.bs_split[1])):
@@ -85,8 +86,10 @@ def test_latency_target_depth_at_either_end_matches_fio(tmp_path):
     on the disks)."""
     plan = example_pod()
     for target, depth in (("1us", 1), ("100s", 16)):
-        text = (f"[l]\nioengine=libaio\nrw=randread\nbs=4k\nsize=8m\niodepth=16\nruntime=2\ntime_based\n"
-                f"latency_target={target}\nlatency_window=200ms\n")
+        text = (
+            f"[l]\nioengine=libaio\nrw=randread\nbs=4k\nsize=8m\niodepth=16\nruntime=2\ntime_based\n"
+            f"latency_target={target}\nlatency_window=200ms\n"
+        )
         [job] = run_fio(tmp_path, text, check=False)
         assert job["latency_depth"] == depth and job["error"] == (110 if depth == 1 else 0)  # ETIMEDOUT
         text = text.replace("[l]\n", "[l]\nfilename=/dev/md0\n")
@@ -96,8 +99,10 @@ def test_latency_target_depth_at_either_end_matches_fio(tmp_path):
 
 
 def test_flow_keeps_fios_ratio_of_requests(tmp_path):
-    text = ("[w]\nfilename=shared\nrw=write\nbs=4k\nsize=8m\nflow=1\nruntime=2\ntime_based\n"
-            "[r]\nfilename=shared\nrw=randread\nbs=4k\nsize=8m\nflow=4\nruntime=2\ntime_based\n")
+    text = (
+        "[w]\nfilename=shared\nrw=write\nbs=4k\nsize=8m\nflow=1\nruntime=2\ntime_based\n"
+        "[r]\nfilename=shared\nrw=randread\nbs=4k\nsize=8m\nflow=4\nruntime=2\ntime_based\n"
+    )
     w, r = run_fio(tmp_path, text)
     assert r["read"]["total_ios"] / w["write"]["total_ios"] == pytest.approx(4, rel=0.1)
     plan = example_pod()

@@ -10,9 +10,21 @@ from runners.lab.kit import KIT_FORMAT, Kit, KitManifest
 from runners.lab.scenario import LabDisk, Scenario
 from runners.lab.vm import BootOutcome, parse_marks
 
-KIT = Kit(directory="/nonexistent", manifest=KitManifest(
-    format=KIT_FORMAT, kernel_package="linux-image-x", kernel_release="x", top={}, packages={}, guest_digest="",
-    build_seconds=0, initrd_bytes=0, vmlinux_bytes=0, module_count=0))
+KIT = Kit(
+    directory="/nonexistent",
+    manifest=KitManifest(
+        format=KIT_FORMAT,
+        kernel_package="linux-image-x",
+        kernel_release="x",
+        top={},
+        packages={},
+        guest_digest="",
+        build_seconds=0,
+        initrd_bytes=0,
+        vmlinux_bytes=0,
+        module_count=0,
+    ),
+)
 
 
 def _fake_boot(console: str, timed_out: bool = False):
@@ -21,18 +33,30 @@ def _fake_boot(console: str, timed_out: bool = False):
     def boot(argv, console_path, *, timeout, on_mark=None, **_kw):
         seen["dir"] = os.path.dirname(console_path)
         seen["images"] = sorted(os.listdir(seen["dir"]))
-        return BootOutcome(returncode=None if timed_out else 0, timed_out=timed_out, seconds=1.0, console=console,
-                           marks=tuple(parse_marks(console)))
+        return BootOutcome(
+            returncode=None if timed_out else 0,
+            timed_out=timed_out,
+            seconds=1.0,
+            console=console,
+            marks=tuple(parse_marks(console)),
+        )
 
     return boot, seen
 
 
-@pytest.mark.parametrize("console,timed_out,message,stage", [
-    ("podplan-lab: stage init t=1\nKernel panic - not syncing: Attempted to kill init!\n", False,
-     "panicked", "init"),
-    ("podplan-lab: stage init t=1\npodplan-lab: stage modules t=2\n", True, "limit", "modules"),
-    ("", False, "wrote no results", "kernel (init never started)"),
-])
+@pytest.mark.parametrize(
+    "console,timed_out,message,stage",
+    [
+        (
+            "podplan-lab: stage init t=1\nKernel panic - not syncing: Attempted to kill init!\n",
+            False,
+            "panicked",
+            "init",
+        ),
+        ("podplan-lab: stage init t=1\npodplan-lab: stage modules t=2\n", True, "limit", "modules"),
+        ("", False, "wrote no results", "kernel (init never started)"),
+    ],
+)
 def test_failures_name_the_stage_and_show_the_console(monkeypatch, tmp_path, console, timed_out, message, stage):
     boot, seen = _fake_boot(console, timed_out)
     monkeypatch.setattr(batchmod, "boot", boot)

@@ -66,22 +66,31 @@ def batch():
     kit_s = time.monotonic() - started
     r5 = Scenario(name="r5", script=RAID5, disks=(LabDisk(size_bytes=MEMBER),) * 3)
     r5 = r5.model_copy(update={"args": r5.disk_paths()})
-    fio = fio_scenario("fio", (LabDisk(size_bytes=64 * MiB, iops_total=2000),) * 2,
-                       'mdadm --create /dev/md0 --run --level=0 --raid-devices=2 --chunk=64 $PODPLAN_DISKS',
-                       FIO_JOB, collect=False)
+    fio = fio_scenario(
+        "fio",
+        (LabDisk(size_bytes=64 * MiB, iops_total=2000),) * 2,
+        "mdadm --create /dev/md0 --run --level=0 --raid-devices=2 --chunk=64 $PODPLAN_DISKS",
+        FIO_JOB,
+        collect=False,
+    )
     fails = Scenario(name="fails", script="echo before; exit 7", collect=False)
     slow = Scenario(name="slow", script="sleep 120", timeout_s=2, collect=False)
-    seeded = dict(disks=(LabDisk(size_bytes=64 * MiB),) * 2, prepare='mkfs.ext4 -q "$2"', fingerprint=True,
-                  collect=False)
+    seeded = dict(
+        disks=(LabDisk(size_bytes=64 * MiB),) * 2, prepare='mkfs.ext4 -q "$2"', fingerprint=True, collect=False
+    )
     guarded = Scenario(name="guarded", script=GUARD, **seeded)
     guarded = guarded.model_copy(update={"args": guarded.disk_paths()})
     overridden = Scenario(name="overridden", script=GUARD, **seeded)
     overridden = overridden.model_copy(update={"args": ("--override", *overridden.disk_paths())})
-    result = run_batch([r5, fio, fails, slow, guarded, overridden], kit=kit, config=LabConfig(timeout_s=240, work_dir=WORK_DIR))
-    print(f"\nkit {kit_s:.1f} s ({kit.manifest.initrd_bytes / MiB:.0f} MiB initramfs, "
-          f"{kit.manifest.vmlinux_bytes / MiB:.0f} MiB kernel), accel {result.accel}, /init at {result.init_s} s, "
-          f"disks ready at {result.disks_ready_s} s, VM total {result.boot.seconds} s; per scenario: "
-          + ", ".join(f"{s.name} {s.total_s} s" for s in result.scenarios))
+    result = run_batch(
+        [r5, fio, fails, slow, guarded, overridden], kit=kit, config=LabConfig(timeout_s=240, work_dir=WORK_DIR)
+    )
+    print(
+        f"\nkit {kit_s:.1f} s ({kit.manifest.initrd_bytes / MiB:.0f} MiB initramfs, "
+        f"{kit.manifest.vmlinux_bytes / MiB:.0f} MiB kernel), accel {result.accel}, /init at {result.init_s} s, "
+        f"disks ready at {result.disks_ready_s} s, VM total {result.boot.seconds} s; per scenario: "
+        + ", ".join(f"{s.name} {s.total_s} s" for s in result.scenarios)
+    )
     return result
 
 

@@ -22,8 +22,13 @@ def collection(name: str):
 def test_raid5_with_xfs_mounted():
     c = collection("r5xfs")
     md = c.md_array("md0")
-    assert (md.level, md.raid_devices, md.chunk_bytes, md.layout, md.metadata) == ("raid5", 3, 512 * KiB,
-                                                                                  "left-symmetric", "1.2")
+    assert (md.level, md.raid_devices, md.chunk_bytes, md.layout, md.metadata) == (
+        "raid5",
+        3,
+        512 * KiB,
+        "left-symmetric",
+        "1.2",
+    )
     assert md.array_bytes == 415236096 and md.component_bytes == 202752 * KiB
     assert [m.device for m in md.members] == ["sda", "sdb", "sdc"]
     assert {m.data_offset_sectors for m in md.members} == {4096}  # headroom halved on 200 MiB members
@@ -80,13 +85,21 @@ def test_two_md_groups_under_a_striped_lv():
     assert not c.block["sdp"].rotational and c.block["sdh"].rotational
 
 
-@pytest.mark.parametrize("scenario,name,sizes,kwargs", [
-    ("r5xfs", "md0", [200 * MiB] * 3, dict(level=5, bitmap="none")),
-    ("r10lvext4", "md0", [96 * MiB] * 4, dict(level=10, chunk_bytes=64 * KiB, bitmap="none")),
-    ("striped", "md1", [256 * MiB] * 4, dict(level=6, chunk_bytes=64 * KiB, bitmap="internal")),
-    # the kernel keeps a whole number of far_copies chunks per member: 130944 KiB where mdadm asked 131008 KiB
-    ("striped", "md2", [128 * MiB] * 3, dict(level=10, layout="f2", chunk_bytes=64 * KiB, metadata="1.0", bitmap="none")),
-])
+@pytest.mark.parametrize(
+    "scenario,name,sizes,kwargs",
+    [
+        ("r5xfs", "md0", [200 * MiB] * 3, dict(level=5, bitmap="none")),
+        ("r10lvext4", "md0", [96 * MiB] * 4, dict(level=10, chunk_bytes=64 * KiB, bitmap="none")),
+        ("striped", "md1", [256 * MiB] * 4, dict(level=6, chunk_bytes=64 * KiB, bitmap="internal")),
+        # the kernel keeps a whole number of far_copies chunks per member: 130944 KiB where mdadm asked 131008 KiB
+        (
+            "striped",
+            "md2",
+            [128 * MiB] * 3,
+            dict(level=10, layout="f2", chunk_bytes=64 * KiB, metadata="1.0", bitmap="none"),
+        ),
+    ],
+)
 def test_recorded_arrays_match_the_planner(scenario, name, sizes, kwargs):
     md = collection(scenario).md_array(name)
     g = md_geometry(sizes, **kwargs)
@@ -98,8 +111,10 @@ def test_recorded_arrays_match_the_planner(scenario, name, sizes, kwargs):
 
 
 def test_block_and_df_lines():
-    dev = parse_block_lines("dev=dm-3 io_min=4096 io_opt=0 read_ahead_kb=128 logical=512 physical=4096 "
-                            "rotational=0 dm_name=vg-lv stripe_cache_size= size=1048576 ra=256\n")["dm-3"]
+    dev = parse_block_lines(
+        "dev=dm-3 io_min=4096 io_opt=0 read_ahead_kb=128 logical=512 physical=4096 "
+        "rotational=0 dm_name=vg-lv stripe_cache_size= size=1048576 ra=256\n"
+    )["dm-3"]
     assert dev.dm_name == "vg-lv" and dev.stripe_cache_size is None and not dev.rotational
     df = parse_df("Filesystem Type 1B-blocks Used Avail Mounted on\n/dev/md0 xfs 100 10 90 /mnt/a\n")
     assert df == {"/dev/md0": ("/mnt/a", 100, 10, 90)}
@@ -107,7 +122,10 @@ def test_block_and_df_lines():
 
 def test_examine_without_superblock():
     assert parse_examine("mdadm: No md superblock detected on /dev/sda.") == {
-        "data_offset_sectors": None, "super_offset_sectors": None, "avail_dev_sectors": None}
+        "data_offset_sectors": None,
+        "super_offset_sectors": None,
+        "avail_dev_sectors": None,
+    }
 
 
 def test_fio_json_recorded_in_the_guest():

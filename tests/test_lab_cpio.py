@@ -16,13 +16,15 @@ def _archive(entries):
 def test_round_trip_sorted_with_modes(tmp_path):
     src = tmp_path / "blob"
     src.write_bytes(b"x" * 1001)  # odd size: data must be padded to 4 bytes
-    data = _archive([
-        Entry.file("usr/bin/tool", source=str(src), perm=0o755),
-        Entry.directory("usr"),
-        Entry.symlink("bin", "usr/bin"),
-        Entry.directory("usr/bin"),
-        Entry.file("init", b"#!/bin/bash\n", 0o755),
-    ])
+    data = _archive(
+        [
+            Entry.file("usr/bin/tool", source=str(src), perm=0o755),
+            Entry.directory("usr"),
+            Entry.symlink("bin", "usr/bin"),
+            Entry.directory("usr/bin"),
+            Entry.file("init", b"#!/bin/bash\n", 0o755),
+        ]
+    )
     members = read_cpio(data)
     assert [m[0] for m in members] == ["bin", "init", "usr", "usr/bin", "usr/bin/tool"]
     by = {m[0]: m for m in members}
@@ -37,7 +39,7 @@ def test_headers_are_newc_and_owned_by_root():
     data = _archive([Entry.file("a", b"hi", 0o600)])
     head = data[:110]
     assert head[:6] == b"070701"
-    fields = [int(head[6 + 8 * i:14 + 8 * i], 16) for i in range(13)]
+    fields = [int(head[6 + 8 * i : 14 + 8 * i], 16) for i in range(13)]
     ino, mode, uid, gid, nlink, mtime, size = fields[:7]
     assert (uid, gid, mtime, size, nlink) == (0, 0, 0, 2, 1)
     assert mode == stat.S_IFREG | 0o600 and ino == 1

@@ -21,10 +21,20 @@ LUNS = Hardware(disk=DiskSpec(lun=Lun(disks=7, level=5, strip=128 * KiB)))
 # One VG and LV name per scenario: the batch's teardown stops md arrays, which hides the VGs built on
 # them, but a VG straight on a scenario's disks stays in view of the next scenario's LVM.
 MATRIX = {
-    "luns": Plan(name="luns", disks=[DiskSet(count=3, size=10**13)], hardware=LUNS,
-                 lvm=Lvm(enabled=True, vg="luns", lv="striped", mode="striped"), filesystem=Filesystem(type="ext4", reserved_percent=1.0)),
-    "lunlin": Plan(name="lunlin", disks=[DiskSet(count=2, size=10**13)], hardware=LUNS, lvm=Lvm(enabled=True, vg="lunlin", lv="linear"),
-                   filesystem=Filesystem(type="xfs")),
+    "luns": Plan(
+        name="luns",
+        disks=[DiskSet(count=3, size=10**13)],
+        hardware=LUNS,
+        lvm=Lvm(enabled=True, vg="luns", lv="striped", mode="striped"),
+        filesystem=Filesystem(type="ext4", reserved_percent=1.0),
+    ),
+    "lunlin": Plan(
+        name="lunlin",
+        disks=[DiskSet(count=2, size=10**13)],
+        hardware=LUNS,
+        lvm=Lvm(enabled=True, vg="lunlin", lv="linear"),
+        filesystem=Filesystem(type="xfs"),
+    ),
     "onedisk": Plan(name="onedisk", disks=[DiskSet(count=1, size=2 * 10**12)], filesystem=Filesystem(type="xfs")),
 }
 

@@ -28,9 +28,12 @@ TB = 2000 * 10**9
 
 def plan(name: str, level: int, members: int, spares: int = 0) -> Plan:
     # ext4: the scaled-down volume stays small (XFS wants 300 MiB and more), so the rebuilds are short.
-    return Plan(name=name, disks=[DiskSet(count=members + spares, size=TB)],
-                groups=[MdGroup(level=level, members=members, spares=spares, chunk=64 * KiB)],
-                filesystem=Filesystem(type="ext4"))
+    return Plan(
+        name=name,
+        disks=[DiskSet(count=members + spares, size=TB)],
+        groups=[MdGroup(level=level, members=members, spares=spares, chunk=64 * KiB)],
+        filesystem=Filesystem(type="ext4"),
+    )
 
 
 CASES = {"raid6x2": (plan("r6", 6, 6), 2), "raid5spare": (plan("r5", 5, 4, spares=1), 1)}
@@ -51,8 +54,11 @@ def test_failure_rehearsal_matches_the_model_and_keeps_the_data(lab, case):
     _, scaled, fp = prepared[case]
     run = result.scenario(case)
     checks, _ = compare_failure(scaled, fp, run)
-    table = "\n".join(f"{c.figure}: predicted {c.shown} | measured {c.actual} | {'yes' if c.match else 'NO'}"
-                      + (f" ({c.why})" if c.why else "") for c in checks)
+    table = "\n".join(
+        f"{c.figure}: predicted {c.shown} | measured {c.actual} | {'yes' if c.match else 'NO'}"
+        + (f" ({c.why})" if c.why else "")
+        for c in checks
+    )
     print(f"\n{case} (script exit {run.returncode}, {run.script_s or 0:.0f} s):\n{table}")
     print(run.outputs.get("failure.txt"))
     assert run.returncode == 0, run.stdout[-1500:] + run.stderr[-1500:]

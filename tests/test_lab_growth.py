@@ -29,9 +29,13 @@ TB = 2000 * 10**9
 
 
 def raid5(name: str, fs: str, members: int = 4, lvm: bool = False) -> Plan:
-    return Plan(name=name, disks=[DiskSet(count=members, size=TB)],
-                groups=[MdGroup(level=5, members=members, chunk=64 * KiB)], lvm=Lvm(enabled=lvm),
-                filesystem=Filesystem(type=fs))
+    return Plan(
+        name=name,
+        disks=[DiskSet(count=members, size=TB)],
+        groups=[MdGroup(level=5, members=members, chunk=64 * KiB)],
+        lvm=Lvm(enabled=lvm),
+        filesystem=Filesystem(type=fs),
+    )
 
 
 def cases() -> dict[str, tuple[Plan, Plan]]:
@@ -63,17 +67,24 @@ def test_growth_rehearsal_matches_every_figure_and_keeps_the_data(lab, case):
     run = result.scenario(case)
     assert run.returncode == 0, run.stdout[-2500:] + run.stderr[-2500:]
     checks = compare_growth(new, growth, run.collection, run.outputs)
-    table = "\n".join(f"{c.layer} {c.figure}: predicted {c.predicted} | actual {c.actual} | "
-                      f"{'yes' if c.match else 'NO'}" for c in checks)
+    table = "\n".join(
+        f"{c.layer} {c.figure}: predicted {c.predicted} | actual {c.actual} | {'yes' if c.match else 'NO'}"
+        for c in checks
+    )
     print(f"\n{case} ({run.script_s or 0:.0f} s; {run.outputs.get('growth.txt', '').strip()}):\n{table}")
     assert all(c.match for c in checks), table
 
 
 def test_a_growth_that_cannot_be_rehearsed_is_refused_before_boot():
-    far = Plan(name="far", disks=[DiskSet(count=4, size=TB)],
-               groups=[MdGroup(level=10, layout="f2", members=4, chunk=64 * KiB)], filesystem=Filesystem(type="xfs"))
-    bigger = far.model_copy(update={"disks": [DiskSet(count=6, size=TB)],
-                                    "groups": [far.groups[0].model_copy(update={"members": 6})]})
+    far = Plan(
+        name="far",
+        disks=[DiskSet(count=4, size=TB)],
+        groups=[MdGroup(level=10, layout="f2", members=4, chunk=64 * KiB)],
+        filesystem=Filesystem(type="xfs"),
+    )
+    bigger = far.model_copy(
+        update={"disks": [DiskSet(count=6, size=TB)], "groups": [far.groups[0].model_copy(update={"members": 6})]}
+    )
     with pytest.raises(PlanError, match="far"):
         prepare_growth(far, bigger)
 
@@ -86,8 +97,13 @@ def test_a_reshape_cut_by_a_power_cut_resumes_and_the_grow_script_finishes(tmp_p
 
     kit = ensure_kit()
     old = raid5("cut5", "ext4")
-    crash, resume, new, growth = prepare_interrupt(old, target_plan(old, GrowRequest(add_disks=1)), disk_bps=4_000_000,
-                                                   tools=rehearsal_tools(kit.manifest.kernel_release), name="cut")
+    crash, resume, new, growth = prepare_interrupt(
+        old,
+        target_plan(old, GrowRequest(add_disks=1)),
+        disk_bps=4_000_000,
+        tools=rehearsal_tools(kit.manifest.kernel_release),
+        name="cut",
+    )
     started = time.monotonic()
     with pytest.raises(LabError) as cut:
         run_batch([crash], kit=kit, config=LabConfig(timeout_s=900), disk_dir=str(tmp_path))
@@ -95,8 +111,10 @@ def test_a_reshape_cut_by_a_power_cut_resumes_and_the_grow_script_finishes(tmp_p
     assert "power cut with the reshape at" in console, console[-3000:]
     cut_at = next(line for line in console.splitlines() if "power cut with the reshape at" in line)
     run = run_batch([resume], kit=kit, config=LabConfig(timeout_s=900), disk_dir=str(tmp_path)).scenario("cut")
-    print(f"\ntwo boots: {time.monotonic() - started:.0f} s; {cut_at.split(': ', 2)[-1]}; "
-          f"{run.outputs.get('interrupt.txt', '').strip()}")
+    print(
+        f"\ntwo boots: {time.monotonic() - started:.0f} s; {cut_at.split(': ', 2)[-1]}; "
+        f"{run.outputs.get('interrupt.txt', '').strip()}"
+    )
     assert run.returncode == 0, run.stdout[-2500:] + run.stderr[-2500:]
     got = records(run.outputs, "interrupt.txt")
     print(run.outputs.get("detail-at-assembly.txt", ""))

@@ -11,9 +11,18 @@ TOP = {"mdadm": "4.2-5", "linux-image-6.1.0-56-amd64": "6.1.192-2"}
 
 
 def _manifest(**over) -> KitManifest:
-    base = dict(format=KIT_FORMAT, kernel_package="linux-image-6.1.0-56-amd64", kernel_release="6.1.0-56-amd64",
-                top=TOP, packages=TOP, guest_digest=guest_digest(), build_seconds=1.0, initrd_bytes=1,
-                vmlinux_bytes=1, module_count=1)
+    base = dict(
+        format=KIT_FORMAT,
+        kernel_package="linux-image-6.1.0-56-amd64",
+        kernel_release="6.1.0-56-amd64",
+        top=TOP,
+        packages=TOP,
+        guest_digest=guest_digest(),
+        build_seconds=1.0,
+        initrd_bytes=1,
+        vmlinux_bytes=1,
+        module_count=1,
+    )
     return KitManifest(**{**base, **over})
 
 
@@ -41,11 +50,14 @@ def test_load_needs_manifest_and_both_images(tmp_path):
     assert load_kit(tmp_path / "absent") is None
 
 
-@pytest.mark.parametrize("versions,rebuild,expect_build", [
-    (TOP, False, False),
-    ({**TOP, "mdadm": "4.3-1"}, False, True),
-    (TOP, True, True),
-])
+@pytest.mark.parametrize(
+    "versions,rebuild,expect_build",
+    [
+        (TOP, False, False),
+        ({**TOP, "mdadm": "4.3-1"}, False, True),
+        (TOP, True, True),
+    ],
+)
 def test_ensure_rebuilds_only_when_stale_or_asked(tmp_path, monkeypatch, versions, rebuild, expect_build):
     _write_kit(tmp_path / "kit", _manifest())
     built = []
@@ -92,10 +104,16 @@ def test_stale_versions_are_pruned(tmp_path):
     (tmp_path / "unpacked" / "mdadm_4.2-4").mkdir(parents=True)
     (tmp_path / "unpacked" / "mdadm_4.2-5").mkdir(parents=True)
     (tmp_path / "unpacked" / "python3_3.11").mkdir(parents=True)
-    for name in ("mdadm_4.2-4_amd64.deb", "mdadm_4.2-5_amd64.deb", "busybox-static_1%3a1.35_amd64.deb",
-                 "busybox-static_1%3a1.34_amd64.deb"):
+    for name in (
+        "mdadm_4.2-4_amd64.deb",
+        "mdadm_4.2-5_amd64.deb",
+        "busybox-static_1%3a1.35_amd64.deb",
+        "busybox-static_1%3a1.34_amd64.deb",
+    ):
         (tmp_path / "debs" / name).write_bytes(b"")
     kitmod.prune_stale(tmp_path, {"mdadm": "4.2-5", "busybox-static": "1:1.35"})
-    assert sorted(p.name for p in (tmp_path / "debs").iterdir()) == ["busybox-static_1%3a1.35_amd64.deb",
-                                                                      "mdadm_4.2-5_amd64.deb"]
+    assert sorted(p.name for p in (tmp_path / "debs").iterdir()) == [
+        "busybox-static_1%3a1.35_amd64.deb",
+        "mdadm_4.2-5_amd64.deb",
+    ]
     assert sorted(p.name for p in (tmp_path / "unpacked").iterdir()) == ["mdadm_4.2-5", "python3_3.11"]

@@ -39,11 +39,13 @@ cat /sys/block/$(basename $(readlink -f $1))/device/queue_depth > "$PODPLAN_OUT/
 stat() { for d in "$@"; do cat /sys/block/$(basename $(readlink -f $d))/stat; done; }
 """
 for depth in DEPTHS:
-    SCRIPT += (f'stat "$@" > "$PODPLAN_OUT/before{depth}.txt"\n'
-               f'fio --output-format=json --output="$PODPLAN_OUT/qd{depth}.json" --name=qd{depth} '
-               f"--filename=/dev/md0 --rw=read --bs=4k --direct=1 --ioengine=libaio --iodepth={depth} "
-               f"--runtime=4 --time_based --size=128m\n"
-               f'stat "$@" > "$PODPLAN_OUT/after{depth}.txt"\n')
+    SCRIPT += (
+        f'stat "$@" > "$PODPLAN_OUT/before{depth}.txt"\n'
+        f'fio --output-format=json --output="$PODPLAN_OUT/qd{depth}.json" --name=qd{depth} '
+        f"--filename=/dev/md0 --rw=read --bs=4k --direct=1 --ioengine=libaio --iodepth={depth} "
+        f"--runtime=4 --time_based --size=128m\n"
+        f'stat "$@" > "$PODPLAN_OUT/after{depth}.txt"\n'
+    )
 
 
 def _counts(before: str, after: str) -> tuple[float, float, float]:
@@ -60,14 +62,20 @@ def _counts(before: str, after: str) -> tuple[float, float, float]:
 def test_adjacent_small_requests_are_merged_only_with_more_than_one_in_flight():
     disk = LabDisk(size_bytes=SIZE, bps_total=4_000_000, iops_total=200)
     started = time.monotonic()
-    result = run_batch([Scenario(name="merge", script=SCRIPT, disks=(disk, disk), timeout_s=120, collect=False)],
-                       kit=ensure_kit(), config=LabConfig(timeout_s=400))
+    result = run_batch(
+        [Scenario(name="merge", script=SCRIPT, disks=(disk, disk), timeout_s=120, collect=False)],
+        kit=ensure_kit(),
+        config=LabConfig(timeout_s=400),
+    )
     print(f"\nlab merging batch: {time.monotonic() - started:.0f} s, accel {result.accel}")
     scen = result.scenario("merge")
     assert scen.returncode == 0, result.failure_report("merge")
-    plan = Plan(name="m", disks=[DiskSet(count=2, size=SIZE)],
-                groups=[MdGroup(name="md0", level=0, members=2, chunk=512 * KiB, bitmap="none")],
-                filesystem=Filesystem(type="ext4"))
+    plan = Plan(
+        name="m",
+        disks=[DiskSet(count=2, size=SIZE)],
+        groups=[MdGroup(name="md0", level=0, members=2, chunk=512 * KiB, bitmap="none")],
+        filesystem=Filesystem(type="ext4"),
+    )
     tags = int(scen.outputs["queue_depth.txt"])
     plan = plan.model_copy(update={"hardware": Hardware(disk=DiskSpec(queue_depth=tags))})
     group = build_ctx(plan, geometry_for_speed(plan)).groups[0]
@@ -77,8 +85,10 @@ def test_adjacent_small_requests_are_merged_only_with_more_than_one_in_flight():
         size = moved / reads
         model = merged_bytes(group, Workload(name="s", rw="read", bs=4096, iodepth=depth), 4096)
         table[depth] = {"reads": reads, "merged": merged, "avg_request": size, "model": model}
-        rows.append(f"depth {depth}: {reads:.0f} member reads, {merged:.0f} merged, average request "
-                    f"{size / KiB:.1f} KiB (model {model / KiB:.0f} KiB)")
+        rows.append(
+            f"depth {depth}: {reads:.0f} member reads, {merged:.0f} merged, average request "
+            f"{size / KiB:.1f} KiB (model {model / KiB:.0f} KiB)"
+        )
     print("\n".join(rows))
     record_calibration({"merging": table})
     print(f"member queue depth {tags}")

@@ -18,8 +18,8 @@ import pytest
 from planners.hardware import DiskPerf, DiskSpec, Hardware
 from planners.models import DiskSet, Filesystem, MdGroup, Plan
 from planners.perf.predict import predict
-from planners.units import KiB, MiB
 from planners.perf.workloads import VALIDATION, Workload, for_plan
+from planners.units import KiB, MiB
 from runners.lab import LabConfig, LabDisk, ensure_kit, fio_scenario, run_batch, scenario_fio_runs
 from tests.lab_helpers import skip_unless_lab
 
@@ -34,17 +34,24 @@ IOPS = 200  # per disk; a 64 KiB request moves 13 MB/s at this rate, so sequenti
 RUNTIME_S = 3
 TOLERANCE = 0.20
 ARRAYS = [(level, chunk) for level in (0, 5, 6, 10) for chunk in (64 * KiB, 512 * KiB)]
-PLAUSIBLE = {"seq-read": {"disks", "queue depth"}, "seq-write": {"disks", "queue depth", "stripe cache"},
-             "rand-read-4k": {"disks", "queue depth"}, "rand-write-4k": {"disks", "queue depth"}}
+PLAUSIBLE = {
+    "seq-read": {"disks", "queue depth"},
+    "seq-write": {"disks", "queue depth", "stripe cache"},
+    "rand-read-4k": {"disks", "queue depth"},
+    "rand-write-4k": {"disks", "queue depth"},
+}
 RECORD = os.environ.get("PODPLAN_CALIBRATION_OUT")  # where to write the measured table, if anywhere
 
 
 def plan(level: int, chunk: int) -> Plan:
-    return Plan(name=f"lab{level}", disks=[DiskSet(count=MEMBERS, size=SIZE)],
-                groups=[MdGroup(level=level, members=MEMBERS, chunk=chunk, bitmap="none")],
-                filesystem=Filesystem(type="ext4"),  # fio runs on the raw array; XFS refuses so small a one
-                # A throttled virtual disk has no platter: skipping a chunk is free, one request at a time.
-                hardware=Hardware(disk=DiskSpec(disk_class="ssd-sata", parallelism=1)))
+    return Plan(
+        name=f"lab{level}",
+        disks=[DiskSet(count=MEMBERS, size=SIZE)],
+        groups=[MdGroup(level=level, members=MEMBERS, chunk=chunk, bitmap="none")],
+        filesystem=Filesystem(type="ext4"),  # fio runs on the raw array; XFS refuses so small a one
+        # A throttled virtual disk has no platter: skipping a chunk is free, one request at a time.
+        hardware=Hardware(disk=DiskSpec(disk_class="ssd-sata", parallelism=1)),
+    )
 
 
 def job_file(workloads: list[Workload]) -> str:
@@ -69,15 +76,35 @@ def _figure(job: dict, w: Workload) -> float:
 @pytest.fixture(scope="module")
 def lab():
     disk = LabDisk(size_bytes=SIZE, bps_total=BPS, iops_total=IOPS)
-    base = fio_scenario("base", (disk,), "", job_file(list(VALIDATION)), target="/dev/disk/by-id/"
-                        "scsi-0QEMU_QEMU_HARDDISK_base-0", timeout_s=120, collect=False)
+    base = fio_scenario(
+        "base",
+        (disk,),
+        "",
+        job_file(list(VALIDATION)),
+        target="/dev/disk/by-id/scsi-0QEMU_QEMU_HARDDISK_base-0",
+        timeout_s=120,
+        collect=False,
+    )
     scenarios = [base]
     for level, chunk in ARRAYS:
         p = plan(level, chunk)
-        setup = (f"mdadm --create /dev/md0 --run --level={level} --raid-devices={MEMBERS} --chunk={chunk // KiB} "
-                 + ("" if level == 0 else "--assume-clean --bitmap=none ") + "$PODPLAN_DISKS")
-        scenarios.append(fio_scenario(f"r{level}c{chunk // KiB}", (disk,) * MEMBERS, setup, job_file(suite(p)),
-                                      target="/dev/md0", timeout_s=180, collect=False, runs=2))
+        setup = (
+            f"mdadm --create /dev/md0 --run --level={level} --raid-devices={MEMBERS} --chunk={chunk // KiB} "
+            + ("" if level == 0 else "--assume-clean --bitmap=none ")
+            + "$PODPLAN_DISKS"
+        )
+        scenarios.append(
+            fio_scenario(
+                f"r{level}c{chunk // KiB}",
+                (disk,) * MEMBERS,
+                setup,
+                job_file(suite(p)),
+                target="/dev/md0",
+                timeout_s=180,
+                collect=False,
+                runs=2,
+            )
+        )
     scenarios.append(SLOW)
     started = time.monotonic()
     result = run_batch(scenarios, kit=ensure_kit(), config=LabConfig(timeout_s=900))
@@ -93,13 +120,17 @@ SLOW_BPS = BPS // 2
 def slow_member_scenario():
     from runners.fio.baseline import baseline_job
 
-    disks = ((LabDisk(size_bytes=SIZE, bps_total=BPS, iops_total=IOPS),) * (MEMBERS - 1)
-             + (LabDisk(size_bytes=SIZE, bps_total=SLOW_BPS, iops_total=IOPS),))
-    setup = (f"mdadm --create /dev/md0 --run --level=5 --raid-devices={MEMBERS} --chunk=64 --assume-clean "
-             "--bitmap=none $PODPLAN_DISKS\n"
-             'fio --readonly --output-format=json --output="$PODPLAN_OUT/baseline.json" baseline.fio')
-    scen = fio_scenario("slow", disks, setup, job_file(suite(plan(5, 64 * KiB))[:1]), target="/dev/md0",
-                        timeout_s=120, collect=False)
+    disks = (LabDisk(size_bytes=SIZE, bps_total=BPS, iops_total=IOPS),) * (MEMBERS - 1) + (
+        LabDisk(size_bytes=SIZE, bps_total=SLOW_BPS, iops_total=IOPS),
+    )
+    setup = (
+        f"mdadm --create /dev/md0 --run --level=5 --raid-devices={MEMBERS} --chunk=64 --assume-clean "
+        "--bitmap=none $PODPLAN_DISKS\n"
+        'fio --readonly --output-format=json --output="$PODPLAN_OUT/baseline.json" baseline.fio'
+    )
+    scen = fio_scenario(
+        "slow", disks, setup, job_file(suite(plan(5, 64 * KiB))[:1]), target="/dev/md0", timeout_s=120, collect=False
+    )
     base = baseline_job([(path, SIZE) for path in scen.disk_paths()], runtime_s=2).text
     return scen.model_copy(update={"files": {**scen.files, "baseline.fio": base}})
 
@@ -116,8 +147,12 @@ def measured(result, name: str, workloads: list[Workload]) -> dict[str, float]:
 
 def test_arrays_match_the_model_fed_with_one_measured_disk(lab):
     base = measured(lab, "base", list(VALIDATION))
-    disk = DiskPerf(seq_read_mb_s=base["seq-read"], seq_write_mb_s=base["seq-write"],
-                    rand_read_iops=base["rand-read-4k"], rand_write_iops=base["rand-write-4k"])
+    disk = DiskPerf(
+        seq_read_mb_s=base["seq-read"],
+        seq_write_mb_s=base["seq-write"],
+        rand_read_iops=base["rand-read-4k"],
+        rand_write_iops=base["rand-write-4k"],
+    )
     rows, bad = [], []
     for level, chunk in ARRAYS:
         p = plan(level, chunk)
@@ -126,12 +161,24 @@ def test_arrays_match_the_model_fed_with_one_measured_disk(lab):
             value = pred.iops if pred.block_bytes < 64 * KiB else pred.mb_s
             m = got[pred.workload]
             err = (value - m) / m
-            rows.append(dict(level=level, chunk_kib=chunk // KiB, workload=pred.workload, predicted=value,
-                             measured=m, error=err, binding=pred.binding))
+            rows.append(
+                dict(
+                    level=level,
+                    chunk_kib=chunk // KiB,
+                    workload=pred.workload,
+                    predicted=value,
+                    measured=m,
+                    error=err,
+                    binding=pred.binding,
+                )
+            )
             if abs(err) > TOLERANCE or pred.binding not in PLAUSIBLE[pred.workload]:
                 bad.append(rows[-1])
-    table = "\n".join(f"RAID{r['level']} {r['chunk_kib']}K {r['workload']}: predicted {r['predicted']:.1f}, measured "
-                      f"{r['measured']:.1f} ({r['error']:+.0%}), {r['binding']}" for r in rows)
+    table = "\n".join(
+        f"RAID{r['level']} {r['chunk_kib']}K {r['workload']}: predicted {r['predicted']:.1f}, measured "
+        f"{r['measured']:.1f} ({r['error']:+.0%}), {r['binding']}"
+        for r in rows
+    )
     print(f"\nbaseline disk: {disk}\n{table}")
     if RECORD:
         with open(RECORD, "w") as fh:
@@ -148,8 +195,14 @@ def test_baseline_flags_the_slow_member_and_the_comparison_names_it(lab):
     run = parse_output(lab.scenario("slow").outputs["baseline.json"])
     per_disk, medians = summarize(run, [(path, SIZE) for path in paths])
     base = Baseline(disks=per_disk, medians=medians, job_file="", partial=False)
-    print("\nbaseline: " + ", ".join(f"{d.device[-6:]} outer {d.outer_mb_s:.2f} inner {d.inner_mb_s:.2f} MB/s "
-                                      f"rand {d.rand_read_iops:.0f}/s slow {d.slow}" for d in per_disk))
+    print(
+        "\nbaseline: "
+        + ", ".join(
+            f"{d.device[-6:]} outer {d.outer_mb_s:.2f} inner {d.inner_mb_s:.2f} MB/s "
+            f"rand {d.rand_read_iops:.0f}/s slow {d.slow}"
+            for d in per_disk
+        )
+    )
     assert base.slow_disks == (paths[-1],)  # the member held to half speed, and only it
     assert "outer" in per_disk[-1].slow and "inner" in per_disk[-1].slow
     p = plan(5, 64 * KiB)
@@ -160,8 +213,10 @@ def test_baseline_flags_the_slow_member_and_the_comparison_names_it(lab):
     (pred,) = predict(p, workloads=suite(p)[:1], disk_override=perf)
     got = measured(lab, "slow", suite(p)[:1])["seq-read"]
     diff = (got - pred.mb_s) / pred.mb_s * 100
-    print(f"RAID5 with a half-speed member: predicted {pred.mb_s:.1f} MB/s from the median disk, measured {got:.1f} "
-          f"({diff:+.0f} %)")
+    print(
+        f"RAID5 with a half-speed member: predicted {pred.mb_s:.1f} MB/s from the median disk, measured {got:.1f} "
+        f"({diff:+.0f} %)"
+    )
     # Every stripe waits for the slow member: well below the median-fed prediction...
     assert got < 0.8 * pred.mb_s
     # ...and the comparison names the member to blame first.

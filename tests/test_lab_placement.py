@@ -16,8 +16,8 @@ import pytest
 
 from planners.hardware import DiskPerf, DiskSpec, Hardware
 from planners.models import DiskSet, Filesystem, Lvm, MdGroup, Plan
-from planners.perf.jobfile import parse_job_file
 from planners.perf.context import build_ctx
+from planners.perf.jobfile import parse_job_file
 from planners.perf.placement import shares
 from planners.perf.predict import geometry_for_speed, predict
 from planners.units import KiB, MiB
@@ -47,29 +47,43 @@ PAIRS = {"together": PAIR, "walled": PAIR + "stonewall\n"}
 
 
 def plan() -> Plan:
-    return Plan(name="lin3", disks=[DiskSet(count=6, size=SIZE)],
-                groups=[MdGroup(name=n, level=0, members=2, chunk=64 * KiB, bitmap="none") for n in ARRAYS],
-                lvm=Lvm(enabled=True, mode="linear"), filesystem=Filesystem(type="xfs"),
-                hardware=Hardware(disk=DiskSpec(disk_class="ssd-sata", parallelism=1)))
+    return Plan(
+        name="lin3",
+        disks=[DiskSet(count=6, size=SIZE)],
+        groups=[MdGroup(name=n, level=0, members=2, chunk=64 * KiB, bitmap="none") for n in ARRAYS],
+        lvm=Lvm(enabled=True, mode="linear"),
+        filesystem=Filesystem(type="xfs"),
+        hardware=Hardware(disk=DiskSpec(disk_class="ssd-sata", parallelism=1)),
+    )
 
 
 def script() -> str:
-    lines = ["set -e", "set -- $PODPLAN_DISKS",
-             # One member alone first: the figure the model is fed.
-             *(f'fio --output-format=json --output="$PODPLAN_OUT/base{n}.json" --name=base --filename=$1 '
-               "--rw=randread --bs=4k --direct=1 --ioengine=libaio --iodepth=4 --runtime=4 --time_based --ramp_time=1"
-               for n in ("", ".2")),
-             "mdadm --create /dev/md0 --run --level=0 --raid-devices=2 --chunk=64 $1 $2",
-             "mdadm --create /dev/md1 --run --level=0 --raid-devices=2 --chunk=64 $3 $4",
-             "mdadm --create /dev/md2 --run --level=0 --raid-devices=2 --chunk=64 $5 $6",
-             "pvcreate -ff -y /dev/md0 /dev/md1 /dev/md2", "vgcreate pod /dev/md0 /dev/md1 /dev/md2",
-             "lvcreate -y -l100%FREE -n data pod", "mkfs.xfs -q /dev/pod/data", "mkdir -p /mnt/pod",
-             "mount /dev/pod/data /mnt/pod"]
+    lines = [
+        "set -e",
+        "set -- $PODPLAN_DISKS",
+        # One member alone first: the figure the model is fed.
+        *(
+            f'fio --output-format=json --output="$PODPLAN_OUT/base{n}.json" --name=base --filename=$1 '
+            "--rw=randread --bs=4k --direct=1 --ioengine=libaio --iodepth=4 --runtime=4 --time_based --ramp_time=1"
+            for n in ("", ".2")
+        ),
+        "mdadm --create /dev/md0 --run --level=0 --raid-devices=2 --chunk=64 $1 $2",
+        "mdadm --create /dev/md1 --run --level=0 --raid-devices=2 --chunk=64 $3 $4",
+        "mdadm --create /dev/md2 --run --level=0 --raid-devices=2 --chunk=64 $5 $6",
+        "pvcreate -ff -y /dev/md0 /dev/md1 /dev/md2",
+        "vgcreate pod /dev/md0 /dev/md1 /dev/md2",
+        "lvcreate -y -l100%FREE -n data pod",
+        "mkfs.xfs -q /dev/pod/data",
+        "mkdir -p /mnt/pod",
+        "mount /dev/pod/data /mnt/pod",
+    ]
     for name, text in {**JOBS, **PAIRS}.items():
         lines.append(f"cat > {name}.fio <<'EOF'\n{text}EOF")
         # Lay the files out first, so the counters below hold the job's reads only.
         lines.append(f"fio --create_only=1 {name}.fio >/dev/null")
-        lines.append(f"sync; echo 3 > /proc/sys/vm/drop_caches; cat /sys/block/md[012]/stat > $PODPLAN_OUT/{name}.before")
+        lines.append(
+            f"sync; echo 3 > /proc/sys/vm/drop_caches; cat /sys/block/md[012]/stat > $PODPLAN_OUT/{name}.before"
+        )
         lines.append(f'fio --output-format=json --output="$PODPLAN_OUT/{name}.json" {name}.fio')
         lines.append(f"cat /sys/block/md[012]/stat > $PODPLAN_OUT/{name}.after")
         # Twice, the faster counting: the VM's emulated CPU shares the host, and a busy host once held
@@ -99,8 +113,9 @@ def _reads(before: str, after: str) -> list[int]:
 
 def _best(lab: dict, name: str) -> dict[str, float]:
     """Each job's read IOPS in the faster of the two runs."""
-    runs = [{j["jobname"]: j["read"]["iops"] for j in parse_fio_json(lab[f"{name}{n}.json"])["jobs"]}
-            for n in ("", ".2")]
+    runs = [
+        {j["jobname"]: j["read"]["iops"] for j in parse_fio_json(lab[f"{name}{n}.json"])["jobs"]} for n in ("", ".2")
+    ]
     return {job: max(r[job] for r in runs) for job in runs[0]}
 
 
@@ -117,12 +132,25 @@ def test_a_files_reads_stay_on_the_array_it_sits_on(lab):
         served = {a for a, r in zip(ARRAYS, reads, strict=True) if r > 0.05 * sum(reads)}
         named = {ctx.groups[i].name for i in shares(ctx, w)}
         err = (p.iops - measured) / measured
-        rows.append(dict(job=name, predicted=p.iops, measured=measured, error=err, binding=p.binding,
-                         reads=dict(zip(ARRAYS, reads, strict=True)), served=sorted(served), model=sorted(named)))
+        rows.append(
+            dict(
+                job=name,
+                predicted=p.iops,
+                measured=measured,
+                error=err,
+                binding=p.binding,
+                reads=dict(zip(ARRAYS, reads, strict=True)),
+                served=sorted(served),
+                model=sorted(named),
+            )
+        )
         if served != named or abs(err) > TOLERANCE:
             bad.append(rows[-1])
-    table = "\n".join(f"{r['job']}: predicted {r['predicted']:.0f} IOPS, measured {r['measured']:.0f} "
-                      f"({r['error']:+.0%}), {r['binding']}; reads per array {r['reads']}" for r in rows)
+    table = "\n".join(
+        f"{r['job']}: predicted {r['predicted']:.0f} IOPS, measured {r['measured']:.0f} "
+        f"({r['error']:+.0%}), {r['binding']}; reads per array {r['reads']}"
+        for r in rows
+    )
     print(f"\nmember alone: {base:.0f} IOPS\n{table}")
     record_calibration({"member_iops": base, "rows": rows})
     assert not bad, table
@@ -140,11 +168,22 @@ def test_sections_at_once_share_the_arrays(lab):
         jobs = _best(lab, name)
         for p in preds:
             err = (p.iops - jobs[p.workload]) / jobs[p.workload]
-            rows.append(dict(run=name, section=p.workload, predicted=p.iops, measured=jobs[p.workload], error=err,
-                             binding=p.binding))
+            rows.append(
+                dict(
+                    run=name,
+                    section=p.workload,
+                    predicted=p.iops,
+                    measured=jobs[p.workload],
+                    error=err,
+                    binding=p.binding,
+                )
+            )
             if abs(err) > TOLERANCE:
                 bad.append(rows[-1])
-    table = "\n".join(f"{r['run']} {r['section']}: predicted {r['predicted']:.0f} IOPS, measured {r['measured']:.0f} "
-                      f"({r['error']:+.0%}), {r['binding']}" for r in rows)
+    table = "\n".join(
+        f"{r['run']} {r['section']}: predicted {r['predicted']:.0f} IOPS, measured {r['measured']:.0f} "
+        f"({r['error']:+.0%}), {r['binding']}"
+        for r in rows
+    )
     print(f"\n{table}")
     assert not bad, table

@@ -43,63 +43,101 @@ RECORD = os.environ.get("PODPLAN_READAHEAD_OUT")  # where to write the measured 
 # (job, readahead, read() size, fio's fadvise_hint): plain readers (as dd reads), one 4 MiB
 # reader (a large read() widens the window up to the device's largest request: one chunk on
 # RAID0), and one with fio's default hint (window doubled).
-JOBS = (("ra128k", 128 * KiB, 128 * KiB, 0), ("ra128k-bs4m", 128 * KiB, 4 * MiB, 0),
-        ("ra128k-hint", 128 * KiB, 128 * KiB, 1), ("ra2m", 2 * MiB, 4 * MiB, 0), ("ra32m", 32 * MiB, 4 * MiB, 0))
+JOBS = (
+    ("ra128k", 128 * KiB, 128 * KiB, 0),
+    ("ra128k-bs4m", 128 * KiB, 4 * MiB, 0),
+    ("ra128k-hint", 128 * KiB, 128 * KiB, 1),
+    ("ra2m", 2 * MiB, 4 * MiB, 0),
+    ("ra32m", 32 * MiB, 4 * MiB, 0),
+)
 # The 2M and 32M rows are bound by the emulated guest's CPU, not asserted, and the costliest to run:
 # they run when a table is recorded (docs/calibration.md), not in every suite run.
 if not RECORD:
     JOBS = JOBS[:3]
 # Each scenario names its delayed devices: the batch's teardown stops md, not device-mapper.
-DELAYED = ("i=0; m=''; for d in $PODPLAN_DISKS; do s=$(blockdev --getsz $d); n=${PODPLAN_SCENARIO}_d$i; "
-           f'dmsetup --noudevsync create $n --table "0 $s delay $d 0 {DELAY_MS}"; '
-           'm="$m /dev/mapper/$n"; i=$((i+1)); done; dmsetup mknodes; set -- $m')
+DELAYED = (
+    "i=0; m=''; for d in $PODPLAN_DISKS; do s=$(blockdev --getsz $d); n=${PODPLAN_SCENARIO}_d$i; "
+    f'dmsetup --noudevsync create $n --table "0 $s delay $d 0 {DELAY_MS}"; '
+    'm="$m /dev/mapper/$n"; i=$((i+1)); done; dmsetup mknodes; set -- $m'
+)
 
 
 def _plan(name: str, groups: list[MdGroup], lvm: Lvm) -> Plan:
-    return Plan(name=name, disks=[DiskSet(count=4, size=SIZE)], groups=groups, lvm=lvm,
-                filesystem=Filesystem(type="ext4"), tuning=Tuning(readahead=128 * KiB))
+    return Plan(
+        name=name,
+        disks=[DiskSet(count=4, size=SIZE)],
+        groups=groups,
+        lvm=lvm,
+        filesystem=Filesystem(type="ext4"),
+        tuning=Tuning(readahead=128 * KiB),
+    )
 
 
 STACKS = {
-    "r0c64": (_plan("r0c64", [MdGroup(name="md0", level=0, members=4, chunk=64 * KiB, bitmap="none")], Lvm()),
-              "mdadm --create /dev/md0 --run --level=0 --raid-devices=4 --chunk=64 $@", "/dev/md0"),
-    "r0c512": (_plan("r0c512", [MdGroup(name="md0", level=0, members=4, chunk=512 * KiB, bitmap="none")], Lvm()),
-               "mdadm --create /dev/md0 --run --level=0 --raid-devices=4 --chunk=512 $@", "/dev/md0"),
-    "lvs": (_plan("lvs", [MdGroup(name=f"md{i}", level=0, members=2, chunk=512 * KiB, bitmap="none") for i in (0, 1)],
-                  Lvm(enabled=True, mode="striped", stripe_size=64 * KiB)),
-            ("mdadm --create /dev/md0 --run --level=0 --raid-devices=2 --chunk=512 $1 $2\n"
-             "mdadm --create /dev/md1 --run --level=0 --raid-devices=2 --chunk=512 $3 $4\n"
-             "pvcreate -ff -y /dev/md0 /dev/md1\nvgcreate pod /dev/md0 /dev/md1\n"
-             "lvcreate -y -i2 -I64k -l100%FREE -n data pod"), "/dev/pod/data"),
+    "r0c64": (
+        _plan("r0c64", [MdGroup(name="md0", level=0, members=4, chunk=64 * KiB, bitmap="none")], Lvm()),
+        "mdadm --create /dev/md0 --run --level=0 --raid-devices=4 --chunk=64 $@",
+        "/dev/md0",
+    ),
+    "r0c512": (
+        _plan("r0c512", [MdGroup(name="md0", level=0, members=4, chunk=512 * KiB, bitmap="none")], Lvm()),
+        "mdadm --create /dev/md0 --run --level=0 --raid-devices=4 --chunk=512 $@",
+        "/dev/md0",
+    ),
+    "lvs": (
+        _plan(
+            "lvs",
+            [MdGroup(name=f"md{i}", level=0, members=2, chunk=512 * KiB, bitmap="none") for i in (0, 1)],
+            Lvm(enabled=True, mode="striped", stripe_size=64 * KiB),
+        ),
+        (
+            "mdadm --create /dev/md0 --run --level=0 --raid-devices=2 --chunk=512 $1 $2\n"
+            "mdadm --create /dev/md1 --run --level=0 --raid-devices=2 --chunk=512 $3 $4\n"
+            "pvcreate -ff -y /dev/md0 /dev/md1\nvgcreate pod /dev/md0 /dev/md1\n"
+            "lvcreate -y -i2 -I64k -l100%FREE -n data pod"
+        ),
+        "/dev/pod/data",
+    ),
 }
 
 
 def _fio(name: str, target: str, options: str) -> str:
-    return (f'fio --output-format=json --output="$PODPLAN_OUT/{name}.json" --name={name} --filename={target} '
-            f"--rw=read --runtime=4 --time_based --ramp_time=1 {options}")
+    return (
+        f'fio --output-format=json --output="$PODPLAN_OUT/{name}.json" --name={name} --filename={target} '
+        f"--rw=read --runtime=4 --time_based --ramp_time=1 {options}"
+    )
 
 
 def script(setup: str, target: str) -> str:
     """Delay every member, build the stack, then one fio run per job: a file takes the device's
     readahead when it is opened, so the window is set before fio starts and cached pages dropped."""
-    lines = ["set -e", DELAYED, setup,
-             _fio("qd1", target, "--bs=4k --direct=1 --ioengine=psync"),
-             _fio("deep", target, "--bs=1m --direct=1 --ioengine=libaio --iodepth=64"),
-             # The guest's copy out of the page cache: a 64 MiB file in its memory, read again and again.
-             "dd if=/dev/zero of=/tmp/copy.bin bs=1M count=64 2>/dev/null",
-             _fio("copy", "/tmp/copy.bin", "--bs=1m --direct=0 --ioengine=psync --size=64m --invalidate=0"),
-             "rm -f /tmp/copy.bin"]
+    lines = [
+        "set -e",
+        DELAYED,
+        setup,
+        _fio("qd1", target, "--bs=4k --direct=1 --ioengine=psync"),
+        _fio("deep", target, "--bs=1m --direct=1 --ioengine=libaio --iodepth=64"),
+        # The guest's copy out of the page cache: a 64 MiB file in its memory, read again and again.
+        "dd if=/dev/zero of=/tmp/copy.bin bs=1M count=64 2>/dev/null",
+        _fio("copy", "/tmp/copy.bin", "--bs=1m --direct=0 --ioengine=psync --size=64m --invalidate=0"),
+        "rm -f /tmp/copy.bin",
+    ]
     for name, ra, bs, hint in JOBS:
-        lines += [f"blockdev --setra {ra // 512} {target}", "sync; echo 3 > /proc/sys/vm/drop_caches",
-                  _fio(name, target, f"--bs={bs} --direct=0 --ioengine=psync --fadvise_hint={hint}")]
+        lines += [
+            f"blockdev --setra {ra // 512} {target}",
+            "sync; echo 3 > /proc/sys/vm/drop_caches",
+            _fio(name, target, f"--bs={bs} --direct=0 --ioengine=psync --fadvise_hint={hint}"),
+        ]
     return "\n".join(lines) + "\n"
 
 
 @pytest.fixture(scope="module")
 def measured() -> dict[str, dict[str, float]]:
     disk = LabDisk(size_bytes=SIZE)
-    scenarios = [Scenario(name=name, script=script(setup, target), disks=(disk,) * 4, timeout_s=150, collect=False)
-                 for name, (_, setup, target) in STACKS.items()]
+    scenarios = [
+        Scenario(name=name, script=script(setup, target), disks=(disk,) * 4, timeout_s=150, collect=False)
+        for name, (_, setup, target) in STACKS.items()
+    ]
     started = time.monotonic()
     result = run_batch(scenarios, kit=ensure_kit(), config=LabConfig(timeout_s=500))
     print(f"\nlab readahead batch: {time.monotonic() - started:.0f} s, accel {result.accel}")
@@ -121,11 +159,14 @@ def measured() -> dict[str, dict[str, float]]:
 def fed(plan: Plan, m: dict[str, float]) -> tuple[Plan, DiskPerf]:
     """The plan with what the lab measured on this stack: one request's time, the members'
     deep-queue rate, the guest's page-cache copy rate."""
-    hw = Hardware(disk=DiskSpec(disk_class="ssd-sata", parallelism=1, latency_us=1e6 / m["qd1"]),
-                  cpu=Cpu(buffered_read_mb_s=m["copy"]))
+    hw = Hardware(
+        disk=DiskSpec(disk_class="ssd-sata", parallelism=1, latency_us=1e6 / m["qd1"]),
+        cpu=Cpu(buffered_read_mb_s=m["copy"]),
+    )
     per_disk = m["deep"] / 4
-    return plan.model_copy(update={"hardware": hw}), DiskPerf(seq_read_mb_s=per_disk, seq_write_mb_s=per_disk,
-                                                              rand_read_iops=m["qd1"], rand_write_iops=m["qd1"])
+    return plan.model_copy(update={"hardware": hw}), DiskPerf(
+        seq_read_mb_s=per_disk, seq_write_mb_s=per_disk, rand_read_iops=m["qd1"], rand_write_iops=m["qd1"]
+    )
 
 
 # Rows whose figure the windows decide: the reader's copy is under a tenth of the disks' time.
@@ -139,13 +180,19 @@ def test_buffered_reads_keep_two_readahead_windows_in_flight(measured):
     for name, (plan, _, _) in STACKS.items():
         m = measured[name]
         p, disk = fed(plan, m)
-        work = [Workload(name=n, rw="read", bs=bs, direct=False, ioengine="psync", readahead=ra,
-                         fadvise_sequential=bool(hint)) for n, ra, bs, hint in JOBS]
+        work = [
+            Workload(
+                name=n, rw="read", bs=bs, direct=False, ioengine="psync", readahead=ra, fadvise_sequential=bool(hint)
+            )
+            for n, ra, bs, hint in JOBS
+        ]
         for pred in predict(p, workloads=work, disk_override=disk):
             got = m[pred.workload]
             err = (pred.mb_s - got) / got
-            rows.append(f"{name} {pred.workload}: predicted {pred.mb_s:.2f} MB/s, measured {got:.2f} ({err:+.0%}), "
-                        f"{pred.binding}; in flight {got * 1e6 / m['qd1'] / KiB:.0f} KiB")
+            rows.append(
+                f"{name} {pred.workload}: predicted {pred.mb_s:.2f} MB/s, measured {got:.2f} ({err:+.0%}), "
+                f"{pred.binding}; in flight {got * 1e6 / m['qd1'] / KiB:.0f} KiB"
+            )
             if pred.workload in WINDOW_ROWS and abs(err) > TOLERANCE:
                 bad.append(rows[-1])
         # fio's default fadvise hint doubles the window: twice the plain reader's bytes in flight

@@ -42,18 +42,40 @@ MATRIX = {
     "r10n2odd": P("r10n2odd", same(5), [MdGroup(level=10, layout="n2", members=5, chunk=64 * KiB)]),
     "r10f2": P("r10f2", same(4), [MdGroup(level=10, layout="f2", members=4, chunk=512 * KiB)], fs="ext4"),
     "r10o2": P("r10o2", same(3), [MdGroup(level=10, layout="o2", members=3, chunk=64 * KiB, metadata="1.0")]),
-    "mixed": P("mixed", [DiskSet(count=2, size=1 << 40), DiskSet(count=2, size=(1 << 40) * 3 // 2)],
-               [MdGroup(level=5, members=4, chunk=64 * KiB)], fs="ext4"),
-    "striped2": P("striped2", same(8), [MdGroup(name=f"md{i}", level=6, members=4, chunk=64 * KiB) for i in range(2)],
-                  Lvm(enabled=True, mode="striped", stripe_size=128 * KiB)),
-    "striped3": P("striped3", same(9), [MdGroup(name=f"md{i}", level=5, members=3, chunk=64 * KiB) for i in range(3)],
-                  Lvm(enabled=True, mode="striped", stripe_size=128 * KiB), fs="ext4"),
-    "linear2": P("linear2", same(6), [MdGroup(name=f"md{i}", level=5, members=3, chunk=512 * KiB) for i in range(2)],
-                 Lvm(enabled=True)),
+    "mixed": P(
+        "mixed",
+        [DiskSet(count=2, size=1 << 40), DiskSet(count=2, size=(1 << 40) * 3 // 2)],
+        [MdGroup(level=5, members=4, chunk=64 * KiB)],
+        fs="ext4",
+    ),
+    "striped2": P(
+        "striped2",
+        same(8),
+        [MdGroup(name=f"md{i}", level=6, members=4, chunk=64 * KiB) for i in range(2)],
+        Lvm(enabled=True, mode="striped", stripe_size=128 * KiB),
+    ),
+    "striped3": P(
+        "striped3",
+        same(9),
+        [MdGroup(name=f"md{i}", level=5, members=3, chunk=64 * KiB) for i in range(3)],
+        Lvm(enabled=True, mode="striped", stripe_size=128 * KiB),
+        fs="ext4",
+    ),
+    "linear2": P(
+        "linear2",
+        same(6),
+        [MdGroup(name=f"md{i}", level=5, members=3, chunk=512 * KiB) for i in range(2)],
+        Lvm(enabled=True),
+    ),
     # A 192 KiB full stripe divides no power of two: the VG gets 4224 KiB extents (11 x 384 KiB), so md1 and
     # md2 start on a full stripe of the LV.
-    "linear3": P("linear3", same(12), [MdGroup(name=f"md{i}", level=5, members=4, chunk=64 * KiB) for i in range(3)],
-                 Lvm(enabled=True), fs="ext4"),
+    "linear3": P(
+        "linear3",
+        same(12),
+        [MdGroup(name=f"md{i}", level=5, members=4, chunk=64 * KiB) for i in range(3)],
+        Lvm(enabled=True),
+        fs="ext4",
+    ),
 }
 
 # Puts an ext4 signature on the second member before the build script runs.
@@ -69,16 +91,24 @@ def lab():
     guard, _, _ = prepare(MATRIX["r4nobm"], name="guard", tools=tools, settle=False)
     guard = guard.model_copy(update={"prepare": SIGN_SECOND, "fingerprint": True, "collect": False})
     override, _, _ = prepare(MATRIX["r4nobm"], name="override", tools=tools, settle=False)
-    override = override.model_copy(update={
-        "prepare": SIGN_SECOND, "collect": False, "args": ("--run", "--yes", "--override", override.disk_paths()[1]),
-    })
+    override = override.model_copy(
+        update={
+            "prepare": SIGN_SECOND,
+            "collect": False,
+            "args": ("--run", "--yes", "--override", override.disk_paths()[1]),
+        }
+    )
     batch = run_batch([*scenarios, guard, override], kit=kit, config=LabConfig(timeout_s=1500.0))
-    print(f"\nlab: kit {kit.manifest.initrd_bytes // MiB} MiB initrd, disks ready after {batch.disks_ready_s:.1f} s, "
-          f"whole batch {time.monotonic() - t0:.0f} s")
+    print(
+        f"\nlab: kit {kit.manifest.initrd_bytes // MiB} MiB initrd, disks ready after {batch.disks_ready_s:.1f} s, "
+        f"whole batch {time.monotonic() - t0:.0f} s"
+    )
     for s in [*scenarios, guard, override]:
         r = batch.scenario(s.name)
-        print(f"lab: {s.name:10} {len(s.disks):2} disks of {s.disks[0].size_bytes // MiB} MiB: script "
-              f"{r.script_s or 0:.1f} s, total {r.total_s or 0:.1f} s")
+        print(
+            f"lab: {s.name:10} {len(s.disks):2} disks of {s.disks[0].size_bytes // MiB} MiB: script "
+            f"{r.script_s or 0:.1f} s, total {r.total_s or 0:.1f} s"
+        )
     return batch, expected
 
 

@@ -34,12 +34,17 @@ skip_unless_lab()
 
 SEQ = Workload(name="seq", rw="read", bs=MiB, ioengine="libaio", iodepth=1)
 RND = Workload(name="rnd", rw="randread", bs=4 * KiB, ioengine="libaio", iodepth=1)
-SWEEPS = [(SEQ, "numjobs", (1, 2, 4, 8, 16)), (RND, "numjobs", (1, 2, 4, 8, 16)),
-          (RND, "iodepth", (1, 2, 4, 8, 16, 32, 64))]
+SWEEPS = [
+    (SEQ, "numjobs", (1, 2, 4, 8, 16)),
+    (RND, "numjobs", (1, 2, 4, 8, 16)),
+    (RND, "iodepth", (1, 2, 4, 8, 16, 32, 64)),
+]
 LEVELS = (0, 6)
 CHUNK = 64 * KiB
-SHALLOW = ("a throttled virtual disk has no service time: with fewer random requests in flight than 4 per "
-           "member, qemu's rate lets each through at once, so the members' summed rate is reached at any depth")
+SHALLOW = (
+    "a throttled virtual disk has no service time: with fewer random requests in flight than 4 per "
+    "member, qemu's rate lets each through at once, so the members' summed rate is reached at any depth"
+)
 
 
 def lab_outside(w: Workload) -> str:
@@ -60,17 +65,37 @@ def points() -> list[tuple[Workload, dict[str, int], Workload]]:
 @pytest.fixture(scope="module")
 def lab():
     disk = LabDisk(size_bytes=SIZE, bps_total=BPS, iops_total=IOPS)
-    base = fio_scenario("base", (disk,), "", job_file(list(VALIDATION)), target="/dev/disk/by-id/"
-                        "scsi-0QEMU_QEMU_HARDDISK_base-0", timeout_s=120, collect=False)
+    base = fio_scenario(
+        "base",
+        (disk,),
+        "",
+        job_file(list(VALIDATION)),
+        target="/dev/disk/by-id/scsi-0QEMU_QEMU_HARDDISK_base-0",
+        timeout_s=120,
+        collect=False,
+    )
     scenarios = [base]
     sweep_job = job_file([at for _, _, at in points()])
     for level in LEVELS:
-        setup = (f"mdadm --create /dev/md0 --run --level={level} --raid-devices={MEMBERS} --chunk={CHUNK // KiB} "
-                 + ("" if level == 0 else "--assume-clean --bitmap=none ") + "$PODPLAN_DISKS")
+        setup = (
+            f"mdadm --create /dev/md0 --run --level={level} --raid-devices={MEMBERS} --chunk={CHUNK // KiB} "
+            + ("" if level == 0 else "--assume-clean --bitmap=none ")
+            + "$PODPLAN_DISKS"
+        )
         # Two runs, the faster point of each kept (as test_lab_perf does): other work on the host only
         # slows the emulated CPU, and 16 jobs of it are what such a slowdown shows on first.
-        scenarios.append(fio_scenario(f"r{level}", (disk,) * MEMBERS, setup, sweep_job, target="/dev/md0",
-                                      timeout_s=900, collect=False, runs=2))
+        scenarios.append(
+            fio_scenario(
+                f"r{level}",
+                (disk,) * MEMBERS,
+                setup,
+                sweep_job,
+                target="/dev/md0",
+                timeout_s=900,
+                collect=False,
+                runs=2,
+            )
+        )
     started = time.monotonic()
     result = run_batch(scenarios, kit=ensure_kit(), config=LabConfig(timeout_s=2400))
     print(f"\nlab scaling batch: {time.monotonic() - started:.0f} s, accel {result.accel}")
@@ -79,14 +104,22 @@ def lab():
 
 def _measured(result, name: str) -> dict[str, float]:  # type: ignore[no-untyped-def]
     runs = [{j["jobname"]: j for j in doc["jobs"]} for doc in scenario_fio_runs(result, name)]
-    return {at.name: max((j[at.name]["read"]["iops"] if at.is_random else j[at.name]["read"]["bw_bytes"] / 1e6)
-                         for j in runs) for _, _, at in points()}
+    return {
+        at.name: max(
+            (j[at.name]["read"]["iops"] if at.is_random else j[at.name]["read"]["bw_bytes"] / 1e6) for j in runs
+        )
+        for _, _, at in points()
+    }
 
 
 def test_sweeps_match_the_model_fed_with_one_measured_disk(lab) -> None:  # type: ignore[no-untyped-def]
     base = measured(lab, "base", list(VALIDATION))
-    disk = DiskPerf(seq_read_mb_s=base["seq-read"], seq_write_mb_s=base["seq-write"],
-                    rand_read_iops=base["rand-read-4k"], rand_write_iops=base["rand-write-4k"])
+    disk = DiskPerf(
+        seq_read_mb_s=base["seq-read"],
+        seq_write_mb_s=base["seq-write"],
+        rand_read_iops=base["rand-read-4k"],
+        rand_write_iops=base["rand-write-4k"],
+    )
     rows, bad = [], []
     for level in LEVELS:
         p = plan(level, CHUNK)
@@ -102,14 +135,29 @@ def test_sweeps_match_the_model_fed_with_one_measured_disk(lab) -> None:  # type
                 m = got[f"{w.name}-{key}-{v}"]
                 err = (value - m) / m
                 outside = pt.outside_model or lab_outside(at_point(w, {key: v}))
-                rows.append(dict(level=level, workload=w.name, key=key, value=v, predicted=value, measured=m,
-                                 error=err, binding=pt.binding, knee=pt.knee_cause, outside=outside))
+                rows.append(
+                    dict(
+                        level=level,
+                        workload=w.name,
+                        key=key,
+                        value=v,
+                        predicted=value,
+                        measured=m,
+                        error=err,
+                        binding=pt.binding,
+                        knee=pt.knee_cause,
+                        outside=outside,
+                    )
+                )
                 if abs(err) > TOLERANCE and not outside:
                     bad.append(rows[-1])
-    table = "\n".join(f"RAID{r['level']} {r['workload']} {r['key']}={r['value']}: predicted {r['predicted']:.1f}, "
-                      f"measured {r['measured']:.1f} ({r['error']:+.0%}), {r['binding']}"
-                      + (f", knee ({r['knee']})" if r["knee"] else "") + (" *" if r["outside"] else "")
-                      for r in rows)
+    table = "\n".join(
+        f"RAID{r['level']} {r['workload']} {r['key']}={r['value']}: predicted {r['predicted']:.1f}, "
+        f"measured {r['measured']:.1f} ({r['error']:+.0%}), {r['binding']}"
+        + (f", knee ({r['knee']})" if r["knee"] else "")
+        + (" *" if r["outside"] else "")
+        for r in rows
+    )
     print(f"\nbaseline disk: {disk}\n{table}")
     record_calibration({"baseline": disk.model_dump(), "rows": rows})
     assert not bad, table

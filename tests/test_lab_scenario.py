@@ -19,8 +19,10 @@ def _members(data: bytes) -> dict[str, bytes]:
 
 def test_disk_paths_are_known_before_boot():
     s = Scenario(name="r5", script="true", disks=(LabDisk(size_bytes=64 * MiB),) * 2)
-    assert s.disk_paths() == ("/dev/disk/by-id/scsi-0QEMU_QEMU_HARDDISK_r5-0",
-                              "/dev/disk/by-id/scsi-0QEMU_QEMU_HARDDISK_r5-1")
+    assert s.disk_paths() == (
+        "/dev/disk/by-id/scsi-0QEMU_QEMU_HARDDISK_r5-0",
+        "/dev/disk/by-id/scsi-0QEMU_QEMU_HARDDISK_r5-1",
+    )
 
 
 @pytest.mark.parametrize("name", ["", "Has-Caps", "a" * 17, "-x", "a b"])
@@ -61,8 +63,12 @@ def test_config_gives_bash_the_arguments_unchanged():
     args = ("--run", "--yes", "it's got spaces", "$HOME", "--override", "/dev/sdb")
     s = Scenario(name="q", script="true", args=args, disks=(LabDisk(size_bytes=MiB),), timeout_s=12.5)
     config = _members(jobs_tar([s]))["scenarios/q/config"].decode()
-    out = subprocess.run(["bash", "-c", config + 'printf "%s\\n" "$timeout" "${disks[@]}" "${args[@]}"'],
-                         capture_output=True, text=True, check=True).stdout.splitlines()
+    out = subprocess.run(
+        ["bash", "-c", config + 'printf "%s\\n" "$timeout" "${disks[@]}" "${args[@]}"'],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.splitlines()
     assert out == ["12", *s.disk_paths(), *args]
 
 
@@ -73,9 +79,14 @@ def test_rehearsal_disks_are_the_scaled_plans_so_its_guards_accept_them():
     from planners.models import DiskSet, MdGroup, Plan
     from runners.lab.rehearse import prepare
 
-    mixed_4kn = Plan(name="m", disks=[DiskSet(count=2, size=1 << 40, logical_sector=4096, physical_sector=4096),
-                                      DiskSet(count=2, size=3 << 39, logical_sector=4096, physical_sector=4096)],
-                     groups=[MdGroup(level=5, members=4)])
+    mixed_4kn = Plan(
+        name="m",
+        disks=[
+            DiskSet(count=2, size=1 << 40, logical_sector=4096, physical_sector=4096),
+            DiskSet(count=2, size=3 << 39, logical_sector=4096, physical_sector=4096),
+        ],
+        groups=[MdGroup(level=5, members=4)],
+    )
     for plan in (example_pod(), mixed_4kn):
         scenario, scaled, _ = prepare(plan)
         want = [(d.size, d.logical_sector, d.physical_sector) for d in scaled.disk_list()]

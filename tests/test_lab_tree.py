@@ -45,9 +45,14 @@ def test_first_package_wins_and_docs_are_dropped(tmp_path):
 
 
 def test_links_resolve_through_merged_usr(tmp_path):
-    libc = _pkg(tmp_path / "libc", {f"lib/x86_64-linux-gnu/ld-linux-x86-64.so.2": b"ld"},
-                {"lib64/ld-linux-x86-64.so.2": "/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2",
-                 "lib/x86_64-linux-gnu/libc.so.6": "libc.so.6.real"})
+    libc = _pkg(
+        tmp_path / "libc",
+        {"lib/x86_64-linux-gnu/ld-linux-x86-64.so.2": b"ld"},
+        {
+            "lib64/ld-linux-x86-64.so.2": "/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2",
+            "lib/x86_64-linux-gnu/libc.so.6": "libc.so.6.real",
+        },
+    )
     tree = Tree()
     tree.add_package("libc6", libc)
     assert tree.resolve("/lib64/ld-linux-x86-64.so.2") == f"{LIBDIR}/ld-linux-x86-64.so.2"
@@ -72,13 +77,16 @@ def test_resolution_keeps_only_packages_that_provide_something(tmp_path, monkeyp
     needed = [s for s in missing_libraries(tree) if not s.startswith("/")]
     provides = {f"lib/x86_64-linux-gnu/{s}": b"\x7fELF-not-really" for s in needed}
     packages = {
-        "libc6": _pkg(tmp_path / "libc6", {**provides, "lib/x86_64-linux-gnu/ld-linux-x86-64.so.2": b"ld"},
-                      {"lib64/ld-linux-x86-64.so.2": "/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2"}),
+        "libc6": _pkg(
+            tmp_path / "libc6",
+            {**provides, "lib/x86_64-linux-gnu/ld-linux-x86-64.so.2": b"ld"},
+            {"lib64/ld-linux-x86-64.so.2": "/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2"},
+        ),
         "libunused1": _pkg(tmp_path / "libunused1", {"usr/lib/x86_64-linux-gnu/libunused.so.1": b"u"}),
         "somedaemon": _pkg(tmp_path / "somedaemon", {"usr/sbin/somed": b"d"}),
     }
     monkeypatch.setattr(kit.debs, "depends", lambda pkgs: {"tool": [["libc6"], ["libunused1"], ["somedaemon"]]})
-    monkeypatch.setattr(kit.debs, "candidates", lambda pkgs: {p: "1.0" for p in pkgs})
+    monkeypatch.setattr(kit.debs, "candidates", lambda pkgs: dict.fromkeys(pkgs, "1.0"))
     monkeypatch.setattr(kit, "_unpack_all", lambda root, versions: {p: packages[p] for p in versions})
     chosen = {"tool": "1.0"}
     kit.resolve_libraries(tmp_path, tree, chosen, lambda _m: None)
@@ -89,8 +97,8 @@ def test_resolution_keeps_only_packages_that_provide_something(tmp_path, monkeyp
 def test_resolution_fails_clearly_when_nothing_provides(tmp_path, monkeypatch):
     tree = _needy_tree(tmp_path)
     monkeypatch.setattr(kit.debs, "depends", lambda pkgs: {"tool": [["libnothing"]]})
-    monkeypatch.setattr(kit.debs, "candidates", lambda pkgs: {p: "1.0" for p in pkgs})
+    monkeypatch.setattr(kit.debs, "candidates", lambda pkgs: dict.fromkeys(pkgs, "1.0"))
     empty = _pkg(tmp_path / "libnothing", {"usr/share/x": b""})
-    monkeypatch.setattr(kit, "_unpack_all", lambda root, versions: {p: empty for p in versions})
+    monkeypatch.setattr(kit, "_unpack_all", lambda root, versions: dict.fromkeys(versions, empty))
     with pytest.raises(kit.KitError, match=r"libc\.so\.6"):
         kit.resolve_libraries(tmp_path, tree, {"tool": "1.0"}, lambda _m: None)

@@ -14,18 +14,18 @@ import pathlib
 
 import pytest
 
-from runners.validate.shape import shape_of_plan
 from planners.asbuilt import differences
+from planners.compute import compute
 from planners.models import DiskSet, Filesystem, Lvm, MdGroup, Plan
+from planners.rehearsal import scale_plan
+from planners.script.build import build_script
 from planners.units import KiB, MiB
 from runners.fio.jobs import Target, Timing, suite
 from runners.fio.result import parse_output
 from runners.host.inventory import parse_lsblk, parse_mdstat
 from runners.lab import LabConfig, ensure_kit, run_batch
 from runners.lab.rehearse import compare, prepare, rehearsal_tools
-from planners.compute import compute
-from planners.rehearsal import scale_plan
-from planners.script.build import build_script
+from runners.validate.shape import shape_of_plan
 from tests.lab_helpers import skip_unless_lab
 
 pytestmark = pytest.mark.slow
@@ -37,9 +37,13 @@ LAB_TIMING = Timing(runtime_s=4, ss_duration_s=2, ss_ramp_s=0, ss_slope_pct=5.0)
 
 
 def _plan(fs: str, chunk: int) -> Plan:
-    return Plan(name="pod", disks=[DiskSet(count=8, size=1 << 40)],
-                groups=[MdGroup(level=6, members=8, chunk=chunk)],
-                lvm=Lvm(enabled=True, vg="pod", lv="data"), filesystem=Filesystem(type=fs, mount_point="/srv/pod"))
+    return Plan(
+        name="pod",
+        disks=[DiskSet(count=8, size=1 << 40)],
+        groups=[MdGroup(level=6, members=8, chunk=chunk)],
+        lvm=Lvm(enabled=True, vg="pod", lv="data"),
+        filesystem=Filesystem(type=fs, mount_point="/srv/pod"),
+    )
 
 
 # Runs the build, keeps what the inventory parsers need while md still resyncs, then the suite.
@@ -75,14 +79,20 @@ def lab():
     tools = rehearsal_tools(kit.manifest.kernel_release)
     right = _plan("xfs", 512 * KiB)
     good, good_plan, good_result = prepare(right, name="asbuilt", tools=tools)
-    good = good.model_copy(update={"script": WRAPPER.replace("{AFTER}", ""),
-                                   "files": {**good.files, **_jobs(good_plan)}})
+    good = good.model_copy(
+        update={"script": WRAPPER.replace("{AFTER}", ""), "files": {**good.files, **_jobs(good_plan)}}
+    )
     # The wrong build: the plan says 512 KiB chunks and ext4 with a stripe; built with 64 KiB, stripe_width cleared.
     wrong, wrong_plan, wrong_result = prepare(_plan("ext4", 512 * KiB), name="wrongbuild", tools=tools)
-    built = scale_plan(_plan("ext4", 64 * KiB), wrong.disks[0].size_bytes, devices=list(wrong.disk_paths()), tools=tools)
-    wrong = wrong.model_copy(update={
-        "script": WRAPPER.replace("{AFTER}", "tune2fs -E stripe_width=0 /dev/pod/data >/dev/null"),
-        "files": {"build.sh": build_script(built, compute(built))}})
+    built = scale_plan(
+        _plan("ext4", 64 * KiB), wrong.disks[0].size_bytes, devices=list(wrong.disk_paths()), tools=tools
+    )
+    wrong = wrong.model_copy(
+        update={
+            "script": WRAPPER.replace("{AFTER}", "tune2fs -E stripe_width=0 /dev/pod/data >/dev/null"),
+            "files": {"build.sh": build_script(built, compute(built))},
+        }
+    )
     batch = run_batch([good, wrong], kit=kit, config=LabConfig(timeout_s=1200.0))
     return batch, (good_plan, good_result), (wrong_plan, wrong_result)
 
@@ -99,8 +109,9 @@ def test_as_built_pod_has_no_difference(lab):
 def test_suite_job_files_run_on_the_real_stack(lab):
     batch, _, _ = lab
     run = batch.scenario("asbuilt")
-    names = [f"{p}-{w}" for p in ("dev",) for w in ("seq-read", "rand-read-4k")] + \
-        [f"fs-{w}" for w in ("seq-read", "seq-write", "rand-read-4k", "rand-write-4k")]
+    names = [f"{p}-{w}" for p in ("dev",) for w in ("seq-read", "rand-read-4k")] + [
+        f"fs-{w}" for w in ("seq-read", "seq-write", "rand-read-4k", "rand-write-4k")
+    ]
     for n in names:
         r = parse_output(run.outputs[f"{n}.json"])
         assert r is not None and r.jobs[0].io_bytes > 0, n

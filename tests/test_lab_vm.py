@@ -12,8 +12,17 @@ MiB = 1 << 20
 
 
 def _argv(disks, accel="tcg"):
-    return qemu_argv(vmlinux="/k/vmlinux", initrd="/k/initrd.cpio", console="/t/console", accel=accel, cpus=2,
-                     memory_mib=1536, disks=disks, jobs="/t/jobs.img", results="/t/results.img")
+    return qemu_argv(
+        vmlinux="/k/vmlinux",
+        initrd="/k/initrd.cpio",
+        console="/t/console",
+        accel=accel,
+        cpus=2,
+        memory_mib=1536,
+        disks=disks,
+        jobs="/t/jobs.img",
+        results="/t/results.img",
+    )
 
 
 def _values(argv, flag):
@@ -21,8 +30,10 @@ def _values(argv, flag):
 
 
 def test_disks_by_serial_with_throttles_and_ssd_flag():
-    disks = [AttachedDisk("/t/a.img", "a-0", LabDisk(size_bytes=MiB, bps_total=50_000_000, iops_total=150)),
-             AttachedDisk("/t/b.img", "a-1", LabDisk(size_bytes=MiB, rotational=False))]
+    disks = [
+        AttachedDisk("/t/a.img", "a-0", LabDisk(size_bytes=MiB, bps_total=50_000_000, iops_total=150)),
+        AttachedDisk("/t/b.img", "a-1", LabDisk(size_bytes=MiB, rotational=False)),
+    ]
     argv = _argv(disks)
     drives, devices = _values(argv, "-drive"), _values(argv, "-device")
     assert "throttling.bps-total=50000000" in drives[0] and "throttling.iops-total=150" in drives[0]
@@ -37,8 +48,10 @@ def test_disks_by_serial_with_throttles_and_ssd_flag():
 
 
 def test_disks_show_the_guest_their_sector_sizes():
-    disks = [AttachedDisk("/t/a.img", "a-0", LabDisk(size_bytes=MiB, physical_sector=4096)),
-             AttachedDisk("/t/b.img", "a-1", LabDisk(size_bytes=MiB, logical_sector=4096, physical_sector=4096))]
+    disks = [
+        AttachedDisk("/t/a.img", "a-0", LabDisk(size_bytes=MiB, physical_sector=4096)),
+        AttachedDisk("/t/b.img", "a-1", LabDisk(size_bytes=MiB, logical_sector=4096, physical_sector=4096)),
+    ]
     devices = _values(_argv(disks), "-device")
     assert devices[1].endswith("serial=a-0,logical_block_size=512,physical_block_size=4096")
     assert devices[2].endswith("serial=a-1,logical_block_size=4096,physical_block_size=4096")
@@ -98,7 +111,11 @@ def _alive(pid: str) -> bool:
 
 def test_boot_returns_when_the_process_ends(tmp_path):
     console = str(tmp_path / "console")
-    out = boot(["bash", "-c", f"echo 'podplan-lab: stage poweroff t=3' >> {console}; echo oops >&2; exit 3"],
-               console, timeout=30, poll=0.05)
+    out = boot(
+        ["bash", "-c", f"echo 'podplan-lab: stage poweroff t=3' >> {console}; echo oops >&2; exit 3"],
+        console,
+        timeout=30,
+        poll=0.05,
+    )
     assert not out.timed_out and out.returncode == 3
     assert out.stderr.strip() == "oops" and out.stage == "poweroff"

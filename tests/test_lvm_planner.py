@@ -132,8 +132,9 @@ def test_too_small_pvs_are_refused():
 def test_allocation_properties(pvs, extent, stripes, pe_start):
     stripes = min(stripes, len(pvs))
     try:
-        g = lvm_volume(pvs, pe_start=pe_start, extent_bytes=extent, stripes=stripes,
-                       stripe_bytes=None if stripes == 1 else 4 * KiB)
+        g = lvm_volume(
+            pvs, pe_start=pe_start, extent_bytes=extent, stripes=stripes, stripe_bytes=None if stripes == 1 else 4 * KiB
+        )
     except PlanError as e:
         assert "no room for one" in e.message
         return
@@ -175,8 +176,10 @@ def test_segment_table_says_where_each_pv_starts_in_the_lv():
     example pod's three arrays with 6656 KiB extents (pvcreate --dataalignment 6656k, lvcreate -l 100%FREE)."""
     lv = parse_lvs((FIXTURES / "lvs_pod45_aligned.json").read_text())[0]
     assert [(s.start_bytes, s.extents, s.pe_ranges) for s in lv.segment_table] == [
-        (0, 3815199, ("/dev/loop0:0-3815198",)), (26003419693056, 3815199, ("/dev/loop1:0-3815198",)),
-        (52006839386112, 3815199, ("/dev/loop2:0-3815198",))]
+        (0, 3815199, ("/dev/loop0:0-3815198",)),
+        (26003419693056, 3815199, ("/dev/loop1:0-3815198",)),
+        (52006839386112, 3815199, ("/dev/loop2:0-3815198",)),
+    ]
     assert [lv.start_on(f"/dev/loop{i}") for i in range(4)] == [0, 26003419693056, 52006839386112, None]
     g = lvm_volume([26003426508800] * 3, pe_start=13 * 512 * KiB, extent_bytes=aligned_extent(13 * 512 * KiB))
     assert g.pv_lv_offset_bytes == (0, 26003419693056, 52006839386112) and g.lv_bytes == lv.lv_bytes
@@ -215,13 +218,18 @@ def test_linear_offsets_follow_lvcreates_order():
 
 def test_reports_agree_with_the_planner():
     """The recorded runs were made with these inputs; the planner must give the same figures."""
-    g = lvm_volume([GiB, 3 * GiB, GiB + 5 * MiB], pe_start=pe_start_bytes(512, 0, data_alignment=1536 * KiB),
-                   stripes=2, stripe_bytes=64 * KiB)
+    g = lvm_volume(
+        [GiB, 3 * GiB, GiB + 5 * MiB],
+        pe_start=pe_start_bytes(512, 0, data_alignment=1536 * KiB),
+        stripes=2,
+        stripe_bytes=64 * KiB,
+    )
     pvs = parse_pvs((FIXTURES / "pvs_in_vg.json").read_text())
     assert g.pv_extents == tuple(p.pe_count for p in pvs)
     assert g.lv_pv_extents == tuple(p.pe_alloc_count for p in pvs)
     assert g.lv_bytes == parse_lvs((FIXTURES / "lvs_striped_segments.json").read_text())[0].lv_bytes
-    fake = lvm_volume([GiB] * 2, pe_start=pe_start_bytes(512 * KiB, 13 * 512 * KiB), extent_bytes=384 * KiB,
-                      lv_extents="60%VG")
+    fake = lvm_volume(
+        [GiB] * 2, pe_start=pe_start_bytes(512 * KiB, 13 * 512 * KiB), extent_bytes=384 * KiB, lv_extents="60%VG"
+    )
     vg = parse_vgs((FIXTURES / "vgs_384k_extents.json").read_text())[0]
     assert (fake.vg_extents, fake.vg_free_extents) == (vg.extent_count, vg.free_count)

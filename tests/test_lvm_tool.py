@@ -68,9 +68,7 @@ QUEUE_LIMITS = [
 def test_pe_start_follows_queue_limits_like_pvcreate():
     if not have("unshare"):
         pytest.skip("unshare is not installed")
-    measured = _parallel(
-        lambda lim: probe_volume([GiB], queue_limits=lim, vgcreate_options=None), QUEUE_LIMITS
-    )
+    measured = _parallel(lambda lim: probe_volume([GiB], queue_limits=lim, vgcreate_options=None), QUEUE_LIMITS)
     got = [m.pvs[0].pe_start_bytes for m in measured]
     want = [pe_start_bytes(mn, opt, data_alignment_offset=off) for mn, opt, off in QUEUE_LIMITS]
     assert got == want
@@ -78,8 +76,19 @@ def test_pe_start_follows_queue_limits_like_pvcreate():
 
 
 # (--dataalignment, --dataalignmentoffset) in bytes.
-ALIGNMENTS = [(64 * KiB, 0), (768 * KiB, 0), (MiB, 0), (1536 * KiB, 0), (3 * MiB, 0), (6656 * KiB, 0),
-              (8 * MiB, 0), (MiB, 3584), (3 * MiB, 512 * KiB), (192 * KiB, 4 * KiB), (40 * MiB, 0)]
+ALIGNMENTS = [
+    (64 * KiB, 0),
+    (768 * KiB, 0),
+    (MiB, 0),
+    (1536 * KiB, 0),
+    (3 * MiB, 0),
+    (6656 * KiB, 0),
+    (8 * MiB, 0),
+    (MiB, 3584),
+    (3 * MiB, 512 * KiB),
+    (192 * KiB, 4 * KiB),
+    (40 * MiB, 0),
+]
 
 
 def test_pe_start_with_explicit_data_alignment():
@@ -101,8 +110,14 @@ class Vol:
     lv: int | str = "100%FREE"
 
     def plan(self):
-        return lvm_volume(self.pvs, pe_start=self.pe_start, extent_bytes=self.extent, stripes=self.stripes,
-                          stripe_bytes=self.stripe, lv_extents=self.lv)
+        return lvm_volume(
+            self.pvs,
+            pe_start=self.pe_start,
+            extent_bytes=self.extent,
+            stripes=self.stripes,
+            stripe_bytes=self.stripe,
+            lv_extents=self.lv,
+        )
 
 
 def volume_cases(n: int, seed: int = 1703) -> list[Vol]:
@@ -140,8 +155,12 @@ def _lvm_sizes(n: int) -> str:
 
 def _measure(v: Vol, plan=None):
     g = plan or v.plan()
-    return probe_volume(v.pvs, pvcreate_options=g.pvcreate_options, vgcreate_options=g.vgcreate_options,
-                        lvcreate_options=g.lvcreate_options)
+    return probe_volume(
+        v.pvs,
+        pvcreate_options=g.pvcreate_options,
+        vgcreate_options=g.vgcreate_options,
+        lvcreate_options=g.lvcreate_options,
+    )
 
 
 def test_volumes_match_lvm():
@@ -161,11 +180,28 @@ def test_volumes_match_lvm():
     measured = _parallel(lambda cp: _measure(*cp), list(zip(cases, plans, strict=True)))
     wrong = []
     for case, g, m in zip(cases, plans, measured, strict=True):
-        seen = (tuple(p.pe_start_bytes for p in m.pvs), tuple(p.pe_count for p in m.pvs),
-                m.vg.extent_count, m.vg.free_count, m.lv.extents, m.lv.lv_bytes,
-                sorted(p.pe_alloc_count for p in m.pvs), m.lv.stripes, m.lv.stripe_bytes)
-        want = ((g.pe_start_bytes,) * len(case.pvs), g.pv_extents, g.vg_extents, g.vg_free_extents, g.lv_extents,
-                g.lv_bytes, sorted(g.lv_pv_extents), g.stripes, g.stripe_bytes or 0)
+        seen = (
+            tuple(p.pe_start_bytes for p in m.pvs),
+            tuple(p.pe_count for p in m.pvs),
+            m.vg.extent_count,
+            m.vg.free_count,
+            m.lv.extents,
+            m.lv.lv_bytes,
+            sorted(p.pe_alloc_count for p in m.pvs),
+            m.lv.stripes,
+            m.lv.stripe_bytes,
+        )
+        want = (
+            (g.pe_start_bytes,) * len(case.pvs),
+            g.pv_extents,
+            g.vg_extents,
+            g.vg_free_extents,
+            g.lv_extents,
+            g.lv_bytes,
+            sorted(g.lv_pv_extents),
+            g.stripes,
+            g.stripe_bytes or 0,
+        )
         if seen != want:
             wrong.append((case, seen, want))
     assert not wrong, f"{len(wrong)} of {len(cases)} differ: {wrong[:4]}"
@@ -183,10 +219,15 @@ REFUSED = [
 
 
 def _raw(v: Vol):
-    lv = ["--extents", str(v.lv)] + (["--stripes", str(v.stripes), "--stripesize", _lvm_sizes(v.stripe)]
-                                     if v.stripes > 1 else [])
-    return probe_volume(v.pvs, pvcreate_options=["--dataalignment", _lvm_sizes(v.pe_start)],
-                        vgcreate_options=["--physicalextentsize", _lvm_sizes(v.extent)], lvcreate_options=lv)
+    lv = ["--extents", str(v.lv)] + (
+        ["--stripes", str(v.stripes), "--stripesize", _lvm_sizes(v.stripe)] if v.stripes > 1 else []
+    )
+    return probe_volume(
+        v.pvs,
+        pvcreate_options=["--dataalignment", _lvm_sizes(v.pe_start)],
+        vgcreate_options=["--physicalextentsize", _lvm_sizes(v.extent)],
+        lvcreate_options=lv,
+    )
 
 
 def test_what_the_planner_refuses_lvm_refuses():
@@ -246,10 +287,14 @@ def test_allocation_on_each_pv_matches_lvcreate():
 def _linear_pod(group: MdGroup, n: int, disk: int, extra: int = 0) -> Plan:
     """n arrays of `group` on disks of `disk` bytes (the last array's disks `extra` bytes larger)."""
     m = group.members
-    disks = [DiskSet(count=m * (n - 1), size=disk), DiskSet(count=m, size=disk + extra)] if extra else \
-        [DiskSet(count=m * n, size=disk)]
-    return Plan(disks=disks, groups=[group.model_copy(update={"name": f"md{i}"}) for i in range(n)],
-                lvm=Lvm(enabled=True))
+    disks = (
+        [DiskSet(count=m * (n - 1), size=disk), DiskSet(count=m, size=disk + extra)]
+        if extra
+        else [DiskSet(count=m * n, size=disk)]
+    )
+    return Plan(
+        disks=disks, groups=[group.model_copy(update={"name": f"md{i}"}) for i in range(n)], lvm=Lvm(enabled=True)
+    )
 
 
 ALIGNED = [
@@ -266,9 +311,15 @@ def test_aligned_extents_and_array_starts_match_lvm():
     """vgcreate takes the extent podplan picks, and `lvs --segments` puts each array's first extent
     where the planner says: on a full stripe of the LV (a chunk on RAID0)."""
     vols = [compute(p).volumes[0] for p in ALIGNED]
-    measured = _parallel(lambda v: probe_volume(v.lvm.pv_bytes, pvcreate_options=v.lvm.pvcreate_options,
-                                                vgcreate_options=v.lvm.vgcreate_options,
-                                                lvcreate_options=v.lvm.lvcreate_options), vols)
+    measured = _parallel(
+        lambda v: probe_volume(
+            v.lvm.pv_bytes,
+            pvcreate_options=v.lvm.pvcreate_options,
+            vgcreate_options=v.lvm.vgcreate_options,
+            lvcreate_options=v.lvm.lvcreate_options,
+        ),
+        vols,
+    )
     wrong = []
     for p, v, m in zip(ALIGNED, vols, measured, strict=True):
         g = v.lvm

@@ -43,7 +43,12 @@ def test_defaults_and_options():
     assert g.chunk_bytes == 512 * KiB and g.layout == "left-symmetric" and g.metadata == "1.2"
     assert g.data_offset_sectors == 264192  # 128 MiB headroom + 128 KiB bitmap room, rounded to 1 MiB
     assert g.create_options == (
-        "--level=6", "--raid-devices=6", "--layout=left-symmetric", "--chunk=512K", "--metadata=1.2", "--bitmap=internal",
+        "--level=6",
+        "--raid-devices=6",
+        "--layout=left-symmetric",
+        "--chunk=512K",
+        "--metadata=1.2",
+        "--bitmap=internal",
     )
     assert g.bitmap_chunk_bytes == 64 * MiB
 
@@ -196,7 +201,9 @@ def test_properties(kw):
     except PlanError as e:
         assert "member" in e.message and "too small" in e.message
         return
-    for m, r, u, w in zip(g.member_bytes, g.member_reserved_bytes, g.member_used_bytes, g.member_unused_bytes, strict=True):
+    for m, r, u, w in zip(
+        g.member_bytes, g.member_reserved_bytes, g.member_used_bytes, g.member_unused_bytes, strict=True
+    ):
         assert m == r + u + w and min(r, u, w) >= 0
     unit = g.chunk_bytes or 64 * KiB
     assert g.component_bytes % unit == 0 and g.component_bytes > 0

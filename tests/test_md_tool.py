@@ -37,9 +37,16 @@ class Case:
     bitmap_chunk: int | None = None
 
     def plan(self, mdadm):
-        return md_geometry(self.members, level=self.level, layout=self.layout, chunk_bytes=self.chunk,
-                           metadata=self.metadata, bitmap=self.bitmap, bitmap_chunk_bytes=self.bitmap_chunk,
-                           mdadm=mdadm)
+        return md_geometry(
+            self.members,
+            level=self.level,
+            layout=self.layout,
+            chunk_bytes=self.chunk,
+            metadata=self.metadata,
+            bitmap=self.bitmap,
+            bitmap_chunk_bytes=self.bitmap_chunk,
+            mdadm=mdadm,
+        )
 
     def raw_options(self):
         """Options as a sysadmin would type them, for cases the planner refuses."""
@@ -74,18 +81,27 @@ def random_cases(n: int, seed: int = 4242) -> list[Case]:
         elif level in (5, 6):
             layout = rng.choice([None, "left-symmetric", "right-asymmetric", "parity-first"])
         chunk = None if level == 1 else rng.choice([None] + [4 * KiB << i for i in range(11)])
-        out.append(Case(members, level, layout, chunk, rng.choice(["1.0", "1.1", "1.2"]),
-                        rng.choice(["internal", "none"])))
+        out.append(
+            Case(members, level, layout, chunk, rng.choice(["1.0", "1.1", "1.2"]), rng.choice(["internal", "none"]))
+        )
     return out
 
 
 def boundary_cases() -> list[Case]:
     """Sizes a sector either side of mdadm's thresholds (bitmap room, reshape headroom)."""
     sectors = [
-        16777224, 16777225,  # bitmap room 4 KiB -> 64 KiB just above 8 GiB
-        419430527, 419430528,  # -> 128 KiB at 200 GiB + 64 KiB
-        2**28 - 1, 2**28, 2**27 - 1, 2**27, 2**26 - 1, 2**26,  # headroom doubles
-        2**21, 2**21 + 2048,
+        16777224,
+        16777225,  # bitmap room 4 KiB -> 64 KiB just above 8 GiB
+        419430527,
+        419430528,  # -> 128 KiB at 200 GiB + 64 KiB
+        2**28 - 1,
+        2**28,
+        2**27 - 1,
+        2**27,
+        2**26 - 1,
+        2**26,  # headroom doubles
+        2**21,
+        2**21 + 2048,
     ]
     out = []
     for s in sectors:

@@ -60,8 +60,20 @@ def test_predict_on_the_example_pod_names_each_binding_term(capsys):
 
 
 def test_predict_json(capsys):
-    code, out, _ = run(capsys, ["predict", "--no-host-cpu", "--json", "--workload", "dd-write",
-                                "--workload", "bonnie-seeks", "--mode", "degraded"])
+    code, out, _ = run(
+        capsys,
+        [
+            "predict",
+            "--no-host-cpu",
+            "--json",
+            "--workload",
+            "dd-write",
+            "--workload",
+            "bonnie-seeks",
+            "--mode",
+            "degraded",
+        ],
+    )
     doc = json.loads(out)
     assert code == 0 and doc["mode"] == "degraded"
     assert [p["workload"] for p in doc["predictions"]] == ["dd-write", "bonnie-seeks"]
@@ -83,9 +95,12 @@ def test_predict_reads_hardware_from_the_plan_file(capsys, tmp_path):
 def test_hardware_round_trips_through_toml_and_is_absent_by_default():
     plan = plan_from_toml(HW_TOML)
     assert plan.hardware == Hardware(
-        disk=DiskSpec(disk_class="hdd5400"), models={"ST4000": DiskSpec(seq_outer_mb_s=190.0, afr=0.015)},
-        wiring=Wiring(link="sas2", disks_per_link=4, hbas=1), cpu=Cpu(cpu_class="desktop-2010", xor_mb_s=9000.0),
-        replace_hours=24.0)
+        disk=DiskSpec(disk_class="hdd5400"),
+        models={"ST4000": DiskSpec(seq_outer_mb_s=190.0, afr=0.015)},
+        wiring=Wiring(link="sas2", disks_per_link=4, hbas=1),
+        cpu=Cpu(cpu_class="desktop-2010", xor_mb_s=9000.0),
+        replace_hours=24.0,
+    )
     assert plan_from_toml(plan_to_toml(plan)) == plan
     assert "hardware" not in plan_to_toml(example_pod())
 
@@ -114,14 +129,15 @@ def test_sweep_and_predict_give_one_loss_figure(capsys):
     code, out, err = run(capsys, ["sweep", *layout, "--json"])
     assert code == 0, err
     row = next(r for r in json.loads(out)["rows"] if r["label"] == "5x RAID5 9 512K striped")
-    code, out, err = run(capsys, ["predict", *layout, "--groups", "5", "--level", "5", "--lvm-mode", "striped",
-                                  "--json"])
+    code, out, err = run(
+        capsys, ["predict", *layout, "--groups", "5", "--level", "5", "--lvm-mode", "striped", "--json"]
+    )
     assert code == 0, err
     loss = json.loads(out)["reliability"]["loss"]
     assert row["loss"] == loss and row["risk"] == "rebuilds" and not row["pareto"]
     # Named apart in the text: the arrays' odds and the share of rebuilds losing data, within 80 columns.
     code, out, err = run(capsys, ["predict", *layout, "--groups", "5", "--level", "5", "--lvm-mode", "striped"])
-    text = out[out.index("Data loss within a year"):out.index("Assumptions")]
+    text = out[out.index("Data loss within a year") : out.index("Assumptions")]
     assert "array loss (a failure too many): 1 in 2,100 to 0.77% a year" in text
     assert "data lost to UREs in 100% of rebuilds (0.45 to 1.8 rebuilds a year):" in text
     assert max(len(line.rstrip()) for line in text.splitlines()) <= 80
@@ -131,8 +147,9 @@ def test_sweep_and_predict_give_one_loss_figure(capsys):
     line = next(x for x in out.splitlines() if "5x RAID5 9 512K striped" in x)
     assert line.split()[0].endswith("~") and " 100% " in line
     # `plan` warns of it too, in the same figures.
-    code, out, err = run(capsys, ["plan", "--disk-size", "18TB", "--groups", "5", "--level", "5", "--lvm-mode",
-                                  "striped", "--json"])
+    code, out, err = run(
+        capsys, ["plan", "--disk-size", "18TB", "--groups", "5", "--level", "5", "--lvm-mode", "striped", "--json"]
+    )
     (f,) = [f for f in json.loads(out)["result"]["findings"] if "unreadable sector" in f["message"]]
     assert f["severity"] == "warning" and "0.45 to 1.8 rebuilds a year" in f["message"]
     assert f"data loss within a year {loss['per_year'][0]:.0%} to {loss['per_year'][1]:.0%}" in f["message"]
@@ -143,22 +160,31 @@ def test_loss_lines_fit_80_columns_whole(tiny):
     from app.shared.figures import loss_lines, odds
     from planners.reliability import Loss
 
-    loss = Loss(per_year=(tiny, 0.9), array_per_year=(tiny / 3, tiny), ure_per_year=(tiny, 0.5),
-                rebuilds_per_year=(0.123456, 12.3456), ure_per_rebuild=(tiny / 7, 0.3), per_year_nominal=tiny)
+    loss = Loss(
+        per_year=(tiny, 0.9),
+        array_per_year=(tiny / 3, tiny),
+        ure_per_year=(tiny, 0.5),
+        rebuilds_per_year=(0.123456, 12.3456),
+        ure_per_rebuild=(tiny / 7, 0.3),
+        per_year_nominal=tiny,
+    )
     lines = loss_lines(loss, 0.02)
     assert max(map(len, lines)) <= 80
     assert odds(tiny / 3) in " ".join(lines) and odds(tiny / 7) in " ".join(lines)  # wrapped, never cut
 
 
-@pytest.mark.parametrize("argv,needle", [
-    (["predict", "--workload", "nope"], "invalid choice: 'nope'"),
-    (["predict", "--mode", "broken"], "invalid choice: 'broken'"),
-    (["predict", "missing.toml"], "no such plan file"),
-    (["sweep", "--top", "-3"], "--top must be 0 or more"),
-    (["sweep", "--max-loss", "0"], "--max-loss is a percentage"),
-    (["sweep", "--max-rebuild-loss", "101"], "--max-rebuild-loss is a percentage"),
-    (["predict", "--disk-class", "floppy"], "invalid choice: 'floppy'"),
-])
+@pytest.mark.parametrize(
+    "argv,needle",
+    [
+        (["predict", "--workload", "nope"], "invalid choice: 'nope'"),
+        (["predict", "--mode", "broken"], "invalid choice: 'broken'"),
+        (["predict", "missing.toml"], "no such plan file"),
+        (["sweep", "--top", "-3"], "--top must be 0 or more"),
+        (["sweep", "--max-loss", "0"], "--max-loss is a percentage"),
+        (["sweep", "--max-rebuild-loss", "101"], "--max-rebuild-loss is a percentage"),
+        (["predict", "--disk-class", "floppy"], "invalid choice: 'floppy'"),
+    ],
+)
 def test_bad_input_is_one_line_and_exit_2(capsys, argv, needle):
     code, _, err = run(capsys, argv)
     assert code == 2 and needle in err and len(err.strip().splitlines()) == 1

@@ -13,12 +13,22 @@ from planners.units import KiB
 STREAM = Workload(name="w", rw="write", bs=1 << 20, direct=False, target="file", ioengine="sync")
 
 
-def plan(fs: str, level: int, n: int, disk: str = "hdd7200", cpu: Cpu | None = None, block: int = 4096,
-         size: int = 1_000_204_886_016) -> Plan:
-    return Plan(name="t", disks=[DiskSet(count=n, size=size)],
-                groups=[MdGroup(name="md0", level=level, members=n, chunk=512 * KiB, bitmap="none")],
-                filesystem=Filesystem(type=fs, block_size=block),
-                hardware=Hardware(disk=DiskSpec(disk_class=disk), cpu=cpu or Cpu()))
+def plan(
+    fs: str,
+    level: int,
+    n: int,
+    disk: str = "hdd7200",
+    cpu: Cpu | None = None,
+    block: int = 4096,
+    size: int = 1_000_204_886_016,
+) -> Plan:
+    return Plan(
+        name="t",
+        disks=[DiskSet(count=n, size=size)],
+        groups=[MdGroup(name="md0", level=level, members=n, chunk=512 * KiB, bitmap="none")],
+        filesystem=Filesystem(type=fs, block_size=block),
+        hardware=Hardware(disk=DiskSpec(disk_class=disk), cpu=cpu or Cpu()),
+    )
 
 
 def one(p: Plan, w: Workload = STREAM):
@@ -77,8 +87,9 @@ def test_cpu_class_figures_carry_a_range_until_stated():
     assert p.binding in ("md thread", "page cache", "parity CPU")
     assert p.mb_s_low < p.mb_s < p.mb_s_high
     assert "CPU figures from the class preset" in p.assumption
-    stated = Cpu(md_thread_mb_s=1400, buffered_write_mb_s=1800, buffered_read_mb_s=3500,
-                 raid6_gen_mb_s=12000, xor_mb_s=20000)
+    stated = Cpu(
+        md_thread_mb_s=1400, buffered_write_mb_s=1800, buffered_read_mb_s=3500, raid6_gen_mb_s=12000, xor_mb_s=20000
+    )
     q = one(plan("xfs", 6, 24, disk="ssd-sata", cpu=stated), w)
     assert q.mb_s == pytest.approx(p.mb_s)
     assert "CPU" not in q.assumption

@@ -13,11 +13,13 @@ from planners.units import KiB, MiB
 
 
 def nvme(n: int, cpu: Cpu | None = None, chunk: int = 512 * KiB, level: int = 0, seq: float = 7000) -> Plan:
-    return Plan(name="t", disks=[DiskSet(count=n, size=3_840_000_000_000)],
-                groups=[MdGroup(name="md0", level=level, members=n, chunk=chunk, bitmap="none")],
-                filesystem=Filesystem(type="xfs"),
-                hardware=Hardware(disk=DiskSpec(disk_class="nvme", seq_outer_mb_s=seq, seq_inner_mb_s=seq),
-                                  cpu=cpu or Cpu()))
+    return Plan(
+        name="t",
+        disks=[DiskSet(count=n, size=3_840_000_000_000)],
+        groups=[MdGroup(name="md0", level=level, members=n, chunk=chunk, bitmap="none")],
+        filesystem=Filesystem(type="xfs"),
+        hardware=Hardware(disk=DiskSpec(disk_class="nvme", seq_outer_mb_s=seq, seq_inner_mb_s=seq), cpu=cpu or Cpu()),
+    )
 
 
 def seq(rw: str = "read", bs: int = 4 * MiB, jobs: int = 8, depth: int = 16, direct: bool = True) -> Workload:
@@ -64,9 +66,13 @@ def test_small_chunks_hold_a_flash_member_to_its_request_rate():
 
 
 def test_a_sata_ssds_scheduler_merges_a_small_sequential_stream_back_to_its_datasheet_rate():
-    sata = Plan(name="t", disks=[DiskSet(count=4, size=960_000_000_000)],
-                groups=[MdGroup(name="md0", level=0, members=4, chunk=512 * KiB, bitmap="none")],
-                filesystem=Filesystem(type="xfs"), hardware=Hardware(disk=DiskSpec(disk_class="ssd-sata")))
+    sata = Plan(
+        name="t",
+        disks=[DiskSet(count=4, size=960_000_000_000)],
+        groups=[MdGroup(name="md0", level=0, members=4, chunk=512 * KiB, bitmap="none")],
+        filesystem=Filesystem(type="xfs"),
+        hardware=Hardware(disk=DiskSpec(disk_class="ssd-sata")),
+    )
     deep = one(sata, seq(bs=4096, jobs=1, depth=256))
     # 256 x 4 KiB span two members: 128 on each, 32 in the disk, the rest merged: 16 KiB requests
     assert term(deep, "disks") == pytest.approx(4 * 540)

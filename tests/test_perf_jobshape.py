@@ -46,19 +46,33 @@ def test_mix_caps_pauses_and_flushes_are_read_as_fio_reads_them():
 
 
 def test_what_the_job_file_says_comes_back_from_the_job_podplan_writes():
-    text = ("[a]\nrw=randrw\nrwmixread=70\nbs=8k\nrate=1m,2m\nrate_iops=,300\nthinktime=50\n"
-            "thinktime_blocks=2\nfdatasync=4\n")
+    text = (
+        "[a]\nrw=randrw\nrwmixread=70\nbs=8k\nrate=1m,2m\nrate_iops=,300\nthinktime=50\n"
+        "thinktime_blocks=2\nfdatasync=4\n"
+    )
     w = job(text)
     again = job(w.fio_job(filename="/dev/x"))
-    for field in ("rw", "read_mix", "rate_bytes_s", "rate_iops", "thinktime_us", "thinktime_blocks", "sync_every",
-                  "sync_metadata", "bs"):
+    for field in (
+        "rw",
+        "read_mix",
+        "rate_bytes_s",
+        "rate_iops",
+        "thinktime_us",
+        "thinktime_blocks",
+        "sync_every",
+        "sync_metadata",
+        "bs",
+    ):
         assert getattr(again, field) == getattr(w, field), field
 
 
 def raid10(n: int = 8, controller: Controller | None = None) -> Plan:
-    return Plan(name="t", disks=[DiskSet(count=n, size=1_000_204_886_016)],
-                groups=[MdGroup(name="md0", level=10, members=n, chunk=512 * KiB, bitmap="none")],
-                hardware=Hardware(disk=DiskSpec(disk_class="hdd7200"), controller=controller))
+    return Plan(
+        name="t",
+        disks=[DiskSet(count=n, size=1_000_204_886_016)],
+        groups=[MdGroup(name="md0", level=10, members=n, chunk=512 * KiB, bitmap="none")],
+        hardware=Hardware(disk=DiskSpec(disk_class="hdd7200"), controller=controller),
+    )
 
 
 def one(p: Plan, w: Workload):
@@ -93,7 +107,9 @@ def test_fio_rate_is_a_ceiling_of_its_own():
     assert m.binding == "rate limit" and m.iops == pytest.approx(50 + r * (1 - 50 / w_), rel=0.01)
     # A cap the mix never reaches changes nothing.
     loose = mixed.model_copy(update={"rate_iops": (None, 10**6)})
-    assert one(raid10(), loose).iops == pytest.approx(one(raid10(), mixed.model_copy(update={"rate_iops": (None, None)})).iops)
+    assert one(raid10(), loose).iops == pytest.approx(
+        one(raid10(), mixed.model_copy(update={"rate_iops": (None, None)})).iops
+    )
 
 
 def test_a_flush_per_write_costs_a_revolution_on_spinning_disks():
@@ -129,9 +145,11 @@ def test_fio_fills_a_capped_direction_of_a_mix_with_the_other(tmp_path):
     """The witness of mixed_rate_cap's rule: fio keeps writes at their cap and reads take the rest,
     not the 50/50 ratio (which would hold reads to the writes' 100/s)."""
     jf = tmp_path / "m.fio"
-    jf.write_text(f"[m]\nfilename={tmp_path / 'f'}\nsize=16m\nrw=randrw\nrwmixread=50\nbs=4k\nioengine=psync\n"
-                  "rate_iops=,100\nruntime=2\ntime_based\n")
+    jf.write_text(
+        f"[m]\nfilename={tmp_path / 'f'}\nsize=16m\nrw=randrw\nrwmixread=50\nbs=4k\nioengine=psync\n"
+        "rate_iops=,100\nruntime=2\ntime_based\n"
+    )
     out = subprocess.run(["fio", "--output-format=json", str(jf)], capture_output=True, text=True, check=True)
-    job = json.loads(out.stdout[out.stdout.index("{"):])["jobs"][0]
+    job = json.loads(out.stdout[out.stdout.index("{") :])["jobs"][0]
     assert job["write"]["iops"] == pytest.approx(100, rel=0.1)
     assert job["read"]["iops"] > 5 * job["write"]["iops"]

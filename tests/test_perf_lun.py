@@ -20,8 +20,13 @@ GB = 10**9
 def lun_plan(level: int = 5, disks: int = 7, luns: int = 8) -> Plan:
     spec = DiskSpec(disk_class="hdd10k", lun=Lun(disks=disks, level=level, strip=128 * KiB))
     hw = Hardware.model_validate({"models": {"lun": spec.model_dump()}, "wiring": {"link": "fc2", "disks_per_link": 4}})
-    return Plan(name="luns", disks=[DiskSet(count=luns, size=(disks - 1) * 300 * GB, model="lun")],
-                groups=[MdGroup(level=0, members=luns, chunk=128 * KiB)], filesystem=Filesystem(type="xfs"), hardware=hw)
+    return Plan(
+        name="luns",
+        disks=[DiskSet(count=luns, size=(disks - 1) * 300 * GB, model="lun")],
+        groups=[MdGroup(level=0, members=luns, chunk=128 * KiB)],
+        filesystem=Filesystem(type="xfs"),
+        hardware=hw,
+    )
 
 
 @pytest.mark.parametrize("level, data, writes", [(0, 6, 1), (5, 5, 4), (6, 4, 6), (10, 3, 2), (1, 3, 2)])
@@ -39,8 +44,13 @@ def test_luns_behind_fc_ports_bind_on_the_ports_and_serve_random_io_with_all_the
     p = lun_plan()
     seq, rand = predict(p, workloads=[preset("seq-read"), preset("rand-read-4k")])
     assert seq.binding == "link" and seq.mb_s == pytest.approx(400.0)  # 8 LUNs on 2 x 2 Gb FC ports
-    plain = p.model_copy(update={"hardware": Hardware.model_validate(
-        {"disk": {"disk_class": "hdd10k"}, "wiring": {"link": "fc2", "disks_per_link": 4}})})
+    plain = p.model_copy(
+        update={
+            "hardware": Hardware.model_validate(
+                {"disk": {"disk_class": "hdd10k"}, "wiring": {"link": "fc2", "disks_per_link": 4}}
+            )
+        }
+    )
     (rand_plain,) = predict(plain, workloads=[preset("rand-read-4k")])
     assert rand.iops > 3 * rand_plain.iops
 
@@ -50,8 +60,10 @@ def test_a_redundant_lun_fails_far_less_often_than_a_disk():
     assert Lun(disks=7, level=5).afr(disk.afr) < disk.afr / 100
     assert Lun(disks=7, level=0).afr(disk.afr) == pytest.approx(7 * disk.afr)
     redundant, striped = lun_plan(), lun_plan(level=0)
-    assert (reliability(redundant, compute(redundant)).loss.per_year_nominal
-            < reliability(striped, compute(striped)).loss.per_year_nominal)
+    assert (
+        reliability(redundant, compute(redundant)).loss.per_year_nominal
+        < reliability(striped, compute(striped)).loss.per_year_nominal
+    )
 
 
 @pytest.mark.parametrize("disks, level", [(2, 5), (3, 6), (3, 10), (5, 1)])

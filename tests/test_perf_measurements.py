@@ -11,9 +11,9 @@ import pytest
 from planners.hardware import Cpu, DiskSpec, Hardware, Wiring
 from planners.models import DiskSet, Filesystem, Lvm, MdGroup, Plan, Tuning
 from planners.perf.predict import predict
+from planners.perf.workloads import PRESETS
 from planners.units import KiB
 from planners.versions import ToolVersions
-from planners.perf.workloads import PRESETS
 
 TOLERANCE = 0.20
 KB_S = 1024 / 1e6  # bonnie++ reports KB/s of 1024 bytes
@@ -33,8 +33,17 @@ def r1_plan(level: int, members: int, spares: int = 0) -> Plan:
     return Plan(
         name=f"r1raid{level}",
         disks=[DiskSet(count=45, size=R1_DISK, model="ST2000DL004")],
-        groups=[MdGroup(name="md0", level=level, members=members, spares=spares, chunk=256 * KiB,
-                        bitmap="none" if spares == 0 else "internal", bitmap_chunk=None if spares == 0 else 256 << 20)],
+        groups=[
+            MdGroup(
+                name="md0",
+                level=level,
+                members=members,
+                spares=spares,
+                chunk=256 * KiB,
+                bitmap="none" if spares == 0 else "internal",
+                bitmap_chunk=None if spares == 0 else 256 << 20,
+            )
+        ],
         filesystem=Filesystem(type="xfs"),
         tuning=Tuning(stripe_cache_size=256),
         hardware=R1_HW,
@@ -87,8 +96,10 @@ def r2_plan(fs: str) -> Plan:
     )
 
 
-BONNIE = {name: PRESETS[f"bonnie-{name}"].model_copy(update={"size": 8 * 10**9})
-          for name in ("write", "rewrite", "read", "seeks")}
+BONNIE = {
+    name: PRESETS[f"bonnie-{name}"].model_copy(update={"size": 8 * 10**9})
+    for name in ("write", "rewrite", "read", "seeks")
+}
 # (filesystem, stride set?, block write, rewrite, block read KB/s, seeks/s)
 R2_ROWS = [
     ("ext3", False, 104438, 59229, 225689, 384.7),

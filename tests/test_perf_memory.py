@@ -6,8 +6,8 @@ import pytest
 
 from planners.hardware import DiskSpec, Hardware
 from planners.models import DiskSet, Filesystem, MdGroup, Plan
-from planners.perf.memory import absorb, dirty_thresholds
 from planners.perf.context import build_ctx
+from planners.perf.memory import absorb, dirty_thresholds
 from planners.perf.predict import predict
 from planners.perf.workloads import Workload
 from planners.units import KiB
@@ -19,10 +19,14 @@ TB = 1_000_204_886_016
 
 def plan(memory: int, kernel: str = "6.1") -> Plan:
     # Four 7200 rpm disks in RAID5: a drain (~300 MB/s) far below one writer's copy rate.
-    return Plan(name="pc", disks=[DiskSet(count=4, size=TB)], filesystem=Filesystem(type="ext4"),
-                groups=[MdGroup(name="md0", level=5, members=4, chunk=512 * KiB, bitmap="none")],
-                tools=ToolVersions(kernel=kernel),
-                hardware=Hardware(disk=DiskSpec(disk_class="hdd7200"), memory_bytes=memory))
+    return Plan(
+        name="pc",
+        disks=[DiskSet(count=4, size=TB)],
+        filesystem=Filesystem(type="ext4"),
+        groups=[MdGroup(name="md0", level=5, members=4, chunk=512 * KiB, bitmap="none")],
+        tools=ToolVersions(kernel=kernel),
+        hardware=Hardware(disk=DiskSpec(disk_class="hdd7200"), memory_bytes=memory),
+    )
 
 
 def writer(**kw: object) -> Workload:

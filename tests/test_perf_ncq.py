@@ -12,9 +12,13 @@ from planners.perf.workloads import Workload
 
 
 def raid0(n: int, disk: str = "hdd7200") -> Plan:
-    return Plan(name="t", disks=[DiskSet(count=n, size=16_000_000_000_000)],
-                groups=[MdGroup(name="md0", level=0, members=n, chunk=512 * 1024, bitmap="none")],
-                filesystem=Filesystem(type="xfs"), hardware=Hardware(disk=DiskSpec(disk_class=disk)))
+    return Plan(
+        name="t",
+        disks=[DiskSet(count=n, size=16_000_000_000_000)],
+        groups=[MdGroup(name="md0", level=0, members=n, chunk=512 * 1024, bitmap="none")],
+        filesystem=Filesystem(type="xfs"),
+        hardware=Hardware(disk=DiskSpec(disk_class=disk)),
+    )
 
 
 def iops(p: Plan, in_flight: int) -> float:

@@ -63,7 +63,9 @@ def test_clones_sharing_one_file_or_the_device_start_on_the_first_array(pod):
 
 def test_a_striped_lv_spreads_any_file_over_every_array(pod):
     plan, _, _ = pod
-    striped = plan.model_copy(update={"lvm": plan.lvm.model_copy(update={"mode": "striped", "stripe_size": 512 * 1024})})
+    striped = plan.model_copy(
+        update={"lvm": plan.lvm.model_copy(update={"mode": "striped", "stripe_size": 512 * 1024})}
+    )
     ctx = build_ctx(striped, geometry_for_speed(striped))
     w = _job(RAND + "size=10g\n[one]\n")
     assert shares(ctx, w) == pytest.approx({0: 1 / 3, 1: 1 / 3, 2: 1 / 3})

@@ -9,15 +9,24 @@ from hypothesis import strategies as st
 from planners.hardware import Cpu, DiskPerf, DiskSpec, Hardware, Wiring
 from planners.models import DiskSet, Lvm, MdGroup, Plan, Tuning
 from planners.perf.predict import predict, prediction_for
-from planners.units import KiB, MiB
 from planners.perf.workloads import PRESETS, VALIDATION_NAMES, Workload, for_plan, preset
+from planners.units import KiB, MiB
 
 TB2 = 2_000_398_934_016
 ALL = list(PRESETS.values())
 
 
-def plan_of(n: int, level: int = 0, *, size: int = TB2, chunk: int = 512 * KiB, hw: Hardware | None = None,
-            groups: int = 1, lvm: str | None = None, **tuning: int) -> Plan:
+def plan_of(
+    n: int,
+    level: int = 0,
+    *,
+    size: int = TB2,
+    chunk: int = 512 * KiB,
+    hw: Hardware | None = None,
+    groups: int = 1,
+    lvm: str | None = None,
+    **tuning: int,
+) -> Plan:
     return Plan(
         name="t",
         disks=[DiskSet(count=n * groups, size=size)],
@@ -136,8 +145,11 @@ def test_degraded_and_rebuild_modes():
 
 
 def test_ssd_plans_use_flash_figures():
-    plan = Plan(name="s", disks=[DiskSet(count=4, size=960_197_124_096, rotational=False)],
-                groups=[MdGroup(level=10, members=4)])
+    plan = Plan(
+        name="s",
+        disks=[DiskSet(count=4, size=960_197_124_096, rotational=False)],
+        groups=[MdGroup(level=10, members=4)],
+    )
     rr = prediction_for(predict(plan), "rand-read-4k")
     assert rr.iops > 50_000
 
@@ -152,8 +164,13 @@ def test_more_disks_never_predict_less_on_raid0(n, name):
 
 
 @settings(max_examples=40, deadline=None)
-@given(rate=st.floats(20, 3000), cut=st.floats(0.1, 1.0), per_link=st.integers(1, 8),
-       level=st.sampled_from([0, 5, 6, 10]), name=st.sampled_from(sorted(PRESETS)))
+@given(
+    rate=st.floats(20, 3000),
+    cut=st.floats(0.1, 1.0),
+    per_link=st.integers(1, 8),
+    level=st.sampled_from([0, 5, 6, 10]),
+    name=st.sampled_from(sorted(PRESETS)),
+)
 def test_a_tighter_link_never_predicts_more(rate, cut, per_link, level, name):
     def run(link: float) -> float:
         hw = Hardware(wiring=Wiring(link="sata2", disks_per_link=per_link, link_mb_s=link))
@@ -163,8 +180,12 @@ def test_a_tighter_link_never_predicts_more(rate, cut, per_link, level, name):
 
 
 @settings(max_examples=30, deadline=None)
-@given(small=st.integers(100, 4000), grow=st.integers(1, 4000), level=st.sampled_from([1, 5, 6, 10]),
-       cls=st.sampled_from(["hdd5400", "hdd7200", "ssd-sata", "nvme"]))
+@given(
+    small=st.integers(100, 4000),
+    grow=st.integers(1, 4000),
+    level=st.sampled_from([1, 5, 6, 10]),
+    cls=st.sampled_from(["hdd5400", "hdd7200", "ssd-sata", "nvme"]),
+)
 def test_rebuild_time_grows_with_member_size(small, grow, level, cls):
     from planners.compute import compute
     from planners.reliability import reliability

@@ -30,17 +30,27 @@ class Case:
     known_miss: str = ""  # why the figure is off by more than 25 % ('' when it is not)
 
 
-def md_plan(name: str, level: int, n: int, hw: Hardware, size: int = 3_840_000_000_000,
-            chunk: int | None = 512 * KiB) -> Plan:
-    return Plan(name=name, disks=[DiskSet(count=n, size=size)],
-                groups=[MdGroup(name="md0", level=level, members=n, chunk=None if level == 1 else chunk,
-                                bitmap="none")],
-                filesystem=Filesystem(type="xfs"), hardware=hw)
+def md_plan(
+    name: str, level: int, n: int, hw: Hardware, size: int = 3_840_000_000_000, chunk: int | None = 512 * KiB
+) -> Plan:
+    return Plan(
+        name=name,
+        disks=[DiskSet(count=n, size=size)],
+        groups=[MdGroup(name="md0", level=level, members=n, chunk=None if level == 1 else chunk, bitmap="none")],
+        filesystem=Filesystem(type="xfs"),
+        hardware=hw,
+    )
 
 
 def fio(rw: str, bs: int, engine: str, jobs: int, depth: int) -> Workload:
-    return Workload(name=f"{rw}-{bs >> 10}k", rw=rw, bs=bs, ioengine=engine, numjobs=jobs,  # type: ignore[arg-type]
-                    iodepth=depth)
+    return Workload(
+        name=f"{rw}-{bs >> 10}k",
+        rw=rw,
+        bs=bs,
+        ioengine=engine,
+        numjobs=jobs,  # type: ignore[arg-type]
+        iodepth=depth,
+    )
 
 
 NVME_HOST = Hardware(disk=DiskSpec(disk_class="nvme"), wiring=Wiring(link="direct"), cpu=Cpu(cores=16))
@@ -50,15 +60,30 @@ CASES = [
     # (model not given: the nvme class), RAID10 --bitmap none, Xeon Platinum 8380 with fio bound
     # to 16 cores (taskset -c 0-15), libaio, 16 jobs x iodepth 256, 4 KiB random reads of
     # /dev/md0: 9.3 GiB/s with the series (7.0 before it, the lock contention it removed).
-    Case("raid10 x4 NVMe, 16 jobs libaio", md_plan("yk-raid10", 10, 4, NVME_HOST),
-         fio("randread", 4 * KiB, "libaio", 16, 256), 9.3 * GIB_S, "disks"),
+    Case(
+        "raid10 x4 NVMe, 16 jobs libaio",
+        md_plan("yk-raid10", 10, 4, NVME_HOST),
+        fio("randread", 4 * KiB, "libaio", 16, 256),
+        9.3 * GIB_S,
+        "disks",
+    ),
     # The same v2 posting, the same array and job on a Kunpeng 920 (aarch64, four NUMA nodes):
     # 7.9 GiB/s with the series, fio on any node; 8.0 bound to one node. (The series' first
     # posting measured 6.6 on that machine; its later patches are what v2 adds.)
-    Case("raid10 x4 NVMe, Kunpeng 920, any node", md_plan("yk-raid10-arm", 10, 4, NVME_HOST),
-         fio("randread", 4 * KiB, "libaio", 16, 256), 7.9 * GIB_S, "disks"),
-    Case("raid10 x4 NVMe, Kunpeng 920, one node", md_plan("yk-raid10-arm1", 10, 4, NVME_HOST),
-         fio("randread", 4 * KiB, "libaio", 16, 256), 8.0 * GIB_S, "disks"),
+    Case(
+        "raid10 x4 NVMe, Kunpeng 920, any node",
+        md_plan("yk-raid10-arm", 10, 4, NVME_HOST),
+        fio("randread", 4 * KiB, "libaio", 16, 256),
+        7.9 * GIB_S,
+        "disks",
+    ),
+    Case(
+        "raid10 x4 NVMe, Kunpeng 920, one node",
+        md_plan("yk-raid10-arm1", 10, 4, NVME_HOST),
+        fio("randread", 4 * KiB, "libaio", 16, 256),
+        8.0 * GIB_S,
+        "disks",
+    ),
 ]
 
 
@@ -87,10 +112,12 @@ def table() -> str:
         iops = c.job.bs < 64 * KiB
         scale = 1e6 / c.job.bs if iops else 1.0
         unit = "/s" if iops else " MB/s"
-        rows.append(f"| {c.label} | {c.job.name} x{c.job.numjobs} qd{c.job.iodepth} | "
-                    f"{c.measured_mb_s * scale:,.0f}{unit} | {p.mb_s * scale:,.0f}{unit} | "
-                    f"{p.mb_s_low * scale:,.0f}-{p.mb_s_high * scale:,.0f} | {p.mb_s / c.measured_mb_s - 1:+.0%} | "
-                    f"{p.binding} |")
+        rows.append(
+            f"| {c.label} | {c.job.name} x{c.job.numjobs} qd{c.job.iodepth} | "
+            f"{c.measured_mb_s * scale:,.0f}{unit} | {p.mb_s * scale:,.0f}{unit} | "
+            f"{p.mb_s_low * scale:,.0f}-{p.mb_s_high * scale:,.0f} | {p.mb_s / c.measured_mb_s - 1:+.0%} | "
+            f"{p.binding} |"
+        )
     inside = sum(prediction(c).mb_s_low <= c.measured_mb_s <= prediction(c).mb_s_high for c in CASES)
     return "\n".join(rows) + f"\n\n{inside} of {len(CASES)} inside the range."
 
@@ -123,9 +150,11 @@ def coverage_table() -> str:
         ok = p.mb_s_low <= want <= p.mb_s_high
         inside += ok
         span = f"{p.mb_s_low * k:,.0f}-{p.mb_s_high * k:,.0f}" if p.mb_s_high > p.mb_s_low else "none"
-        rows.append(f"| {label} | {want * k:,.1f}{unit} | {p.mb_s * k:,.1f}{unit}{'*' if p.outside_model else ''} | "
-                    f"{span}{'' if ok else ' (misses)'} | {p.mb_s / want - 1:+.0%} | {p.binding} | "
-                    f"{', '.join(p.range_terms) or '-'} |")
+        rows.append(
+            f"| {label} | {want * k:,.1f}{unit} | {p.mb_s * k:,.1f}{unit}{'*' if p.outside_model else ''} | "
+            f"{span}{'' if ok else ' (misses)'} | {p.mb_s / want - 1:+.0%} | {p.binding} | "
+            f"{', '.join(p.range_terms) or '-'} |"
+        )
     return "\n".join(rows) + f"\n\n{inside} of {len(cases)} measurements inside the stated range."
 
 

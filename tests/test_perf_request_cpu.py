@@ -13,11 +13,19 @@ from planners.perf.workloads import Workload
 
 
 def nvme(level: int, n: int, cpu: Cpu | None = None, threads: int = 0, lvm: bool = False) -> Plan:
-    return Plan(name="t", disks=[DiskSet(count=n, size=3_840_000_000_000)],
-                groups=[MdGroup(name="md0", level=level, members=n, chunk=None if level == 1 else 512 * 1024, bitmap="none")],
-                filesystem=Filesystem(type="xfs"), lvm=Lvm(enabled=lvm),
-                hardware=Hardware(disk=DiskSpec(disk_class="nvme"), wiring=Wiring(link="direct"),
-                                  cpu=cpu or Cpu(cores=4), md=MdKnobs(group_thread_cnt=threads)))
+    return Plan(
+        name="t",
+        disks=[DiskSet(count=n, size=3_840_000_000_000)],
+        groups=[MdGroup(name="md0", level=level, members=n, chunk=None if level == 1 else 512 * 1024, bitmap="none")],
+        filesystem=Filesystem(type="xfs"),
+        lvm=Lvm(enabled=lvm),
+        hardware=Hardware(
+            disk=DiskSpec(disk_class="nvme"),
+            wiring=Wiring(link="direct"),
+            cpu=cpu or Cpu(cores=4),
+            md=MdKnobs(group_thread_cnt=threads),
+        ),
+    )
 
 
 def one(p: Plan, w: Workload):
@@ -136,10 +144,13 @@ def test_cli_names_the_term_with_its_per_core_figure_and_cores(tmp_path, capsys)
 
 
 def hdd(chunk: int = 512 * 1024) -> Plan:
-    return Plan(name="t", disks=[DiskSet(count=4, size=4_000_000_000_000)],
-                groups=[MdGroup(name="md0", level=0, members=4, chunk=chunk, bitmap="none")],
-                filesystem=Filesystem(type="xfs"),
-                hardware=Hardware(disk=DiskSpec(disk_class="hdd7200"), cpu=Cpu(cores=4)))
+    return Plan(
+        name="t",
+        disks=[DiskSet(count=4, size=4_000_000_000_000)],
+        groups=[MdGroup(name="md0", level=0, members=4, chunk=chunk, bitmap="none")],
+        filesystem=Filesystem(type="xfs"),
+        hardware=Hardware(disk=DiskSpec(disk_class="hdd7200"), cpu=Cpu(cores=4)),
+    )
 
 
 def test_a_disks_scheduler_merges_adjacent_small_requests_past_its_queue_depth():

@@ -13,8 +13,7 @@ from planners.errors import PlanError
 from planners.example import example_pod
 from planners.perf.jobfile import parse_job_file
 from planners.perf.predict import geometry_for_speed
-from planners.perf.scale import (PointPrediction, as_job, contention, grid, mark_knees, parse_scale, shaped,
-                                 sweep_job)
+from planners.perf.scale import PointPrediction, as_job, contention, grid, mark_knees, parse_scale, shaped, sweep_job
 from planners.perf.workloads import VALIDATION, Workload
 
 JOB = """[global]
@@ -33,35 +32,41 @@ iodepth=2
 """
 
 
-@pytest.mark.parametrize(("text", "key", "values"), [
-    ("numjobs=1,48,192", "numjobs", (1, 48, 192)),
-    ("iodepth=1..256x2", "iodepth", (1, 2, 4, 8, 16, 32, 64, 128, 256)),
-    ("iodepth=1..256", "iodepth", (1, 2, 4, 8, 16, 32, 64, 128, 256)),  # doubling unless told
-    ("iodepth=1..100x4", "iodepth", (1, 4, 16, 64)),  # stops at the last step within END
-    ("bs=4k..4mx2", "bs", tuple(4096 * 2**i for i in range(11))),
-    ("bs=4k,64k,1m", "bs", (4096, 65536, 1048576)),
-    ("NumJobs = 2, 4", "numjobs", (2, 4)),
-])
+@pytest.mark.parametrize(
+    ("text", "key", "values"),
+    [
+        ("numjobs=1,48,192", "numjobs", (1, 48, 192)),
+        ("iodepth=1..256x2", "iodepth", (1, 2, 4, 8, 16, 32, 64, 128, 256)),
+        ("iodepth=1..256", "iodepth", (1, 2, 4, 8, 16, 32, 64, 128, 256)),  # doubling unless told
+        ("iodepth=1..100x4", "iodepth", (1, 4, 16, 64)),  # stops at the last step within END
+        ("bs=4k..4mx2", "bs", tuple(4096 * 2**i for i in range(11))),
+        ("bs=4k,64k,1m", "bs", (4096, 65536, 1048576)),
+        ("NumJobs = 2, 4", "numjobs", (2, 4)),
+    ],
+)
 def test_scale_values_as_fio_reads_them(text: str, key: str, values: tuple[int, ...]) -> None:
     axis = parse_scale(text)
     assert (axis.key, axis.values) == (key, values)
 
 
-@pytest.mark.parametrize(("text", "says"), [
-    ("runtime=1,2", "one of numjobs, iodepth, bs"),
-    ("numjobs", "one of numjobs"),
-    ("numjobs=", "empty value"),
-    ("numjobs=0", "outside 1..4096"),
-    ("numjobs=5000", "outside 1..4096"),
-    ("iodepth=1,x", "not a whole number"),
-    ("bs=1.5m", "not a size"),
-    ("bs=100", "outside 512"),
-    ("numjobs=2,2", "given twice"),
-    ("iodepth=8..2x2", "START <= END"),
-    ("iodepth=1..256x1", "x2 or more"),
-    ("iodepth=1..256xz", "whole number"),
-    ("numjobs=1..4096x2,5", "the step after .x. is a whole number"),
-])
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ("runtime=1,2", "one of numjobs, iodepth, bs"),
+        ("numjobs", "one of numjobs"),
+        ("numjobs=", "empty value"),
+        ("numjobs=0", "outside 1..4096"),
+        ("numjobs=5000", "outside 1..4096"),
+        ("iodepth=1,x", "not a whole number"),
+        ("bs=1.5m", "not a size"),
+        ("bs=100", "outside 512"),
+        ("numjobs=2,2", "given twice"),
+        ("iodepth=8..2x2", "START <= END"),
+        ("iodepth=1..256x1", "x2 or more"),
+        ("iodepth=1..256xz", "whole number"),
+        ("numjobs=1..4096x2,5", "the step after .x. is a whole number"),
+    ],
+)
 def test_bad_scale_is_one_line(text: str, says: str) -> None:
     with pytest.raises(PlanError, match=says) as err:
         parse_scale(text)
@@ -70,8 +75,14 @@ def test_bad_scale_is_one_line(text: str, says: str) -> None:
 
 def test_two_axes_make_a_grid_with_the_first_varying_fastest() -> None:
     points = grid([parse_scale("numjobs=1,2,4"), parse_scale("bs=4k,1m")])
-    assert points == [{"numjobs": 1, "bs": 4096}, {"numjobs": 2, "bs": 4096}, {"numjobs": 4, "bs": 4096},
-                      {"numjobs": 1, "bs": 1048576}, {"numjobs": 2, "bs": 1048576}, {"numjobs": 4, "bs": 1048576}]
+    assert points == [
+        {"numjobs": 1, "bs": 4096},
+        {"numjobs": 2, "bs": 4096},
+        {"numjobs": 4, "bs": 4096},
+        {"numjobs": 1, "bs": 1048576},
+        {"numjobs": 2, "bs": 1048576},
+        {"numjobs": 4, "bs": 1048576},
+    ]
     with pytest.raises(PlanError, match="swept twice"):
         grid([parse_scale("numjobs=1,2"), parse_scale("numjobs=4")])
     with pytest.raises(PlanError, match="at most 256"):
@@ -79,14 +90,28 @@ def test_two_axes_make_a_grid_with_the_first_varying_fastest() -> None:
 
 
 def _point(x: int, mb_s: float, binding: str = "disks") -> PointPrediction:
-    return PointPrediction(workload="w", block_bytes=4096, mb_s=mb_s, iops=mb_s * 1e6 / 4096, binding=binding,
-                           runner_up="", headroom=1.0, terms=[], point={"numjobs": x})
+    return PointPrediction(
+        workload="w",
+        block_bytes=4096,
+        mb_s=mb_s,
+        iops=mb_s * 1e6 / 4096,
+        binding=binding,
+        runner_up="",
+        headroom=1.0,
+        terms=[],
+        point={"numjobs": x},
+    )
 
 
 def test_the_knee_is_where_the_next_doubling_first_gains_under_ten_percent() -> None:
     # 1 -> 2 doubles, 2 -> 4 +50 %, 4 -> 8 +9 % (under 10: the knee is at 4), 8 -> 16 +1 %
-    pts = [_point(1, 100, "queue depth"), _point(2, 200, "queue depth"), _point(4, 300, "queue depth"),
-           _point(8, 327, "disks"), _point(16, 330, "disks")]
+    pts = [
+        _point(1, 100, "queue depth"),
+        _point(2, 200, "queue depth"),
+        _point(4, 300, "queue depth"),
+        _point(8, 327, "disks"),
+        _point(16, 330, "disks"),
+    ]
     out = mark_knees(pts, "numjobs")
     assert [p.knee for p in out] == [False, False, True, False, False]
     # the part that binds past the knee is the one to blame
@@ -113,7 +138,7 @@ def test_each_point_names_its_binding_term_and_the_knee_its_cause() -> None:
     assert len(knees) == 1
     after = rr[rr.index(knees[0]) + 1]
     assert knees[0].knee_cause.startswith(after.binding + ": the next doubling of numjobs gains")
-    assert after.mb_s < knees[0].mb_s * 1.10 ** 1.0001
+    assert after.mb_s < knees[0].mb_s * 1.10**1.0001
     # more jobs never predict less
     assert all(b.mb_s >= a.mb_s * 0.999 for a, b in itertools.pairwise(rr))
 
@@ -124,8 +149,7 @@ def test_many_jobs_on_one_filesystem_are_outside_the_model_with_the_reason() -> 
     assert contention(fsync.model_copy(update={"numjobs": 1}), "xfs", 16) == ""
     # fdatasync of a laid-out file commits no journal
     assert contention(fsync.model_copy(update={"sync_metadata": False}), "xfs", 16) == ""
-    create = Workload(name="create", rw="write", bs=1 << 20, target="file", direct=False, ioengine="psync",
-                      numjobs=192)
+    create = Workload(name="create", rw="write", bs=1 << 20, target="file", direct=False, ioengine="psync", numjobs=192)
     assert "more than the 16 CPU cores" in contention(create, "ext4", 16)
     assert contention(create.model_copy(update={"numjobs": 16}), "ext4", 16) == ""
     assert contention(create.model_copy(update={"target": "raw"}), "ext4", 16) == ""
@@ -160,21 +184,28 @@ def test_predict_scale_json_carries_the_point(tmp_path, capsys) -> None:
     doc = json.loads(capsys.readouterr().out)
     assert doc["scale"] == [{"key": "numjobs", "values": [1, 48, 192]}]
     assert [(p["workload"], p["point"]) for p in doc["predictions"]] == [
-        ("randread", {"numjobs": 1}), ("seqwrite", {"numjobs": 1}), ("randread", {"numjobs": 48}),
-        ("seqwrite", {"numjobs": 48}), ("randread", {"numjobs": 192}), ("seqwrite", {"numjobs": 192})]
+        ("randread", {"numjobs": 1}),
+        ("seqwrite", {"numjobs": 1}),
+        ("randread", {"numjobs": 48}),
+        ("seqwrite", {"numjobs": 48}),
+        ("randread", {"numjobs": 192}),
+        ("seqwrite", {"numjobs": 192}),
+    ]
     for p in doc["predictions"]:
         assert p["binding"] and {"mb_s", "iops", "terms", "knee", "knee_cause", "gain_next", "outside_model"} <= set(p)
     # the seqwrite's files at 48 and 192 jobs: more writers than the example's CPU cores
-    assert [bool(p["outside_model"]) for p in doc["predictions"] if p["workload"] == "seqwrite"] == [
-        False, True, True]
+    assert [bool(p["outside_model"]) for p in doc["predictions"] if p["workload"] == "seqwrite"] == [False, True, True]
 
 
 def test_predict_scale_grid_on_the_built_in_workloads(capsys) -> None:
-    assert main(["predict", "--workload", "rand-read-4k", "--scale", "iodepth=1..8x2", "--scale", "bs=4k,16k",
-                 "--json"]) == 0
+    assert (
+        main(["predict", "--workload", "rand-read-4k", "--scale", "iodepth=1..8x2", "--scale", "bs=4k,16k", "--json"])
+        == 0
+    )
     doc = json.loads(capsys.readouterr().out)
     assert [p["point"] for p in doc["predictions"]] == [
-        {"iodepth": d, "bs": b} for b in (4096, 16384) for d in (1, 2, 4, 8)]
+        {"iodepth": d, "bs": b} for b in (4096, 16384) for d in (1, 2, 4, 8)
+    ]
     assert [p["block_bytes"] for p in doc["predictions"]] == [4096] * 4 + [16384] * 4
 
 
@@ -209,13 +240,16 @@ def test_the_sweep_table_keeps_every_figure_whole_at_80_columns() -> None:
     assert "…" not in text
 
 
-@pytest.mark.parametrize(("argv", "says"), [
-    (["--scale", "numjobs=0"], "numjobs 0 is outside"),
-    (["--scale", "foo=1"], "one of numjobs, iodepth, bs"),
-    (["--scale", "iodepth=1,2", "--scale", "iodepth=4"], "iodepth is swept twice"),
-    (["--scale", "bs=4k", "--scale", "numjobs=1", "--scale", "iodepth=1"], "at most two"),
-    (["--html", "r.html"], "give --scale too"),
-])
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["--scale", "numjobs=0"], "numjobs 0 is outside"),
+        (["--scale", "foo=1"], "one of numjobs, iodepth, bs"),
+        (["--scale", "iodepth=1,2", "--scale", "iodepth=4"], "iodepth is swept twice"),
+        (["--scale", "bs=4k", "--scale", "numjobs=1", "--scale", "iodepth=1"], "at most two"),
+        (["--html", "r.html"], "give --scale too"),
+    ],
+)
 def test_predict_bad_scale_is_one_line_and_status_2(argv: list[str], says: str, capsys) -> None:
     assert main(["predict", *argv]) == 2
     err = capsys.readouterr().err

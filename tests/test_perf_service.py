@@ -14,8 +14,12 @@ TB = 1_000_204_886_016
 
 
 def plan(n: int, level: int, hw: Hardware, chunk: int = 128 * KiB) -> Plan:
-    return Plan(name="svc", disks=[DiskSet(count=n, size=TB)],
-                groups=[MdGroup(name="md0", level=level, members=n, chunk=chunk, bitmap="none")], hardware=hw)
+    return Plan(
+        name="svc",
+        disks=[DiskSet(count=n, size=TB)],
+        groups=[MdGroup(name="md0", level=level, members=n, chunk=chunk, bitmap="none")],
+        hardware=hw,
+    )
 
 
 def one(p: Plan, w: Workload):
@@ -30,8 +34,11 @@ def test_small_direct_requests_at_queue_depth_one_pay_the_round_trip():
     # Five writers of 8 KiB at queue depth one behind an FC array with a write-back cache: each
     # request costs the controller's round trip and its trip over the link, not a disk's
     # streaming time, so five in flight make ~9,000 requests/s however many disks there are.
-    hw = Hardware(disk=DiskSpec(disk_class="hdd10k"), wiring=Wiring(link="fc2", disks_per_link=24),
-                  controller=Controller(kind="fc-array"))
+    hw = Hardware(
+        disk=DiskSpec(disk_class="hdd10k"),
+        wiring=Wiring(link="fc2", disks_per_link=24),
+        controller=Controller(kind="fc-array"),
+    )
     p = one(plan(24, 10, hw), LOG_WRITER)
     per_request_ms = LOG_WRITER.in_flight / p.iops * 1e3
     assert 0.5 <= per_request_ms <= 0.8, p
@@ -64,8 +71,10 @@ def test_a_write_back_cache_drains_random_writes_sorted_and_absorbs_a_short_run(
     # disk's NCQ sorts a little (x4 before the disks' own queues were modelled, x2.8 since).
     assert steady.binding == "write cache" and steady.iops > 2.5 * no_cache.iops
     # A run short enough to fit in the cache goes at the host's rate; a long one tends to the drain.
-    host = one(plan(24, 10, hw.model_copy(update={"controller": Controller(kind="raid", cache_bytes=64 << 30)})),
-               w.model_copy(update={"runtime_s": 10.0, "time_based": True}))
+    host = one(
+        plan(24, 10, hw.model_copy(update={"controller": Controller(kind="raid", cache_bytes=64 << 30)})),
+        w.model_copy(update={"runtime_s": 10.0, "time_based": True}),
+    )
     long_run = one(plan(24, 10, hw), w.model_copy(update={"runtime_s": 3600.0, "time_based": True}))
     assert host.iops > long_run.iops > steady.iops
     assert long_run.iops == pytest.approx(steady.iops, rel=0.05)
@@ -95,9 +104,11 @@ def test_figures_on_presets_come_with_a_range_and_measured_ones_a_narrow_one():
     w = Workload(name="s", rw="read", bs=1 << 20, iodepth=16)
     preset = one(plan(8, 0, Hardware()), w)
     assert preset.mb_s_low < preset.mb_s < preset.mb_s_high and "class presets" in preset.assumption
-    measured = predict(plan(8, 0, Hardware()), workloads=[w],
-                       disk_override=DiskPerf(seq_read_mb_s=200, seq_write_mb_s=200, rand_read_iops=150,
-                                              rand_write_iops=150))[0]
+    measured = predict(
+        plan(8, 0, Hardware()),
+        workloads=[w],
+        disk_override=DiskPerf(seq_read_mb_s=200, seq_write_mb_s=200, rand_read_iops=150, rand_write_iops=150),
+    )[0]
     # A measured disk's range is fio's run-to-run repeatability (±10 %), not a class's spread
     # (measured figures used to carry none; the lab rows then had a range of zero width).
     assert measured.mb_s_low == pytest.approx(0.9 * measured.mb_s) and "measured disk" in measured.assumption

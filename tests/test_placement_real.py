@@ -21,8 +21,10 @@ MIB = 1 << 20
 FS = 1024 * MIB
 SLICE = FS // 4
 
-pytestmark = pytest.mark.skipif(shutil.which("fio") is None or not have("filefrag"),
-                                reason="fio and filefrag (e2fsprogs) are needed to lay files out and find them")
+pytestmark = pytest.mark.skipif(
+    shutil.which("fio") is None or not have("filefrag"),
+    reason="fio and filefrag (e2fsprogs) are needed to lay files out and find them",
+)
 
 
 @pytest.fixture(scope="module")
@@ -51,12 +53,26 @@ def _slices_touched(where: str) -> set[int]:
 @pytest.mark.parametrize("fs", ["xfs", "ext4"])
 @pytest.mark.parametrize("numjobs, size_mib", [(1, 100), (8, 20), (4, 100)])
 def test_a_new_jobs_files_pack_from_the_start_of_the_filesystem(loop, tmp_path, fs, numjobs, size_mib):
-    mkfs = ["mkfs.xfs", "-f", "-q", "-K", "-d", "agcount=4"] if fs == "xfs" else ["mkfs.ext4", "-F", "-q", "-E",
-                                                                                   "nodiscard"]
+    mkfs = (
+        ["mkfs.xfs", "-f", "-q", "-K", "-d", "agcount=4"]
+        if fs == "xfs"
+        else ["mkfs.ext4", "-F", "-q", "-E", "nodiscard"]
+    )
     run([*mkfs, loop], timeout=120)
     with mounted(loop) as mnt:
-        run(["fio", "--name=j", "--create_only=1", "--rw=write", f"--size={size_mib}m", f"--numjobs={numjobs}",
-             f"--directory={mnt}", "--output=/dev/null"], timeout=120)
+        run(
+            [
+                "fio",
+                "--name=j",
+                "--create_only=1",
+                "--rw=write",
+                f"--size={size_mib}m",
+                f"--numjobs={numjobs}",
+                f"--directory={mnt}",
+                "--output=/dev/null",
+            ],
+            timeout=120,
+        )
         real = _slices_touched(mnt)
     total = numjobs * size_mib * MIB
     model = {s for lo, hi in file_ranges(total, numjobs) for s in range(lo // SLICE, (hi - 1) // SLICE + 1)}

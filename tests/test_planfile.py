@@ -47,12 +47,16 @@ def plans(draw):
         name=draw(st.sampled_from(["pod", "nas-12", "db.1"])),
         disks=disks,
         groups=groups,
-        lvm=Lvm(enabled=draw(st.booleans()), extent_size=draw(pow2.filter(lambda n: n >= 65536)),
-                mode="linear"),
-        filesystem=Filesystem(type=draw(st.sampled_from(["xfs", "ext4", "ext3"])),
-                              reserved_percent=draw(st.sampled_from([0.0, 1.0, 5.0, 2.5])),
-                              mount_options=draw(st.sampled_from([["noatime"], [], ["noatime", "nodiratime"]]))),
-        tuning=Tuning(readahead=draw(st.one_of(st.none(), pow2)), stripe_cache_size=draw(st.one_of(st.none(), st.integers(17, 32768)))),
+        lvm=Lvm(enabled=draw(st.booleans()), extent_size=draw(pow2.filter(lambda n: n >= 65536)), mode="linear"),
+        filesystem=Filesystem(
+            type=draw(st.sampled_from(["xfs", "ext4", "ext3"])),
+            reserved_percent=draw(st.sampled_from([0.0, 1.0, 5.0, 2.5])),
+            mount_options=draw(st.sampled_from([["noatime"], [], ["noatime", "nodiratime"]])),
+        ),
+        tuning=Tuning(
+            readahead=draw(st.one_of(st.none(), pow2)),
+            stripe_cache_size=draw(st.one_of(st.none(), st.integers(17, 32768))),
+        ),
     )
 
 
@@ -132,8 +136,11 @@ def test_a_round_disk_size_comes_back_as_it_was_typed():
 
 def test_every_problem_of_a_file_is_named(tmp_path):
     bad = tmp_path / "bad.toml"
-    bad.write_text(plan_to_toml(example_pod()).replace("count = 45", "count = 45\ncolour = 1\nshade = 2")
-                   .replace("level = 6", "level = 6\nflavour = 3", 1))
+    bad.write_text(
+        plan_to_toml(example_pod())
+        .replace("count = 45", "count = 45\ncolour = 1\nshade = 2")
+        .replace("level = 6", "level = 6\nflavour = 3", 1)
+    )
     with pytest.raises(PlanError) as caught:
         load_plan(bad)
     message = caught.value.message
@@ -142,8 +149,9 @@ def test_every_problem_of_a_file_is_named(tmp_path):
         assert f"{name}: unknown setting" in message
 
 
-@pytest.mark.parametrize(("change", "field"), [({"name": "a b"}, "name"),
-                                               ({"groups": [{"level": 6, "members": 50}]}, "groups.members")])
+@pytest.mark.parametrize(
+    ("change", "field"), [({"name": "a b"}, "name"), ({"groups": [{"level": 6, "members": 50}]}, "groups.members")]
+)
 def test_the_plans_own_checks_name_their_field(change, field):
     """Checks of the plan as a whole have no location in pydantic's error: the PlanError says which field."""
     from app.shared.planfile import plan_from_data

@@ -17,7 +17,19 @@ from runners.exec import PROGRAMS, CommandError, not_found, run
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 # Calls that are given a program: the chokepoint and its neighbours, subprocess, shutil.which.
-TAKES_PROGRAM = {"run", "spawn", "which", "have", "resolve", "Popen", "check_output", "check_call", "run_fio", "boot", "_tool"}
+TAKES_PROGRAM = {
+    "run",
+    "spawn",
+    "which",
+    "have",
+    "resolve",
+    "Popen",
+    "check_output",
+    "check_call",
+    "run_fio",
+    "boot",
+    "_tool",
+}
 
 
 def _program_names(path: pathlib.Path) -> set[str]:
@@ -63,8 +75,10 @@ def test_every_program_the_code_runs_is_listed():
 
 def test_the_scan_reads_calls_not_strings(tmp_path):
     f = tmp_path / "m.py"
-    f.write_text('run(["newtool", "-x"])\nwhich("other")\nsubprocess.run(("third",))\nprint(["not-a-call", 1])\n'
-                 'run([exe, "--version"])\nrun(["/abs/path"])\n')
+    f.write_text(
+        'run(["newtool", "-x"])\nwhich("other")\nsubprocess.run(("third",))\nprint(["not-a-call", 1])\n'
+        'run([exe, "--version"])\nrun(["/abs/path"])\n'
+    )
     assert _program_names(f) == {"newtool", "other", "third"}
 
 
@@ -88,7 +102,8 @@ def test_the_base_packages_are_in_debians_required_base():
             pytest.fail(f"{package} is marked base but is not installed here")
         # apt is on every system that can run setup (setup runs apt-get), whatever its recorded priority.
         assert out.stdout == "required" or package == "apt", (
-            f"{package} is Priority {out.stdout}, not required: setup must install it")
+            f"{package} is Priority {out.stdout}, not required: setup must install it"
+        )
 
 
 def test_the_installed_programs_come_from_their_packages():
@@ -100,7 +115,8 @@ def test_the_installed_programs_come_from_their_packages():
         exe = chokepoint.which(name)
         if exe is not None:
             candidates[name] = {exe, str(pathlib.Path(exe).resolve())} | {
-                f"{d}/{name}" for d in ("/usr/bin", "/usr/sbin", "/bin", "/sbin")}
+                f"{d}/{name}" for d in ("/usr/bin", "/usr/sbin", "/bin", "/sbin")
+            }
     # One dpkg call for every path (it names the owner of each it knows, and complains of the rest).
     out = subprocess.run(["dpkg", "-S", *sorted(set().union(*candidates.values()))], capture_output=True, text=True)
     owner_of: dict[str, set[str]] = {}
@@ -111,7 +127,9 @@ def test_the_installed_programs_come_from_their_packages():
     for name, paths in candidates.items():
         owners = set().union(*(owner_of.get(p, set()) for p in paths))
         if owners:
-            assert PROGRAMS[name].package in owners, f"{name} comes from {sorted(owners)}, the list says {PROGRAMS[name].package}"
+            assert PROGRAMS[name].package in owners, (
+                f"{name} comes from {sorted(owners)}, the list says {PROGRAMS[name].package}"
+            )
             checked += 1
     assert checked >= 10
 
@@ -122,7 +140,8 @@ def test_a_missing_program_names_its_package(monkeypatch):
         run(["depmod", "-b", "/nowhere", "6.1.0"])
     assert str(caught.value) == "depmod not found: install kmod (apt-get install kmod)"
     assert not_found("qemu-system-x86_64") == (
-        "qemu-system-x86_64 not found: install qemu-system-x86 (apt-get install qemu-system-x86)")
+        "qemu-system-x86_64 not found: install qemu-system-x86 (apt-get install qemu-system-x86)"
+    )
 
 
 def test_an_unlisted_program_is_refused_before_it_runs():

@@ -15,13 +15,23 @@ from planners.units import KiB
 TB2 = 2_000_398_934_016
 
 
-def plan(level: int, members: int, *, groups: int = 1, spares: int = 0, layout: str | None = None,
-         hw: Hardware | None = None) -> Plan:
+def plan(
+    level: int, members: int, *, groups: int = 1, spares: int = 0, layout: str | None = None, hw: Hardware | None = None
+) -> Plan:
     return Plan(
         name="r",
         disks=[DiskSet(count=(members + spares) * groups, size=TB2)],
-        groups=[MdGroup(name=f"md{i}", level=level, layout=layout, members=members, spares=spares,
-                        chunk=None if level == 1 else 512 * KiB) for i in range(groups)],
+        groups=[
+            MdGroup(
+                name=f"md{i}",
+                level=level,
+                layout=layout,
+                members=members,
+                spares=spares,
+                chunk=None if level == 1 else 512 * KiB,
+            )
+            for i in range(groups)
+        ],
         lvm=Lvm(enabled=groups > 1),
         hardware=hw,
     )
@@ -35,13 +45,16 @@ def _mttf(afr: float) -> float:
     return HOURS_PER_YEAR / afr
 
 
-@pytest.mark.parametrize("level,n,formula", [
-    (5, 8, lambda f, r, n: f**2 / (n * (n - 1) * r)),
-    (6, 8, lambda f, r, n: f**3 / (n * (n - 1) * (n - 2) * r**2)),
-    (10, 8, lambda f, r, n: f**2 / (n * r)),
-    (0, 8, lambda f, r, n: f / n),
-    (1, 3, lambda f, r, n: f**3 / (n * 2 * r**2)),
-])
+@pytest.mark.parametrize(
+    "level,n,formula",
+    [
+        (5, 8, lambda f, r, n: f**2 / (n * (n - 1) * r)),
+        (6, 8, lambda f, r, n: f**3 / (n * (n - 1) * (n - 2) * r**2)),
+        (10, 8, lambda f, r, n: f**2 / (n * r)),
+        (0, 8, lambda f, r, n: f / n),
+        (1, 3, lambda f, r, n: f**3 / (n * 2 * r**2)),
+    ],
+)
 def test_mttdl_follows_the_textbook_forms(level, n, formula):
     g = rel(plan(level, n)).groups[0]
     lo, hi = g.mttdl_hours
@@ -127,15 +140,23 @@ def test_the_loss_figure_adds_data_lost_to_ures_in_rebuilds():
 def test_a_plan_that_loses_data_in_most_rebuilds_says_so_in_its_findings():
     from planners.example import example_pod
 
-    r5 = Plan(name="r", disks=[DiskSet(count=45, size=18 * 10**12)], lvm=Lvm(enabled=True, mode="striped"),
-              groups=[MdGroup(name=f"md{i}", level=5, members=9, chunk=512 * KiB) for i in range(5)])
+    r5 = Plan(
+        name="r",
+        disks=[DiskSet(count=45, size=18 * 10**12)],
+        lvm=Lvm(enabled=True, mode="striped"),
+        groups=[MdGroup(name=f"md{i}", level=5, members=9, chunk=512 * KiB) for i in range(5)],
+    )
     result = with_loss_findings(r5, compute(r5))
     loss = reliability(r5, result).loss
     (f,) = [f for f in result.findings if "unreadable sector" in f.message]
     assert f.severity == "warning" and f.message.startswith("md0 to md4 (5 arrays, RAID5 of 9): each rebuild reads")
     lo, hi = loss.per_year
-    for part in ("100% of them lose a stripe's data", "0.45 to 1.8 rebuilds a year",
-                 f"data loss within a year {lo:.0%} to {hi:.0%}", "per 1e14 bits"):
+    for part in (
+        "100% of them lose a stripe's data",
+        "0.45 to 1.8 rebuilds a year",
+        f"data loss within a year {lo:.0%} to {hi:.0%}",
+        "per 1e14 bits",
+    ):
         assert part in f.message, f.message
     # RAID6 corrects a single URE while one member is missing: the example pod is not warned.
     pod = example_pod()

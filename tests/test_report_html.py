@@ -17,8 +17,9 @@ from planners.perf.predict import geometry_for_speed
 from planners.perf.scale import parse_scale, sweep_job
 
 CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if os.path.exists("/usr/bin/chromium") else None)
-pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (scripts/dev.sh "
-                                                          "installs it)")
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None, reason="Debian's chromium is not installed (scripts/dev.sh installs it)"
+)
 
 JOB = """[global]
 ioengine=libaio
@@ -42,10 +43,15 @@ def _doc() -> dict:
     axes = [parse_scale("numjobs=1..1024x2")]  # the random reads flatten past 256 jobs
     preds = sweep_job(plan, result, parse_job_file(JOB), axes)
     # two measured points on the random reads, as validate --scale would keep them
-    measured = {point_key("randread", {"numjobs": n}): Measured(mb_s=1.0 * n, iops=250.0 * n, cpu_s_per_gb=2.0,
-                                                                cpu_s_per_k_ios=0.01) for n in (1, 8)}
-    return curves_doc("pod45 </script> scaling", ["plan pod45"], [a.model_dump() for a in axes],
-                      curves(preds, "numjobs", measured))
+    measured = {
+        point_key("randread", {"numjobs": n}): Measured(
+            mb_s=1.0 * n, iops=250.0 * n, cpu_s_per_gb=2.0, cpu_s_per_k_ios=0.01
+        )
+        for n in (1, 8)
+    }
+    return curves_doc(
+        "pod45 </script> scaling", ["plan pod45"], [a.model_dump() for a in axes], curves(preds, "numjobs", measured)
+    )
 
 
 @pytest.fixture(scope="module")
@@ -53,8 +59,9 @@ def browser():  # type: ignore[no-untyped-def]
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=["--headless", "--no-sandbox",
-                                                                "--disable-background-networking"])
+        b = pw.chromium.launch(
+            executable_path=CHROMIUM, args=["--headless", "--no-sandbox", "--disable-background-networking"]
+        )
         yield b
         b.close()
 
@@ -99,21 +106,45 @@ def _suite_report():  # type: ignore[no-untyped-def]
     from runners.fio.result import JobFigures
     from runners.validate.suite import ValidateReport, WorkloadReport
 
-    shapes = {"seq-read": ("read", 1 << 20, 1, 2, 900e6), "seq-write": ("write", 1 << 20, 1, 2, 450e6),
-              "rand-read-4k": ("randread", 4096, 1, 16, 8e6), "rand-write-4k": ("randwrite", 4096, 1, 16, 2e6)}
+    shapes = {
+        "seq-read": ("read", 1 << 20, 1, 2, 900e6),
+        "seq-write": ("write", 1 << 20, 1, 2, 450e6),
+        "rand-read-4k": ("randread", 4096, 1, 16, 8e6),
+        "rand-write-4k": ("randwrite", 4096, 1, 16, 2e6),
+    }
     out = []
     for name, (rw, bs, jobs, depth, bw) in shapes.items():
         side = "read" if "read" in rw else "write"
-        fig = JobFigures(name=name, read_bytes_s=int(bw) if side == "read" else 0,
-                         write_bytes_s=int(bw) if side == "write" else 0, read_iops=bw / bs if side == "read" else 0,
-                         write_iops=bw / bs if side == "write" else 0, read_p99_us=None, write_p99_us=None,
-                         runtime_ms=2000, io_bytes=int(2 * bw), error=0, steady=None, cpu_s=0.4,
-                         total_ios=int(2 * bw / bs))
-        job = (f"[{name}]\nrw={rw}\nbs={bs}\ndirect=1\nioengine=libaio\niodepth={depth}\nnumjobs={jobs}\n")
-        out.append(WorkloadReport(name=name, status="done", block_bytes=bs, in_flight=jobs * depth, figures=fig,
-                                  job_file=job))
-    return ValidateReport(target="/dev/md0", kind="device", mode="quick", size_bytes=10**12, shape=Shape(),
-                          direct=True, workloads=tuple(out), duration_s=8.0, partial=False)
+        fig = JobFigures(
+            name=name,
+            read_bytes_s=int(bw) if side == "read" else 0,
+            write_bytes_s=int(bw) if side == "write" else 0,
+            read_iops=bw / bs if side == "read" else 0,
+            write_iops=bw / bs if side == "write" else 0,
+            read_p99_us=None,
+            write_p99_us=None,
+            runtime_ms=2000,
+            io_bytes=int(2 * bw),
+            error=0,
+            steady=None,
+            cpu_s=0.4,
+            total_ios=int(2 * bw / bs),
+        )
+        job = f"[{name}]\nrw={rw}\nbs={bs}\ndirect=1\nioengine=libaio\niodepth={depth}\nnumjobs={jobs}\n"
+        out.append(
+            WorkloadReport(name=name, status="done", block_bytes=bs, in_flight=jobs * depth, figures=fig, job_file=job)
+        )
+    return ValidateReport(
+        target="/dev/md0",
+        kind="device",
+        mode="quick",
+        size_bytes=10**12,
+        shape=Shape(),
+        direct=True,
+        workloads=tuple(out),
+        duration_s=8.0,
+        partial=False,
+    )
 
 
 def test_a_validate_report_draws_bars_baseline_and_curves(browser, tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -125,10 +156,21 @@ def test_a_validate_report_draws_bars_baseline_and_curves(browser, tmp_path) -> 
     plan = example_pod()
     report = _suite_report()
     rows = side_by_side(report, load_predictions(plan, report))
-    base = Baseline(disks=tuple(DiskBaseline(device=f"/dev/sd{c}", outer_mb_s=140.0 if c == "c" else 200.0,
-                                             inner_mb_s=100.0, rand_read_iops=150.0,
-                                             slow=("outer",) if c == "c" else ()) for c in "abcd"),
-                    medians={"outer": 200.0}, job_file="", partial=False)
+    base = Baseline(
+        disks=tuple(
+            DiskBaseline(
+                device=f"/dev/sd{c}",
+                outer_mb_s=140.0 if c == "c" else 200.0,
+                inner_mb_s=100.0,
+                rand_read_iops=150.0,
+                slow=("outer",) if c == "c" else (),
+            )
+            for c in "abcd"
+        ),
+        medians={"outer": 200.0},
+        job_file="",
+        partial=False,
+    )
     write_report(str(tmp_path), validate_doc("/dev/md0", plan, report, rows, base))
     # `podplan report DIR` draws the same page again from what the run kept
     again = tmp_path / "again.html"
@@ -147,8 +189,9 @@ def test_a_validate_report_draws_bars_baseline_and_curves(browser, tmp_path) -> 
     assert sets[:3] == [[["measured", 2], ["predicted", 2]], [["measured", 2], ["predicted", 2]], [["baseline", 4]]]
     for curve in sets[3:]:
         assert curve[0][0] == "predicted" and curve[1] == ["measured", 1]
-    colours = page.evaluate("() => Chart.getChart(document.querySelectorAll('canvas')[2]).data.datasets[0]"
-                            ".backgroundColor")
+    colours = page.evaluate(
+        "() => Chart.getChart(document.querySelectorAll('canvas')[2]).data.datasets[0].backgroundColor"
+    )
     assert colours[2] != colours[0]  # the slow disk stands out
     assert "slow, more than 20 % below the median: /dev/sdc (outer)" in page.content()
     assert page.pdf().startswith(b"%PDF")

@@ -20,10 +20,10 @@ from app.cli.flags import plan_from_args
 from app.cli.main import build_parser
 from planners.compute import compute
 from planners.example import example_pod
-from tests.script_helpers import assert_clean_script
 from planners.models import DiskSet, Plan
 from planners.script.build import build_script
 from runners.probes.loopdev import sparse_loops
+from tests.script_helpers import assert_clean_script
 
 MiB = 1024**2
 
@@ -35,13 +35,23 @@ def _plan(*flags: str) -> Plan:
 
 PLANS = {
     "example pod": example_pod(),
-    "one raid6 xfs": _plan("--disks", "45", "--disk-size", "2000398934016", "--level", "6", "--chunk", "256K", "--fs", "xfs"),
-    "raid6 groups striped ext4": _plan("--disks", "24", "--groups", "3", "--lvm-mode", "striped", "--stripe-size", "512K", "--fs", "ext4"),
+    "one raid6 xfs": _plan(
+        "--disks", "45", "--disk-size", "2000398934016", "--level", "6", "--chunk", "256K", "--fs", "xfs"
+    ),
+    "raid6 groups striped ext4": _plan(
+        "--disks", "24", "--groups", "3", "--lvm-mode", "striped", "--stripe-size", "512K", "--fs", "ext4"
+    ),
     "raid10 f2 with spares": _plan("--disks", "9", "--level", "10", "--layout", "f2", "--spares", "1", "--fs", "ext4"),
     "raid1 pair ext3": _plan("--disks", "2", "--level", "1", "--fs", "ext3", "--disk-size", "4TB"),
     "two groups no lvm": _plan("--disks", "12", "--groups", "2", "--level", "5", "--no-lvm"),
-    "raid0 with devices": _plan("--disks", "3", "--level", "0", "--devices",
-                                "/dev/disk/by-id/ata-ST2000DM001_Z1E5Q4A8,/dev/sdc,/dev/disk/by-path/pci-0000:00:1f.2-ata-1"),
+    "raid0 with devices": _plan(
+        "--disks",
+        "3",
+        "--level",
+        "0",
+        "--devices",
+        "/dev/disk/by-id/ata-ST2000DM001_Z1E5Q4A8,/dev/sdc,/dev/disk/by-path/pci-0000:00:1f.2-ata-1",
+    ),
 }
 
 
@@ -53,8 +63,18 @@ def test_script_is_valid_bash_and_shellcheck_clean(tmp_path, plan):
 def test_script_states_every_assumption():
     plan = example_pod()
     text = build_script(plan, compute(plan))
-    for needle in ("mdadm 4.2", "lvm2 2.03.16", "xfsprogs 6.1.0", "--bitmap=internal", "mdadm.conf", "/etc/fstab",
-                   "udev", "stripe_cache_size", "--dataalignment", "su=512k,sw=13"):
+    for needle in (
+        "mdadm 4.2",
+        "lvm2 2.03.16",
+        "xfsprogs 6.1.0",
+        "--bitmap=internal",
+        "mdadm.conf",
+        "/etc/fstab",
+        "udev",
+        "stripe_cache_size",
+        "--dataalignment",
+        "su=512k,sw=13",
+    ):
         assert needle in text, needle
     # every command that carries a number is preceded by a comment saying where it comes from
     lines = text.splitlines()
@@ -69,8 +89,10 @@ def test_script_extent_puts_every_array_on_a_full_stripe():
     text = build_script(plan, r)
     assert "run vgcreate --physicalextentsize 6656k pod /dev/md/md0 /dev/md/md1 /dev/md/md2" in text
     starts = r.volumes[0].lvm.pv_lv_offset_bytes
-    assert (f"# -s 6656K: chosen by podplan, the md full stripe (6815744 bytes): each array starts on a full stripe "
-            f"of the LV (md1 at byte {starts[1]}, md2 at byte {starts[2]}).") in text
+    assert (
+        f"# -s 6656K: chosen by podplan, the md full stripe (6815744 bytes): each array starts on a full stripe "
+        f"of the LV (md1 at byte {starts[1]}, md2 at byte {starts[2]})."
+    ) in text
     assert all(s % 6815744 == 0 for s in starts)
     fixed = plan.model_copy(update={"lvm": plan.lvm.model_copy(update={"extent_size": 4 * 2**20})})
     text = build_script(fixed, compute(fixed))
@@ -94,7 +116,11 @@ def _need_root_tools():
     if os.geteuid() != 0:
         pytest.skip("the guard tests need root to create loop devices")
     for tool in ("losetup", "lsblk", "wipefs", "findmnt", "mke2fs", "mount"):
-        if shutil.which(tool) is None and not os.path.exists(f"/usr/sbin/{tool}") and not os.path.exists(f"/sbin/{tool}"):
+        if (
+            shutil.which(tool) is None
+            and not os.path.exists(f"/usr/sbin/{tool}")
+            and not os.path.exists(f"/sbin/{tool}")
+        ):
             pytest.skip(f"{tool} is not installed")
 
 
@@ -114,7 +140,9 @@ def _script_for(devs: list[str], tmp_path, size: int = 64 * MiB, sector: int = 5
 
 def _run_script(path: str, *args: str) -> subprocess.CompletedProcess:
     env = {**os.environ, "PATH": os.environ.get("PATH", "") + ":/usr/sbin:/sbin"}
-    return subprocess.run(["bash", path, *args], capture_output=True, text=True, stdin=subprocess.DEVNULL, env=env, timeout=60)
+    return subprocess.run(
+        ["bash", path, *args], capture_output=True, text=True, stdin=subprocess.DEVNULL, env=env, timeout=60
+    )
 
 
 def _signature(dev: str) -> str:
@@ -218,7 +246,7 @@ def test_guards_work_when_root_is_not_a_block_device(tmp_path):
         path = _script_for(devs, tmp_path)
         with open(path) as f:
             text = f.read()
-        needle = 'src=$(findmnt -n -o SOURCE / 2>/dev/null || true)'
+        needle = "src=$(findmnt -n -o SOURCE / 2>/dev/null || true)"
         assert needle in text
         with open(path, "w") as f:
             f.write(text.replace(needle, "src=rootfs"))
@@ -253,8 +281,10 @@ def test_a_larger_disk_is_accepted_with_the_bytes_left_unused(tmp_path):
     with sparse_loops([96 * MiB, 64 * MiB, 64 * MiB]) as devs:
         p = _run_script(_script_for(devs, tmp_path))
         assert p.returncode == 0, p.stdout + p.stderr
-        assert (f"  note    {devs[0]}: {96 * MiB} bytes; the plan's figures use {64 * MiB} of them "
-                f"and leave {32 * MiB} unused\n") in p.stdout
+        assert (
+            f"  note    {devs[0]}: {96 * MiB} bytes; the plan's figures use {64 * MiB} of them "
+            f"and leave {32 * MiB} unused\n"
+        ) in p.stdout
         assert p.stdout.count("  note ") == 1 and p.stdout.count("  ok ") == 3
 
 
@@ -288,7 +318,9 @@ def test_one_disk_under_two_paths_is_refused(tmp_path):
             for args in ((), ("--override", link)):
                 p = _run_script(path, *args)
                 _refused_before_any_change(p)
-                assert f"REFUSED {link}: the same device as {devs[0]} (major:minor {_major_minor(devs[0])})\n" in p.stdout
+                assert (
+                    f"REFUSED {link}: the same device as {devs[0]} (major:minor {_major_minor(devs[0])})\n" in p.stdout
+                )
                 assert p.stdout.count("REFUSED") == 1
         finally:
             os.unlink(link)

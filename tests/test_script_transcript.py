@@ -11,7 +11,9 @@ from runners.probes.loopdev import sparse_loops
 from tests.script_helpers import assert_clean_script
 from tests.test_script import MiB, _need_root_tools, _run_script, _script_for
 
-RECORD = re.compile(r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ) (dry-run edit:|dry-run|edit:|run exit=(\d+) (\d+\.\d{3})s) (.*)$")
+RECORD = re.compile(
+    r"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ) (dry-run edit:|dry-run|edit:|run exit=(\d+) (\d+\.\d{3})s) (.*)$"
+)
 
 
 def test_the_dry_run_writes_its_transcript_beside_the_script(tmp_path):
@@ -28,11 +30,20 @@ def test_the_dry_run_writes_its_transcript_beside_the_script(tmp_path):
     # The transcript holds each command the dry run printed, shell-quoted the same way, in order, and
     # each file or sysfs value a run would change (mdadm.conf, fstab, stripe_cache_size, the udev rule).
     assert [m.group(5) for m in records] == printed
-    assert [m.group(5).split()[0] for m in records if m.group(2) == "dry-run"] == \
-        ["mdadm", "mke2fs", "mkdir", "mount", "blockdev"]
+    assert [m.group(5).split()[0] for m in records if m.group(2) == "dry-run"] == [
+        "mdadm",
+        "mke2fs",
+        "mkdir",
+        "mount",
+        "blockdev",
+    ]
     edits = [m.group(5) for m in records if m.group(2) == "dry-run edit:"]
-    assert [e.split()[-1] for e in edits] == ["/etc/mdadm/mdadm.conf", "/etc/fstab", "/dev/md/md0>/md/stripe_cache_size",
-                                              "/etc/udev/rules.d/65-podplan-guardtest.rules"]
+    assert [e.split()[-1] for e in edits] == [
+        "/etc/mdadm/mdadm.conf",
+        "/etc/fstab",
+        "/dev/md/md0>/md/stripe_cache_size",
+        "/etc/udev/rules.d/65-podplan-guardtest.rules",
+    ]
     # A second run appends: the first run's records are still there.
     _run_script(path, "--help")
     assert (tmp_path / "build.sh.log").read_text().splitlines()[: len(lines)] == lines
@@ -40,9 +51,18 @@ def test_the_dry_run_writes_its_transcript_beside_the_script(tmp_path):
 
 def test_a_command_run_for_real_is_recorded_with_status_time_and_stderr(tmp_path):
     script = tmp_path / "steps.sh"
-    text = "\n".join(["#!/usr/bin/env bash", "set -euo pipefail", "export LC_ALL=C", "PLAN_NAME=t", PREAMBLE,
-                      "run sh -c 'echo made it; echo careful >&2; sleep 0.2'",
-                      "run sh -c 'echo first >&2; echo it broke >&2; exit 3' || say \"went on after $?\"", ""])
+    text = "\n".join(
+        [
+            "#!/usr/bin/env bash",
+            "set -euo pipefail",
+            "export LC_ALL=C",
+            "PLAN_NAME=t",
+            PREAMBLE,
+            "run sh -c 'echo made it; echo careful >&2; sleep 0.2'",
+            "run sh -c 'echo first >&2; echo it broke >&2; exit 3' || say \"went on after $?\"",
+            "",
+        ]
+    )
     assert_clean_script(script, text)
     out = subprocess.run(["bash", str(script), "--run"], capture_output=True, text=True, timeout=30)
     assert out.returncode == 0, out.stderr

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from planners.models import DiskSet, MdGroup, Plan
-from planners.sweep import Sweep, _dominates, layouts, rounding_bytes, sweep
 from planners.perf.workloads import PRESETS, Workload
+from planners.sweep import Sweep, _dominates, layouts, rounding_bytes, sweep
 
 
 def pod(n: int) -> Plan:
@@ -15,8 +15,15 @@ def pod(n: int) -> Plan:
 
 def test_layouts_cover_levels_groups_spares_chunks_and_lvm():
     labels = [label for label, _, _ in layouts(pod(24))]
-    for want in ("RAID0 24 64K", "RAID6 23+1 512K", "2x RAID6 12 64K striped", "2x RAID6 12 64K linear",
-                 "RAID10n2 24 512K", "RAID10f2 24 64K", "3x RAID5 8 512K striped"):
+    for want in (
+        "RAID0 24 64K",
+        "RAID6 23+1 512K",
+        "2x RAID6 12 64K striped",
+        "2x RAID6 12 64K linear",
+        "RAID10n2 24 512K",
+        "RAID10f2 24 64K",
+        "3x RAID5 8 512K striped",
+    ):
         assert want in labels
     assert len(labels) == len(set(labels))
     for _, groups, lvm in layouts(pod(24)):
@@ -35,8 +42,9 @@ def test_pareto_front_is_exactly_the_undominated_rows_within_the_risk_limit():
         assert any(_dominates(o, r) for o in safe)
     # RAID0 has the most space and speed, and odds of loss no one would build: ranked last, never on the front.
     risky = [r for r in s.rows if r.risky]
-    assert s.rows[len(safe):] == risky and all(r.loss.per_year[1] > s.max_loss and not r.pareto for r in risky
-                                               if r.risk == "yearly")
+    assert s.rows[len(safe) :] == risky and all(
+        r.loss.per_year[1] > s.max_loss and not r.pareto for r in risky if r.risk == "yearly"
+    )
     assert any(r.label.startswith("RAID0 20") for r in risky) and not s.rows[0].label.startswith("RAID0")
     safest = min(s.rows, key=lambda r: r.loss.per_year[1])
     assert safest.pareto and "RAID0" not in safest.label
@@ -101,17 +109,27 @@ def test_each_row_plan_keeps_what_the_sweep_does_not_vary():
     from planners.models import Filesystem, Lvm, Tuning
     from planners.sweep import layout_plan
 
-    base = example_pod().model_copy(update={
-        "groups": [MdGroup(name=n, level=6, members=15, metadata="1.0", bitmap_chunk=64 * 2**20) for n in
-                   ("data0", "md2", "data2")],
-        "lvm": Lvm(enabled=True, vg="big", lv="store", extent_size=32 * 2**20, mode="linear"),
-        "filesystem": Filesystem(type="ext4", label="vault", mount_point="/srv/vault", reserved_percent=1),
-        "tuning": Tuning(readahead=64 * 2**20, stripe_cache_size=8192)})
+    base = example_pod().model_copy(
+        update={
+            "groups": [
+                MdGroup(name=n, level=6, members=15, metadata="1.0", bitmap_chunk=64 * 2**20)
+                for n in ("data0", "md2", "data2")
+            ],
+            "lvm": Lvm(enabled=True, vg="big", lv="store", extent_size=32 * 2**20, mode="linear"),
+            "filesystem": Filesystem(type="ext4", label="vault", mount_point="/srv/vault", reserved_percent=1),
+            "tuning": Tuning(readahead=64 * 2**20, stripe_cache_size=8192),
+        }
+    )
     s = sweep(base)
     for r in s.rows:
         p = r.plan
-        assert (p.name, p.disks, p.filesystem, p.tools, p.hardware) == (base.name, base.disks, base.filesystem,
-                                                                       base.tools, base.hardware)
+        assert (p.name, p.disks, p.filesystem, p.tools, p.hardware) == (
+            base.name,
+            base.disks,
+            base.filesystem,
+            base.tools,
+            base.hardware,
+        )
         assert (p.lvm.vg, p.lvm.lv, p.lvm.extent_size) == ("big", "store", 32 * 2**20)
         assert p.tuning == Tuning()  # readahead and stripe cache follow the layout
         assert all(g.metadata == "1.0" for g in p.groups)
@@ -134,10 +152,15 @@ def test_each_row_is_what_its_plan_gives_alone():
     # row must still be what computing, predicting and scoring its plan on its own gives.
     from planners.hardware import Hardware, Wiring
 
-    plan = Plan(name="s", disks=[DiskSet(count=14, size=8_001_563_222_016),
-                                 DiskSet(count=10, size=4_000_787_030_016, rotational=False, model="ssd")],
-                groups=[MdGroup(name="data", level=6, members=24)],
-                hardware=Hardware(wiring=Wiring(disks_per_link=5, hbas=2)))
+    plan = Plan(
+        name="s",
+        disks=[
+            DiskSet(count=14, size=8_001_563_222_016),
+            DiskSet(count=10, size=4_000_787_030_016, rotational=False, model="ssd"),
+        ],
+        groups=[MdGroup(name="data", level=6, members=24)],
+        hardware=Hardware(wiring=Wiring(disks_per_link=5, hbas=2)),
+    )
     for w in (PRESETS["seq-write"], PRESETS["rand-write-4k"]):
         _rows_match_their_plans(sweep(plan, w, max_loss=1.0), w)
 
@@ -153,5 +176,10 @@ def _rows_match_their_plans(s: Sweep, w: Workload) -> None:
         (pred,) = predict(r.plan, result, [w])
         rel = reliability(r.plan, result)
         assert (r.usable_bytes, r.mb_s, r.iops, r.binding, r.loss, r.rebuild_hours) == (
-            result.usable_bytes, pred.mb_s, pred.iops, pred.binding, rel.loss,
-            max(g.rebuild_hours for g in rel.groups)), r.label
+            result.usable_bytes,
+            pred.mb_s,
+            pred.iops,
+            pred.binding,
+            rel.loss,
+            max(g.rebuild_hours for g in rel.groups),
+        ), r.label

@@ -14,8 +14,9 @@ TOOLS = tuple(MODELLED_TEXT)
 
 
 def _plan_file(tmp_path, tool: str, text: str):  # type: ignore[no-untyped-def]
-    toml = plan_to_toml(example_pod()).replace(f'{tool} = "{getattr(ToolVersions(), tool)}"', f"{tool} = {text!r}"
-                                               .replace("'", '"'))
+    toml = plan_to_toml(example_pod()).replace(
+        f'{tool} = "{getattr(ToolVersions(), tool)}"', f"{tool} = {text!r}".replace("'", '"')
+    )
     assert f"{tool} = " in toml
     path = tmp_path / "pod.toml"
     path.write_text(toml)

@@ -17,8 +17,8 @@ from app.tui.screens.script_screen import ScriptScreen
 from app.tui.widgets.choice import Choice
 from planners.compute import compute
 from planners.example import example_pod
-from planners.units import format_bytes_binary as tib
 from planners.script.build import build_script
+from planners.units import format_bytes_binary as tib
 from tests.tui_helpers import SIZE, plan_with, rendered, text_of
 
 
@@ -201,8 +201,9 @@ async def test_compare_pinned_variants_side_by_side() -> None:
         table = app.screen.query_one(DataTable)
         assert [str(c.label) for c in table.columns.values()] == ["", "A", "B", "current"]
         usable = next(row for row in (table.get_row_at(i) for i in range(table.row_count)) if row[0] == "usable bytes")
-        assert usable[1:] == [f"{compute(p).usable_bytes:,}" for p in
-                              (example_pod(), plan_with(groups="1"), plan_with(groups="5"))]
+        assert usable[1:] == [
+            f"{compute(p).usable_bytes:,}" for p in (example_pod(), plan_with(groups="1"), plan_with(groups="5"))
+        ]
         await pilot.press("right", "right", "l")  # load variant B back into the form
         await pilot.pause()
         assert app.plan == plan_with(groups="1")
@@ -213,8 +214,16 @@ async def test_every_action_is_in_the_palette_and_the_theme_toggles() -> None:
     app = PodplanApp(example_pod())
     async with app.run_test(size=SIZE) as pilot:
         titles = {c.title for c in app.get_system_commands(app.screen)}
-        assert {"Help", "Show build script", "Compare variants", "Pin current plan", "Save plan", "Open plan",
-                "Toggle dark/light theme", "Validate array"} <= titles
+        assert {
+            "Help",
+            "Show build script",
+            "Compare variants",
+            "Pin current plan",
+            "Save plan",
+            "Open plan",
+            "Toggle dark/light theme",
+            "Validate array",
+        } <= titles
         assert "Theme" not in titles  # Textual's picker of every theme: podplan's colours are for its two
         assert app.current_theme.dark
         await pilot.press("ctrl+t")
@@ -285,9 +294,12 @@ async def test_findings_tab_warns_of_a_layout_that_loses_data_in_most_rebuilds()
     from planners.models import MdGroup
 
     pod = example_pod()
-    plan = pod.model_copy(update={"disks": [pod.disks[0].model_copy(update={"size": 18 * 10**12})],
-                                  "groups": [MdGroup(name=f"md{i}", level=5, members=9, chunk=512 * 1024)
-                                             for i in range(5)]})
+    plan = pod.model_copy(
+        update={
+            "disks": [pod.disks[0].model_copy(update={"size": 18 * 10**12})],
+            "groups": [MdGroup(name=f"md{i}", level=5, members=9, chunk=512 * 1024) for i in range(5)],
+        }
+    )
     app = PodplanApp(plan)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
@@ -437,8 +449,10 @@ async def test_the_perf_tab_predicts_a_loaded_job_file(tmp_path) -> None:
     from app.tui.widgets import perf
 
     job = tmp_path / "mine.fio"
-    job.write_text("[global]\nioengine=libaio\ndirect=1\nramp_time=5\n[db-writes]\nrw=randwrite\nbs=8k\nnumjobs=5\n"
-                   "[scan]\nrw=read\nbs=1m\n[late]\nstonewall\nrw=read\n")
+    job.write_text(
+        "[global]\nioengine=libaio\ndirect=1\nramp_time=5\n[db-writes]\nrw=randwrite\nbs=8k\nnumjobs=5\n"
+        "[scan]\nrw=read\nbs=1m\n[late]\nstonewall\nrw=read\n"
+    )
     app = PodplanApp(example_pod())
     try:
         async with app.run_test(size=(100, 32)) as pilot:

@@ -7,8 +7,8 @@ from app.tui.app import PodplanApp
 from app.tui.widgets import curve
 from app.tui.widgets.curve import CurvePlot, nice_ticks
 from planners.example import example_pod
-from runners.fio.result import JobFigures
 from runners.fio.jobs import Shape
+from runners.fio.result import JobFigures
 from runners.validate.suite import ValidateReport, WorkloadReport
 
 
@@ -55,13 +55,36 @@ async def test_each_section_has_a_readable_chart_at_80x24() -> None:
 
 async def test_measured_points_join_the_curves_once_validate_has_run() -> None:
     job = "[rand-read-4k]\nfilename=/dev/md0\nrw=randread\nbs=4096\ndirect=1\nioengine=libaio\niodepth=60\nnumjobs=3\n"
-    fig = JobFigures(name="rand-read-4k", read_bytes_s=12_000_000, write_bytes_s=0, read_iops=2930.0, write_iops=0.0,
-                     read_p99_us=None, write_p99_us=None, runtime_ms=12000, io_bytes=144_000_000, error=0,
-                     steady=None, cpu_s=0.5, total_ios=35160)
-    report = ValidateReport(target="/dev/md0", kind="device", mode="quick", size_bytes=10**12, shape=Shape(),
-                            direct=True, workloads=(WorkloadReport(name="rand-read-4k", status="done", block_bytes=4096,
-                                                                   in_flight=180, figures=fig, job_file=job),),
-                            duration_s=12.0, partial=False)
+    fig = JobFigures(
+        name="rand-read-4k",
+        read_bytes_s=12_000_000,
+        write_bytes_s=0,
+        read_iops=2930.0,
+        write_iops=0.0,
+        read_p99_us=None,
+        write_p99_us=None,
+        runtime_ms=12000,
+        io_bytes=144_000_000,
+        error=0,
+        steady=None,
+        cpu_s=0.5,
+        total_ios=35160,
+    )
+    report = ValidateReport(
+        target="/dev/md0",
+        kind="device",
+        mode="quick",
+        size_bytes=10**12,
+        shape=Shape(),
+        direct=True,
+        workloads=(
+            WorkloadReport(
+                name="rand-read-4k", status="done", block_bytes=4096, in_flight=180, figures=fig, job_file=job
+            ),
+        ),
+        duration_s=12.0,
+        partial=False,
+    )
     curve.set_measured(report)
     try:
         app = PodplanApp(example_pod())

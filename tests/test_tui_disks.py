@@ -52,8 +52,16 @@ async def test_free_disks_are_preselected_and_busy_ones_shown_with_who_uses_them
     async with app.run_test(size=SIZE) as pilot:
         screen = await _open(pilot, monkeypatch, lab_guest)
         assert screen.query_one(DataTable).row_count == 18
-        assert _row(screen, "sda") == ["[ ]", "sda", "134.22 MB", "QEMU HARDDISK", "", "HDD", "512/512",
-                                       "md member (md0); mounted at /srv/pod"]
+        assert _row(screen, "sda") == [
+            "[ ]",
+            "sda",
+            "134.22 MB",
+            "QEMU HARDDISK",
+            "",
+            "HDD",
+            "512/512",
+            "md member (md0); mounted at /srv/pod",
+        ]
         assert _row(screen, "sdi")[0] == "[x]" and _row(screen, "sdi")[-1] == "free"
         assert _row(screen, "vda")[0] == "" and _row(screen, "vda")[-1] == "too small for md"
         assert screen.chosen == {*FREE_64M, "vdb"}
@@ -119,12 +127,17 @@ async def test_fewer_than_two_disks_make_no_plan(monkeypatch) -> None:
         assert any("select at least two disks" in m for m in _messages(app))
 
 
-@pytest.mark.parametrize(("error", "line"), [
-    (InventoryError("Cannot list the disks: lsblk not found: install util-linux (apt-get install util-linux)"),
-     "Cannot list the disks: lsblk not found: install util-linux (apt-get install util-linux)"),
-    (PermissionError(13, "Permission denied"), "Cannot list the disks: Permission denied"),
-    (ValueError("bad\nsecond line"), "Cannot list the disks: bad"),
-])
+@pytest.mark.parametrize(
+    ("error", "line"),
+    [
+        (
+            InventoryError("Cannot list the disks: lsblk not found: install util-linux (apt-get install util-linux)"),
+            "Cannot list the disks: lsblk not found: install util-linux (apt-get install util-linux)",
+        ),
+        (PermissionError(13, "Permission denied"), "Cannot list the disks: Permission denied"),
+        (ValueError("bad\nsecond line"), "Cannot list the disks: bad"),
+    ],
+)
 async def test_a_failing_inventory_is_one_line(monkeypatch, error: Exception, line: str) -> None:
     def broken() -> HostDisks:
         raise error

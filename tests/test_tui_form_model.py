@@ -38,7 +38,11 @@ def test_auto_members_follow_the_disk_count() -> None:
 def test_what_the_form_cannot_show_is_kept() -> None:
     plan = Plan(
         name="mixed",
-        disks=[DiskSet(count=4, size="4TB"), DiskSet(count=4, size="8TB"), DiskSet(count=2, size="1TB", rotational=False)],
+        disks=[
+            DiskSet(count=4, size="4TB"),
+            DiskSet(count=4, size="8TB"),
+            DiskSet(count=2, size="1TB", rotational=False),
+        ],
         groups=[MdGroup(name="fast", level=1, members=2), MdGroup(name="big", level=6, members=8)],
         lvm=Lvm(enabled=False),
         filesystem=Filesystem(type="ext4", mount_options=["noatime", "nodiratime"]),
@@ -91,8 +95,15 @@ def test_impossible_layouts_blame_the_members() -> None:
 
 @pytest.mark.parametrize(
     ("plan_field", "form"),
-    [("groups.0.members", "members"), ("groups", "members"), ("disks.1.size", "size2"), ("lvm.stripe_size", "stripe_size"),
-     ("filesystem.reserved_percent", "reserved"), ("member_bytes", "size"), ("", "")],
+    [
+        ("groups.0.members", "members"),
+        ("groups", "members"),
+        ("disks.1.size", "size2"),
+        ("lvm.stripe_size", "stripe_size"),
+        ("filesystem.reserved_percent", "reserved"),
+        ("member_bytes", "size"),
+        ("", ""),
+    ],
 )
 def test_plan_fields_map_to_form_fields(plan_field: str, form: str) -> None:
     assert form_field(plan_field) == form
@@ -113,8 +124,10 @@ def test_plan_fields_map_to_form_fields(plan_field: str, form: str) -> None:
 def test_any_form_shaped_plan_round_trips(groups, per_group, spares, level, chunk, lvm, striped, fs, extra) -> None:
     plan = Plan(
         disks=[DiskSet(count=groups * (per_group + spares) + extra, size=TWO_TB_DRIVE)],
-        groups=[MdGroup(name=f"md{i}", level=level, members=per_group, spares=spares, chunk=None if level == 1 else chunk)
-                for i in range(groups)],
+        groups=[
+            MdGroup(name=f"md{i}", level=level, members=per_group, spares=spares, chunk=None if level == 1 else chunk)
+            for i in range(groups)
+        ],
         lvm=Lvm(enabled=lvm, mode="striped" if striped and lvm else "linear"),
         filesystem=Filesystem(type=fs),
     )
@@ -128,6 +141,7 @@ def test_a_changed_disk_drops_the_old_model_text():
 
     base = example_pod()
     assert base.disks[0].model
+
     def edited(**changes: object) -> Plan:
         return plan_from_values(base, {**values_from_plan(base), **changes})
 
@@ -135,13 +149,16 @@ def test_a_changed_disk_drops_the_old_model_text():
     assert edited(count="30").disks[0].model == base.disks[0].model
 
 
-@pytest.mark.parametrize("field,typed,said", [
-    ("count", "4548", "Disk count must be from 1 to 1024, not 4548."),
-    ("members", "2000", "Group members must be from 1 to 384, not 2000."),
-    ("spares", "65", "Group spares must be from 0 to 64, not 65."),  # members typed: not shared out
-    ("reserved", "70", "Filesystem reserved percent must be from 0 to 50, not 70."),
-    ("label", "a" * 20, "Filesystem label must be at most 16 characters, not 20."),
-])
+@pytest.mark.parametrize(
+    "field,typed,said",
+    [
+        ("count", "4548", "Disk count must be from 1 to 1024, not 4548."),
+        ("members", "2000", "Group members must be from 1 to 384, not 2000."),
+        ("spares", "65", "Group spares must be from 0 to 64, not 65."),  # members typed: not shared out
+        ("reserved", "70", "Filesystem reserved percent must be from 0 to 50, not 70."),
+        ("label", "a" * 20, "Filesystem label must be at most 16 characters, not 20."),
+    ],
+)
 def test_a_value_out_of_bounds_is_one_sentence_with_the_range(field, typed, said) -> None:
     """Not pydantic's 'Input should be less than or equal to 1024; groups.0.members: ...'."""
     plan = example_pod().model_copy(update={"filesystem": example_pod().filesystem.model_copy(update={"type": "ext4"})})
@@ -154,8 +171,18 @@ def test_no_bound_the_form_can_reach_answers_in_pydantics_words() -> None:
     plan = example_pod().model_copy(update={"filesystem": example_pod().filesystem.model_copy(update={"type": "ext4"})})
     shown = values_from_plan(plan)
     said = []
-    for field in ("count", "count2", "groups", "members", "spares", "chunk", "extent_size", "reserved", "label",
-                  "mount_point"):  # every field typed into, but the disk sizes (no upper bound)
+    for field in (
+        "count",
+        "count2",
+        "groups",
+        "members",
+        "spares",
+        "chunk",
+        "extent_size",
+        "reserved",
+        "label",
+        "mount_point",
+    ):  # every field typed into, but the disk sizes (no upper bound)
         for typed in ("0", "-1", "70", "100000", "9" * 12, "x" * 40, "4TB" * 10):
             extra = {"size2": "4TB"} if field == "count2" else {}
             try:

@@ -29,8 +29,13 @@ async def _set(pilot, field: str, text: str) -> None:
 def _figures(req: GrowRequest) -> list[int]:
     p = example_pod()
     g = growth_between(p, target_plan(p, req))
-    return [g.arrays[0].array_bytes_after, g.lv_bytes_after, g.df_size_bytes_after, g.df_available_bytes_after,
-            g.df_available_bytes_before]
+    return [
+        g.arrays[0].array_bytes_after,
+        g.lv_bytes_after,
+        g.df_size_bytes_after,
+        g.df_available_bytes_after,
+        g.df_available_bytes_before,
+    ]
 
 
 async def test_f9_shows_every_figure_whole_at_80x24() -> None:

@@ -37,8 +37,9 @@ async def test_the_tib_column_says_its_unit_beside_the_tb_column() -> None:
         await pilot.pause()
         shown = rendered(app, "#waterfall", 118)
         for step in compute(app.plan).capacity:
-            assert re.search(rf"{re.escape(tb(step.remaining_bytes))} +{re.escape(tib(step.remaining_bytes))}\b",
-                             shown), (step.key, shown)
+            assert re.search(
+                rf"{re.escape(tb(step.remaining_bytes))} +{re.escape(tib(step.remaining_bytes))}\b", shown
+            ), (step.key, shown)
 
 
 async def _answer_path(pilot, path: Path) -> None:
@@ -105,7 +106,7 @@ async def test_the_loss_odds_are_in_view_on_the_perf_tab_at_120x40() -> None:
         scroll = app.screen.query_one("#tab-performance .result-scroll")
         lines = rendered(app, "#perf", scroll.scrollable_content_region.width).splitlines()
         odds = next(i for i, line in enumerate(lines) if "loss within a year" in line)
-        assert odds < scroll.scrollable_content_region.height and scroll.scroll_y == 0, lines[:odds + 1]
+        assert odds < scroll.scrollable_content_region.height and scroll.scroll_y == 0, lines[: odds + 1]
 
 
 async def _edit_then_quit(pilot, field: str, value: str) -> Plan:
@@ -186,8 +187,11 @@ async def footer_keys(size: tuple[int, int]) -> str:
     app = PodplanApp(example_pod())
     async with app.run_test(size=size) as pilot:
         await pilot.pause()
-        return " ".join(f"{k.key_display} {k.description}" for k in app.screen.query("PodplanFooter FooterKey")
-                        if k.display and k.region.width)
+        return " ".join(
+            f"{k.key_display} {k.description}"
+            for k in app.screen.query("PodplanFooter FooterKey")
+            if k.display and k.region.width
+        )
 
 
 async def test_a_wide_footer_shows_grow_figures_and_the_palette() -> None:

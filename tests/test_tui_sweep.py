@@ -15,8 +15,8 @@ from app.tui.screens.plan_screen import PlanScreen
 from app.tui.screens.sweep_screen import SweepScreen
 from planners.compute import compute
 from planners.example import example_pod
-from planners.sweep import sweep
 from planners.perf.workloads import PRESETS
+from planners.sweep import sweep
 from tests.tui_helpers import SIZE, open_screen, text_of
 
 EXAMPLE_SWEEP = sweep(example_pod())
@@ -96,7 +96,8 @@ async def test_sorts_by_each_ranking_column_and_starts_at_the_top() -> None:
 
 
 async def test_another_workload_reranks_and_the_ui_answers_while_the_sweep_runs(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     gate = threading.Event()
     real = planners.sweep.sweep
 

@@ -18,8 +18,8 @@ from app.tui.screens.validate_screen import ValidateScreen, bar_chart
 from planners.example import example_pod
 from runners.exec import which
 from runners.fio.jobs import WORKLOADS, Timing
-from runners.validate.suite import validate
 from runners.validate.compare import SideBySide
+from runners.validate.suite import validate
 from tests.tui_helpers import SIZE, text_of
 
 MiB = 1024**2
@@ -89,8 +89,9 @@ async def test_bad_target_is_a_notification(tmp_path: Path) -> None:
         assert not screen.query_one("#start").disabled
 
 
-async def test_a_plan_of_other_storage_is_said_before_fio_and_shapes_nothing(tmp_path: Path,
-                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_a_plan_of_other_storage_is_said_before_fio_and_shapes_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The 45-disk example against a directory: said at once, and its stripe does not pick fio's block sizes."""
     import threading
 
@@ -150,9 +151,17 @@ async def test_cancel_mid_run_stops_fio_and_leaves_no_file(tmp_path: Path, monke
 
 
 def test_bar_chart_scales_each_unit_to_its_largest_figure() -> None:
-    rows = [SideBySide(workload="seq-read", measured_mb_s=500.0, measured_iops=1.0, steady=True,
-                       predicted_mb_s=1000.0, predicted_iops=2.0),
-            SideBySide(workload="rand-read-4k", measured_mb_s=1.0, measured_iops=300.0, steady=None)]
+    rows = [
+        SideBySide(
+            workload="seq-read",
+            measured_mb_s=500.0,
+            measured_iops=1.0,
+            steady=True,
+            predicted_mb_s=1000.0,
+            predicted_iops=2.0,
+        ),
+        SideBySide(workload="rand-read-4k", measured_mb_s=1.0, measured_iops=300.0, steady=None),
+    ]
     lines = bar_chart(rows, width=10).splitlines()
     assert lines[0].split()[2] == "█████░░░░░" and lines[1].split()[1] == "██████████"
     assert lines[2].split()[2] == "██████████" and lines[3].rstrip().endswith("no prediction")
@@ -184,9 +193,19 @@ def test_live_figures_are_grouped_as_the_tables_write_them() -> None:
     from app.tui.screens.validate_screen import progress_line
     from runners.fio.result import JobFigures
 
-    figures = JobFigures(name="rand-read-4k", read_bytes_s=1_230_400_000, write_bytes_s=0, read_iops=73_062.0,
-                         write_iops=0.0, read_p99_us=None, write_p99_us=None, runtime_ms=8300,
-                         io_bytes=1, error=0, steady=None)
+    figures = JobFigures(
+        name="rand-read-4k",
+        read_bytes_s=1_230_400_000,
+        write_bytes_s=0,
+        read_iops=73_062.0,
+        write_iops=0.0,
+        read_p99_us=None,
+        write_p99_us=None,
+        runtime_ms=8300,
+        io_bytes=1,
+        error=0,
+        steady=None,
+    )
     line = progress_line("rand-read-4k", "end", 8.3, figures, 10.0)
     assert "1,230.4 MB/s" in line and "73,062 IOPS" in line
     out = io.StringIO()
@@ -198,16 +217,19 @@ def test_live_figures_are_grouped_as_the_tables_write_them() -> None:
 
 
 @needs_fio
-async def test_the_loaded_job_file_runs_its_sections_as_fio_groups_them(tmp_path: Path,
-                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_the_loaded_job_file_runs_its_sections_as_fio_groups_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The job file loaded with ctrl+j, on the validate screen: the same grouping as `validate --job`."""
     from app.tui.widgets import perf
     from app.tui.widgets.choice import Choice
     from planners.perf.jobfile import parse_job_file
 
     _shrink(monkeypatch, FAST)
-    perf.set_jobs(parse_job_file("[global]\nrw=randread\nbs=4k\n[a]\n[b]\n[c]\nstonewall\n[d]\nrw=randtrim\n",
-                                 source="mine.fio"), "mine.fio")
+    perf.set_jobs(
+        parse_job_file("[global]\nrw=randread\nbs=4k\n[a]\n[b]\n[c]\nstonewall\n[d]\nrw=randtrim\n", source="mine.fio"),
+        "mine.fio",
+    )
     app = PodplanApp(example_pod())
     try:
         async with app.run_test(size=SIZE) as pilot:

@@ -1,5 +1,6 @@
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from planners.errors import PlanError
 from planners.units import (
@@ -63,7 +64,11 @@ def test_formatters():
         ("18T", "18T read as 18 TiB = 19.79 TB; write 18TB for a drive sold as 18 TB"),
         ("1.5t", "1.5t read as 1.5 TiB = 1.65 TB; write 1.5TB for a drive sold as 1.5 TB"),
         ("960G", "960G read as 960 GiB = 1.03 TB; write 960GB for a drive sold as 960 GB"),
-        ("18TB", None), ("18TiB", None), ("2000398934016", None), (2000398934016, None), ("18X", None),
+        ("18TB", None),
+        ("18TiB", None),
+        ("2000398934016", None),
+        (2000398934016, None),
+        ("18X", None),
     ],
 )
 def test_a_bare_binary_unit_is_noted(text, note):

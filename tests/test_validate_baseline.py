@@ -82,8 +82,9 @@ def test_real_loops_give_a_disk_perf(tmp_path):
 
 
 def test_cli_baseline_on_a_plain_directory_says_it_is_skipped(tmp_path, capsys):
-    from app.cli.validate import measure_baseline
     from rich.console import Console
+
+    from app.cli.validate import measure_baseline
 
     with open(os.devnull, "w") as devnull:
         console = Console(file=devnull, record=True)

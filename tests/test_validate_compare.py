@@ -10,8 +10,8 @@ import pytest
 from planners.example import example_pod
 from runners.fio.jobs import QUICK, Shape, Target, suite
 from runners.fio.result import JobFigures, Steady
-from runners.validate.suite import ValidateReport, WorkloadReport
 from runners.validate.compare import Conditions, likely_reasons, load_predictions, model_workloads, side_by_side
+from runners.validate.suite import ValidateReport, WorkloadReport
 
 
 def _report(mb_s=100.0, iops=1000.0, steady=True, direct=True) -> ValidateReport:
@@ -19,13 +19,40 @@ def _report(mb_s=100.0, iops=1000.0, steady=True, direct=True) -> ValidateReport
     shape = Shape(full_stripe_bytes=13 * 512 * 1024, disks=15)
     rows = []
     for w in suite(target, shape, QUICK):
-        f = JobFigures(name=w.name, read_bytes_s=int(mb_s * 1e6), write_bytes_s=0, read_iops=iops, write_iops=0,
-                       read_p99_us=1.0, write_p99_us=None, runtime_ms=5000, io_bytes=1, error=0,
-                       steady=Steady(criterion="bw_slope:2%", attained=steady, window_s=5, measured="1%"))
-        rows.append(WorkloadReport(name=w.name, status="done", block_bytes=w.block_bytes, in_flight=w.in_flight,
-                                   figures=f, job_file=w.job.text))
-    return ValidateReport(target="/dev/md0", kind="device", mode="quick", size_bytes=1 << 30, shape=shape,
-                          direct=direct, workloads=tuple(rows), duration_s=30.0, partial=False)
+        f = JobFigures(
+            name=w.name,
+            read_bytes_s=int(mb_s * 1e6),
+            write_bytes_s=0,
+            read_iops=iops,
+            write_iops=0,
+            read_p99_us=1.0,
+            write_p99_us=None,
+            runtime_ms=5000,
+            io_bytes=1,
+            error=0,
+            steady=Steady(criterion="bw_slope:2%", attained=steady, window_s=5, measured="1%"),
+        )
+        rows.append(
+            WorkloadReport(
+                name=w.name,
+                status="done",
+                block_bytes=w.block_bytes,
+                in_flight=w.in_flight,
+                figures=f,
+                job_file=w.job.text,
+            )
+        )
+    return ValidateReport(
+        target="/dev/md0",
+        kind="device",
+        mode="quick",
+        size_bytes=1 << 30,
+        shape=shape,
+        direct=direct,
+        workloads=tuple(rows),
+        duration_s=30.0,
+        partial=False,
+    )
 
 
 def _pred(name, mb_s, iops, binding="disks"):
@@ -33,8 +60,12 @@ def _pred(name, mb_s, iops, binding="disks"):
 
 
 def test_within_20_percent_gives_no_reasons_beyond_gives_some():
-    preds = [_pred("seq-read", 110.0, 0), _pred("seq-write", 200.0, 0), _pred("rand-read-4k", 0, 1000.0),
-             _pred("rand-write-4k", 0, 500.0)]
+    preds = [
+        _pred("seq-read", 110.0, 0),
+        _pred("seq-write", 200.0, 0),
+        _pred("rand-read-4k", 0, 1000.0),
+        _pred("rand-write-4k", 0, 500.0),
+    ]
     rows = {r.workload: r for r in side_by_side(_report(), preds)}
     assert round(rows["seq-read"].diff_pct) == -9 and rows["seq-read"].reasons == ()
     assert rows["seq-write"].diff_pct == -50 and rows["seq-write"].reasons
@@ -49,8 +80,13 @@ def test_no_model_means_no_prediction():
 
 
 def test_reasons_name_the_conditions():
-    cond = Conditions(resync="resync", stripe_cache_size=256, slow_disks=("/dev/sdc",), readahead_bytes=128 * 1024,
-                      full_stripe_bytes=6 * 512 * 1024)
+    cond = Conditions(
+        resync="resync",
+        stripe_cache_size=256,
+        slow_disks=("/dev/sdc",),
+        readahead_bytes=128 * 1024,
+        full_stripe_bytes=6 * 512 * 1024,
+    )
     r = likely_reasons("seq-write", -40.0, cond, steady=False, direct=True)
     assert any("resync" in x for x in r) and any("/dev/sdc" in x for x in r)
     assert any("stripe_cache_size" in x for x in r) and any("never found the workload steady" in x for x in r)
@@ -86,9 +122,13 @@ def test_a_plan_of_the_same_size_differs_only_in_what_it_stands_on():
     from planners.compute import compute
     from planners.models import DiskSet, Filesystem, Lvm, MdGroup, Plan
 
-    plan = Plan(name="pair", disks=[DiskSet(count=2, size=256 * 1024**2)],
-                groups=[MdGroup(name="md0", level=1, members=2)], lvm=Lvm(enabled=False),
-                filesystem=Filesystem(type="ext4"))
+    plan = Plan(
+        name="pair",
+        disks=[DiskSet(count=2, size=256 * 1024**2)],
+        groups=[MdGroup(name="md0", level=1, members=2)],
+        lvm=Lvm(enabled=False),
+        filesystem=Filesystem(type="ext4"),
+    )
     size = compute(plan).volumes[0].block_device_bytes
     with sparse_loop(size) as dev:
         found = plan_mismatch(dev, plan)
@@ -110,8 +150,17 @@ def test_sections_that_ran_together_are_compared_with_their_shared_prediction():
     target = Target(path="/dev/md0", kind="device", size_bytes=1 << 40)
     jf = parse_job_file("[global]\nrw=read\nbs=1m\ndirect=1\nioengine=libaio\niodepth=64\n[a]\n[b]\n")
     ran = user_phase(jf.workloads, target, QUICK)
-    rows = tuple(WorkloadReport(name=w.name, status="done", block_bytes=w.block_bytes, in_flight=w.in_flight,
-                                job_file=w.job.text, run=w.job.name) for w in ran)
+    rows = tuple(
+        WorkloadReport(
+            name=w.name,
+            status="done",
+            block_bytes=w.block_bytes,
+            in_flight=w.in_flight,
+            job_file=w.job.text,
+            run=w.job.name,
+        )
+        for w in ran
+    )
     report = _report().model_copy(update={"workloads": rows})
     together = load_predictions(example_pod(), report)
     alone = load_predictions(example_pod(), report.model_copy(update={"workloads": rows[:1]}))

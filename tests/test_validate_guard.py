@@ -14,13 +14,21 @@ import pytest
 from runners.exec import have, run
 from runners.fio.jobs import Timing
 from runners.probes.loopdev import detach_loop, mounted, sparse_loop, sparse_loops
+from runners.validate.guard import (
+    DeviceState,
+    GuardError,
+    check_destroy_flag,
+    parse_mountinfo,
+    parse_wipefs,
+    write_refusal,
+)
 from runners.validate.suite import validate
-from runners.validate.guard import DeviceState, GuardError, check_destroy_flag, parse_mountinfo, parse_wipefs, write_refusal
 
 MiB = 1024**2
 FAST = Timing(runtime_s=2, ss_duration_s=1, ss_ramp_s=0, ss_slope_pct=50.0)
-needs_root = pytest.mark.skipif(os.geteuid() != 0 or not have("fio") or not have("losetup"),
-                                reason="needs root, fio and losetup for loop devices")
+needs_root = pytest.mark.skipif(
+    os.geteuid() != 0 or not have("fio") or not have("losetup"), reason="needs root, fio and losetup for loop devices"
+)
 
 
 def _digest(dev: str, size: int = 4 * MiB) -> str:
@@ -29,8 +37,17 @@ def _digest(dev: str, size: int = 4 * MiB) -> str:
 
 
 def _state(**kw) -> DeviceState:
-    base = dict(path="/dev/sdz", name="sdz", rdev=(8, 0), size_bytes=MiB, signatures=(), mounts=(), holders=(),
-                swap=False, exclusive_busy=False)
+    base = dict(
+        path="/dev/sdz",
+        name="sdz",
+        rdev=(8, 0),
+        size_bytes=MiB,
+        signatures=(),
+        mounts=(),
+        holders=(),
+        swap=False,
+        exclusive_busy=False,
+    )
     return DeviceState(**{**base, **kw})
 
 
@@ -46,7 +63,9 @@ def test_refusals_table():
 def test_parsers():
     info = "36 35 7:3 / /mnt/a\\040b rw,relatime shared:1 - ext4 /dev/loop3 rw\n"
     assert parse_mountinfo(info) == {(7, 3): ["/mnt/a b"]}
-    assert parse_wipefs('{"signatures": [{"device": "loop0", "offset": "0x438", "type": "ext4"}]}') == ("ext4 at 0x438",)
+    assert parse_wipefs('{"signatures": [{"device": "loop0", "offset": "0x438", "type": "ext4"}]}') == (
+        "ext4 at 0x438",
+    )
     assert parse_wipefs('{"signatures": []}') == ()
 
 

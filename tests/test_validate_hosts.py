@@ -13,11 +13,11 @@ import time
 import pytest
 
 from runners.exec import have
-from runners.validate.hosts import Host, parse_hosts, remote_target, remote_workloads, validate_hosts, write_refusal
-from runners.validate.preflight import preflight, probe_job, room_job
 from runners.fio.jobs import Shape, Timing
 from runners.probes.loopdev import sparse_loop
 from runners.validate.guard import GuardError
+from runners.validate.hosts import Host, parse_hosts, remote_target, remote_workloads, validate_hosts, write_refusal
+from runners.validate.preflight import preflight, probe_job, room_job
 
 MiB = 1024**2
 TINY = Timing(runtime_s=2, ss_duration_s=1, ss_ramp_s=0, ss_slope_pct=5.0)
@@ -50,10 +50,21 @@ def servers(*mounts: str | None, over: str = ""):
             port = _free_port()
             argv = ["fio", f"--server=ip:127.0.0.1,{port}"]
             if mount is not None:
-                argv = ["unshare", "--mount", "--propagation", "private", "sh", "-c",
-                        f'mount {mount} "$1" && shift && exec "$@"', "sh", over, *argv]
-            procs.append(subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                          stderr=subprocess.DEVNULL))
+                argv = [
+                    "unshare",
+                    "--mount",
+                    "--propagation",
+                    "private",
+                    "sh",
+                    "-c",
+                    f'mount {mount} "$1" && shift && exec "$@"',
+                    "sh",
+                    over,
+                    *argv,
+                ]
+            procs.append(
+                subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            )
             ports.append(port)
         deadline = time.monotonic() + 10
         while not all(_listening(p) for p in ports):
@@ -98,8 +109,9 @@ def test_remote_raw_device_writes_need_the_flag():
 
 
 def test_remote_jobs_cover_the_whole_device_and_remove_their_file():
-    dev = remote_workloads(remote_target("/dev/md0", Host(name="pod1"), None, True), Shape(), TINY,
-                           ("seq-read", "seq-write"))
+    dev = remote_workloads(
+        remote_target("/dev/md0", Host(name="pod1"), None, True), Shape(), TINY, ("seq-read", "seq-write")
+    )
     assert all("size=100%" in w.job.text for w in dev)
     t1, t2 = (remote_target("/srv/pod", Host(name=n), 64 * MiB, True) for n in ("pod1", "pod2"))
     assert t1.path != t2.path  # two servers sharing one filesystem must not share one file
@@ -114,8 +126,15 @@ def test_suite_on_two_servers_reports_each_host(fio_servers, tmp_path):
     target.mkdir()
     report_dir = tmp_path / "report"
     hosts = tuple(Host(name="127.0.0.1", port=p) for p in fio_servers)
-    r = validate_hosts(str(target), hosts, timing=TINY, file_size=16 * MiB, direct=False,
-                       report_dir=str(report_dir), names=("seq-read", "rand-write-4k"))
+    r = validate_hosts(
+        str(target),
+        hosts,
+        timing=TINY,
+        file_size=16 * MiB,
+        direct=False,
+        report_dir=str(report_dir),
+        names=("seq-read", "rand-write-4k"),
+    )
     assert [h.host for h in r.hosts] == [f"127.0.0.1:{p}" for p in fio_servers]
     for h in r.hosts:
         assert h.status == "done", h.reason
@@ -141,8 +160,13 @@ def test_unreachable_host_is_marked_and_the_others_run(fio_servers, tmp_path):
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "app.cli.main", *args], capture_output=True, text=True, timeout=120,
-                          cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    return subprocess.run(
+        [sys.executable, "-m", "app.cli.main", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+    )
 
 
 @needs_fio
@@ -195,8 +219,16 @@ def test_hosts_failing_the_preflight_are_skipped_and_the_others_run(tmp_path):
     notes: list[str] = []
     with servers(None, "-t tmpfs -o size=24m tmpfs", "-t ramfs ramfs", over=str(target)) as ports:
         hosts = tuple(Host(name="127.0.0.1", port=p) for p in ports)
-        r = validate_hosts(str(target), hosts, timing=TINY, file_size=64 * MiB, direct=True, names=("seq-read",),
-                           on_progress=lambda n, e, t, f: events.append((n, e, f is not None)), on_note=notes.append)
+        r = validate_hosts(
+            str(target),
+            hosts,
+            timing=TINY,
+            file_size=64 * MiB,
+            direct=True,
+            names=("seq-read",),
+            on_progress=lambda n, e, t, f: events.append((n, e, f is not None)),
+            on_note=notes.append,
+        )
     ok, small, ramfs = r.hosts
     assert ok.status == "done" and ok.report.workload("seq-read").figures.read_bytes_s > 0
     assert small.status == "skipped" and small.report is None and r.partial

@@ -27,8 +27,15 @@ MiB = 1024**2
 
 def test_fio_cpu_seconds_are_its_percent_of_every_jobs_runtime() -> None:
     # fio with group_reporting: usr_cpu/sys_cpu are percent of job_runtime, the jobs' runtimes added
-    f = job_figures({"jobname": "x", "usr_cpu": 1.5, "sys_cpu": 18.5, "job_runtime": 6000,
-                     "read": {"io_bytes": 2 * 10**9, "total_ios": 500_000, "bw_bytes": 1, "runtime": 2000}})
+    f = job_figures(
+        {
+            "jobname": "x",
+            "usr_cpu": 1.5,
+            "sys_cpu": 18.5,
+            "job_runtime": 6000,
+            "read": {"io_bytes": 2 * 10**9, "total_ios": 500_000, "bw_bytes": 1, "runtime": 2000},
+        }
+    )
     assert f.cpu_s == pytest.approx(1.2) and f.total_ios == 500_000
     cost = cpu_cost(f, 4096)
     assert cost is not None
@@ -76,8 +83,7 @@ def test_validate_scale_on_the_command_line(tmp_path, capsys, monkeypatch) -> No
     job = tmp_path / "j.fio"
     job.write_text(JOB + "size=8m\nruntime=2\n")
     report = tmp_path / "rep"
-    rc = main(["validate", str(target), "--job", str(job), "--scale", "numjobs=1", "--report", str(report),
-               "--json"])
+    rc = main(["validate", str(target), "--job", str(job), "--scale", "numjobs=1", "--report", str(report), "--json"])
     assert rc in (0, 1)  # 1: fio stopped it before it was steady (partial), which says so
     doc = json.loads(capsys.readouterr().out)
     (pt,) = doc["scale"]["points"]
@@ -87,10 +93,13 @@ def test_validate_scale_on_the_command_line(tmp_path, capsys, monkeypatch) -> No
     assert (tmp_path / "again.html").read_text() == (report / "report.html").read_text()
 
 
-@pytest.mark.parametrize(("argv", "says"), [
-    (["--scale", "numjobs=1,2"], "give --job FILE.fio"),
-    (["--scale", "numjobs=0"], "numjobs 0 is outside"),
-])
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [
+        (["--scale", "numjobs=1,2"], "give --job FILE.fio"),
+        (["--scale", "numjobs=0"], "numjobs 0 is outside"),
+    ],
+)
 def test_validate_scale_refuses_in_one_line(tmp_path, capsys, argv: list[str], says: str) -> None:
     assert main(["validate", str(tmp_path), *argv]) == 2
     err = capsys.readouterr().err
@@ -108,7 +117,11 @@ def test_validate_report_dir_keeps_a_page_of_the_run(tmp_path, capsys, monkeypat
     kept = json.loads((report / "curves.json").read_text())
     # measured only (no plan): one bar per workload that ran, in validate's units
     assert [(b["workload"], b["metric"]) for b in kept["bars"]] == [
-        ("seq-read", "MB/s"), ("seq-write", "MB/s"), ("rand-read-4k", "IOPS"), ("rand-write-4k", "IOPS")]
+        ("seq-read", "MB/s"),
+        ("seq-write", "MB/s"),
+        ("rand-read-4k", "IOPS"),
+        ("rand-write-4k", "IOPS"),
+    ]
     for b, row in zip(kept["bars"], out["side_by_side"], strict=True):
         assert b["measured"] == (row["measured_mb_s"] if b["metric"] == "MB/s" else row["measured_iops"])
         assert b["predicted"] is None

@@ -9,8 +9,8 @@ import pytest
 
 from planners.errors import PlanError
 from planners.fs.xfs.geometry import XfsGeometry, xfs_df, xfs_df_breakdown, xfs_geometry
-from runners.probes.loopdev import attach_loop, detach_loop, df_b1, mounted, sparse_loop
 from runners.exec import CommandError, have, run
+from runners.probes.loopdev import attach_loop, detach_loop, df_b1, mounted, sparse_loop
 
 KIB, MIB, GIB, TIB, PIB = 1 << 10, 1 << 20, 1 << 30, 1 << 40, 1 << 50
 

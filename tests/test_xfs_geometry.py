@@ -36,9 +36,21 @@ class Case(NamedTuple):
 
 def _boundary_cases() -> list[Case]:
     """Sizes just around every threshold in the AG and log rules, striped and not."""
-    edges = [32 * MIB, 64 * MIB, 128 * MIB, 300 * MIB, 512 * MIB, 1 * GIB, 8 * GIB, 512 * GIB, 1 * TIB,
-             4 * TIB, 32 * TIB, 50 * TIB,
-             (2 * GIB - 10 * MIB) * 2048]  # where the log, 1/2048 of the data, reaches its maximum
+    edges = [
+        32 * MIB,
+        64 * MIB,
+        128 * MIB,
+        300 * MIB,
+        512 * MIB,
+        1 * GIB,
+        8 * GIB,
+        512 * GIB,
+        1 * TIB,
+        4 * TIB,
+        32 * TIB,
+        50 * TIB,
+        (2 * GIB - 10 * MIB) * 2048,
+    ]  # where the log, 1/2048 of the data, reaches its maximum
     stripes = [(0, 0), (64 * KIB, 4), (256 * KIB, 43), (1 * MIB, 13), (12 * KIB, 5)]
     cases = []
     for edge in edges:
@@ -81,9 +93,7 @@ def _tool(case: Case) -> XfsGeometry | str:
 
 def _planner(case: Case) -> XfsGeometry | str:
     try:
-        return xfs_geometry(
-            case.size, su_bytes=case.su, sw=case.sw, block_size=case.block, sector_size=case.sector
-        )
+        return xfs_geometry(case.size, su_bytes=case.su, sw=case.sw, block_size=case.block, sector_size=case.sector)
     except PlanError as exc:
         return f"refused: {exc.message}"
 
@@ -126,8 +136,9 @@ def test_case_set_is_broad():
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     size=st.integers(64 * MIB // 512, PIB // 512).map(lambda s: s * 512),
-    su_kib=st.one_of(st.just(0), st.sampled_from([4 << i for i in range(10)]),
-                     st.integers(1, 512).map(lambda n: 4 * n)),
+    su_kib=st.one_of(
+        st.just(0), st.sampled_from([4 << i for i in range(10)]), st.integers(1, 512).map(lambda n: 4 * n)
+    ),
     sw=st.integers(1, 60),
     sector=st.sampled_from([512, 4096]),
 )
@@ -202,8 +213,18 @@ def test_log_minimum_stays_below_the_64_mib_floor():
             for sector in {512, min(block, 4096)}:
                 for stripe in ("", ",su=256k,sw=4", ",su=2m,sw=60", ",su=64k,sw=8"):
                     for size in ("1g", "100t"):
-                        argv = ["mkfs.xfs", "-N", "-b", f"size={block}", "-s", f"size={sector}",
-                                "-l", "size=2m", "-d", f"file,name={path},size={size}{stripe}"]
+                        argv = [
+                            "mkfs.xfs",
+                            "-N",
+                            "-b",
+                            f"size={block}",
+                            "-s",
+                            f"size={sector}",
+                            "-l",
+                            "size=2m",
+                            "-d",
+                            f"file,name={path},size={size}{stripe}",
+                        ]
                         res = run(argv, check=False)
                         m = re.search(r"minimum size is (\d+) blocks", res.stderr)
                         assert m, res.stderr

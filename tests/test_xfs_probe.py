@@ -72,8 +72,16 @@ def test_refusal_reason_drops_usage_text():
 def test_probe_argv_is_the_build_options_plus_a_file():
     argv = probe_argv("/scratch/p.img", 10 << 30, su_bytes=65536, sw=4)
     assert argv == [
-        "mkfs.xfs", "-N", "-b", "size=4096", "-s", "size=512", "-d", "su=64k,sw=4",
-        "-d", "file,name=/scratch/p.img,size=10737418240",
+        "mkfs.xfs",
+        "-N",
+        "-b",
+        "size=4096",
+        "-s",
+        "size=512",
+        "-d",
+        "su=64k,sw=4",
+        "-d",
+        "file,name=/scratch/p.img,size=10737418240",
     ]
     assert argv[2:-2] == list(xfs_mkfs_options(su_bytes=65536, sw=4, block_size=4096, sector_size=512))
 

@@ -35,25 +35,36 @@ def run_check(target: str, *, plan: Plan | None, as_json: bool) -> int:
         raise PlanError(f"{target}: no such device or directory")
     if os.geteuid() != 0:
         raise PlanError("check reads md superblocks and filesystem headers: run it as root")
-    from runners.validate.contents import describe_device
     from runners.host.inventory import collect_host
+    from runners.validate.contents import describe_device
     from runners.validate.shape import mount_of
 
     collection = collect_host()
     directory = os.path.isdir(target)
-    found = describe_target(target, collection, mount_of(target) if directory else None,
-                            None if directory else describe_device(target))
+    found = describe_target(
+        target, collection, mount_of(target) if directory else None, None if directory else describe_device(target)
+    )
     compared, diffs = check_collection(plan, collection)
     if as_json:
-        print(json.dumps({"target": target, "found": found, "compared": compared,
-                          "differences": [d.model_dump() for d in diffs]}, indent=2))
+        print(
+            json.dumps(
+                {
+                    "target": target,
+                    "found": found,
+                    "compared": compared,
+                    "differences": [d.model_dump() for d in diffs],
+                },
+                indent=2,
+            )
+        )
     else:
         print_differences(cli_console(), target, compared, diffs, found)
     return EXIT_DIFFERENT if diffs else EXIT_OK
 
 
-def describe_target(target: str, collection, mount: tuple[str, str, str] | None = None,
-                    device: str | None = None) -> str:
+def describe_target(
+    target: str, collection, mount: tuple[str, str, str] | None = None, device: str | None = None
+) -> str:
     """What the target is, as found: 'XFS on /dev/md0, 1 md array (raid6), no LVM'.
 
     `mount` (source, type, mount point) is the filesystem a directory target is on, and `device`
@@ -69,8 +80,9 @@ def describe_target(target: str, collection, mount: tuple[str, str, str] | None 
         source, fstype, mountpoint = mount
         where = "" if os.path.realpath(mountpoint) == real else f", mounted on {mountpoint}"
         stacked = source.startswith(("/dev/md", "/dev/mapper/", "/dev/dm-"))
-        return (f"{target}: {fstype.upper()} on {source}{where}, "
-                + ("which podplan could not read" if stacked else "not on md or LVM"))
+        return f"{target}: {fstype.upper()} on {source}{where}, " + (
+            "which podplan could not read" if stacked else "not on md or LVM"
+        )
     if fs is None and device is not None:
         return f"{target}: {device}; no md array or LVM volume there"
     if fs is None:
@@ -83,17 +95,19 @@ def describe_target(target: str, collection, mount: tuple[str, str, str] | None 
         parts.append(f"{len(arrays)} md array{'s' if len(arrays) > 1 else ''} ({', '.join(levels)})")
     else:
         parts.append("no md")
-    parts.append(f"LVM: {len(collection.lvs)} LV{'s' if len(collection.lvs) != 1 else ''}" if collection.lvs else "no LVM")
+    parts.append(
+        f"LVM: {len(collection.lvs)} LV{'s' if len(collection.lvs) != 1 else ''}" if collection.lvs else "no LVM"
+    )
     return f"{target}: " + ", ".join(parts)
 
 
-def print_differences(console: Console, target: str, compared: int, diffs: list[Difference],
-                      found: str = "") -> None:
+def print_differences(console: Console, target: str, compared: int, diffs: list[Difference], found: str = "") -> None:
     if found:
         console.print(f"found {found}")
     if not diffs:
         console.print(f"{target}: built as planned ({compared} figures compared)")
         return
+
     # Many figures share one consequence (every size above a bigger array, everything of an array
     # that is not there): the table gives each figure's own difference, the notes say each cost once.
     def note_of(d: Difference) -> str:
@@ -103,15 +117,22 @@ def print_differences(console: Console, target: str, compared: int, diffs: list[
     deltas = [_DELTA.search(d.consequence) for d in diffs]
     # Narrower than the table, the figure names wrap between words; then the difference (actual less
     # planned) goes, then the layer (the figure's name says it): planned and actual stay whole.
-    console.print(FitTable([
-        Col("layer", [d.layer for d in diffs], right=False, spare=True),
-        Col("figure", [d.figure for d in diffs], right=False, words=True),
-        Col("planned", [_figure(d.planned) for d in diffs]),
-        Col("actual", ["missing" if d.actual is None else _figure(d.actual) for d in diffs]),
-        Col("difference", [m.group(1) if m else "" for m in deltas], spare=True),
-        Col("why", [f"[{notes.index(note_of(d)) + 1}]" for d in diffs]),
-    ], [("difference",), ("difference", "layer")], table=dict(
-        title=f"{target}: {len(diffs)} of {compared} figures differ from the plan", title_justify="left")))
+    console.print(
+        FitTable(
+            [
+                Col("layer", [d.layer for d in diffs], right=False, spare=True),
+                Col("figure", [d.figure for d in diffs], right=False, words=True),
+                Col("planned", [_figure(d.planned) for d in diffs]),
+                Col("actual", ["missing" if d.actual is None else _figure(d.actual) for d in diffs]),
+                Col("difference", [m.group(1) if m else "" for m in deltas], spare=True),
+                Col("why", [f"[{notes.index(note_of(d)) + 1}]" for d in diffs]),
+            ],
+            [("difference",), ("difference", "layer")],
+            table=dict(
+                title=f"{target}: {len(diffs)} of {compared} figures differ from the plan", title_justify="left"
+            ),
+        )
+    )
     for i, note in enumerate(notes, start=1):
         console.print(f"[{i}] {note}", markup=False, highlight=False)
 

@@ -12,38 +12,84 @@ from planners.models import BTRFS_PROFILES, Plan
 from planners.units import bare_unit_note, parse_size
 
 LAYOUT_FLAGS = (
-    "disks", "disk_size", "logical_sector", "physical_sector", "ssd", "devices", "level", "layout", "groups",
-    "spares", "chunk", "metadata", "bitmap", "bitmap_chunk", "lvm", "lvm_mode", "stripe_size", "extent_size",
-    "data_alignment", "fs", "journal", "data_profile", "metadata_profile", "block_size", "reserved", "label", "mount_point", "readahead", "stripe_cache", "md",
+    "disks",
+    "disk_size",
+    "logical_sector",
+    "physical_sector",
+    "ssd",
+    "devices",
+    "level",
+    "layout",
+    "groups",
+    "spares",
+    "chunk",
+    "metadata",
+    "bitmap",
+    "bitmap_chunk",
+    "lvm",
+    "lvm_mode",
+    "stripe_size",
+    "extent_size",
+    "data_alignment",
+    "fs",
+    "journal",
+    "data_profile",
+    "metadata_profile",
+    "block_size",
+    "reserved",
+    "label",
+    "mount_point",
+    "readahead",
+    "stripe_cache",
+    "md",
 )
 MD_FLAGS = ("level", "layout", "groups", "spares", "chunk", "metadata", "bitmap", "bitmap_chunk")
 
 
 def add_plan_flags(p: argparse.ArgumentParser) -> None:
-    p.add_argument("plan_file", nargs="?", metavar="PLAN.toml",
-                   help="plan file (default: the example pod, as `podplan plan` shows it); flags below change it")
+    p.add_argument(
+        "plan_file",
+        nargs="?",
+        metavar="PLAN.toml",
+        help="plan file (default: the example pod, as `podplan plan` shows it); flags below change it",
+    )
     d = p.add_argument_group("disks")
     d.add_argument("--disks", type=int, metavar="N", help="number of disks")
-    d.add_argument("--disk-size", metavar="SIZE", help="size of each disk: 2TB (decimal), 1.8TiB or 18T (binary), 2000398934016")
+    d.add_argument(
+        "--disk-size", metavar="SIZE", help="size of each disk: 2TB (decimal), 1.8TiB or 18T (binary), 2000398934016"
+    )
     d.add_argument("--logical-sector", type=int, choices=(512, 4096), help="logical sector size in bytes")
     d.add_argument("--physical-sector", type=int, choices=(512, 4096), help="physical sector size in bytes")
     d.add_argument("--ssd", action=argparse.BooleanOptionalAction, default=None, help="non-rotational disks")
-    d.add_argument("--devices", metavar="PATH,...", help="comma-separated device paths, one per disk of the plan, in order "
-                   "(the layout stays)")
+    d.add_argument(
+        "--devices",
+        metavar="PATH,...",
+        help="comma-separated device paths, one per disk of the plan, in order (the layout stays)",
+    )
     m = p.add_argument_group("md")
-    m.add_argument("--md", action=argparse.BooleanOptionalAction, default=None,
-                   help="--no-md: no md arrays; LVM straight on the disks, or the filesystem on the one disk")
+    m.add_argument(
+        "--md",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="--no-md: no md arrays; LVM straight on the disks, or the filesystem on the one disk",
+    )
     m.add_argument("--level", type=int, choices=(0, 1, 4, 5, 6, 10), help="RAID level")
     m.add_argument("--layout", help="RAID10 n2/n3/f2/f3/o2/o3 or RAID5/6 left-symmetric, ...")
-    m.add_argument("--groups", type=int, metavar="G",
-                   help="split the disks into G identical md arrays (with --disks and no --groups: one array)")
+    m.add_argument(
+        "--groups",
+        type=int,
+        metavar="G",
+        help="split the disks into G identical md arrays (with --disks and no --groups: one array)",
+    )
     m.add_argument("--spares", type=int, metavar="S", help="hot spares per array")
     m.add_argument("--chunk", metavar="SIZE", help="chunk size, e.g. 512K")
     m.add_argument("--metadata", choices=("1.0", "1.1", "1.2"), help="md superblock format")
     m.add_argument("--bitmap", choices=("internal", "none"), help="write-intent bitmap")
     m.add_argument("--bitmap-chunk", metavar="SIZE", help="bitmap chunk, e.g. 64M")
     lv = p.add_argument_group("lvm")
-    lv.add_argument("--lvm", action=argparse.BooleanOptionalAction, default=None, help="LVM between md and the filesystem")
+    lv.add_argument(
+        "--lvm", action=argparse.BooleanOptionalAction, default=None, help="LVM between md and the filesystem"
+    )
     lv.add_argument("--lvm-mode", choices=("linear", "striped"), help="concatenate or stripe the md arrays")
     lv.add_argument("--stripe-size", metavar="SIZE", help="lvcreate -I for striped mode, e.g. 512K")
     lv.add_argument("--extent-size", metavar="SIZE", help="vgcreate -s, e.g. 4M")
@@ -52,8 +98,12 @@ def add_plan_flags(p: argparse.ArgumentParser) -> None:
     f.add_argument("--fs", choices=("xfs", "ext4", "ext3", "btrfs"), help="filesystem type")
     f.add_argument("--data-profile", choices=BTRFS_PROFILES, help="btrfs data profile (mkfs.btrfs -d)")
     f.add_argument("--metadata-profile", choices=BTRFS_PROFILES, help="btrfs metadata profile (mkfs.btrfs -m)")
-    f.add_argument("--journal", action=argparse.BooleanOptionalAction, default=None,
-                   help="--no-journal: ext4 without a journal (mke2fs -O ^has_journal), for scratch space")
+    f.add_argument(
+        "--journal",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="--no-journal: ext4 without a journal (mke2fs -O ^has_journal), for scratch space",
+    )
     f.add_argument("--block-size", type=int, choices=(1024, 2048, 4096), help="filesystem block size")
     f.add_argument("--reserved", type=float, metavar="PCT", help="ext3/ext4 reserved blocks percentage")
     f.add_argument("--label", help="filesystem label")
@@ -110,12 +160,14 @@ def plan_from_args(args: argparse.Namespace, base: Plan | None) -> Plan:
     # something else than the plan, so it is refused.
     new_disks = args.disks is not None or (paths is not None and len(paths) != total)
     if paths is not None and new_disks and from_file and args.disks is None:
-        raise PlanError(f"--devices names {len(paths)} paths but the plan has {total} disks: give one path per "
-                        f"disk, in order (or --disks {len(paths)} for a new layout of these disks)")
+        raise PlanError(
+            f"--devices names {len(paths)} paths but the plan has {total} disks: give one path per "
+            f"disk, in order (or --disks {len(paths)} for a new layout of these disks)"
+        )
     if paths is not None and not new_disks and args.disk_size is None:
         offset = 0
         for d in data["disks"]:
-            d["devices"], offset = paths[offset:offset + d["count"]], offset + d["count"]
+            d["devices"], offset = paths[offset : offset + d["count"]], offset + d["count"]
     elif args.disks is not None or args.disk_size is not None or paths is not None:
         old = data["disks"][0]
         # Devices alone say how many disks there are: one path per disk.
@@ -203,15 +255,25 @@ def _apply_layers(data: dict[str, Any], args: argparse.Namespace) -> None:
         lvm["enabled"] = True
         if args.lvm_mode == "linear":
             lvm.pop("stripe_size", None)
-    for key, flag, what in (("stripe_size", "stripe_size", "--stripe-size"), ("extent_size", "extent_size", "--extent-size"),
-                            ("data_alignment", "data_alignment", "--data-alignment")):
+    for key, flag, what in (
+        ("stripe_size", "stripe_size", "--stripe-size"),
+        ("extent_size", "extent_size", "--extent-size"),
+        ("data_alignment", "data_alignment", "--data-alignment"),
+    ):
         if getattr(args, flag) is not None:
             lvm[key] = _size(getattr(args, flag), what)
     data["lvm"] = lvm
     fs = dict(data.get("filesystem", {}))
-    for key, flag in (("type", "fs"), ("journal", "journal"), ("data_profile", "data_profile"),
-                      ("metadata_profile", "metadata_profile"), ("block_size", "block_size"), ("reserved_percent", "reserved"),
-                      ("label", "label"), ("mount_point", "mount_point")):
+    for key, flag in (
+        ("type", "fs"),
+        ("journal", "journal"),
+        ("data_profile", "data_profile"),
+        ("metadata_profile", "metadata_profile"),
+        ("block_size", "block_size"),
+        ("reserved_percent", "reserved"),
+        ("label", "label"),
+        ("mount_point", "mount_point"),
+    ):
         if getattr(args, flag) is not None:
             fs[key] = getattr(args, flag)
     data["filesystem"] = fs

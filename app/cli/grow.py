@@ -14,9 +14,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from app.cli.flags import load_plan_file, note_disk_size
 from app.shared.console import cli_console
 from app.shared.growth import alternative_line, render_growth
-from app.cli.flags import load_plan_file, note_disk_size
 from app.shared.planfile import describe_validation_error, save_plan, write_script
 from planners.errors import PlanError
 from planners.grow import GrowRequest, Growth, growth_between, possible_modes, target_plan
@@ -24,17 +24,24 @@ from planners.models import Plan
 
 
 def add_parsers(sub: Any) -> None:
-    gr = sub.add_parser("grow", help="plan growing a built pod: reshape an array or add one, grow LVM and the "
-                                     "filesystem; exact figures after, and the guarded grow script")
-    gr.add_argument("plan_file", nargs="?", metavar="PLAN.toml", help="the plan the pod was built from "
-                                                                      "(default: the example pod)")
+    gr = sub.add_parser(
+        "grow",
+        help="plan growing a built pod: reshape an array or add one, grow LVM and the "
+        "filesystem; exact figures after, and the guarded grow script",
+    )
+    gr.add_argument(
+        "plan_file", nargs="?", metavar="PLAN.toml", help="the plan the pod was built from (default: the example pod)"
+    )
     gr.add_argument("--add-disks", type=int, metavar="K", help="disks to add")
     gr.add_argument("--size", metavar="SIZE", help="size of each added disk (default: the array's disk size)")
     gr.add_argument("--devices", metavar="PATH,...", help="paths of the added disks, comma-separated, in order")
     gr.add_argument("--to-level", type=int, choices=(5, 6), help="new RAID level of the reshaped array (RAID5 -> 6)")
     gr.add_argument("--group", metavar="NAME", help="md array to reshape (default: the last one)")
-    gr.add_argument("--mode", choices=("reshape", "new-array"), help="reshape an array, or add a new array under "
-                                                                     "LVM (default: reshape where md can)")
+    gr.add_argument(
+        "--mode",
+        choices=("reshape", "new-array"),
+        help="reshape an array, or add a new array under LVM (default: reshape where md can)",
+    )
     gr.add_argument("--to", metavar="NEWPLAN.toml", help="the target layout as a plan file, instead of the flags")
     gr.add_argument("--save", metavar="NEWPLAN.toml", help="write the grown layout as a plan file")
     gr.add_argument("--script", metavar="FILE", help="write the guarded grow script to FILE (executable)")
@@ -87,14 +94,24 @@ def dispatch(args: argparse.Namespace) -> int:
     if args.script:
         write_script(Path(args.script), grow_script(old, growth), args.force)
     if args.json:
-        print(json.dumps({"growth": growth.model_dump(mode="json"), "also_possible": others,
-                          "target_plan": new.model_dump(mode="json", exclude_none=True)}, indent=2))
+        print(
+            json.dumps(
+                {
+                    "growth": growth.model_dump(mode="json"),
+                    "also_possible": others,
+                    "target_plan": new.model_dump(mode="json", exclude_none=True),
+                },
+                indent=2,
+            )
+        )
     else:
         cli_console().print(render_growth(growth, alternatives=others))
     for path, what in ((args.save, "the grown layout"), (args.script, "the grow script")):
         if path:
             print(f"podplan: wrote {what} to {path}", file=sys.stderr)
     if args.script:
-        print(f"podplan: review it, then run: bash {args.script}   (a dry run that checks the system; add --run "
-              "to grow)", file=sys.stderr)
+        print(
+            f"podplan: review it, then run: bash {args.script}   (a dry run that checks the system; add --run to grow)",
+            file=sys.stderr,
+        )
     return 0

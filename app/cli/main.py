@@ -15,8 +15,20 @@ if TYPE_CHECKING:
     import argparse
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
-COMMANDS = ("plan", "script", "example", "schema", "tui", "rehearse", "validate", "check", "predict", "sweep", "grow",
-            "report")
+COMMANDS = (
+    "plan",
+    "script",
+    "example",
+    "schema",
+    "tui",
+    "rehearse",
+    "validate",
+    "check",
+    "predict",
+    "sweep",
+    "grow",
+    "report",
+)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -132,13 +144,26 @@ def _dispatch(args: argparse.Namespace) -> int:
         if args.grow:
             from app.cli.growth import rehearse_growth
 
-            return rehearse_growth(plan, load_plan_file(args.grow), disk_size=size, as_json=args.json, keep=args.keep,
-                                   rebuild_kit=args.rebuild_kit)
+            return rehearse_growth(
+                plan,
+                load_plan_file(args.grow),
+                disk_size=size,
+                as_json=args.json,
+                keep=args.keep,
+                rebuild_kit=args.rebuild_kit,
+            )
         if args.fail is not None:
             from app.cli.failure import rehearse_failure
 
-            return rehearse_failure(plan, args.fail, group=args.group, disk_size=size, as_json=args.json,
-                                    keep=args.keep, rebuild_kit=args.rebuild_kit)
+            return rehearse_failure(
+                plan,
+                args.fail,
+                group=args.group,
+                disk_size=size,
+                as_json=args.json,
+                keep=args.keep,
+                rebuild_kit=args.rebuild_kit,
+            )
         return rehearse(plan, disk_size=size, as_json=args.json, keep=args.keep, rebuild_kit=args.rebuild_kit)
 
     from app.cli.flags import load_plan_file, plan_from_args
@@ -170,12 +195,18 @@ def _dispatch(args: argparse.Namespace) -> int:
 
             write_script(Path(args.output), text, args.force)
             if unnamed := placeholders(result):
-                print(f"podplan: wrote {args.output}, but {unnamed} of the plan's disks have no device path: the "
-                      f"script stops at their placeholders. Give them with --devices PATH,... (one per disk, in "
-                      f"order) or in the plan's [[disks]] devices, and write it again", file=sys.stderr)
+                print(
+                    f"podplan: wrote {args.output}, but {unnamed} of the plan's disks have no device path: the "
+                    f"script stops at their placeholders. Give them with --devices PATH,... (one per disk, in "
+                    f"order) or in the plan's [[disks]] devices, and write it again",
+                    file=sys.stderr,
+                )
             else:
-                print(f"podplan: wrote {args.output}; review it, then run: bash {args.output}   (a dry run; add --run "
-                      f"to build)", file=sys.stderr)
+                print(
+                    f"podplan: wrote {args.output}; review it, then run: bash {args.output}   (a dry run; add --run "
+                    f"to build)",
+                    file=sys.stderr,
+                )
         else:
             sys.stdout.write(text)
         return EXIT_OK

@@ -28,17 +28,24 @@ def version_text() -> str:
     from planners.versions import ToolVersions
 
     t = ToolVersions()
-    return (f"podplan {__version__}\n"
-            f"figures follow mdadm {t.mdadm}, lvm2 {t.lvm2}, e2fsprogs {t.e2fsprogs}, xfsprogs {t.xfsprogs}, "
-            f"Linux {t.kernel} unless a plan's [tools] says otherwise")
+    return (
+        f"podplan {__version__}\n"
+        f"figures follow mdadm {t.mdadm}, lvm2 {t.lvm2}, e2fsprogs {t.e2fsprogs}, xfsprogs {t.xfsprogs}, "
+        f"Linux {t.kernel} unless a plan's [tools] says otherwise"
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
     from app.cli.flags import add_plan_flags
 
     p = _Parser(prog="podplan", description="Plan, build and validate Linux storage arrays (md, LVM, ext4/XFS).")
-    p.add_argument("-V", "--version", action=_Version, nargs=0,
-                   help="print podplan's version and the tool versions its figures follow, then exit")
+    p.add_argument(
+        "-V",
+        "--version",
+        action=_Version,
+        nargs=0,
+        help="print podplan's version and the tool versions its figures follow, then exit",
+    )
     sub = p.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND")
     pl = sub.add_parser("plan", help="compute a plan: capacity to the byte, alignment, mkfs geometry")
     add_plan_flags(pl)
@@ -52,12 +59,23 @@ def build_parser() -> argparse.ArgumentParser:
     rh.add_argument("--disk-size", metavar="SIZE", help="size of the largest virtual disk (default: small but enough)")
     rh.add_argument("--json", action="store_true", help="print the comparison as JSON")
     rh.add_argument("--keep", metavar="DIR", help="keep the script, console log and checks in DIR")
-    rh.add_argument("--rebuild-kit", action="store_true", help="rebuild the VM boot kit even if the cached one is current")
-    rh.add_argument("--fail", type=int, metavar="N", help="after the build, fail N members of one array while data is "
-                    "written, measure it degraded, rebuild and check the data")
+    rh.add_argument(
+        "--rebuild-kit", action="store_true", help="rebuild the VM boot kit even if the cached one is current"
+    )
+    rh.add_argument(
+        "--fail",
+        type=int,
+        metavar="N",
+        help="after the build, fail N members of one array while data is "
+        "written, measure it degraded, rebuild and check the data",
+    )
     rh.add_argument("--group", metavar="NAME", help="with --fail: the md array to fail (default: the first)")
-    rh.add_argument("--grow", metavar="NEWPLAN.toml", help="after the build and some data, run the grow script that "
-                    "takes the pod to NEWPLAN (see podplan grow --save), then compare every figure and the data")
+    rh.add_argument(
+        "--grow",
+        metavar="NEWPLAN.toml",
+        help="after the build and some data, run the grow script that "
+        "takes the pod to NEWPLAN (see podplan grow --save), then compare every figure and the data",
+    )
     ex = sub.add_parser("example", help="print an example plan as TOML (the 45-disk pod unless named)")
     ex.add_argument("name", nargs="?", default="pod45", help="which example (--list shows them)")
     ex.add_argument("--list", action="store_true", help="list the examples, one stack each")
@@ -83,5 +101,7 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-TRANSCRIPT_HELP = ("append a record of every command podplan runs on this machine (argv, start, duration, exit "
-                   "status, last lines of stderr) to FILE instead of $XDG_STATE_HOME/podplan/commands.log")
+TRANSCRIPT_HELP = (
+    "append a record of every command podplan runs on this machine (argv, start, duration, exit "
+    "status, last lines of stderr) to FILE instead of $XDG_STATE_HOME/podplan/commands.log"
+)

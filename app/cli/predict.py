@@ -12,18 +12,24 @@ from rich.table import Table
 from rich.text import Text
 
 from app.shared.console import cli_console
-from app.shared.fit import Col, FitTable
 from app.shared.figures import (
-    RISK_MARKS, SWEEP_COLUMNS, SWEEP_NUMERIC, loss_lines, mb_text, odds, risk_reasons, sweep_cells, sweep_title,
+    RISK_MARKS,
+    SWEEP_COLUMNS,
+    SWEEP_NUMERIC,
+    loss_lines,
+    mb_text,
+    risk_reasons,
+    sweep_cells,
+    sweep_title,
 )
+from app.shared.fit import Col, FitTable
 from app.shared.host_cpu import add_cpu_flags, origin_json, origin_text, with_cpu_source
 from planners.errors import PlanError
-from planners.hardware import DISK_CLASSES, CPU_CLASSES, Cpu, Hardware
+from planners.hardware import CPU_CLASSES, DISK_CLASSES, Cpu, Hardware
 from planners.models import Plan
 from planners.perf.predict import WorkloadPrediction
 from planners.perf.request_cpu import NAME as REQUEST_CPU
-from planners.reliability import Reliability
-from planners.reliability import MAX_REBUILD_LOSS
+from planners.reliability import MAX_REBUILD_LOSS, Reliability
 from planners.sweep import MAX_LOSS_PER_YEAR, Sweep
 
 MODES = ("normal", "degraded", "rebuild")
@@ -33,15 +39,26 @@ def add_parsers(sub: Any) -> None:
     from app.cli.flags import add_plan_flags
     from planners.perf.workloads import PRESETS
 
-    pr = sub.add_parser("predict", help="predict throughput and IOPS per workload, the part that limits each, "
-                                        "rebuild time and data-loss odds")
+    pr = sub.add_parser(
+        "predict",
+        help="predict throughput and IOPS per workload, the part that limits each, rebuild time and data-loss odds",
+    )
     add_plan_flags(pr)
     _hardware_flags(pr)
-    pr.add_argument("--workload", action="append", metavar="NAME", choices=tuple(PRESETS),
-                    help=f"workload to predict (repeatable): {', '.join(PRESETS)}; default: the validation suite")
-    pr.add_argument("--job", action="append", metavar="FILE.fio",
-                    help="predict each job section of an fio job file as fio runs it (repeatable; with --workload "
-                         "too, both are predicted)")
+    pr.add_argument(
+        "--workload",
+        action="append",
+        metavar="NAME",
+        choices=tuple(PRESETS),
+        help=f"workload to predict (repeatable): {', '.join(PRESETS)}; default: the validation suite",
+    )
+    pr.add_argument(
+        "--job",
+        action="append",
+        metavar="FILE.fio",
+        help="predict each job section of an fio job file as fio runs it (repeatable; with --workload "
+        "too, both are predicted)",
+    )
     pr.add_argument("--mode", choices=MODES, default="normal", help="healthy, one member missing, or rebuilding")
     pr.add_argument("--json", action="store_true", help="print JSON")
     from app.cli.scale import add_scale_flags
@@ -50,15 +67,30 @@ def add_parsers(sub: Any) -> None:
     sw = sub.add_parser("sweep", help="rank every layout of the plan's disks by usable space, speed and loss odds")
     add_plan_flags(sw)
     _hardware_flags(sw)
-    sw.add_argument("--workload", metavar="NAME", choices=tuple(PRESETS), default="seq-write",
-                    help="workload the speed column is for (default seq-write)")
+    sw.add_argument(
+        "--workload",
+        metavar="NAME",
+        choices=tuple(PRESETS),
+        default="seq-write",
+        help="workload the speed column is for (default seq-write)",
+    )
     sw.add_argument("--top", type=int, default=25, metavar="N", help="rows to show (default 25; 0 = all)")
-    sw.add_argument("--max-loss", type=float, default=100 * MAX_LOSS_PER_YEAR, metavar="PCT",
-                    help="yearly data-loss odds (at 4 %% disk failures a year) above which a layout is risky: "
-                         "ranked last and hidden from the table (default %(default)g %%)")
-    sw.add_argument("--max-rebuild-loss", type=float, default=100 * MAX_REBUILD_LOSS, metavar="PCT",
-                    help="share of rebuilds losing data to an unreadable sector (URE) above which a layout is "
-                         "risky: ranked last and hidden from the table (default %(default)g %%)")
+    sw.add_argument(
+        "--max-loss",
+        type=float,
+        default=100 * MAX_LOSS_PER_YEAR,
+        metavar="PCT",
+        help="yearly data-loss odds (at 4 %% disk failures a year) above which a layout is risky: "
+        "ranked last and hidden from the table (default %(default)g %%)",
+    )
+    sw.add_argument(
+        "--max-rebuild-loss",
+        type=float,
+        default=100 * MAX_REBUILD_LOSS,
+        metavar="PCT",
+        help="share of rebuilds losing data to an unreadable sector (URE) above which a layout is "
+        "risky: ranked last and hidden from the table (default %(default)g %%)",
+    )
     sw.add_argument("--all", action="store_true", help="show the risky layouts too")
     sw.add_argument("--json", action="store_true", help="print JSON (every row)")
 
@@ -66,8 +98,11 @@ def add_parsers(sub: Any) -> None:
 def _hardware_flags(p: argparse.ArgumentParser) -> None:
     h = p.add_argument_group("hardware")
     h.add_argument("--disk-class", choices=tuple(DISK_CLASSES), help="disk class preset for every disk")
-    h.add_argument("--cpu-class", choices=tuple(CPU_CLASSES), help="host CPU class preset (this host's kernel log "
-                                                                   "is then not read)")
+    h.add_argument(
+        "--cpu-class",
+        choices=tuple(CPU_CLASSES),
+        help="host CPU class preset (this host's kernel log is then not read)",
+    )
     add_cpu_flags(h)
 
 
@@ -89,25 +124,27 @@ def dispatch(args: argparse.Namespace) -> int:
     if args.command == "sweep":
         if args.top < 0:
             raise PlanError("--top must be 0 or more")
-        from planners.sweep import sweep
         from planners.perf.workloads import preset
+        from planners.sweep import sweep
 
         if not 0 < args.max_loss <= 100:
             raise PlanError("--max-loss is a percentage above 0 and at most 100")
         if not 0 < args.max_rebuild_loss <= 100:
             raise PlanError("--max-rebuild-loss is a percentage above 0 and at most 100")
-        result = sweep(plan, preset(args.workload), max_loss=args.max_loss / 100,
-                       max_rebuild_loss=args.max_rebuild_loss / 100)
+        result = sweep(
+            plan, preset(args.workload), max_loss=args.max_loss / 100, max_rebuild_loss=args.max_rebuild_loss / 100
+        )
         if args.json:
             doc = result.model_dump(mode="json", exclude={"rows": {"__all__": {"plan"}}})
             print(json.dumps({**doc, "cpu": origin_json(cpu)}, indent=2))
         else:
-            cli_console().print(sweep_table(result, args.top or None, show_risky=args.all),
-                                Text(f"CPU: {origin_text(cpu)}"))
+            cli_console().print(
+                sweep_table(result, args.top or None, show_risky=args.all), Text(f"CPU: {origin_text(cpu)}")
+            )
         return 0
     from planners.perf.predict import geometry_for_speed, predict
-    from planners.reliability import reliability
     from planners.perf.workloads import preset
+    from planners.reliability import reliability
 
     result = geometry_for_speed(plan)
     from app.cli.scale import axes_of, predict_scale
@@ -131,15 +168,29 @@ def dispatch(args: argparse.Namespace) -> int:
     if args.json:
         from planners import __version__
 
-        doc = {"podplan_version": __version__, "plan": plan.name, "mode": args.mode,
-               "cpu": origin_json(cpu), "predictions": [p.model_dump(mode="json") for p in predictions],
-               "reliability": rel.model_dump(mode="json"), "job_notes": job_notes, "job_grouping": grouping,
-               "refused_sections": refused}
+        doc = {
+            "podplan_version": __version__,
+            "plan": plan.name,
+            "mode": args.mode,
+            "cpu": origin_json(cpu),
+            "predictions": [p.model_dump(mode="json") for p in predictions],
+            "reliability": rel.model_dump(mode="json"),
+            "job_notes": job_notes,
+            "job_grouping": grouping,
+            "refused_sections": refused,
+        }
         print(json.dumps(doc, indent=2))
     elif predictions:
         notes = [Text(n) for n in grouping] + refused_lines(refused) + [Text(n, style="dim") for n in job_notes]
-        cli_console().print(Group(prediction_table(predictions, title=f"{plan.name}: predicted ({args.mode})"),
-                                  *notes, Text(f"CPU: {origin_text(cpu)}"), Text(""), reliability_table(rel)))
+        cli_console().print(
+            Group(
+                prediction_table(predictions, title=f"{plan.name}: predicted ({args.mode})"),
+                *notes,
+                Text(f"CPU: {origin_text(cpu)}"),
+                Text(""),
+                reliability_table(rel),
+            )
+        )
     else:
         cli_console().print(Group(*refused_lines(refused)))
     # Nothing predicted at all: the refusals are the answer, and a script must see that it got no figure.
@@ -169,17 +220,27 @@ def prediction_table(preds: list[WorkloadPrediction], *, title: str = "Predicted
     notes += [f"{p.workload}: {REQUEST_CPU}: {p.terms[0].note}" for p in preds if p.binding == REQUEST_CPU]
     notes += [f"* {p.workload} is outside the model: {p.outside_model}" for p in preds if p.outside_model]
     notes += [f"{p.workload}: {line}" for p in preds for line in p.shaping]
-    return FitTable([
-        Col("workload", [p.workload for p in preds], right=False),
-        Col("MB/s", [mb_text(p.mb_s) + ("*" if p.outside_model else "") for p in preds]),
-        Col("range", [range_text(p) for p in preds]),
-        Col("IOPS", [f"{p.iops:,.0f}" for p in preds]),
-        Col("limited by", [Text(p.binding, style="bold") for p in preds], right=False, words=True),
-        Col("next limit", [p.runner_up for p in preds], right=False, words=True),
-        Col("headroom", [f"x{p.headroom:.2f}" for p in preds]),
-    ], [("next limit", "headroom"), ("next limit", "headroom", "range")], rows_are="workload", wrap_first=False,
-        table=dict(title=title, title_justify="left", box=box.SIMPLE_HEAD, caption="\n".join(notes) or None,
-                   caption_justify="left"))
+    return FitTable(
+        [
+            Col("workload", [p.workload for p in preds], right=False),
+            Col("MB/s", [mb_text(p.mb_s) + ("*" if p.outside_model else "") for p in preds]),
+            Col("range", [range_text(p) for p in preds]),
+            Col("IOPS", [f"{p.iops:,.0f}" for p in preds]),
+            Col("limited by", [Text(p.binding, style="bold") for p in preds], right=False, words=True),
+            Col("next limit", [p.runner_up for p in preds], right=False, words=True),
+            Col("headroom", [f"x{p.headroom:.2f}" for p in preds]),
+        ],
+        [("next limit", "headroom"), ("next limit", "headroom", "range")],
+        rows_are="workload",
+        wrap_first=False,
+        table=dict(
+            title=title,
+            title_justify="left",
+            box=box.SIMPLE_HEAD,
+            caption="\n".join(notes) or None,
+            caption_justify="left",
+        ),
+    )
 
 
 def range_notes(preds: list[WorkloadPrediction]) -> list[str]:
@@ -189,8 +250,10 @@ def range_notes(preds: list[WorkloadPrediction]) -> list[str]:
     for p in ranged:
         for part in p.assumption.split("; "):
             holds.setdefault(part, []).append(p.workload)
-    return [f"range: {part}" + ("" if len(names) == len(ranged) else f" ({', '.join(names)})")
-            for part, names in holds.items()]
+    return [
+        f"range: {part}" + ("" if len(names) == len(ranged) else f" ({', '.join(names)})")
+        for part, names in holds.items()
+    ]
 
 
 def range_text(p: WorkloadPrediction) -> str:
@@ -206,8 +269,14 @@ def reliability_table(rel: Reliability) -> Group:
         t.add_column(col, no_wrap=True, justify="right" if col in ("survives", "rebuild", "P(URE)") else "left")
     for g in rel.groups:
         disks = f"{g.members}+{g.spares}" if g.spares else str(g.members)
-        t.add_row(g.name, f"RAID{g.level} {disks}", str(g.tolerates), f"{g.rebuild_hours:.1f} h",
-                  f"{g.rebuild_binding} {g.rebuild_mb_s:,.0f} MB/s", f"{g.ure_probability:.1%}")
+        t.add_row(
+            g.name,
+            f"RAID{g.level} {disks}",
+            str(g.tolerates),
+            f"{g.rebuild_hours:.1f} h",
+            f"{g.rebuild_binding} {g.rebuild_mb_s:,.0f} MB/s",
+            f"{g.ure_probability:.1%}",
+        )
     years = tuple(h / 8766 for h in rel.mttdl_hours)
     lines = Text()
     for why in dict.fromkeys(g.ure_consequence for g in rel.groups):
@@ -223,8 +292,9 @@ def sweep_table(s: Sweep, top: int | None, *, show_risky: bool = False) -> Table
     t = Table(title=sweep_title(s), title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 1, 0, 0), show_edge=False)
     # Figures never shrink into an ellipsis on a narrow terminal; the words wrap instead.
     for col in SWEEP_COLUMNS:
-        t.add_column(col, no_wrap=col not in ("layout", "limited by"),
-                     justify="right" if col in SWEEP_NUMERIC else "left")
+        t.add_column(
+            col, no_wrap=col not in ("layout", "limited by"), justify="right" if col in SWEEP_NUMERIC else "left"
+        )
     rows = [(i, r) for i, r in enumerate(s.rows, start=1) if show_risky or not r.risky]
     for i, r in rows[:top] if top else rows:
         t.add_row(*sweep_cells(i, r), style="" if r.pareto else "dim")
@@ -235,8 +305,10 @@ def sweep_table(s: Sweep, top: int | None, *, show_risky: bool = False) -> Table
     for risk, why in risk_reasons(s).items():
         hidden = sum(r.risk == risk for r in s.rows) if not show_risky else 0
         if hidden:
-            notes.append(f"{hidden} layouts hidden ({RISK_MARKS[risk]}): {why} (--all shows them, {flags[risk]} "
-                         "changes the limit)")
+            notes.append(
+                f"{hidden} layouts hidden ({RISK_MARKS[risk]}): {why} (--all shows them, {flags[risk]} "
+                "changes the limit)"
+            )
     if s.skipped:
         notes.append(f"{s.skipped} layouts skipped: the tools would refuse them")
     if notes:

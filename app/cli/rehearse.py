@@ -93,8 +93,9 @@ def boot_scenario(scenario, kit, progress: _Progress, err: Console, keep: str | 
         for name, text in scenario.files.items():
             (Path(keep) / name).write_text(text)
     try:
-        batch = run_batch([scenario], kit=kit, config=LabConfig(timeout_s=timeout_s), on_mark=progress.on_mark,
-                          keep_dir=keep)
+        batch = run_batch(
+            [scenario], kit=kit, config=LabConfig(timeout_s=timeout_s), on_mark=progress.on_mark, keep_dir=keep
+        )
     except LabError as exc:
         err.print(f"[red]podplan: the VM failed during stage {progress.stage}: {exc}[/red]")
         return None
@@ -107,14 +108,19 @@ def rehearse(plan: Plan, *, disk_size: int | None, as_json: bool, keep: str | No
     err, progress, kit, tools = start_lab(rebuild_kit)
     scenario, scaled, result = prepare(plan, disk_size, tools=tools)
     size = max(d.size for d in scaled.disk_list())
-    progress.enter("plan", f"{len(scenario.disks)} virtual disks, largest {format_bytes_binary(size)}; "
-                   f"Linux {kit.manifest.kernel_release}")
+    progress.enter(
+        "plan",
+        f"{len(scenario.disks)} virtual disks, largest {format_bytes_binary(size)}; "
+        f"Linux {kit.manifest.kernel_release}",
+    )
     booted = boot_scenario(scenario, kit, progress, err, keep, 900.0)
     if booted is None:
         return EXIT_MISMATCH
     batch, run = booted
     if run.collection is None:
-        err.print(f"[red]podplan: nothing was collected ({run.collection_error or 'the scenario did not finish'})[/red]")
+        err.print(
+            f"[red]podplan: nothing was collected ({run.collection_error or 'the scenario did not finish'})[/red]"
+        )
         return EXIT_MISMATCH
     checks = compare(scaled, result, run.collection)
     ok = run.returncode == 0 and all(c.match for c in checks)
@@ -132,15 +138,21 @@ def rehearse(plan: Plan, *, disk_size: int | None, as_json: bool, keep: str | No
     else:
         _print_table(checks)
     if run.returncode != 0:
-        err.print(f"[red]podplan: the build script exited with status {run.returncode} during stage {progress.stage}:[/red]")
+        err.print(
+            f"[red]podplan: the build script exited with status {run.returncode} during stage {progress.stage}:[/red]"
+        )
         err.print("\n".join(run.stderr.strip().splitlines()[-5:]))
     bad = sum(not c.match for c in checks)
     if not as_json:
         verdict = "[green]all match[/green]" if ok else f"[red]{bad} mismatch(es)[/red]"
-        err.print(f"{len(checks)} figures compared: {verdict}; disks ready after {batch.disks_ready_s or 0:.1f} s, "
-                  f"script and resync took {run.script_s or 0:.1f} s")
+        err.print(
+            f"{len(checks)} figures compared: {verdict}; disks ready after {batch.disks_ready_s or 0:.1f} s, "
+            f"script and resync took {run.script_s or 0:.1f} s"
+        )
     if keep:
-        (Path(keep) / "checks.json").write_text(json.dumps([{**c.model_dump(), "match": c.match} for c in checks], indent=2))
+        (Path(keep) / "checks.json").write_text(
+            json.dumps([{**c.model_dump(), "match": c.match} for c in checks], indent=2)
+        )
     return EXIT_OK if ok else EXIT_MISMATCH
 
 
@@ -152,6 +164,11 @@ def _print_table(checks) -> None:
     t.add_column("actual", justify="right")
     t.add_column("match")
     for c in checks:
-        t.add_row(c.layer, c.figure, str(c.predicted), "-" if c.actual is None else str(c.actual),
-                  "[green]yes[/green]" if c.match else "[bold red]NO[/bold red]")
+        t.add_row(
+            c.layer,
+            c.figure,
+            str(c.predicted),
+            "-" if c.actual is None else str(c.actual),
+            "[green]yes[/green]" if c.match else "[bold red]NO[/bold red]",
+        )
     cli_console().print(t)

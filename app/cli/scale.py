@@ -15,19 +15,22 @@ from rich.text import Text
 
 from app.shared.console import cli_console
 from app.shared.curves import Curve, Measured, curve_notes, curves, curves_doc, figure, plan_summary, point_key
-from app.shared.fit import Col, FitTable
 from app.shared.figures import mb_text
+from app.shared.fit import Col, FitTable
 from planners.errors import PlanError
 from planners.models import Plan
 from planners.perf.scale import Axis, PointPrediction, parse_scale
 
 
 def add_scale_flags(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--scale", action="append", metavar="OPTION=VALUES",
-                   help="sweep numjobs, iodepth or bs over VALUES: a list (numjobs=1,48,192) or doubling "
-                        "(iodepth=1..256x2, bs=4k..4mx2); a second --scale makes a grid, one curve per value")
-    p.add_argument("--html", metavar="FILE", help="with --scale: also write the curves as a self-contained HTML "
-                                                  "report")
+    p.add_argument(
+        "--scale",
+        action="append",
+        metavar="OPTION=VALUES",
+        help="sweep numjobs, iodepth or bs over VALUES: a list (numjobs=1,48,192) or doubling "
+        "(iodepth=1..256x2, bs=4k..4mx2); a second --scale makes a grid, one curve per value",
+    )
+    p.add_argument("--html", metavar="FILE", help="with --scale: also write the curves as a self-contained HTML report")
 
 
 def axes_of(args: argparse.Namespace) -> list[Axis]:
@@ -60,19 +63,36 @@ def predict_scale(plan: Plan, result: Any, args: argparse.Namespace, axes: Seque
     preds = [p for jf in jobs for p in sweep_job(plan, result, jf, axes, args.mode)]
     cs = curves(preds, axes[0].key)
     if args.html:
-        write_html(args.html, curves_doc(f"{plan.name}: predicted scaling ({args.mode})", plan_summary(plan),
-                                         axes_json(axes), cs))
+        write_html(
+            args.html,
+            curves_doc(f"{plan.name}: predicted scaling ({args.mode})", plan_summary(plan), axes_json(axes), cs),
+        )
     if args.json:
         from planners import __version__
 
-        print(json.dumps({"podplan_version": __version__, "plan": plan.name, "mode": args.mode,
-                          "cpu": origin_json(cpu), "scale": axes_json(axes),
-                          "predictions": [p.model_dump(mode="json") for p in preds],
-                          "job_notes": [n for jf in jobs for n in jf.notes]}, indent=2))
+        print(
+            json.dumps(
+                {
+                    "podplan_version": __version__,
+                    "plan": plan.name,
+                    "mode": args.mode,
+                    "cpu": origin_json(cpu),
+                    "scale": axes_json(axes),
+                    "predictions": [p.model_dump(mode="json") for p in preds],
+                    "job_notes": [n for jf in jobs for n in jf.notes],
+                },
+                indent=2,
+            )
+        )
         return 0
     out = cli_console()
-    out.print(Group(scale_view(cs, title=f"{plan.name}: predicted scaling ({args.mode})"),
-                    *[Text(n, style="dim") for jf in jobs for n in jf.notes], Text(f"CPU: {origin_text(cpu)}")))
+    out.print(
+        Group(
+            scale_view(cs, title=f"{plan.name}: predicted scaling ({args.mode})"),
+            *[Text(n, style="dim") for jf in jobs for n in jf.notes],
+            Text(f"CPU: {origin_text(cpu)}"),
+        )
+    )
     if args.html:
         out.print(f"wrote {args.html}", markup=False, highlight=False)
     return 0
@@ -83,19 +103,28 @@ def scale_table(cs: Sequence[Curve], *, title: str, measured: bool = False) -> F
     rows = [(c, p) for c in cs for p in c.points]
     modelled = any(p.binding for _, p in rows)  # a measured sweep without a plan has no model's curve
     pre = "pred " if measured else ""
-    cols = [Col("section", [c.name for c, _ in rows], right=False, words=True),
-            Col(cs[0].x_key if cs else "point", [c.x_text(p.x) + (" knee" if p.knee else "") for c, p in rows])]
+    cols = [
+        Col("section", [c.name for c, _ in rows], right=False, words=True),
+        Col(cs[0].x_key if cs else "point", [c.x_text(p.x) + (" knee" if p.knee else "") for c, p in rows]),
+    ]
     if modelled:
-        cols += [Col(pre + "MB/s", [mb_text(p.mb_s) + ("*" if p.outside else "") for _, p in rows]),
-                 Col(pre + "IOPS", [f"{p.iops:,.0f}" for _, p in rows])]
+        cols += [
+            Col(pre + "MB/s", [mb_text(p.mb_s) + ("*" if p.outside else "") for _, p in rows]),
+            Col(pre + "IOPS", [f"{p.iops:,.0f}" for _, p in rows]),
+        ]
     if measured:
         cols += [Col("measured", [measured_cell(c, p) for c, p in rows])]
         cols += [Col("diff", [diff_text(c, p) for c, p in rows])] if modelled else []
         cols += [Col("CPU", [cpu_text(p.measured) for _, p in rows])]
     if modelled:
         cols.append(Col("limited by", [Text(p.binding, style="bold") for _, p in rows], right=False, words=True))
-    return FitTable(cols, [(pre + "IOPS",), (pre + "IOPS", "CPU")], rows_are="point", wrap_first=False,
-                    table=dict(title=title, title_justify="left", box=box.SIMPLE_HEAD))
+    return FitTable(
+        cols,
+        [(pre + "IOPS",), (pre + "IOPS", "CPU")],
+        rows_are="point",
+        wrap_first=False,
+        table=dict(title=title, title_justify="left", box=box.SIMPLE_HEAD),
+    )
 
 
 def scale_view(cs: Sequence[Curve], *, title: str, measured: bool = False) -> Group:
@@ -103,8 +132,9 @@ def scale_view(cs: Sequence[Curve], *, title: str, measured: bool = False) -> Gr
     (a caption would wrap them to the table's)."""
     notes = curve_notes(cs)
     if measured:
-        notes.append("CPU: fio's user+system CPU seconds per GB moved, or per 1000 I/Os (s/kIO) for requests "
-                     "under 64 KiB")
+        notes.append(
+            "CPU: fio's user+system CPU seconds per GB moved, or per 1000 I/Os (s/kIO) for requests under 64 KiB"
+        )
     return Group(scale_table(cs, title=title, measured=measured), *(Text(n) for n in notes))
 
 
@@ -155,15 +185,31 @@ def scale_doc(target: str, plan: Plan | None, scale: Any, jobs: Sequence[Any]) -
                 continue
             cost = cpu_cost(f, w.block_bytes)
             measured[point_key(w.name, pt.point)] = Measured(
-                mb_s=f.bytes_s / 1e6, iops=f.iops, status=w.status,
-                cpu_s_per_gb=cost.s_per_gb if cost else None, cpu_s_per_k_ios=cost.s_per_k_ios if cost else None)
+                mb_s=f.bytes_s / 1e6,
+                iops=f.iops,
+                status=w.status,
+                cpu_s_per_gb=cost.s_per_gb if cost else None,
+                cpu_s_per_k_ios=cost.s_per_k_ios if cost else None,
+            )
     x_key = scale.axes[0].key
     if plan:
         preds = predicted_points(plan, scale, jobs)
     else:
-        preds = [PointPrediction(workload=w.name, block_bytes=w.block_bytes, mb_s=0.0, iops=0.0, binding="",
-                                 runner_up="", headroom=1.0, terms=[], point=dict(pt.point))
-                 for pt in scale.points for w in (pt.report.workloads if pt.report else ())]
+        preds = [
+            PointPrediction(
+                workload=w.name,
+                block_bytes=w.block_bytes,
+                mb_s=0.0,
+                iops=0.0,
+                binding="",
+                runner_up="",
+                headroom=1.0,
+                terms=[],
+                point=dict(pt.point),
+            )
+            for pt in scale.points
+            for w in (pt.report.workloads if pt.report else ())
+        ]
     cs = curves(preds, x_key, measured)
     summary = plan_summary(plan) if plan else ["no plan given: measured only"]
     title = f"{target}: measured" + (f" beside {plan.name}'s prediction" if plan else "")
@@ -186,8 +232,9 @@ def rebuild_report(directory: str, output: str | None) -> int:
 
         from_doc(doc)  # a file that is not a kept sweep is refused here, in one line
     except OSError as exc:
-        raise PlanError(f"{path}: cannot read it ({exc.strerror or exc}); validate --scale --report DIR keeps it",
-                        "report") from None
+        raise PlanError(
+            f"{path}: cannot read it ({exc.strerror or exc}); validate --scale --report DIR keeps it", "report"
+        ) from None
     except (ValueError, KeyError, TypeError) as exc:
         raise PlanError(f"{path}: not the curves of a kept sweep ({exc})", "report") from None
     out = output or os.path.join(directory, "report.html")

@@ -12,13 +12,13 @@ from rich.table import Table
 from app.shared.console import cli_console
 from app.shared.figures import measured_text, running_figures
 from planners.errors import PlanError
-from planners.models import Plan
 from planners.hardware import DiskPerf
+from planners.models import Plan
 from runners.fio.baseline import Baseline, disk_perf_from, members_of, plan_preset, run_baseline
 from runners.fio.jobs import FULL, QUICK
-from runners.validate.suite import ValidateReport, validate
 from runners.validate.compare import SideBySide, gather_conditions, load_predictions, side_by_side
 from runners.validate.shape import plan_mismatch, shape_of_plan
+from runners.validate.suite import ValidateReport, validate
 
 EXIT_OK, EXIT_PARTIAL, EXIT_INTERRUPTED = 0, 1, 130
 
@@ -27,8 +27,14 @@ class _Live:
     """A Rich progress bar per workload on stderr; fio's figures so far in the description."""
 
     def __init__(self, console: Console, runtime_s: int):
-        self.progress = Progress(TextColumn("{task.fields[name]:<14}"), BarColumn(), TextColumn("{task.description}"),
-                                 TimeElapsedColumn(), console=console, transient=False)
+        self.progress = Progress(
+            TextColumn("{task.fields[name]:<14}"),
+            BarColumn(),
+            TextColumn("{task.description}"),
+            TimeElapsedColumn(),
+            console=console,
+            transient=False,
+        )
         self.runtime = runtime_s
         self.tasks: dict[str, TaskID] = {}
 
@@ -48,26 +54,49 @@ class _Live:
             self.progress.update(task, completed=min(elapsed, self.runtime), description=desc)
 
 
-def run_validate(target: str, *, plan: Plan | None, full: bool, as_json: bool, report_dir: str | None,
-                 destroy_data: str | None, hosts: str | None = None, baseline: bool = False,
-                 buffered: bool = False, job_files: list[str] | None = None) -> int:
+def run_validate(
+    target: str,
+    *,
+    plan: Plan | None,
+    full: bool,
+    as_json: bool,
+    report_dir: str | None,
+    destroy_data: str | None,
+    hosts: str | None = None,
+    baseline: bool = False,
+    buffered: bool = False,
+    job_files: list[str] | None = None,
+) -> int:
     if job_files and hosts:
         raise PlanError("--job runs here only; it cannot be combined with --hosts")
     if hosts:
         if baseline:
             raise PlanError("--baseline reads this machine's disks; it cannot be combined with --hosts")
-        return run_validate_hosts(target, hosts, plan=plan, full=full, as_json=as_json, report_dir=report_dir,
-                                  destroy_data=destroy_data, buffered=buffered)
+        return run_validate_hosts(
+            target,
+            hosts,
+            plan=plan,
+            full=full,
+            as_json=as_json,
+            report_dir=report_dir,
+            destroy_data=destroy_data,
+            buffered=buffered,
+        )
     if buffered:
-        raise PlanError("--buffered goes with --hosts: here a directory that refuses O_DIRECT is run buffered "
-                        "by itself")
+        raise PlanError(
+            "--buffered goes with --hosts: here a directory that refuses O_DIRECT is run buffered by itself"
+        )
     console = cli_console(stderr=True)
     mismatch = plan_mismatch(target, plan) if plan and os.path.exists(target) else ()
     if mismatch:
         # Said first, before a minute of fio: figures of other storage set beside this plan mean nothing.
-        console.print(f"podplan: the plan does not describe {target}: " + "; ".join(mismatch)
-                      + ". Measuring without comparing: pass the plan it was built from, or leave out --plan.",
-                      markup=False, highlight=False)
+        console.print(
+            f"podplan: the plan does not describe {target}: "
+            + "; ".join(mismatch)
+            + ". Measuring without comparing: pass the plan it was built from, or leave out --plan.",
+            markup=False,
+            highlight=False,
+        )
         plan = None
     shape = shape_of_plan(plan) if plan else None
     timing = FULL if full else QUICK
@@ -87,12 +116,25 @@ def run_validate(target: str, *, plan: Plan | None, full: bool, as_json: bool, r
         base, perf = measure_baseline(target, plan, console, report_dir)
     live = _Live(console, timing.runtime_s)
     if as_json:
-        report = validate(target, mode="full" if full else "quick", destroy_data=destroy_data,
-                          report_dir=report_dir, plan_shape=shape, jobs=jobs)
+        report = validate(
+            target,
+            mode="full" if full else "quick",
+            destroy_data=destroy_data,
+            report_dir=report_dir,
+            plan_shape=shape,
+            jobs=jobs,
+        )
     else:
         try:
-            report = validate(target, mode="full" if full else "quick", destroy_data=destroy_data,
-                              report_dir=report_dir, plan_shape=shape, on_progress=live, jobs=jobs)
+            report = validate(
+                target,
+                mode="full" if full else "quick",
+                destroy_data=destroy_data,
+                report_dir=report_dir,
+                plan_shape=shape,
+                on_progress=live,
+                jobs=jobs,
+            )
         finally:
             if live.tasks:
                 live.progress.stop()
@@ -108,10 +150,14 @@ def run_validate(target: str, *, plan: Plan | None, full: bool, as_json: bool, r
 
         write_report(report_dir, validate_doc(target, plan if predictions is not None else None, report, rows, base))
     if as_json:
-        out = {"report": report.model_dump(mode="json"), "side_by_side": [r.model_dump(mode="json") for r in rows],
-               "prediction": predictions is not None, "cpu": origin_json(origin) if origin else None,
-               "plan_mismatch": list(mismatch),
-               "refused_sections": [{"section": r.section, "reason": r.reason} for jf in jobs for r in jf.refused]}
+        out = {
+            "report": report.model_dump(mode="json"),
+            "side_by_side": [r.model_dump(mode="json") for r in rows],
+            "prediction": predictions is not None,
+            "cpu": origin_json(origin) if origin else None,
+            "plan_mismatch": list(mismatch),
+            "refused_sections": [{"section": r.section, "reason": r.reason} for jf in jobs for r in jf.refused],
+        }
         if baseline:
             out["baseline"] = base.model_dump(mode="json") if base else None
             out["disk_override"] = perf.model_dump(mode="json") if perf else None
@@ -131,13 +177,23 @@ def _pct(v: float | None) -> str:
     return "" if v is None else f"{v:+.0f} %"
 
 
-def print_report(console: Console, report: ValidateReport, rows: list[SideBySide], have_model: bool,
-                 have_plan: bool, host: str = "", mismatch: tuple[str, ...] = ()) -> None:
+def print_report(
+    console: Console,
+    report: ValidateReport,
+    rows: list[SideBySide],
+    have_model: bool,
+    have_plan: bool,
+    host: str = "",
+    mismatch: tuple[str, ...] = (),
+) -> None:
     from runners.fio.jobs import WORKLOADS
 
     what = f"{report.mode} suite" if all(w.name in WORKLOADS for w in report.workloads) else "the job file's sections"
-    t = Table(title=f"{host + ': ' if host else ''}{report.target} ({what}, {report.duration_s:.0f} s"
-                    f"{'' if report.direct else ', buffered'})", title_justify="left")
+    t = Table(
+        title=f"{host + ': ' if host else ''}{report.target} ({what}, {report.duration_s:.0f} s"
+        f"{'' if report.direct else ', buffered'})",
+        title_justify="left",
+    )
     for col in ("workload", "status", "MB/s", "IOPS", "p99 ms", "steady", "predicted", "diff", "binding"):
         t.add_column(col, justify="right" if col in ("MB/s", "IOPS", "p99 ms", "predicted", "diff") else "left")
     for w, r in zip(report.workloads, rows, strict=True):
@@ -148,9 +204,17 @@ def print_report(console: Console, report: ValidateReport, rows: list[SideBySide
             pred = f"{r.predicted_mb_s:,.0f} MB/s" if w.name.startswith("seq") else f"{r.predicted_iops:,.0f} IOPS"
         else:
             pred = "no prediction"
-        t.add_row(w.name, w.status, measured_text(r.measured_mb_s, ",.1f", 1),
-                  measured_text(r.measured_iops, ",.0f", 10), f"{p99 / 1000:.2f}" if p99 else "", steady, pred,
-                  _pct(r.diff_pct), r.binding)
+        t.add_row(
+            w.name,
+            w.status,
+            measured_text(r.measured_mb_s, ",.1f", 1),
+            measured_text(r.measured_iops, ",.0f", 10),
+            f"{p99 / 1000:.2f}" if p99 else "",
+            steady,
+            pred,
+            _pct(r.diff_pct),
+            r.binding,
+        )
     console.print(t)
     if report.grouping:
         console.print(f"  {report.grouping}", markup=False, highlight=False)
@@ -161,8 +225,11 @@ def print_report(console: Console, report: ValidateReport, rows: list[SideBySide
         for reason in r.reasons:
             console.print(f"  {r.workload} differs by {_pct(r.diff_pct)}: {reason}")
     if mismatch:
-        console.print("  not compared: the plan does not describe this target (" + "; ".join(mismatch) + ")",
-                      markup=False, highlight=False)
+        console.print(
+            "  not compared: the plan does not describe this target (" + "; ".join(mismatch) + ")",
+            markup=False,
+            highlight=False,
+        )
     elif not have_plan:
         console.print("  no prediction: pass --plan PLAN.toml to set the model's figures beside these")
     elif not have_model:
@@ -171,9 +238,17 @@ def print_report(console: Console, report: ValidateReport, rows: list[SideBySide
         console.print(f"  stopped early: {report.stopped}; figures shown are partial")
 
 
-
-def run_validate_hosts(target: str, hosts: str, *, plan: Plan | None, full: bool, as_json: bool,
-                       report_dir: str | None, destroy_data: str | None, buffered: bool = False) -> int:
+def run_validate_hosts(
+    target: str,
+    hosts: str,
+    *,
+    plan: Plan | None,
+    full: bool,
+    as_json: bool,
+    report_dir: str | None,
+    destroy_data: str | None,
+    buffered: bool = False,
+) -> int:
     """The suite on every host at once; a table per host, JSON grouped by host."""
     from runners.validate.hosts import parse_hosts, validate_hosts
 
@@ -182,13 +257,23 @@ def run_validate_hosts(target: str, hosts: str, *, plan: Plan | None, full: bool
     live = _Live(console, timing.runtime_s)
     hs = parse_hosts(hosts)
     if target.startswith("/dev/") and destroy_data is None:
-        console.print(f"{target} on remote hosts: write workloads refused unless --destroy-data {target} "
-                      "(podplan cannot check a remote disk for data)", soft_wrap=True)
+        console.print(
+            f"{target} on remote hosts: write workloads refused unless --destroy-data {target} "
+            "(podplan cannot check a remote disk for data)",
+            soft_wrap=True,
+        )
     try:
-        multi = validate_hosts(target, hs, mode="full" if full else "quick", destroy_data=destroy_data,
-                               report_dir=report_dir, plan_shape=shape_of_plan(plan) if plan else None,
-                               direct=not buffered, on_progress=None if as_json else live,
-                               on_note=lambda line: console.print(line, soft_wrap=True, highlight=False))
+        multi = validate_hosts(
+            target,
+            hs,
+            mode="full" if full else "quick",
+            destroy_data=destroy_data,
+            report_dir=report_dir,
+            plan_shape=shape_of_plan(plan) if plan else None,
+            direct=not buffered,
+            on_progress=None if as_json else live,
+            on_note=lambda line: console.print(line, soft_wrap=True, highlight=False),
+        )
     finally:
         if live.tasks:
             live.progress.stop()
@@ -198,17 +283,35 @@ def run_validate_hosts(target: str, hosts: str, *, plan: Plan | None, full: bool
         rows = side_by_side(h.report, preds) if h.report else []
         groups.append((h, preds, rows))
     if as_json:
-        print(json.dumps({"target": target, "duration_s": multi.duration_s, "hosts": [
-            {"host": h.host, "status": h.status, "reason": h.reason,
-             "report": h.report.model_dump(mode="json") if h.report else None,
-             "side_by_side": [r.model_dump(mode="json") for r in rows], "prediction": preds is not None}
-            for h, preds, rows in groups]}, indent=2))
+        print(
+            json.dumps(
+                {
+                    "target": target,
+                    "duration_s": multi.duration_s,
+                    "hosts": [
+                        {
+                            "host": h.host,
+                            "status": h.status,
+                            "reason": h.reason,
+                            "report": h.report.model_dump(mode="json") if h.report else None,
+                            "side_by_side": [r.model_dump(mode="json") for r in rows],
+                            "prediction": preds is not None,
+                        }
+                        for h, preds, rows in groups
+                    ],
+                },
+                indent=2,
+            )
+        )
     else:
         out = cli_console()
         for h, preds, rows in groups:
             if h.report is None:
-                out.print(f"{h.host}: {h.reason}; skipped" if h.status == "skipped" else
-                          f"{h.host}: {h.status}: {h.reason}", soft_wrap=True, highlight=False)
+                out.print(
+                    f"{h.host}: {h.reason}; skipped" if h.status == "skipped" else f"{h.host}: {h.status}: {h.reason}",
+                    soft_wrap=True,
+                    highlight=False,
+                )
                 continue
             print_report(out, h.report, rows, preds is not None, plan is not None, host=h.host)
     if any(h.report and h.report.stopped == "interrupted" for h in multi.hosts):
@@ -216,8 +319,9 @@ def run_validate_hosts(target: str, hosts: str, *, plan: Plan | None, full: bool
     return EXIT_PARTIAL if multi.partial else EXIT_OK
 
 
-def measure_baseline(target: str, plan: Plan | None, console: Console,
-                     report_dir: str | None) -> tuple[Baseline | None, DiskPerf | None]:
+def measure_baseline(
+    target: str, plan: Plan | None, console: Console, report_dir: str | None
+) -> tuple[Baseline | None, DiskPerf | None]:
     """Members of the md array or LV under TARGET, measured read-only; their figures for the model."""
     from runners.host.inventory import disks
 
@@ -237,15 +341,23 @@ def print_baseline(console: Console, base: Baseline, perf: DiskPerf | None) -> N
     for col in ("disk", "outer MB/s", "inner MB/s", "rand IOPS", "slow"):
         t.add_column(col, justify="left" if col in ("disk", "slow") else "right")
     for d in base.disks:
-        t.add_row(d.device, *(f"{v:,.0f}" if v else "" for v in (d.outer_mb_s, d.inner_mb_s, d.rand_read_iops)),
-                  ", ".join(d.slow))
+        t.add_row(
+            d.device,
+            *(f"{v:,.0f}" if v else "" for v in (d.outer_mb_s, d.inner_mb_s, d.rand_read_iops)),
+            ", ".join(d.slow),
+        )
     console.print(t)
     slow = [f"{d.device} ({', '.join(d.slow)})" for d in base.disks if d.slow]
-    console.print(f"  slow disks, more than 20 % below the median: {', '.join(slow)}" if slow
-                  else "  no disk more than 20 % below the median")
+    console.print(
+        f"  slow disks, more than 20 % below the median: {', '.join(slow)}"
+        if slow
+        else "  no disk more than 20 % below the median"
+    )
     if perf is not None:
-        console.print(f"  model fed with the measured disks: {perf.seq_read_mb_s:,.0f} MB/s sequential read, "
-                      f"{perf.rand_read_iops:,.0f} random reads/s; write figures use the disk class's write/read ratio")
+        console.print(
+            f"  model fed with the measured disks: {perf.seq_read_mb_s:,.0f} MB/s sequential read, "
+            f"{perf.rand_read_iops:,.0f} random reads/s; write figures use the disk class's write/read ratio"
+        )
 
 
 def add_parsers(sub) -> None:
@@ -257,17 +369,33 @@ def add_parsers(sub) -> None:
     mode.add_argument("--full", action="store_true", help="longer runs and wider steady-state windows")
     va.add_argument("--json", action="store_true", help="print the report as JSON")
     va.add_argument("--report", metavar="DIR", help="keep the fio job files, fio's JSON and report.json in DIR")
-    va.add_argument("--destroy-data", metavar="DEVICE",
-                    help="allow write workloads on DEVICE although it holds a signature (must name TARGET)")
-    va.add_argument("--hosts", metavar="H1[:PORT],H2...",
-                    help="run the suite on these machines through `fio --server` (port 8765 unless given)")
-    va.add_argument("--buffered", action="store_true",
-                    help="with --hosts: buffered I/O on every host, for filesystems that refuse O_DIRECT")
-    va.add_argument("--job", action="append", metavar="FILE.fio",
-                    help="run the sections of your own fio job file instead of the suite, as written (rw, bs, "
-                         "depth, jobs, engine, direct) on TARGET, behind the same guards (repeatable)")
-    va.add_argument("--baseline", action="store_true",
-                    help="first measure each member disk of an md array or LV (read-only) and feed the model")
+    va.add_argument(
+        "--destroy-data",
+        metavar="DEVICE",
+        help="allow write workloads on DEVICE although it holds a signature (must name TARGET)",
+    )
+    va.add_argument(
+        "--hosts",
+        metavar="H1[:PORT],H2...",
+        help="run the suite on these machines through `fio --server` (port 8765 unless given)",
+    )
+    va.add_argument(
+        "--buffered",
+        action="store_true",
+        help="with --hosts: buffered I/O on every host, for filesystems that refuse O_DIRECT",
+    )
+    va.add_argument(
+        "--job",
+        action="append",
+        metavar="FILE.fio",
+        help="run the sections of your own fio job file instead of the suite, as written (rw, bs, "
+        "depth, jobs, engine, direct) on TARGET, behind the same guards (repeatable)",
+    )
+    va.add_argument(
+        "--baseline",
+        action="store_true",
+        help="first measure each member disk of an md array or LV (read-only) and feed the model",
+    )
     from app.cli.scale import add_scale_flags
 
     add_scale_flags(va)
@@ -285,6 +413,15 @@ def dispatch(args) -> int:
         from app.cli.check import run_check
 
         return run_check(args.target, plan=plan, as_json=args.json)
-    return run_validate(args.target, plan=plan, full=args.full, as_json=args.json, report_dir=args.report,
-                        destroy_data=args.destroy_data, hosts=args.hosts, baseline=args.baseline,
-                        buffered=args.buffered, job_files=args.job)
+    return run_validate(
+        args.target,
+        plan=plan,
+        full=args.full,
+        as_json=args.json,
+        report_dir=args.report,
+        destroy_data=args.destroy_data,
+        hosts=args.hosts,
+        baseline=args.baseline,
+        buffered=args.buffered,
+        job_files=args.job,
+    )

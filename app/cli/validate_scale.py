@@ -29,16 +29,26 @@ def validate_scale_cli(target: str, plan: Plan | None, args: argparse.Namespace,
         raise PlanError("--scale runs here, without --hosts or --baseline", "scale")
     console = cli_console(stderr=True)
     if plan and os.path.exists(target) and (mismatch := plan_mismatch(target, plan)):
-        console.print(f"podplan: the plan does not describe {target}: " + "; ".join(mismatch)
-                      + ". Measuring without comparing.", markup=False, highlight=False)
+        console.print(
+            f"podplan: the plan does not describe {target}: " + "; ".join(mismatch) + ". Measuring without comparing.",
+            markup=False,
+            highlight=False,
+        )
         plan = None
     jobs = [load_job_file(path) for path in args.job]
     timing = FULL if args.full else QUICK
     live = _Live(console, timing.runtime_s)
     try:
-        scale = validate_scale(target, jobs, axes, report_dir=args.report, timing=timing,
-                               destroy_data=args.destroy_data, plan_shape=shape_of_plan(plan) if plan else None,
-                               on_progress=None if args.json else live)
+        scale = validate_scale(
+            target,
+            jobs,
+            axes,
+            report_dir=args.report,
+            timing=timing,
+            destroy_data=args.destroy_data,
+            plan_shape=shape_of_plan(plan) if plan else None,
+            on_progress=None if args.json else live,
+        )
     except GuardError as exc:
         raise PlanError(str(exc)) from None
     finally:
@@ -53,9 +63,16 @@ def validate_scale_cli(target: str, plan: Plan | None, args: argparse.Namespace,
         write_html(args.html, doc)
     if args.json:
         preds = predicted_points(plan, scale, jobs) if plan else []
-        print(json.dumps({"scale": scale.model_dump(mode="json"), "predictions": [p.model_dump(mode="json")
-                                                                                  for p in preds],
-                          "curves": doc["curves"]}, indent=2))
+        print(
+            json.dumps(
+                {
+                    "scale": scale.model_dump(mode="json"),
+                    "predictions": [p.model_dump(mode="json") for p in preds],
+                    "curves": doc["curves"],
+                },
+                indent=2,
+            )
+        )
     else:
         from app.shared.curves import from_doc
 

@@ -24,8 +24,9 @@ class FitConsole(Console):
             super().print(*objects, **kwargs)
             return
         options = self.options.update(width=_UNBOUNDED, max_width=_UNBOUNDED)
-        need = max(Measurement.get(self, options, self.render_str(o) if isinstance(o, str) else o).maximum
-                   for o in objects)
+        need = max(
+            Measurement.get(self, options, self.render_str(o) if isinstance(o, str) else o).maximum for o in objects
+        )
         saved = self._width
         self._width = max(need, self.size.width)
         try:

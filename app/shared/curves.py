@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any
 
 from planners.models import Plan
 from planners.perf.jobfile import JobFile
-from planners.perf.workloads import Workload
 from planners.perf.scale import Axis, PointPrediction, curve_label, size_text
+from planners.perf.workloads import Workload
 from planners.results import PlanResult
 
 if TYPE_CHECKING:
@@ -80,17 +80,29 @@ def point_key(section: str, point: dict[str, int]) -> tuple[str, tuple[tuple[str
     return section, tuple(sorted(point.items()))
 
 
-def curves(preds: Sequence[PointPrediction], x_key: str,
-           measured: dict[tuple[str, tuple[tuple[str, int], ...]], Measured] | None = None) -> list[Curve]:
+def curves(
+    preds: Sequence[PointPrediction],
+    x_key: str,
+    measured: dict[tuple[str, tuple[tuple[str, int], ...]], Measured] | None = None,
+) -> list[Curve]:
     """The predictions grouped into curves, in the order their sections first appear."""
     out: dict[tuple[str, str], Curve] = {}
     for p in preds:
         label = curve_label(p.point, x_key)
         small = p.block_bytes < SMALL_REQUEST and x_key != "bs"
         c = out.setdefault((p.workload, label), Curve(p.workload, label, x_key, "IOPS" if small else "MB/s"))
-        c.points.append(CurvePoint(x=p.point[x_key], mb_s=p.mb_s, iops=p.iops, binding=p.binding, knee=p.knee,
-                                   knee_cause=p.knee_cause, outside=p.outside_model,
-                                   measured=(measured or {}).get(point_key(p.workload, p.point))))
+        c.points.append(
+            CurvePoint(
+                x=p.point[x_key],
+                mb_s=p.mb_s,
+                iops=p.iops,
+                binding=p.binding,
+                knee=p.knee,
+                knee_cause=p.knee_cause,
+                outside=p.outside_model,
+                measured=(measured or {}).get(point_key(p.workload, p.point)),
+            )
+        )
     for c in out.values():
         c.points.sort(key=lambda q: q.x)
     return list(out.values())
@@ -105,8 +117,10 @@ def from_doc(doc: dict) -> tuple[str, list[str], list[dict[str, Any]], list[Curv
     """`curves_doc` read back (a kept report drawn again)."""
     cs = []
     for c in doc.get("curves", []):
-        pts = [CurvePoint(**{**p, "measured": Measured(**p["measured"]) if p.get("measured") else None})
-               for p in c["points"]]
+        pts = [
+            CurvePoint(**{**p, "measured": Measured(**p["measured"]) if p.get("measured") else None})
+            for p in c["points"]
+        ]
         cs.append(Curve(c["section"], c["label"], c["x_key"], c["metric"], pts))
     return doc["title"], list(doc["summary"]), list(doc.get("axes", [])), cs
 
@@ -132,8 +146,10 @@ def plan_summary(plan: Plan) -> list[str]:
 
     result = geometry_for_speed(plan)
     lines = [f"plan {plan.name}: {sum(d.count for d in plan.disks)} disks, {plan.filesystem.type}"]
-    lines += [f"{g.name}: RAID{g.level}, {g.members} members" + (f" + {g.spares} spares" if g.spares else "")
-              for g in reliability(plan, result).groups]
+    lines += [
+        f"{g.name}: RAID{g.level}, {g.members} members" + (f" + {g.spares} spares" if g.spares else "")
+        for g in reliability(plan, result).groups
+    ]
     v = result.volumes[0]
     lines.append(f"full stripe {v.alignment.top_io_opt_bytes // 1024} KiB")
     rel = reliability(plan, result)
@@ -162,8 +178,12 @@ def measured_of(report: ValidateReport) -> dict[tuple[str, tuple[tuple[str, int]
             continue
         cost = cpu_cost(f, w.block_bytes)
         out[point_key(w.name, {"numjobs": m.numjobs})] = Measured(
-            mb_s=f.bytes_s / 1e6, iops=f.iops, status=w.status, cpu_s_per_gb=cost.s_per_gb if cost else None,
-            cpu_s_per_k_ios=cost.s_per_k_ios if cost else None)
+            mb_s=f.bytes_s / 1e6,
+            iops=f.iops,
+            status=w.status,
+            cpu_s_per_gb=cost.s_per_gb if cost else None,
+            cpu_s_per_k_ios=cost.s_per_k_ios if cost else None,
+        )
     return out
 
 
@@ -174,9 +194,13 @@ def numjobs_axis(cores: int, ran: Sequence[int] = ()) -> Axis:
     return Axis(key="numjobs", values=tuple(sorted({*(1 << i for i in range(top.bit_length())), *ran})))
 
 
-def suite_curves(plan: Plan, result: PlanResult, job: JobFile | None,
-                 measured: dict[tuple[str, tuple[tuple[str, int], ...]], Measured],
-                 ran: Sequence[Workload] = ()) -> list[Curve]:
+def suite_curves(
+    plan: Plan,
+    result: PlanResult,
+    job: JobFile | None,
+    measured: dict[tuple[str, tuple[tuple[str, int], ...]], Measured],
+    ran: Sequence[Workload] = (),
+) -> list[Curve]:
     """The suite's workloads (and a job file's sections) over numjobs, with what was measured; `ran`
     (the workloads as a validate run shaped them) in place of the suite shaped for the plan."""
     from planners.perf.context import build_ctx

@@ -60,24 +60,35 @@ def _pair(pair: tuple[float, float], fmt: Callable[[float], str]) -> str:
 
 def loss_lines(loss: Loss, afr_nominal: float) -> list[str]:
     """The loss figure in full, each part named, every line within 80 columns (1-4 %/yr disk failures)."""
-    parts = [("Data loss within a year:", f"{_pair(loss.per_year, odds)} for 1-4 %/yr disk failures"),
-             ("  (" + odds(loss.per_year_nominal), f"at the disks' own {afr_nominal:.1%}), made of:"),
-             ("  array loss (a failure too many):", f"{_pair(loss.array_per_year, odds)} a year;")]
+    parts = [
+        ("Data loss within a year:", f"{_pair(loss.per_year, odds)} for 1-4 %/yr disk failures"),
+        ("  (" + odds(loss.per_year_nominal), f"at the disks' own {afr_nominal:.1%}), made of:"),
+        ("  array loss (a failure too many):", f"{_pair(loss.array_per_year, odds)} a year;"),
+    ]
     if any(loss.rebuilds_per_year):
-        parts += [(f"  data lost to UREs in {_pair(loss.ure_per_rebuild, share_text)} of rebuilds",
-                   f"({_pair(loss.rebuilds_per_year, lambda v: f'{v:.2g}')} rebuilds a year):"),
-                  ("  " + _pair(loss.ure_per_year, odds), "a year.")]
+        parts += [
+            (
+                f"  data lost to UREs in {_pair(loss.ure_per_rebuild, share_text)} of rebuilds",
+                f"({_pair(loss.rebuilds_per_year, lambda v: f'{v:.2g}')} rebuilds a year):",
+            ),
+            ("  " + _pair(loss.ure_per_year, odds), "a year."),
+        ]
     else:
         parts.append(("  no data lost to UREs:", "RAID0 has no rebuilds."))
     # A part too long for one line goes on two, the figure whole on the second.
-    return [line for head, tail in parts
-            for line in ([f"{head} {tail}"] if len(head) + len(tail) < 80 else [head, f"    {tail}"])]
+    return [
+        line
+        for head, tail in parts
+        for line in ([f"{head} {tail}"] if len(head) + len(tail) < 80 else [head, f"    {tail}"])
+    ]
 
 
 def loss_parts(loss: Loss) -> str:
     """The two parts of the loss figure for a narrow cell, each named, at 4 % AFR."""
-    return (f"arrays {short_odds(loss.array_per_year[1])}/yr, "
-            f"UREs in {share_text(loss.ure_per_rebuild[1], short_odds)} of rebuilds")
+    return (
+        f"arrays {short_odds(loss.array_per_year[1])}/yr, "
+        f"UREs in {share_text(loss.ure_per_rebuild[1], short_odds)} of rebuilds"
+    )
 
 
 SWEEP_COLUMNS = ("#", "layout", "TiB", "MB/s", "limited by", "loss/yr 1-4%", "URE/rb", "rebuild")
@@ -87,16 +98,23 @@ RISK_MARKS = {"rebuilds": "~", "yearly": "!"}
 
 
 def risk_reasons(s: Sweep) -> dict[str, str]:
-    return {"rebuilds": f"loses data to a URE in over {s.max_rebuild_loss:.0%} of rebuilds",
-            "yearly": f"loss odds above {short_odds(s.max_loss)} a year"}
+    return {
+        "rebuilds": f"loses data to a URE in over {s.max_rebuild_loss:.0%} of rebuilds",
+        "yearly": f"loss odds above {short_odds(s.max_loss)} a year",
+    }
 
 
 def sweep_title(s: Sweep) -> str:
     reasons = risk_reasons(s)
-    tail = "".join(f"; {RISK_MARKS[k]} = {why}, ranked last ({n})" for k, why in reasons.items()
-                   if (n := sum(r.risk == k for r in s.rows)))
-    return (f"{len(s.rows)} layouts of {s.disks} disks; MB/s for {s.workload}; * = on the Pareto front; "
-            f"loss/yr: arrays or UREs; URE/rb: rebuilds that lose data to a URE (4 % AFR){tail}")
+    tail = "".join(
+        f"; {RISK_MARKS[k]} = {why}, ranked last ({n})"
+        for k, why in reasons.items()
+        if (n := sum(r.risk == k for r in s.rows))
+    )
+    return (
+        f"{len(s.rows)} layouts of {s.disks} disks; MB/s for {s.workload}; * = on the Pareto front; "
+        f"loss/yr: arrays or UREs; URE/rb: rebuilds that lose data to a URE (4 % AFR){tail}"
+    )
 
 
 def sweep_cells(rank: int, r: SweepRow) -> tuple[str, ...]:
@@ -106,5 +124,13 @@ def sweep_cells(rank: int, r: SweepRow) -> tuple[str, ...]:
     rebuild = "none" if all(g.level == 0 for g in r.plan.groups) else f"{r.rebuild_hours:.0f} h"
     mark = "*" if r.pareto else RISK_MARKS.get(r.risk, " ")
     ure = share_text(r.loss.ure_per_rebuild[1], short_odds) if any(r.loss.rebuilds_per_year) else "-"
-    return (f"{rank}{mark}", r.label, f"{r.usable_bytes / 2**40:,.1f}", mb_text(r.mb_s), r.binding,
-            f"{short_odds(lo)}-{short_odds(hi)}", ure, rebuild)
+    return (
+        f"{rank}{mark}",
+        r.label,
+        f"{r.usable_bytes / 2**40:,.1f}",
+        mb_text(r.mb_s),
+        r.binding,
+        f"{short_odds(lo)}-{short_odds(hi)}",
+        ure,
+        rebuild,
+    )

@@ -79,8 +79,14 @@ class FitTable:
             return Group(self._build(cols, widths), self._under(moved))
         t = Table(**self.table)
         for i, c in enumerate(cols):
-            t.add_column(c.head, justify="right" if c.right else "left", style=c.style or None,
-                         no_wrap=not c.words, overflow="fold", width=widths[i] if widths else None)
+            t.add_column(
+                c.head,
+                justify="right" if c.right else "left",
+                style=c.style or None,
+                no_wrap=not c.words,
+                overflow="fold",
+                width=widths[i] if widths else None,
+            )
         for r in range(len(cols[0].cells) if cols else 0):
             t.add_row(*(c.cells[r] for c in cols), style=self.row_styles[r] if self.row_styles else None)
         return t
@@ -119,8 +125,11 @@ class FitTable:
                 i = max((j for j, c in enumerate(cols) if c.words and widths[j] > least[j]), key=lambda j: widths[j])
                 widths[i] -= 1
                 excess -= 1
-            return self._build(cols, widths if widths != natural else None,
-                               moved=[c for c in self.columns if c not in cols and not c.spare])
+            return self._build(
+                cols,
+                widths if widths != natural else None,
+                moved=[c for c in self.columns if c not in cols and not c.spare],
+            )
         return self._records()
 
     def _under(self, moved: list[Col]) -> Group:

@@ -27,17 +27,42 @@ def figure_rows(g: Growth) -> list[tuple[str, str, str, str]]:
         level = f"RAID{a.level_before}" if a.level_before is not None else "-"
         if a.level_before != a.level_after:
             rows.append((f"{a.name} level", level, f"RAID{a.level_after}", ""))
-        rows.append((f"{a.name} members", str(a.members_before), str(a.members_after),
-                     f"+{a.members_after - a.members_before}"))
-        rows.append((f"{a.name} array bytes", _n(a.array_bytes_before), _n(a.array_bytes_after),
-                     _change(a.array_bytes_after - a.array_bytes_before)))
+        rows.append(
+            (f"{a.name} members", str(a.members_before), str(a.members_after), f"+{a.members_after - a.members_before}")
+        )
+        rows.append(
+            (
+                f"{a.name} array bytes",
+                _n(a.array_bytes_before),
+                _n(a.array_bytes_after),
+                _change(a.array_bytes_after - a.array_bytes_before),
+            )
+        )
     if g.lvm:
-        rows.append((f"LV {g.vg}/{g.lv} bytes", _n(g.lv_bytes_before), _n(g.lv_bytes_after),
-                     _change((g.lv_bytes_after or 0) - (g.lv_bytes_before or 0))))
-    rows.append(("df size bytes", _n(g.df_size_bytes_before), _n(g.df_size_bytes_after),
-                 _change(g.df_size_bytes_after - g.df_size_bytes_before)))
-    rows.append(("df available bytes", _n(g.df_available_bytes_before), _n(g.df_available_bytes_after),
-                 _change(g.df_available_bytes_after - g.df_available_bytes_before)))
+        rows.append(
+            (
+                f"LV {g.vg}/{g.lv} bytes",
+                _n(g.lv_bytes_before),
+                _n(g.lv_bytes_after),
+                _change((g.lv_bytes_after or 0) - (g.lv_bytes_before or 0)),
+            )
+        )
+    rows.append(
+        (
+            "df size bytes",
+            _n(g.df_size_bytes_before),
+            _n(g.df_size_bytes_after),
+            _change(g.df_size_bytes_after - g.df_size_bytes_before),
+        )
+    )
+    rows.append(
+        (
+            "df available bytes",
+            _n(g.df_available_bytes_before),
+            _n(g.df_available_bytes_after),
+            _change(g.df_available_bytes_after - g.df_available_bytes_before),
+        )
+    )
     return rows
 
 
@@ -60,14 +85,17 @@ def md_lines(g: Growth) -> Text:
     out = Text()
     for a in g.arrays:
         if a.new:
-            out.append(f"{a.name}: new array of {a.members_after} members; initial sync about {a.hours:.1f} h "
-                       f"({a.rate_mb_s:.0f} MB/s per member, limited by {a.rate_limit}).\n")
+            out.append(
+                f"{a.name}: new array of {a.members_after} members; initial sync about {a.hours:.1f} h "
+                f"({a.rate_mb_s:.0f} MB/s per member, limited by {a.rate_limit}).\n"
+            )
             continue
         out.append(f"{a.name} backup file: ", style="bold")
         out.append(("NEEDED" if a.backup_file else "not needed") + f" - {a.backup_reason}.\n")
         out.append(f"{a.name} reshape: ", style="bold")
-        out.append(f"about {a.hours:.1f} h with no other I/O ({a.rate_mb_s:.0f} MB/s per member, limited by "
-                   f"{a.rate_limit}).\n")
+        out.append(
+            f"about {a.hours:.1f} h with no other I/O ({a.rate_mb_s:.0f} MB/s per member, limited by {a.rate_limit}).\n"
+        )
     out.append("filesystem: ", style="bold")
     out.append(g.fs_detail + ".")
     return out
@@ -109,6 +137,8 @@ def render_growth(g: Growth, *, alternatives: list[str] | None = None) -> Render
 
 
 def alternative_line(mode: str, g: Growth) -> str:
-    return (f"--mode {mode}: df available {g.df_available_bytes_after:,} bytes "
-            f"({format_bytes_binary(g.df_available_bytes_after)}) after "
-            + ", ".join(f"{a.name} {a.members_before} -> {a.members_after} members" for a in g.arrays))
+    return (
+        f"--mode {mode}: df available {g.df_available_bytes_after:,} bytes "
+        f"({format_bytes_binary(g.df_available_bytes_after)}) after "
+        + ", ".join(f"{a.name} {a.members_before} -> {a.members_after} members" for a in g.arrays)
+    )

@@ -19,12 +19,18 @@ from planners.perf.parity_log import CpuFigure, CpuOrigin, ParityLog, cpu_from_l
 
 def add_cpu_flags(group: Any) -> None:
     src = group.add_mutually_exclusive_group()
-    src.add_argument("--no-host-cpu", action="store_true",
-                     help="ignore this host's kernel log: raid6 gen()/xor figures from the plan or its CPU class "
-                          "preset (to predict for another machine; --cpu-class implies it)")
-    src.add_argument("--kernel-log", metavar="FILE",
-                     help="raid6 gen()/xor figures from a kernel log saved on the machine the plan is for "
-                          "(dmesg > FILE there) instead of this host's")
+    src.add_argument(
+        "--no-host-cpu",
+        action="store_true",
+        help="ignore this host's kernel log: raid6 gen()/xor figures from the plan or its CPU class "
+        "preset (to predict for another machine; --cpu-class implies it)",
+    )
+    src.add_argument(
+        "--kernel-log",
+        metavar="FILE",
+        help="raid6 gen()/xor figures from a kernel log saved on the machine the plan is for "
+        "(dmesg > FILE there) instead of this host's",
+    )
 
 
 HostParity = tuple[ParityLog | None, str, str]  # (log, where it was read, why there is none)

@@ -66,9 +66,7 @@ def plan_to_toml(plan: Plan) -> str:
     data = _compact_sizes(plan.model_dump(mode="json", exclude_none=True))
     for disk_set in data.get("disks", []):
         disk_set["size"] = format_disk_size(disk_set["size"])  # "18TB" stays "18TB", a real drive's bytes stay bytes
-    header = (
-        f"# podplan plan {plan.name!r}. Sizes accept 2TB (decimal), 1.8TiB or 512K (binary) or plain bytes.\n"
-    )
+    header = f"# podplan plan {plan.name!r}. Sizes accept 2TB (decimal), 1.8TiB or 512K (binary) or plain bytes.\n"
     return header + tomli_w.dumps(data)
 
 
@@ -126,7 +124,11 @@ _COMPACT = {"chunk", "bitmap_chunk", "extent_size", "data_alignment", "stripe_si
 def _compact_sizes(data: Any) -> Any:
     if isinstance(data, dict):
         return {
-            k: (format_size_compact(v) if k in _COMPACT and isinstance(v, int) and v and v % 1024 == 0 else _compact_sizes(v))
+            k: (
+                format_size_compact(v)
+                if k in _COMPACT and isinstance(v, int) and v and v % 1024 == 0
+                else _compact_sizes(v)
+            )
             for k, v in data.items()
         }
     if isinstance(data, list):
@@ -152,7 +154,7 @@ def describe_validation_error(exc: ValidationError, source: str) -> str:
         msg = err["msg"]
         for prefix in ("Value error, ", "Assertion failed, "):
             if msg.startswith(prefix):
-                msg = msg[len(prefix):]
+                msg = msg[len(prefix) :]
         if err["type"] == "extra_forbidden":
             msg = "unknown setting (check the spelling)"
         elif err["type"] == "missing":
@@ -162,9 +164,16 @@ def describe_validation_error(exc: ValidationError, source: str) -> str:
 
 
 # pydantic's bound errors: how each reads as a limit, and the constraint that sets the other end.
-_BOUNDS = {"greater_than_equal": "ge", "greater_than": "gt", "less_than_equal": "le", "less_than": "lt",
-           "too_short": "min_length", "too_long": "max_length", "string_too_short": "min_length",
-           "string_too_long": "max_length"}
+_BOUNDS = {
+    "greater_than_equal": "ge",
+    "greater_than": "gt",
+    "less_than_equal": "le",
+    "less_than": "lt",
+    "too_short": "min_length",
+    "too_long": "max_length",
+    "string_too_short": "min_length",
+    "string_too_long": "max_length",
+}
 
 
 def bound_sentence(err: Any, model: type[BaseModel] = Plan) -> str:
@@ -176,15 +185,23 @@ def bound_sentence(err: Any, model: type[BaseModel] = Plan) -> str:
     info = _field_info(model, err["loc"])
     limits: dict[str, Any] = {}
     for meta in info.metadata if info else ():
-        limits.update({k: getattr(meta, k) for k in ("ge", "gt", "le", "lt", "min_length", "max_length")
-                       if getattr(meta, k, None) is not None})
+        limits.update(
+            {
+                k: getattr(meta, k)
+                for k in ("ge", "gt", "le", "lt", "min_length", "max_length")
+                if getattr(meta, k, None) is not None
+            }
+        )
     limits.update({k: v for k, v in (err.get("ctx") or {}).items() if k in _BOUNDS.values()})
     words = [str(x).replace("_", " ") for x in err["loc"] if isinstance(x, str)]
     if len(words) > 1:  # 'disks.0.count' -> 'disk count': the section in the singular, then the field
         words[-2] = words[-2].removesuffix("s")
     name = " ".join(words[-2:]) or "value"
     value = err.get("input")
-    lo, hi = limits.get("ge", limits.get("gt", limits.get("min_length"))), limits.get("le", limits.get("lt", limits.get("max_length")))
+    lo, hi = (
+        limits.get("ge", limits.get("gt", limits.get("min_length"))),
+        limits.get("le", limits.get("lt", limits.get("max_length"))),
+    )
     if "length" in _BOUNDS[err["type"]]:
         unit = " characters" if isinstance(value, str) else " entries"
         got = f", not {len(value)}" if isinstance(value, (str, list)) else ""
@@ -193,8 +210,10 @@ def bound_sentence(err: Any, model: type[BaseModel] = Plan) -> str:
     if lo is not None and hi is not None and "gt" not in limits and "lt" not in limits:
         span = f"from {lo:g} to {hi:g}"
     else:
-        ends = [f"{'more than' if 'gt' in limits else 'at least'} {lo:g}" if lo is not None else "",
-                f"{'less than' if 'lt' in limits else 'at most'} {hi:g}" if hi is not None else ""]
+        ends = [
+            f"{'more than' if 'gt' in limits else 'at least'} {lo:g}" if lo is not None else "",
+            f"{'less than' if 'lt' in limits else 'at most'} {hi:g}" if hi is not None else "",
+        ]
         span = " and ".join(e for e in ends if e)
     return f"{name[:1].upper()}{name[1:]} must be {span}{unit}{got}."
 

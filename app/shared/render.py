@@ -27,15 +27,23 @@ def _sz(n: int | None) -> str:
 def waterfall_table(result: PlanResult) -> FitTable:
     """Narrower than the table, TB goes first, then the amount removed: bytes and TiB stay."""
     steps = result.capacity
-    return FitTable([
-        Col("step", [s.label for s in steps], right=False, words=True),
-        Col("removed", [tib(s.removed_bytes) if s.removed_bytes else "" for s in steps]),
-        Col("remaining (bytes)", [_n(s.remaining_bytes) for s in steps]),
-        Col("TB", [tb(s.remaining_bytes) for s in steps], spare=True),
-        Col("TiB", [tib(s.remaining_bytes) for s in steps]),
-    ], [("TB",), ("TB", "removed")], rows_are="step", table=dict(
-        title="Capacity, raw to available", title_justify="left", expand=False,
-        caption=f"efficiency (df available / raw): {result.efficiency:.2%}"))
+    return FitTable(
+        [
+            Col("step", [s.label for s in steps], right=False, words=True),
+            Col("removed", [tib(s.removed_bytes) if s.removed_bytes else "" for s in steps]),
+            Col("remaining (bytes)", [_n(s.remaining_bytes) for s in steps]),
+            Col("TB", [tb(s.remaining_bytes) for s in steps], spare=True),
+            Col("TiB", [tib(s.remaining_bytes) for s in steps]),
+        ],
+        [("TB",), ("TB", "removed")],
+        rows_are="step",
+        table=dict(
+            title="Capacity, raw to available",
+            title_justify="left",
+            expand=False,
+            caption=f"efficiency (df available / raw): {result.efficiency:.2%}",
+        ),
+    )
 
 
 def filesystems_table(result: PlanResult) -> FitTable | None:
@@ -44,34 +52,53 @@ def filesystems_table(result: PlanResult) -> FitTable | None:
     if len(result.volumes) < 2:
         return None
     vs = result.volumes
-    return FitTable([
-        Col("device", [v.device for v in vs], right=False),
-        Col("mount point", [v.mount_point for v in vs], right=False),
-        Col("label", [v.label or "-" for v in vs], right=False),
-        Col("df size B", [_n(v.df_size_bytes) for v in vs]),
-        Col("available B", [_n(v.df_available_bytes) for v in vs]),
-        Col("TiB", [tib(v.df_available_bytes) for v in vs], spare=True),
-    ], [("TiB",), ("TiB", "df size B"), ("TiB", "df size B", "device")], rows_are="filesystem", table=dict(
-        title=f"{len(vs)} filesystems, one per md array (no LVM joins them); usable is their sum",
-        title_justify="left", show_edge=False))
+    return FitTable(
+        [
+            Col("device", [v.device for v in vs], right=False),
+            Col("mount point", [v.mount_point for v in vs], right=False),
+            Col("label", [v.label or "-" for v in vs], right=False),
+            Col("df size B", [_n(v.df_size_bytes) for v in vs]),
+            Col("available B", [_n(v.df_available_bytes) for v in vs]),
+            Col("TiB", [tib(v.df_available_bytes) for v in vs], spare=True),
+        ],
+        [("TiB",), ("TiB", "df size B"), ("TiB", "df size B", "device")],
+        rows_are="filesystem",
+        table=dict(
+            title=f"{len(vs)} filesystems, one per md array (no LVM joins them); usable is their sum",
+            title_justify="left",
+            show_edge=False,
+        ),
+    )
 
 
 def groups_table(plan: Plan, result: PlanResult) -> FitTable:
     """Narrower than the table, the data offset goes first, then the component size, the chunk and
     the disk count (as the TUI's Capacity tab drops them): the array's bytes stay."""
     pairs = list(zip(plan.groups, result.groups, strict=True))
-    return FitTable([
-        Col("array", [g.name for _, g in pairs], right=False),
-        Col("level", [f"RAID{pg.level}" + (f" {pg.layout}" if pg.layout else "") for pg, _ in pairs], right=False,
-            words=True),
-        Col("disks", [f"{pg.members}+{pg.spares}" if pg.spares else str(pg.members) for pg, _ in pairs]),
-        Col("chunk", [_sz(pg.effective_chunk) for pg, _ in pairs]),
-        Col("offset", [_sz(g.md.data_offset_bytes) for _, g in pairs]),
-        Col("component B", [_n(g.md.component_bytes) for _, g in pairs]),
-        Col("array B", [_n(g.md.array_bytes) for _, g in pairs]),
-    ], [("offset",), ("offset", "component B"), ("offset", "component B", "chunk"),
-        ("offset", "component B", "chunk", "disks")], rows_are="array", table=dict(title="md arrays", title_justify="left",
-                                                                 show_edge=False))
+    return FitTable(
+        [
+            Col("array", [g.name for _, g in pairs], right=False),
+            Col(
+                "level",
+                [f"RAID{pg.level}" + (f" {pg.layout}" if pg.layout else "") for pg, _ in pairs],
+                right=False,
+                words=True,
+            ),
+            Col("disks", [f"{pg.members}+{pg.spares}" if pg.spares else str(pg.members) for pg, _ in pairs]),
+            Col("chunk", [_sz(pg.effective_chunk) for pg, _ in pairs]),
+            Col("offset", [_sz(g.md.data_offset_bytes) for _, g in pairs]),
+            Col("component B", [_n(g.md.component_bytes) for _, g in pairs]),
+            Col("array B", [_n(g.md.array_bytes) for _, g in pairs]),
+        ],
+        [
+            ("offset",),
+            ("offset", "component B"),
+            ("offset", "component B", "chunk"),
+            ("offset", "component B", "chunk", "disks"),
+        ],
+        rows_are="array",
+        table=dict(title="md arrays", title_justify="left", show_edge=False),
+    )
 
 
 def volume_table(plan: Plan, v: VolumeResult) -> FitTable:
@@ -110,9 +137,10 @@ def volume_table(plan: Plan, v: VolumeResult) -> FitTable:
     for what, n in (("df -B1 size", v.df_size_bytes), ("df -B1 available", v.df_available_bytes)):
         t.add_row(what, f"{_n(n)} B")
         t.add_row("", f"({tb(n)}, {tib(n)})")  # a row of its own: the bytes' column stays as wide as they are
-    return FitTable([Col("what", [r[0] for r in t.rows], right=False, words=True),
-                     Col("value", [r[1] for r in t.rows])],
-                    table=dict(title=f"Volume {v.device} on {v.mount_point}", title_justify="left", show_header=False))
+    return FitTable(
+        [Col("what", [r[0] for r in t.rows], right=False, words=True), Col("value", [r[1] for r in t.rows])],
+        table=dict(title=f"Volume {v.device} on {v.mount_point}", title_justify="left", show_header=False),
+    )
 
 
 def alignment_table(plan: Plan, v: VolumeResult) -> FitTable:
@@ -133,16 +161,30 @@ def alignment_table(plan: Plan, v: VolumeResult) -> FitTable:
     if a.xfs_su_bytes:
         t.add_row("XFS", "su / sw", f"{_sz(a.xfs_su_bytes)} / {a.xfs_sw}")
     if a.ext4_stride_blocks:
-        t.add_row(plan.filesystem.type, "stride / stripe_width", f"{a.ext4_stride_blocks} / {a.ext4_stripe_width_blocks} blocks")
+        t.add_row(
+            plan.filesystem.type,
+            "stride / stripe_width",
+            f"{a.ext4_stride_blocks} / {a.ext4_stripe_width_blocks} blocks",
+        )
     if not a.fs_stripe_unit_bytes:
         t.add_row("filesystem", "stripe", "none")
-    t.add_row("tuning", "readahead", f"{_sz(a.readahead_bytes)} ({a.readahead_sectors:,} sectors; kernel picks {_sz(a.kernel_readahead_bytes)})")
+    t.add_row(
+        "tuning",
+        "readahead",
+        f"{_sz(a.readahead_bytes)} ({a.readahead_sectors:,} sectors; kernel picks {_sz(a.kernel_readahead_bytes)})",
+    )
     if a.stripe_cache_size:
-        t.add_row("tuning", "stripe_cache_size", f"{a.stripe_cache_size} ({tib(a.stripe_cache_bytes or 0)} RAM per array)")
-    return FitTable([Col("layer", [r[0] for r in t.rows], right=False),
-                     Col("parameter", [r[1] for r in t.rows], right=False, words=True),
-                     Col("value", [r[2] for r in t.rows], words=True)],
-                    table=dict(title="Alignment chain", title_justify="left", show_header=False))
+        t.add_row(
+            "tuning", "stripe_cache_size", f"{a.stripe_cache_size} ({tib(a.stripe_cache_bytes or 0)} RAM per array)"
+        )
+    return FitTable(
+        [
+            Col("layer", [r[0] for r in t.rows], right=False),
+            Col("parameter", [r[1] for r in t.rows], right=False, words=True),
+            Col("value", [r[2] for r in t.rows], words=True),
+        ],
+        table=dict(title="Alignment chain", title_justify="left", show_header=False),
+    )
 
 
 # What the alignment chain starts from, as its first rows name it.
@@ -176,7 +218,10 @@ def render_plan(plan: Plan, result: PlanResult) -> Group:
         f": {result.disk_count} disks, raw {result.raw_bytes:,} B ({tb(result.raw_bytes)}, {tib(result.raw_bytes)}); "
         f"usable {result.usable_bytes:,} B ({tb(result.usable_bytes)}, {tib(result.usable_bytes)}), "
         f"{result.efficiency:.2%} of raw\n",
-        (f"assumes mdadm {t.mdadm}, lvm2 {t.lvm2}, e2fsprogs {t.e2fsprogs}, xfsprogs {t.xfsprogs}, Linux {t.kernel}", "dim"),
+        (
+            f"assumes mdadm {t.mdadm}, lvm2 {t.lvm2}, e2fsprogs {t.e2fsprogs}, xfsprogs {t.xfsprogs}, Linux {t.kernel}",
+            "dim",
+        ),
     )
     parts: list = [head, waterfall_table(result)]
     if result.groups:

@@ -34,11 +34,20 @@ def _datasets(cs: list[Curve]) -> list[dict[str, Any]]:
             # measured without a plan: no model's curve to draw
             out += _measured_and_knee(c, name, colour)
             continue
-        out.append({"label": f"{name}: predicted", "kind": "predicted", "type": "line", "borderColor": colour,
-                    "backgroundColor": colour, "showLine": True, "borderWidth": 2,
-                    "pointStyle": ["crossRot" if p.outside else "circle" for p in c.points],
-                    "pointRadius": [6 if p.outside else 3 for p in c.points],
-                    "data": [{"x": p.x, "y": c.y(p)} for p in c.points]})
+        out.append(
+            {
+                "label": f"{name}: predicted",
+                "kind": "predicted",
+                "type": "line",
+                "borderColor": colour,
+                "backgroundColor": colour,
+                "showLine": True,
+                "borderWidth": 2,
+                "pointStyle": ["crossRot" if p.outside else "circle" for p in c.points],
+                "pointRadius": [6 if p.outside else 3 for p in c.points],
+                "data": [{"x": p.x, "y": c.y(p)} for p in c.points],
+            }
+        )
         out += _measured_and_knee(c, name, colour)
     return out
 
@@ -47,14 +56,33 @@ def _measured_and_knee(c: Curve, name: str, colour: str) -> list[dict[str, Any]]
     out: list[dict[str, Any]] = []
     seen = [p for p in c.points if p.measured is not None]
     if seen:
-        out.append({"label": f"{name}: measured", "kind": "measured", "type": "scatter", "borderColor": colour,
-                    "backgroundColor": colour, "pointStyle": "rectRot", "pointRadius": 6,
-                    "data": [{"x": p.x, "y": c.y(p, measured=True)} for p in seen]})
+        out.append(
+            {
+                "label": f"{name}: measured",
+                "kind": "measured",
+                "type": "scatter",
+                "borderColor": colour,
+                "backgroundColor": colour,
+                "pointStyle": "rectRot",
+                "pointRadius": 6,
+                "data": [{"x": p.x, "y": c.y(p, measured=True)} for p in seen],
+            }
+        )
     k = c.knee
     if k:
-        out.append({"label": f"{name}: knee ({k.knee_cause.split(':')[0]})", "kind": "knee", "type": "scatter",
-                    "borderColor": "#000000", "backgroundColor": "rgba(0,0,0,0)", "pointStyle": "triangle",
-                    "pointRadius": 11, "borderWidth": 2, "data": [{"x": k.x, "y": c.y(k)}]})
+        out.append(
+            {
+                "label": f"{name}: knee ({k.knee_cause.split(':')[0]})",
+                "kind": "knee",
+                "type": "scatter",
+                "borderColor": "#000000",
+                "backgroundColor": "rgba(0,0,0,0)",
+                "pointStyle": "triangle",
+                "pointRadius": 11,
+                "borderWidth": 2,
+                "data": [{"x": k.x, "y": c.y(k)}],
+            }
+        )
     return out
 
 
@@ -67,17 +95,35 @@ def _table(cs: list[Curve]) -> str:
             mv = c.y(p, measured=True)
             pred = c.y(p)
             diff = f"{(mv - pred) / pred * 100:+.0f} %" if mv is not None and pred else ""
-            note = "; ".join(x for x in (f"knee: {p.knee_cause}" if p.knee else "",
-                                         "outside the model (under its chart, why)" if p.outside else "",
-                                         "" if m is None or m.status == "done" else m.status) if x)
-            cells = (c.name, f"{c.x_key}={c.x_text(p.x)}", f"{figure(pred, c.metric)} {c.metric}" if pred else "",
-                     f"{figure(mv, c.metric)} {c.metric}" if mv is not None else "", diff,
-                     f"{m.cpu_s_per_gb:.3f}" if m and m.cpu_s_per_gb is not None else "",
-                     f"{m.cpu_s_per_k_ios:.4f}" if m and m.cpu_s_per_k_ios is not None else "", p.binding, note)
+            note = "; ".join(
+                x
+                for x in (
+                    f"knee: {p.knee_cause}" if p.knee else "",
+                    "outside the model (under its chart, why)" if p.outside else "",
+                    "" if m is None or m.status == "done" else m.status,
+                )
+                if x
+            )
+            cells = (
+                c.name,
+                f"{c.x_key}={c.x_text(p.x)}",
+                f"{figure(pred, c.metric)} {c.metric}" if pred else "",
+                f"{figure(mv, c.metric)} {c.metric}" if mv is not None else "",
+                diff,
+                f"{m.cpu_s_per_gb:.3f}" if m and m.cpu_s_per_gb is not None else "",
+                f"{m.cpu_s_per_k_ios:.4f}" if m and m.cpu_s_per_k_ios is not None else "",
+                p.binding,
+                note,
+            )
             cls = ' class="knee"' if p.knee else ""
             rows.append(f"<tr{cls}>" + "".join(f"<td>{escape(x)}</td>" for x in cells) + "</tr>")
-    return ("<table><thead><tr>" + "".join(f"<th>{h}</th>" for h in head) + "</tr></thead><tbody>"
-            + "\n".join(rows) + "</tbody></table>")
+    return (
+        "<table><thead><tr>"
+        + "".join(f"<th>{h}</th>" for h in head)
+        + "</tr></thead><tbody>"
+        + "\n".join(rows)
+        + "</tbody></table>"
+    )
 
 
 CSS = """
@@ -135,27 +181,65 @@ def _bar_charts(doc: dict[str, Any], start: int) -> tuple[list[dict[str, Any]], 
         html += "<h2>Measured beside predicted</h2>"
     for metric, bars in by_metric.items():
         chart_id = f"chart-{start + len(charts)}"
-        sets = [{"label": "measured", "kind": "measured", "type": "bar", "backgroundColor": PALETTE[0],
-                 "data": [b["measured"] for b in bars]}]
+        sets = [
+            {
+                "label": "measured",
+                "kind": "measured",
+                "type": "bar",
+                "backgroundColor": PALETTE[0],
+                "data": [b["measured"] for b in bars],
+            }
+        ]
         if any(b.get("predicted") is not None for b in bars):
-            sets.append({"label": "predicted", "kind": "predicted", "type": "bar", "backgroundColor": PALETTE[1],
-                         "data": [b.get("predicted") for b in bars]})
-        charts.append({"id": chart_id, "kind": "bar", "metric": metric, "labels": [b["workload"] for b in bars],
-                       "datasets": sets})
-        html += f'<div class="chart bars"><canvas id="{chart_id}" role="img" aria-label="{escape(metric)}"></canvas></div>'
+            sets.append(
+                {
+                    "label": "predicted",
+                    "kind": "predicted",
+                    "type": "bar",
+                    "backgroundColor": PALETTE[1],
+                    "data": [b.get("predicted") for b in bars],
+                }
+            )
+        charts.append(
+            {"id": chart_id, "kind": "bar", "metric": metric, "labels": [b["workload"] for b in bars], "datasets": sets}
+        )
+        html += (
+            f'<div class="chart bars"><canvas id="{chart_id}" role="img" aria-label="{escape(metric)}"></canvas></div>'
+        )
     disks = doc.get("baseline", [])
     if disks:
         chart_id = f"chart-{start + len(charts)}"
         slow = [d for d in disks if d["slow"]]
-        charts.append({"id": chart_id, "kind": "bar", "metric": "outer MB/s", "labels": [d["device"] for d in disks],
-                       "datasets": [{"label": "sequential read, outer zone (MB/s); red: slow", "kind": "baseline",
-                                     "type": "bar", "data": [d["outer_mb_s"] for d in disks],
-                                     "backgroundColor": ["#D55E00" if d["slow"] else PALETTE[0] for d in disks]}]})
-        html += (f"<h2>Per-disk baseline (read-only)</h2><div class=\"chart bars\"><canvas id=\"{chart_id}\" "
-                 f"role=\"img\" aria-label=\"per-disk baseline\"></canvas></div><p>"
-                 + (escape("slow, more than 20 % below the median: "
-                           + ", ".join(f"{d['device']} ({', '.join(d['slow'])})" for d in slow))
-                    if slow else "no disk more than 20 % below the median") + "</p>")
+        charts.append(
+            {
+                "id": chart_id,
+                "kind": "bar",
+                "metric": "outer MB/s",
+                "labels": [d["device"] for d in disks],
+                "datasets": [
+                    {
+                        "label": "sequential read, outer zone (MB/s); red: slow",
+                        "kind": "baseline",
+                        "type": "bar",
+                        "data": [d["outer_mb_s"] for d in disks],
+                        "backgroundColor": ["#D55E00" if d["slow"] else PALETTE[0] for d in disks],
+                    }
+                ],
+            }
+        )
+        html += (
+            f'<h2>Per-disk baseline (read-only)</h2><div class="chart bars"><canvas id="{chart_id}" '
+            f'role="img" aria-label="per-disk baseline"></canvas></div><p>'
+            + (
+                escape(
+                    "slow, more than 20 % below the median: "
+                    + ", ".join(f"{d['device']} ({', '.join(d['slow'])})" for d in slow)
+                )
+                if slow
+                else "no disk more than 20 % below the median"
+            )
+            + "</p>"
+        )
     return charts, html
 
 
@@ -173,13 +257,23 @@ def render(doc: dict[str, Any]) -> str:
     for n, ((section, metric), group_list) in enumerate(by_chart.items()):
         xs = sorted({p.x for c in group_list for p in c.points})
         chart_id = f"chart-{n}"
-        charts.append({"id": chart_id, "x_key": group_list[0].x_key, "metric": metric, "ticks": xs,
-                       "tick_text": [group_list[0].x_text(x) for x in xs], "datasets": _datasets(group_list)})
+        charts.append(
+            {
+                "id": chart_id,
+                "x_key": group_list[0].x_key,
+                "metric": metric,
+                "ticks": xs,
+                "tick_text": [group_list[0].x_text(x) for x in xs],
+                "datasets": _datasets(group_list),
+            }
+        )
         notes = "".join(f"<li>{escape(x.lstrip('* '))}</li>" for x in curve_notes(group_list))
-        sections.append(f'<h2>{escape(section)} ({escape(metric)})</h2>'
-                        f'<div class="chart"><canvas id="{chart_id}" role="img" '
-                        f'aria-label="{escape(section)} scaling"></canvas></div>'
-                        + (f'<ul class="notes">{notes}</ul>' if notes else ""))
+        sections.append(
+            f"<h2>{escape(section)} ({escape(metric)})</h2>"
+            f'<div class="chart"><canvas id="{chart_id}" role="img" '
+            f'aria-label="{escape(section)} scaling"></canvas></div>'
+            + (f'<ul class="notes">{notes}</ul>' if notes else "")
+        )
     bar_charts, bars_html = _bar_charts(doc, len(charts))
     charts += bar_charts
     swept = ", ".join(f"{a['key']} = {', '.join(str(v) for v in a['values'])}" for a in axes)

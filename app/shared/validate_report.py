@@ -18,8 +18,9 @@ if TYPE_CHECKING:
     from runners.validate.suite import ValidateReport
 
 
-def validate_doc(target: str, plan: Plan | None, report: ValidateReport, rows: Sequence[SideBySide],
-                 base: Baseline | None) -> dict[str, Any]:
+def validate_doc(
+    target: str, plan: Plan | None, report: ValidateReport, rows: Sequence[SideBySide], base: Baseline | None
+) -> dict[str, Any]:
     """What the page draws; `plan` only when its predictions were set beside the figures."""
     from planners.perf.predict import geometry_for_speed
     from runners.fio.jobs import WORKLOADS
@@ -29,22 +30,33 @@ def validate_doc(target: str, plan: Plan | None, report: ValidateReport, rows: S
         if r.measured_mb_s is None:
             continue
         seq = r.workload.startswith("seq")  # as validate's table compares them
-        bars.append({"workload": r.workload, "metric": "MB/s" if seq else "IOPS",
-                     "measured": r.measured_mb_s if seq else r.measured_iops,
-                     "predicted": r.predicted_mb_s if seq else r.predicted_iops})
+        bars.append(
+            {
+                "workload": r.workload,
+                "metric": "MB/s" if seq else "IOPS",
+                "measured": r.measured_mb_s if seq else r.measured_iops,
+                "predicted": r.predicted_mb_s if seq else r.predicted_iops,
+            }
+        )
     suite = all(w.name in WORKLOADS for w in report.workloads)
     from runners.validate.compare import model_workloads
 
     # the curves go through the points as they ran (their block size and depth), not the plan's suite
-    cs = suite_curves(plan, geometry_for_speed(plan), None, measured_of(report), model_workloads(report)) \
-        if plan and suite else []
+    cs = (
+        suite_curves(plan, geometry_for_speed(plan), None, measured_of(report), model_workloads(report))
+        if plan and suite
+        else []
+    )
     summary = plan_summary(plan) if plan else ["no plan set beside these figures: measured only"]
-    summary.append(f"{report.target}: {report.mode} run, {report.duration_s:.0f} s, "
-                   f"{'direct I/O' if report.direct else 'buffered'}")
+    summary.append(
+        f"{report.target}: {report.mode} run, {report.duration_s:.0f} s, "
+        f"{'direct I/O' if report.direct else 'buffered'}"
+    )
     doc = curves_doc(f"{target}: validated" + (f" against {plan.name}" if plan else ""), summary, [], cs)
     doc["bars"] = bars
-    doc["baseline"] = [{"device": d.device, "outer_mb_s": d.outer_mb_s, "slow": list(d.slow)}
-                       for d in (base.disks if base else ())]
+    doc["baseline"] = [
+        {"device": d.device, "outer_mb_s": d.outer_mb_s, "slow": list(d.slow)} for d in (base.disks if base else ())
+    ]
     return doc
 
 

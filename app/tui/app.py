@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import gc
+from collections.abc import Callable, Iterable
 from functools import partial
 from pathlib import Path
-from typing import Callable, Iterable
 
 from textual import events, on, work
 from textual.app import App, SystemCommand
@@ -15,9 +15,9 @@ from textual.worker import WorkerFailed
 
 from app.tui.messages import FileFailed, FileSaved, PlanComputed, PlanOpened, PlanRejected
 from app.tui.screens.plan_screen import TAB_OF_ALT_DIGIT, PlanScreen
-from app.tui.widgets.results import RESULT_TABS
 from app.tui.variants import Variant
 from app.tui.widgets.plan_form import PlanForm
+from app.tui.widgets.results import RESULT_TABS
 from planners.errors import PlanError, PodplanError
 from planners.models import Plan
 from planners.results import PlanResult
@@ -94,8 +94,9 @@ class PodplanApp(App[int]):
     def _first_frame_painted(self) -> None:
         self._collect_garbage_again()
         # Well after the first paint: a subprocess and a parse in a thread still hold the GIL now and then.
-        self.set_timer(1.0, lambda: self.run_worker(self._read_host_parity, thread=True, exit_on_error=False,
-                                                    group="host-cpu"))
+        self.set_timer(
+            1.0, lambda: self.run_worker(self._read_host_parity, thread=True, exit_on_error=False, group="host-cpu")
+        )
 
     @staticmethod
     def _collect_garbage_again() -> None:
@@ -283,7 +284,9 @@ class PodplanApp(App[int]):
         from app.shared.planfile import write_script
 
         default = f"build-{self.plan.name}.sh"
-        self.save_file("Save the build script as", default, "script", lambda path, force: write_script(path, text, force))
+        self.save_file(
+            "Save the build script as", default, "script", lambda path, force: write_script(path, text, force)
+        )
 
     @work(exclusive=True, group="save-dialog")
     async def save_file(self, title: str, default: str, what: str, write: Writer) -> None:
@@ -298,7 +301,9 @@ class PodplanApp(App[int]):
         if path.exists():
             if path.is_dir() or not await self.push_screen_wait(Confirm(f"{path} exists. Overwrite it?")):
                 self._quit_after_save = False
-                self.notify(f"Not saved: {path} {'is a directory' if path.is_dir() else 'kept as it was'}", severity="warning")
+                self.notify(
+                    f"Not saved: {path} {'is a directory' if path.is_dir() else 'kept as it was'}", severity="warning"
+                )
                 return
             overwrite = True
         self._write(path, write, overwrite, what)
@@ -356,7 +361,8 @@ class PodplanApp(App[int]):
         from app.tui.screens.dialogs import Confirm, PathPrompt
 
         if self.modified and not await self.push_screen_wait(
-                Confirm(f"Open another plan and lose the changes to {self._where()}?", yes="Yes, open")):
+            Confirm(f"Open another plan and lose the changes to {self._where()}?", yes="Yes, open")
+        ):
             return
         answer = await self.push_screen_wait(PathPrompt("Open a plan file (TOML)", str(self.plan_file or "")))
         if answer:
@@ -406,26 +412,45 @@ class PodplanApp(App[int]):
         yield SystemCommand("Help", "Keys and what each screen does (f1)", self.action_help)
         yield SystemCommand("Show build script", "The script that builds this plan (f2)", self.action_script)
         yield SystemCommand("Compare variants", "Pinned plans side by side (f3)", self.action_compare)
-        yield SystemCommand("Sweep layouts", "Every layout of these disks ranked; enter loads one (f6)",
-                            self.action_sweep)
-        yield SystemCommand("New plan from detected disks", "Choose this machine's disks to start a plan (f7)",
-                            self.action_detected_disks)
-        yield SystemCommand("Grow the pod", "More disks, RAID5 -> RAID6 or a new array: figures after and the "
-                            "grow script (f9)", self.action_grow)
+        yield SystemCommand(
+            "Sweep layouts", "Every layout of these disks ranked; enter loads one (f6)", self.action_sweep
+        )
+        yield SystemCommand(
+            "New plan from detected disks",
+            "Choose this machine's disks to start a plan (f7)",
+            self.action_detected_disks,
+        )
+        yield SystemCommand(
+            "Grow the pod",
+            "More disks, RAID5 -> RAID6 or a new array: figures after and the grow script (f9)",
+            self.action_grow,
+        )
         yield SystemCommand("Pin current plan", "Keep this plan as a variant to compare (f4)", self.action_pin)
         yield SystemCommand("Save plan", "Write the plan as TOML (ctrl+s)", self.action_save_plan)
         yield SystemCommand("Open plan", "Read a TOML plan file (ctrl+o)", self.action_open_plan)
-        yield SystemCommand("Toggle dark/light theme", "Switch between the dark and light themes (ctrl+t)",
-                            self.action_toggle_theme)
-        yield SystemCommand("Predict an fio job file", "Each job section on the Perf tab, beside the suite (ctrl+j)",
-                            self.action_load_job)
-        yield SystemCommand("Validate array", "Measure a built array with fio beside the plan (f5)", self.action_validate)
+        yield SystemCommand(
+            "Toggle dark/light theme", "Switch between the dark and light themes (ctrl+t)", self.action_toggle_theme
+        )
+        yield SystemCommand(
+            "Predict an fio job file",
+            "Each job section on the Perf tab, beside the suite (ctrl+j)",
+            self.action_load_job,
+        )
+        yield SystemCommand(
+            "Validate array", "Measure a built array with fio beside the plan (f5)", self.action_validate
+        )
         if isinstance(screen, PlanScreen):
-            yield SystemCommand("Scroll the figures", "Arrows and PgUp/PgDn scroll the result tab in view; "
-                                "ctrl+f again goes back to the form (ctrl+f)", screen.action_focus_figures)
+            yield SystemCommand(
+                "Scroll the figures",
+                "Arrows and PgUp/PgDn scroll the result tab in view; ctrl+f again goes back to the form (ctrl+f)",
+                screen.action_focus_figures,
+            )
             for i, (tab, (title, what)) in enumerate(RESULT_TABS.items(), start=1):
-                yield SystemCommand(f"{title} tab", f"{what[0].upper()}{what[1:]} (alt+{i}; f8 steps through the tabs)",
-                                    partial(screen.action_show_tab, tab))
+                yield SystemCommand(
+                    f"{title} tab",
+                    f"{what[0].upper()}{what[1:]} (alt+{i}; f8 steps through the tabs)",
+                    partial(screen.action_show_tab, tab),
+                )
         from app.tui.screens.script_screen import ScriptScreen
 
         if isinstance(screen, ScriptScreen):

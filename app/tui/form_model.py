@@ -31,7 +31,14 @@ FS_FIELDS = ("fs", "data_profile", "metadata_profile", "block_size", "reserved",
 FIELDS = PLAN_FIELDS + DISK_FIELDS + MD_FIELDS + LVM_FIELDS + FS_FIELDS
 
 RAID10_LAYOUTS = ("n2", "n3", "f2", "f3", "o2", "o3")
-PARITY_LAYOUTS = ("left-symmetric", "left-asymmetric", "right-symmetric", "right-asymmetric", "parity-first", "parity-last")
+PARITY_LAYOUTS = (
+    "left-symmetric",
+    "left-asymmetric",
+    "right-symmetric",
+    "right-asymmetric",
+    "parity-first",
+    "parity-last",
+)
 
 
 def layouts_for(level: str) -> tuple[str, ...]:
@@ -186,8 +193,15 @@ def _validate(data: dict[str, Any]) -> Plan:
 
 
 # Name checks raise without a field; their message says which name it was.
-_MESSAGE_FIELDS = (("plan name", "name"), ("filesystem label", "label"), ("mount point", "mount_point"), ("mount option", "mount_point"),
-                   ("md array name", "groups"), ("volume group", "lvm_mode"), ("logical volume", "lvm_mode"))
+_MESSAGE_FIELDS = (
+    ("plan name", "name"),
+    ("filesystem label", "label"),
+    ("mount point", "mount_point"),
+    ("mount option", "mount_point"),
+    ("md array name", "groups"),
+    ("volume group", "lvm_mode"),
+    ("logical volume", "lvm_mode"),
+)
 
 
 def _guess_field(message: str) -> str:
@@ -203,13 +217,21 @@ def _disks(base: Plan, values: Values) -> list[dict[str, Any]]:
         raise FormError("Disk size: enter a size such as 2TB, 1.8TiB or 2000398934016", "size")
     first: dict[str, Any] = {k: v for k, v in old[0].items() if k != "devices"}
     preset = BY_KEY.get(str(values.get("preset") or ""))
-    first.update(count=count, size=str(values["size"]).strip(),
-                 logical_sector=_int(values, "logical_sector", "logical sector"),
-                 physical_sector=_int(values, "physical_sector", "physical sector"), rotational=bool(values["rotational"]))
+    first.update(
+        count=count,
+        size=str(values["size"]).strip(),
+        logical_sector=_int(values, "logical_sector", "logical sector"),
+        physical_sector=_int(values, "physical_sector", "physical sector"),
+        rotational=bool(values["rotational"]),
+    )
     if preset is not None:
         first["model"] = preset.model
     elif (size, first["logical_sector"], first["physical_sector"], first["rotational"]) != (
-            old[0]["size"], old[0].get("logical_sector"), old[0].get("physical_sector"), old[0].get("rotational")):
+        old[0]["size"],
+        old[0].get("logical_sector"),
+        old[0].get("physical_sector"),
+        old[0].get("rotational"),
+    ):
         first.pop("model", None)  # the old model text described another disk
     if len(old[0].get("devices", [])) == count:  # device paths stay valid only while they still number one per disk
         first["devices"] = old[0]["devices"]
@@ -228,7 +250,9 @@ def _disks(base: Plan, values: Values) -> list[dict[str, Any]]:
 
 
 def _groups(base: Plan, values: Values, total: int) -> list[dict[str, Any]]:
-    old = base.model_dump(mode="json", exclude_none=True)["groups"] or [_NO_MD.model_dump(mode="json", exclude_none=True)]
+    old = base.model_dump(mode="json", exclude_none=True)["groups"] or [
+        _NO_MD.model_dump(mode="json", exclude_none=True)
+    ]
     ngroups = _int(values, "groups", "md groups")
     if ngroups == 0:
         return []  # md off: LVM straight on the disks, or the filesystem on the one disk
@@ -282,8 +306,12 @@ def _filesystem(old: dict[str, Any], values: Values) -> dict[str, Any]:
     else:
         for key in ("data_profile", "metadata_profile"):
             fs[key] = str(values.get(key) or "") or None  # blank: mkfs.btrfs's default
-    fs.update(type=values["fs"], block_size=_int(values, "block_size", "block size"), label=str(values["label"]).strip(),
-              mount_point=str(values["mount_point"]).strip())
+    fs.update(
+        type=values["fs"],
+        block_size=_int(values, "block_size", "block size"),
+        label=str(values["label"]).strip(),
+        mount_point=str(values["mount_point"]).strip(),
+    )
     text = str(values.get("reserved", "")).strip()
     try:
         fs["reserved_percent"] = float(text or "0")
@@ -294,16 +322,47 @@ def _filesystem(old: dict[str, Any], values: Values) -> dict[str, Any]:
 
 # Plan field names (last dotted component, or a whole path) -> the form field that sets them.
 _FIELD_MAP = {
-    "disks": "count", "count": "count", "size": "size", "member_bytes": "size", "logical_sector": "logical_sector",
-    "physical_sector": "physical_sector", "devices": "count", "rotational": "rotational",
-    "groups": "members", "name": "groups", "level": "level", "layout": "layout", "members": "members",
-    "spares": "spares", "chunk": "chunk", "bitmap": "bitmap", "bitmap_chunk": "bitmap", "metadata": "metadata",
-    "lvm": "lvm_mode", "mode": "lvm_mode", "stripes": "lvm_mode", "stripe_size": "stripe_size",
-    "extent_size": "extent_size", "data_alignment": "data_alignment", "data_alignment_offset": "data_alignment",
-    "data_profile": "data_profile", "metadata_profile": "metadata_profile", "nodesize": "fs",
-    "filesystem": "fs", "type": "fs", "fs_type": "fs", "block_size": "block_size", "reserved_percent": "reserved",
-    "label": "label", "mount_point": "mount_point", "mount_options": "mount_point", "stripe_unit": "fs",
-    "stripe_width": "fs", "size_bytes": "fs", "su_bytes": "chunk", "stride": "chunk",
+    "disks": "count",
+    "count": "count",
+    "size": "size",
+    "member_bytes": "size",
+    "logical_sector": "logical_sector",
+    "physical_sector": "physical_sector",
+    "devices": "count",
+    "rotational": "rotational",
+    "groups": "members",
+    "name": "groups",
+    "level": "level",
+    "layout": "layout",
+    "members": "members",
+    "spares": "spares",
+    "chunk": "chunk",
+    "bitmap": "bitmap",
+    "bitmap_chunk": "bitmap",
+    "metadata": "metadata",
+    "lvm": "lvm_mode",
+    "mode": "lvm_mode",
+    "stripes": "lvm_mode",
+    "stripe_size": "stripe_size",
+    "extent_size": "extent_size",
+    "data_alignment": "data_alignment",
+    "data_alignment_offset": "data_alignment",
+    "data_profile": "data_profile",
+    "metadata_profile": "metadata_profile",
+    "nodesize": "fs",
+    "filesystem": "fs",
+    "type": "fs",
+    "fs_type": "fs",
+    "block_size": "block_size",
+    "reserved_percent": "reserved",
+    "label": "label",
+    "mount_point": "mount_point",
+    "mount_options": "mount_point",
+    "stripe_unit": "fs",
+    "stripe_width": "fs",
+    "size_bytes": "fs",
+    "su_bytes": "chunk",
+    "stride": "chunk",
 }
 
 
@@ -323,6 +382,6 @@ def form_field(plan_field: str) -> str:
 def _strip_location(message: str, field: str) -> str:
     """Drop the 'form: groups.0.members: ' prefix: the highlighted field already says where."""
     for prefix in ("form: ", f"{field}: "):
-        if field and message.startswith(prefix) or prefix == "form: " and message.startswith(prefix):
-            message = message[len(prefix):]
+        if (field and message.startswith(prefix)) or (prefix == "form: " and message.startswith(prefix)):
+            message = message[len(prefix) :]
     return message[:1].upper() + message[1:]

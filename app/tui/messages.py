@@ -14,8 +14,8 @@ if TYPE_CHECKING:
     from planners.sweep import Sweep
     from runners.fio.result import JobFigures
     from runners.host.disks import HostDisks
-    from runners.validate.suite import ValidateReport
     from runners.validate.compare import SideBySide
+    from runners.validate.suite import ValidateReport
 
 
 class FormEdited(Message):
@@ -93,8 +93,9 @@ class ValidationFinished(Message):
     is False when there was no plan or no performance model to ask.
     """
 
-    def __init__(self, report: ValidateReport, rows: list[SideBySide], predicted: bool,
-                 mismatch: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self, report: ValidateReport, rows: list[SideBySide], predicted: bool, mismatch: tuple[str, ...] = ()
+    ) -> None:
         super().__init__()
         self.report = report
         self.rows = rows

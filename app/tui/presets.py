@@ -45,6 +45,11 @@ BY_KEY = {p.key: p for p in PRESETS}
 def preset_for(size: int, logical_sector: int, physical_sector: int, rotational: bool) -> str:
     """The key of the preset these disk properties match exactly, or '' for a custom disk."""
     for p in PRESETS:
-        if (p.size, p.logical_sector, p.physical_sector, p.rotational) == (size, logical_sector, physical_sector, rotational):
+        if (p.size, p.logical_sector, p.physical_sector, p.rotational) == (
+            size,
+            logical_sector,
+            physical_sector,
+            rotational,
+        ):
             return p.key
     return ""

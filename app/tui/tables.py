@@ -33,8 +33,9 @@ def summary_text(result: PlanResult | None, *, error: str = "") -> Text:
         out.append("last valid: ", style="dim")
         out.append(f"{result.usable_bytes:,} B", style="dim strike")
         # Three lines, as the valid headline has: flipping between the two needs no new layout.
-        out.append(f"\n= {tb(result.usable_bytes)} = {tib(result.usable_bytes)} = {result.efficiency:.2%} of raw",
-                   style="dim")
+        out.append(
+            f"\n= {tb(result.usable_bytes)} = {tib(result.usable_bytes)} = {result.efficiency:.2%} of raw", style="dim"
+        )
         return out
     assert result is not None
     style = "bold"
@@ -45,8 +46,9 @@ def summary_text(result: PlanResult | None, *, error: str = "") -> Text:
     out.append(" of raw\n")
     out.append(f"raw {tb(result.raw_bytes)} on {result.disk_count} disks")
     if len(result.volumes) > 1:
-        out.append(f"\nin {len(result.volumes)} filesystems, one per array (no LVM): each under Capacity",
-                   style="yellow")
+        out.append(
+            f"\nin {len(result.volumes)} filesystems, one per array (no LVM): each under Capacity", style="yellow"
+        )
     if result.spare_bytes:
         out.append(f", spares {tb(result.spare_bytes)}")
     if result.unassigned_bytes:
@@ -62,8 +64,10 @@ def filesystems_text(result: PlanResult) -> Text:
     out.append(f"{len(result.volumes)} filesystems; usable is their sum\n", style="bold yellow")
     for v in result.volumes:
         out.append(f"{v.mount_point}", style="bold")
-        out.append(f" on {v.device}: {v.df_available_bytes:,} B available = {tib(v.df_available_bytes)}"
-                   f" (df size {v.df_size_bytes:,} B)\n")
+        out.append(
+            f" on {v.device}: {v.df_available_bytes:,} B available = {tib(v.df_available_bytes)}"
+            f" (df size {v.df_size_bytes:,} B)\n"
+        )
     return out
 
 
@@ -74,8 +78,9 @@ Column = tuple[str, list[str], int, bool]
 
 def _width(columns: list[Column]) -> int:
     """The width Rich gives these columns with no padding and a blank between each (SIMPLE_HEAD, no edge)."""
-    return sum(max(minimum, len(head), *(len(c) for c in cells)) for head, cells, minimum, _ in columns) \
-        + len(columns) - 1
+    return (
+        sum(max(minimum, len(head), *(len(c) for c in cells)) for head, cells, minimum, _ in columns) + len(columns) - 1
+    )
 
 
 def _widest(columns: list[Column], drops: list[tuple[str, ...]], width: int) -> list[Column]:
@@ -88,8 +93,13 @@ def _widest(columns: list[Column], drops: list[tuple[str, ...]], width: int) -> 
     return kept
 
 
-def _table(columns: list[Column], styles: list[str] | None = None, notes: list[str] | None = None,
-           notes_width: int = 0, width: int = 0) -> Table:
+def _table(
+    columns: list[Column],
+    styles: list[str] | None = None,
+    notes: list[str] | None = None,
+    notes_width: int = 0,
+    width: int = 0,
+) -> Table:
     """The columns as a table; wider than `width` (when given), the first column's labels wrap so
     that every figure stays whole on screen (a petabyte's digits outgrow the narrowest set)."""
     t = Table(box=box.SIMPLE_HEAD, padding=0, expand=False, show_edge=False)  # the box's blank is the gap
@@ -104,8 +114,9 @@ def _table(columns: list[Column], styles: list[str] | None = None, notes: list[s
     if notes:
         t.add_column("why", style="dim", overflow="fold", max_width=notes_width)
     for i in range(len(columns[0][1])):
-        t.add_row(*(cells[i] for _, cells, _, _ in columns), *([notes[i]] if notes else []),
-                  style=styles[i] if styles else "")
+        t.add_row(
+            *(cells[i] for _, cells, _, _ in columns), *([notes[i]] if notes else []), style=styles[i] if styles else ""
+        )
     return t
 
 
@@ -120,18 +131,26 @@ def waterfall(result: PlanResult, *, narrow: bool, width: int) -> Table:
     steps = result.capacity
     columns: list[Column] = [
         ("step", [s.label for s in steps], 17, False),
-        ("removed", [tib(s.removed_bytes) if s.removed_bytes else ("" if s.key == "raw" else "0") for s in steps],
-         10, True),
+        (
+            "removed",
+            [tib(s.removed_bytes) if s.removed_bytes else ("" if s.key == "raw" else "0") for s in steps],
+            10,
+            True,
+        ),
         ("bytes left", [f"{s.remaining_bytes:,}" for s in steps], 18, True),
         ("TB", [tb(s.remaining_bytes) for s in steps], 9, True),
         ("TiB", [tib(s.remaining_bytes) for s in steps], 10, True),
     ]
     kept = _widest(columns, [("TB", "removed")] if narrow else [(), ("TB",), ("TB", "removed")], width)
     if _width(kept) > width:  # the unit in every cell would wrap the step labels: the heading alone says TiB
-        kept = [(h, [c.removesuffix(" TiB") for c in cells], 6, right) if h == "TiB" else (h, cells, m, right)
-                for h, cells, m, right in kept]
-    styles = ["bold" if s.key == "reserved" else ("yellow" if s.key in ("spares", "unassigned") and s.removed_bytes
-                                                  else "") for s in steps]
+        kept = [
+            (h, [c.removesuffix(" TiB") for c in cells], 6, right) if h == "TiB" else (h, cells, m, right)
+            for h, cells, m, right in kept
+        ]
+    styles = [
+        "bold" if s.key == "reserved" else ("yellow" if s.key in ("spares", "unassigned") and s.removed_bytes else "")
+        for s in steps
+    ]
     room = width - _width(kept) - 1
     return _table(kept, styles, [s.note for s in steps] if room >= 24 else None, room, width)
 
@@ -154,14 +173,23 @@ def arrays(plan: Plan, result: PlanResult, *, narrow: bool, width: int) -> Table
     layout = not narrow
     columns: list[Column] = [
         ("array", [g.name for _, g in pairs], 5, False),
-        ("level", [f"RAID{pg.level}" + (f" {pg.layout}" if pg.layout and layout else "") for pg, _ in pairs],
-         9 if layout else 6, False),
+        (
+            "level",
+            [f"RAID{pg.level}" + (f" {pg.layout}" if pg.layout and layout else "") for pg, _ in pairs],
+            9 if layout else 6,
+            False,
+        ),
         ("disks", [f"{pg.members}+{pg.spares}" if pg.spares else str(pg.members) for pg, _ in pairs], 5, True),
         ("chunk", [format_size_compact(g.md.chunk_bytes) if g.md.chunk_bytes else "-" for _, g in pairs], 5, True),
         ("data offset", [format_size_compact(g.md.data_offset_bytes) for _, g in pairs], 11, True),
         ("component B", [f"{g.md.component_bytes:,}" for _, g in pairs], 17, True),
         ("array B", [f"{g.md.array_bytes:,}" for _, g in pairs], 18, True),
     ]
-    drops = [(), ("data offset",), ("data offset", "component B"), ("data offset", "component B", "chunk"),
-             ("data offset", "component B", "chunk", "disks")]
-    return _table(_widest(columns, drops[2 if narrow else 0:], width), width=width)
+    drops = [
+        (),
+        ("data offset",),
+        ("data offset", "component B"),
+        ("data offset", "component B", "chunk"),
+        ("data offset", "component B", "chunk", "disks"),
+    ]
+    return _table(_widest(columns, drops[2 if narrow else 0 :], width), width=width)

@@ -31,7 +31,9 @@ SYSTEM_MAX_CHUNK = 16 * MiB  # a system chunk's data at most (a 6-device RAID10 
 META_STRIPE = 256 * MiB  # a metadata stripe's cap below 50 GiB of devices (1 GiB above)
 META_BIG_FS = 50 * GiB
 DATA_STRIPE = 1 * GiB
-DATA_MIN_STRIPE = 64 * MiB  # a data stripe is not cut below this by the tenth-of-the-filesystem cap (seen: DUP data on 1 GiB)
+DATA_MIN_STRIPE = (
+    64 * MiB
+)  # a data stripe is not cut below this by the tenth-of-the-filesystem cap (seen: DUP data on 1 GiB)
 
 Profile = Literal["single", "dup", "raid0", "raid1", "raid1c3", "raid1c4", "raid10", "raid5", "raid6"]
 
@@ -100,13 +102,16 @@ class BtrfsLayout(NamedTuple):
         estimate the kernel does not make per stripe)."""
         if PROFILES[self.data_profile].nparity:
             return 0
-        free = sum(max(0, (d - u) // STRIPE_LEN * STRIPE_LEN - RESERVED) for d, u in zip(self.device_bytes, self.used,
-                                                                                          strict=True))
+        free = sum(
+            max(0, (d - u) // STRIPE_LEN * STRIPE_LEN - RESERVED)
+            for d, u in zip(self.device_bytes, self.used, strict=True)
+        )
         return free - unallocated_data_bytes(self.device_bytes, self.used, self.data_profile)
 
 
-def btrfs_layout(sizes: Sequence[int], *, data_profile: str | None = None, metadata_profile: str | None = None,
-                 sector: int = 4096) -> BtrfsLayout:
+def btrfs_layout(
+    sizes: Sequence[int], *, data_profile: str | None = None, metadata_profile: str | None = None, sector: int = 4096
+) -> BtrfsLayout:
     """The chunks mkfs.btrfs lays over these devices, or PlanError where it would refuse."""
     n = len(sizes)
     if n < 1:
@@ -117,11 +122,15 @@ def btrfs_layout(sizes: Sequence[int], *, data_profile: str | None = None, metad
     for what, profile in (("data", data), ("metadata", meta)):
         shape = PROFILES.get(profile)
         if shape is None:
-            raise PlanError(f"btrfs {what} profile {profile!r} is not one of {', '.join(PROFILES)}",
-                            f"filesystem.{what}_profile")
+            raise PlanError(
+                f"btrfs {what} profile {profile!r} is not one of {', '.join(PROFILES)}", f"filesystem.{what}_profile"
+            )
         if n < shape.devs_min or (profile == "raid10" and n < 4):
-            raise PlanError(f"btrfs {profile} needs at least {max(shape.devs_min, 4 if profile == 'raid10' else 0)} "
-                            f"devices, the plan has {n}", f"filesystem.{what}_profile")
+            raise PlanError(
+                f"btrfs {profile} needs at least {max(shape.devs_min, 4 if profile == 'raid10' else 0)} "
+                f"devices, the plan has {n}",
+                f"filesystem.{what}_profile",
+            )
     devices = tuple(s // sector * sector for s in sizes)
     total = sum(devices)
     holes: list[list[tuple[int, int]]] = [[(RESERVED, d)] for d in devices]  # free (start, end) per device
@@ -158,8 +167,9 @@ def _largest_hole(holes: list[tuple[int, int]]) -> int:
     return max((e - s for s, e in holes), default=0)
 
 
-def _alloc(holes: list[list[tuple[int, int]]], profile: str, stripe_cap: int,
-           chunk_cap: int, total: int) -> list[tuple[int, int]]:
+def _alloc(
+    holes: list[list[tuple[int, int]]], profile: str, stripe_cap: int, chunk_cap: int, total: int
+) -> list[tuple[int, int]]:
     """(device, bytes) of each stripe of one new chunk of `profile`: stripes of at most `stripe_cap`, the
     chunk's data at most `chunk_cap` and a tenth of the devices."""
     shape = PROFILES[profile]
@@ -254,19 +264,40 @@ class BtrfsGeometry(BaseModel):
     @property
     def mkfs_options(self) -> list[str]:
         """mkfs.btrfs options that make exactly this filesystem (the devices go after them)."""
-        return ["-d", self.data_profile, "-m", self.metadata_profile, "-n", str(self.nodesize),
-                "-s", str(self.sectorsize)]
+        return [
+            "-d",
+            self.data_profile,
+            "-m",
+            self.metadata_profile,
+            "-n",
+            str(self.nodesize),
+            "-s",
+            str(self.sectorsize),
+        ]
 
 
 DEFAULT_NODESIZE = 16 * 1024
 
 
-def btrfs_geometry(sizes: Sequence[int], *, data_profile: str | None = None, metadata_profile: str | None = None,
-                   nodesize: int | None = None) -> BtrfsGeometry:
+def btrfs_geometry(
+    sizes: Sequence[int],
+    *,
+    data_profile: str | None = None,
+    metadata_profile: str | None = None,
+    nodesize: int | None = None,
+) -> BtrfsGeometry:
     lay = btrfs_layout(sizes, data_profile=data_profile, metadata_profile=metadata_profile)
     return BtrfsGeometry(
-        device_bytes=list(lay.device_bytes), used_bytes=list(lay.used), data_profile=lay.data_profile,
-        metadata_profile=lay.metadata_profile, nodesize=nodesize or DEFAULT_NODESIZE, sectorsize=lay.sector,
-        data_chunk_bytes=lay.data_chunk_bytes, df_size_bytes=lay.df_size_bytes,
-        df_available_bytes=lay.df_available_bytes, stranded_bytes=lay.stranded_bytes,
-        data_tolerates=PROFILES[lay.data_profile].tolerated, metadata_tolerates=PROFILES[lay.metadata_profile].tolerated)
+        device_bytes=list(lay.device_bytes),
+        used_bytes=list(lay.used),
+        data_profile=lay.data_profile,
+        metadata_profile=lay.metadata_profile,
+        nodesize=nodesize or DEFAULT_NODESIZE,
+        sectorsize=lay.sector,
+        data_chunk_bytes=lay.data_chunk_bytes,
+        df_size_bytes=lay.df_size_bytes,
+        df_available_bytes=lay.df_available_bytes,
+        stranded_bytes=lay.stranded_bytes,
+        data_tolerates=PROFILES[lay.data_profile].tolerated,
+        metadata_tolerates=PROFILES[lay.metadata_profile].tolerated,
+    )

@@ -3,7 +3,7 @@ the grown layout, every step and command, and every figure after, as md, LVM, xf
 resize2fs will leave them. Pure: the script text is in planners.script.grow."""
 
 from planners.grow.infer import growth_between
-from planners.grow.model import AlignmentChange, ArrayGrowth, Growth, GrowMode, GrowRequest, Step
+from planners.grow.model import AlignmentChange, ArrayGrowth, GrowMode, GrowRequest, Growth, Step
 from planners.grow.target import possible_modes, target_plan
 
 __all__ = [

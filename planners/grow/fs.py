@@ -44,7 +44,9 @@ def xfs_grown(old: XfsGeometry, device_bytes: int) -> GrownXfs:
     if blocks < old.data_blocks:
         raise PlanError(
             f"the device ({device_bytes} bytes) is smaller than the XFS filesystem on it "
-            f"({old.data_blocks * bs} bytes): XFS cannot shrink", "filesystem")
+            f"({old.data_blocks * bs} bytes): XFS cannot shrink",
+            "filesystem",
+        )
     agcount, rest = divmod(blocks, old.agsize_blocks)
     if rest >= XFS_MIN_AG_BLOCKS:
         agcount += 1
@@ -68,16 +70,20 @@ def xfs_grown_df(old: XfsGeometry, grown: GrownXfs, *, kernel: Version) -> tuple
 def ext4_grown(old: Ext4Geometry, device_bytes: int, *, online: bool = True) -> Ext4Geometry:
     """The geometry resize2fs gives `old` on a device of `device_bytes` (online: mounted)."""
     if old.meta_bg or "resize_inode" not in old.features:
-        raise PlanError("podplan models ext4 growth only through the reserved GDT blocks (resize_inode); "
-                        "this filesystem has none", "filesystem")
+        raise PlanError(
+            "podplan models ext4 growth only through the reserved GDT blocks (resize_inode); this filesystem has none",
+            "filesystem",
+        )
     bs, fdb, bpg = old.block_size, old.first_data_block, old.blocks_per_group
     blocks = device_bytes // bs
-    if PAGE_SIZE > bs:
+    if bs < PAGE_SIZE:
         blocks &= ~(PAGE_SIZE // bs - 1)
     if blocks < old.block_count:
         raise PlanError(
             f"the device ({device_bytes} bytes) is smaller than the {old.fs_type} filesystem on it "
-            f"({old.size_bytes} bytes): podplan plans growth only", "filesystem")
+            f"({old.size_bytes} bytes): podplan plans growth only",
+            "filesystem",
+        )
     per_block = bs // old.desc_size
     while True:
         groups = -(-(blocks - fdb) // bpg)
@@ -87,7 +93,9 @@ def ext4_grown(old: Ext4Geometry, device_bytes: int, *, online: bool = True) -> 
             raise PlanError(
                 f"growing to {groups} block groups needs more descriptor blocks than the "
                 f"{old.reserved_gdt_blocks} mke2fs reserved: the kernel would convert to meta_bg, "
-                "which podplan does not model", "filesystem")
+                "which podplan does not model",
+                "filesystem",
+            )
         last = groups - 1
         rem = (blocks - fdb) % bpg
         sb = (1 + desc + rsv) if has_super(last) else 0
@@ -103,8 +111,14 @@ def ext4_grown(old: Ext4Geometry, device_bytes: int, *, online: bool = True) -> 
         reserved = _online_reserve(old, blocks)
     else:
         reserved = int(old.reserved_blocks * 100.0 / old.block_count * blocks / 100.0)
-    return old.model_copy(update={"block_count": blocks, "device_blocks": device_bytes // bs,
-                                  "reserved_gdt_blocks": rsv, "reserved_blocks": reserved})
+    return old.model_copy(
+        update={
+            "block_count": blocks,
+            "device_blocks": device_bytes // bs,
+            "reserved_gdt_blocks": rsv,
+            "reserved_blocks": reserved,
+        }
+    )
 
 
 def _online_reserve(old: Ext4Geometry, blocks: int) -> int:
@@ -127,8 +141,13 @@ def ext4_grown_df(old: Ext4Geometry, grown: Ext4Geometry, *, online: bool = True
     """(size, available) `df -B1` shows after resize2fs, nothing written in between."""
     before = ext4_df(old)
     shape_old = shape_of(old)
-    shape_new = replace(shape_old, blocks=grown.block_count, groups=grown.block_groups,
-                        desc_blocks=grown.desc_blocks, reserved_gdt=grown.reserved_gdt_blocks)
+    shape_new = replace(
+        shape_old,
+        blocks=grown.block_count,
+        groups=grown.block_groups,
+        desc_blocks=grown.desc_blocks,
+        reserved_gdt=grown.reserved_gdt_blocks,
+    )
     overhead_old = old.first_data_block + shape_old.metadata_total() + old.journal_blocks
     overhead_new = old.first_data_block + shape_new.metadata_total() + old.journal_blocks
     added = grown.block_count - old.block_count

@@ -18,8 +18,8 @@ from planners.grow import fs as growfs
 from planners.grow.align import alignment_changes
 from planners.grow.model import ArrayGrowth, Growth
 from planners.grow.reshape import backup_need, reshape_refusal
-from planners.grow.target import NO_MD_GROWTH
 from planners.grow.steps import growth_steps
+from planners.grow.target import NO_MD_GROWTH
 from planners.grow.timing import sync_rate
 from planners.md.geometry import MdGeometry
 from planners.models import Disk, MdGroup, Plan
@@ -32,71 +32,136 @@ def _placeholder(i: int) -> str:
 
 def _same_settings(old: Plan, new: Plan) -> None:
     if old.filesystem.type != new.filesystem.type:
-        raise PlanError(f"the new plan changes the filesystem ({old.filesystem.type} -> {new.filesystem.type}): "
-                        "that is a rebuild, not a growth", "filesystem.type")
+        raise PlanError(
+            f"the new plan changes the filesystem ({old.filesystem.type} -> {new.filesystem.type}): "
+            "that is a rebuild, not a growth",
+            "filesystem.type",
+        )
     if old.filesystem.model_dump(exclude={"stripe_unit", "stripe_width"}) != new.filesystem.model_dump(
-            exclude={"stripe_unit", "stripe_width"}):
-        raise PlanError("the new plan changes filesystem settings (block size, reserve, mount point, options or "
-                        "label) that growing cannot change", "filesystem")
+        exclude={"stripe_unit", "stripe_width"}
+    ):
+        raise PlanError(
+            "the new plan changes filesystem settings (block size, reserve, mount point, options or "
+            "label) that growing cannot change",
+            "filesystem",
+        )
     if old.lvm != new.lvm:
-        raise PlanError("the new plan changes the LVM settings (on/off, names, extent size, mode): growing keeps them",
-                        "lvm")
+        raise PlanError(
+            "the new plan changes the LVM settings (on/off, names, extent size, mode): growing keeps them", "lvm"
+        )
     if old.tools != new.tools:
         raise PlanError("the two plans assume different tool versions; give both the same [tools]", "tools")
 
 
-def _check_group(og: MdGroup, om: list[Disk], ospares: list[Disk], ng: MdGroup, nm: list[Disk],
-                 nspares: list[Disk]) -> None:
+def _check_group(
+    og: MdGroup, om: list[Disk], ospares: list[Disk], ng: MdGroup, nm: list[Disk], nspares: list[Disk]
+) -> None:
     name = og.name
     if ng.name != name:
-        raise PlanError(f"array {name!r} is named {ng.name!r} in the new plan; growing keeps arrays "
-                        "and their order", "groups.name")
+        raise PlanError(
+            f"array {name!r} is named {ng.name!r} in the new plan; growing keeps arrays and their order", "groups.name"
+        )
     for key in ("chunk", "metadata", "bitmap", "bitmap_chunk"):
         if getattr(og, key) != getattr(ng, key):
-            raise PlanError(f"{name}: the new plan changes the {key.replace('_', ' ')}; md cannot change it while "
-                            "growing here (a chunk change is a separate reshape podplan does not plan)", f"groups.{key}")
+            raise PlanError(
+                f"{name}: the new plan changes the {key.replace('_', ' ')}; md cannot change it while "
+                "growing here (a chunk change is a separate reshape podplan does not plan)",
+                f"groups.{key}",
+            )
     if og.layout != ng.layout:
         raise PlanError(f"{name}: the new plan changes the layout ({og.layout} -> {ng.layout})", "groups.layout")
     if ng.members < og.members:
-        raise PlanError(f"{name}: {og.members} -> {ng.members} members shrinks the array below the space in use; "
-                        "podplan plans growth only (XFS cannot shrink at all)", "groups.members")
+        raise PlanError(
+            f"{name}: {og.members} -> {ng.members} members shrinks the array below the space in use; "
+            "podplan plans growth only (XFS cannot shrink at all)",
+            "groups.members",
+        )
     if [d.size for d in nm[: len(om)]] != [d.size for d in om]:
-        raise PlanError(f"{name}: the members' disks differ between the plans (bigger disks are out of scope: "
-                        "replace and grow them one at a time with mdadm --replace and --grow --size=max)", "disks")
+        raise PlanError(
+            f"{name}: the members' disks differ between the plans (bigger disks are out of scope: "
+            "replace and grow them one at a time with mdadm --replace and --grow --size=max)",
+            "disks",
+        )
     # Only the old members are compared: the members growth adds have no counterpart.
     if any(a.device and b.device and a.device != b.device for a, b in zip(om, nm, strict=False)):
         raise PlanError(f"{name}: the members' device paths differ between the plans", "disks.devices")
     if len(ospares) != len(nspares):
-        raise PlanError(f"{name}: the new plan changes the hot spares ({len(ospares)} -> {len(nspares)}); "
-                        "add or remove spares with mdadm --add / --remove, not as growth", "groups.spares")
+        raise PlanError(
+            f"{name}: the new plan changes the hot spares ({len(ospares)} -> {len(nspares)}); "
+            "add or remove spares with mdadm --add / --remove, not as growth",
+            "groups.spares",
+        )
 
 
-def _array(old_g: GroupResult | None, new_g: GroupResult, og: MdGroup, ng: MdGroup, plan: Plan, result: PlanResult,
-           added: list[Disk]) -> ArrayGrowth:
+def _array(
+    old_g: GroupResult | None,
+    new_g: GroupResult,
+    og: MdGroup,
+    ng: MdGroup,
+    plan: Plan,
+    result: PlanResult,
+    added: list[Disk],
+) -> ArrayGrowth:
     md = new_g.md
     rate, limit = sync_rate(plan, result, new_g.name, reshape=old_g is not None)
     hours = md.component_bytes / (rate * 1e6) / 3600 if rate > 0 else float("inf")
     if old_g is None:
         return ArrayGrowth(
-            name=ng.name, device=ng.device, new=True, members_before=0, members_after=ng.members, level_before=None,
-            level_after=ng.level, layout_after=md.layout, chunk_bytes=md.chunk_bytes, added_devices=_paths(added), added_disks=_figures(added),
-            spares=ng.spares, create_options=md.create_options, stripe_cache_size=_stripe_cache(plan, md),
-            component_bytes=md.component_bytes, array_bytes_before=0, array_bytes_after=md.array_bytes,
-            backup_file=False, backup_reason="a new array is created, not reshaped: nothing to back up",
-            hours=hours, rate_mb_s=rate, rate_limit=limit)
+            name=ng.name,
+            device=ng.device,
+            new=True,
+            members_before=0,
+            members_after=ng.members,
+            level_before=None,
+            level_after=ng.level,
+            layout_after=md.layout,
+            chunk_bytes=md.chunk_bytes,
+            added_devices=_paths(added),
+            added_disks=_figures(added),
+            spares=ng.spares,
+            create_options=md.create_options,
+            stripe_cache_size=_stripe_cache(plan, md),
+            component_bytes=md.component_bytes,
+            array_bytes_before=0,
+            array_bytes_after=md.array_bytes,
+            backup_file=False,
+            backup_reason="a new array is created, not reshaped: nothing to back up",
+            hours=hours,
+            rate_mb_s=rate,
+            rate_limit=limit,
+        )
     old_md = old_g.md
     if md.component_bytes != old_md.component_bytes:
-        raise PlanError(f"{ng.name}: the added disks are too small: each must hold the data offset plus the "
-                        f"{old_md.component_bytes}-byte component the array uses on every member", "size")
+        raise PlanError(
+            f"{ng.name}: the added disks are too small: each must hold the data offset plus the "
+            f"{old_md.component_bytes}-byte component the array uses on every member",
+            "size",
+        )
     data_before = old_md.data_disks_num // old_md.data_disks_den if old_md.level != 10 else old_md.raid_devices
     data_after = md.data_disks_num // md.data_disks_den if md.level != 10 else md.raid_devices
     need = backup_need(old_md, data_before=data_before, data_after=data_after, far=old_md.far_copies)
     return ArrayGrowth(
-        name=ng.name, device=ng.device, new=False, members_before=og.members, members_after=ng.members,
-        level_before=og.level, level_after=ng.level, layout_after=md.layout, chunk_bytes=md.chunk_bytes,
-        added_devices=_paths(added), added_disks=_figures(added), component_bytes=md.component_bytes, array_bytes_before=old_md.array_bytes,
-        array_bytes_after=md.array_bytes, backup_file=need.needed, backup_reason=need.reason,
-        offset_change_bytes=need.offset_change_bytes, hours=hours, rate_mb_s=rate, rate_limit=limit)
+        name=ng.name,
+        device=ng.device,
+        new=False,
+        members_before=og.members,
+        members_after=ng.members,
+        level_before=og.level,
+        level_after=ng.level,
+        layout_after=md.layout,
+        chunk_bytes=md.chunk_bytes,
+        added_devices=_paths(added),
+        added_disks=_figures(added),
+        component_bytes=md.component_bytes,
+        array_bytes_before=old_md.array_bytes,
+        array_bytes_after=md.array_bytes,
+        backup_file=need.needed,
+        backup_reason=need.reason,
+        offset_change_bytes=need.offset_change_bytes,
+        hours=hours,
+        rate_mb_s=rate,
+        rate_limit=limit,
+    )
 
 
 def _paths(disks: list[Disk]) -> tuple[str, ...]:
@@ -122,8 +187,9 @@ def growth_between(old: Plan, new: Plan) -> Growth:
     r_old, r_new = compute(old), compute(new)
     old_gd, new_gd = old.group_disks(), new.group_disks()
     if len(new_gd) < len(old_gd):
-        raise PlanError("the new plan has fewer arrays than the old one: that shrinks the pod; podplan plans "
-                        "growth only", "groups")
+        raise PlanError(
+            "the new plan has fewer arrays than the old one: that shrinks the pod; podplan plans growth only", "groups"
+        )
     arrays: list[ArrayGrowth] = []
     n_added = 0
     old_by = {g.name: g for g in r_old.groups}
@@ -136,16 +202,20 @@ def growth_between(old: Plan, new: Plan) -> Growth:
         why = reshape_refusal(og.level, og.layout, ng.level, og.members, ng.members)
         if why:
             raise PlanError(f"{og.name}: {why}", "groups")
-        added = [d._replace(device=d.device or _placeholder(n_added + i + 1)) for i, d in enumerate(nm[len(om):])]
+        added = [d._replace(device=d.device or _placeholder(n_added + i + 1)) for i, d in enumerate(nm[len(om) :])]
         n_added += len(added)
         arrays.append(_array(old_by[og.name], new_by[ng.name], og, ng, new, r_new, added))
-    extra = new_gd[len(old_gd):]
+    extra = new_gd[len(old_gd) :]
     if extra and not old.lvm.enabled:
-        raise PlanError("the new plan adds an array but has no LVM: without LVM a new array is a separate "
-                        "filesystem, not growth of this one", "lvm.enabled")
+        raise PlanError(
+            "the new plan adds an array but has no LVM: without LVM a new array is a separate "
+            "filesystem, not growth of this one",
+            "lvm.enabled",
+        )
     if extra and old.lvm.mode == "striped":
-        raise PlanError("the new plan adds an array under a striped LV: lvextend cannot widen the stripe onto it",
-                        "lvm.mode")
+        raise PlanError(
+            "the new plan adds an array under a striped LV: lvextend cannot widen the stripe onto it", "lvm.mode"
+        )
     if extra and arrays:
         raise PlanError("the new plan both reshapes an array and adds one; grow in two steps", "groups")
     for ng, nm, ns in extra:
@@ -210,40 +280,66 @@ def _growth(old: Plan, new: Plan, r_old: PlanResult, r_new: PlanResult, arrays: 
     lvg = vol.lvm
     changes = alignment_changes(old, vol, vol_new, [a for a in arrays if not a.new])
     g = Growth(
-        plan_name=old.name, mode="new-array" if new_pvs else "reshape", arrays=tuple(arrays),
-        volume_device=vol.device, mount_point=vol.mount_point, fs_type=old.filesystem.type, lvm=old.lvm.enabled,
-        vg=old.lvm.vg if old.lvm.enabled else None, lv=old.lvm.lv if old.lvm.enabled else None,
-        resized_pvs=resized, new_pvs=new_pvs, pvcreate_options=lvg.pvcreate_options if lvg else (),
-        lv_bytes_before=lv_before, lv_bytes_after=lv_after, device_bytes_before=vol.block_device_bytes,
-        device_bytes_after=dev_after, fs_bytes_before=vol.fs_bytes, fs_bytes_after=fs_after,
-        df_size_bytes_before=vol.df_size_bytes, df_size_bytes_after=size,
-        df_available_bytes_before=vol.df_available_bytes, df_available_bytes_after=avail, fs_detail=detail,
-        alignment=tuple(changes), readahead_sectors_after=vol_new.alignment.readahead_sectors,
-        steps=(), notes=tuple(_notes(old, arrays)))
+        plan_name=old.name,
+        mode="new-array" if new_pvs else "reshape",
+        arrays=tuple(arrays),
+        volume_device=vol.device,
+        mount_point=vol.mount_point,
+        fs_type=old.filesystem.type,
+        lvm=old.lvm.enabled,
+        vg=old.lvm.vg if old.lvm.enabled else None,
+        lv=old.lvm.lv if old.lvm.enabled else None,
+        resized_pvs=resized,
+        new_pvs=new_pvs,
+        pvcreate_options=lvg.pvcreate_options if lvg else (),
+        lv_bytes_before=lv_before,
+        lv_bytes_after=lv_after,
+        device_bytes_before=vol.block_device_bytes,
+        device_bytes_after=dev_after,
+        fs_bytes_before=vol.fs_bytes,
+        fs_bytes_after=fs_after,
+        df_size_bytes_before=vol.df_size_bytes,
+        df_size_bytes_after=size,
+        df_available_bytes_before=vol.df_available_bytes,
+        df_available_bytes_after=avail,
+        fs_detail=detail,
+        alignment=tuple(changes),
+        readahead_sectors_after=vol_new.alignment.readahead_sectors,
+        steps=(),
+        notes=tuple(_notes(old, arrays)),
+    )
     return g.model_copy(update={"steps": growth_steps(old, r_old, g)})
 
 
 def _xfs_detail(old: XfsGeometry, new: growfs.GrownXfs) -> str:
     last = new.last_ag_blocks
-    return (f"xfs_growfs keeps AGs of {old.agsize_blocks} blocks: {old.agcount} -> {new.agcount} AGs"
-            + (f", the last {last} blocks" if last != new.agsize_blocks else "")
-            + f"; the log stays {old.log_blocks} blocks; the reserve pool keeps its size from mount")
+    return (
+        f"xfs_growfs keeps AGs of {old.agsize_blocks} blocks: {old.agcount} -> {new.agcount} AGs"
+        + (f", the last {last} blocks" if last != new.agsize_blocks else "")
+        + f"; the log stays {old.log_blocks} blocks; the reserve pool keeps its size from mount"
+    )
 
 
 def _ext4_detail(old: Ext4Geometry, new: Ext4Geometry) -> str:
-    return (f"resize2fs adds block groups of {old.blocks_per_group} blocks with {old.inodes_per_group} inodes each: "
-            f"{old.block_groups} -> {new.block_groups} groups, {old.inode_count} -> {new.inode_count} inodes; "
-            f"the journal stays {old.journal_blocks} blocks; reserved {old.reserved_blocks} -> {new.reserved_blocks} "
-            "blocks (online, the kernel gives new groups the reserve's whole percent)")
+    return (
+        f"resize2fs adds block groups of {old.blocks_per_group} blocks with {old.inodes_per_group} inodes each: "
+        f"{old.block_groups} -> {new.block_groups} groups, {old.inode_count} -> {new.inode_count} inodes; "
+        f"the journal stays {old.journal_blocks} blocks; reserved {old.reserved_blocks} -> {new.reserved_blocks} "
+        "blocks (online, the kernel gives new groups the reserve's whole percent)"
+    )
 
 
 def _notes(old: Plan, arrays: list[ArrayGrowth]) -> list[str]:
     out = []
     for a in arrays:
         if a.new:
-            out.append(f"{a.name} is usable at once; its initial sync runs in the background for about "
-                       f"{a.hours:.1f} h, during which it has no redundancy against a second failure.")
+            out.append(
+                f"{a.name} is usable at once; its initial sync runs in the background for about "
+                f"{a.hours:.1f} h, during which it has no redundancy against a second failure."
+            )
         else:
-            out.append(f"{a.name} stays online during the reshape (about {a.hours:.1f} h at {a.rate_mb_s:.0f} MB/s "
-                       f"per member, limited by {a.rate_limit}); the new space appears only when it ends.")
+            out.append(
+                f"{a.name} stays online during the reshape (about {a.hours:.1f} h at {a.rate_mb_s:.0f} MB/s "
+                f"per member, limited by {a.rate_limit}); the new space appears only when it ends."
+            )
     return out

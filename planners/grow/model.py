@@ -19,8 +19,12 @@ class GrowRequest(BaseModel):
     model_config = Frozen
 
     add_disks: int = Field(0, ge=0, le=384, description="Disks to add (count).")
-    size: OptionalBytes = Field(None, description="Bytes of each added disk; None = the size of the grown array's disks.")
-    devices: list[str] = Field(default_factory=list, description="Paths of the added disks, in order; empty = placeholders.")
+    size: OptionalBytes = Field(
+        None, description="Bytes of each added disk; None = the size of the grown array's disks."
+    )
+    devices: list[str] = Field(
+        default_factory=list, description="Paths of the added disks, in order; empty = placeholders."
+    )
     to_level: int | None = Field(None, description="New RAID level of the reshaped array (5 -> 6); None = unchanged.")
     group: str | None = Field(None, description="md array to reshape; None = the last one.")
     mode: GrowMode | None = Field(None, description="reshape an array, or add a new-array under LVM; None = choose.")
@@ -62,16 +66,22 @@ class ArrayGrowth(BaseModel):
     added_devices: tuple[str, ...] = Field(description="Device paths of the added disks (placeholders where unknown).")
     added_disks: tuple[tuple[int, int, int], ...] = Field(
         description="Each added disk as the plan has it, in added_devices' order: bytes, logical and physical "
-                    "sector size in bytes.")
+        "sector size in bytes."
+    )
     spares: int = Field(0, description="Hot spares among the added disks of a new array (the last ones), count.")
-    create_options: tuple[str, ...] = Field((), description="mdadm --create options of a new array (empty for a reshape).")
+    create_options: tuple[str, ...] = Field(
+        (), description="mdadm --create options of a new array (empty for a reshape)."
+    )
     stripe_cache_size: int | None = Field(None, description="stripe_cache_size a new parity array gets, entries.")
     component_bytes: int = Field(description="Per-member size of the array, unchanged by a reshape, bytes.")
     array_bytes_before: int = Field(description="md array size before (0 for a new array), bytes.")
     array_bytes_after: int = Field(description="md array size after, bytes.")
     backup_file: bool = Field(description="True when mdadm --grow needs --backup-file.")
     backup_reason: str = Field(description="Why a backup file is or is not needed.")
-    offset_change_bytes: int = Field(0, description="How far mdadm moves the data offset, bytes (0: it copies the critical section instead, or a new array).")
+    offset_change_bytes: int = Field(
+        0,
+        description="How far mdadm moves the data offset, bytes (0: it copies the critical section instead, or a new array).",
+    )
     hours: float = Field(description="Reshape (or, for a new array, initial sync) time with no other I/O, hours.")
     rate_mb_s: float = Field(description="Per-member rate that time assumes, MB/s.")
     rate_limit: str = Field(description="What limits that rate (the smallest of the model's terms).")

@@ -44,16 +44,22 @@ class BackupNeed(BaseModel):
 def reshape_refusal(level: int, layout: str | None, to_level: int, members: int, new_members: int) -> str | None:
     """Why md cannot do this growth, or None when it can."""
     if to_level != level and not (level == 5 and to_level == 6):
-        return (f"RAID{level} to RAID{to_level}: podplan plans only RAID5 -> RAID6 (with one more disk), "
-                "the level change that adds redundancy without shrinking the array")
+        return (
+            f"RAID{level} to RAID{to_level}: podplan plans only RAID5 -> RAID6 (with one more disk), "
+            "the level change that adds redundancy without shrinking the array"
+        )
     if level == 10 and layout and layout[0] == "f":
-        return (f"RAID10 far layout ({layout}) cannot be reshaped: md's raid10 refuses far-mode reshapes "
-                "(mdadm: 'Cannot reshape RAID10 in far-mode'); add a new array under LVM instead")
+        return (
+            f"RAID10 far layout ({layout}) cannot be reshaped: md's raid10 refuses far-mode reshapes "
+            "(mdadm: 'Cannot reshape RAID10 in far-mode'); add a new array under LVM instead"
+        )
     if level == 1:
         return "RAID1 with more members is more mirrors, not more capacity; add a new array under LVM instead"
     if level == 0:
-        return ("md grows RAID0 only by taking it over as RAID4 and back, which podplan does not plan; "
-                "add a new array under LVM instead")
+        return (
+            "md grows RAID0 only by taking it over as RAID4 and back, which podplan does not plan; "
+            "add a new array under LVM instead"
+        )
     if new_members < members:
         return f"fewer members ({members} -> {new_members}) shrinks the array; podplan plans growth only"
     return None
@@ -90,9 +96,7 @@ def choose_offset(lo: int, hi: int, least: int, most: int) -> int:
                 break
             if bigger > most:
                 choice = smaller
-            elif smaller < least:
-                choice = bigger
-            elif hi - bigger > smaller - lo:
+            elif smaller < least or hi - bigger > smaller - lo:
                 choice = bigger
             else:
                 choice = smaller
@@ -110,11 +114,17 @@ def backup_need(md: MdGeometry, *, data_before: int, data_after: int, far: int =
             raise PlanError(
                 f"{md.raid_devices}-member RAID10: mdadm moves the data offset by {need * SECTOR} bytes to "
                 f"reshape RAID10 and finds only {before * SECTOR} bytes before the data; RAID10 has no "
-                "backup-file fallback", "groups")
-        return BackupNeed(needed=False, offset_change_bytes=need * SECTOR, room_before_bytes=before * SECTOR,
-                          room_after_bytes=after * SECTOR,
-                          reason=f"RAID10 reshapes by moving the data offset {need * SECTOR} bytes down; "
-                                 f"{before * SECTOR} bytes are free before the data")
+                "backup-file fallback",
+                "groups",
+            )
+        return BackupNeed(
+            needed=False,
+            offset_change_bytes=need * SECTOR,
+            room_before_bytes=before * SECTOR,
+            room_after_bytes=after * SECTOR,
+            reason=f"RAID10 reshapes by moving the data offset {need * SECTOR} bytes down; "
+            f"{before * SECTOR} bytes are free before the data",
+        )
     blocks = lcm(chunk * data_before, chunk * data_after)
     need = blocks // data_before
     room = before if data_after > data_before else max(before, after)
@@ -130,20 +140,29 @@ def backup_need(md: MdGeometry, *, data_before: int, data_after: int, far: int =
     common = dict(offset_change_bytes=move * SECTOR, room_before_bytes=before * SECTOR, room_after_bytes=after * SECTOR)
     if md.metadata != "1.0" and room >= need:
         return BackupNeed(
-            needed=False, **common,
+            needed=False,
+            **common,
             reason=f"metadata {md.metadata} with {room * SECTOR} bytes free {where} the data: mdadm moves "
-                   f"every member's data offset by {move * SECTOR} bytes (at least the least common multiple of "
-                   "the old and new full stripes over the old data disks), so no backup file")
+            f"every member's data offset by {move * SECTOR} bytes (at least the least common multiple of "
+            "the old and new full stripes over the old data disks), so no backup file",
+        )
     common["offset_change_bytes"] = 0  # the fallback leaves the data offset where it is
-    short = ("metadata 1.0 keeps no room before the data" if md.metadata == "1.0" else
-             f"only {room * SECTOR} bytes are free {where} the data, less than the {need * SECTOR} bytes "
-             "mdadm must move the data offset by")
+    short = (
+        "metadata 1.0 keeps no room before the data"
+        if md.metadata == "1.0"
+        else f"only {room * SECTOR} bytes are free {where} the data, less than the {need * SECTOR} bytes "
+        "mdadm must move the data offset by"
+    )
     if data_after > data_before:
         return BackupNeed(
-            needed=False, **common,
+            needed=False,
+            **common,
             reason=f"{short}; mdadm copies the {blocks * SECTOR}-byte critical section onto the added disks "
-                   "instead, so no backup file (but a crash early in the reshape needs them to restart)")
+            "instead, so no backup file (but a crash early in the reshape needs them to restart)",
+        )
     return BackupNeed(
-        needed=True, **common,
+        needed=True,
+        **common,
         reason=f"{short}; the reshape keeps the same data disks, so mdadm must copy every stripe it rewrites "
-               "to a backup file first (slow: each stripe is written twice), on a disk outside the array")
+        "to a backup file first (slow: each stripe is written twice), on a disk outside the array",
+    )

@@ -61,40 +61,83 @@ def fs_argv(g: Growth) -> list[str]:
 
 
 def growth_steps(old: Plan, r_old: PlanResult, g: Growth) -> tuple[Step, ...]:
-    steps = [Step(
-        title="check that the running system is the plan",
-        why="growing another array than the one planned could destroy it: level, members and sizes must match first",
-        commands=tuple(_cmd(["mdadm", "--detail", "--export", x.device]) for x in r_old.groups)
-        + ((_cmd(["lvs", "--units", "b", f"{g.vg}/{g.lv}"]),) if g.lvm else ())
-        + (_cmd(["df", "-B1", g.mount_point]),)),
-        Step(title="check the added disks", why="refuse disks that are mounted, in use or carry a signature",
-             commands=tuple(_cmd(["wipefs", "-n", d]) for a in g.arrays for d in a.added_devices))]
+    steps = [
+        Step(
+            title="check that the running system is the plan",
+            why="growing another array than the one planned could destroy it: level, members and sizes must match first",
+            commands=tuple(_cmd(["mdadm", "--detail", "--export", x.device]) for x in r_old.groups)
+            + ((_cmd(["lvs", "--units", "b", f"{g.vg}/{g.lv}"]),) if g.lvm else ())
+            + (_cmd(["df", "-B1", g.mount_point]),),
+        ),
+        Step(
+            title="check the added disks",
+            why="refuse disks that are mounted, in use or carry a signature",
+            commands=tuple(_cmd(["wipefs", "-n", d]) for a in g.arrays for d in a.added_devices),
+        ),
+    ]
     for a in g.arrays:
         if a.new:
-            steps.append(Step(title=f"create {a.device}", why="a new array shaped like the others, for LVM to add",
-                              commands=(_cmd(create_argv(a)),)))
+            steps.append(
+                Step(
+                    title=f"create {a.device}",
+                    why="a new array shaped like the others, for LVM to add",
+                    commands=(_cmd(create_argv(a)),),
+                )
+            )
             continue
-        steps.append(Step(title=f"add {len(a.added_devices)} disk(s) to {a.device}",
-                          why="mdadm grows an array onto disks that are already its spares",
-                          commands=(_cmd(add_argv(a)),)))
+        steps.append(
+            Step(
+                title=f"add {len(a.added_devices)} disk(s) to {a.device}",
+                why="mdadm grows an array onto disks that are already its spares",
+                commands=(_cmd(add_argv(a)),),
+            )
+        )
         level = f" and RAID{a.level_before} -> RAID{a.level_after}" if a.level_after != a.level_before else ""
-        steps.append(Step(title=f"reshape {a.device}: {a.members_before} -> {a.members_after} members{level}",
-                          why=a.backup_reason, commands=(_cmd(grow_argv(a)),)))
-        steps.append(Step(title=f"wait for the reshape (about {a.hours:.1f} h)",
-                          why="md makes the new size visible only once every stripe is rewritten",
-                          commands=(_cmd(wait_argv(a)),)))
-    steps.append(Step(title="record the arrays in mdadm.conf", why="the member count changed: the boot must assemble the new shape",
-                      commands=tuple(_cmd(["mdadm", "--detail", "--brief", a.device]) for a in g.arrays)))
+        steps.append(
+            Step(
+                title=f"reshape {a.device}: {a.members_before} -> {a.members_after} members{level}",
+                why=a.backup_reason,
+                commands=(_cmd(grow_argv(a)),),
+            )
+        )
+        steps.append(
+            Step(
+                title=f"wait for the reshape (about {a.hours:.1f} h)",
+                why="md makes the new size visible only once every stripe is rewritten",
+                commands=(_cmd(wait_argv(a)),),
+            )
+        )
+    steps.append(
+        Step(
+            title="record the arrays in mdadm.conf",
+            why="the member count changed: the boot must assemble the new shape",
+            commands=tuple(_cmd(["mdadm", "--detail", "--brief", a.device]) for a in g.arrays),
+        )
+    )
     if g.lvm:
-        why = ("pvresize first: LVM does not see a bigger md device until told" if g.resized_pvs else
-               "the new array becomes a PV of the volume group, with the same data alignment")
+        why = (
+            "pvresize first: LVM does not see a bigger md device until told"
+            if g.resized_pvs
+            else "the new array becomes a PV of the volume group, with the same data alignment"
+        )
         steps.append(Step(title=f"grow the LV {g.vg}/{g.lv}", why=why, commands=tuple(_cmd(x) for x in lvm_argvs(g))))
-    steps.append(Step(title=f"grow the {g.fs_type} filesystem on {g.mount_point}", why=g.fs_detail,
-                      commands=(_cmd(fs_argv(g)),)))
+    steps.append(
+        Step(title=f"grow the {g.fs_type} filesystem on {g.mount_point}", why=g.fs_detail, commands=(_cmd(fs_argv(g)),))
+    )
     fixes = [c for ch in g.alignment if ch.in_script for c in ch.commands]
     if fixes:
-        steps.append(Step(title="follow the new full stripe", why="hints that can change online are changed",
-                          commands=tuple(fixes)))
-    steps.append(Step(title="show the new size", why="df -B1 against the predicted figures",
-                      commands=(_cmd(["df", "-B1", g.mount_point]),)))
+        steps.append(
+            Step(
+                title="follow the new full stripe",
+                why="hints that can change online are changed",
+                commands=tuple(fixes),
+            )
+        )
+    steps.append(
+        Step(
+            title="show the new size",
+            why="df -B1 against the predicted figures",
+            commands=(_cmd(["df", "-B1", g.mount_point]),),
+        )
+    )
     return tuple(steps)

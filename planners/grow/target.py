@@ -14,7 +14,9 @@ def _group_index(plan: Plan, name: str | None) -> int:
     for i, g in enumerate(plan.groups):
         if g.name == name:
             return i
-    raise PlanError(f"the plan has no md array named {name!r} (it has {', '.join(g.name for g in plan.groups)})", "group")
+    raise PlanError(
+        f"the plan has no md array named {name!r} (it has {', '.join(g.name for g in plan.groups)})", "group"
+    )
 
 
 def _added(plan: Plan, req: GrowRequest, like: Disk) -> list[Disk]:
@@ -27,7 +29,9 @@ def _added(plan: Plan, req: GrowRequest, like: Disk) -> list[Disk]:
         raise PlanError(f"{sorted(clash)[0]} is already one of the plan's disks", "devices")
     size = req.size if req.size is not None else like.size
     if size % like.logical_sector:
-        raise PlanError(f"an added disk of {size} bytes is not a whole number of {like.logical_sector}-byte sectors", "size")
+        raise PlanError(
+            f"an added disk of {size} bytes is not a whole number of {like.logical_sector}-byte sectors", "size"
+        )
     paths = req.devices or [""] * req.add_disks
     return [Disk(size, like.logical_sector, like.physical_sector, like.rotational, like.model, p) for p in paths]
 
@@ -42,8 +46,15 @@ def _disk_sets(disks: list[Disk]) -> list[DiskSet]:
         else:
             sets.append((key, [d.device]))
     return [
-        DiskSet(count=len(paths), size=k[0], logical_sector=k[1], physical_sector=k[2], rotational=k[3], model=k[4],
-                devices=paths if k[5] else [])
+        DiskSet(
+            count=len(paths),
+            size=k[0],
+            logical_sector=k[1],
+            physical_sector=k[2],
+            rotational=k[3],
+            model=k[4],
+            devices=paths if k[5] else [],
+        )
         for k, paths in sets
     ]
 
@@ -68,8 +79,11 @@ def reshaped_plan(plan: Plan, req: GrowRequest) -> Plan:
     if why:
         raise PlanError(f"{g.name}: {why}", "group")
     if to_level == 6 and g.level == 5 and req.add_disks < 1:
-        raise PlanError(f"{g.name}: RAID5 -> RAID6 needs at least one added disk for the second parity, "
-                        "else the array would shrink", "to_level")
+        raise PlanError(
+            f"{g.name}: RAID5 -> RAID6 needs at least one added disk for the second parity, "
+            "else the array would shrink",
+            "to_level",
+        )
     added = _added(plan, req, members[-1])
     new_group = g.model_copy(update={"members": g.members + req.add_disks, "level": to_level})
     groups = [new_group if j == i else x for j, x in enumerate(plan.groups)]
@@ -79,18 +93,29 @@ def reshaped_plan(plan: Plan, req: GrowRequest) -> Plan:
 def new_array_plan(plan: Plan, req: GrowRequest) -> Plan:
     """The plan with one more array, shaped like the last one, from the added disks, under LVM."""
     if not plan.lvm.enabled:
-        raise PlanError("a new array can grow the filesystem only under LVM (the plan has no LVM): without it "
-                        "the new array would be a separate filesystem; reshape an array instead", "mode")
+        raise PlanError(
+            "a new array can grow the filesystem only under LVM (the plan has no LVM): without it "
+            "the new array would be a separate filesystem; reshape an array instead",
+            "mode",
+        )
     if plan.lvm.mode == "striped":
-        raise PlanError("a striped LV cannot take a new array as one more stripe (lvextend would add a linear "
-                        "segment, not widen the stripe); reshape an array instead", "mode")
+        raise PlanError(
+            "a striped LV cannot take a new array as one more stripe (lvextend would add a linear "
+            "segment, not widen the stripe); reshape an array instead",
+            "mode",
+        )
     if req.to_level is not None:
-        raise PlanError("a level change reshapes an existing array; a new array takes the last array's level",
-                        "to_level")
+        raise PlanError(
+            "a level change reshapes an existing array; a new array takes the last array's level", "to_level"
+        )
     last = plan.groups[-1] if req.group is None else plan.groups[_group_index(plan, req.group)]
     if req.add_disks != last.disks:
-        raise PlanError(f"a new array like {last.name} takes {last.disks} disks ({last.members} members"
-                        + (f" + {last.spares} spares" if last.spares else "") + f"), not {req.add_disks}", "add_disks")
+        raise PlanError(
+            f"a new array like {last.name} takes {last.disks} disks ({last.members} members"
+            + (f" + {last.spares} spares" if last.spares else "")
+            + f"), not {req.add_disks}",
+            "add_disks",
+        )
     like = next(m for g, m, _ in plan.group_disks() if g.name == last.name)[-1]
     added = _added(plan, req, like)
     names = {g.name for g in plan.groups}
@@ -101,8 +126,10 @@ def new_array_plan(plan: Plan, req: GrowRequest) -> Plan:
     return _rebuilt(plan, [*plan.groups, new_group], {}, added)
 
 
-NO_MD_GROWTH = ("growing a plan without md (LVM straight on the disks, or a filesystem on one disk) is not planned "
-                "yet: add the disks with pvcreate, vgextend and lvextend, then grow the filesystem")
+NO_MD_GROWTH = (
+    "growing a plan without md (LVM straight on the disks, or a filesystem on one disk) is not planned "
+    "yet: add the disks with pvcreate, vgextend and lvextend, then grow the filesystem"
+)
 
 
 def possible_modes(plan: Plan, req: GrowRequest) -> dict[GrowMode, Plan | PlanError]:

@@ -21,8 +21,8 @@ from planners.errors import PlanError
 from planners.md.rules import (
     MAX_DEVS_V1,
     SECTOR,
-    choose_bitmap_chunk,
     bitmap_space_sectors,
+    choose_bitmap_chunk,
     data_offset_sectors,
     superblock_offset_sectors,
     usable_sectors,
@@ -121,7 +121,8 @@ class MdGeometry(BaseModel):
     @property
     def member_unused_bytes(self) -> tuple[int, ...]:
         return tuple(
-            m - r - u for m, r, u in zip(self.member_bytes, self.member_reserved_bytes, self.member_used_bytes, strict=True)
+            m - r - u
+            for m, r, u in zip(self.member_bytes, self.member_reserved_bytes, self.member_used_bytes, strict=True)
         )
 
     @property
@@ -163,7 +164,9 @@ def _md_geometry(
     mdadm: Version,
 ) -> MdGeometry:
     if tuple(mdadm) < MIN_MDADM:
-        raise PlanError(f"mdadm {format_version(tuple(mdadm))} is too old for these plans; use mdadm 3.3 or newer", "mdadm")
+        raise PlanError(
+            f"mdadm {format_version(tuple(mdadm))} is too old for these plans; use mdadm 3.3 or newer", "mdadm"
+        )
     if metadata not in ("1.0", "1.1", "1.2"):
         raise PlanError(f"metadata {metadata!r} is not one of 1.0, 1.1, 1.2", "metadata")
     n = len(members)
@@ -171,14 +174,18 @@ def _md_geometry(
     chunk = _chunk(level, chunk_bytes, tuple(mdadm))
     if level == 0:
         if bitmap_chunk_bytes is not None:
-            raise PlanError("RAID0 has no redundancy, so it takes no write-intent bitmap or bitmap chunk", "bitmap_chunk")
+            raise PlanError(
+                "RAID0 has no redundancy, so it takes no write-intent bitmap or bitmap chunk", "bitmap_chunk"
+            )
         bitmap = "none"
     elif bitmap not in ("internal", "none"):
         raise PlanError(f"bitmap {bitmap!r} is not internal or none", "bitmap")
     elif bitmap == "none" and bitmap_chunk_bytes is not None:
         raise PlanError("a bitmap chunk was given but the bitmap is none", "bitmap_chunk")
     if bitmap_chunk_bytes is not None and (not is_power_of_two(bitmap_chunk_bytes) or bitmap_chunk_bytes < 4 * KiB):
-        raise PlanError(f"bitmap chunk {bitmap_chunk_bytes} bytes must be a power of two of at least 4 KiB", "bitmap_chunk")
+        raise PlanError(
+            f"bitmap chunk {bitmap_chunk_bytes} bytes must be a power of two of at least 4 KiB", "bitmap_chunk"
+        )
 
     chunk_kib = (chunk or 0) // KiB
     dev = [m // SECTOR for m in members]
@@ -214,7 +221,9 @@ def _md_geometry(
             raise PlanError(
                 f"each member ({min(members)} bytes) is too small: after md's metadata it holds "
                 f"{component_kib // chunk_kib} whole chunks of {chunk_kib} KiB, fewer than the layout's "
-                f"{near * far} copies, so the array would hold nothing", "member_bytes")
+                f"{near * far} copies, so the array would hold nothing",
+                "member_bytes",
+            )
     if level == 0 and len(set(used)) > 1:
         if tuple(mdadm) < RAID0_LAYOUT_SINCE:
             raise PlanError(
@@ -294,12 +303,17 @@ def _layout(level: int, layout: str | None, n: int) -> tuple[str | None, int, in
     if level == 10:
         m = _RAID10_LAYOUT.match(layout or "n2")
         if not m:
-            raise PlanError(f"RAID10 layout {layout!r} must be n, f or o followed by the copies, such as n2 or f2", "layout")
+            raise PlanError(
+                f"RAID10 layout {layout!r} must be n, f or o followed by the copies, such as n2 or f2", "layout"
+            )
         kind, copies = m.group(1), int(m.group(2))
         if copies < 2:
             raise PlanError(f"RAID10 layout {layout} keeps one copy; the kernel needs at least 2", "layout")
         if copies > n:
-            raise PlanError(f"RAID10 layout {kind}{copies} keeps {copies} copies, so it needs at least {copies} members, got {n}", "layout")
+            raise PlanError(
+                f"RAID10 layout {kind}{copies} keeps {copies} copies, so it needs at least {copies} members, got {n}",
+                "layout",
+            )
         return f"{kind}{copies}", (copies if kind == "n" else 1), (1 if kind == "n" else copies)
     if layout is not None:
         raise PlanError(f"RAID{level} takes no layout (got {layout!r})", "layout")

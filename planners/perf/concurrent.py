@@ -54,19 +54,30 @@ def share(preds: Sequence[WorkloadPrediction], phases: Sequence[Phase]) -> list[
             p = out[i]
             others = ", ".join(out[j].workload for j in members if j != i)
             mine, part = shares[i]
-            note = (f"runs at once with {others}: alone it would use {mine:.0%} of the {part} ceiling, "
-                    f"together they ask {total:.0%}; each gets its share, {mine / total:.0%} here")
+            note = (
+                f"runs at once with {others}: alone it would use {mine:.0%} of the {part} ceiling, "
+                f"together they ask {total:.0%}; each gets its share, {mine / total:.0%} here"
+            )
             scale = 1.0 / total
             term = Term(name=NAME, mb_s=p.mb_s * scale, iops=p.iops * scale, note=note)
-            out[i] = p.model_copy(update={
-                "mb_s": term.mb_s, "iops": term.iops, "binding": NAME, "runner_up": p.binding,
-                "headroom": total, "terms": [term, *p.terms],
-                "mb_s_low": p.mb_s_low * scale, "mb_s_high": p.mb_s_high * scale})
+            out[i] = p.model_copy(
+                update={
+                    "mb_s": term.mb_s,
+                    "iops": term.iops,
+                    "binding": NAME,
+                    "runner_up": p.binding,
+                    "headroom": total,
+                    "terms": [term, *p.terms],
+                    "mb_s_low": p.mb_s_low * scale,
+                    "mb_s_high": p.mb_s_high * scale,
+                }
+            )
     return out
 
 
-def flow_paced(preds: Sequence[WorkloadPrediction], phases: Sequence[Phase],
-               workloads: Sequence[Workload]) -> list[WorkloadPrediction]:
+def flow_paced(
+    preds: Sequence[WorkloadPrediction], phases: Sequence[Phase], workloads: Sequence[Workload]
+) -> list[WorkloadPrediction]:
     """`preds` with the sections of a phase that carry fio's flow= paced to their weights.
 
     fio (flow.c) holds back a job whose share of the group's requests exceeds its share of the
@@ -82,23 +93,34 @@ def flow_paced(preds: Sequence[WorkloadPrediction], phases: Sequence[Phase],
         members = [i for i, p in enumerate(out) if p.workload in phase.sections and group.get(p.workload) == flow_id]
         if len(members) < 2:
             continue
-        cost = sum(weight[out[i].workload] * share_of_array(out[i])[0] / out[i].iops for i in members
-                   if out[i].iops > 0)
-        k = min([1 / cost if cost > 0 else float("inf")]
-                + [out[i].iops / weight[out[i].workload] for i in members])
+        cost = sum(
+            weight[out[i].workload] * share_of_array(out[i])[0] / out[i].iops for i in members if out[i].iops > 0
+        )
+        k = min([1 / cost if cost > 0 else float("inf")] + [out[i].iops / weight[out[i].workload] for i in members])
         for i in members:
             p = out[i]
             iops = k * weight[p.workload]
             if p.iops <= 0 or iops >= p.iops * (1 - 1e-9):
                 continue
             scale = iops / p.iops
-            note = (f"flow={weight[p.workload] // max(1, next(w.numjobs for w in workloads if w.name == p.workload))}: "
-                    f"fio keeps the requests of {', '.join(out[j].workload for j in members)} in the ratio "
-                    f"{':'.join(str(weight[out[j].workload]) for j in members)}; this one gets {iops:,.0f} IOPS")
+            note = (
+                f"flow={weight[p.workload] // max(1, next(w.numjobs for w in workloads if w.name == p.workload))}: "
+                f"fio keeps the requests of {', '.join(out[j].workload for j in members)} in the ratio "
+                f"{':'.join(str(weight[out[j].workload]) for j in members)}; this one gets {iops:,.0f} IOPS"
+            )
             term = Term(name="flow", mb_s=p.mb_s * scale, iops=iops, note=note)
-            out[i] = p.model_copy(update={
-                "mb_s": term.mb_s, "iops": iops, "binding": "flow", "runner_up": p.binding, "headroom": 1 / scale,
-                "terms": [term, *p.terms], "mb_s_low": p.mb_s_low * scale, "mb_s_high": p.mb_s_high * scale})
+            out[i] = p.model_copy(
+                update={
+                    "mb_s": term.mb_s,
+                    "iops": iops,
+                    "binding": "flow",
+                    "runner_up": p.binding,
+                    "headroom": 1 / scale,
+                    "terms": [term, *p.terms],
+                    "mb_s_low": p.mb_s_low * scale,
+                    "mb_s_high": p.mb_s_high * scale,
+                }
+            )
     return out
 
 
@@ -111,9 +133,17 @@ def below_rate_min(preds: Sequence[WorkloadPrediction], workloads: Sequence[Work
             least, jobs = floor[p.workload]
             each = p.mb_s * 1e6 / jobs
             if each < least:
-                p = p.model_copy(update={"shaping": [*p.shaping, (
-                    f"rate_min {least:,} bytes/s: each job is predicted at {each:,.0f} bytes/s, below it, so fio "
-                    "would end the job with an error")]})
+                p = p.model_copy(
+                    update={
+                        "shaping": [
+                            *p.shaping,
+                            (
+                                f"rate_min {least:,} bytes/s: each job is predicted at {each:,.0f} bytes/s, below it, so fio "
+                                "would end the job with an error"
+                            ),
+                        ]
+                    }
+                )
         out.append(p)
     return out
 

@@ -12,8 +12,17 @@ from functools import lru_cache
 from math import sqrt
 
 from planners.hardware import (
-    DISK_CLASSES, DiskPerf, DiskSpec, Hardware, ResolvedController, ResolvedCpu, ResolvedDisk, Wiring,
-    resolve_controller, resolve_cpu, resolve_disk,
+    DISK_CLASSES,
+    DiskPerf,
+    DiskSpec,
+    Hardware,
+    ResolvedController,
+    ResolvedCpu,
+    ResolvedDisk,
+    Wiring,
+    resolve_controller,
+    resolve_cpu,
+    resolve_disk,
 )
 from planners.models import Plan
 from planners.results import PlanResult
@@ -70,8 +79,12 @@ class PerfCtx:
 
     def request_cap(self) -> int:
         """Largest request the top device takes: the smallest of the arrays' under LVM (dm stacks them)."""
-        caps = [min(self.groups[i].chunk or MAX_SECTORS_BYTES, MAX_SECTORS_BYTES) if self.groups[i].level == 0
-                else MAX_SECTORS_BYTES for i in self.volume_groups]
+        caps = [
+            min(self.groups[i].chunk or MAX_SECTORS_BYTES, MAX_SECTORS_BYTES)
+            if self.groups[i].level == 0
+            else MAX_SECTORS_BYTES
+            for i in self.volume_groups
+        ]
         return min(caps) if caps else MAX_SECTORS_BYTES
 
     @property
@@ -109,43 +122,84 @@ def build_ctx(plan: Plan, result: PlanResult, disk_override: DiskPerf | None = N
         md = gr.md
         members = tuple(range(pos, pos + pg.members))
         # Each kind of disk once, in order of first appearance: min keeps the first of equals, as over every member.
-        kinds = dict.fromkeys(sets[pos: pos + pg.members])
+        kinds = dict.fromkeys(sets[pos : pos + pg.members])
         pos += pg.disks
-        slowest = min((_resolved(hw.disk_spec(model), rotational, disk_override) for model, rotational in kinds),
-                      key=lambda d: (d.seq_inner_mb_s, d.rand_write_iops))
+        slowest = min(
+            (_resolved(hw.disk_spec(model), rotational, disk_override) for model, rotational in kinds),
+            key=lambda d: (d.seq_inner_mb_s, d.rand_write_iops),
+        )
         parity = {4: 1, 5: 1, 6: 2}.get(pg.level, 0)
         cache = 0
         if parity:
             cache = plan.tuning.stripe_cache_size or vol.alignment.stripe_cache_size or 256
-        groups.append(GroupCtx(
-            name=pg.name, level=pg.level, n=pg.members, parity=parity, data=float(md.data_disks),
-            near=md.near_copies, far=md.far_copies, chunk=md.chunk_bytes, disk=slowest, members=members,
-            spares=pg.spares, array_bytes=md.array_bytes, component_bytes=md.component_bytes or min(md.member_used_bytes),
-            cache_entries=cache))
+        groups.append(
+            GroupCtx(
+                name=pg.name,
+                level=pg.level,
+                n=pg.members,
+                parity=parity,
+                data=float(md.data_disks),
+                near=md.near_copies,
+                far=md.far_copies,
+                chunk=md.chunk_bytes,
+                disk=slowest,
+                members=members,
+                spares=pg.spares,
+                array_bytes=md.array_bytes,
+                component_bytes=md.component_bytes or min(md.member_used_bytes),
+                cache_entries=cache,
+            )
+        )
     if not plan.groups:
         groups = _direct_groups(plan, result, sets, hw, disk_override)
     names = [g.name for g in groups]
     mode = ("striped" if plan.lvm.mode == "striped" else "linear") if plan.lvm.enabled else "none"
     links, hbas = link_map(hw.wiring, len(sets))
     under = tuple(names.index(n) for n in vol.groups) if plan.groups else tuple(range(len(groups)))
-    return PerfCtx(groups=tuple(groups), volume_groups=under, lvm_mode=mode,
-                   volume_bytes=vol.block_device_bytes, readahead=vol.alignment.readahead_bytes,
-                   fs_type=plan.filesystem.type, fs_block=plan.filesystem.block_size, disk_count=len(sets),
-                   hardware=hw, cpu=_cpu(hw.cpu),
-                   links=links, hbas=hbas,
-                   controller=_controller(hw.controller) if hw.controller else None, kernel=plan.tools.kernel)
+    return PerfCtx(
+        groups=tuple(groups),
+        volume_groups=under,
+        lvm_mode=mode,
+        volume_bytes=vol.block_device_bytes,
+        readahead=vol.alignment.readahead_bytes,
+        fs_type=plan.filesystem.type,
+        fs_block=plan.filesystem.block_size,
+        disk_count=len(sets),
+        hardware=hw,
+        cpu=_cpu(hw.cpu),
+        links=links,
+        hbas=hbas,
+        controller=_controller(hw.controller) if hw.controller else None,
+        kernel=plan.tools.kernel,
+    )
 
 
-def _direct_groups(plan: Plan, result: PlanResult, sets: list[tuple[str, bool]], hw: Hardware,
-                   disk_override: DiskPerf | None) -> list[GroupCtx]:
+def _direct_groups(
+    plan: Plan, result: PlanResult, sets: list[tuple[str, bool]], hw: Hardware, disk_override: DiskPerf | None
+) -> list[GroupCtx]:
     """Without md each disk (a LUN or a plain disk) stands alone under LVM: a one-member stripe with no
     redundancy at the host; a LUN's own RAID is in its resolved figures."""
     vol = result.volumes[0]
-    return [GroupCtx(name=f"disk{i + 1}", level=0, n=1, parity=0, data=1.0, near=1, far=1, chunk=None,
-                     disk=_resolved(hw.disk_spec(model), rotational, disk_override), members=(i,), spares=0,
-                     array_bytes=d.size, component_bytes=d.size, cache_entries=0)
-            for i, ((model, rotational), d) in enumerate(zip(sets, plan.disk_list(), strict=True))
-            if vol.lvm is not None or vol.disks[1:] or i == 0]
+    return [
+        GroupCtx(
+            name=f"disk{i + 1}",
+            level=0,
+            n=1,
+            parity=0,
+            data=1.0,
+            near=1,
+            far=1,
+            chunk=None,
+            disk=_resolved(hw.disk_spec(model), rotational, disk_override),
+            members=(i,),
+            spares=0,
+            array_bytes=d.size,
+            component_bytes=d.size,
+            cache_entries=0,
+        )
+        for i, ((model, rotational), d) in enumerate(zip(sets, plan.disk_list(), strict=True))
+        if vol.lvm is not None or vol.disks[1:] or i == 0
+    ]
 
 
 # A sweep builds a context for hundreds of layouts of the same disks and hardware: the frozen
@@ -189,7 +243,6 @@ def rand_iops(disk: ResolvedDisk, span: float, bs: int, write: bool) -> float:
         seek = SETTLE_S + (seek_full - SETTLE_S) * sqrt(min(1.0, span))
         return lun / (seek + rot + bs / rate)
     return lun * min(base, rate / bs)  # flash: rated at 4 KiB; bigger blocks are bound by bandwidth
-
 
 
 def positioning_s(disk: ResolvedDisk) -> float:

@@ -43,12 +43,22 @@ def host_roofs(ctx: PerfCtx, w: Workload, traffic: dict[int, float], out: Limits
     cpu = ctx.cpu
     lanes = cpu.sockets * cpu.pcie_lanes
     pcie = lanes * PCIE_LANE_MB_S[cpu.pcie_gen]
-    out[HOST_PCIE] = (pcie / total, (f"{cpu.sockets} socket(s) x {cpu.pcie_lanes} PCIe gen{cpu.pcie_gen} lanes "
-                                     f"({pcie:,.0f} MB/s) carry {total:.3g} bytes of disk traffic per byte"))
+    out[HOST_PCIE] = (
+        pcie / total,
+        (
+            f"{cpu.sockets} socket(s) x {cpu.pcie_lanes} PCIe gen{cpu.pcie_gen} lanes "
+            f"({pcie:,.0f} MB/s) carry {total:.3g} bytes of disk traffic per byte"
+        ),
+    )
     copies = 0.0 if w.direct else 2.0
     if w.writes and any(ctx.groups[i].parity for i in ctx.volume_groups):
         copies += 2.0
     mem = cpu.sockets * cpu.memory_mb_s
     how = "DMA and copies" if copies else "DMA"
-    out[MEMORY] = (mem / (total + copies), (f"{cpu.sockets} socket(s) x {cpu.memory_mb_s:,.0f} MB/s of memory, "
-                                            f"{total + copies:.3g} bytes crossing it per byte ({how})"))
+    out[MEMORY] = (
+        mem / (total + copies),
+        (
+            f"{cpu.sockets} socket(s) x {cpu.memory_mb_s:,.0f} MB/s of memory, "
+            f"{total + copies:.3g} bytes crossing it per byte ({how})"
+        ),
+    )

@@ -38,9 +38,17 @@ Frozen = ConfigDict(frozen=True)
 # fio's defaults where a job file says nothing (fio 3.x on Linux).
 DEFAULTS = {"rw": "read", "bs": "4k", "direct": "0", "numjobs": "1", "iodepth": "1", "ioengine": "psync"}
 SYNC_ENGINES = ("sync", "psync", "vsync", "pvsync", "pvsync2")
-RW: dict[str, Rw] = {"read": "read", "write": "write", "randread": "randread", "randwrite": "randwrite", "rw": "readwrite",
-                     "readwrite": "readwrite", "randrw": "randrw"}
+RW: dict[str, Rw] = {
+    "read": "read",
+    "write": "write",
+    "randread": "randread",
+    "randwrite": "randwrite",
+    "rw": "readwrite",
+    "readwrite": "readwrite",
+    "randrw": "randrw",
+}
 TRIMS = ("trim", "randtrim", "trimwrite", "randtrimwrite")
+
 
 class Phase(BaseModel):
     """Sections fio runs at the same time."""
@@ -48,8 +56,11 @@ class Phase(BaseModel):
     model_config = Frozen
 
     sections: list[str] = Field(description="The sections' names, in file order.")
-    after: str = Field("", description="What holds them back until the phase before ends: 'stonewall', "
-                                       "'wait_for=NAME', or '' for the first phase.")
+    after: str = Field(
+        "",
+        description="What holds them back until the phase before ends: 'stonewall', "
+        "'wait_for=NAME', or '' for the first phase.",
+    )
 
 
 class Refused(BaseModel):
@@ -67,11 +78,14 @@ class JobFile(BaseModel):
     model_config = Frozen
 
     workloads: list[Workload] = Field(description="One per predicted job section, named after it, in file order.")
-    refused: list[Refused] = Field(default_factory=list, description="The sections not predicted, in file order, "
-                                                                     "each with its reason.")
+    refused: list[Refused] = Field(
+        default_factory=list, description="The sections not predicted, in file order, each with its reason."
+    )
     notes: list[str] = Field(description="One line per ignored option: the section, the option and why.")
-    phases: list[Phase] = Field(default_factory=list, description="The sections that run at once, in the order "
-                                                                  "the groups start (stonewall, wait_for).")
+    phases: list[Phase] = Field(
+        default_factory=list,
+        description="The sections that run at once, in the order the groups start (stonewall, wait_for).",
+    )
 
     @property
     def grouping(self) -> str:
@@ -168,17 +182,22 @@ def parse_job_file(text: str, *, source: str = "job file", env: Mapping[str, str
                 notes += said
             except ValidationError as exc:  # a value past what the model takes (bs=0, numjobs=100000)
                 err = exc.errors()[0]
-                refused.append(Refused(section=name, reason=f"{source}: [{name}] "
-                                       f"{'.'.join(map(str, err['loc']))}: {err['msg']}"))
+                refused.append(
+                    Refused(section=name, reason=f"{source}: [{name}] {'.'.join(map(str, err['loc']))}: {err['msg']}")
+                )
             except PlanError as exc:
                 refused.append(Refused(section=name, reason=exc.message))
         starts.append(start)
         names.append(name)
     if not names:
         raise PlanError(f"{source}: no job section (only [global]): nothing to predict")
-    phases = [Phase(sections=[s for s, (n, _) in zip(names, starts, strict=True) if n == k],
-                    after=next(why for m, why in starts if m == k))
-              for k in sorted({n for n, _ in starts})]
+    phases = [
+        Phase(
+            sections=[s for s, (n, _) in zip(names, starts, strict=True) if n == k],
+            after=next(why for m, why in starts if m == k),
+        )
+        for k in sorted({n for n, _ in starts})
+    ]
     notes += beside_refused(phases, refused)
     return JobFile(workloads=workloads, refused=refused, notes=list(dict.fromkeys(notes)), phases=phases)
 
@@ -192,13 +211,14 @@ def beside_refused(phases: list[Phase], refused: list[Refused]) -> list[str]:
         others = [s for s in p.sections if s in gone]
         kept = [s for s in p.sections if s not in gone]
         if others and kept:
-            out.append(f"[{', '.join(kept)}] run at once with the refused [{', '.join(others)}]: fio runs it too, "
-                       "so their figures are upper bounds")
+            out.append(
+                f"[{', '.join(kept)}] run at once with the refused [{', '.join(others)}]: fio runs it too, "
+                "so their figures are upper bounds"
+            )
     return out
 
 
-def _phase(name: str, opts: Options, before: list[str], starts: list[tuple[int, str]],
-           source: str) -> tuple[int, str]:
+def _phase(name: str, opts: Options, before: list[str], starts: list[tuple[int, str]], source: str) -> tuple[int, str]:
     """(phase, why) of a section: a stonewall starts a phase after every earlier one and the sections
     after it join it; wait_for=NAME starts one phase after NAME's without holding back the rest."""
     wall = max((n for n, why in starts if why == "stonewall"), default=0)
@@ -211,8 +231,10 @@ def _phase(name: str, opts: Options, before: list[str], starts: list[tuple[int, 
     if "wait_for" in opts:
         value, line, _ = opts["wait_for"]
         if value not in before:
-            raise PlanError(f"{source}:{line}: [{name}] wait_for={value}: no section of that name before it "
-                            "(fio waits only for an earlier section)")
+            raise PlanError(
+                f"{source}:{line}: [{name}] wait_for={value}: no section of that name before it "
+                "(fio waits only for an earlier section)"
+            )
         return max(wall, starts[before.index(value)][0] + 1), f"wait_for={value}"
     return wall, ""
 
@@ -222,15 +244,19 @@ def _workload(name: str, opts: Options, source: str) -> tuple[Workload, list[str
     for key, (value, line, where) in opts.items():
         unset = re.search(r"\$\{([^}]+)\}", value)
         if unset and key not in IGNORED:
-            raise PlanError(f"{source}:{line}: [{where}] {key}={value} refused: {unset.group(1)} is not set in the "
-                            "environment, and fio would read the value as empty")
+            raise PlanError(
+                f"{source}:{line}: [{where}] {key}={value} refused: {unset.group(1)} is not set in the "
+                "environment, and fio would read the value as empty"
+            )
         if key in REFUSED:
             raise PlanError(f"{source}:{line}: [{where}] {key} refused: {REFUSED[key]}")
         if key in IGNORED:
             notes.append(f"{source}:{line}: [{where}] {key} ignored: {IGNORED[key]}")
         elif key not in MODELLED:
-            raise PlanError(f"{source}:{line}: [{where}] {key} refused: podplan does not know what it does to "
-                            "the array, so it will not guess a figure")
+            raise PlanError(
+                f"{source}:{line}: [{where}] {key} refused: podplan does not know what it does to "
+                "the array, so it will not guess a figure"
+            )
 
     def get(*keys: str) -> tuple[str, int]:
         for k in keys:
@@ -257,8 +283,11 @@ def _workload(name: str, opts: Options, source: str) -> tuple[Workload, list[str
     engine, line = get("ioengine")
     engine = engine.lower()
     if engine not in SYNC_ENGINES + ASYNC_ENGINES:
-        raise fail(line, f"ioengine={engine} refused: only the sync family and {', '.join(ASYNC_ENGINES)} "
-                         "reach the array the way the model assumes")
+        raise fail(
+            line,
+            f"ioengine={engine} refused: only the sync family and {', '.join(ASYNC_ENGINES)} "
+            "reach the array the way the model assumes",
+        )
     zone_text = get("zonesize")[0]
     zone = fio_bytes(zone_text, kb_base, what=f"{source}: [{name}] zonesize") if zone_text else 0
 
@@ -281,8 +310,13 @@ def _workload(name: str, opts: Options, source: str) -> tuple[Workload, list[str
     parts = bs_text.split(",")
     chosen = parts[0] if rw in ("read", "randread") or len(parts) < 2 or not parts[1] else parts[1]
     bs = fio_bytes(chosen, kb_base, what=f"{source}:{line}: [{name}] bs")
-    if rw in ("readwrite", "randrw") and not any(split) and len(parts) > 1 and parts[1] and \
-            fio_bytes(parts[0], kb_base, what="bs") != bs:
+    if (
+        rw in ("readwrite", "randrw")
+        and not any(split)
+        and len(parts) > 1
+        and parts[1]
+        and fio_bytes(parts[0], kb_base, what="bs") != bs
+    ):
         raise fail(line, f"bs={bs_text} refused: a mix with different read and write block sizes is not modelled")
     direct_text, line = get("direct")
     direct = _flag(direct_text, fail(line, f"direct={direct_text!r} is not 0 or 1"))
@@ -308,8 +342,11 @@ def _workload(name: str, opts: Options, source: str) -> tuple[Workload, list[str
         n = _count(*get("number_ios"), fail) * bs * numjobs
         io_bytes = min(io_bytes, n) if io_bytes else n
     runtime_text, line = get("runtime")
-    runtime = _seconds(runtime_text, fail(line, f"runtime={runtime_text!r} is not a time fio reads")) \
-        if runtime_text else None
+    runtime = (
+        _seconds(runtime_text, fail(line, f"runtime={runtime_text!r} is not a time fio reads"))
+        if runtime_text
+        else None
+    )
     time_based = _flag(get("time_based")[0] or "0", fail(get("time_based")[1], "time_based must be 0 or 1"))
     end_fsync = _flag(get("end_fsync")[0] or "0", fail(get("end_fsync")[1], "end_fsync must be 0 or 1"))
     hint = get("fadvise_hint")[0].strip().lower() or "1"  # fio's default: hint the access pattern
@@ -318,31 +355,52 @@ def _workload(name: str, opts: Options, source: str) -> tuple[Workload, list[str
     if extras.get("verify"):
         # fio keeps the written blocks sorted by offset (and reads them back in that order) whenever
         # blocks may be written twice: no random map, an rw modifier, or io_size past size.
-        extras["sorted_readback"] = extras["sorted_readback"] or ":" in rw_text or \
-            bool(io_bytes and size and io_bytes > size)
+        extras["sorted_readback"] = (
+            extras["sorted_readback"] or ":" in rw_text or bool(io_bytes and size and io_bytes > size)
+        )
     if "rate_iops_min" in opts and "rate_min_bytes_s" not in extras:
         extras["rate_min_bytes_s"] = _count(*get("rate_iops_min"), fail) * bs
     notes += stated(name, opts, source)
-    return Workload(name=name, description=f"fio job [{name}]", rw=rw, bs=bs, direct=direct, numjobs=numjobs,
-                    iodepth=iodepth, ioengine=engine, target="raw" if raw else "file", size=size, files=files, io_bytes=io_bytes,
-                    runtime_s=runtime, time_based=time_based and runtime is not None, end_fsync=end_fsync,
-                    fadvise_sequential=hint not in ("0", "none", "random") and rw == "read" and not direct,
-                    bs_split=split, random_distribution=distribution(opts, fail),
-                    offset=offset(opts, nbytes, numjobs), **zone_fields,
-                    stride=stride(rw_text, rw in ("randread", "randwrite", "randrw"), nbytes, fail, rw_line),
-                    **extras), notes
+    return Workload(
+        name=name,
+        description=f"fio job [{name}]",
+        rw=rw,
+        bs=bs,
+        direct=direct,
+        numjobs=numjobs,
+        iodepth=iodepth,
+        ioengine=engine,
+        target="raw" if raw else "file",
+        size=size,
+        files=files,
+        io_bytes=io_bytes,
+        runtime_s=runtime,
+        time_based=time_based and runtime is not None,
+        end_fsync=end_fsync,
+        fadvise_sequential=hint not in ("0", "none", "random") and rw == "read" and not direct,
+        bs_split=split,
+        random_distribution=distribution(opts, fail),
+        offset=offset(opts, nbytes, numjobs),
+        **zone_fields,
+        stride=stride(rw_text, rw in ("randread", "randwrite", "randrw"), nbytes, fail, rw_line),
+        **extras,
+    ), notes
 
 
 def stated(name: str, opts: Options, source: str) -> list[str]:
     """One line for each option whose effect is stated rather than computed: the figure is the same."""
     said = {
-        "io_submit_mode": ("offload: helper threads submit the requests; the same requests in flight reach the "
-                           "array, each after a hand-off between threads that a queue of requests hides"),
-        "rate_process": ("poisson: requests at random intervals with the same mean rate; the mean figure is the "
-                         "same, the latency spread is wider"),
+        "io_submit_mode": (
+            "offload: helper threads submit the requests; the same requests in flight reach the "
+            "array, each after a hand-off between threads that a queue of requests hides"
+        ),
+        "rate_process": (
+            "poisson: requests at random intervals with the same mean rate; the mean figure is the "
+            "same, the latency spread is wider"
+        ),
         "flow_sleep": "how long a job over its flow share sleeps; the shares are what the figure follows",
         "latency_window": "the window fio measures the latency over while it searches; the depth it settles on is "
-                          "what the figure follows",
+        "what the figure follows",
         "latency_run": "whether fio keeps searching after it settles; the depth it settles on is the figure's",
         "offset_align": "where the offsets start within the alignment; the span and the requests are the same",
     }
@@ -381,8 +439,9 @@ def pacing(opts: Options, kb_base: int, fail: Fail) -> dict[str, Any]:
             out[field] = tuple(pair)
     if "thinktime" in opts:
         value, line, _ = opts["thinktime"]
-        us = _seconds(value if not _number(value) else value + "us",
-                      fail(line, f"thinktime={value!r} is not a time fio reads"))
+        us = _seconds(
+            value if not _number(value) else value + "us", fail(line, f"thinktime={value!r} is not a time fio reads")
+        )
         out["thinktime_us"] = (us or 0.0) * 1e6
         if "thinktime_blocks" in opts:
             out["thinktime_blocks"] = _count(opts["thinktime_blocks"][0], opts["thinktime_blocks"][1], fail)
@@ -408,8 +467,18 @@ def _seconds(text: str, error: PlanError) -> float | None:
     m = re.fullmatch(r"\s*([0-9]{1,20})\s*(us|usec|ms|msec|s|sec|m|min|h|d)?\s*", text.lower())
     if not m:
         raise error
-    scale = {"us": 1e-6, "usec": 1e-6, "ms": 1e-3, "msec": 1e-3, "s": 1, "sec": 1, "m": 60, "min": 60,
-             "h": 3600, "d": 86400}[m.group(2) or "s"]
+    scale = {
+        "us": 1e-6,
+        "usec": 1e-6,
+        "ms": 1e-3,
+        "msec": 1e-3,
+        "s": 1,
+        "sec": 1,
+        "m": 60,
+        "min": 60,
+        "h": 3600,
+        "d": 86400,
+    }[m.group(2) or "s"]
     return int(m.group(1)) * scale or None
 
 

@@ -100,12 +100,14 @@ def distribution(opts: Options, fail: Fail) -> str:
         except ValueError:
             raise fail(line, f"random_distribution={value!r}: {first!r} is not a number") from None
         if x is None or (kind == "zipf" and x == 1.0) or (kind == "pareto" and not 0 < x < 1) or x < 0:
-            raise fail(line, f"random_distribution={value!r}: fio needs zipf:T (T not 1), pareto:H (0<H<1) "
-                             "or normal:D")
+            raise fail(line, f"random_distribution={value!r}: fio needs zipf:T (T not 1), pareto:H (0<H<1) or normal:D")
     if kind.startswith("zoned"):
         for part in rest.split(":"):
             if not re.fullmatch(r"\d+(\.\d+)?/[\w.]*", part.strip()):
-                raise fail(line, f"random_distribution={value!r}: each zone is PERCENT/{'SIZE' if kind == 'zoned_abs' else 'PERCENT'}")
+                raise fail(
+                    line,
+                    f"random_distribution={value!r}: each zone is PERCENT/{'SIZE' if kind == 'zoned_abs' else 'PERCENT'}",
+                )
     return value.strip().lower()
 
 
@@ -113,8 +115,10 @@ def _time_us(text: str, default_unit: str, fail: Callable[[], PlanError]) -> flo
     m = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*(us|usec|ms|msec|s|sec)?\s*", text.lower())
     if not m:
         raise fail()
-    return float(m.group(1)) * {"us": 1.0, "usec": 1.0, "ms": 1e3, "msec": 1e3, "s": 1e6, "sec": 1e6}[
-        m.group(2) or default_unit]
+    return (
+        float(m.group(1))
+        * {"us": 1.0, "usec": 1.0, "ms": 1e3, "msec": 1e3, "s": 1e6, "sec": 1e6}[m.group(2) or default_unit]
+    )
 
 
 def shaping(opts: Options, size: Sizes, fail: Fail, writes: bool) -> dict[str, Any]:
@@ -215,18 +219,25 @@ def zoned(opts: Options, rw: str, zone: int, size: Sizes, fail: Fail, notes: lis
             raise fail(line, "zonemode=strided with random I/O: random offsets confined to each zone are not modelled")
         span = size(*opts["zonerange"][:2]) if "zonerange" in opts else zone
         skip = size(*opts["zoneskip"][:2]) if "zoneskip" in opts else 0
-        notes.append(f"zonemode=strided: {zone} bytes a zone, then a jump of {max(0, span - zone) + skip} bytes: "
-                     "one repositioning per zone")
+        notes.append(
+            f"zonemode=strided: {zone} bytes a zone, then a jump of {max(0, span - zone) + skip} bytes: "
+            "one repositioning per zone"
+        )
         return rw, {"zone_bytes": zone} if skip or span > zone else {}
     beyond = "read_beyond_wp" in opts and opts["read_beyond_wp"][0].strip() == "1"
     if rw in ("read", "randread", "readwrite", "randrw") and not beyond:
-        raise fail(line, "zonemode=zbd reads stop at each zone's write pointer (read_beyond_wp=0), and fio starts "
-                         "every emulated zone of a device that is not zoned empty: nothing to predict")
+        raise fail(
+            line,
+            "zonemode=zbd reads stop at each zone's write pointer (read_beyond_wp=0), and fio starts "
+            "every emulated zone of a device that is not zoned empty: nothing to predict",
+        )
     opened = int(opts["max_open_zones"][0]) if "max_open_zones" in opts and opts["max_open_zones"][0].isdigit() else 0
     if rw == "randwrite" and opened == 1:
         notes.append("zonemode=zbd: one open zone: the random writes go to its write pointer, one stream")
         return "write", {}
     if rw == "randwrite":
-        notes.append(f"zonemode=zbd: random writes land at the write pointers of {opened or 'any number of'} open "
-                     "zones drawn at random: random positions")
+        notes.append(
+            f"zonemode=zbd: random writes land at the write pointers of {opened or 'any number of'} open "
+            "zones drawn at random: random positions"
+        )
     return rw, {}

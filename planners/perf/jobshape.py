@@ -32,16 +32,20 @@ def flush_s(ctx: PerfCtx, w: Workload) -> tuple[float, str]:
     journal = w.sync_metadata and w.target == "file"
     if ctx.write_cache_bytes:
         n = 2 if journal else 1
-        return n * ctx.round_trip_s, (f"{n} controller round trip(s) per flush: its battery-backed cache holds "
-                                      "the writes")
+        return n * ctx.round_trip_s, (
+            f"{n} controller round trip(s) per flush: its battery-backed cache holds the writes"
+        )
     disks = [ctx.groups[i].disk for i in ctx.volume_groups]
     spinning = [d for d in disks if d.rpm]
     if spinning:
         rpm = min(d.rpm for d in spinning)
         data = 0.0 if w.is_random else 60.0 / rpm
         log = max(positioning_s(d) for d in spinning) if journal else 0.0
-        what = ("a random write already paid its positioning" if w.is_random
-                else f"the platter turns once ({data * 1e3:.1f} ms) before the next write lands")
+        what = (
+            "a random write already paid its positioning"
+            if w.is_random
+            else f"the platter turns once ({data * 1e3:.1f} ms) before the next write lands"
+        )
     else:
         lat = max(d.latency_us for d in disks) * 1e-6
         data, log = lat, (lat if journal else 0.0)
@@ -58,11 +62,21 @@ def job_extras(ctx: PerfCtx, w: Workload) -> list[tuple[str, float, str]]:
     if w.sync_every and w.writes:
         t, how = flush_s(ctx, w)
         kind = "fsync" if w.sync_metadata else "fdatasync"
-        out.append(("flush", t / (w.sync_every * w.bs / 1e6),
-                    f"{kind} after every {w.sync_every} write(s) costs {t * 1e3:.2f} ms ({how})"))
+        out.append(
+            (
+                "flush",
+                t / (w.sync_every * w.bs / 1e6),
+                f"{kind} after every {w.sync_every} write(s) costs {t * 1e3:.2f} ms ({how})",
+            )
+        )
     if w.thinktime_us:
-        out.append(("think time", w.thinktime_us * 1e-6 / (w.thinktime_blocks * w.bs / 1e6),
-                    f"each job pauses {w.thinktime_us:g} us every {w.thinktime_blocks} request(s)"))
+        out.append(
+            (
+                "think time",
+                w.thinktime_us * 1e-6 / (w.thinktime_blocks * w.bs / 1e6),
+                f"each job pauses {w.thinktime_us:g} us every {w.thinktime_blocks} request(s)",
+            )
+        )
     return out
 
 
@@ -108,8 +122,10 @@ def mixed_rate_cap(w: Workload, read_best: float, write_best: float, mixed: floa
         # The held side's cap uses that share of the array's time; the free side fills the rest.
         left = max(0.0, 1.0 - caps[held] / best[held])
         total = caps[held] + min(caps[1 - held], best[1 - held] * left)
-    return total, (f"fio holds the {w.numjobs} job(s) to their rate / rate_iops per direction; the other "
-                   "direction takes the time left")
+    return total, (
+        f"fio holds the {w.numjobs} job(s) to their rate / rate_iops per direction; the other "
+        "direction takes the time left"
+    )
 
 
 def mix(read: Limits, write: Limits, a: float, b: float) -> tuple[Limits, set[str]]:

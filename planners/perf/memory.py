@@ -92,16 +92,22 @@ def page_cache(ctx: PerfCtx, w: Workload, copy: float, drain: float) -> tuple[fl
         rate, unthrottled = copy, True
     else:
         rate, unthrottled = absorb(copy, drain, freerun, background, w)
-    note = (f"page cache takes {copy:.0f} MB/s until {freerun / 1e9:.2g} GB are dirty (vm.dirty_* of "
-            f"{ctx.hardware.memory_bytes / 2**30:.3g} GiB), writeback drains {drain:.0f} MB/s")
+    note = (
+        f"page cache takes {copy:.0f} MB/s until {freerun / 1e9:.2g} GB are dirty (vm.dirty_* of "
+        f"{ctx.hardware.memory_bytes / 2**30:.3g} GiB), writeback drains {drain:.0f} MB/s"
+    )
     why = ""
     if unthrottled:
-        why = (f"the run never has {freerun / 1e9:.2g} GB dirty, where the kernel starts throttling: it measures "
-               "memory copies and the kernel's dirty accounting, not the disks")
+        why = (
+            f"the run never has {freerun / 1e9:.2g} GB dirty, where the kernel starts throttling: it measures "
+            "memory copies and the kernel's dirty accounting, not the disks"
+        )
     elif kernel_before(ctx, IO_LESS_THROTTLING) and _writes_back(w, background, copy):
-        why = (f"kernel {ctx.kernel} has a writer past vm.dirty_background_ratio write back pages itself "
-               "(before 3.2): its time between copying and writing back is not modelled; the model's "
-               "throttling is the IO-less one")
+        why = (
+            f"kernel {ctx.kernel} has a writer past vm.dirty_background_ratio write back pages itself "
+            "(before 3.2): its time between copying and writing back is not modelled; the model's "
+            "throttling is the IO-less one"
+        )
     return rate, note, why
 
 
@@ -110,6 +116,7 @@ def controller_cache(ctx: PerfCtx, w: Workload, ingest: float, drain: float) -> 
     cap = ctx.write_cache_bytes
     rate, _ = absorb(ingest, drain, cap, 0.0, w)
     span = "over the run" if (w.runtime_s or w.run_bytes) else "steady (no run length given)"
-    return rate, (f"{cap >> 20} MiB controller cache takes {ingest:.0f} MB/s, drains {drain:.0f} MB/s with "
-                  f"{ctx.controller.drain_queue if ctx.controller else 0} sorted writes per disk; {span}")
-
+    return rate, (
+        f"{cap >> 20} MiB controller cache takes {ingest:.0f} MB/s, drains {drain:.0f} MB/s with "
+        f"{ctx.controller.drain_queue if ctx.controller else 0} sorted writes per disk; {span}"
+    )

@@ -60,7 +60,8 @@ class ParityLog(BaseModel):
     raid6_algorithm: str = Field("", description="RAID6 syndrome algorithm the kernel chose ('' if not logged).")
     raid6_gen_mb_s: float | None = Field(None, description="Its gen() speed, MB/s of data; None if not measured.")
     raid6_xor_mb_s: float | None = Field(
-        None, description="Its xor() speed (read-modify-write syndrome update), MB/s of data; None if not measured.")
+        None, description="Its xor() speed (read-modify-write syndrome update), MB/s of data; None if not measured."
+    )
     raid6_skipped: bool = Field(False, description="True if the kernel chose without benchmarking.")
     raid6_recovery: str = Field("", description="RAID6 recovery algorithm ('' if not logged).")
     xor_function: str = Field("", description="xor function the kernel chose for RAID4/5 parity ('' if not logged).")
@@ -89,8 +90,11 @@ class _Boot:
         elif m := _R6_CHOSEN.match(msg):
             name, fig = m.group(1), m.group(2) or m.group(3)
             gen = float(fig) if fig else self.r6_bench.get((name, "gen"))
-            self.r6 = {"raid6_algorithm": name, "raid6_gen_mb_s": None if gen is None else gen * MIB_TO_MB,
-                       "raid6_xor_mb_s": _scaled(self.r6_bench.get((name, "xor")), MIB_TO_MB)}
+            self.r6 = {
+                "raid6_algorithm": name,
+                "raid6_gen_mb_s": None if gen is None else gen * MIB_TO_MB,
+                "raid6_xor_mb_s": _scaled(self.r6_bench.get((name, "xor")), MIB_TO_MB),
+            }
             self.r6_bench = {}  # a later load of raid6_pq benchmarks afresh
         elif m := _R6_RMW.match(msg):
             self.r6["raid6_xor_mb_s"] = float(m.group(1)) * MIB_TO_MB
@@ -139,12 +143,12 @@ def _split(line: str) -> tuple[float | None, str]:
     head = ""
     k = line.find("kernel: ")
     if k >= 0:
-        head, line = line[:k], line[k + len("kernel: "):]
+        head, line = line[:k], line[k + len("kernel: ") :]
     m = _PREFIX.match(line)
     ts = m.group("ts") if m else None
     if ts is None and (t := _TS.search(head)):  # journalctl -o short-monotonic puts it first
         ts = t.group(1)
-    return (float(ts) if ts else None), line[m.end():] if m else line
+    return (float(ts) if ts else None), line[m.end() :] if m else line
 
 
 def parse_parity_log(text: str) -> ParityLog:
@@ -221,12 +225,17 @@ def cpu_from_log(cpu: Cpu, log: ParityLog | None, log_source: str = "", why_no_l
             figures[name] = CpuFigure(mb_s=found, source="kernel log", detail=algo)
         else:
             why = why_no_log if log is None else _why_unmeasured(log, name)
-            figures[name] = CpuFigure(mb_s=getattr(preset, field), source="preset", detail=cpu.cpu_class,
-                                      why_not_log=why)
-    update = {f: figures[n].mb_s for f, n in (("raid6_gen_mb_s", "raid6_gen"), ("xor_mb_s", "xor"))
-              if figures[n].source == "kernel log"}
-    return cpu.model_copy(update=update), CpuOrigin(raid6_gen=figures["raid6_gen"], xor=figures["xor"],
-                                                    log_source=log_source, log=log)
+            figures[name] = CpuFigure(
+                mb_s=getattr(preset, field), source="preset", detail=cpu.cpu_class, why_not_log=why
+            )
+    update = {
+        f: figures[n].mb_s
+        for f, n in (("raid6_gen_mb_s", "raid6_gen"), ("xor_mb_s", "xor"))
+        if figures[n].source == "kernel log"
+    }
+    return cpu.model_copy(update=update), CpuOrigin(
+        raid6_gen=figures["raid6_gen"], xor=figures["xor"], log_source=log_source, log=log
+    )
 
 
 def _why_unmeasured(log: ParityLog, name: str) -> str:

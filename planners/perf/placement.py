@@ -71,4 +71,3 @@ def shares(ctx: PerfCtx, w: Workload) -> dict[int, float]:
         i = next(i for i, lo, hi in spans if lo <= start < hi)
         out[i] = out.get(i, 0.0) + 1 / len(streams)
     return out
-

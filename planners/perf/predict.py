@@ -19,8 +19,8 @@ from planners.models import Plan
 from planners.perf.context import PerfCtx, build_ctx, seq_mb_s
 from planners.perf.request_cpu import NAME as REQUEST_CPU
 from planners.perf.terms import Limits, workload_terms
-from planners.results import PlanResult
 from planners.perf.workloads import VALIDATION, Workload, for_plan
+from planners.results import PlanResult
 
 Frozen = ConfigDict(frozen=True)
 Mode = Literal["normal", "degraded", "rebuild"]
@@ -31,8 +31,10 @@ class Term(BaseModel):
 
     model_config = Frozen
 
-    name: str = Field(description="Component: disks, queue depth, readahead, stripe cache, md thread, parity CPU, "
-                                  "CPU per request, link, HBA, host PCIe, memory, page cache, write cache.")
+    name: str = Field(
+        description="Component: disks, queue depth, readahead, stripe cache, md thread, parity CPU, "
+        "CPU per request, link, HBA, host PCIe, memory, page cache, write cache."
+    )
     mb_s: float = Field(description="Throughput this component alone would allow, MB/s (10^6 bytes/s).")
     iops: float = Field(description="The same as requests of the workload's block size per second.")
     note: str = Field(description="How the figure was derived.")
@@ -54,23 +56,44 @@ class WorkloadPrediction(BaseModel):
     factor: float = Field(1.0, description="Filesystem factor applied to every term (1 = none).")
     factor_note: str = Field("", description="Why the factor applies.")
     terms: list[Term] = Field(description="Every term, smallest first.")
-    outside_model: str = Field("", description="Why the figure is outside what the model can know ('' when it is "
-                                               "not): the figure is then a guess, not a prediction.")
-    mb_s_low: float = Field(0.0, description="Low end of the figure when it rests on preset hardware figures, MB/s "
-                                             "(= mb_s when every figure it rests on was measured or stated).")
+    outside_model: str = Field(
+        "",
+        description="Why the figure is outside what the model can know ('' when it is "
+        "not): the figure is then a guess, not a prediction.",
+    )
+    mb_s_low: float = Field(
+        0.0,
+        description="Low end of the figure when it rests on preset hardware figures, MB/s "
+        "(= mb_s when every figure it rests on was measured or stated).",
+    )
     mb_s_high: float = Field(0.0, description="High end of the figure, MB/s (see mb_s_low).")
     assumption: str = Field("", description="The presets the range comes from ('' when there is no range).")
-    shaping: list[str] = Field(default_factory=list, description="How the job's shape was modelled: block-size "
-                                                                 "mix, hot set, read-back, latency target (one line "
-                                                                 "each).")
-    settled_iodepth: int = Field(0, ge=0, description="The queue depth per job fio settles on under a "
-                                                      "latency_target, count (0 = the job's own iodepth).")
-    range_terms: list[str] = Field(default_factory=list, description="The terms that set the range's low and high "
-                                                                      "ends ([] when there is no range).")
+    shaping: list[str] = Field(
+        default_factory=list,
+        description="How the job's shape was modelled: block-size "
+        "mix, hot set, read-back, latency target (one line "
+        "each).",
+    )
+    settled_iodepth: int = Field(
+        0,
+        ge=0,
+        description="The queue depth per job fio settles on under a latency_target, count (0 = the job's own iodepth).",
+    )
+    range_terms: list[str] = Field(
+        default_factory=list,
+        description="The terms that set the range's low and high ends ([] when there is no range).",
+    )
 
 
-def predict(plan: Plan, result: PlanResult | None = None, workloads: Sequence[Workload] | None = None, *,
-            disk_override: DiskPerf | None = None, mode: Mode = "normal", missing: int = 1) -> list[WorkloadPrediction]:
+def predict(
+    plan: Plan,
+    result: PlanResult | None = None,
+    workloads: Sequence[Workload] | None = None,
+    *,
+    disk_override: DiskPerf | None = None,
+    mode: Mode = "normal",
+    missing: int = 1,
+) -> list[WorkloadPrediction]:
     """Predict each workload (default: the validation suite) on the plan's first volume.
 
     `disk_override` replaces every disk's class figures by ones measured on a real member;
@@ -99,14 +122,15 @@ def geometry_for_speed(plan: Plan) -> PlanResult:
     return compute(plan.model_copy(update={"tools": tools}))
 
 
-def predict_ctx(ctx: PerfCtx, stripe: int, workloads: Sequence[Workload] | None = None,
-                mode: Mode = "normal", missing: int = 1) -> list[WorkloadPrediction]:
+def predict_ctx(
+    ctx: PerfCtx, stripe: int, workloads: Sequence[Workload] | None = None, mode: Mode = "normal", missing: int = 1
+) -> list[WorkloadPrediction]:
     """`predict` on an already gathered context (the sweep shares one with the reliability model)."""
     out = []
     vg = ctx.volume_groups
     stripes = len(vg) if ctx.lvm_mode == "striped" else 1
     disks = sum(ctx.groups[i].n for i in vg)
-    for w in (workloads if workloads is not None else VALIDATION):
+    for w in workloads if workloads is not None else VALIDATION:
         out.append(predict_one(ctx, for_plan(w, stripe, stripes=stripes, disks=disks), mode, missing))
     return out
 
@@ -118,17 +142,34 @@ def predict_one(ctx: PerfCtx, w: Workload, mode: Mode = "normal", missing: int =
     if mode == "rebuild":
         limits = _rebuilding(ctx, limits)
     # Built without validation: every field is a float or a str computed here (a sweep builds thousands).
-    terms = sorted((Term.model_construct(name=k, mb_s=v * factor, iops=v * factor * 1e6 / w.bs, note=note)
-                    for k, (v, note) in limits.items()),
-                   key=lambda t: (round(t.mb_s, 6), t.name not in prefer, t.name))
+    terms = sorted(
+        (
+            Term.model_construct(name=k, mb_s=v * factor, iops=v * factor * 1e6 / w.bs, note=note)
+            for k, (v, note) in limits.items()
+        ),
+        key=lambda t: (round(t.mb_s, 6), t.name not in prefer, t.name),
+    )
     best = terms[0]
     second = terms[1] if len(terms) > 1 else None
     low, high, assumption, by = _range(ctx, terms)
     return WorkloadPrediction(
-        workload=w.name, mode=mode, block_bytes=w.bs, mb_s=best.mb_s, iops=best.iops, binding=best.name,
-        runner_up=second.name if second else "", headroom=(second.mb_s / best.mb_s) if second and best.mb_s else 1.0,
-        factor=factor, factor_note=why, terms=terms, outside_model=outside, mb_s_low=low, mb_s_high=high,
-        assumption=assumption, range_terms=by if high > low else [])
+        workload=w.name,
+        mode=mode,
+        block_bytes=w.bs,
+        mb_s=best.mb_s,
+        iops=best.iops,
+        binding=best.name,
+        runner_up=second.name if second else "",
+        headroom=(second.mb_s / best.mb_s) if second and best.mb_s else 1.0,
+        factor=factor,
+        factor_note=why,
+        terms=terms,
+        outside_model=outside,
+        mb_s_low=low,
+        mb_s_high=high,
+        assumption=assumption,
+        range_terms=by if high > low else [],
+    )
 
 
 # Terms that rest on the disks' figures, and those that rest on a controller's.
@@ -136,11 +177,22 @@ DISK_TERMS = ("disks", "queue depth", "readahead", "stripe cache", "write cache"
 CONTROLLER_TERMS = ("queue depth", "write cache")
 # Terms that rest on the CPU's figures, and which figures.
 # The per-request figures: the plan states them all or the term keeps their spread.
-REQUEST_FIELDS = ("psync_us", "libaio_us", "io_uring_us", "wait_us", "block_request_us", "bio_remap_us",
-                  "md_stripe_io_us")
-CPU_TERMS = {"page cache": ("buffered_write_mb_s", "buffered_read_mb_s"), "md thread": ("md_thread_mb_s",),
-             "host PCIe": ("pcie_lanes", "pcie_gen"), "memory": ("memory_mb_s",),
-             "parity CPU": ("raid6_gen_mb_s", "xor_mb_s")}
+REQUEST_FIELDS = (
+    "psync_us",
+    "libaio_us",
+    "io_uring_us",
+    "wait_us",
+    "block_request_us",
+    "bio_remap_us",
+    "md_stripe_io_us",
+)
+CPU_TERMS = {
+    "page cache": ("buffered_write_mb_s", "buffered_read_mb_s"),
+    "md thread": ("md_thread_mb_s",),
+    "host PCIe": ("pcie_lanes", "pcie_gen"),
+    "memory": ("memory_mb_s",),
+    "parity CPU": ("raid6_gen_mb_s", "xor_mb_s"),
+}
 
 
 def spread_range(ctx: PerfCtx, terms: Sequence[Term]) -> tuple[float, float, str]:
@@ -160,19 +212,25 @@ def _range(ctx: PerfCtx, terms: Sequence[Term]) -> tuple[float, float, str, list
     ctl = ctx.controller.spread if ctx.controller else 0.0
     said = []
     if disk:
-        said.append(f"measured disk figures (±{disk:.0%}, fio's run-to-run repeatability)" if measured
-                    else f"disk speeds from class presets (±{disk:.0%})")
+        said.append(
+            f"measured disk figures (±{disk:.0%}, fio's run-to-run repeatability)"
+            if measured
+            else f"disk speeds from class presets (±{disk:.0%})"
+        )
     if ctl:
         said.append(f"controller round trip from its kind's preset (±{ctl:.0%})")
     cpu = {name for name, fields in CPU_TERMS.items() if not set(fields) <= set(ctx.cpu.stated)}
     per_request = 0.0 if set(REQUEST_FIELDS) <= set(ctx.cpu.stated) else ctx.cpu.request_spread
 
     def spread(t: Term) -> float:
-        return max(disk if t.name in DISK_TERMS else 0.0, ctl if t.name in CONTROLLER_TERMS else 0.0,
-                   ctx.cpu.spread if t.name in cpu else 0.0, per_request if t.name == REQUEST_CPU else 0.0)
+        return max(
+            disk if t.name in DISK_TERMS else 0.0,
+            ctl if t.name in CONTROLLER_TERMS else 0.0,
+            ctx.cpu.spread if t.name in cpu else 0.0,
+            per_request if t.name == REQUEST_CPU else 0.0,
+        )
 
-    (low, low_by), (high, high_by) = (min((t.mb_s * (1 + sign * spread(t)), t.name) for t in terms)
-                                      for sign in (-1, 1))
+    (low, low_by), (high, high_by) = (min((t.mb_s * (1 + sign * spread(t)), t.name) for t in terms) for sign in (-1, 1))
     # A CPU figure is named only where its term's low end reaches into the range: far above it, it
     # moves nothing.
     if ctx.cpu.spread and any(t.name in cpu and t.mb_s * (1 - ctx.cpu.spread) < high for t in terms):
@@ -193,8 +251,11 @@ def _rebuilding(ctx: PerfCtx, limits: Limits) -> Limits:
     out: Limits = {}
     for name, (v, note) in limits.items():
         if name in ("disks", "queue depth", "readahead", "stripe cache", "link", "HBA"):
-            out[name] = (v * keep, note + f"; at least {1 - keep:.1%} of each disk goes to the rebuild "
-                                          "(at most this figure: md yields less to a shallow queue)")
+            out[name] = (
+                v * keep,
+                note + f"; at least {1 - keep:.1%} of each disk goes to the rebuild "
+                "(at most this figure: md yields less to a shallow queue)",
+            )
         else:
             out[name] = (v, note)
     return out

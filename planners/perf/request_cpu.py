@@ -74,7 +74,9 @@ def engine_us(ctx: PerfCtx, w: Workload) -> tuple[float, str]:
     return own + FIO_US + cpu.wait_us / max(1, depth), f"{w.ioengine} at depth {depth}"
 
 
-def request_cpu_term(ctx: PerfCtx, w: Workload, groups: list[tuple[GroupCtx, float, float]]) -> tuple[float, str] | None:
+def request_cpu_term(
+    ctx: PerfCtx, w: Workload, groups: list[tuple[GroupCtx, float, float]]
+) -> tuple[float, str] | None:
     """The CPU's ceiling on a direct workload, MB/s of the volume, and why; None for buffered I/O.
 
     `groups`: (group, share of the requests, member requests per workload request there).
@@ -96,15 +98,19 @@ def request_cpu_term(ctx: PerfCtx, w: Workload, groups: list[tuple[GroupCtx, flo
     cores = min(w.numjobs, cpu.cores)
     rate = cores / (job_us * 1e-6)
     src = "stated" if "cores" in cpu.stated else "the CPU class preset"
-    note = (f"{job_us:.2f} us of CPU a request ({how}, {member_ios:.3g} device request(s)): "
-            f"{1e3 / job_us:,.0f}k requests/s per core x {cores} core(s) ({w.numjobs} job(s), "
-            f"{cpu.cores} cores from {src})")
+    note = (
+        f"{job_us:.2f} us of CPU a request ({how}, {member_ios:.3g} device request(s)): "
+        f"{1e3 / job_us:,.0f}k requests/s per core x {cores} core(s) ({w.numjobs} job(s), "
+        f"{cpu.cores} cores from {src})"
+    )
     if stripe_ios:
         threads = max(1, min(cpu.cores, 1 + ctx.hardware.md.group_thread_cnt))
         md_us = stripe_ios * (cpu.md_stripe_io_us + cpu.block_request_us)
         md_rate = threads / (md_us * 1e-6)
         if md_rate < rate:
             rate = md_rate
-            note = (f"md's stripe thread(s): {md_us:.2f} us a request ({stripe_ios:.3g} member I/Os): "
-                    f"{1e3 / md_us:,.0f}k requests/s per thread x {threads} thread(s) (1 + group_thread_cnt)")
+            note = (
+                f"md's stripe thread(s): {md_us:.2f} us a request ({stripe_ios:.3g} member I/Os): "
+                f"{1e3 / md_us:,.0f}k requests/s per thread x {threads} thread(s) (1 + group_thread_cnt)"
+            )
     return rate * w.bs / 1e6, note

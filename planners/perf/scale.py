@@ -52,10 +52,14 @@ class PointPrediction(WorkloadPrediction):
     """One section's prediction at one point of the sweep."""
 
     point: dict[str, int] = Field(description="The swept options at this point (numjobs, iodepth: counts; bs: bytes).")
-    gain_next: float | None = Field(None, description="Gain per doubling of the first axis to the next point of "
-                                                      "this curve, as a fraction (0.25 = +25 %); None at its end.")
-    knee: bool = Field(False, description="The curve's knee: the first point from which the next doubling gains "
-                                          "under 10 %.")
+    gain_next: float | None = Field(
+        None,
+        description="Gain per doubling of the first axis to the next point of "
+        "this curve, as a fraction (0.25 = +25 %); None at its end.",
+    )
+    knee: bool = Field(
+        False, description="The curve's knee: the first point from which the next doubling gains under 10 %."
+    )
     knee_cause: str = Field("", description="At the knee, the term that stops the curve, and why ('' elsewhere).")
 
 
@@ -87,8 +91,9 @@ def _value(text: str, key: str, v: str) -> int:
     try:
         return fio_bytes(v, what="bs") if key == "bs" else int(v)
     except (PlanError, ValueError):
-        raise PlanError(f"--scale {text!r}: {v!r} is not a {'size' if key == 'bs' else 'whole number'}",
-                        "scale") from None
+        raise PlanError(
+            f"--scale {text!r}: {v!r} is not a {'size' if key == 'bs' else 'whole number'}", "scale"
+        ) from None
 
 
 def _progression(text: str, key: str, spec: str) -> list[int]:
@@ -115,8 +120,7 @@ def grid(axes: Sequence[Axis]) -> list[dict[str, int]]:
     keys = [a.key for a in axes]
     if len(set(keys)) != len(keys):
         raise PlanError(f"--scale: {keys[0] if keys.count(keys[0]) > 1 else keys[1]} is swept twice", "scale")
-    points = [dict(zip(keys[::-1], combo, strict=True))
-              for combo in itertools.product(*(a.values for a in axes[::-1]))]
+    points = [dict(zip(keys[::-1], combo, strict=True)) for combo in itertools.product(*(a.values for a in axes[::-1]))]
     if len(points) > MAX_POINTS:
         raise PlanError(f"--scale: {len(points)} points in the grid, at most {MAX_POINTS}", "scale")
     return [{k: p[k] for k in keys} for p in points]
@@ -145,12 +149,16 @@ def job_at(job: JobFile, point: dict[str, int]) -> JobFile:
 
 def as_job(workloads: Sequence[Workload]) -> JobFile:
     """Built-in workloads as a job file whose sections run one after another (as the suite runs them)."""
-    return JobFile(workloads=list(workloads), notes=[],
-                   phases=[Phase(sections=[w.name], after="stonewall" if i else "") for i, w in enumerate(workloads)])
+    return JobFile(
+        workloads=list(workloads),
+        notes=[],
+        phases=[Phase(sections=[w.name], after="stonewall" if i else "") for i, w in enumerate(workloads)],
+    )
 
 
-def sweep_job(plan: Plan, result: PlanResult, job: JobFile, axes: Sequence[Axis],
-              mode: Mode = "normal") -> list[PointPrediction]:
+def sweep_job(
+    plan: Plan, result: PlanResult, job: JobFile, axes: Sequence[Axis], mode: Mode = "normal"
+) -> list[PointPrediction]:
     """Every section of the job at every point of the grid, knees and contention marked."""
     cores = build_ctx(plan, result).cpu.cores
     out: list[PointPrediction] = []
@@ -172,11 +180,15 @@ def contention(w: Workload, fs_type: str, cores: int) -> str:
     if w.target != "file" or not w.writes or w.numjobs < 2:
         return ""
     if w.sync_every and w.sync_metadata:
-        return (f"{w.numjobs} jobs fsync into one {fs_type} filesystem and share its journal: how their commits "
-                "group or queue is not in the model")
+        return (
+            f"{w.numjobs} jobs fsync into one {fs_type} filesystem and share its journal: how their commits "
+            "group or queue is not in the model"
+        )
     if not w.is_random and w.numjobs > cores:
-        return (f"{w.numjobs} jobs create files at once on one {fs_type} filesystem, more than the {cores} CPU "
-                "cores: lock and journal contention in its block allocation is not in the model")
+        return (
+            f"{w.numjobs} jobs create files at once on one {fs_type} filesystem, more than the {cores} CPU "
+            "cores: lock and journal contention in its block allocation is not in the model"
+        )
     return ""
 
 
@@ -188,7 +200,7 @@ def _per_doubling(x0: int, y0: float, x1: int, y1: float) -> float | None:
 
 def mark_knees(preds: Sequence[PointPrediction], x_key: str) -> list[PointPrediction]:
     """Each curve (one section, the other axes fixed) along x_key: gain to the next point per
-    doubling, and the knee where it first falls under KNEE_GAIN """
+    doubling, and the knee where it first falls under KNEE_GAIN"""
     curves: dict[tuple[str, tuple[tuple[str, int], ...]], list[int]] = {}
     for i, p in enumerate(preds):
         rest = tuple(sorted((k, v) for k, v in p.point.items() if k != x_key))

@@ -45,9 +45,15 @@ from planners.results import PlanResult
 Plain = Callable[[Workload], WorkloadPrediction]
 
 
-def predict_shaped(plan: Plan, result: PlanResult | None, workloads: Sequence[Workload], *,
-                   disk_override: DiskPerf | None = None, mode: Mode = "normal",
-                   missing: int = 1) -> list[WorkloadPrediction]:
+def predict_shaped(
+    plan: Plan,
+    result: PlanResult | None,
+    workloads: Sequence[Workload],
+    *,
+    disk_override: DiskPerf | None = None,
+    mode: Mode = "normal",
+    missing: int = 1,
+) -> list[WorkloadPrediction]:
     """planners.perf.predict.predict for a job file's sections: each shape reduced to plain workloads."""
     result = result or geometry_for_speed(plan)
     ctx = build_ctx(plan, result, disk_override)
@@ -65,25 +71,48 @@ def predict_shaped(plan: Plan, result: PlanResult | None, workloads: Sequence[Wo
 def shaped(ctx: PerfCtx, w: Workload, plain: Plain) -> list[WorkloadPrediction]:
     """The rows for workload `w`: one, or the write pass and its read-back for a verify job."""
     if w.verify and not w.verify_backlog and w.time_based:
-        return [with_note(_one(ctx, w.model_copy(update={"verify": False}), plain),
-                          "verify: fio never starts the read-back, the time-based write phase takes all of runtime")]
+        return [
+            with_note(
+                _one(ctx, w.model_copy(update={"verify": False}), plain),
+                "verify: fio never starts the read-back, the time-based write phase takes all of runtime",
+            )
+        ]
     if w.verify and not w.verify_backlog:
-        back = w.model_copy(update={
-            "name": f"{w.name} (verify)", "verify": False,
-            "rw": ("read" if w.sorted_readback or not w.is_random else "randread"),
-            "bs_split": (w.bs_split[1], w.bs_split[1])})
+        back = w.model_copy(
+            update={
+                "name": f"{w.name} (verify)",
+                "verify": False,
+                "rw": ("read" if w.sorted_readback or not w.is_random else "randread"),
+                "bs_split": (w.bs_split[1], w.bs_split[1]),
+            }
+        )
         first = w.model_copy(update={"verify": False})
-        one = with_note(_one(ctx, first, plain), "write pass of verify: its blocks are read back after it, "
-                                                 f"in the next row ({back.rw})")
-        two = with_note(_one(ctx, back, plain), f"verify read-back of {w.name}'s writes, "
-                                                + ("in offset order (fio sorted them)" if w.sorted_readback
-                                                   else "in the order fio wrote them"))
+        one = with_note(
+            _one(ctx, first, plain),
+            f"write pass of verify: its blocks are read back after it, in the next row ({back.rw})",
+        )
+        two = with_note(
+            _one(ctx, back, plain),
+            f"verify read-back of {w.name}'s writes, "
+            + ("in offset order (fio sorted them)" if w.sorted_readback else "in the order fio wrote them"),
+        )
         return [one, two]
     if w.verify:
-        mixed = w.model_copy(update={"verify": False, "read_mix": 0.5, "bs_split": (w.bs_split[1], w.bs_split[1]),
-                                     "rw": "randrw" if w.is_random else "readwrite"})
-        return [with_note(_one(ctx, mixed, plain), f"verify_backlog={w.verify_backlog}: each written block is "
-                                                   "read back while the job writes, a 1:1 mix of writes and reads")]
+        mixed = w.model_copy(
+            update={
+                "verify": False,
+                "read_mix": 0.5,
+                "bs_split": (w.bs_split[1], w.bs_split[1]),
+                "rw": "randrw" if w.is_random else "readwrite",
+            }
+        )
+        return [
+            with_note(
+                _one(ctx, mixed, plain),
+                f"verify_backlog={w.verify_backlog}: each written block is "
+                "read back while the job writes, a 1:1 mix of writes and reads",
+            )
+        ]
     return [_one(ctx, w, plain)]
 
 
@@ -109,12 +138,16 @@ def _latency_target(ctx: PerfCtx, w: Workload, plain: Plain) -> WorkloadPredicti
                 lo, best, lat = mid, p, t
             else:
                 hi = mid - 1
-    note = (f"latency_target {w.latency_target_us:g} us: fio settles on iodepth {lo} of {w.iodepth}, "
-            f"where the mean wait is {lat:,.0f} us (fio's {w.latency_percentile:g}th percentile sits above the "
-            "mean, so it may settle shallower)")
+    note = (
+        f"latency_target {w.latency_target_us:g} us: fio settles on iodepth {lo} of {w.iodepth}, "
+        f"where the mean wait is {lat:,.0f} us (fio's {w.latency_percentile:g}th percentile sits above the "
+        "mean, so it may settle shallower)"
+    )
     if lo == 1 and lat > w.latency_target_us:
-        note = (f"latency_target {w.latency_target_us:g} us is not met even at iodepth 1 (mean wait {lat:,.0f} "
-                "us): fio ends the job with an error (ETIMEDOUT) once depth 1 misses it; this is depth 1's figure")
+        note = (
+            f"latency_target {w.latency_target_us:g} us is not met even at iodepth 1 (mean wait {lat:,.0f} "
+            "us): fio ends the job with an error (ETIMEDOUT) once depth 1 misses it; this is depth 1's figure"
+        )
     return with_note(best, note, depth=lo)
 
 
@@ -134,25 +167,49 @@ def _sized(ctx: PerfCtx, w: Workload, plain: Plain) -> WorkloadPrediction:
     for name in names:
         t = sum(s / next((x.mb_s for x in p.terms if x.name == name), float("inf")) for p, s in rows)
         if t > 0:
-            terms.append(Term(name=name, mb_s=1 / t, iops=1e6 / t / mean_bs,
-                              note="this ceiling for each block size of the mix, their times per byte added"))
-    sizes = ", ".join(f"{f'{x.bs >> 10}K' if x.bs % 1024 == 0 else f'{x.bs}B'} {x.rw} {p.mb_s:,.3g} MB/s"
-                      for (x, _), (p, _) in zip(parts, rows, strict=True))
-    mix = Term(name="block-size mix", mb_s=mb_s, iops=mb_s * 1e6 / mean_bs,
-               note=f"each size's time per byte, weighted by its share of the bytes: {sizes}")
+            terms.append(
+                Term(
+                    name=name,
+                    mb_s=1 / t,
+                    iops=1e6 / t / mean_bs,
+                    note="this ceiling for each block size of the mix, their times per byte added",
+                )
+            )
+    sizes = ", ".join(
+        f"{f'{x.bs >> 10}K' if x.bs % 1024 == 0 else f'{x.bs}B'} {x.rw} {p.mb_s:,.3g} MB/s"
+        for (x, _), (p, _) in zip(parts, rows, strict=True)
+    )
+    mix = Term(
+        name="block-size mix",
+        mb_s=mb_s,
+        iops=mb_s * 1e6 / mean_bs,
+        note=f"each size's time per byte, weighted by its share of the bytes: {sizes}",
+    )
     terms = sorted([mix, *terms], key=lambda t: t.mb_s)
     low = 1 / sum(s / p.mb_s_low for p, s in rows if p.mb_s_low > 0) if all(p.mb_s_low > 0 for p, _ in rows) else 0.0
-    high = 1 / sum(s / p.mb_s_high for p, s in rows if p.mb_s_high > 0) if all(p.mb_s_high > 0 for p, _ in rows) \
-        else 0.0
+    high = (
+        1 / sum(s / p.mb_s_high for p, s in rows if p.mb_s_high > 0) if all(p.mb_s_high > 0 for p, _ in rows) else 0.0
+    )
     # The part to blame is the one that limits the size taking the most time; the next limit is the
     # smallest other ceiling over the whole mix.
     nxt = next((t for t in terms if t.name not in (mix.name, worst.binding)), None)
-    return worst.model_copy(update={
-        "workload": w.name, "block_bytes": round(mean_bs), "mb_s": mb_s, "iops": mb_s * 1e6 / mean_bs,
-        "binding": worst.binding, "runner_up": nxt.name if nxt else "",
-        "headroom": nxt.mb_s / mb_s if nxt and mb_s else 1.0, "terms": terms,
-        "mb_s_low": low, "mb_s_high": high,
-        "shaping": list(dict.fromkeys([*worst.shaping, f"block sizes by request count as fio draws them: {sizes}"]))})
+    return worst.model_copy(
+        update={
+            "workload": w.name,
+            "block_bytes": round(mean_bs),
+            "mb_s": mb_s,
+            "iops": mb_s * 1e6 / mean_bs,
+            "binding": worst.binding,
+            "runner_up": nxt.name if nxt else "",
+            "headroom": nxt.mb_s / mb_s if nxt and mb_s else 1.0,
+            "terms": terms,
+            "mb_s_low": low,
+            "mb_s_high": high,
+            "shaping": list(
+                dict.fromkeys([*worst.shaping, f"block sizes by request count as fio draws them: {sizes}"])
+            ),
+        }
+    )
 
 
 def _parts(w: Workload) -> list[tuple[Workload, float]]:
@@ -174,40 +231,57 @@ def _placed(ctx: PerfCtx, w: Workload, plain: Plain) -> WorkloadPrediction:
     notes = []
     if w.stride < 0 and not w.is_random:
         w = w.model_copy(update={"rw": "randread" if w.is_read else "randwrite"})
-        notes.append(f"backwards by {-w.stride} bytes a request: a disk reads ahead forwards only, so each "
-                     "request waits for its sector like a random one")
+        notes.append(
+            f"backwards by {-w.stride} bytes a request: a disk reads ahead forwards only, so each "
+            "request waits for its sector like a random one"
+        )
     kind = w.random_distribution.split(":")[0]
     span = w.size or sum(ctx.groups[i].array_bytes for i in ctx.volume_groups)
     if w.is_random and kind.startswith("zoned"):
         zones = zones_of(w.random_distribution, span)
         travel = mean_distance(zones)
         w = w.model_copy(update={"size": max(w.bs, int(3 * travel * span))})
-        notes.append(f"{w.random_distribution}: two requests lie {travel:.1%} of the span apart on average "
-                     f"(uniform: 33.3%), as over a uniform span of {3 * travel:.0%}")
+        notes.append(
+            f"{w.random_distribution}: two requests lie {travel:.1%} of the span apart on average "
+            f"(uniform: 33.3%), as over a uniform span of {3 * travel:.0%}"
+        )
     p = plain(w)
     rotating = any(ctx.groups[i].disk.rpm for i in ctx.volume_groups)
     if w.stride > 0 and not w.is_random and rotating:
         keep = w.bs / (w.bs + w.stride)
-        p = scaled(p, keep, f"each {w.bs}-byte request skips {w.stride} bytes the disk turns past ({keep:.0%} "
-                            "of the media time moves data)")
+        p = scaled(
+            p,
+            keep,
+            f"each {w.bs}-byte request skips {w.stride} bytes the disk turns past ({keep:.0%} "
+            "of the media time moves data)",
+        )
     if w.zone_bytes and rotating and p.mb_s > 0:
         disk = max((ctx.groups[i].disk for i in ctx.volume_groups), key=positioning_s)
         t_zone = w.zone_bytes / (p.mb_s * 1e6)
         keep = t_zone / (t_zone + positioning_s(disk))
-        p = scaled(p, keep, f"zonemode=strided: one repositioning ({positioning_s(disk) * 1e3:.1f} ms) per "
-                            f"{w.zone_bytes >> 20} MiB zone ({keep:.1%} of the time moves data)")
+        p = scaled(
+            p,
+            keep,
+            f"zonemode=strided: one repositioning ({positioning_s(disk) * 1e3:.1f} ms) per "
+            f"{w.zone_bytes >> 20} MiB zone ({keep:.1%} of the time moves data)",
+        )
     if w.is_random and kind in ("zipf", "pareto", "normal") and w.is_read:
         hit = hot_share(w.random_distribution, min(1.0, ctx.hardware.memory_bytes / span), span // w.bs)
         if not w.direct and hit > 0:
             copy = ctx.cpu.buffered_read_mb_s * min(w.numjobs, ctx.cpu.cores)
             rate = 1 / (hit / copy + (1 - hit) / p.mb_s) if p.mb_s > 0 else 0.0
-            p = scaled(p, rate / p.mb_s if p.mb_s else 1.0,
-                       f"{w.random_distribution}: {hit:.0%} of the reads land on the hottest "
-                       f"{ctx.hardware.memory_bytes / 2**30:.3g} GiB (memory), read from the page cache at {copy:,.0f} MB/s")
+            p = scaled(
+                p,
+                rate / p.mb_s if p.mb_s else 1.0,
+                f"{w.random_distribution}: {hit:.0%} of the reads land on the hottest "
+                f"{ctx.hardware.memory_bytes / 2**30:.3g} GiB (memory), read from the page cache at {copy:,.0f} MB/s",
+            )
         else:
-            notes.append(f"{w.random_distribution}: fio scatters the hot blocks over the span, so seeks are as long "
-                         f"as a uniform draw's; {hit:.0%} of the requests land on a memory-sized hot set, which only a "
-                         "cache in front of the disks would serve (direct I/O bypasses the page cache)")
+            notes.append(
+                f"{w.random_distribution}: fio scatters the hot blocks over the span, so seeks are as long "
+                f"as a uniform draw's; {hit:.0%} of the requests land on a memory-sized hot set, which only a "
+                "cache in front of the disks would serve (direct I/O bypasses the page cache)"
+            )
     return p.model_copy(update={"shaping": [*p.shaping, *notes]}) if notes else p
 
 
@@ -216,8 +290,16 @@ def scaled(p: WorkloadPrediction, k: float, note: str) -> WorkloadPrediction:
     if k == 1.0:
         return with_note(p, note)
     terms = [t.model_copy(update={"mb_s": t.mb_s * k, "iops": t.iops * k}) for t in p.terms]
-    return p.model_copy(update={"mb_s": p.mb_s * k, "iops": p.iops * k, "mb_s_low": p.mb_s_low * k,
-                                "mb_s_high": p.mb_s_high * k, "terms": terms, "shaping": [*p.shaping, note]})
+    return p.model_copy(
+        update={
+            "mb_s": p.mb_s * k,
+            "iops": p.iops * k,
+            "mb_s_low": p.mb_s_low * k,
+            "mb_s_high": p.mb_s_high * k,
+            "terms": terms,
+            "shaping": [*p.shaping, note],
+        }
+    )
 
 
 def with_note(p: WorkloadPrediction, note: str, depth: int | None = None) -> WorkloadPrediction:
@@ -291,4 +373,4 @@ def hot_share(spec: str, f: float, blocks: int) -> float:
 
 def _harmonic(n: float, t: float) -> float:
     """sum_{i=1..n} i^-t, by the Euler-Maclaurin sum (exact enough for n in the millions)."""
-    return float((n ** (1 - t) - 1) / (1 - t) + (1 + n ** -t) / 2)
+    return float((n ** (1 - t) - 1) / (1 - t) + (1 + n**-t) / 2)

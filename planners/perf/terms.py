@@ -36,11 +36,20 @@ from __future__ import annotations
 from math import ceil, inf
 
 from planners.perf.context import (
-    NCQ_TAGS, PAGE, GroupCtx, PerfCtx, busy_fraction, positioning_s, queued_iops, rand_iops, seq_mb_s, sorted_iops,
+    NCQ_TAGS,
+    PAGE,
+    GroupCtx,
+    PerfCtx,
+    busy_fraction,
+    positioning_s,
+    queued_iops,
+    rand_iops,
+    seq_mb_s,
+    sorted_iops,
 )
+from planners.perf.host import drive_links, host_roofs, pcie_drives
 from planners.perf.jobshape import job_extras, mix, mixed_rate_cap, rate_cap
 from planners.perf.memory import controller_cache, kernel_before, page_cache
-from planners.perf.host import drive_links, host_roofs, pcie_drives
 from planners.perf.placement import shares
 from planners.perf.request_cpu import NAME as REQUEST_CPU
 from planners.perf.request_cpu import device_requests, merged_bytes, request_cpu_term
@@ -149,26 +158,42 @@ def _sequential(ctx: PerfCtx, g: GroupCtx, w: Workload, share: float, degraded: 
             reads = min(d + g.parity, g.data - d)
             amp = (reads + d + g.parity) / d
             eff = alive / amp
-            how = (f"partial stripes ({cover:.0%} covered): md reads {reads:g} chunks per {d:g} written "
-                   + ("(read-modify-write)" if reads == d + g.parity else "(reconstruct-write)"))
+            how = f"partial stripes ({cover:.0%} covered): md reads {reads:g} chunks per {d:g} written " + (
+                "(read-modify-write)" if reads == d + g.parity else "(reconstruct-write)"
+            )
         _put(out, "disks", eff * rate, f"{how}, {eff:.3g} disks' worth at {rate:.0f} MB/s")
         t_pos = positioning_s(g.disk)
         per_disk = cache_bytes / (cache_bytes / (rate * 1e6) + t_pos) / 1e6
-        _put(out, "stripe cache", min(eff, g.data) * per_disk,
-             f"stripe_cache_size {g.cache_entries}: {cache_bytes >> 10} KiB per member in flight, "
-             f"{t_pos * 1e3:.1f} ms positioning per batch")
+        _put(
+            out,
+            "stripe cache",
+            min(eff, g.data) * per_disk,
+            f"stripe_cache_size {g.cache_entries}: {cache_bytes >> 10} KiB per member in flight, "
+            f"{t_pos * 1e3:.1f} ms positioning per batch",
+        )
     if g.parity and (write or degraded):
         threads = _md_threads(ctx)
-        _put(out, "md thread", ctx.cpu.md_thread_mb_s * threads,
-             f"{threads} md stripe thread(s) at {ctx.cpu.md_thread_mb_s:.0f} MB/s")
+        _put(
+            out,
+            "md thread",
+            ctx.cpu.md_thread_mb_s * threads,
+            f"{threads} md stripe thread(s) at {ctx.cpu.md_thread_mb_s:.0f} MB/s",
+        )
         parity = ctx.cpu.raid6_gen_mb_s if (g.parity == 2 and write) else ctx.cpu.xor_mb_s
-        _put(out, "parity CPU", parity * threads, ("raid6 gen()" if g.parity == 2 and write else "xor")
-             + f" at {parity:.0f} MB/s per thread")
+        _put(
+            out,
+            "parity CPU",
+            parity * threads,
+            ("raid6 gen()" if g.parity == 2 and write else "xor") + f" at {parity:.0f} MB/s per thread",
+        )
     if in_flight != inf and g.chunk:
         busy = min(eff, chunks)
         name = "queue depth" if w.direct else "readahead"
-        what = (f"{w.in_flight} x {w.bs >> 10} KiB in flight" if w.direct
-                else f"two readahead windows of {readahead(ctx, w) >> 10} KiB per stream")
+        what = (
+            f"{w.in_flight} x {w.bs >> 10} KiB in flight"
+            if w.direct
+            else f"two readahead windows of {readahead(ctx, w) >> 10} KiB per stream"
+        )
         # Little's law per busy disk: each holds q pieces; a piece costs its transfer plus what
         # every request pays besides (controller round trip, flash access), which a queue of two
         # or more hides behind the transfer of the next.
@@ -185,13 +210,22 @@ def _sequential(ctx: PerfCtx, g: GroupCtx, w: Workload, share: float, degraded: 
     return amp
 
 
-def _random(ctx: PerfCtx, g: GroupCtx, w: Workload, share: float, degraded: int, out: Limits,
-            sorted_queue: int = 0, ncq: bool = True) -> float:
+def _random(
+    ctx: PerfCtx,
+    g: GroupCtx,
+    w: Workload,
+    share: float,
+    degraded: int,
+    out: Limits,
+    sorted_queue: int = 0,
+    ncq: bool = True,
+) -> float:
     write = not w.is_read
     alive = g.n - int(degraded)
     span = _span(w, g, share)
-    iops = (sorted_iops(g.disk, span, w.bs, sorted_queue, write) if sorted_queue
-            else rand_iops(g.disk, span, w.bs, write))
+    iops = (
+        sorted_iops(g.disk, span, w.bs, sorted_queue, write) if sorted_queue else rand_iops(g.disk, span, w.bs, write)
+    )
     cols = min(max(1, int(g.data)), ceil(w.bs / g.chunk)) if g.chunk else 1
     phases = 1
     disks = float(alive)
@@ -211,8 +245,11 @@ def _random(ctx: PerfCtx, g: GroupCtx, w: Workload, share: float, degraded: int,
         reads = min(cols + g.parity, g.data - cols)
         ios = reads + cols + g.parity
         phases = 2 if reads else 1
-        how = (f"{ios:g} disk I/Os per request ("
-               + ("read-modify-write" if reads == cols + g.parity else "reconstruct-write") + ")")
+        how = (
+            f"{ios:g} disk I/Os per request ("
+            + ("read-modify-write" if reads == cols + g.parity else "reconstruct-write")
+            + ")"
+        )
     to_mb = w.bs / 1e6
     outstanding = w.in_flight * share
     if write and g.parity:
@@ -230,15 +267,21 @@ def _random(ctx: PerfCtx, g: GroupCtx, w: Workload, share: float, degraded: int,
         # Each request also waits out the controller's round trip: Little's law, N = X (R0 + rt).
         n = w.in_flight * share
         x = n * w.bs / 1e6 / (n * w.bs / 1e6 / x0 + rt)
-        _put(out, "queue depth", x, f"{outstanding:.3g} requests in flight keep {u:.0%} of the disks busy, "
-                                    f"each also paying a {rt * 1e3:.2f} ms controller round trip")
+        _put(
+            out,
+            "queue depth",
+            x,
+            f"{outstanding:.3g} requests in flight keep {u:.0%} of the disks busy, "
+            f"each also paying a {rt * 1e3:.2f} ms controller round trip",
+        )
     else:
         _put(out, "queue depth", x0, f"{outstanding:.3g} requests in flight keep {u:.0%} of the disks busy")
     if write and g.parity:
         threads = _md_threads(ctx)
         heads = ctx.cpu.md_thread_mb_s * 1e6 * threads / (PAGE * g.data)
-        _put(out, "md thread", heads / ceil(w.bs / PAGE) * to_mb,
-             f"{threads} md stripe thread(s): {heads:.0f} stripes/s")
+        _put(
+            out, "md thread", heads / ceil(w.bs / PAGE) * to_mb, f"{threads} md stripe thread(s): {heads:.0f} stripes/s"
+        )
     return ios * (w.bs / cols if g.chunk else w.bs) / w.bs
 
 
@@ -261,13 +304,21 @@ def _links(ctx: PerfCtx, traffic: dict[int, float], out: Limits) -> None:
         return
     if wiring.link != "direct" or wiring.link_mb_s:
         busiest = max(per_link.values())
-        _put(out, "link", wiring.link_rate / busiest,
-             f"{wiring.link} link at {wiring.link_rate:.0f} MB/s shared by {wiring.disks_per_link} disk(s)")
+        _put(
+            out,
+            "link",
+            wiring.link_rate / busiest,
+            f"{wiring.link} link at {wiring.link_rate:.0f} MB/s shared by {wiring.disks_per_link} disk(s)",
+        )
     if wiring.hbas:
         busiest = max(per_hba.values())
-        _put(out, "HBA", wiring.hba_rate / busiest,
-             f"{wiring.hbas} HBA(s) at {wiring.hba_rate:.0f} MB/s "
-             + ("(as the plan states)" if wiring.hba_mb_s else f"(PCIe gen{wiring.pcie_gen} x{wiring.pcie_lanes})"))
+        _put(
+            out,
+            "HBA",
+            wiring.hba_rate / busiest,
+            f"{wiring.hbas} HBA(s) at {wiring.hba_rate:.0f} MB/s "
+            + ("(as the plan states)" if wiring.hba_mb_s else f"(PCIe gen{wiring.pcie_gen} x{wiring.pcie_lanes})"),
+        )
 
 
 def _survives(g: GroupCtx) -> int:
@@ -295,8 +346,10 @@ def simple_terms(ctx: PerfCtx, w: Workload, degraded: int, sorted_queue: int = 0
             out["array failed"] = (0.0, f"{g.name}: RAID0 does not survive a failed member")
             return out
         if degraded > _survives(g):
-            out["array failed"] = (0.0, (f"{g.name}: RAID{g.level} survives {_survives(g)} failed member(s) "
-                                         f"for certain, not {int(degraded)}"))
+            out["array failed"] = (
+                0.0,
+                (f"{g.name}: RAID{g.level} survives {_survives(g)} failed member(s) for certain, not {int(degraded)}"),
+            )
             return out
         local: Limits = {}
         if w.is_random:
@@ -324,8 +377,7 @@ def simple_terms(ctx: PerfCtx, w: Workload, degraded: int, sorted_queue: int = 0
             # copies a window out the disks have one window to do instead of two: per window,
             # a fetch of two windows' time plus one window's copy, shared by the two in flight.
             v, note = out["readahead"]
-            out["readahead"] = (1 / (1 / v + 1 / (2 * rate * jobs)),
-                                f"{note}, less the reader's copy of each window")
+            out["readahead"] = (1 / (1 / v + 1 / (2 * rate * jobs)), f"{note}, less the reader's copy of each window")
     if w.writes and ctx.hardware.write_cache_mb_s:
         _put(out, "write cache", ctx.hardware.write_cache_mb_s, "declared write-back cache's ingest rate")
     return out
@@ -340,8 +392,7 @@ def _behind_controller_cache(ctx: PerfCtx, w: Workload, degraded: int, out: Limi
     drain it with a deep queue of their own."""
     disks = sum(ctx.groups[i].n for i in ctx.volume_groups)
     queue = ctx.controller.drain_queue if ctx.controller else 1
-    deep = w.model_copy(update={"numjobs": 1, "iodepth": max(1, queue * disks), "ioengine": "libaio",
-                                "direct": True})
+    deep = w.model_copy(update={"numjobs": 1, "iodepth": max(1, queue * disks), "ioengine": "libaio", "direct": True})
     drained = simple_terms(ctx, deep, degraded, sorted_queue=queue)
     side = {k: v for k, v in drained.items() if k in DISK_SIDE}
     name, (drain, why) = min(side.items(), key=lambda kv: kv[1][0])
@@ -350,8 +401,12 @@ def _behind_controller_cache(ctx: PerfCtx, w: Workload, degraded: int, out: Limi
         link = ctx.hardware.wiring.link_rate if ctx.hardware.wiring.link != "direct" else inf
         r = ctx.round_trip_s + w.bs / (link * 1e6)
         if r > 0:  # no round trip and no link to cross: nothing here bounds the requests in flight
-            _put(host, "queue depth", w.in_flight * w.bs / r / 1e6,
-                 f"{w.in_flight} requests in flight, each acknowledged by the cache in {r * 1e3:.2f} ms")
+            _put(
+                host,
+                "queue depth",
+                w.in_flight * w.bs / r / 1e6,
+                f"{w.in_flight} requests in flight, each acknowledged by the cache in {r * 1e3:.2f} ms",
+            )
     ingest = min(v for v, _ in host.values())
     rate, note = controller_cache(ctx, w, ingest, drain)
     if rate < ingest * (1 - 1e-9):
@@ -378,8 +433,9 @@ def _through_page_cache(ctx: PerfCtx, w: Workload, out: Limits) -> tuple[Limits,
     return kept, outside
 
 
-def workload_terms(ctx: PerfCtx, w: Workload, degraded: int = 0,
-                   capped: bool = True) -> tuple[Limits, float, str, set[str], str]:
+def workload_terms(
+    ctx: PerfCtx, w: Workload, degraded: int = 0, capped: bool = True
+) -> tuple[Limits, float, str, set[str], str]:
     """All terms for any workload, the factor for what the job does besides I/O (flushes,
     pauses, ext3's block map), a note on it, the terms that win a tie, and why the figure is
     outside the model ('' when it is not).
@@ -463,6 +519,8 @@ def ext3_indirect_blocks(ctx: PerfCtx, degraded: int) -> tuple[float, str]:
     if small <= 0:
         return 0.0, ""
     per_s = small * 1e6 / block
-    return 1e6 / span / per_s, (f"ext3 writes one indirect block per {span >> 20 or span >> 10}"
-                                f"{' MiB' if span >> 20 else ' KiB'} of data in place, apart from the stream: "
-                                f"{1e3 / per_s:.1f} ms each at the array's random {block >> 10} KiB write rate")
+    return 1e6 / span / per_s, (
+        f"ext3 writes one indirect block per {span >> 20 or span >> 10}"
+        f"{' MiB' if span >> 20 else ' KiB'} of data in place, apart from the stream: "
+        f"{1e3 / per_s:.1f} ms each at the array's random {block >> 10} KiB write rate"
+    )

@@ -41,67 +41,142 @@ class Workload(BaseModel):
     bs: int = Field(gt=0, le=MAX_BYTES, description="Block size of each request, in bytes (fio bs).")
     direct: bool = Field(True, description="O_DIRECT (fio direct=1); False goes through the page cache.")
     numjobs: int = Field(1, ge=1, le=4096, description="Independent jobs issuing I/O at once (count).")
-    iodepth: int = Field(1, ge=1, le=65536, description="Requests in flight per job (count); only async engines "
-                                                         "with direct=1 honour it.")
+    iodepth: int = Field(
+        1, ge=1, le=65536, description="Requests in flight per job (count); only async engines with direct=1 honour it."
+    )
     ioengine: str = Field("libaio", description="fio ioengine: libaio, io_uring, psync, sync, ...")
     target: Literal["raw", "file"] = Field("raw", description="The top block device, or a file on the filesystem.")
-    size: int | None = Field(None, gt=0, le=MAX_BYTES, description="Bytes the I/O spans (fio size); None = the whole device.")
-    files: int = Field(1, ge=1, le=4096, description="Files the job's bytes are split over, laid out one after "
-                                                     "another (fio gives each clone its own file unless a filename "
-                                                     "names one they share), count.")
-    io_bytes: int | None = Field(None, gt=0, le=MAX_BYTES, description="Bytes the run moves before it ends, all jobs together (fio "
-                                                         "io_size / number_ios); None = size.")
-    readahead: int | None = Field(None, gt=0, le=MAX_BYTES, description="The top device's readahead during this run, bytes "
-                                                          "(blockdev --setra x 512); None = the plan's.")
-    runtime_s: float | None = Field(None, gt=0, le=MAX_SECONDS, description="How long the run lasts, seconds (fio runtime); None = "
-                                                            "long enough for the steady rate.")
-    fadvise_sequential: bool = Field(False, description="The reader tells the kernel it reads sequentially "
-                                                        "(fio's fadvise_hint, on by default): the kernel doubles "
-                                                        "its readahead window.")
-    time_based: bool = Field(False, description="The run lasts runtime_s whatever its size (fio time_based); "
-                                                "otherwise it also ends once size bytes are done.")
-    read_mix: float = Field(0.5, ge=0, le=1, description="Share of a mix's requests that are reads (fio "
-                                                         "rwmixread / 100); pure workloads ignore it.")
+    size: int | None = Field(
+        None, gt=0, le=MAX_BYTES, description="Bytes the I/O spans (fio size); None = the whole device."
+    )
+    files: int = Field(
+        1,
+        ge=1,
+        le=4096,
+        description="Files the job's bytes are split over, laid out one after "
+        "another (fio gives each clone its own file unless a filename "
+        "names one they share), count.",
+    )
+    io_bytes: int | None = Field(
+        None,
+        gt=0,
+        le=MAX_BYTES,
+        description="Bytes the run moves before it ends, all jobs together (fio io_size / number_ios); None = size.",
+    )
+    readahead: int | None = Field(
+        None,
+        gt=0,
+        le=MAX_BYTES,
+        description="The top device's readahead during this run, bytes (blockdev --setra x 512); None = the plan's.",
+    )
+    runtime_s: float | None = Field(
+        None,
+        gt=0,
+        le=MAX_SECONDS,
+        description="How long the run lasts, seconds (fio runtime); None = long enough for the steady rate.",
+    )
+    fadvise_sequential: bool = Field(
+        False,
+        description="The reader tells the kernel it reads sequentially "
+        "(fio's fadvise_hint, on by default): the kernel doubles "
+        "its readahead window.",
+    )
+    time_based: bool = Field(
+        False,
+        description="The run lasts runtime_s whatever its size (fio time_based); "
+        "otherwise it also ends once size bytes are done.",
+    )
+    read_mix: float = Field(
+        0.5,
+        ge=0,
+        le=1,
+        description="Share of a mix's requests that are reads (fio rwmixread / 100); pure workloads ignore it.",
+    )
     rate_bytes_s: tuple[Count | None, Count | None] = Field(
-        (None, None), description="fio rate: each job's cap on reads and on writes, bytes/s (None = none).")
+        (None, None), description="fio rate: each job's cap on reads and on writes, bytes/s (None = none)."
+    )
     rate_iops: tuple[Count | None, Count | None] = Field(
-        (None, None), description="fio rate_iops: each job's cap on read and on write requests per second.")
-    thinktime_us: float = Field(0.0, ge=0, le=MAX_SECONDS * 1e6, description="fio thinktime: each job pauses this long, microseconds, ...")
-    thinktime_blocks: int = Field(1, ge=1, le=MAX_BYTES, description="... after this many requests (fio thinktime_blocks).")
-    sync_every: int = Field(0, ge=0, le=MAX_BYTES, description="A flush after every this many writes (fio fsync / fdatasync; "
-                                                 "1 with sync=1, O_SYNC); 0 = none.")
-    sync_metadata: bool = Field(True, description="Each flush also commits the filesystem's journal (fsync, "
-                                                  "O_SYNC) rather than data alone (fdatasync of a laid-out file).")
-    end_fsync: bool = Field(False, description="The run ends with an fsync and counts its time (fio end_fsync=1, "
-                                               "dd conv=fdatasync).")
+        (None, None), description="fio rate_iops: each job's cap on read and on write requests per second."
+    )
+    thinktime_us: float = Field(
+        0.0, ge=0, le=MAX_SECONDS * 1e6, description="fio thinktime: each job pauses this long, microseconds, ..."
+    )
+    thinktime_blocks: int = Field(
+        1, ge=1, le=MAX_BYTES, description="... after this many requests (fio thinktime_blocks)."
+    )
+    sync_every: int = Field(
+        0,
+        ge=0,
+        le=MAX_BYTES,
+        description="A flush after every this many writes (fio fsync / fdatasync; 1 with sync=1, O_SYNC); 0 = none.",
+    )
+    sync_metadata: bool = Field(
+        True,
+        description="Each flush also commits the filesystem's journal (fsync, "
+        "O_SYNC) rather than data alone (fdatasync of a laid-out file).",
+    )
+    end_fsync: bool = Field(
+        False, description="The run ends with an fsync and counts its time (fio end_fsync=1, dd conv=fdatasync)."
+    )
     bs_split: tuple[tuple[tuple[int, float], ...], tuple[tuple[int, float], ...]] = Field(
-        ((), ()), description="fio bssplit / bsrange for reads and for writes: (block size in bytes, share of the "
-                              "requests from 0 to 1) per size; empty = every request is bs.")
-    random_distribution: str = Field("random", description="fio random_distribution as written (random, zipf:T, "
-                                                           "pareto:H, normal:D, zoned:..., zoned_abs:...).")
+        ((), ()),
+        description="fio bssplit / bsrange for reads and for writes: (block size in bytes, share of the "
+        "requests from 0 to 1) per size; empty = every request is bs.",
+    )
+    random_distribution: str = Field(
+        "random",
+        description="fio random_distribution as written (random, zipf:T, "
+        "pareto:H, normal:D, zoned:..., zoned_abs:...).",
+    )
     verify: bool = Field(False, description="fio verify with do_verify: the writes are read back and checked.")
-    verify_backlog: int = Field(0, ge=0, description="fio verify_backlog: read back after every this many writes "
-                                                     "(interleaved); 0 = once the write pass ends.")
-    sorted_readback: bool = Field(False, description="fio keeps written blocks sorted by offset (norandommap, "
-                                                     "an rw modifier, io_size past size), so a random write pass "
-                                                     "is read back in offset order.")
-    latency_target_us: float = Field(0.0, ge=0, description="fio latency_target: the latency, microseconds, fio "
-                                                            "lowers the queue depth to meet; 0 = none.")
-    latency_percentile: float = Field(100.0, gt=0, le=100, description="fio latency_percentile: the share of "
-                                                                        "requests, percent, that must meet it.")
-    flow: int = Field(0, description="fio flow: this job's weight in the flow-controlled group (0 = none); the "
-                                     "jobs' request counts keep the ratio of their weights.")
-    flow_id: int = Field(0, description="fio flow_id: the flow group whose weights this job's flow is weighed "
-                                        "against.")
+    verify_backlog: int = Field(
+        0,
+        ge=0,
+        description="fio verify_backlog: read back after every this many writes "
+        "(interleaved); 0 = once the write pass ends.",
+    )
+    sorted_readback: bool = Field(
+        False,
+        description="fio keeps written blocks sorted by offset (norandommap, "
+        "an rw modifier, io_size past size), so a random write pass "
+        "is read back in offset order.",
+    )
+    latency_target_us: float = Field(
+        0.0,
+        ge=0,
+        description="fio latency_target: the latency, microseconds, fio lowers the queue depth to meet; 0 = none.",
+    )
+    latency_percentile: float = Field(
+        100.0, gt=0, le=100, description="fio latency_percentile: the share of requests, percent, that must meet it."
+    )
+    flow: int = Field(
+        0,
+        description="fio flow: this job's weight in the flow-controlled group (0 = none); the "
+        "jobs' request counts keep the ratio of their weights.",
+    )
+    flow_id: int = Field(0, description="fio flow_id: the flow group whose weights this job's flow is weighed against.")
     submit_offload: bool = Field(False, description="fio io_submit_mode=offload: helper threads submit requests.")
-    rate_min_bytes_s: int | None = Field(None, gt=0, description="fio rate_min (rate_iops_min x bs): below this "
-                                                                 "rate, bytes/s, fio ends the job with an error.")
-    offset: int = Field(0, ge=0, description="Where the job's I/O starts on its target, bytes (fio offset, plus "
-                                             "half the offset_increment spread of its clones).")
-    zone_bytes: int = Field(0, ge=0, description="fio zonemode=strided: bytes moved in a zone before fio jumps "
-                                                  "to the next one; 0 = no jumps.")
-    stride: int = Field(0, description="fio rw=...:N: bytes skipped after each sequential request (negative: "
-                                       "the job goes backwards); 0 = none.")
+    rate_min_bytes_s: int | None = Field(
+        None,
+        gt=0,
+        description="fio rate_min (rate_iops_min x bs): below this rate, bytes/s, fio ends the job with an error.",
+    )
+    offset: int = Field(
+        0,
+        ge=0,
+        description="Where the job's I/O starts on its target, bytes (fio offset, plus "
+        "half the offset_increment spread of its clones).",
+    )
+    zone_bytes: int = Field(
+        0,
+        ge=0,
+        description="fio zonemode=strided: bytes moved in a zone before fio jumps to the next one; 0 = no jumps.",
+    )
+    stride: int = Field(
+        0,
+        description="fio rw=...:N: bytes skipped after each sequential request (negative: "
+        "the job goes backwards); 0 = none.",
+    )
 
     @property
     def is_read(self) -> bool:
@@ -132,10 +207,19 @@ class Workload(BaseModel):
 
     def fio_job(self, filename: str = "${FIO_TARGET}", runtime_s: int = 30) -> str:
         """The fio job file that measures this workload (its size stays the caller's business)."""
-        lines = [f"[{self.name}]", f"filename={filename}", f"rw={'readwrite' if self.rw == 'rewrite' else self.rw}",
-                 f"bs={self.bs}", f"direct={int(self.direct)}", f"ioengine={self.ioengine}",
-                 f"iodepth={self.iodepth}", f"numjobs={self.numjobs}", "group_reporting=1",
-                 f"runtime={runtime_s}", "time_based=1"]
+        lines = [
+            f"[{self.name}]",
+            f"filename={filename}",
+            f"rw={'readwrite' if self.rw == 'rewrite' else self.rw}",
+            f"bs={self.bs}",
+            f"direct={int(self.direct)}",
+            f"ioengine={self.ioengine}",
+            f"iodepth={self.iodepth}",
+            f"numjobs={self.numjobs}",
+            "group_reporting=1",
+            f"runtime={runtime_s}",
+            "time_based=1",
+        ]
         if self.size:
             lines.append(f"size={self.size}")
         if self.io_bytes:
@@ -168,11 +252,14 @@ class Workload(BaseModel):
         if self.random_distribution != "random":
             out.append(("random_distribution", self.random_distribution))
         if self.verify:
-            out += [("verify", "crc32c")] + ([("verify_backlog", str(self.verify_backlog))] if self.verify_backlog
-                                              else [])
+            out += [("verify", "crc32c")] + (
+                [("verify_backlog", str(self.verify_backlog))] if self.verify_backlog else []
+            )
         if self.latency_target_us:
-            out += [("latency_target", f"{self.latency_target_us:g}us"),
-                    ("latency_percentile", f"{self.latency_percentile:g}")]
+            out += [
+                ("latency_target", f"{self.latency_target_us:g}us"),
+                ("latency_percentile", f"{self.latency_percentile:g}"),
+            ]
         if self.flow:
             out.append(("flow", str(self.flow)))
         if self.submit_offload:
@@ -193,18 +280,63 @@ VALIDATION = (
     _w("rand-write-4k", "4 KiB random write, direct, 4 in flight per disk", "randwrite", 4 * KiB, iodepth=16),
 )
 OTHERS = (
-    _w("dd-write", "dd if=/dev/zero of=FILE bs=1M: one buffered stream into a file", "write", MiB, direct=False,
-       ioengine="psync", target="file", size=10 * GB),
-    _w("dd-read", "dd if=FILE of=/dev/null bs=1M: one buffered stream out of a file", "read", MiB, direct=False,
-       ioengine="psync", target="file", size=10 * GB),
-    _w("bonnie-write", "bonnie++ block write: one buffered writer, 8 KiB writes", "write", 8 * KiB, direct=False,
-       ioengine="psync", target="file"),
-    _w("bonnie-rewrite", "bonnie++ rewrite: read 8 KiB, write it back in place", "rewrite", 8 * KiB, direct=False,
-       ioengine="psync", target="file"),
-    _w("bonnie-read", "bonnie++ block read: one buffered reader, 8 KiB reads", "read", 8 * KiB, direct=False,
-       ioengine="psync", target="file"),
-    _w("bonnie-seeks", "bonnie++ random seeks: three processes reading 8 KiB at random", "randread", 8 * KiB,
-       direct=False, ioengine="psync", numjobs=3, target="file"),
+    _w(
+        "dd-write",
+        "dd if=/dev/zero of=FILE bs=1M: one buffered stream into a file",
+        "write",
+        MiB,
+        direct=False,
+        ioengine="psync",
+        target="file",
+        size=10 * GB,
+    ),
+    _w(
+        "dd-read",
+        "dd if=FILE of=/dev/null bs=1M: one buffered stream out of a file",
+        "read",
+        MiB,
+        direct=False,
+        ioengine="psync",
+        target="file",
+        size=10 * GB,
+    ),
+    _w(
+        "bonnie-write",
+        "bonnie++ block write: one buffered writer, 8 KiB writes",
+        "write",
+        8 * KiB,
+        direct=False,
+        ioengine="psync",
+        target="file",
+    ),
+    _w(
+        "bonnie-rewrite",
+        "bonnie++ rewrite: read 8 KiB, write it back in place",
+        "rewrite",
+        8 * KiB,
+        direct=False,
+        ioengine="psync",
+        target="file",
+    ),
+    _w(
+        "bonnie-read",
+        "bonnie++ block read: one buffered reader, 8 KiB reads",
+        "read",
+        8 * KiB,
+        direct=False,
+        ioengine="psync",
+        target="file",
+    ),
+    _w(
+        "bonnie-seeks",
+        "bonnie++ random seeks: three processes reading 8 KiB at random",
+        "randread",
+        8 * KiB,
+        direct=False,
+        ioengine="psync",
+        numjobs=3,
+        target="file",
+    ),
 )
 PRESETS: dict[str, Workload] = {w.name: w for w in VALIDATION + OTHERS}
 VALIDATION_NAMES = tuple(w.name for w in VALIDATION)
@@ -248,8 +380,9 @@ def random_depth(disks: int) -> tuple[int, int]:
     return jobs, -(-total // jobs)
 
 
-def for_plan(w: Workload, full_stripe_bytes: int, *, stripes: int = 1, disks: int = 1,
-             logical_block: int = 512) -> Workload:
+def for_plan(
+    w: Workload, full_stripe_bytes: int, *, stripes: int = 1, disks: int = 1, logical_block: int = 512
+) -> Workload:
     """A validation-suite preset shaped for an array, exactly as `podplan validate` runs it.
 
     Any other workload (another preset, or one described as it actually ran) is returned as is.

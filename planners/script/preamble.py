@@ -28,20 +28,24 @@ def device_checks(arrays: Sequence[tuple[str, Sequence[DiskFigures]]], call: str
         if not disks:
             continue
         if len(set(disks)) > 1:
-            lines += [f'{call} "${{{array}[{i}]}}" {size} {logical} {physical}'
-                      for i, (size, logical, physical) in enumerate(disks)]
+            lines += [
+                f'{call} "${{{array}[{i}]}}" {size} {logical} {physical}'
+                for i, (size, logical, physical) in enumerate(disks)
+            ]
             said = None
             continue
         size, logical, physical = disks[0]
         if disks[0] != said:
-            lines.append(f"# The plan's disk: {size} bytes ({format_bytes_decimal(size)}), {logical}-byte logical and "
-                         f"{physical}-byte physical sectors.")
+            lines.append(
+                f"# The plan's disk: {size} bytes ({format_bytes_decimal(size)}), {logical}-byte logical and "
+                f"{physical}-byte physical sectors."
+            )
             said = disks[0]
         lines.append(f'for dev in "${{{array}[@]}}"; do {call} "$dev" {size} {logical} {physical}; done')
     return lines
 
 
-PREAMBLE = r'''
+PREAMBLE = r"""
 usage() {
   cat <<'USAGE'
 Usage: bash SCRIPT [--run] [--yes] [--override DEVICE]...
@@ -258,4 +262,4 @@ md_attr() {
     changed "echo $3 > /sys/block/<kernel name of $1>/md/$2"
   fi
 }
-'''
+"""

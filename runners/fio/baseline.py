@@ -70,8 +70,14 @@ def _tag(path: str) -> str:
 
 def baseline_job(disks: Sequence[tuple[str, int]], runtime_s: int = 5) -> JobFile:
     """One job per disk and phase; a stonewall between phases so each phase has all disks at once."""
-    glob = (("ioengine", "libaio"), ("direct", "1"), ("time_based", "1"), ("runtime", str(runtime_s)),
-            ("group_reporting", "0"), ("randrepeat", "0"))
+    glob = (
+        ("ioengine", "libaio"),
+        ("direct", "1"),
+        ("time_based", "1"),
+        ("runtime", str(runtime_s)),
+        ("group_reporting", "0"),
+        ("randrepeat", "0"),
+    )
     jobs = []
     for phase in PHASES:
         for i, (path, size) in enumerate(disks):
@@ -80,14 +86,23 @@ def baseline_job(disks: Sequence[tuple[str, int]], runtime_s: int = 5) -> JobFil
             if phase == "rand":
                 opts += [("rw", "randread"), ("bs", "4096"), ("iodepth", "16")]
             else:
-                opts += [("rw", "read"), ("bs", str(MiB)), ("iodepth", "4"), ("size", str(z)),
-                         ("offset", "0" if phase == "outer" else str(size - z - (size - z) % MiB))]
+                opts += [
+                    ("rw", "read"),
+                    ("bs", str(MiB)),
+                    ("iodepth", "4"),
+                    ("size", str(z)),
+                    ("offset", "0" if phase == "outer" else str(size - z - (size - z) % MiB)),
+                ]
             if i == 0 and phase != PHASES[0]:
                 opts.append(("stonewall", ""))
             jobs.append((f"{phase}:{_tag(path)}", tuple(opts)))
-    return JobFile(name="baseline", comment="podplan per-disk baseline (read-only)\n"
-                   "re-run with: fio --readonly --output-format=json --output=baseline.json baseline.fio",
-                   global_options=glob, jobs=tuple(jobs))
+    return JobFile(
+        name="baseline",
+        comment="podplan per-disk baseline (read-only)\n"
+        "re-run with: fio --readonly --output-format=json --output=baseline.json baseline.fio",
+        global_options=glob,
+        jobs=tuple(jobs),
+    )
 
 
 def flag_slow(values: dict[str, float]) -> tuple[float, set[str]]:
@@ -98,7 +113,9 @@ def flag_slow(values: dict[str, float]) -> tuple[float, set[str]]:
     return med, {k for k, v in values.items() if v < SLOW_FRACTION * med}
 
 
-def summarize(run: FioRun | None, disks: Sequence[tuple[str, int]]) -> tuple[tuple[DiskBaseline, ...], dict[str, float]]:
+def summarize(
+    run: FioRun | None, disks: Sequence[tuple[str, int]]
+) -> tuple[tuple[DiskBaseline, ...], dict[str, float]]:
     got: dict[str, dict[str, float]] = {p: {} for p in PHASES}
     for j in run.jobs if run else ():
         phase, _, tag = j.name.partition(":")
@@ -107,16 +124,27 @@ def summarize(run: FioRun | None, disks: Sequence[tuple[str, int]]) -> tuple[tup
     medians, slow = {}, {}
     for phase in PHASES:
         medians[phase], slow[phase] = flag_slow(got[phase])
-    out = tuple(DiskBaseline(
-        device=path, outer_mb_s=got["outer"].get(_tag(path)), inner_mb_s=got["inner"].get(_tag(path)),
-        rand_read_iops=got["rand"].get(_tag(path)),
-        slow=tuple(p for p in PHASES if _tag(path) in slow[p])) for path, _ in disks)
+    out = tuple(
+        DiskBaseline(
+            device=path,
+            outer_mb_s=got["outer"].get(_tag(path)),
+            inner_mb_s=got["inner"].get(_tag(path)),
+            rand_read_iops=got["rand"].get(_tag(path)),
+            slow=tuple(p for p in PHASES if _tag(path) in slow[p]),
+        )
+        for path, _ in disks
+    )
     return out, medians
 
 
-def run_baseline(devices: Sequence[str], *, runtime_s: int = 5, report_dir: str | None = None,
-                 on_progress: Callable[[FioRun, float], None] | None = None,
-                 cancel: threading.Event | None = None) -> Baseline:
+def run_baseline(
+    devices: Sequence[str],
+    *,
+    runtime_s: int = 5,
+    report_dir: str | None = None,
+    on_progress: Callable[[FioRun, float], None] | None = None,
+    cancel: threading.Event | None = None,
+) -> Baseline:
     """Measure every device at once (read-only); flag the slow ones."""
     disks = []
     for d in devices:
@@ -129,11 +157,15 @@ def run_baseline(devices: Sequence[str], *, runtime_s: int = 5, report_dir: str 
         with open(job_path, "w") as f:
             f.write(job.text)
         # --readonly makes fio itself refuse any write, whatever the job file says.
-        outcome = run_fio([*fio_argv(job_path, json_path)[:-1], "--readonly", job_path], json_path, timeout_s=len(PHASES) * runtime_s + 60,
-                          on_progress=on_progress, cancel=cancel)
+        outcome = run_fio(
+            [*fio_argv(job_path, json_path)[:-1], "--readonly", job_path],
+            json_path,
+            timeout_s=len(PHASES) * runtime_s + 60,
+            on_progress=on_progress,
+            cancel=cancel,
+        )
     per_disk, medians = summarize(outcome.result, disks)
-    return Baseline(disks=per_disk, medians=medians, job_file=job.text, partial=outcome.partial,
-                    reason=outcome.reason)
+    return Baseline(disks=per_disk, medians=medians, job_file=job.text, partial=outcome.partial, reason=outcome.reason)
 
 
 _STACKED = ("raid", "lvm", "dm", "linear", "crypt")
@@ -145,8 +177,7 @@ def members_of(target: str, devices: Sequence[DiskInfo]) -> tuple[str, ...] | No
     real = os.path.realpath(target)
     node = next((d for d in devices if real in (d.path, os.path.realpath(d.path), f"/dev/{d.name}")), None)
     if node is None and not real.startswith("/dev/"):
-        mounted = [(m, d) for d in devices for m in d.mountpoints
-                   if real == m or real.startswith(m.rstrip("/") + "/")]
+        mounted = [(m, d) for d in devices for m in d.mountpoints if real == m or real.startswith(m.rstrip("/") + "/")]
         node = max(mounted, key=lambda md: len(md[0]))[1] if mounted else None
     if node is None or not node.type.startswith(_STACKED):
         return None
@@ -182,8 +213,12 @@ def disk_perf_from(base: Baseline, preset: ResolvedDisk) -> DiskPerf | None:
         return None
     seq = sum(zones) / len(zones) if zones else (preset.seq_outer_mb_s + preset.seq_inner_mb_s) / 2
     rr = rand or preset.rand_read_iops
-    return DiskPerf(seq_read_mb_s=seq, seq_write_mb_s=seq * preset.seq_write_factor, rand_read_iops=rr,
-                    rand_write_iops=rr * preset.rand_write_iops / preset.rand_read_iops)
+    return DiskPerf(
+        seq_read_mb_s=seq,
+        seq_write_mb_s=seq * preset.seq_write_factor,
+        rand_read_iops=rr,
+        rand_write_iops=rr * preset.rand_write_iops / preset.rand_read_iops,
+    )
 
 
 def plan_preset(plan: Plan) -> ResolvedDisk:

@@ -29,7 +29,9 @@ class Timing(BaseModel):
     runtime_s: int = Field(description="Longest a workload runs if it never gets steady, in seconds.")
     ss_duration_s: int = Field(description="Window over which steadiness is judged (steadystate_duration), in seconds.")
     ss_ramp_s: int = Field(description="Time ignored before the window starts (steadystate_ramp_time), in seconds.")
-    ss_slope_pct: float = Field(description="Steady when the slope of the window is under this, in percent of its mean.")
+    ss_slope_pct: float = Field(
+        description="Steady when the slope of the window is under this, in percent of its mean."
+    )
 
 
 QUICK = Timing(runtime_s=12, ss_duration_s=5, ss_ramp_s=2, ss_slope_pct=2.0)
@@ -139,24 +141,31 @@ def workload(name: WorkloadName, target: Target, shape: Shape, timing: Timing) -
         ("steadystate_duration", str(timing.ss_duration_s)),
         ("steadystate_ramp_time", str(timing.ss_ramp_s)),
     )
-    comment = (
-        f"podplan {name} on {target.path}\n"
-        f"re-run with: fio --output-format=json --output={name}.json {name}.fio"
-    )
+    comment = f"podplan {name} on {target.path}\nre-run with: fio --output-format=json --output={name}.json {name}.fio"
     jf = JobFile(name=name, comment=comment, global_options=_global(target, timing), jobs=((name, job),))
-    return Workload(name=name, writes=name.endswith(("write", "write-4k")), block_bytes=bs,
-                    in_flight=depth * numjobs, job=jf)
+    return Workload(
+        name=name, writes=name.endswith(("write", "write-4k")), block_bytes=bs, in_flight=depth * numjobs, job=jf
+    )
 
 
 def _user_section(w: workloads.Workload, target: Target, timing: Timing, steady: bool) -> tuple[tuple[str, str], ...]:
     direct = w.direct and target.direct  # a filesystem that refuses O_DIRECT runs it buffered, and says so
     rw = "readwrite" if w.rw == "rewrite" else w.rw
-    opts = [("rw", rw), ("bs", str(w.bs)), ("ioengine", w.ioengine), ("direct", "1" if direct else "0"),
-            ("iodepth", str(w.iodepth)), ("numjobs", str(w.numjobs)), *w.fio_extras()]
+    opts = [
+        ("rw", rw),
+        ("bs", str(w.bs)),
+        ("ioengine", w.ioengine),
+        ("direct", "1" if direct else "0"),
+        ("iodepth", str(w.iodepth)),
+        ("numjobs", str(w.numjobs)),
+        *w.fio_extras(),
+    ]
     if steady:
-        opts += [("steadystate", f"{'iops_slope' if w.is_random else 'bw_slope'}:{timing.ss_slope_pct:g}%"),
-                 ("steadystate_duration", str(timing.ss_duration_s)),
-                 ("steadystate_ramp_time", str(timing.ss_ramp_s))]
+        opts += [
+            ("steadystate", f"{'iops_slope' if w.is_random else 'bw_slope'}:{timing.ss_slope_pct:g}%"),
+            ("steadystate_duration", str(timing.ss_duration_s)),
+            ("steadystate_ramp_time", str(timing.ss_ramp_s)),
+        ]
     return tuple(opts)
 
 
@@ -168,8 +177,12 @@ def user_workload(w: workloads.Workload, target: Target, timing: Timing) -> Work
     """A section of the user's own job file, run as written on `target` (podplan's target, size and
     timing; the section's rw, bs, depth, jobs, engine and direct)."""
     comment = f"podplan: the job [{w.name}] on {target.path}, as its job file wrote it"
-    jf = JobFile(name=w.name, comment=comment, global_options=_global(target, timing),
-                 jobs=((w.name, _user_section(w, target, timing, steady=True)),))
+    jf = JobFile(
+        name=w.name,
+        comment=comment,
+        global_options=_global(target, timing),
+        jobs=((w.name, _user_section(w, target, timing, steady=True)),),
+    )
     return _runner_workload(w, jf)
 
 
@@ -180,22 +193,28 @@ def user_phase(ws: Sequence[workloads.Workload], target: Target, timing: Timing)
     if len(ws) == 1:
         return (user_workload(ws[0], target, timing),)
     names = [w.name for w in ws]
-    comment = (f"podplan: the jobs [{'], ['.join(names)}] on {target.path}, together as their job file runs them\n"
-               "re-run with: fio --output-format=json --output=NAME.json NAME.fio")
-    sections = tuple((w.name, _user_section(w, target, timing, steady=False) + ((("new_group", ""),) if i else ()))
-                     for i, w in enumerate(ws))
+    comment = (
+        f"podplan: the jobs [{'], ['.join(names)}] on {target.path}, together as their job file runs them\n"
+        "re-run with: fio --output-format=json --output=NAME.json NAME.fio"
+    )
+    sections = tuple(
+        (w.name, _user_section(w, target, timing, steady=False) + ((("new_group", ""),) if i else ()))
+        for i, w in enumerate(ws)
+    )
     jf = JobFile(name="+".join(names)[:100], comment=comment, global_options=_global(target, timing), jobs=sections)
     return tuple(_runner_workload(w, jf) for w in ws)
 
 
-def suite(target: Target, shape: Shape, timing: Timing = QUICK,
-          names: tuple[WorkloadName, ...] = WORKLOADS) -> tuple[Workload, ...]:
+def suite(
+    target: Target, shape: Shape, timing: Timing = QUICK, names: tuple[WorkloadName, ...] = WORKLOADS
+) -> tuple[Workload, ...]:
     """The workloads of the suite, in the order they run."""
     return tuple(workload(n, target, shape, timing) for n in WORKLOADS if n in names)
 
 
-def fio_argv(job_path: str, output_path: str, *, status_interval: int = 1, fio: str = "fio",
-             client: tuple[str, ...] = ()) -> list[str]:
+def fio_argv(
+    job_path: str, output_path: str, *, status_interval: int = 1, fio: str = "fio", client: tuple[str, ...] = ()
+) -> list[str]:
     """The fio command for one job file: JSON to its own file (fio prints notes on stdout),
     a cumulative JSON object every `status_interval` seconds for progress."""
     argv = [fio, "--output-format=json", f"--output={output_path}"]

@@ -45,11 +45,17 @@ class JobFigures(BaseModel):
     io_bytes: int = Field(description="Bytes transferred, read and write, in bytes.")
     error: int = Field(description="errno of the first error the job hit, 0 if none.")
     steady: Steady | None = Field(description="Steady-state verdict; None when the job asked for none.")
-    run_bytes_s: int | None = Field(None, description="Bandwidth over the whole run including its start, in bytes "
-                                                      "per second; set when the figures above are the steady window's.")
+    run_bytes_s: int | None = Field(
+        None,
+        description="Bandwidth over the whole run including its start, in bytes "
+        "per second; set when the figures above are the steady window's.",
+    )
     run_iops: float | None = Field(None, description="I/Os per second over the whole run; set with run_bytes_s.")
-    cpu_s: float | None = Field(None, description="CPU time fio's jobs spent, user plus system, over the whole run, "
-                                                  "in seconds (fio's usr_cpu + sys_cpu of job_runtime).")
+    cpu_s: float | None = Field(
+        None,
+        description="CPU time fio's jobs spent, user plus system, over the whole run, "
+        "in seconds (fio's usr_cpu + sys_cpu of job_runtime).",
+    )
     total_ios: int = Field(0, description="I/Os completed over the whole run, reads and writes, count.")
 
     @property
@@ -105,10 +111,14 @@ def _steady(job: dict) -> Steady | None:
         return None
     data = ss.get("data") or {}
     bw, iops = data.get("bw_mean"), data.get("iops_mean")
-    return Steady(criterion=str(ss.get("ss", "")), attained=bool(ss.get("attained", 0)),
-                  window_s=int(ss.get("duration", 0)), measured=str(ss.get("criterion", "")),
-                  window_bytes_s=int(bw) if isinstance(bw, (int, float)) and bw > 0 else None,
-                  window_iops=float(iops) if isinstance(iops, (int, float)) and iops > 0 else None)
+    return Steady(
+        criterion=str(ss.get("ss", "")),
+        attained=bool(ss.get("attained", 0)),
+        window_s=int(ss.get("duration", 0)),
+        measured=str(ss.get("criterion", "")),
+        window_bytes_s=int(bw) if isinstance(bw, (int, float)) and bw > 0 else None,
+        window_iops=float(iops) if isinstance(iops, (int, float)) and iops > 0 else None,
+    )
 
 
 def _steady_window(fig: JobFigures) -> JobFigures:
@@ -123,22 +133,36 @@ def _steady_window(fig: JobFigures) -> JobFigures:
     if fig.bytes_s and fig.bytes_s > 100 * window_bw:
         window_bw *= 1024  # fio releases that kept the window's bandwidth in KiB/s
     side = "read" if fig.read_bytes_s else "write"
-    return fig.model_copy(update={f"{side}_bytes_s": window_bw, f"{side}_iops": ss.window_iops,
-                                  "run_bytes_s": fig.bytes_s, "run_iops": fig.iops})
+    return fig.model_copy(
+        update={
+            f"{side}_bytes_s": window_bw,
+            f"{side}_iops": ss.window_iops,
+            "run_bytes_s": fig.bytes_s,
+            "run_iops": fig.iops,
+        }
+    )
 
 
 def job_figures(job: dict, host: str = "") -> JobFigures:
     r, w = job.get("read", {}), job.get("write", {})
-    return _steady_window(JobFigures(
-        name=str(job.get("jobname", "")), host=host,
-        read_bytes_s=int(r.get("bw_bytes", 0)), write_bytes_s=int(w.get("bw_bytes", 0)),
-        read_iops=float(r.get("iops", 0.0)), write_iops=float(w.get("iops", 0.0)),
-        read_p99_us=_p99(r) if r.get("total_ios") else None, write_p99_us=_p99(w) if w.get("total_ios") else None,
-        runtime_ms=max(int(r.get("runtime", 0)), int(w.get("runtime", 0)), int(job.get("job_runtime", 0))),
-        io_bytes=int(r.get("io_bytes", 0)) + int(w.get("io_bytes", 0)),
-        error=int(job.get("error", 0)), steady=_steady(job), cpu_s=_cpu_s(job),
-        total_ios=int(r.get("total_ios", 0)) + int(w.get("total_ios", 0)),
-    ))
+    return _steady_window(
+        JobFigures(
+            name=str(job.get("jobname", "")),
+            host=host,
+            read_bytes_s=int(r.get("bw_bytes", 0)),
+            write_bytes_s=int(w.get("bw_bytes", 0)),
+            read_iops=float(r.get("iops", 0.0)),
+            write_iops=float(w.get("iops", 0.0)),
+            read_p99_us=_p99(r) if r.get("total_ios") else None,
+            write_p99_us=_p99(w) if w.get("total_ios") else None,
+            runtime_ms=max(int(r.get("runtime", 0)), int(w.get("runtime", 0)), int(job.get("job_runtime", 0))),
+            io_bytes=int(r.get("io_bytes", 0)) + int(w.get("io_bytes", 0)),
+            error=int(job.get("error", 0)),
+            steady=_steady(job),
+            cpu_s=_cpu_s(job),
+            total_ios=int(r.get("total_ios", 0)) + int(w.get("total_ios", 0)),
+        )
+    )
 
 
 def _cpu_s(job: dict) -> float | None:
@@ -154,8 +178,11 @@ def figures(obj: dict, *, final: bool = True) -> FioRun:
     """One fio JSON object -> FioRun. Client/server output keeps its jobs under client_stats."""
     if "client_stats" in obj:
         # The per-host "All clients" summary repeats what the hosts report.
-        jobs = tuple(job_figures(j, host=str(j.get("hostname", ""))) for j in obj["client_stats"]
-                     if j.get("jobname") != "All clients")
+        jobs = tuple(
+            job_figures(j, host=str(j.get("hostname", "")))
+            for j in obj["client_stats"]
+            if j.get("jobname") != "All clients"
+        )
     else:
         jobs = tuple(job_figures(j) for j in obj.get("jobs", []))
     util = {str(d.get("name", "")): float(d.get("util", 0.0)) for d in obj.get("disk_util", [])}

@@ -52,9 +52,15 @@ def _complaint(stderr: str, returncode: int | None) -> str:
     return (errs or lines or [f"fio exited with status {returncode}"])[-1]
 
 
-def run_fio(argv: Sequence[str], output_path: str, *, timeout_s: float,
-            on_progress: Callable[[FioRun, float], None] | None = None,
-            cancel: threading.Event | None = None, poll_s: float = 0.25) -> FioOutcome:
+def run_fio(
+    argv: Sequence[str],
+    output_path: str,
+    *,
+    timeout_s: float,
+    on_progress: Callable[[FioRun, float], None] | None = None,
+    cancel: threading.Event | None = None,
+    poll_s: float = 0.25,
+) -> FioOutcome:
     """Run fio (argv from fio_jobs.fio_argv, writing JSON to output_path) to its end or until
     timeout, `cancel` or Ctrl+C; on_progress(figures so far, seconds elapsed) after each object."""
     argv = [str(a) for a in argv]
@@ -87,8 +93,15 @@ def run_fio(argv: Sequence[str], output_path: str, *, timeout_s: float,
     result = parse_output(_read(output_path), finished=not reason)
     if result is not None and not reason and any(j.error for j in result.jobs):
         reason = _complaint(stderr, rc) if stderr.strip() else f"I/O error (errno {result.jobs[0].error})"
-    return FioOutcome(argv=tuple(argv), result=result, partial=bool(reason), reason=reason, returncode=rc,
-                      elapsed_s=elapsed, stderr=stderr)
+    return FioOutcome(
+        argv=tuple(argv),
+        result=result,
+        partial=bool(reason),
+        reason=reason,
+        returncode=rc,
+        elapsed_s=elapsed,
+        stderr=stderr,
+    )
 
 
 def _progress(path: str, seen: int, elapsed_s: float, on_progress: Callable[[FioRun, float], None] | None) -> int:

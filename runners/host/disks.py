@@ -55,8 +55,14 @@ class DetectedDisk(BaseModel):
 
     def found(self) -> FoundDisk:
         i = self.info
-        return FoundDisk(device=self.device, size=i.size_bytes, logical_sector=i.logical_sector,
-                         physical_sector=i.physical_sector, rotational=i.rotational, model=i.model)
+        return FoundDisk(
+            device=self.device,
+            size=i.size_bytes,
+            logical_sector=i.logical_sector,
+            physical_sector=i.physical_sector,
+            rotational=i.rotational,
+            model=i.model,
+        )
 
 
 class HostDisks(BaseModel):
@@ -114,17 +120,18 @@ def _uses(d: DiskInfo, by_name: Mapping[str, DiskInfo], md_members: Mapping[str,
     direct = [d, *parts]  # what sits on the disk itself, as opposed to further up the stack
     uses = ["root disk"] if "/" in mounts else []
     names = {x.name for x in direct}
-    arrays = sorted({x.name for x in under if _is_md(x)}
-                    | {md for member, md in md_members.items() if member in names})
+    arrays = sorted({x.name for x in under if _is_md(x)} | {md for member, md in md_members.items() if member in names})
     if arrays or any(x.fstype == "linux_raid_member" for x in direct):
         uses.append("md member" + (f" ({', '.join(arrays)})" if arrays else ""))
     if any(x.fstype == "LVM2_member" for x in direct) or any(
-            by_name[c].type == "lvm" for x in direct for c in x.children if c in by_name):
+        by_name[c].type == "lvm" for x in direct for c in x.children if c in by_name
+    ):
         uses.append("LVM PV")
     if parts:
         uses.append("partitions " + ", ".join(p.name for p in parts))
-    others = [c for c in d.children if c in by_name and by_name[c].type not in ("part", "lvm")
-              and not _is_md(by_name[c])]
+    others = [
+        c for c in d.children if c in by_name and by_name[c].type not in ("part", "lvm") and not _is_md(by_name[c])
+    ]
     if others:
         uses.append("holds " + ", ".join(others))
     if "[SWAP]" in mounts:
@@ -137,9 +144,13 @@ def _uses(d: DiskInfo, by_name: Mapping[str, DiskInfo], md_members: Mapping[str,
     return uses
 
 
-def whole_disks(devs: Sequence[DiskInfo], *, by_id: Mapping[str, str] | None = None,
-                md_members: Mapping[str, str] | None = None,
-                signatures: Mapping[str, str] | None = None) -> list[DetectedDisk]:
+def whole_disks(
+    devs: Sequence[DiskInfo],
+    *,
+    by_id: Mapping[str, str] | None = None,
+    md_members: Mapping[str, str] | None = None,
+    signatures: Mapping[str, str] | None = None,
+) -> list[DetectedDisk]:
     """The whole disks among lsblk's devices, each with what uses it.
 
     `by_id` maps kernel names to by-id paths (`pick_by_id`), `md_members` member names
@@ -152,8 +163,9 @@ def whole_disks(devs: Sequence[DiskInfo], *, by_id: Mapping[str, str] | None = N
         if d.type != "disk" or d.size_bytes <= 0 or d.name.startswith(("zram", "ram")):
             continue
         uses = _uses(d, by_name, md_members or {}, (signatures or {}).get(d.name, ""))
-        out.append(DetectedDisk(info=d, device=(by_id or {}).get(d.name, d.path), uses=tuple(uses),
-                                root="root disk" in uses))
+        out.append(
+            DetectedDisk(info=d, device=(by_id or {}).get(d.name, d.path), uses=tuple(uses), root="root disk" in uses)
+        )
     return out
 
 
@@ -209,6 +221,7 @@ def read_host_disks() -> HostDisks:
         sigs = dict(zip((d.name for d in readable), pool.map(probe_signature, (d.path for d in readable)), strict=True))
     note = ""
     if len(readable) < len(ask):
-        note = (f"{len(ask) - len(readable)} disks could not be read to look for old signatures "
-                "(run as root to check them)")
+        note = (
+            f"{len(ask) - len(readable)} disks could not be read to look for old signatures (run as root to check them)"
+        )
     return HostDisks(disks=whole_disks(devs, by_id=by_id, md_members=md_members, signatures=sigs), note=note)

@@ -20,8 +20,14 @@ from runners.probes.lvm import LV_FIELDS, PV_FIELDS, VG_FIELDS
 
 _FROZEN = ConfigDict(frozen=True)
 SYS_BLOCK = "/sys/block"
-_QUEUE = (("minimum_io_size", "io_min"), ("optimal_io_size", "io_opt"), ("read_ahead_kb", "read_ahead_kb"),
-          ("logical_block_size", "logical"), ("physical_block_size", "physical"), ("rotational", "rotational"))
+_QUEUE = (
+    ("minimum_io_size", "io_min"),
+    ("optimal_io_size", "io_opt"),
+    ("read_ahead_kb", "read_ahead_kb"),
+    ("logical_block_size", "logical"),
+    ("physical_block_size", "physical"),
+    ("rotational", "rotational"),
+)
 
 
 class DiskInfo(BaseModel):
@@ -91,14 +97,27 @@ def parse_lsblk(text: str) -> list[DiskInfo]:
         kids = node.get("children") or []
         mounts = tuple(m for m in (node.get("mountpoints") or [node.get("mountpoint")]) if m)
         name = str(node.get("name") or node.get("kname"))
-        out.setdefault(name, DiskInfo(
-            name=name, path=str(node.get("path") or f"/dev/{name}"), type=str(node.get("type") or ""),
-            size_bytes=_int(node.get("size")), rotational=bool(node.get("rota")),
-            logical_sector=_int(node.get("log-sec"), 512), physical_sector=_int(node.get("phy-sec"), 512),
-            io_min=_int(node.get("min-io")), io_opt=_int(node.get("opt-io")), read_ahead_bytes=_int(node.get("ra")) * 1024,
-            scheduler=str(node.get("sched") or ""), model=str(node.get("model") or "").strip(),
-            serial=str(node.get("serial") or "").strip(), fstype=str(node.get("fstype") or ""),
-            mountpoints=mounts, children=tuple(str(k.get("name")) for k in kids)))
+        out.setdefault(
+            name,
+            DiskInfo(
+                name=name,
+                path=str(node.get("path") or f"/dev/{name}"),
+                type=str(node.get("type") or ""),
+                size_bytes=_int(node.get("size")),
+                rotational=bool(node.get("rota")),
+                logical_sector=_int(node.get("log-sec"), 512),
+                physical_sector=_int(node.get("phy-sec"), 512),
+                io_min=_int(node.get("min-io")),
+                io_opt=_int(node.get("opt-io")),
+                read_ahead_bytes=_int(node.get("ra")) * 1024,
+                scheduler=str(node.get("sched") or ""),
+                model=str(node.get("model") or "").strip(),
+                serial=str(node.get("serial") or "").strip(),
+                fstype=str(node.get("fstype") or ""),
+                mountpoints=mounts,
+                children=tuple(str(k.get("name")) for k in kids),
+            ),
+        )
         for k in kids:
             walk(k)
 
@@ -133,7 +152,7 @@ def parse_mdstat(text: str) -> list[MdStat]:
             if "(S)" in w:
                 spares.append(mm.group(1))
         action, pct = "", None
-        for nxt in lines[i + 1: i + 4]:
+        for nxt in lines[i + 1 : i + 4]:
             if _MD_LINE.match(nxt) or not nxt.strip():
                 break
             a = _ACTION.search(nxt)
@@ -141,8 +160,18 @@ def parse_mdstat(text: str) -> list[MdStat]:
                 action, pct = a.group(1), float(a.group(2))
             elif re.search(r"resync=(PENDING|DELAYED)", nxt):
                 action = "resync"
-        arrays.append(MdStat(name=name, state=state, level=level, members=tuple(members), failed=tuple(failed),
-                             spares=tuple(spares), action=action, progress_pct=pct))
+        arrays.append(
+            MdStat(
+                name=name,
+                state=state,
+                level=level,
+                members=tuple(members),
+                failed=tuple(failed),
+                spares=tuple(spares),
+                action=action,
+                progress_pct=pct,
+            )
+        )
     return arrays
 
 
@@ -191,8 +220,17 @@ def gather_files() -> dict[str, str]:
         md = os.path.join(SYS_BLOCK, n, "md")
         files[f"md/{n}.export"] = _tool(["mdadm", "--detail", "--export", f"/dev/{n}"])
         files[f"md/{n}.detail"] = _tool(["mdadm", "--detail", f"/dev/{n}"])
-        attrs = ("level", "raid_disks", "chunk_size", "layout", "component_size", "metadata_version",
-                 "stripe_cache_size", "sync_action", "array_state")
+        attrs = (
+            "level",
+            "raid_disks",
+            "chunk_size",
+            "layout",
+            "component_size",
+            "metadata_version",
+            "stripe_cache_size",
+            "sync_action",
+            "array_state",
+        )
         files[f"md/{n}.sysfs"] = "\n".join(f"{a} {v}" for a in attrs if (v := read_sysfs(os.path.join(md, a))))
         rows = []
         for d in sorted(os.listdir(md)) if os.path.isdir(md) else []:
@@ -206,13 +244,18 @@ def gather_files() -> dict[str, str]:
     lvm = ["--reportformat", "json", "--units", "b", "--nosuffix"]
     files["pvs.json"] = _tool(["pvs", *lvm, "-o", f"{PV_FIELDS},vg_name"])
     files["vgs.json"] = _tool(["vgs", *lvm, "-o", VG_FIELDS])
-    files["lvs.json"] = _tool(["lvs", *lvm, "--segments", "-o",
-                               f"{LV_FIELDS},vg_name,lv_read_ahead,lv_kernel_read_ahead,lv_dm_path"])
-    block = [n for n in names if n.startswith(("md", "dm-"))] + sorted(m for m in members if os.path.isdir(
-        os.path.join(SYS_BLOCK, m)))
+    files["lvs.json"] = _tool(
+        ["lvs", *lvm, "--segments", "-o", f"{LV_FIELDS},vg_name,lv_read_ahead,lv_kernel_read_ahead,lv_dm_path"]
+    )
+    block = [n for n in names if n.startswith(("md", "dm-"))] + sorted(
+        m for m in members if os.path.isdir(os.path.join(SYS_BLOCK, m))
+    )
     # A filesystem mounted straight on a whole disk (a plan without md or LVM) is read like one on an array.
-    mounted = {os.path.basename(os.path.realpath(line.split()[0])) for line in files["mounts.txt"].splitlines()
-               if line.startswith("/dev/")}
+    mounted = {
+        os.path.basename(os.path.realpath(line.split()[0]))
+        for line in files["mounts.txt"].splitlines()
+        if line.startswith("/dev/")
+    }
     block += [n for n in names if n in mounted and n not in block]
     files["block.txt"] = "\n".join(_block_line(n) for n in block)
     for n in block:

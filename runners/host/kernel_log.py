@@ -77,14 +77,18 @@ def _file_text(path: str, tail: int | None = None) -> tuple[str, str]:
         return "", f"{path} unreadable: {exc.strerror or exc}"
 
 
-def read_host_parity(timeout_s: float = TIMEOUT_S, commands: tuple[tuple[str, tuple[str, ...]], ...] | None = None,
-                     kern_log: str = KERN_LOG) -> HostParity:
+def read_host_parity(
+    timeout_s: float = TIMEOUT_S,
+    commands: tuple[tuple[str, tuple[str, ...]], ...] | None = None,
+    kern_log: str = KERN_LOG,
+) -> HostParity:
     """The parity benchmark of this boot, from the first source that logged it."""
     read: list[str] = []
     failed: list[str] = []
     sources: list[tuple[str, Callable[[], tuple[str, str]]]] = [
         (name, partial(_command_text, name, argv, timeout_s))
-        for name, argv in (log_commands() if commands is None else commands)]
+        for name, argv in (log_commands() if commands is None else commands)
+    ]
     sources.append((kern_log, partial(_file_text, kern_log, KERN_LOG_TAIL_BYTES)))
     for name, get in sources:
         text, why = get()

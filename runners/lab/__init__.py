@@ -12,7 +12,23 @@ from runners.lab.kit import Kit, KitError, KitManifest, ensure_kit
 from runners.lab.scenario import LabDisk, Scenario
 
 __all__ = [
-    "BatchResult", "Kit", "KitError", "KitManifest", "LabCollection", "LabConfig", "LabDisk", "LabError",
-    "Scenario", "ScenarioResult", "choose_accel", "ensure_kit", "fio_scenario", "parse_collection",
-    "parse_fio_json", "run_batch", "run_fio", "scenario_fio_json", "scenario_fio_runs",
+    "BatchResult",
+    "Kit",
+    "KitError",
+    "KitManifest",
+    "LabCollection",
+    "LabConfig",
+    "LabDisk",
+    "LabError",
+    "Scenario",
+    "ScenarioResult",
+    "choose_accel",
+    "ensure_kit",
+    "fio_scenario",
+    "parse_collection",
+    "parse_fio_json",
+    "run_batch",
+    "run_fio",
+    "scenario_fio_json",
+    "scenario_fio_runs",
 ]

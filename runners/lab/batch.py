@@ -36,7 +36,9 @@ class LabError(PodplanError, RuntimeError):
         self.outcome = outcome
         self.stage = outcome.stage if outcome else "before boot"
         tail = outcome.tail() if outcome else ""
-        super().__init__(f"{message} (stage reached: {self.stage})" + (f"\n--- console tail ---\n{tail}" if tail else ""))
+        super().__init__(
+            f"{message} (stage reached: {self.stage})" + (f"\n--- console tail ---\n{tail}" if tail else "")
+        )
 
 
 class LabConfig(BaseModel):
@@ -101,7 +103,9 @@ class BatchResult(BaseModel):
         """What to show when a scenario failed: its status, the stage it reached, its last output."""
         scen = self.scenario(name)
         events = [m.text for m in self.boot.marks if m.kind == "scenario" and m.text.split()[0] == name]
-        output = [m.text.split(": ", 1)[-1] for m in self.boot.marks if m.kind == "out" and m.text.startswith(name + ":")]
+        output = [
+            m.text.split(": ", 1)[-1] for m in self.boot.marks if m.kind == "out" and m.text.startswith(name + ":")
+        ]
         status = "never ran" if scen.returncode is None else f"exit status {scen.returncode}"
         if scen.returncode == 124:
             status += " (its time limit ran out)"
@@ -143,8 +147,18 @@ def choose_accel(kit: Kit, wanted: str = "auto", work_dir: str | None = None) ->
         return known[key]
     with tempfile.TemporaryDirectory(dir=work_dir, prefix="podplan-kvm-") as tmp:
         console = os.path.join(tmp, "console")
-        argv = qemu_argv(vmlinux=kit.vmlinux, initrd=kit.initrd, console=console, accel="kvm", cpus=1,
-                         memory_mib=1024, disks=[], jobs=None, results=None, cmdline=["podplan.probe"])
+        argv = qemu_argv(
+            vmlinux=kit.vmlinux,
+            initrd=kit.initrd,
+            console=console,
+            accel="kvm",
+            cpus=1,
+            memory_mib=1024,
+            disks=[],
+            jobs=None,
+            results=None,
+            cmdline=["podplan.probe"],
+        )
         out = boot(argv, console, timeout=KVM_PROBE_TIMEOUT)
     accel = "kvm" if any(m.text.startswith("probe-ok") for m in out.marks) else "tcg"
     known[key] = accel
@@ -187,7 +201,7 @@ def _times(text: str) -> dict[str, float]:
 
 def _scenario_result(s: Scenario, files: dict[str, bytes]) -> ScenarioResult:
     prefix = f"scenarios/{s.name}/"
-    mine = {k[len(prefix):]: v.decode(errors="replace") for k, v in files.items() if k.startswith(prefix)}
+    mine = {k[len(prefix) :]: v.decode(errors="replace") for k, v in files.items() if k.startswith(prefix)}
     if not mine:
         return ScenarioResult(name=s.name, returncode=None)
     rc = mine.get("rc", "").strip()
@@ -195,21 +209,32 @@ def _scenario_result(s: Scenario, files: dict[str, bytes]) -> ScenarioResult:
     collection, error = None, ""
     if s.collect:
         try:
-            collection = parse_collection({k[len("collect/"):]: v for k, v in mine.items() if k.startswith("collect/")})
+            collection = parse_collection(
+                {k[len("collect/") :]: v for k, v in mine.items() if k.startswith("collect/")}
+            )
         except (ValueError, KeyError) as exc:
             error = str(exc)
     return ScenarioResult(
-        name=s.name, returncode=int(rc) if rc.lstrip("-").isdigit() else None,
-        stdout=mine.get("stdout", ""), stderr=mine.get("stderr", ""),
+        name=s.name,
+        returncode=int(rc) if rc.lstrip("-").isdigit() else None,
+        stdout=mine.get("stdout", ""),
+        stderr=mine.get("stderr", ""),
         script_s=round(times["script_end"] - times["start"], 2) if {"start", "script_end"} <= times.keys() else None,
         total_s=round(times["end"] - times["start"], 2) if {"start", "end"} <= times.keys() else None,
-        outputs=mine, collection=collection, collection_error=error,
+        outputs=mine,
+        collection=collection,
+        collection_error=error,
     )
 
 
 def run_batch(
-    scenarios: Sequence[Scenario], *, kit: Kit | None = None, config: LabConfig = LabConfig(),
-    on_mark: Callable[[Mark], None] | None = None, keep_dir: str | None = None, disk_dir: str | None = None,
+    scenarios: Sequence[Scenario],
+    *,
+    kit: Kit | None = None,
+    config: LabConfig = LabConfig(),
+    on_mark: Callable[[Mark], None] | None = None,
+    keep_dir: str | None = None,
+    disk_dir: str | None = None,
 ) -> BatchResult:
     """Boot once, run every scenario in order, return what each left. Raises LabError if the VM fails.
 
@@ -222,14 +247,26 @@ def run_batch(
     accel = choose_accel(kit, config.accel, config.work_dir)
     tmp = tempfile.mkdtemp(dir=config.work_dir, prefix="podplan-lab-")
     try:
-        disks = [AttachedDisk(_image(disk_dir or tmp, s.serial(i), d.size_bytes), s.serial(i), d)
-                 for s in scenarios for i, d in enumerate(s.disks)]
+        disks = [
+            AttachedDisk(_image(disk_dir or tmp, s.serial(i), d.size_bytes), s.serial(i), d)
+            for s in scenarios
+            for i, d in enumerate(s.disks)
+        ]
         jobs = os.path.join(tmp, "jobs.img")
         Path(jobs).write_bytes(jobs_tar(scenarios))
         results = _sparse(os.path.join(tmp, "results.img"), config.results_bytes)
         console = os.path.join(tmp, "console.log")
-        argv = qemu_argv(vmlinux=kit.vmlinux, initrd=kit.initrd, console=console, accel=accel, cpus=config.cpus,
-                         memory_mib=config.memory_mib, disks=disks, jobs=jobs, results=results)
+        argv = qemu_argv(
+            vmlinux=kit.vmlinux,
+            initrd=kit.initrd,
+            console=console,
+            accel=accel,
+            cpus=config.cpus,
+            memory_mib=config.memory_mib,
+            disks=disks,
+            jobs=jobs,
+            results=results,
+        )
         outcome = boot(argv, console, timeout=config.timeout_s, on_mark=on_mark)
         if keep_dir:
             os.makedirs(keep_dir, exist_ok=True)
@@ -239,8 +276,11 @@ def run_batch(
         if panicked(outcome.console):
             raise LabError("the guest kernel panicked", outcome)
         if not any(m.kind == "stage" and m.text.startswith("results-written") for m in outcome.marks):
-            raise LabError("the guest wrote no results" + (f"; qemu said: {outcome.stderr.strip()}"
-                                                            if outcome.stderr.strip() else ""), outcome)
+            raise LabError(
+                "the guest wrote no results"
+                + (f"; qemu said: {outcome.stderr.strip()}" if outcome.stderr.strip() else ""),
+                outcome,
+            )
         try:
             files = _read_results(results)
         except tarfile.TarError as exc:
@@ -249,8 +289,13 @@ def run_batch(
             with tarfile.open(fileobj=io.BytesIO(Path(results).read_bytes()), mode="r:") as tar:
                 tar.extractall(keep_dir, filter="data")
         batch_files = {k: v.decode(errors="replace") for k, v in files.items() if not k.startswith("scenarios/")}
-        return BatchResult(scenarios=tuple(_scenario_result(s, files) for s in scenarios), accel=accel, kit=kit,
-                           boot=outcome, files=batch_files)
+        return BatchResult(
+            scenarios=tuple(_scenario_result(s, files) for s in scenarios),
+            accel=accel,
+            kit=kit,
+            boot=outcome,
+            files=batch_files,
+        )
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

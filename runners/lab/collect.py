@@ -132,9 +132,14 @@ def _sectors(text: str, key: str) -> int | None:
 
 def parse_examine(text: str) -> dict[str, int | None]:
     """Offsets and sizes from `mdadm --examine` of one member, in sectors."""
-    out = {k: _sectors(text, label) for k, label in (
-        ("data_offset_sectors", "Data Offset"), ("super_offset_sectors", "Super Offset"),
-        ("avail_dev_sectors", "Avail Dev Size"))}
+    out = {
+        k: _sectors(text, label)
+        for k, label in (
+            ("data_offset_sectors", "Data Offset"),
+            ("super_offset_sectors", "Super Offset"),
+            ("avail_dev_sectors", "Avail Dev Size"),
+        )
+    }
     # Superblocks at the end (0.90, 1.0) keep the data at the start: mdadm prints no Data Offset.
     if out["data_offset_sectors"] is None and re.search(r"^\s*Version : (1\.0|0\.90)\s*$", text, re.M):
         out["data_offset_sectors"] = 0
@@ -149,9 +154,16 @@ def parse_block_lines(text: str) -> dict[str, BlockDevice]:
         if "dev" not in f:
             continue
         out[f["dev"]] = BlockDevice(
-            name=f["dev"], size_bytes=int(f["size"]), ra_sectors=int(f["ra"]), io_min=int(f["io_min"]),
-            io_opt=int(f["io_opt"]), read_ahead_kb=int(f["read_ahead_kb"]), logical_block=int(f["logical"]),
-            physical_block=int(f["physical"]), rotational=f["rotational"] == "1", dm_name=f.get("dm_name") or None,
+            name=f["dev"],
+            size_bytes=int(f["size"]),
+            ra_sectors=int(f["ra"]),
+            io_min=int(f["io_min"]),
+            io_opt=int(f["io_opt"]),
+            read_ahead_kb=int(f["read_ahead_kb"]),
+            logical_block=int(f["logical"]),
+            physical_block=int(f["physical"]),
+            rotational=f["rotational"] == "1",
+            dm_name=f.get("dm_name") or None,
             stripe_cache_size=int(f["stripe_cache_size"]) if f.get("stripe_cache_size") else None,
         )
     return out
@@ -173,17 +185,27 @@ def _md_array(name: str, files: dict[str, str], block: dict[str, BlockDevice]) -
     members = []
     for line in files.get(f"md/{name}.members", "").splitlines():
         dev, slot, state = [*line.split(), "", ""][:3]
-        members.append(MdMember(device=dev, slot=int(slot) if slot.isdigit() else None, state=state,
-                                **parse_examine(files.get(f"examine/{dev}.txt", ""))))
+        members.append(
+            MdMember(
+                device=dev,
+                slot=int(slot) if slot.isdigit() else None,
+                state=state,
+                **parse_examine(files.get(f"examine/{dev}.txt", "")),
+            )
+        )
     members.sort(key=lambda m: (m.slot is None, m.slot or 0, m.device))
     bitmap = detail.get("Intent Bitmap")
     return MdArray(
-        name=name, level=sysfs.get("level", detail.get("Raid Level", "")), raid_devices=int(sysfs["raid_disks"]),
+        name=name,
+        level=sysfs.get("level", detail.get("Raid Level", "")),
+        raid_devices=int(sysfs["raid_disks"]),
         array_bytes=block[name].size_bytes if name in block else 0,
         component_bytes=int(sysfs.get("component_size", "0") or 0) * 1024,
-        chunk_bytes=int(sysfs.get("chunk_size", "0") or 0), layout=detail.get("Layout"),
+        chunk_bytes=int(sysfs.get("chunk_size", "0") or 0),
+        layout=detail.get("Layout"),
         metadata=sysfs.get("metadata_version") or detail.get("Version", ""),
-        bitmap=bitmap, members=tuple(members),
+        bitmap=bitmap,
+        members=tuple(members),
         stripe_cache_size=int(sysfs["stripe_cache_size"]) if sysfs.get("stripe_cache_size") else None,
         export=parse_key_values(files.get(f"md/{name}.export", "")),
     )
@@ -203,10 +225,16 @@ def _lv_readahead(text: str) -> list[LvReadahead]:
     for r in rows:
         key = (r["vg_name"], r["lv_name"])
         kernel = r.get("lv_kernel_read_ahead", "")
-        seen.setdefault(key, LvReadahead(
-            name=r["lv_name"], vg=r["vg_name"], setting=r.get("lv_read_ahead", ""),
-            kernel_bytes=int(kernel) if kernel.lstrip("-").isdigit() and int(kernel) >= 0 else None,
-            dm_path=r.get("lv_dm_path", "")))
+        seen.setdefault(
+            key,
+            LvReadahead(
+                name=r["lv_name"],
+                vg=r["vg_name"],
+                setting=r.get("lv_read_ahead", ""),
+                kernel_bytes=int(kernel) if kernel.lstrip("-").isdigit() and int(kernel) >= 0 else None,
+                dm_path=r.get("lv_dm_path", ""),
+            ),
+        )
     return list(seen.values())
 
 
@@ -227,12 +255,22 @@ def parse_collection(files: dict[str, str]) -> LabCollection:
         dm = block[dev].dm_name if dev in block else None
         sources = [f"/dev/{dev}"] + ([f"/dev/mapper/{dm}"] if dm else [])
         mounted = next((df[s] for s in sources if s in df), None)
-        filesystems.append(Filesystem(
-            device=dev, fstype=fstype, xfs=xfs, ext=ext, mountpoint=mounted[0] if mounted else None,
-            df_size=mounted[1] if mounted else None, df_used=mounted[2] if mounted else None,
-            df_avail=mounted[3] if mounted else None))
+        filesystems.append(
+            Filesystem(
+                device=dev,
+                fstype=fstype,
+                xfs=xfs,
+                ext=ext,
+                mountpoint=mounted[0] if mounted else None,
+                df_size=mounted[1] if mounted else None,
+                df_used=mounted[2] if mounted else None,
+                df_avail=mounted[3] if mounted else None,
+            )
+        )
     return LabCollection(
-        md=tuple(_md_array(n, files, block) for n in md_names), block=block, filesystems=tuple(filesystems),
+        md=tuple(_md_array(n, files, block) for n in md_names),
+        block=block,
+        filesystems=tuple(filesystems),
         pvs=tuple(parse_pvs(_json_or_empty(files.get("pvs.json", "")))),
         vgs=tuple(parse_vgs(_json_or_empty(files.get("vgs.json", "")))),
         lvs=tuple(parse_lvs(_json_or_empty(files.get("lvs.json", "")))),

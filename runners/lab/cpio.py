@@ -78,16 +78,16 @@ def read_cpio(data: bytes) -> list[tuple[str, int, bytes]]:
     out: list[tuple[str, int, bytes]] = []
     pos = 0
     while True:
-        if data[pos:pos + 6] != b"070701":
+        if data[pos : pos + 6] != b"070701":
             raise ValueError(f"bad cpio magic at offset {pos}")
-        fields = [int(data[pos + 6 + 8 * i:pos + 14 + 8 * i], 16) for i in range(13)]
+        fields = [int(data[pos + 6 + 8 * i : pos + 14 + 8 * i], 16) for i in range(13)]
         mode, size, namesize = fields[1], fields[6], fields[11]
         name_start = pos + 110
-        name = data[name_start:name_start + namesize - 1].decode()
+        name = data[name_start : name_start + namesize - 1].decode()
         pos = name_start + namesize
         pos += -pos % 4
         if name == _TRAILER:
             return out
-        out.append((name, mode, data[pos:pos + size]))
+        out.append((name, mode, data[pos : pos + size]))
         pos += size
         pos += -pos % 4

@@ -22,8 +22,17 @@ def policy_argv(packages: Sequence[str]) -> list[str]:
 
 
 def depends_argv(packages: Sequence[str]) -> list[str]:
-    return ["apt-cache", "depends", "--no-recommends", "--no-suggests", "--no-conflicts", "--no-breaks",
-            "--no-replaces", "--no-enhances", *packages]
+    return [
+        "apt-cache",
+        "depends",
+        "--no-recommends",
+        "--no-suggests",
+        "--no-conflicts",
+        "--no-breaks",
+        "--no-replaces",
+        "--no-enhances",
+        *packages,
+    ]
 
 
 def download_argv(directory: str, pinned: Sequence[str]) -> list[str]:

@@ -37,11 +37,11 @@ def parse_elf_deps(data: bytes) -> ElfDeps | None:
     if data[5] != 1:
         return None
     if is64:
-        phoff, = struct.unpack_from("<Q", data, 0x20)
+        (phoff,) = struct.unpack_from("<Q", data, 0x20)
         phentsize, phnum = struct.unpack_from("<HH", data, 0x36)
         ph_fmt, dyn_fmt = "<IIQQQQQQ", "<qQ"
     else:
-        phoff, = struct.unpack_from("<I", data, 0x1C)
+        (phoff,) = struct.unpack_from("<I", data, 0x1C)
         phentsize, phnum = struct.unpack_from("<HH", data, 0x2A)
         ph_fmt, dyn_fmt = "<IIIIIIII", "<iI"
     loads: list[tuple[int, int, int]] = []
@@ -61,7 +61,7 @@ def parse_elf_deps(data: bytes) -> ElfDeps | None:
         elif p_type == _PT_DYNAMIC:
             dynamic = (p_offset, p_filesz)
         elif p_type == _PT_INTERP:
-            interp = data[p_offset:p_offset + p_filesz].split(b"\0", 1)[0].decode()
+            interp = data[p_offset : p_offset + p_filesz].split(b"\0", 1)[0].decode()
     if dynamic is None:
         return ElfDeps((), (), interp)
     entries: list[tuple[int, int]] = []
@@ -81,10 +81,8 @@ def parse_elf_deps(data: bytes) -> ElfDeps | None:
 
     def string(offset: int) -> str:
         start = strtab + offset
-        return data[start:data.index(b"\0", start)].decode()
+        return data[start : data.index(b"\0", start)].decode()
 
     needed = tuple(string(v) for t, v in entries if t == _DT_NEEDED)
-    runpath = tuple(
-        p for t, v in entries if t in (_DT_RUNPATH, _DT_RPATH) for p in string(v).split(":") if p
-    )
+    runpath = tuple(p for t, v in entries if t in (_DT_RUNPATH, _DT_RPATH) for p in string(v).split(":") if p)
     return ElfDeps(needed, runpath, interp)

@@ -64,8 +64,15 @@ class FailureCheck(BaseModel):
         return abs(self.actual - self.predicted) <= self.tolerance * abs(self.actual)
 
 
-def prepare_failure(plan: Plan, fail: int, *, group: str | None = None, disk_size: int | None = None,
-                    tools: ToolVersions | None = None, name: str = "failure") -> tuple[Scenario, Plan, FailurePlan]:
+def prepare_failure(
+    plan: Plan,
+    fail: int,
+    *,
+    group: str | None = None,
+    disk_size: int | None = None,
+    tools: ToolVersions | None = None,
+    name: str = "failure",
+) -> tuple[Scenario, Plan, FailurePlan]:
     """The scenario, the scaled plan it builds and which members fail; refuses before any boot."""
     fp = failure_plan(plan, fail, group)
     size = disk_size or choose_disk_size(plan, tools)
@@ -79,20 +86,32 @@ def prepare_failure(plan: Plan, fail: int, *, group: str | None = None, disk_siz
     scaled = scale_plan(plan, size, devices=list(paths[: len(own)]), tools=tools)
     q = shlex.quote
     members = next(g for g in scaled.group_disks() if g[0].name == fp.group)[1]
-    conf = (f"array={q(scaled.groups[[g.name for g in scaled.groups].index(fp.group)].device)}\n"
-            f"fail=({' '.join(q(paths[i]) for i in fp.failed)})\n"
-            f"replace=({' '.join(q(p) for p in paths[len(own):-1])})\n"
-            f"victim={q(members[-1].device)}\nprobe={q(paths[-1])}\n"
-            f"mnt={q(compute(scaled).volumes[0].mount_point)}\ndata_mib={DATA_MIB}\n"
-            f"speed_min={scaled.hardware.md.speed_limit_min_kib_s if scaled.hardware else 1000}\n"
-            f"speed_max={scaled.hardware.md.speed_limit_max_kib_s if scaled.hardware else 200000}\n")
+    conf = (
+        f"array={q(scaled.groups[[g.name for g in scaled.groups].index(fp.group)].device)}\n"
+        f"fail=({' '.join(q(paths[i]) for i in fp.failed)})\n"
+        f"replace=({' '.join(q(p) for p in paths[len(own) : -1])})\n"
+        f"victim={q(members[-1].device)}\nprobe={q(paths[-1])}\n"
+        f"mnt={q(compute(scaled).volumes[0].mount_point)}\ndata_mib={DATA_MIB}\n"
+        f"speed_min={scaled.hardware.md.speed_limit_min_kib_s if scaled.hardware else 1000}\n"
+        f"speed_max={scaled.hardware.md.speed_limit_max_kib_s if scaled.hardware else 200000}\n"
+    )
     job = f"[global]\nramp_time={RAMP_S}\n\n" + failure_workload(scaled, fp).fio_job(runtime_s=RUNTIME_S)
     # Under a rebuild the foreground reads the half not yet rebuilt, as users' I/O mostly would:
     # at the rebuild's own front, reads would find freshly rebuilt stripes and race md's window.
     loaded = job + "offset=50%\n"
-    scenario = Scenario(name=name, script=guest_file("failure.sh").decode(), disks=tuple(own + extra),
-                        files={"build.sh": build_script(scaled, compute(scaled)), "failure.conf": conf, "read.fio": job, "loaded.fio": loaded},
-                        timeout_s=1200.0, collect=False)
+    scenario = Scenario(
+        name=name,
+        script=guest_file("failure.sh").decode(),
+        disks=tuple(own + extra),
+        files={
+            "build.sh": build_script(scaled, compute(scaled)),
+            "failure.conf": conf,
+            "read.fio": job,
+            "loaded.fio": loaded,
+        },
+        timeout_s=1200.0,
+        collect=False,
+    )
     return scenario, scaled, fp
 
 
@@ -122,7 +141,9 @@ def base_disk(run: ScenarioResult) -> DiskPerf | None:
     return DiskPerf(seq_read_mb_s=mb_s, seq_write_mb_s=mb_s, rand_read_iops=iops, rand_write_iops=iops)
 
 
-def compare_failure(plan: Plan, fp: FailurePlan, run: ScenarioResult) -> tuple[list[FailureCheck], FailurePrediction | None]:
+def compare_failure(
+    plan: Plan, fp: FailurePlan, run: ScenarioResult
+) -> tuple[list[FailureCheck], FailurePrediction | None]:
     disk = base_disk(run)
     if disk is None:
         return [FailureCheck(figure="one disk measured", predicted="yes", actual=None)], None
@@ -142,26 +163,51 @@ def compare_failure(plan: Plan, fp: FailurePlan, run: ScenarioResult) -> tuple[l
     spares = f"{fp.spares} hot spare(s)" if fp.spares else ""
     onto = " and ".join(x for x in (spares, f"{fp.replacements} new disk(s)" if fp.replacements else "") if x)
     rows = [
-        FailureCheck(figure=f"{w} MB/s, every member present", predicted=pred.normal_mb_s, actual=_mb_s(run, "normal"),
-                     tolerance=t),
-        FailureCheck(figure=f"writer survives {fp.fail} failure(s) mid-write", predicted="0", actual=got.get("writer_rc")),
-        FailureCheck(figure="members missing after the failure", predicted=str(fp.fail),
-                     actual=got.get("degraded_members")),
+        FailureCheck(
+            figure=f"{w} MB/s, every member present",
+            predicted=pred.normal_mb_s,
+            actual=_mb_s(run, "normal"),
+            tolerance=t,
+        ),
+        FailureCheck(
+            figure=f"writer survives {fp.fail} failure(s) mid-write", predicted="0", actual=got.get("writer_rc")
+        ),
+        FailureCheck(
+            figure="members missing after the failure", predicted=str(fp.fail), actual=got.get("degraded_members")
+        ),
         FailureCheck(figure="data intact, degraded", predicted="yes", actual=got.get("data_degraded")),
-        FailureCheck(figure=f"{w} MB/s, degraded ({fp.fail} missing)", predicted=pred.degraded_mb_s,
-                     actual=_mb_s(run, "degraded"), tolerance=t, why=pred.degraded_binding),
-        FailureCheck(figure=f"rebuild onto {onto}, no user I/O (s)", predicted=pred.rebuild_s,
-                     actual=num("rebuild_s"), tolerance=t,
-                     why=f"{pred.rebuild_binding} at {pred.rebuild_mb_s:.2f} MB/s per member"),
+        FailureCheck(
+            figure=f"{w} MB/s, degraded ({fp.fail} missing)",
+            predicted=pred.degraded_mb_s,
+            actual=_mb_s(run, "degraded"),
+            tolerance=t,
+            why=pred.degraded_binding,
+        ),
+        FailureCheck(
+            figure=f"rebuild onto {onto}, no user I/O (s)",
+            predicted=pred.rebuild_s,
+            actual=num("rebuild_s"),
+            tolerance=t,
+            why=f"{pred.rebuild_binding} at {pred.rebuild_mb_s:.2f} MB/s per member",
+        ),
         FailureCheck(figure="members missing after the rebuild", predicted="0", actual=got.get("degraded_after")),
         FailureCheck(figure="data intact, rebuilt", predicted="yes", actual=got.get("data_rebuilt")),
-        FailureCheck(figure=f"{w} MB/s during a rebuild", predicted=pred.foreground_mb_s, low=0.0,
-                     actual=_mb_s(run, "loaded"), tolerance=t,
-                     why="at most: md gives way to user I/O down to speed_limit_min; how far it does depends on "
-                         "both queues"),
-        FailureCheck(figure=f"rebuild with {foreground_s:.1f} s of {w} at its start (s)", low=pred.rebuild_s,
-                     predicted=pred.loaded_rebuild_s, actual=num("loaded_rebuild_s"), tolerance=t,
-                     why="from no slowdown to speed_limit_min while the foreground runs"),
+        FailureCheck(
+            figure=f"{w} MB/s during a rebuild",
+            predicted=pred.foreground_mb_s,
+            low=0.0,
+            actual=_mb_s(run, "loaded"),
+            tolerance=t,
+            why="at most: md gives way to user I/O down to speed_limit_min; how far it does depends on both queues",
+        ),
+        FailureCheck(
+            figure=f"rebuild with {foreground_s:.1f} s of {w} at its start (s)",
+            low=pred.rebuild_s,
+            predicted=pred.loaded_rebuild_s,
+            actual=num("loaded_rebuild_s"),
+            tolerance=t,
+            why="from no slowdown to speed_limit_min while the foreground runs",
+        ),
         FailureCheck(figure="data intact at the end", predicted="yes", actual=got.get("data_final")),
     ]
     return rows, pred

@@ -21,8 +21,9 @@ def fio_script(setup: str, target: str | None, runs: int = 1) -> str:
     other work, which only ever slows a run, so the faster of each workload is the disks' figure.
     """
     export = f"export FIO_TARGET={shlex.quote(target)}\n" if target else ""
-    again = "".join(f'fio --output-format=json --output="$PODPLAN_OUT/fio.{i}.json" job.fio\n'
-                    for i in range(2, runs + 1))
+    again = "".join(
+        f'fio --output-format=json --output="$PODPLAN_OUT/fio.{i}.json" job.fio\n' for i in range(2, runs + 1)
+    )
     return (
         "set -e\n"
         f"{setup.rstrip()}\n"
@@ -32,10 +33,25 @@ def fio_script(setup: str, target: str | None, runs: int = 1) -> str:
     )
 
 
-def fio_scenario(name: str, disks: Sequence[LabDisk], setup: str, job: str, *, target: str | None = None,
-                 timeout_s: float = 600.0, collect: bool = True, runs: int = 1) -> Scenario:
-    return Scenario(name=name, script=fio_script(setup, target, runs), disks=tuple(disks), files={"job.fio": job},
-                    timeout_s=timeout_s, collect=collect)
+def fio_scenario(
+    name: str,
+    disks: Sequence[LabDisk],
+    setup: str,
+    job: str,
+    *,
+    target: str | None = None,
+    timeout_s: float = 600.0,
+    collect: bool = True,
+    runs: int = 1,
+) -> Scenario:
+    return Scenario(
+        name=name,
+        script=fio_script(setup, target, runs),
+        disks=tuple(disks),
+        files={"job.fio": job},
+        timeout_s=timeout_s,
+        collect=collect,
+    )
 
 
 def parse_fio_json(text: str) -> dict:
@@ -61,13 +77,23 @@ def scenario_fio_json(result: BatchResult, name: str) -> dict:
 def scenario_fio_runs(result: BatchResult, name: str) -> list[dict]:
     """Every run's fio JSON of a scenario made with `runs` > 1, the first first."""
     scen = result.scenario(name)
-    more = sorted((k for k in scen.outputs if k.startswith("fio.") and k != FIO_OUTPUT and k.endswith(".json")),
-                  key=lambda k: int(k.split(".")[1]))
+    more = sorted(
+        (k for k in scen.outputs if k.startswith("fio.") and k != FIO_OUTPUT and k.endswith(".json")),
+        key=lambda k: int(k.split(".")[1]),
+    )
     return [scenario_fio_json(result, name)] + [parse_fio_json(scen.outputs[k]) for k in more]
 
 
-def run_fio(disks: Sequence[LabDisk], setup: str, job: str, *, target: str | None = None,
-            config: LabConfig = LabConfig(), name: str = "fio", **kwargs) -> dict:
+def run_fio(
+    disks: Sequence[LabDisk],
+    setup: str,
+    job: str,
+    *,
+    target: str | None = None,
+    config: LabConfig = LabConfig(),
+    name: str = "fio",
+    **kwargs,
+) -> dict:
     """Boot, build the array with `setup`, run the fio job on it, return fio's JSON."""
     scen = fio_scenario(name, disks, setup, job, target=target, collect=False)
     return scenario_fio_json(run_batch([scen], config=config, **kwargs), name)

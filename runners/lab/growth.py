@@ -26,8 +26,9 @@ from runners.lab.scenario import LabDisk, Scenario
 DATA_MIB = 16
 
 
-def prepare_growth(old: Plan, new: Plan, *, disk_size: int | None = None, tools: ToolVersions | None = None,
-                   name: str = "growth") -> tuple[Scenario, Plan, Plan, Growth]:
+def prepare_growth(
+    old: Plan, new: Plan, *, disk_size: int | None = None, tools: ToolVersions | None = None, name: str = "growth"
+) -> tuple[Scenario, Plan, Plan, Growth]:
     """The scenario, both scaled plans and the growth; refuses (PlanError) before any boot."""
     growth_between(old, new)  # the full-size plans must make sense before anything is scaled
     size = disk_size or choose_disk_size(old, tools)
@@ -45,9 +46,17 @@ def prepare_growth(old: Plan, new: Plan, *, disk_size: int | None = None, tools:
     scaled_new = scale_plan(new, new_size, devices=list(paths), tools=tools)
     growth = growth_between(scaled_old, scaled_new)
     conf = f"mnt={shlex.quote(growth.mount_point)}\ndata_mib={DATA_MIB}\n"
-    scenario = Scenario(name=name, script=guest_file("growth.sh").decode(), disks=disks, timeout_s=1200.0,
-                        files={"build.sh": build_script(scaled_old, compute(scaled_old)),
-                               "grow.sh": grow_script(scaled_old, growth), "growth.conf": conf})
+    scenario = Scenario(
+        name=name,
+        script=guest_file("growth.sh").decode(),
+        disks=disks,
+        timeout_s=1200.0,
+        files={
+            "build.sh": build_script(scaled_old, compute(scaled_old)),
+            "grow.sh": grow_script(scaled_old, growth),
+            "growth.conf": conf,
+        },
+    )
     return scenario, scaled_old, scaled_new, growth
 
 
@@ -68,8 +77,14 @@ def compare_growth(new: Plan, growth: Growth, c: LabCollection, outputs: dict[st
 
     kernel_name: dict[str, str] = {}
     for a in growth.arrays:
-        arr = next((x for x in c.md if x.export.get("MD_NAME", "").split(":")[-1] == a.name
-                    or x.export.get("MD_DEVNAME") == a.name), None)
+        arr = next(
+            (
+                x
+                for x in c.md
+                if x.export.get("MD_NAME", "").split(":")[-1] == a.name or x.export.get("MD_DEVNAME") == a.name
+            ),
+            None,
+        )
         if arr is None:
             add("md", f"{a.name} exists", "yes", None)
             continue
@@ -83,8 +98,11 @@ def compare_growth(new: Plan, growth: Growth, c: LabCollection, outputs: dict[st
     dev = growth.volume_device
     fs = next((f for f in c.filesystems if f.mountpoint == growth.mount_point), None)
     if fs is None:
-        top = (next((b.name for b in c.block.values() if b.dm_name == f"{growth.vg}-{growth.lv}"), None)
-               if growth.lvm else kernel_name.get(growth.arrays[0].name))
+        top = (
+            next((b.name for b in c.block.values() if b.dm_name == f"{growth.vg}-{growth.lv}"), None)
+            if growth.lvm
+            else kernel_name.get(growth.arrays[0].name)
+        )
         fs = next((f for f in c.filesystems if f.device == top), None)
     add("filesystem", f"df size (bytes) of {dev}", growth.df_size_bytes_after, fs.df_size if fs else None)
     add("filesystem", f"df available (bytes) of {dev}", growth.df_available_bytes_after, fs.df_avail if fs else None)
@@ -93,8 +111,9 @@ def compare_growth(new: Plan, growth: Growth, c: LabCollection, outputs: dict[st
     return out
 
 
-def prepare_interrupt(old: Plan, new: Plan, *, disk_bps: int, tools: ToolVersions | None = None,
-                      name: str = "interrupt") -> tuple[Scenario, Scenario, Plan, Growth]:
+def prepare_interrupt(
+    old: Plan, new: Plan, *, disk_bps: int, tools: ToolVersions | None = None, name: str = "interrupt"
+) -> tuple[Scenario, Scenario, Plan, Growth]:
     """Two boots on the same disks: the growth cut off by a power cut mid-reshape, then the
     array assembled again, the data checked and the same grow script run to the end.
 
@@ -106,11 +125,14 @@ def prepare_interrupt(old: Plan, new: Plan, *, disk_bps: int, tools: ToolVersion
     disks = tuple(d.model_copy(update={"bps_total": disk_bps}) for d in scenario.disks)
     a = growth.arrays[0]
     q = shlex.quote
-    conf = (f"array={q(a.device)}\ndevices=({' '.join(q(d.device) for d in scaled_new.disk_list())})\n"
-            f"mnt={q(growth.mount_point)}\nfs_device={q(growth.volume_device)}\ndata_mib={DATA_MIB}\n")
+    conf = (
+        f"array={q(a.device)}\ndevices=({' '.join(q(d.device) for d in scaled_new.disk_list())})\n"
+        f"mnt={q(growth.mount_point)}\nfs_device={q(growth.volume_device)}\ndata_mib={DATA_MIB}\n"
+    )
     files = {**{k: v for k, v in scenario.files.items() if k != "growth.conf"}, "interrupt.conf": conf}
     script = guest_file("interrupt.sh").decode()
-    crash = scenario.model_copy(update={"script": script, "args": ("crash",), "disks": disks, "files": files,
-                                        "collect": False})
+    crash = scenario.model_copy(
+        update={"script": script, "args": ("crash",), "disks": disks, "files": files, "collect": False}
+    )
     resume = scenario.model_copy(update={"script": script, "disks": disks, "files": files})
     return crash, resume, scaled_new, growth

@@ -33,8 +33,24 @@ KIT_FORMAT = 1
 GUEST_DIR = Path(__file__).parent / "guest"
 # In this order: an earlier package's file wins over a later one's; busybox only fills gaps.
 TOP_PACKAGES = (
-    "bash", "dash", "coreutils", "util-linux", "mount", "kmod", "mdadm", "lvm2", "dmsetup", "fio",
-    "e2fsprogs", "xfsprogs", "tar", "grep", "sed", "mawk", "findutils", "busybox-static",
+    "bash",
+    "dash",
+    "coreutils",
+    "util-linux",
+    "mount",
+    "kmod",
+    "mdadm",
+    "lvm2",
+    "dmsetup",
+    "fio",
+    "e2fsprogs",
+    "xfsprogs",
+    "tar",
+    "grep",
+    "sed",
+    "mawk",
+    "findutils",
+    "busybox-static",
 )
 # Tools a build script may call that mean nothing in the guest.
 STUBBED = ("udevadm", "update-initramfs", "systemctl")
@@ -85,8 +101,15 @@ def guest_digest() -> str:
     """Hash of what goes into the kit besides the packages: the guest's files and the builder's code."""
     h = hashlib.sha256()
     here = Path(__file__).parent
-    for path in (GUEST_DIR / "init", GUEST_DIR / "stub", GUEST_DIR / "lvm.conf", here / "kit.py", here / "tree.py",
-                 here / "modules.py", here / "cpio.py"):
+    for path in (
+        GUEST_DIR / "init",
+        GUEST_DIR / "stub",
+        GUEST_DIR / "lvm.conf",
+        here / "kit.py",
+        here / "tree.py",
+        here / "modules.py",
+        here / "cpio.py",
+    ):
         h.update(path.name.encode() + b"\0" + path.read_bytes())
     h.update("\n".join((*GUEST_MODULES, *ON_DEMAND_DIRS, *TOP_PACKAGES, *STUBBED)).encode())
     return h.hexdigest()
@@ -104,8 +127,12 @@ def wanted_versions(*, timeout: float = 60.0) -> tuple[str, dict[str, str]]:
 
 
 def is_current(manifest: KitManifest, kernel: str, top: dict[str, str]) -> bool:
-    return (manifest.format == KIT_FORMAT and manifest.kernel_package == kernel and manifest.top == top
-            and manifest.guest_digest == guest_digest())
+    return (
+        manifest.format == KIT_FORMAT
+        and manifest.kernel_package == kernel
+        and manifest.top == top
+        and manifest.guest_digest == guest_digest()
+    )
 
 
 def load_kit(directory: Path) -> Kit | None:
@@ -219,7 +246,8 @@ def _add_modules(tree: Tree, kernel_dir: str, release: str, work: Path) -> int:
         dest = target / rel
         dest.parent.mkdir(parents=True, exist_ok=True)
         os.link(os.path.join(moddir, rel), dest) if _same_fs(moddir, work) else shutil.copy(
-            os.path.join(moddir, rel), dest)
+            os.path.join(moddir, rel), dest
+        )
     for name in ("modules.builtin", "modules.builtin.modinfo", "modules.order"):
         if os.path.exists(os.path.join(moddir, name)):
             shutil.copy(os.path.join(moddir, name), target / name)
@@ -267,8 +295,10 @@ def _add_guest_files(tree: Tree, work: Path) -> None:
 
 
 def _entries(tree: Tree) -> list[Entry]:
-    entries = [Entry.symlink(link, target) for link, target in
-               (("bin", "usr/bin"), ("sbin", "usr/sbin"), ("lib", "usr/lib"), ("lib64", "usr/lib64"))]
+    entries = [
+        Entry.symlink(link, target)
+        for link, target in (("bin", "usr/bin"), ("sbin", "usr/sbin"), ("lib", "usr/lib"), ("lib64", "usr/lib64"))
+    ]
     for path, node in tree.nodes.items():
         if node.kind == "dir":
             entries.append(Entry.directory(path, node.mode))
@@ -306,10 +336,16 @@ def build_kit(root: Path, kernel: str, top: dict[str, str], log: Log) -> Kit:
         with open(out / "initrd.cpio", "wb") as f:
             initrd_bytes = write_cpio(f, _entries(tree))
         manifest = KitManifest(
-            format=KIT_FORMAT, kernel_package=kernel, kernel_release=release, top=top,
-            packages={**chosen, kernel: top[kernel]}, guest_digest=guest_digest(),
-            build_seconds=round(time.monotonic() - started, 1), initrd_bytes=initrd_bytes,
-            vmlinux_bytes=(out / "vmlinux").stat().st_size, module_count=modules,
+            format=KIT_FORMAT,
+            kernel_package=kernel,
+            kernel_release=release,
+            top=top,
+            packages={**chosen, kernel: top[kernel]},
+            guest_digest=guest_digest(),
+            build_seconds=round(time.monotonic() - started, 1),
+            initrd_bytes=initrd_bytes,
+            vmlinux_bytes=(out / "vmlinux").stat().st_size,
+            module_count=modules,
         )
         (out / "manifest.json").write_text(json.dumps(manifest.model_dump(), indent=1, sort_keys=True) + "\n")
         final = root / "kit"

@@ -13,10 +13,28 @@ from collections.abc import Iterable, Set
 
 # Loaded by the guest at boot, in this order (modprobe pulls in dependencies).
 GUEST_MODULES = (
-    "virtio_pci", "virtio_blk", "virtio_scsi", "sd_mod", "crc32c_generic", "crc32c_intel", "libcrc32c",
-    "md_mod", "linear", "raid0", "raid1", "raid10", "raid456",
-    "dm_mod", "dm_snapshot", "dm_mirror", "dm_zero", "dm_thin_pool", "dm_raid", "loop",
-    "ext4", "xfs",
+    "virtio_pci",
+    "virtio_blk",
+    "virtio_scsi",
+    "sd_mod",
+    "crc32c_generic",
+    "crc32c_intel",
+    "libcrc32c",
+    "md_mod",
+    "linear",
+    "raid0",
+    "raid1",
+    "raid10",
+    "raid456",
+    "dm_mod",
+    "dm_snapshot",
+    "dm_mirror",
+    "dm_zero",
+    "dm_thin_pool",
+    "dm_raid",
+    "loop",
+    "ext4",
+    "xfs",
 )
 # Asked for by name at run time (crypto by algorithm name, lvm targets): shipped, loaded on demand.
 ON_DEMAND_DIRS = ("kernel/crypto/", "kernel/arch/x86/crypto/", "kernel/drivers/md/")
@@ -46,8 +64,9 @@ def parse_builtin(text: str) -> set[str]:
     return {module_name(line.strip()) for line in text.splitlines() if line.strip()}
 
 
-def closure(deps: dict[str, list[str]], wanted: Iterable[str], builtin: Set[str] = frozenset(),
-            extra_dirs: Iterable[str] = ()) -> list[str]:
+def closure(
+    deps: dict[str, list[str]], wanted: Iterable[str], builtin: Set[str] = frozenset(), extra_dirs: Iterable[str] = ()
+) -> list[str]:
     """Module paths for the wanted names, their dependencies and everything under extra_dirs.
 
     A wanted name that is built in needs nothing; one that is neither built in nor

@@ -24,8 +24,10 @@ from runners.lab import LabCollection, LabDisk, Scenario
 # Runs the build script as shipped, then lets md finish its initial resync so that the
 # checks see a settled array (and the resync shows up as its own stage).
 _BUILD = 'set -u\nbash ./build.sh "$@"\nrc=$?\n'
-_SETTLE = ('echo "== wait for the md resync"\n'
-           'for md in /dev/md/*; do [ -e "$md" ] && mdadm --wait "$md" >/dev/null 2>&1; done\n')
+_SETTLE = (
+    'echo "== wait for the md resync"\n'
+    'for md in /dev/md/*; do [ -e "$md" ] && mdadm --wait "$md" >/dev/null 2>&1; done\n'
+)
 WRAPPER = _BUILD + _SETTLE + "exit $rc\n"
 # No figure compared depends on the resync (sizes, offsets, geometry and tuning are set when the
 # script ends): where only the figures matter, md resyncs at its slowest (speed_limit_min) so that
@@ -57,8 +59,13 @@ def rehearsal_tools(kernel_release: str | None = None) -> ToolVersions:
     return tools
 
 
-def prepare(plan: Plan, disk_size: int | None = None, name: str = "rehearse",
-            tools: ToolVersions | None = None, settle: bool = True) -> tuple[Scenario, Plan, PlanResult]:
+def prepare(
+    plan: Plan,
+    disk_size: int | None = None,
+    name: str = "rehearse",
+    tools: ToolVersions | None = None,
+    settle: bool = True,
+) -> tuple[Scenario, Plan, PlanResult]:
     """The lab scenario that builds the scaled plan, with the plan and its predictions.
 
     `settle=False` collects as soon as the script ends, with md's initial resync held to its slowest.
@@ -90,8 +97,14 @@ def compare(plan: Plan, result: PlanResult, c: LabCollection) -> list[Check]:
 
     kernel_name: dict[str, str] = {}
     for pg, g in zip(plan.groups, result.groups, strict=True):
-        arr = next((a for a in c.md if a.export.get("MD_NAME", "").split(":")[-1] == g.name
-                    or a.export.get("MD_DEVNAME") == g.name), None)
+        arr = next(
+            (
+                a
+                for a in c.md
+                if a.export.get("MD_NAME", "").split(":")[-1] == g.name or a.export.get("MD_DEVNAME") == g.name
+            ),
+            None,
+        )
         if arr is None:
             add("md", f"{g.name} exists", "yes", None)
             continue
@@ -102,8 +115,12 @@ def compare(plan: Plan, result: PlanResult, c: LabCollection) -> list[Check]:
         add("md", f"{n} members", pg.members, arr.raid_devices)
         add("md", f"{n} spares", pg.spares, arr.spares)
         add("md", f"{n} chunk (bytes)", md.chunk_bytes or 0, arr.chunk_bytes)
-        add("md", f"{n} data offset (sectors)", md.data_offset_sectors,
-            arr.members[0].data_offset_sectors if arr.members else None)
+        add(
+            "md",
+            f"{n} data offset (sectors)",
+            md.data_offset_sectors,
+            arr.members[0].data_offset_sectors if arr.members else None,
+        )
         add("md", f"{n} component (bytes)", md.kernel_component_bytes, arr.component_bytes)
         add("md", f"{n} array size (bytes)", md.array_bytes, arr.array_bytes)
         dev = c.block.get(arr.name)
@@ -152,8 +169,9 @@ def compare(plan: Plan, result: PlanResult, c: LabCollection) -> list[Check]:
     return out
 
 
-def _compare_array_starts(add: Callable[..., None], result: PlanResult, v, lv, c: LabCollection,
-                          kernel_name: dict[str, str]) -> None:
+def _compare_array_starts(
+    add: Callable[..., None], result: PlanResult, v, lv, c: LabCollection, kernel_name: dict[str, str]
+) -> None:
     """Where each array's first extent lands in the linear LV (`lvs --segments` seg_start), and how far
     that is past a full stripe (chunk on RAID0/10) of the array as the VM's kernel reports it."""
     if lv is not None and not lv.segment_table:
@@ -172,8 +190,12 @@ def _compare_array_starts(add: Callable[..., None], result: PlanResult, v, lv, c
         unit = write_unit(md.level, md.chunk_bytes, md.io_opt_bytes)
         seen = write_unit(md.level, arr.chunk_bytes, dev.io_opt) if arr and dev else None
         if unit:
-            add("lvm", f"{name} start past a full stripe (bytes)", predicted % unit,
-                actual % seen if actual is not None and seen else None)
+            add(
+                "lvm",
+                f"{name} start past a full stripe (bytes)",
+                predicted % unit,
+                actual % seen if actual is not None and seen else None,
+            )
 
 
 def _compare_fs(add: Callable[..., None], v, fs) -> None:

@@ -17,7 +17,6 @@ from collections.abc import Sequence
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from planners.models import Disk
-
 from runners.lab.guest_files import collect_script, guest_file
 
 SCSI_BY_ID = "/dev/disk/by-id/scsi-0QEMU_QEMU_HARDDISK_"
@@ -57,8 +56,15 @@ class LabDisk(BaseModel):
     def like(cls, disk: Disk, **overrides) -> LabDisk:
         """A virtual disk the plan's build script accepts for `disk`: its size, sectors and rotation
         (throttles and any of those given in `overrides`)."""
-        return cls(**{"size_bytes": disk.size, "rotational": disk.rotational, "logical_sector": disk.logical_sector,
-                      "physical_sector": disk.physical_sector, **overrides})
+        return cls(
+            **{
+                "size_bytes": disk.size,
+                "rotational": disk.rotational,
+                "logical_sector": disk.logical_sector,
+                "physical_sector": disk.physical_sector,
+                **overrides,
+            }
+        )
 
 
 class Scenario(BaseModel):
@@ -73,10 +79,16 @@ class Scenario(BaseModel):
     files: dict[str, str] = Field(default_factory=dict, description="Extra files beside the script, name -> text.")
     timeout_s: float = Field(300.0, gt=0, description="Limit on the script's run time, in seconds.")
     collect: bool = Field(True, description="Run the standard collection after the script.")
-    prepare: str = Field("", description="Bash run before the script with the disks as arguments, e.g. to put a "
-                                         "filesystem signature on a member; its exit status is in prepare_rc.")
-    fingerprint: bool = Field(False, description="Record each disk's signature and first/last MiB digests before "
-                                                 "and after the script (disks.before / disks.after).")
+    prepare: str = Field(
+        "",
+        description="Bash run before the script with the disks as arguments, e.g. to put a "
+        "filesystem signature on a member; its exit status is in prepare_rc.",
+    )
+    fingerprint: bool = Field(
+        False,
+        description="Record each disk's signature and first/last MiB digests before "
+        "and after the script (disks.before / disks.after).",
+    )
 
     @field_validator("name")
     @classmethod

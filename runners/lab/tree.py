@@ -19,9 +19,22 @@ MERGED = {"bin": "usr/bin", "sbin": "usr/sbin", "lib": "usr/lib", "lib64": "usr/
 LIB_DIRS = ("usr/lib/x86_64-linux-gnu", "usr/lib64", "usr/lib")
 # What no guest reads: left out to keep the initramfs small.
 DROP_PREFIXES = (
-    "usr/share/doc/", "usr/share/man/", "usr/share/info/", "usr/share/locale/", "usr/share/lintian/",
-    "usr/share/bash-completion/", "usr/share/bug/", "usr/share/zsh/", "usr/share/fish/", "etc/init.d/",
-    "usr/lib/systemd/", "usr/lib/udev/", "etc/cron.", "usr/share/initramfs-tools/", "boot/", "usr/lib/modules/",
+    "usr/share/doc/",
+    "usr/share/man/",
+    "usr/share/info/",
+    "usr/share/locale/",
+    "usr/share/lintian/",
+    "usr/share/bash-completion/",
+    "usr/share/bug/",
+    "usr/share/zsh/",
+    "usr/share/fish/",
+    "etc/init.d/",
+    "usr/lib/systemd/",
+    "usr/lib/udev/",
+    "etc/cron.",
+    "usr/share/initramfs-tools/",
+    "boot/",
+    "usr/lib/modules/",
     "usr/lib/x86_64-linux-gnu/gconv/",
 )
 

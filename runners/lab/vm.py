@@ -78,16 +78,53 @@ def _drive(ident: str, path: str, disk: LabDisk | None = None, readonly: bool = 
 
 
 def qemu_argv(
-    *, vmlinux: str, initrd: str, console: str, accel: str, cpus: int, memory_mib: int,
-    disks: Sequence[AttachedDisk], jobs: str | None, results: str | None, cmdline: Sequence[str] = (),
+    *,
+    vmlinux: str,
+    initrd: str,
+    console: str,
+    accel: str,
+    cpus: int,
+    memory_mib: int,
+    disks: Sequence[AttachedDisk],
+    jobs: str | None,
+    results: str | None,
+    cmdline: Sequence[str] = (),
 ) -> list[str]:
     """The qemu command line; data disks on virtio-scsi (255 per controller), jobs and results on virtio-blk."""
     argv = [
-        QEMU, "-nodefaults", "-no-user-config", "-no-reboot", "-display", "none", "-monitor", "none",
-        "-accel", accel, "-cpu", "host" if accel == "kvm" else "max", "-smp", str(cpus), "-m", str(memory_mib),
-        "-serial", f"file:{console}", "-kernel", vmlinux, "-initrd", initrd,
-        "-append", " ".join(["console=ttyS0", "loglevel=4", "panic=-1", "mitigations=off",
-                             f"podplan.disks={len(disks) + (jobs is not None) + (results is not None)}", *cmdline]),
+        QEMU,
+        "-nodefaults",
+        "-no-user-config",
+        "-no-reboot",
+        "-display",
+        "none",
+        "-monitor",
+        "none",
+        "-accel",
+        accel,
+        "-cpu",
+        "host" if accel == "kvm" else "max",
+        "-smp",
+        str(cpus),
+        "-m",
+        str(memory_mib),
+        "-serial",
+        f"file:{console}",
+        "-kernel",
+        vmlinux,
+        "-initrd",
+        initrd,
+        "-append",
+        " ".join(
+            [
+                "console=ttyS0",
+                "loglevel=4",
+                "panic=-1",
+                "mitigations=off",
+                f"podplan.disks={len(disks) + (jobs is not None) + (results is not None)}",
+                *cmdline,
+            ]
+        ),
     ]
     for bus in range((len(disks) + SCSI_TARGETS_PER_BUS - 1) // SCSI_TARGETS_PER_BUS):
         argv += ["-device", f"virtio-scsi-pci,id=scsi{bus}"]
@@ -101,8 +138,12 @@ def qemu_argv(
         argv += ["-drive", _drive(f"d{i}", d.path, d.disk), "-device", dev]
     for ident, path, serial in (("jobs", jobs, JOBS_SERIAL), ("results", results, RESULTS_SERIAL)):
         if path is not None:
-            argv += ["-drive", _drive(ident, path, readonly=ident == "jobs"),
-                     "-device", f"virtio-blk-pci,drive={ident},serial={serial}"]
+            argv += [
+                "-drive",
+                _drive(ident, path, readonly=ident == "jobs"),
+                "-device",
+                f"virtio-blk-pci,drive={ident},serial={serial}",
+            ]
     return argv
 
 
@@ -127,8 +168,15 @@ class BootOutcome(BaseModel):
         return next((m.host_s for m in self.marks if m.kind == kind and m.text.split()[0] == text), None)
 
 
-def boot(argv: Sequence[str], console: str, *, timeout: float, on_mark: Callable[[Mark], None] | None = None,
-         stop_when: Callable[[Mark], bool] | None = None, poll: float = 0.2) -> BootOutcome:
+def boot(
+    argv: Sequence[str],
+    console: str,
+    *,
+    timeout: float,
+    on_mark: Callable[[Mark], None] | None = None,
+    stop_when: Callable[[Mark], bool] | None = None,
+    poll: float = 0.2,
+) -> BootOutcome:
     """Run qemu until it exits, `stop_when` says so, or `timeout` seconds pass."""
     open(console, "wb").close()
     marks: list[Mark] = []
@@ -157,5 +205,11 @@ def boot(argv: Sequence[str], console: str, *, timeout: float, on_mark: Callable
             time.sleep(poll)
     with open(console, "rb") as f:
         text = f.read().decode(errors="replace")
-    return BootOutcome(returncode=None if timed_out else proc.returncode, timed_out=timed_out,
-                       seconds=round(proc.elapsed_s, 2), console=text, marks=tuple(marks), stderr=proc.stderr)
+    return BootOutcome(
+        returncode=None if timed_out else proc.returncode,
+        timed_out=timed_out,
+        seconds=round(proc.elapsed_s, 2),
+        console=text,
+        marks=tuple(marks),
+        stderr=proc.stderr,
+    )

@@ -16,8 +16,8 @@ from collections.abc import Sequence
 from pydantic import BaseModel, ConfigDict, Field
 
 from planners.fs.ext4.geometry import Ext4Geometry, mke2fs_args
-from runners.probes.loopdev import attach_loop, detach_loop, df_b1, mounted
 from runners.exec import run
+from runners.probes.loopdev import attach_loop, detach_loop, df_b1, mounted
 
 
 class Mke2fsReport(BaseModel):
@@ -84,8 +84,7 @@ def parse_mke2fs_verbose(stdout: str, stderr: str = "") -> Mke2fsReport:
     if types is None:
         raise ValueError("mke2fs output lacks the fs_types line (was -v given?)")
     backups: tuple[int, ...] = ()
-    m = re.search(r"^Superblock backups stored on blocks:\s*(.*?)(?:\n\n|\Z)", stdout,
-                  re.MULTILINE | re.DOTALL)
+    m = re.search(r"^Superblock backups stored on blocks:\s*(.*?)(?:\n\n|\Z)", stdout, re.MULTILINE | re.DOTALL)
     if m:
         backups = tuple(int(x) for x in re.findall(r"\d+", m.group(1)))
     return Mke2fsReport(

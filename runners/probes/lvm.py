@@ -80,7 +80,8 @@ class LvReport(BaseModel):
     stripe_bytes: int = Field(description="Stripe size of the first segment in bytes (0 for linear).")
     segments: int = Field(description="Segments, count.")
     segment_table: tuple[LvSegment, ...] = Field(
-        (), description="Each segment in LV order (empty in reports without seg_start and seg_pe_ranges).")
+        (), description="Each segment in LV order (empty in reports without seg_start and seg_pe_ranges)."
+    )
 
     def start_on(self, pv: str) -> int | None:
         """Where the LV's first segment on this PV begins in the LV, in bytes; None if none does."""
@@ -107,8 +108,11 @@ def parse_pvs(text: str) -> list[PvReport]:
     """`pvs --reportformat json --units b --nosuffix -o PV_FIELDS` -> reports."""
     return [
         PvReport(
-            name=r["pv_name"], pv_bytes=int(r["pv_size"]), dev_bytes=int(r["dev_size"]),
-            pe_start_bytes=int(r["pe_start"]), pe_count=int(r["pv_pe_count"]),
+            name=r["pv_name"],
+            pv_bytes=int(r["pv_size"]),
+            dev_bytes=int(r["dev_size"]),
+            pe_start_bytes=int(r["pe_start"]),
+            pe_count=int(r["pv_pe_count"]),
             pe_alloc_count=int(r["pv_pe_alloc_count"]),
         )
         for r in _rows(text, "pv")
@@ -119,8 +123,11 @@ def parse_vgs(text: str) -> list[VgReport]:
     """`vgs --reportformat json --units b --nosuffix -o VG_FIELDS` -> reports."""
     return [
         VgReport(
-            name=r["vg_name"], extent_bytes=int(r["vg_extent_size"]), extent_count=int(r["vg_extent_count"]),
-            free_count=int(r["vg_free_count"]), vg_bytes=int(r["vg_size"]),
+            name=r["vg_name"],
+            extent_bytes=int(r["vg_extent_size"]),
+            extent_count=int(r["vg_extent_count"]),
+            free_count=int(r["vg_free_count"]),
+            vg_bytes=int(r["vg_size"]),
         )
         for r in _rows(text, "vg")
     ]
@@ -135,13 +142,26 @@ def parse_lvs(text: str) -> list[LvReport]:
         lv["rows"].append(r)
     return [
         LvReport(
-            name=name, lv_bytes=lv["size"], extents=sum(int(r["seg_size_pe"]) for r in lv["rows"]),
-            stripes=int(lv["rows"][0]["stripes"]), stripe_bytes=int(lv["rows"][0]["stripe_size"] or 0),
+            name=name,
+            lv_bytes=lv["size"],
+            extents=sum(int(r["seg_size_pe"]) for r in lv["rows"]),
+            stripes=int(lv["rows"][0]["stripes"]),
+            stripe_bytes=int(lv["rows"][0]["stripe_size"] or 0),
             segments=len(lv["rows"]),
-            segment_table=tuple(sorted(
-                (LvSegment(start_bytes=int(r["seg_start"]), extents=int(r["seg_size_pe"]),
-                           pe_ranges=tuple(r.get("seg_pe_ranges", "").split()))
-                 for r in lv["rows"] if r.get("seg_start", "").isdigit()), key=lambda s: s.start_bytes)),
+            segment_table=tuple(
+                sorted(
+                    (
+                        LvSegment(
+                            start_bytes=int(r["seg_start"]),
+                            extents=int(r["seg_size_pe"]),
+                            pe_ranges=tuple(r.get("seg_pe_ranges", "").split()),
+                        )
+                        for r in lv["rows"]
+                        if r.get("seg_start", "").isdigit()
+                    ),
+                    key=lambda s: s.start_bytes,
+                )
+            ),
         )
         for name, lv in out.items()
     ]
@@ -228,8 +248,20 @@ def probe_volume(
             if vgcreate_options is not None:
                 lvm(["vgcreate", *vgcreate_options, VG_NAME, *loops])
                 if lvcreate_options is not None:
-                    lvm(["lvcreate", "--yes", "--zero", "n", "--wipesignatures", "n", "--name", LV_NAME,
-                         *lvcreate_options, VG_NAME])
+                    lvm(
+                        [
+                            "lvcreate",
+                            "--yes",
+                            "--zero",
+                            "n",
+                            "--wipesignatures",
+                            "n",
+                            "--name",
+                            LV_NAME,
+                            *lvcreate_options,
+                            VG_NAME,
+                        ]
+                    )
                     lv = parse_lvs(lvm(report_argv("lvs", LV_FIELDS, VG_NAME, segments=True)))[0]
                 vg = parse_vgs(lvm(report_argv("vgs", VG_FIELDS, VG_NAME)))[0]
             by_name = {p.name: p for p in parse_pvs(lvm(report_argv("pvs", PV_FIELDS, *loops)))}
@@ -243,7 +275,9 @@ class LvmProbeError(PodplanError, RuntimeError):
     """An lvm command of the probe failed; the message holds every command and its output."""
 
 
-def _with_fake_limits(argv: list[str], loops: Sequence[str], limits: tuple[int, int, int], values_dir: str) -> list[str]:
+def _with_fake_limits(
+    argv: list[str], loops: Sequence[str], limits: tuple[int, int, int], values_dir: str
+) -> list[str]:
     """Wrap argv so it runs where each loop's queue limits read as `limits` (files kept in values_dir)."""
     pairs: list[str] = []
     names = ("queue/minimum_io_size", "queue/optimal_io_size", "alignment_offset")
@@ -253,5 +287,17 @@ def _with_fake_limits(argv: list[str], loops: Sequence[str], limits: tuple[int, 
             f.write(f"{value}\n")
         for dev in loops:
             pairs += [path, f"/sys/block/{os.path.basename(dev)}/{name}"]
-    return ["unshare", "--mount", "--propagation", "private", "--", "sh", "-c", _FAKE_SYSFS_SCRIPT, "sh",
-            str(len(pairs) // 2), *pairs, *argv]
+    return [
+        "unshare",
+        "--mount",
+        "--propagation",
+        "private",
+        "--",
+        "sh",
+        "-c",
+        _FAKE_SYSFS_SCRIPT,
+        "sh",
+        str(len(pairs) // 2),
+        *pairs,
+        *argv,
+    ]

@@ -14,11 +14,11 @@ import itertools
 import os
 import re
 import stat
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from runners.exec import CommandError, run
+from runners.exec import run
 from runners.probes.loopdev import sparse_loops
 
 MD_MAJOR = 9
@@ -99,8 +99,9 @@ def probe_create(member_bytes: Sequence[int], options: Sequence[str], *, timeout
     name = f"podplan{os.getpid()}x{next(_counter)}"
     with sparse_loops(member_bytes) as loops:
         try:
-            res = run(create_argv(f"/dev/md/{name}", loops, options), timeout=timeout, check=False,
-                      input="", env=MDADM_ENV)
+            res = run(
+                create_argv(f"/dev/md/{name}", loops, options), timeout=timeout, check=False, input="", env=MDADM_ENV
+            )
             report = parse_create_output(res.stderr, res.returncode)
             if res.returncode == 0:
                 exam = run(["mdadm", "--examine", loops[0]], timeout=timeout, check=False, env=MDADM_ENV)

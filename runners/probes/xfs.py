@@ -98,9 +98,7 @@ def probe(
     """
     with tempfile.TemporaryDirectory(prefix="podplan-xfs-") as tmp:
         path = os.path.join(tmp, "probe.img")
-        argv = probe_argv(
-            path, size_bytes, su_bytes=su_bytes, sw=sw, block_size=block_size, sector_size=sector_size
-        )
+        argv = probe_argv(path, size_bytes, su_bytes=su_bytes, sw=sw, block_size=block_size, sector_size=sector_size)
         try:
             result = run(argv, timeout=timeout)
         except CommandError as exc:

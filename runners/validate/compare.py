@@ -12,8 +12,8 @@ from collections.abc import Sequence
 from pydantic import BaseModel, ConfigDict, Field
 
 from runners.host.inventory import read_sysfs
-from runners.validate.suite import ValidateReport
 from runners.validate.guard import listdir_or_empty
+from runners.validate.suite import ValidateReport
 
 MB = 1_000_000
 THRESHOLD_PCT = 20.0
@@ -62,11 +62,20 @@ def model_workloads(report: ValidateReport) -> list:
     out = []
     for w in report.workloads:
         o = _job_options(w.job_file)
-        out.append(Workload(name=w.name, rw=RW[o["rw"]], bs=int(o["bs"]), direct=o.get("direct") == "1",
-                            numjobs=int(o.get("numjobs", 1)), iodepth=int(o.get("iodepth", 1)),
-                            ioengine=o.get("ioengine", "libaio"), target="file" if report.kind == "file" else "raw",
-                            # podplan's one file (or the device's start), where the volume's allocator put it
-                            size=int(o["size"]) if o.get("size", "").isdigit() and int(o["size"]) > 0 else None))
+        out.append(
+            Workload(
+                name=w.name,
+                rw=RW[o["rw"]],
+                bs=int(o["bs"]),
+                direct=o.get("direct") == "1",
+                numjobs=int(o.get("numjobs", 1)),
+                iodepth=int(o.get("iodepth", 1)),
+                ioengine=o.get("ioengine", "libaio"),
+                target="file" if report.kind == "file" else "raw",
+                # podplan's one file (or the device's start), where the volume's allocator put it
+                size=int(o["size"]) if o.get("size", "").isdigit() and int(o["size"]) > 0 else None,
+            )
+        )
     return out
 
 
@@ -103,7 +112,9 @@ def ran_together(report: ValidateReport) -> list:
     return [Phase(sections=names) for names in runs.values()]
 
 
-def likely_reasons(workload: str, diff_pct: float, cond: Conditions, steady: bool | None, direct: bool) -> tuple[str, ...]:
+def likely_reasons(
+    workload: str, diff_pct: float, cond: Conditions, steady: bool | None, direct: bool
+) -> tuple[str, ...]:
     """Why measured and predicted differ, most telling first (pure)."""
     out = []
     slow = diff_pct < 0
@@ -113,27 +124,42 @@ def likely_reasons(workload: str, diff_pct: float, cond: Conditions, steady: boo
         out.append(f"slow member(s) {', '.join(cond.slow_disks)}: a stripe waits for its slowest disk")
     if workload == "seq-write" and slow and cond.stripe_cache_size == DEFAULT_STRIPE_CACHE:
         out.append("stripe_cache_size is at its default 256: too few stripes to gather full-stripe writes")
-    if (workload == "seq-read" and not direct and cond.full_stripe_bytes
-            and 0 < cond.readahead_bytes < 2 * cond.full_stripe_bytes):
-        out.append(f"readahead {cond.readahead_bytes // 1024} KiB is below two full stripes "
-                   f"({2 * cond.full_stripe_bytes // 1024} KiB): buffered reads keep few disks busy")
+    if (
+        workload == "seq-read"
+        and not direct
+        and cond.full_stripe_bytes
+        and 0 < cond.readahead_bytes < 2 * cond.full_stripe_bytes
+    ):
+        out.append(
+            f"readahead {cond.readahead_bytes // 1024} KiB is below two full stripes "
+            f"({2 * cond.full_stripe_bytes // 1024} KiB): buffered reads keep few disks busy"
+        )
     if steady is False:
         out.append("fio never found the workload steady: the figure moved while it was measured")
     if not slow and not direct:
         out.append("the page cache served part of the I/O (the filesystem refused O_DIRECT)")
     if not slow and cond.loop:
-        out.append("the target is a loop device: its backing file sits in this host's page cache, so I/O is "
-                   "served from memory; measure the real disks or array instead")
+        out.append(
+            "the target is a loop device: its backing file sits in this host's page cache, so I/O is "
+            "served from memory; measure the real disks or array instead"
+        )
     elif not slow and diff_pct > 50 and workload in ("seq-read", "rand-read-4k"):
-        out.append("blocks never written (a new sparse or thin volume, trimmed flash) read back as zeros "
-                   "without touching the disks: on a raw device, write it once (fio or dd), then measure reads")
+        out.append(
+            "blocks never written (a new sparse or thin volume, trimmed flash) read back as zeros "
+            "without touching the disks: on a raw device, write it once (fio or dd), then measure reads"
+        )
     if not out:
-        out.append("faster than the model: disks or caches beat the assumed figures" if not slow
-                   else "slower than the model: check the per-disk baseline and the as-built check")
+        out.append(
+            "faster than the model: disks or caches beat the assumed figures"
+            if not slow
+            else "slower than the model: check the per-disk baseline and the as-built check"
+        )
     return tuple(out)
 
 
-def side_by_side(report: ValidateReport, predictions: Sequence | None, cond: Conditions = Conditions()) -> list[SideBySide]:
+def side_by_side(
+    report: ValidateReport, predictions: Sequence | None, cond: Conditions = Conditions()
+) -> list[SideBySide]:
     by_name = {p.workload: p for p in predictions or ()}
     rows = []
     for w in report.workloads:
@@ -147,10 +173,16 @@ def side_by_side(report: ValidateReport, predictions: Sequence | None, cond: Con
             seq = w.name.startswith("seq")
             mine, theirs = (mb, p.mb_s) if seq else (iops, p.iops)
             diff = (mine - theirs) / theirs * 100 if mine is not None and theirs else None
-            reasons = likely_reasons(w.name, diff, cond, steady, report.direct) \
-                if diff is not None and abs(diff) > THRESHOLD_PCT else ()
-            row = row.model_copy(update=dict(predicted_mb_s=p.mb_s, predicted_iops=p.iops, diff_pct=diff,
-                                             binding=str(p.binding), reasons=reasons))
+            reasons = (
+                likely_reasons(w.name, diff, cond, steady, report.direct)
+                if diff is not None and abs(diff) > THRESHOLD_PCT
+                else ()
+            )
+            row = row.model_copy(
+                update=dict(
+                    predicted_mb_s=p.mb_s, predicted_iops=p.iops, diff_pct=diff, binding=str(p.binding), reasons=reasons
+                )
+            )
         rows.append(row)
     return rows
 
@@ -166,7 +198,9 @@ def gather_conditions(target: str, slow_disks: Sequence[str] = ()) -> Conditions
     ra = read_sysfs(os.path.join(sysdir, "queue", "read_ahead_kb"))
     io_opt = read_sysfs(os.path.join(sysdir, "queue", "optimal_io_size"))
     resync, cache = "", None
-    mds = [sysdir] + [os.path.realpath(os.path.join(sysdir, "slaves", s)) for s in listdir_or_empty(os.path.join(sysdir, "slaves"))]
+    mds = [sysdir] + [
+        os.path.realpath(os.path.join(sysdir, "slaves", s)) for s in listdir_or_empty(os.path.join(sysdir, "slaves"))
+    ]
     for d in mds:
         action = read_sysfs(os.path.join(d, "md", "sync_action"))
         if action and action not in ("idle", "frozen"):
@@ -176,7 +210,11 @@ def gather_conditions(target: str, slow_disks: Sequence[str] = ()) -> Conditions
             cache = int(c)
     from runners.validate.shape import leaf_disks
 
-    return Conditions(resync=resync, readahead_bytes=int(ra) * 1024 if ra.isdigit() else 0,
-                      full_stripe_bytes=int(io_opt) if io_opt.isdigit() else 0, stripe_cache_size=cache,
-                      slow_disks=tuple(slow_disks), loop=any(n.startswith("loop") for n in leaf_disks(sysdir)))
-
+    return Conditions(
+        resync=resync,
+        readahead_bytes=int(ra) * 1024 if ra.isdigit() else 0,
+        full_stripe_bytes=int(io_opt) if io_opt.isdigit() else 0,
+        stripe_cache_size=cache,
+        slow_disks=tuple(slow_disks),
+        loop=any(n.startswith("loop") for n in leaf_disks(sysdir)),
+    )

@@ -10,29 +10,39 @@ from __future__ import annotations
 import os
 
 from runners.host.disks import blkid_probe
-from runners.validate.guard import (GuardError, block_rdev, listdir_or_empty, parse_mountinfo, partitions,
-                                    sysfs_dir)
+from runners.validate.guard import GuardError, block_rdev, listdir_or_empty, parse_mountinfo, partitions, sysfs_dir
 
 # blkid's TYPE for the signatures that are not filesystems, as a sysadmin names them.
-_KINDS = {"linux_raid_member": "an md RAID member", "LVM2_member": "an LVM physical volume",
-          "swap": "a swap area", "crypto_LUKS": "a LUKS container", "zfs_member": "a ZFS pool member",
-          "bcache": "a bcache device", "ceph": "a Ceph disk"}
+_KINDS = {
+    "linux_raid_member": "an md RAID member",
+    "LVM2_member": "an LVM physical volume",
+    "swap": "a swap area",
+    "crypto_LUKS": "a LUKS container",
+    "zfs_member": "a ZFS pool member",
+    "bcache": "a bcache device",
+    "ceph": "a Ceph disk",
+}
 
 
-def describe_found(probe: dict[str, str], *, mounts: list[str], holders: list[str],
-                   parts: list[tuple[str, dict[str, str], list[str]]]) -> str:
+def describe_found(
+    probe: dict[str, str], *, mounts: list[str], holders: list[str], parts: list[tuple[str, dict[str, str], list[str]]]
+) -> str:
     """A device's contents in one phrase, from blkid's export fields, its mount points, the devices
     holding it and its partitions (name, blkid fields, mount points)."""
     kind = probe.get("TYPE", "")
-    ids = [f"label {probe['LABEL']}" if probe.get("LABEL") else "", f"UUID {probe['UUID']}" if probe.get("UUID") else ""]
+    ids = [
+        f"label {probe['LABEL']}" if probe.get("LABEL") else "",
+        f"UUID {probe['UUID']}" if probe.get("UUID") else "",
+    ]
     named = f" ({', '.join(i for i in ids if i)})" if any(ids) else ""
     if kind:
         what = f"{_KINDS.get(kind, kind.upper() + ' filesystem')}{named}"
     elif probe.get("PTTYPE"):
         what = f"a {probe['PTTYPE']} partition table"
         if parts:
-            what += " with " + "; ".join(f"{name} ({describe_found(p, mounts=m, holders=[], parts=[])})"
-                                         for name, p, m in parts)
+            what += " with " + "; ".join(
+                f"{name} ({describe_found(p, mounts=m, holders=[], parts=[])})" for name, p, m in parts
+            )
         else:
             what += " and no partitions"
     else:
@@ -64,5 +74,9 @@ def describe_device(path: str) -> str | None:
         except GuardError:
             numbers = None
         parts.append((name, blkid_probe(f"/dev/{name}"), mounts.get(numbers, []) if numbers else []))
-    return describe_found(blkid_probe(path), mounts=mounts.get(rdev, []),
-                          holders=sorted(listdir_or_empty(os.path.join(sysdir, "holders"))), parts=parts)
+    return describe_found(
+        blkid_probe(path),
+        mounts=mounts.get(rdev, []),
+        holders=sorted(listdir_or_empty(os.path.join(sysdir, "holders"))),
+        parts=parts,
+    )

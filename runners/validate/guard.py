@@ -60,8 +60,11 @@ def partitions(sysdir: str) -> list[str]:
     """sysfs directories of the device's partitions."""
     name = os.path.basename(sysdir)
     try:
-        return [os.path.join(sysdir, e) for e in sorted(os.listdir(sysdir))
-                if e.startswith(name) and os.path.exists(os.path.join(sysdir, e, "partition"))]
+        return [
+            os.path.join(sysdir, e)
+            for e in sorted(os.listdir(sysdir))
+            if e.startswith(name) and os.path.exists(os.path.join(sysdir, e, "partition"))
+        ]
     except OSError:
         return []
 
@@ -137,9 +140,14 @@ def inspect(path: str) -> DeviceState:
     except CommandError as exc:
         raise GuardError(f"{path}: cannot look for signatures ({exc})") from None
     return DeviceState(
-        path=path, name=os.path.basename(sysdir), rdev=rdev,
+        path=path,
+        name=os.path.basename(sysdir),
+        rdev=rdev,
         size_bytes=int(_read(os.path.join(sysdir, "size")).strip() or 0) * 512,
-        signatures=sigs, mounts=mounted, holders=holders, swap=bool(swaps & names),
+        signatures=sigs,
+        mounts=mounted,
+        holders=holders,
+        swap=bool(swaps & names),
         exclusive_busy=_exclusive_busy(path),
     )
 
@@ -180,6 +188,8 @@ def write_refusal(state: DeviceState, destroy_ok: bool) -> str | None:
     if state.exclusive_busy:
         return f"{dev} is busy (claimed by the kernel for another user): podplan never writes to it"
     if state.signatures and not destroy_ok:
-        return (f"{dev} holds {', '.join(state.signatures)}: write workloads would destroy it "
-                f"(pass --destroy-data {dev} to allow)")
+        return (
+            f"{dev} holds {', '.join(state.signatures)}: write workloads would destroy it "
+            f"(pass --destroy-data {dev} to allow)"
+        )
     return None

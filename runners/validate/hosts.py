@@ -32,11 +32,11 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from runners.exec import not_found, which
-from runners.fio.result import JobFigures
 from runners.fio.jobs import FULL, QUICK, WORKLOADS, Shape, Target, Timing, Workload, WorkloadName, suite
+from runners.fio.result import JobFigures
+from runners.validate.guard import GuardError
 from runners.validate.preflight import preflight
 from runners.validate.suite import ProgressFn, ValidateReport, WorkloadReport, _report_dir, _run_one, _skipped
-from runners.validate.guard import GuardError
 
 GiB = 1024**3
 DEFAULT_PORT = 8765  # fio's own default for --server
@@ -75,8 +75,9 @@ class HostReport(BaseModel):
     model_config = _FROZEN
 
     host: str = Field(description="Host label, name[:port].")
-    status: HostStatus = Field(description="done, partial, failed (fio ran but gave no figures), unreachable, "
-                                           "skipped (failed the pre-flight).")
+    status: HostStatus = Field(
+        description="done, partial, failed (fio ran but gave no figures), unreachable, skipped (failed the pre-flight)."
+    )
     reason: str = Field("", description="Why it is not done, one sentence.")
     report: ValidateReport | None = Field(None, description="The suite's report; None when unreachable or skipped.")
 
@@ -134,8 +135,9 @@ def remote_target(target: str, host: Host, file_size: int | None, direct: bool) 
     return Target(path=path, kind="file", size_bytes=file_size or REMOTE_FILE_BYTES, direct=direct)
 
 
-def remote_workloads(target: Target, shape: Shape, timing: Timing,
-                     names: tuple[WorkloadName, ...]) -> tuple[Workload, ...]:
+def remote_workloads(
+    target: Target, shape: Shape, timing: Timing, names: tuple[WorkloadName, ...]
+) -> tuple[Workload, ...]:
     """The local suite, adjusted for a machine podplan cannot look at: a device is covered whole
     (fio's size=100%), and the last workload removes the file, since no one here can."""
     ws = list(suite(target, shape, timing, names))
@@ -155,8 +157,10 @@ def write_refusal(target: str, kind: str, destroy_data: str | None) -> str | Non
             raise GuardError(f"--destroy-data names a device, but {target} is not one; nothing was run")
         return None
     if destroy_data is None:
-        return (f"write refused: the write guard cannot look at {target} on a remote host; "
-                f"pass --destroy-data {target} to allow writes there")
+        return (
+            f"write refused: the write guard cannot look at {target} on a remote host; "
+            f"pass --destroy-data {target} to allow writes there"
+        )
     if destroy_data != target:
         raise GuardError(f"--destroy-data {destroy_data} does not name the target {target}; nothing was run")
     return None
@@ -193,9 +197,20 @@ class _Ticker:
         self.thread.join()
 
 
-def _one_host(host: Host, target: str, workloads: tuple[Workload, ...], fio_target: Target, shape: Shape,
-              mode: Literal["quick", "full"], timing: Timing, refusal: str | None, out: str, on_progress: ProgressFn | None,
-              cancel: threading.Event | None, on_note: NoteFn | None = None) -> HostReport:
+def _one_host(
+    host: Host,
+    target: str,
+    workloads: tuple[Workload, ...],
+    fio_target: Target,
+    shape: Shape,
+    mode: Literal["quick", "full"],
+    timing: Timing,
+    refusal: str | None,
+    out: str,
+    on_progress: ProgressFn | None,
+    cancel: threading.Event | None,
+    on_note: NoteFn | None = None,
+) -> HostReport:
     why = reachable(host)
     if why:
         return HostReport(host=host.label, status="unreachable", reason=why)
@@ -208,8 +223,10 @@ def _one_host(host: Host, target: str, workloads: tuple[Workload, ...], fio_targ
         return HostReport(host=host.label, status="skipped", reason=why)
     progress: ProgressFn | None = None
     if on_progress is not None:
+
         def named(name: str, event: str, elapsed: float, figures: JobFigures | None) -> None:
             on_progress(f"{host.label} {name}", event, elapsed, figures)
+
         progress = named
     t0 = time.monotonic()
     reports: list[WorkloadReport] = []
@@ -231,9 +248,17 @@ def _one_host(host: Host, target: str, workloads: tuple[Workload, ...], fio_targ
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(fio_target.path)
     report = ValidateReport(
-        target=target, kind=fio_target.kind, mode=mode, size_bytes=fio_target.size_bytes, shape=shape,
-        direct=fio_target.direct, workloads=tuple(reports), duration_s=time.monotonic() - t0,
-        partial=any(r.status in ("partial", "failed") for r in reports), stopped=stopped)
+        target=target,
+        kind=fio_target.kind,
+        mode=mode,
+        size_bytes=fio_target.size_bytes,
+        shape=shape,
+        direct=fio_target.direct,
+        workloads=tuple(reports),
+        duration_s=time.monotonic() - t0,
+        partial=any(r.status in ("partial", "failed") for r in reports),
+        stopped=stopped,
+    )
     with open(os.path.join(hdir, "report.json"), "w") as f:
         f.write(report.model_dump_json(indent=2))
     if not report.partial:
@@ -242,11 +267,22 @@ def _one_host(host: Host, target: str, workloads: tuple[Workload, ...], fio_targ
     return HostReport(host=host.label, status="partial" if got else "failed", reason=stopped, report=report)
 
 
-def validate_hosts(target: str, hosts: tuple[Host, ...], *, mode: Literal["quick", "full"] = "quick",
-                   destroy_data: str | None = None, report_dir: str | None = None, plan_shape: Shape | None = None,
-                   timing: Timing | None = None, file_size: int | None = None, direct: bool = True,
-                   names: tuple[WorkloadName, ...] = WORKLOADS, on_progress: ProgressFn | None = None,
-                   cancel: threading.Event | None = None, on_note: NoteFn | None = None) -> HostsReport:
+def validate_hosts(
+    target: str,
+    hosts: tuple[Host, ...],
+    *,
+    mode: Literal["quick", "full"] = "quick",
+    destroy_data: str | None = None,
+    report_dir: str | None = None,
+    plan_shape: Shape | None = None,
+    timing: Timing | None = None,
+    file_size: int | None = None,
+    direct: bool = True,
+    names: tuple[WorkloadName, ...] = WORKLOADS,
+    on_progress: ProgressFn | None = None,
+    cancel: threading.Event | None = None,
+    on_note: NoteFn | None = None,
+) -> HostsReport:
     """Run the suite on every host at once. GuardError for what a user can fix, including no
     host able to run it; a single unreachable or skipped host is marked in the report."""
     if which("fio") is None:
@@ -265,8 +301,11 @@ def validate_hosts(target: str, hosts: tuple[Host, ...], *, mode: Literal["quick
             for h in hosts:
                 ft = remote_target(target, h, file_size, direct)
                 ws = remote_workloads(ft, shape, timing, names)
-                futures.append(pool.submit(_one_host, h, target, ws, ft, shape, mode, timing, refusal, out,
-                                           ticker, cancel, on_note))
+                futures.append(
+                    pool.submit(
+                        _one_host, h, target, ws, ft, shape, mode, timing, refusal, out, ticker, cancel, on_note
+                    )
+                )
             results = tuple(f.result() for f in futures)
     finally:
         if ticker is not None:

@@ -40,26 +40,70 @@ def _size(n: int) -> str:
 def probe_job(target: Target, tag: str) -> JobFile:
     """The first check: a small write in the directory (O_DIRECT as the suite will), or a read of the device."""
     if target.kind == "device":
-        return JobFile(name="preflight", comment=f"podplan pre-flight: can fio read {target.path}",
-                       global_options=(), jobs=(("open", (
-                           ("filename", target.path), ("ioengine", "psync"), ("rw", "read"), ("bs", "4096"),
-                           ("io_size", "4096"), ("direct", "1"), ("allow_file_create", "0"))),))
+        return JobFile(
+            name="preflight",
+            comment=f"podplan pre-flight: can fio read {target.path}",
+            global_options=(),
+            jobs=(
+                (
+                    "open",
+                    (
+                        ("filename", target.path),
+                        ("ioengine", "psync"),
+                        ("rw", "read"),
+                        ("bs", "4096"),
+                        ("io_size", "4096"),
+                        ("direct", "1"),
+                        ("allow_file_create", "0"),
+                    ),
+                ),
+            ),
+        )
     directory = os.path.dirname(target.path)
-    return JobFile(name="preflight", comment=f"podplan pre-flight: can fio write in {directory}",
-                   global_options=(), jobs=(("write", (
-                       *_in(directory, f".podplan-preflight-{os.getpid()}-{tag}.dat"), ("ioengine", "psync"),
-                       ("rw", "write"), ("bs", "4096"), ("size", str(PROBE_BYTES)),
-                       ("direct", "1" if target.direct else "0"), ("unlink", "1"))),))
+    return JobFile(
+        name="preflight",
+        comment=f"podplan pre-flight: can fio write in {directory}",
+        global_options=(),
+        jobs=(
+            (
+                "write",
+                (
+                    *_in(directory, f".podplan-preflight-{os.getpid()}-{tag}.dat"),
+                    ("ioengine", "psync"),
+                    ("rw", "write"),
+                    ("bs", "4096"),
+                    ("size", str(PROBE_BYTES)),
+                    ("direct", "1" if target.direct else "0"),
+                    ("unlink", "1"),
+                ),
+            ),
+        ),
+    )
 
 
 def room_job(target: Target, size: int) -> JobFile:
     """The second check, run only once the first passed: the suite's file allocated at `size` and removed.
     (Where fallocate is missing, as on ramfs, glibc emulates it by touching every block.)"""
     directory, name = os.path.split(target.path)
-    return JobFile(name=f"preflight-room-{size}", comment=f"podplan pre-flight: room for {size} bytes in {directory}",
-                   global_options=(), jobs=(("room", (
-                       *_in(directory, name), ("ioengine", "psync"), ("rw", "write"), ("size", str(size)),
-                       ("fallocate", "posix"), ("create_only", "1"), ("unlink", "1"))),))
+    return JobFile(
+        name=f"preflight-room-{size}",
+        comment=f"podplan pre-flight: room for {size} bytes in {directory}",
+        global_options=(),
+        jobs=(
+            (
+                "room",
+                (
+                    *_in(directory, name),
+                    ("ioengine", "psync"),
+                    ("rw", "write"),
+                    ("size", str(size)),
+                    ("fallocate", "posix"),
+                    ("create_only", "1"),
+                    ("unlink", "1"),
+                ),
+            ),
+        ),
+    )
 
 
 def _in(directory: str, name: str) -> tuple[tuple[str, str], ...]:
@@ -99,11 +143,13 @@ def verdict(target: Target, text: str) -> str:
         missing = "error=No such file or directory" in said
         return f"{directory} {'does not exist' if missing else 'is missing or not a directory'} there"
     if "does not support O_DIRECT" in said or errors.get("write") == 22:
-        return (f"O_DIRECT refused on {directory} (tmpfs before Linux 6.6, ramfs, some FUSE): "
-                "pass --buffered to run buffered I/O")
+        return (
+            f"O_DIRECT refused on {directory} (tmpfs before Linux 6.6, ramfs, some FUSE): "
+            "pass --buffered to run buffered I/O"
+        )
     if errors.get("write") or why:
         return f"cannot write in {directory}: {why or os.strerror(errors.get('write', 0))}"
-    if (m := next((re.search(r"posix_fallocate fails: (.*)$", ln) for ln in lines if "posix_fallocate" in ln), None)):
+    if m := next((re.search(r"posix_fallocate fails: (.*)$", ln) for ln in lines if "posix_fallocate" in ln), None):
         return f"cannot allocate the suite's {_size(target.size_bytes)} file in {directory}: {m.group(1).strip()}"
     return "" if errors else "the pre-flight did not run (fio said nothing about its jobs)"
 
@@ -115,8 +161,12 @@ def _run(job: JobFile, host_client: str, out: str, cancel: threading.Event | Non
     with open(job_path, "w") as f:
         f.write(job.text)
     try:
-        outcome = run_fio(fio_argv(job_path, json_path, status_interval=0, client=(host_client,)), json_path,
-                          timeout_s=TIMEOUT_S, cancel=cancel)
+        outcome = run_fio(
+            fio_argv(job_path, json_path, status_interval=0, client=(host_client,)),
+            json_path,
+            timeout_s=TIMEOUT_S,
+            cancel=cancel,
+        )
     except FioMissing as exc:
         raise GuardError(str(exc)) from None
     try:
@@ -126,8 +176,7 @@ def _run(job: JobFile, host_client: str, out: str, cancel: threading.Event | Non
         return "", outcome.reason or "fio wrote no output"
 
 
-def preflight(target: Target, host_client: str, tag: str, out: str,
-              cancel: threading.Event | None = None) -> str:
+def preflight(target: Target, host_client: str, tag: str, out: str, cancel: threading.Event | None = None) -> str:
     """Run the checks on one host; '' if it passed, else one sentence saying why not."""
     text, reason = _run(probe_job(target, tag), host_client, out, cancel)
     why = _judged(target, text, reason)

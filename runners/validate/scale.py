@@ -62,8 +62,9 @@ class CpuCost(BaseModel):
 
     cpu_s: float = Field(description="User plus system CPU time of the jobs, in seconds.")
     s_per_gb: float | None = Field(description="CPU seconds per GB (10^9 bytes) moved; None if nothing moved.")
-    s_per_k_ios: float | None = Field(description="CPU seconds per 1000 I/Os: at 1000 IOPS, this many cores "
-                                                  "are busy; None if no I/O completed.")
+    s_per_k_ios: float | None = Field(
+        description="CPU seconds per 1000 I/Os: at 1000 IOPS, this many cores are busy; None if no I/O completed."
+    )
     small: bool = Field(description="Requests under 64 KiB: the per-I/O figure is the one to read.")
 
 
@@ -71,9 +72,12 @@ def cpu_cost(f: JobFigures | None, block_bytes: int) -> CpuCost | None:
     """fio's CPU time over the bytes and I/Os of the same whole run (not the steady window's rate)."""
     if f is None or f.cpu_s is None:
         return None
-    return CpuCost(cpu_s=f.cpu_s, s_per_gb=f.cpu_s / (f.io_bytes / GB) if f.io_bytes else None,
-                   s_per_k_ios=f.cpu_s / (f.total_ios / 1000) if f.total_ios else None,
-                   small=block_bytes < SMALL_REQUEST)
+    return CpuCost(
+        cpu_s=f.cpu_s,
+        s_per_gb=f.cpu_s / (f.io_bytes / GB) if f.io_bytes else None,
+        s_per_k_ios=f.cpu_s / (f.total_ios / 1000) if f.total_ios else None,
+        small=block_bytes < SMALL_REQUEST,
+    )
 
 
 def point_dir(point: dict[str, int]) -> str:
@@ -81,10 +85,19 @@ def point_dir(point: dict[str, int]) -> str:
     return "_".join(f"{k}-{size_text(v) if k == 'bs' else v}" for k, v in point.items())
 
 
-def validate_scale(target: str, jobs: Sequence[JobFile], axes: Sequence[Axis], *, report_dir: str | None = None,
-                   timing: Timing | None = None, file_size: int | None = None, destroy_data: str | None = None,
-                   plan_shape: Shape | None = None, on_progress: ProgressFn | None = None,
-                   cancel: threading.Event | None = None) -> ScaleReport:
+def validate_scale(
+    target: str,
+    jobs: Sequence[JobFile],
+    axes: Sequence[Axis],
+    *,
+    report_dir: str | None = None,
+    timing: Timing | None = None,
+    file_size: int | None = None,
+    destroy_data: str | None = None,
+    plan_shape: Shape | None = None,
+    on_progress: ProgressFn | None = None,
+    cancel: threading.Event | None = None,
+) -> ScaleReport:
     """The job files at every point of the grid; raises GuardError as validate does (before any run)."""
     t0 = time.monotonic()
     points: list[PointReport] = []
@@ -96,13 +109,22 @@ def validate_scale(target: str, jobs: Sequence[JobFile], axes: Sequence[Axis], *
             points.append(PointReport(point=point))
             continue
         sub = os.path.join(report_dir, point_dir(point)) if report_dir else None
-        report = validate(target, jobs=[job_at(jf, point) for jf in jobs], report_dir=sub, timing=timing,
-                          file_size=file_size, destroy_data=destroy_data, plan_shape=plan_shape,
-                          on_progress=_tagged(on_progress, point), cancel=cancel)
+        report = validate(
+            target,
+            jobs=[job_at(jf, point) for jf in jobs],
+            report_dir=sub,
+            timing=timing,
+            file_size=file_size,
+            destroy_data=destroy_data,
+            plan_shape=plan_shape,
+            on_progress=_tagged(on_progress, point),
+            cancel=cancel,
+        )
         points.append(PointReport(point=point, report=report))
         stopped = report.stopped
-    out = ScaleReport(target=target, axes=tuple(axes), points=tuple(points), duration_s=time.monotonic() - t0,
-                      stopped=stopped)
+    out = ScaleReport(
+        target=target, axes=tuple(axes), points=tuple(points), duration_s=time.monotonic() - t0, stopped=stopped
+    )
     if report_dir:
         with open(os.path.join(report_dir, "scale.json"), "w") as f:
             f.write(out.model_dump_json(indent=2))
@@ -121,8 +143,9 @@ def _tagged(on_progress: ProgressFn | None, point: dict[str, int]) -> ProgressFn
     return fn
 
 
-def predicted_points(plan: Plan, scale: ScaleReport, jobs: Sequence[JobFile],
-                     disk_override: DiskPerf | None = None) -> list[PointPrediction]:
+def predicted_points(
+    plan: Plan, scale: ScaleReport, jobs: Sequence[JobFile], disk_override: DiskPerf | None = None
+) -> list[PointPrediction]:
     """The model at each point as it ran (the job files as fio read them, on this target), knees and
     contention marked as `predict --scale` marks them."""
     from planners.perf.context import build_ctx
@@ -137,8 +160,11 @@ def predicted_points(plan: Plan, scale: ScaleReport, jobs: Sequence[JobFile],
             continue
         preds = load_predictions(plan, p.report, disk_override=disk_override) or []
         # The sections as written (flushes and all), on the kind of target they ran on.
-        written = {w.name: w.model_copy(update={"target": "file" if p.report.kind == "file" else "raw"})
-                   for jf in jobs for w in job_at(jf, p.point).workloads}
+        written = {
+            w.name: w.model_copy(update={"target": "file" if p.report.kind == "file" else "raw"})
+            for jf in jobs
+            for w in job_at(jf, p.point).workloads
+        }
         for pred in preds:
             w = written.get(pred.workload)
             outside = pred.outside_model or (contention(w, plan.filesystem.type, cores) if w else "")

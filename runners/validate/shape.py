@@ -6,9 +6,9 @@ import errno
 import os
 import tempfile
 
-from runners.fio.jobs import Shape
 from planners.models import Plan
 from planners.results import VolumeResult
+from runners.fio.jobs import Shape
 from runners.validate.guard import GuardError
 
 MiB = 1024**2
@@ -111,14 +111,18 @@ def plan_mismatch(target: str, plan: Plan) -> tuple[str, ...]:
         have = _read_int(os.path.join(sysdir, "size")) * 512
         want, what = volume.block_device_bytes, "device"
     if have and abs(have - want) > SIZE_TOLERANCE * want:
-        out.append(f"the target's {what} is {format_bytes_binary(have)} ({format_bytes_decimal(have)}), "
-                   f"the plan's is {format_bytes_binary(want)} ({format_bytes_decimal(want)})")
+        out.append(
+            f"the target's {what} is {format_bytes_binary(have)} ({format_bytes_decimal(have)}), "
+            f"the plan's is {format_bytes_binary(want)} ({format_bytes_decimal(want)})"
+        )
     disks = leaf_disks(sysdir)
     planned = planned_disks(plan, volume)
     spans = volume.btrfs is not None and len(volume.disks) > 1  # a btrfs mount names one of its devices
     if disks and len(disks) != planned and not spans:
-        out.append(f"the target stands on {len(disks)} disk{'s' if len(disks) > 1 else ''} "
-                   f"({', '.join(sorted(disks)[:4])}{', ...' if len(disks) > 4 else ''}), the plan on {planned}")
+        out.append(
+            f"the target stands on {len(disks)} disk{'s' if len(disks) > 1 else ''} "
+            f"({', '.join(sorted(disks)[:4])}{', ...' if len(disks) > 4 else ''}), the plan on {planned}"
+        )
     if is_dir:
         fstype = _mounted_fstype(target)
         if fstype and fstype != plan.filesystem.type:
@@ -152,7 +156,9 @@ def file_size_for(directory: str, wanted: int = 1 * GiB) -> int:
     size = min(wanted, free // FREE_SHARE)
     size -= size % MiB
     if size < MIN_FILE:
-        raise GuardError(f"{directory}: only {free // MiB} MiB free; a file-based run needs {MIN_FILE * FREE_SHARE // MiB} MiB")
+        raise GuardError(
+            f"{directory}: only {free // MiB} MiB free; a file-based run needs {MIN_FILE * FREE_SHARE // MiB} MiB"
+        )
     return size
 
 
@@ -189,5 +195,9 @@ def shape_of_plan(plan: Plan) -> Shape:
     v = result.volumes[0]
     members = planned_disks(plan, v)
     logical = max(d.logical_sector for d in plan.disks)
-    return Shape(full_stripe_bytes=v.alignment.top_io_opt_bytes, stripes=v.alignment.lv_stripes or 1,
-                 disks=members, logical_block=logical)
+    return Shape(
+        full_stripe_bytes=v.alignment.top_io_opt_bytes,
+        stripes=v.alignment.lv_stripes or 1,
+        disks=members,
+        logical_block=logical,
+    )

@@ -18,11 +18,23 @@ from typing import Literal, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from runners.exec import not_found, which
-from planners.perf.workloads import Workload as ModelWorkload
 from planners.perf.jobfile import JobFile
-from runners.fio.jobs import (FULL, QUICK, WORKLOADS, Shape, Target, Timing, Workload, WorkloadName, fio_argv, suite,
-                              user_phase, user_workload)
+from planners.perf.workloads import Workload as ModelWorkload
+from runners.exec import not_found, which
+from runners.fio.jobs import (
+    FULL,
+    QUICK,
+    WORKLOADS,
+    Shape,
+    Target,
+    Timing,
+    Workload,
+    WorkloadName,
+    fio_argv,
+    suite,
+    user_phase,
+    user_workload,
+)
 from runners.fio.result import JobFigures
 from runners.fio.run import FioMissing, run_fio
 from runners.validate.guard import GuardError, check_destroy_flag, inspect, write_refusal
@@ -47,9 +59,12 @@ class WorkloadReport(BaseModel):
     figures: JobFigures | None = Field(None, description="fio's figures; None if it produced none.")
     job_file: str = Field(description="The job file's text, exactly as fio read it.")
     elapsed_s: float = Field(0.0, description="Wall time of the fio run, in seconds.")
-    run: str = Field("", description="The fio job file it ran in with other sections, at the same time as "
-                                     "they did (the sections of a job file without a stonewall between "
-                                     "them); '' when it ran alone.")
+    run: str = Field(
+        "",
+        description="The fio job file it ran in with other sections, at the same time as "
+        "they did (the sections of a job file without a stonewall between "
+        "them); '' when it ran alone.",
+    )
 
 
 class ValidateReport(BaseModel):
@@ -67,8 +82,11 @@ class ValidateReport(BaseModel):
     duration_s: float = Field(description="Wall time of the whole suite, in seconds.")
     partial: bool = Field(description="True if any workload was stopped early or failed.")
     stopped: str = Field("", description="Why the suite stopped before its end ('' if it did not).")
-    grouping: str = Field("", description="How the job files' sections were grouped to run at once, one line "
-                                          "('' for the suite, whose workloads run one after another).")
+    grouping: str = Field(
+        "",
+        description="How the job files' sections were grouped to run at once, one line "
+        "('' for the suite, whose workloads run one after another).",
+    )
 
     def workload(self, name: str) -> WorkloadReport | None:
         return next((w for w in self.workloads if w.name == name), None)
@@ -91,8 +109,9 @@ def _report_dir(path: str | None) -> Iterator[str]:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _resolve(target: str, file_size: int | None, destroy_data: str | None,
-             plan_shape: Shape | None) -> tuple[Target, Shape, str | None]:
+def _resolve(
+    target: str, file_size: int | None, destroy_data: str | None, plan_shape: Shape | None
+) -> tuple[Target, Shape, str | None]:
     """(fio target, shape, why writes are refused or None)."""
     try:
         os.stat(target)
@@ -113,8 +132,11 @@ def _resolve(target: str, file_size: int | None, destroy_data: str | None,
     if state.size_bytes == 0:
         raise GuardError(f"{target}: zero-sized device (detached or empty)")
     shape = measured_shape(os.stat(target).st_rdev, plan_shape)
-    return (Target(path=target, kind="device", size_bytes=state.size_bytes, direct=True), shape,
-            write_refusal(state, destroy_ok))
+    return (
+        Target(path=target, kind="device", size_bytes=state.size_bytes, direct=True),
+        shape,
+        write_refusal(state, destroy_ok),
+    )
 
 
 def _device_gone(target: Target) -> str | None:
@@ -130,11 +152,20 @@ def _device_gone(target: Target) -> str | None:
     return None
 
 
-def validate(target: str, *, mode: Literal["quick", "full"] = "quick", destroy_data: str | None = None,
-             report_dir: str | None = None, plan_shape: Shape | None = None, timing: Timing | None = None,
-             file_size: int | None = None, names: tuple[WorkloadName, ...] = WORKLOADS,
-             on_progress: ProgressFn | None = None, cancel: threading.Event | None = None,
-             jobs: Sequence[JobFile] = ()) -> ValidateReport:
+def validate(
+    target: str,
+    *,
+    mode: Literal["quick", "full"] = "quick",
+    destroy_data: str | None = None,
+    report_dir: str | None = None,
+    plan_shape: Shape | None = None,
+    timing: Timing | None = None,
+    file_size: int | None = None,
+    names: tuple[WorkloadName, ...] = WORKLOADS,
+    on_progress: ProgressFn | None = None,
+    cancel: threading.Event | None = None,
+    jobs: Sequence[JobFile] = (),
+) -> ValidateReport:
     """Run the suite on `target` (device or directory), or the sections of a user's job files
     (`jobs`) in its place, behind the same guards: the sections fio would run at once (no stonewall
     between them) in one fio run, each group after the last. Raises GuardError for what a user can fix."""
@@ -142,8 +173,11 @@ def validate(target: str, *, mode: Literal["quick", "full"] = "quick", destroy_d
         raise GuardError(not_found("fio"))
     timing = timing or (QUICK if mode == "quick" else FULL)
     fio_target, shape, refusal = _resolve(target, file_size, destroy_data, plan_shape)
-    phases = [list(p) for jf in jobs for p in job_phases(jf)] if jobs else \
-        [[w] for w in suite(fio_target, shape, timing, names)]
+    phases = (
+        [list(p) for jf in jobs for p in job_phases(jf)]
+        if jobs
+        else [[w] for w in suite(fio_target, shape, timing, names)]
+    )
 
     def alone(w):
         return user_workload(w, fio_target, timing) if jobs else w
@@ -163,8 +197,11 @@ def validate(target: str, *, mode: Literal["quick", "full"] = "quick", destroy_d
                     ran = {w.name: _skipped(alone(w), f"not run: {stopped}") for w in run}
                 elif run:
                     # A job file's phases hold its own workloads; the suite's, fio's ready-made ones.
-                    together = (user_phase(cast("list[ModelWorkload]", run), fio_target, timing) if jobs
-                                else tuple(cast("list[Workload]", run)))
+                    together = (
+                        user_phase(cast("list[ModelWorkload]", run), fio_target, timing)
+                        if jobs
+                        else tuple(cast("list[Workload]", run))
+                    )
                     ran = {r.name: r for r in _run_together(together, out, timing, on_progress, cancel)}
                 reports += [ran[w.name] if w.name in ran else _skipped(alone(w), refusal or "") for w in phase]
                 bad = [r for r in ran.values() if r.status in ("partial", "failed")]
@@ -175,11 +212,20 @@ def validate(target: str, *, mode: Literal["quick", "full"] = "quick", destroy_d
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(fio_target.path)
         report = ValidateReport(
-            target=target, kind=fio_target.kind, mode=mode, size_bytes=fio_target.size_bytes, shape=shape,
-            direct=fio_target.direct, workloads=tuple(reports), duration_s=time.monotonic() - t0,
-            partial=any(r.status in ("partial", "failed") for r in reports), stopped=stopped,
-            grouping="; ".join(jf.grouping for jf in jobs if jf.grouping) if len(jobs) < 2 else
-            " | ".join(f"file {i}: {jf.grouping}" for i, jf in enumerate(jobs, 1) if jf.grouping))
+            target=target,
+            kind=fio_target.kind,
+            mode=mode,
+            size_bytes=fio_target.size_bytes,
+            shape=shape,
+            direct=fio_target.direct,
+            workloads=tuple(reports),
+            duration_s=time.monotonic() - t0,
+            partial=any(r.status in ("partial", "failed") for r in reports),
+            stopped=stopped,
+            grouping="; ".join(jf.grouping for jf in jobs if jf.grouping)
+            if len(jobs) < 2
+            else " | ".join(f"file {i}: {jf.grouping}" for i, jf in enumerate(jobs, 1) if jf.grouping),
+        )
         if report_dir:
             with open(os.path.join(out, "report.json"), "w") as f:
                 f.write(report.model_dump_json(indent=2))
@@ -203,12 +249,24 @@ def job_phases(jf: JobFile) -> list[list[ModelWorkload]]:
 
 
 def _skipped(w: Workload, reason: str) -> WorkloadReport:
-    return WorkloadReport(name=w.name, status="skipped", reason=reason, block_bytes=w.block_bytes,
-                          in_flight=w.in_flight, job_file=w.job.text)
+    return WorkloadReport(
+        name=w.name,
+        status="skipped",
+        reason=reason,
+        block_bytes=w.block_bytes,
+        in_flight=w.in_flight,
+        job_file=w.job.text,
+    )
 
 
-def _run_together(ws: Sequence[Workload], out: str, timing: Timing, on_progress: ProgressFn | None,
-                  cancel: threading.Event | None, client: tuple[str, ...] = ()) -> list[WorkloadReport]:
+def _run_together(
+    ws: Sequence[Workload],
+    out: str,
+    timing: Timing,
+    on_progress: ProgressFn | None,
+    cancel: threading.Event | None,
+    client: tuple[str, ...] = (),
+) -> list[WorkloadReport]:
     """One fio run of the job file the workloads share (one workload, or sections that run at once):
     a report per workload, from fio's reporting group of that name."""
     job = ws[0].job
@@ -223,8 +281,9 @@ def _run_together(ws: Sequence[Workload], out: str, timing: Timing, on_progress:
             on_progress(w.name, "start", 0.0, None)
 
     def mine(run, name: str) -> JobFigures | None:
-        return next((j for j in run.jobs if j.name == name), None) if len(ws) > 1 else \
-            (run.jobs[0] if run.jobs else None)
+        return (
+            next((j for j in run.jobs if j.name == name), None) if len(ws) > 1 else (run.jobs[0] if run.jobs else None)
+        )
 
     def progress(run, elapsed: float) -> None:
         for w in ws:
@@ -233,8 +292,13 @@ def _run_together(ws: Sequence[Workload], out: str, timing: Timing, on_progress:
                 on_progress(w.name, "progress", elapsed, figures)
 
     try:
-        outcome = run_fio(fio_argv(job_path, json_path, client=client), json_path, on_progress=progress, cancel=cancel,
-                          timeout_s=timing.runtime_s + STARTUP_ALLOWANCE_S)
+        outcome = run_fio(
+            fio_argv(job_path, json_path, client=client),
+            json_path,
+            on_progress=progress,
+            cancel=cancel,
+            timeout_s=timing.runtime_s + STARTUP_ALLOWANCE_S,
+        )
     except FioMissing as exc:
         raise GuardError(str(exc)) from None
     reports = []
@@ -246,12 +310,28 @@ def _run_together(ws: Sequence[Workload], out: str, timing: Timing, on_progress:
             status = "partial" if figures is not None and figures.io_bytes > 0 else "failed"
         if on_progress:
             on_progress(w.name, "end", outcome.elapsed_s, figures)
-        reports.append(WorkloadReport(name=w.name, status=status, reason=outcome.reason, block_bytes=w.block_bytes,
-                                      in_flight=w.in_flight, figures=figures, job_file=job.text,
-                                      elapsed_s=outcome.elapsed_s, run=job.name if len(ws) > 1 else ""))
+        reports.append(
+            WorkloadReport(
+                name=w.name,
+                status=status,
+                reason=outcome.reason,
+                block_bytes=w.block_bytes,
+                in_flight=w.in_flight,
+                figures=figures,
+                job_file=job.text,
+                elapsed_s=outcome.elapsed_s,
+                run=job.name if len(ws) > 1 else "",
+            )
+        )
     return reports
 
 
-def _run_one(w: Workload, out: str, timing: Timing, on_progress: ProgressFn | None,
-             cancel: threading.Event | None, client: tuple[str, ...] = ()) -> WorkloadReport:
+def _run_one(
+    w: Workload,
+    out: str,
+    timing: Timing,
+    on_progress: ProgressFn | None,
+    cancel: threading.Event | None,
+    client: tuple[str, ...] = (),
+) -> WorkloadReport:
     return _run_together([w], out, timing, on_progress, cancel, client)[0]

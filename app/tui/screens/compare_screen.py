@@ -55,8 +55,12 @@ def _reliability(plan: Plan, result: PlanResult) -> tuple[str, str, str, str]:
     rel = reliability(plan, result)
     lo, hi = rel.loss.per_year
     loss = rel.loss
-    return (f"{short_odds(lo)}-{short_odds(hi)}", short_odds(loss.array_per_year[1]),
-            share_text(loss.ure_per_rebuild[1], short_odds), f"{max(g.rebuild_hours for g in rel.groups):.0f} h")
+    return (
+        f"{short_odds(lo)}-{short_odds(hi)}",
+        short_odds(loss.array_per_year[1]),
+        share_text(loss.ure_per_rebuild[1], short_odds),
+        f"{max(g.rebuild_hours for g in rel.groups):.0f} h",
+    )
 
 
 ROWS: tuple[tuple[str, object], ...] = (
@@ -72,10 +76,19 @@ ROWS: tuple[tuple[str, object], ...] = (
     ("md chunk", lambda p, r: _size(r.volumes[0].alignment.md_chunk_bytes)),
     ("full stripe", lambda p, r: _size(r.volumes[0].alignment.md_io_opt_bytes)),
     ("pe_start", lambda p, r: _size(r.volumes[0].alignment.pe_start_bytes)),
-    ("fs su x sw", lambda p, r: f"{_size(r.volumes[0].alignment.fs_stripe_unit_bytes)} x {r.volumes[0].alignment.fs_stripe_width_units}"),
+    (
+        "fs su x sw",
+        lambda p, r: (
+            f"{_size(r.volumes[0].alignment.fs_stripe_unit_bytes)} x {r.volumes[0].alignment.fs_stripe_width_units}"
+        ),
+    ),
     ("readahead", lambda p, r: _size(r.volumes[0].alignment.readahead_bytes)),
-    ("errors/warnings", lambda p, r: f"{sum(f.severity == 'error' for f in r.findings)}"
-                                     f"/{sum(f.severity == 'warning' for f in r.findings)}"),
+    (
+        "errors/warnings",
+        lambda p, r: (
+            f"{sum(f.severity == 'error' for f in r.findings)}/{sum(f.severity == 'warning' for f in r.findings)}"
+        ),
+    ),
 )
 # Rows of the models' figures, each model run once per variant.
 MODEL_ROWS = ("seq write", "  limited by", "4k rand read", "loss/yr 1-4%", "  arrays at 4%", "  URE/rebuild", "rebuild")
@@ -103,9 +116,11 @@ class CompareScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static("Pin the plan on the plan screen (f4) to compare variants. "
-                     "Move the cursor to a column, then l loads it, x unpins it; s sweeps every layout of the disks.",
-                     id="compare-help")
+        yield Static(
+            "Pin the plan on the plan screen (f4) to compare variants. "
+            "Move the cursor to a column, then l loads it, x unpins it; s sweeps every layout of the disks.",
+            id="compare-help",
+        )
         yield DataTable(id="compare", zebra_stripes=True, cursor_type="column")
         yield Footer()
 

@@ -72,8 +72,11 @@ class Confirm(ModalScreen[bool]):
 class QuitDialog(ModalScreen[str]):
     """Quitting with changes no file has: 'save' (then quit), 'quit' without saving, or 'stay'."""
 
-    BINDINGS = [Binding("escape,n", "answer('stay')", "Stay"), Binding("s", "answer('save')", "Save and quit"),
-                Binding("q,y", "answer('quit')", "Quit without saving")]
+    BINDINGS = [
+        Binding("escape,n", "answer('stay')", "Stay"),
+        Binding("s", "answer('save')", "Save and quit"),
+        Binding("q,y", "answer('quit')", "Quit without saving"),
+    ]
 
     def __init__(self, question: str) -> None:
         super().__init__(classes="dialog-screen")

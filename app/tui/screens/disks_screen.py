@@ -101,12 +101,22 @@ class DisksScreen(Screen[None]):
         for d in self.disks:
             i = d.info
             style = "dim" if not d.big_enough else "" if d.free else "yellow"
-            cells = ("", i.name, format_bytes_decimal(i.size_bytes), i.model, i.serial,
-                     "HDD" if i.rotational else "SSD", f"{i.logical_sector}/{i.physical_sector}", _status(d))
+            cells = (
+                "",
+                i.name,
+                format_bytes_decimal(i.size_bytes),
+                i.model,
+                i.serial,
+                "HDD" if i.rotational else "SSD",
+                f"{i.logical_sector}/{i.physical_sector}",
+                _status(d),
+            )
             table.add_row(*(Text(c, style=style) for c in cells), key=i.name)
         free = sum(d.free and d.big_enough for d in self.disks)
-        status = (f"{len(self.disks)} disk{'s' if len(self.disks) != 1 else ''}, {free} free. space selects, a selects every free disk like the "
-                  "highlighted one, n none, c creates a new plan from the selection.")
+        status = (
+            f"{len(self.disks)} disk{'s' if len(self.disks) != 1 else ''}, {free} free. space selects, a selects every free disk like the "
+            "highlighted one, n none, c creates a new plan from the selection."
+        )
         if not self.disks:
             status = "No whole disks found (lsblk lists none)."
         self.query_one("#disks-status", Static).update(status + (f" {self.note}." if self.note else ""))
@@ -122,9 +132,13 @@ class DisksScreen(Screen[None]):
         warning = self.query_one("#disks-warning", Static)
         warning.set_class(bool(busy), "-shown")
         warning.update(
-            "In use and selected: " + "; ".join(f"{d.info.name} ({', '.join(d.uses)})" for d in busy)
+            "In use and selected: "
+            + "; ".join(f"{d.info.name} ({', '.join(d.uses)})" for d in busy)
             + ". Building the plan destroys what is on them; the build script refuses them unless you "
-              "name each with --override." if busy else "")
+            "name each with --override."
+            if busy
+            else ""
+        )
 
     def selected(self) -> list[DetectedDisk]:
         return [d for d in self.disks if d.info.name in self.chosen]
@@ -192,5 +206,8 @@ class DisksScreen(Screen[None]):
         busy = sum(not d.free for d in self.selected())
         self.app.open_new_plan(plan, f"new plan {plan.name} from detected disks")  # type: ignore[attr-defined]
         if busy:
-            self.app.notify(f"{busy} of the disks in {plan.name} are in use: check them before building",
-                            severity="warning", timeout=10)
+            self.app.notify(
+                f"{busy} of the disks in {plan.name} are in use: check them before building",
+                severity="warning",
+                timeout=10,
+            )

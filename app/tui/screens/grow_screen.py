@@ -84,8 +84,13 @@ class GrowScreen(Screen[None]):
         level = self.query_one("#grow-level", Choice).value
         # The choice offers GrowMode's values and '' for none (MODES).
         mode = cast(GrowMode | None, self.query_one("#grow-mode", Choice).value or None)
-        return GrowRequest(add_disks=int(add or 0), size=parse_size(size, what="disk size") if size else None,
-                           to_level=int(level) if level else None, group=group or None, mode=mode)
+        return GrowRequest(
+            add_disks=int(add or 0),
+            size=parse_size(size, what="disk size") if size else None,
+            to_level=int(level) if level else None,
+            group=group or None,
+            mode=mode,
+        )
 
     def recompute(self) -> None:
         others: list[str] = []
@@ -111,8 +116,11 @@ class GrowScreen(Screen[None]):
             out.update(Text(f"Cannot grow: {self.error}", style="bold red"))
         elif self.show_script:
             theme = "monokai" if self.app.current_theme.dark else "default"
-            out.update(Syntax(grow_script(self.plan, self.growth), "bash", theme=theme, word_wrap=True,
-                              background_color="default"))
+            out.update(
+                Syntax(
+                    grow_script(self.plan, self.growth), "bash", theme=theme, word_wrap=True, background_color="default"
+                )
+            )
         else:
             out.update(render_growth(self.growth, alternatives=self._others))
 
@@ -129,8 +137,11 @@ class GrowScreen(Screen[None]):
         text = grow_script(self.plan, self.growth)
         # save_file is PodplanApp's; Textual types self.app as its base App.
         self.app.save_file(  # type: ignore[attr-defined]
-            "Save the grow script as", f"grow-{self.plan.name}.sh", "grow script",
-            lambda path, force: write_script(path, text, force))
+            "Save the grow script as",
+            f"grow-{self.plan.name}.sh",
+            "grow script",
+            lambda path, force: write_script(path, text, force),
+        )
 
     def action_save_layout(self) -> None:
         if self.target is None:
@@ -140,5 +151,8 @@ class GrowScreen(Screen[None]):
 
         target = self.target
         self.app.save_file(  # type: ignore[attr-defined]
-            "Save the grown layout as", f"{self.plan.name}-grown.toml", "grown layout",
-            lambda path, force: save_plan(target, path, overwrite=force))
+            "Save the grown layout as",
+            f"{self.plan.name}-grown.toml",
+            "grown layout",
+            lambda path, force: save_plan(target, path, overwrite=force),
+        )

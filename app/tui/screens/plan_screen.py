@@ -17,11 +17,11 @@ from typing import Any
 
 from textual import events, on
 from textual.app import App, ComposeResult
+from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.reactive import var
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.binding import Binding
 from textual.widgets import Header, Static, TabbedContent
 
 from app.tui.form_model import Values, compute_form, values_from_plan
@@ -32,12 +32,13 @@ from app.tui.widgets.results import RESULT_TABS, ResultsPane
 from planners.errors import PlanError
 from planners.models import Plan
 
-
 TABS = tuple(RESULT_TABS)
 # xterm, tmux and most Linux terminals send alt+1 as ESC 1, which Textual reads as the character
 # macOS puts on option+1 ('¡'), and a focused text field would take it: the app turns these four
 # into their tabs before any field sees them (PodplanApp.on_event), or alt+1..4 do nothing there.
-TAB_OF_ALT_DIGIT = dict(zip(("inverted_exclamation_mark", "trade_mark_sign", "pound_sign", "cent_sign"), TABS, strict=True))
+TAB_OF_ALT_DIGIT = dict(
+    zip(("inverted_exclamation_mark", "trade_mark_sign", "pound_sign", "cent_sign"), TABS, strict=True)
+)
 
 
 class PlanScreen(Screen[None]):
@@ -50,8 +51,10 @@ class PlanScreen(Screen[None]):
         # Tab would reach the figures only past every field of the form (22 presses).
         Binding("ctrl+f", "focus_figures", "Figures", show=False),
         Binding("shift+f8", "next_tab(-1)", "Previous tab", show=False),
-        *(Binding(f"alt+{i}", f"show_tab('{tab}')", title, show=False)
-          for i, (tab, (title, _)) in enumerate(RESULT_TABS.items(), start=1)),
+        *(
+            Binding(f"alt+{i}", f"show_tab('{tab}')", title, show=False)
+            for i, (tab, (title, _)) in enumerate(RESULT_TABS.items(), start=1)
+        ),
     ]
 
     values: var[Values] = var(dict, init=False)

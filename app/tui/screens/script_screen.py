@@ -34,12 +34,16 @@ class ScriptScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         yield Header()
         if self._stale:
-            yield Static(f"The form has an error ({self._stale}); this is the script of the last valid plan.",
-                         classes="stale-note")
+            yield Static(
+                f"The form has an error ({self._stale}); this is the script of the last valid plan.",
+                classes="stale-note",
+            )
         if unnamed := self._unnamed:
-            yield Static(f"{unnamed} disks have no device path: the script stops at their placeholders. f7 starts "
-                         "a plan from this machine's disks; `podplan script PLAN --devices PATH,...` names them.",
-                         classes="stale-note")
+            yield Static(
+                f"{unnamed} disks have no device path: the script stops at their placeholders. f7 starts "
+                "a plan from this machine's disks; `podplan script PLAN --devices PATH,...` names them.",
+                classes="stale-note",
+            )
         with VerticalScroll(id="script-scroll"):
             yield Static(id="script")
         yield Footer()
@@ -51,7 +55,9 @@ class ScriptScreen(Screen[None]):
 
     def _highlight(self) -> None:
         theme = "monokai" if self.app.current_theme.dark else "default"
-        syntax = Syntax(self.script, "bash", theme=theme, line_numbers=True, word_wrap=False, background_color="default")
+        syntax = Syntax(
+            self.script, "bash", theme=theme, line_numbers=True, word_wrap=False, background_color="default"
+        )
         self.query_one("#script", Static).update(syntax)
 
     def action_save_script(self) -> None:
@@ -62,5 +68,8 @@ class ScriptScreen(Screen[None]):
         # The copy travels as a terminal escape (OSC 52): podplan cannot see whether the terminal
         # took it, so it says where it went and what to do if nothing arrived.
         via = " through tmux (it passes it on only with `set -g set-clipboard on`)" if os.environ.get("TMUX") else ""
-        self.notify(f"Sent the script ({len(self.script.splitlines())} lines) to the terminal's clipboard{via}. "
-                    "Nothing to paste? Press s to save it to a file.", timeout=8)
+        self.notify(
+            f"Sent the script ({len(self.script.splitlines())} lines) to the terminal's clipboard{via}. "
+            "Nothing to paste? Press s to save it to a file.",
+            timeout=8,
+        )

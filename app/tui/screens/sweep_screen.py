@@ -21,8 +21,8 @@ from app.shared.figures import SWEEP_COLUMNS, SWEEP_NUMERIC, sweep_cells, sweep_
 from app.tui.messages import SweepComputed, SweepFailed
 from planners.errors import PlanError
 from planners.models import Plan
-from planners.sweep import Sweep, SweepRow
 from planners.perf.workloads import VALIDATION_NAMES
+from planners.sweep import Sweep, SweepRow
 
 Key = Callable[[SweepRow], float]
 # Sort name -> (column it belongs to, key); the rank is the sweep's own order (Pareto front first).
@@ -38,8 +38,12 @@ BY_COLUMN = {column: name for name, (column, _) in SORTS.items()}
 # edge would cut its figures ("1/468k-1/7.3" read as "1/468"). What limits a layout's MB/s explains
 # it (the form shows it once loaded); the rebuild time is the least of the rankings, and the share of
 # rebuilds lost to an unreadable sector is already inside the loss odds beside it.
-DROPS: tuple[tuple[str, ...], ...] = ((), ("limited by",), ("limited by", "rebuild"),
-                                      ("limited by", "rebuild", "URE/rb"))
+DROPS: tuple[tuple[str, ...], ...] = (
+    (),
+    ("limited by",),
+    ("limited by", "rebuild"),
+    ("limited by", "rebuild", "URE/rb"),
+)
 
 
 class SweepScreen(Screen[None]):
@@ -76,8 +80,8 @@ class SweepScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="sweep")
     def _sweep(self, plan: Plan, workload: str) -> None:
-        from planners.sweep import sweep
         from planners.perf.workloads import preset
+        from planners.sweep import sweep
 
         try:
             result = sweep(plan, preset(workload))
@@ -126,8 +130,11 @@ class SweepScreen(Screen[None]):
         at = 0
         for i, ((rank, row), all_cells) in enumerate(zip(ordered, rows, strict=True)):
             style = "" if row.pareto else ("dim red" if row.risky else "dim")
-            cells = [Text(c, style=style, justify="right" if col in SWEEP_NUMERIC else "left")
-                     for col, c in zip(SWEEP_COLUMNS, all_cells, strict=True) if col in shown]
+            cells = [
+                Text(c, style=style, justify="right" if col in SWEEP_NUMERIC else "left")
+                for col, c in zip(SWEEP_COLUMNS, all_cells, strict=True)
+                if col in shown
+            ]
             table.add_row(*cells, key=str(rank))
             if not to_top and current is not None and row.label == current.label:
                 at = i  # the cursor stays on the same layout through a new sort or workload
@@ -139,14 +146,17 @@ class SweepScreen(Screen[None]):
         narrow = f" ({', '.join(hidden)}: on a wider terminal)" if hidden else ""
         self.query_one("#sweep-status", Static).update(
             f"{sweep_title(self.result)}{skipped}. Sorted by {self.sort_by} (s or a click on a heading){narrow}; "
-            f"w: another workload; enter or l loads the highlighted layout into the form.")
+            f"w: another workload; enter or l loads the highlighted layout into the form."
+        )
 
     def _columns_that_fit(self, rows: list[tuple[str, ...]], table: DataTable) -> list[str]:
         """The sweep's columns less the first set of DROPS that lets every shown column fit whole."""
         room = table.size.width - table.styles.scrollbar_size_vertical
         # A heading that sorts has room for its mark (" ▾"), so a new sort keeps the same columns.
-        widths = {col: max(len(col) + (2 if col in BY_COLUMN else 0), *(len(r[i]) for r in rows))
-                  + 2 * table.cell_padding for i, col in enumerate(SWEEP_COLUMNS)}
+        widths = {
+            col: max(len(col) + (2 if col in BY_COLUMN else 0), *(len(r[i]) for r in rows)) + 2 * table.cell_padding
+            for i, col in enumerate(SWEEP_COLUMNS)
+        }
         for dropped in DROPS:
             shown = [c for c in SWEEP_COLUMNS if c not in dropped]
             if sum(widths[c] for c in shown) <= room:

@@ -28,8 +28,8 @@ from planners.models import Plan
 from planners.perf.jobfile import JobFile
 from runners.fio.jobs import FULL, QUICK, WORKLOADS
 from runners.fio.result import JobFigures
-from runners.validate.suite import ValidateReport, validate
 from runners.validate.compare import SideBySide, gather_conditions, load_predictions, side_by_side
+from runners.validate.suite import ValidateReport, validate
 
 PROGRESS_BAR = 24
 CHART_BAR = 32
@@ -46,8 +46,9 @@ def _figures_text(figures: JobFigures | None) -> str:
     return running_figures(figures.bytes_s, figures.iops) if figures else ""
 
 
-def progress_line(name: str, event: str, elapsed_s: float, figures: JobFigures | None, runtime_s: float,
-                  status: str = "") -> str:
+def progress_line(
+    name: str, event: str, elapsed_s: float, figures: JobFigures | None, runtime_s: float, status: str = ""
+) -> str:
     """One workload's line; `event` is the last thing fio said ('' = not started), `status` how it ended."""
     if not event:
         return f"{name:<14} {text_bar(0, PROGRESS_BAR)}  {status or 'waiting'}"
@@ -98,10 +99,19 @@ def table_rows(report: ValidateReport, rows: Sequence[SideBySide]) -> list[tuple
     for w, r in zip(report.workloads, rows, strict=True):
         steady = "" if r.steady is None else ("yes" if r.steady else "not steady")
         notes = "; ".join(([w.reason] if w.reason else []) + list(r.reasons))
-        out.append((w.name, w.status,
-                    measured_text(r.measured_mb_s, ",.1f", 1), measured_text(r.measured_iops, ",.0f", 10),
-                    steady, _predicted_text(r), "" if r.diff_pct is None else f"{r.diff_pct:+.0f} %",
-                    r.binding, notes))
+        out.append(
+            (
+                w.name,
+                w.status,
+                measured_text(r.measured_mb_s, ",.1f", 1),
+                measured_text(r.measured_iops, ",.0f", 10),
+                steady,
+                _predicted_text(r),
+                "" if r.diff_pct is None else f"{r.diff_pct:+.0f} %",
+                r.binding,
+                notes,
+            )
+        )
     return out
 
 
@@ -127,8 +137,9 @@ class ValidateScreen(Screen[None]):
         from app.tui.widgets.perf import loaded_job
 
         job, source = loaded_job()
-        return [("quick (about a minute)", "quick"), ("full (several minutes)", "full")] + \
-            ([(f"the sections of {source}", "job")] if job else [])
+        return [("quick (about a minute)", "quick"), ("full (several minutes)", "full")] + (
+            [(f"the sections of {source}", "job")] if job else []
+        )
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -139,17 +150,25 @@ class ValidateScreen(Screen[None]):
             yield Label("suite", classes="form-label")
             yield Choice(self._suites(), "quick", id="mode")
             yield Label("destroy data", classes="form-label")
-            yield Input(id="destroy", placeholder="type the device's exact name to let write jobs erase it",
-                        compact=True)
+            yield Input(
+                id="destroy", placeholder="type the device's exact name to let write jobs erase it", compact=True
+            )
             yield Label("", classes="form-label")
-            yield Tick("set the current plan's prediction beside the figures", self.plan is not None,
-                           id="use-plan", disabled=self.plan is None)
+            yield Tick(
+                "set the current plan's prediction beside the figures",
+                self.plan is not None,
+                id="use-plan",
+                disabled=self.plan is None,
+            )
         with Horizontal(id="validate-buttons"):
             yield Button("Start", variant="primary", id="start", compact=True)
             yield Button("Cancel", variant="error", id="cancel", disabled=True, compact=True)
         with VerticalScroll(id="validate-body"):
-            yield Static("Type a target and press Start. Write jobs on a raw device run only if it is blank "
-                         "or its exact name is typed under destroy data.", id="validate-progress")
+            yield Static(
+                "Type a target and press Start. Write jobs on a raw device run only if it is blank "
+                "or its exact name is typed under destroy data.",
+                id="validate-progress",
+            )
             yield DataTable(id="validate-table", zebra_stripes=True, cursor_type="row")
             yield Static(id="validate-chart")
             yield Static(id="validate-notes", markup=False)  # notes quote job files: [section] is no tag
@@ -189,8 +208,11 @@ class ValidateScreen(Screen[None]):
             return
         destroy = self.query_one("#destroy", Input).value.strip() or None
         if destroy is not None and destroy != target:
-            self.notify(f"Destroy data must repeat the target's exact name ({target}) to allow write jobs; "
-                        "nothing was run", severity="error", timeout=8)
+            self.notify(
+                f"Destroy data must repeat the target's exact name ({target}) to allow write jobs; nothing was run",
+                severity="error",
+                timeout=8,
+            )
             return
         mode = self.query_one("#mode", Choice).value or "quick"
         plan = self.plan if self.query_one("#use-plan", Checkbox).value else None
@@ -198,11 +220,14 @@ class ValidateScreen(Screen[None]):
 
         job = loaded_job()[0] if mode == "job" else None
         if job is not None and not job.workloads:
-            self.notify("No section of the job file can be predicted, so none is run (the Perf tab lists why)",
-                        severity="error", timeout=10)
+            self.notify(
+                "No section of the job file can be predicted, so none is run (the Perf tab lists why)",
+                severity="error",
+                timeout=10,
+            )
             return
         self._runtime_s = float((FULL if mode == "full" else QUICK).runtime_s)
-        self._progress = {name: ("", 0.0, None) for name in ([w.name for w in job.workloads] if job else WORKLOADS)}
+        self._progress = dict.fromkeys([w.name for w in job.workloads] if job else WORKLOADS, ("", 0.0, None))
         self._show_progress()
         self.query_one("#validate-table", DataTable).clear()
         self.query_one("#validate-chart", Static).update("")
@@ -223,8 +248,15 @@ class ValidateScreen(Screen[None]):
 
     # -- the worker -----------------------------------------------------------------------------
     @work(thread=True, exclusive=True, exit_on_error=False, group="validate")
-    def _run(self, target: str, mode: str, destroy: str | None, plan: Plan | None, cancel: threading.Event,
-             job: JobFile | None = None) -> None:
+    def _run(
+        self,
+        target: str,
+        mode: str,
+        destroy: str | None,
+        plan: Plan | None,
+        cancel: threading.Event,
+        job: JobFile | None = None,
+    ) -> None:
         from runners.validate.shape import plan_mismatch, shape_of_plan
 
         def progressed(name: str, event: str, elapsed_s: float, figures: JobFigures | None) -> None:
@@ -237,8 +269,15 @@ class ValidateScreen(Screen[None]):
             self.post_message(TargetMismatched(mismatch))
         try:
             shape = shape_of_plan(plan) if plan and not mismatch else None
-            report = validate(target, mode="full" if mode == "full" else "quick", destroy_data=destroy,
-                              plan_shape=shape, on_progress=progressed, cancel=cancel, jobs=[job] if job else [])
+            report = validate(
+                target,
+                mode="full" if mode == "full" else "quick",
+                destroy_data=destroy,
+                plan_shape=shape,
+                on_progress=progressed,
+                cancel=cancel,
+                jobs=[job] if job else [],
+            )
         except PodplanError as exc:  # a guard, a plan, a program missing or failing: said on this screen
             self.post_message(ValidationFailed(str(exc)))
             return
@@ -268,8 +307,9 @@ class ValidateScreen(Screen[None]):
     @on(TargetMismatched)
     def _target_mismatched(self, event: TargetMismatched) -> None:
         self.query_one("#validate-notes", Static).update(_mismatch_note(event.why))
-        self.notify("The current plan does not describe this target: measuring without comparing",
-                    severity="warning", timeout=8)
+        self.notify(
+            "The current plan does not describe this target: measuring without comparing", severity="warning", timeout=8
+        )
 
     @on(ValidationFailed)
     def _validation_failed(self, event: ValidationFailed) -> None:
@@ -282,8 +322,10 @@ class ValidateScreen(Screen[None]):
     def _validation_finished(self, event: ValidationFinished) -> None:
         self._set_running(None)
         report = event.report
-        lines = [progress_line(w.name, *self._progress.get(w.name, ("", 0.0, None)), self._runtime_s, w.status)
-                 for w in report.workloads]
+        lines = [
+            progress_line(w.name, *self._progress.get(w.name, ("", 0.0, None)), self._runtime_s, w.status)
+            for w in report.workloads
+        ]
         self.query_one("#validate-progress", Static).update("\n".join(lines))
         table = self.query_one("#validate-table", DataTable)
         table.clear()
@@ -303,10 +345,17 @@ class ValidateScreen(Screen[None]):
             self.notify(f"Validated {report.target} in {report.duration_s:.0f} s")
 
     def _notes(self, report: ValidateReport, predicted: bool, mismatch: tuple[str, ...] = ()) -> str:
-        what = "the job file's sections" if report.grouping or any(w.name not in WORKLOADS for w in report.workloads) \
+        what = (
+            "the job file's sections"
+            if report.grouping or any(w.name not in WORKLOADS for w in report.workloads)
             else f"{report.mode} suite"
-        notes = [(f"{report.target}: {what}, {report.duration_s:.0f} s, "
-                  f"{'direct I/O' if report.direct else 'buffered (the filesystem refused O_DIRECT)'}")]
+        )
+        notes = [
+            (
+                f"{report.target}: {what}, {report.duration_s:.0f} s, "
+                f"{'direct I/O' if report.direct else 'buffered (the filesystem refused O_DIRECT)'}"
+            )
+        ]
         notes += [report.grouping] if report.grouping else []
         if what == "the job file's sections":
             from app.tui.widgets.perf import loaded_job
@@ -325,6 +374,8 @@ class ValidateScreen(Screen[None]):
 
 
 def _mismatch_note(why: Sequence[str]) -> str:
-    return ("not compared: the current plan does not describe this target (" + "; ".join(why)
-            + "). Open the plan it was built from, or untick the plan.")
-
+    return (
+        "not compared: the current plan does not describe this target ("
+        + "; ".join(why)
+        + "). Open the plan it was built from, or untick the plan."
+    )

@@ -42,8 +42,15 @@ class Choice(Widget, can_focus=True):
         def control(self) -> Choice:
             return self.choice
 
-    def __init__(self, options: list[tuple[str, str]], value: str = "", *, blank: str = "", id: str | None = None,
-                 disabled: bool = False) -> None:
+    def __init__(
+        self,
+        options: list[tuple[str, str]],
+        value: str = "",
+        *,
+        blank: str = "",
+        id: str | None = None,
+        disabled: bool = False,
+    ) -> None:
         super().__init__(id=id, disabled=disabled)
         self._blank = blank
         self._options: list[tuple[str, str]] = []

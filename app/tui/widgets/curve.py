@@ -91,6 +91,7 @@ def nice_ticks(top: float) -> list[float]:
     n = ceil(top / step - 1e-9)
     return [i * step for i in range(n + 1)]
 
+
 # What validate measured last (each workload at the numjobs it ran with), drawn as points on the
 # curves of the sections of the same name until the next run.
 _measured: dict[tuple[str, tuple[tuple[str, int], ...]], Measured] = {}
@@ -110,8 +111,11 @@ def perf_curves(plan: Plan, result: PlanResult, job: JobFile | None) -> list[lis
 
     return [[c] for c in suite_curves(plan, result, job, _measured)]
 
-HEADING = ("Scaling over numjobs, 1 job to 4 per core: the line is predicted, o measured (once validate "
-           "has run), K and the red line the knee, where the next doubling gains under 10 %")
+
+HEADING = (
+    "Scaling over numjobs, 1 job to 4 per core: the line is predicted, o measured (once validate "
+    "has run), K and the red line the knee, where the next doubling gains under 10 %"
+)
 
 
 def show_curves(scroll: VerticalScroll, plan: Plan, result: PlanResult) -> None:

@@ -29,5 +29,11 @@ class PodplanFooter(Footer):
         for action in WIDE_ONLY:
             if action in active:
                 binding, enabled = active[action]
-                yield FooterKey(binding.key, self.app.get_key_display(binding), binding.description, binding.action,
-                                disabled=not enabled, classes="-wide-only").data_bind(compact=Footer.compact)
+                yield FooterKey(
+                    binding.key,
+                    self.app.get_key_display(binding),
+                    binding.description,
+                    binding.action,
+                    disabled=not enabled,
+                    classes="-wide-only",
+                ).data_bind(compact=Footer.compact)

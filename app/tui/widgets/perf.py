@@ -14,10 +14,10 @@ from rich.table import Table
 from rich.text import Text
 
 from planners.models import Plan
-from planners.perf.predict import WorkloadPrediction, predict
 from planners.perf.concurrent import predict_job_file
-from planners.perf.request_cpu import NAME as REQUEST_CPU
 from planners.perf.jobfile import JobFile
+from planners.perf.predict import WorkloadPrediction, predict
+from planners.perf.request_cpu import NAME as REQUEST_CPU
 from planners.perf.workloads import VALIDATION
 from planners.reliability import Reliability, reliability
 from planners.results import PlanResult
@@ -64,7 +64,7 @@ def roofline(p: WorkloadPrediction, width: int) -> Text:
         frac = 0.08 + 0.92 * log(max(t.mb_s, lo) / lo) / span
         n = max(1, round(frac * bar_width))
         style = "bold yellow" if i == 0 else "cyan"
-        out.append(f"{t.name[:LABEL_WIDTH - 1]:<{LABEL_WIDTH}}", style=style if i == 0 else "")
+        out.append(f"{t.name[: LABEL_WIDTH - 1]:<{LABEL_WIDTH}}", style=style if i == 0 else "")
         out.append("█" * n, style=style)
         out.append(" " * (bar_width - n + 1))
         out.append(f"{_value(p, t.mb_s):>{value_width}}\n", style=style if i == 0 else "dim")
@@ -126,8 +126,9 @@ def perf_view(plan: Plan, result: PlanResult, width: int) -> Group:
         parts += [roofline(p, width)]
     if job:
         n = len(job.workloads)
-        parts.append(Text(f"{n} job{'s' if n > 1 else ''} from {source} after the suite "
-                          f"(ctrl+j loads another)", style="dim"))
+        parts.append(
+            Text(f"{n} job{'s' if n > 1 else ''} from {source} after the suite (ctrl+j loads another)", style="dim")
+        )
         parts += [Text(job.grouping)] if job.grouping else []
         parts += [Text(f"not predicted: [{r.section}] {r.reason}") for r in job.refused]
         parts += [Text(n, style="dim") for n in job.notes]

@@ -86,29 +86,57 @@ class PlanForm(VerticalScroll):
         # Each control is born as _sync_enabled would leave it: greyed out or its row gone after
         # mounting, it would restyle again (and lay out again) before the first paint.
         self._born_disabled, self._born_hidden = _disabled(v), _hidden(v)
-        yield from self._input("name", "plan name", v, tooltip="Names the saved file and the build script, "
-                               "which asks for it before it changes anything (letters, digits and _.+-)")
+        yield from self._input(
+            "name",
+            "plan name",
+            v,
+            tooltip="Names the saved file and the build script, "
+            "which asks for it before it changes anything (letters, digits and _.+-)",
+        )
         yield Static("Disks", classes="form-section")
         yield from self._input("count", "count", v, type="integer", tooltip="How many disks of this kind")
-        yield from self._input("size", "size", v, placeholder="2TB, 1.8TiB or bytes",
-                               tooltip="Bytes one disk reports. TB/GB are decimal (as disks are sold); T, G and TiB are binary")
+        yield from self._input(
+            "size",
+            "size",
+            v,
+            placeholder="2TB, 1.8TiB or bytes",
+            tooltip="Bytes one disk reports. TB/GB are decimal (as disks are sold); T, G and TiB are binary",
+        )
         yield from self._meaning("size", v)
         yield from self._select("preset", "model", [(p.label, p.key) for p in PRESETS], v, blank="custom")
         yield from self._select("logical_sector", "log. sector", _SECTORS, v)
         yield from self._select("physical_sector", "phys. sector", _SECTORS, v)
         yield from self._check("rotational", "", "spinning", v)
-        yield from self._input("count2", "more disks", v, type="integer", valid_empty=True,
-                               tooltip="A second set of another size (0: none)")
+        yield from self._input(
+            "count2",
+            "more disks",
+            v,
+            type="integer",
+            valid_empty=True,
+            tooltip="A second set of another size (0: none)",
+        )
         yield from self._input("size2", "their size", v, placeholder="e.g. 4TB")
         yield from self._meaning("size2", v)
         yield Static("md arrays", classes="form-section")
-        yield from self._input("groups", "groups", v, type="integer",
-                               tooltip="Identical md arrays to build; 0: no md (LVM straight on the disks, or the "
-                                       "filesystem on the one disk)")
+        yield from self._input(
+            "groups",
+            "groups",
+            v,
+            type="integer",
+            tooltip="Identical md arrays to build; 0: no md (LVM straight on the disks, or the "
+            "filesystem on the one disk)",
+        )
         yield from self._select("level", "level", _LEVELS, v)
         yield from self._select("layout", "layout", [(x, x) for x in layouts_for(v["level"])], v, blank="default")
-        yield from self._input("members", "members", v, type="integer", placeholder="auto: fill", valid_empty=True,
-                          tooltip="Active disks per array; empty shares all disks out")
+        yield from self._input(
+            "members",
+            "members",
+            v,
+            type="integer",
+            placeholder="auto: fill",
+            valid_empty=True,
+            tooltip="Active disks per array; empty shares all disks out",
+        )
         yield from self._input("spares", "spares", v, type="integer", tooltip="Hot spares per array")
         yield from self._input("chunk", "chunk", v, placeholder="512K (default)")
         yield from self._select("bitmap", "bitmap", [("internal", "internal"), ("none", "none")], v)
@@ -117,12 +145,18 @@ class PlanForm(VerticalScroll):
         yield from self._check("lvm", "", "use LVM", v)
         yield from self._select("lvm_mode", "mode", [("linear", "linear"), ("striped", "striped")], v)
         yield from self._input("stripe_size", "stripe size", v, placeholder="auto: md stripe")
-        yield from self._input("extent_size", "PE size", v, placeholder="auto",
-                               tooltip="vgcreate -s. Empty: 4M, or for a linear LV a multiple of the md full stripe")
+        yield from self._input(
+            "extent_size",
+            "PE size",
+            v,
+            placeholder="auto",
+            tooltip="vgcreate -s. Empty: 4M, or for a linear LV a multiple of the md full stripe",
+        )
         yield from self._input("data_alignment", "data align", v, placeholder="full stripe")
         yield Static("Filesystem", classes="form-section")
-        yield from self._select("fs", "type", [("XFS", "xfs"), ("ext4", "ext4"), ("ext3", "ext3"), ("btrfs", "btrfs")],
-                                v)
+        yield from self._select(
+            "fs", "type", [("XFS", "xfs"), ("ext4", "ext4"), ("ext3", "ext3"), ("btrfs", "btrfs")], v
+        )
         profiles = [(p, p) for p in BTRFS_PROFILES]
         yield from self._select("data_profile", "data", profiles, v, blank="default")
         yield from self._select("metadata_profile", "metadata", profiles, v, blank="default")
@@ -159,7 +193,9 @@ class PlanForm(VerticalScroll):
         """Under a disk size, what it was understood as: '18T' is binary, and says so."""
         yield Static(_meaning_of(str(v[field])), id=f"meaning-{field}", classes="size-meaning")
 
-    def _select(self, field: str, label: str, options: list[tuple[str, str]], v: Values, blank: str = "") -> ComposeResult:
+    def _select(
+        self, field: str, label: str, options: list[tuple[str, str]], v: Values, blank: str = ""
+    ) -> ComposeResult:
         return self._row(label, Choice(options, str(v[field]), blank=blank, id=field), field)
 
     def _check(self, field: str, label: str, text: str, v: Values) -> ComposeResult:
@@ -249,7 +285,9 @@ class PlanForm(VerticalScroll):
             size = parse_size(str(values["size"]))
         except PlanError:
             size = -1
-        key = preset_for(size, int(values["logical_sector"]), int(values["physical_sector"]), bool(values["rotational"]))
+        key = preset_for(
+            size, int(values["logical_sector"]), int(values["physical_sector"]), bool(values["rotational"])
+        )
         self._controls["preset"].value = key
 
     def _set_layouts(self, level: str) -> None:
@@ -265,6 +303,7 @@ class PlanForm(VerticalScroll):
         for field, gone in _hidden(values).items():
             self._controls[field].display = not gone
             self._by_id[f"label-{field}"].display = not gone
+
 
 def _meaning_of(text: str) -> str:
     if not text.strip():

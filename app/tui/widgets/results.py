@@ -85,8 +85,11 @@ class ResultsPane(Vertical):
             # The longest cell of each column decides the table's width: cheaper than Rich's
             # measurement (2.5 ms a table), and it changes exactly when the width can; a column held
             # narrower than its longest cell wraps, and its limit decides the table's height.
-            shape = (content.row_count, *(max((len(str(c)) for c in col.cells), default=0) for col in content.columns),
-                     *(col.max_width or 0 for col in content.columns))
+            shape = (
+                content.row_count,
+                *(max((len(str(c)) for c in col.cells), default=0) for col in content.columns),
+                *(col.max_width or 0 for col in content.columns),
+            )
         else:
             shape = ()  # no cheap way to know: always lay out
         same = bool(shape) and self._shapes.get(selector) == shape

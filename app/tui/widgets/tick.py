@@ -14,5 +14,5 @@ class Tick(Checkbox):
 
     # Textual's ToggleButton reads a class constant; a property gives the box the state it draws.
     @property
-    def BUTTON_INNER(self) -> str:  # type: ignore[override]  # noqa: N802 - the name ToggleButton reads
+    def BUTTON_INNER(self) -> str:  # type: ignore[override]
         return "X" if self.value else " "

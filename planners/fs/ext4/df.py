@@ -64,12 +64,17 @@ class Ext4Df(BaseModel):
 def shape_of(geometry: Ext4Geometry) -> Shape:
     g = geometry
     return Shape(
-        blocks=g.block_count, first_data_block=g.first_data_block,
-        blocks_per_group=g.blocks_per_group, groups=g.block_groups,
+        blocks=g.block_count,
+        first_data_block=g.first_data_block,
+        blocks_per_group=g.blocks_per_group,
+        groups=g.block_groups,
         desc_blocks=g.desc_blocks,
         desc_per_block=descriptors_per_block(g.block_size, "64bit" in g.features),
-        reserved_gdt=g.reserved_gdt_blocks, meta_bg=g.meta_bg,
-        inode_blocks=g.inode_table_blocks, flex=g.flex_bg_size, block_size=g.block_size,
+        reserved_gdt=g.reserved_gdt_blocks,
+        meta_bg=g.meta_bg,
+        inode_blocks=g.inode_table_blocks,
+        flex=g.flex_bg_size,
+        block_size=g.block_size,
     )
 
 
@@ -93,13 +98,13 @@ def journal_map_blocks(geometry: Ext4Geometry) -> int:
     if "extent" not in g.features:
         return indirect_blocks(g.journal_blocks, g.block_size)
     try:
-        alloc = Allocator(shape_of(g), lost_found_blocks=lost_found_blocks(g.block_size),
-                          resize_inode="resize_inode" in g.features)
+        alloc = Allocator(
+            shape_of(g), lost_found_blocks=lost_found_blocks(g.block_size), resize_inode="resize_inode" in g.features
+        )
         extents = alloc.journal_extents(g.journal_blocks)
         return extent_tree_blocks(len(extents), g.block_size)
     except Unmodelled as exc:
-        raise PlanError(f"podplan cannot predict this ext4 layout exactly ({exc}).",
-                        field="size_bytes") from None
+        raise PlanError(f"podplan cannot predict this ext4 layout exactly ({exc}).", field="size_bytes") from None
 
 
 def ext4_df(geometry: Ext4Geometry) -> Ext4Df:
@@ -116,7 +121,11 @@ def ext4_df(geometry: Ext4Geometry) -> Ext4Df:
         resv = min(g.block_count // 50, RESV_CLUSTERS_MAX)
     avail = max(free - g.reserved_blocks - resv, 0)
     return Ext4Df(
-        block_size=g.block_size, overhead_blocks=overhead,
-        total_blocks=g.block_count - overhead, free_blocks=free,
-        reserved_blocks=g.reserved_blocks, kernel_reserved_blocks=resv, avail_blocks=avail,
+        block_size=g.block_size,
+        overhead_blocks=overhead,
+        total_blocks=g.block_count - overhead,
+        free_blocks=free,
+        reserved_blocks=g.reserved_blocks,
+        kernel_reserved_blocks=resv,
+        avail_blocks=avail,
     )

@@ -37,11 +37,14 @@ INODE_SIZE = 256
 BASE_FEATURES = ("sparse_super", "large_file", "filetype", "resize_inode", "dir_index", "ext_attr")
 TYPE_FEATURES = {
     "ext3": ("has_journal",),
-    "ext4": ("has_journal", "extent", "huge_file", "flex_bg", "metadata_csum", "64bit",
-             "dir_nlink", "extra_isize"),
+    "ext4": ("has_journal", "extent", "huge_file", "flex_bg", "metadata_csum", "64bit", "dir_nlink", "extra_isize"),
 }
 INODE_RATIOS: dict[str, int] = {
-    "floppy": 8192, "small": 4096, "default": 16384, "big": 32768, "huge": 65536,
+    "floppy": 8192,
+    "small": 4096,
+    "default": 16384,
+    "big": 32768,
+    "huge": 65536,
 }
 
 
@@ -74,8 +77,9 @@ class Ext4Geometry(BaseModel):
     stride: int = Field(description="RAID stride recorded in the superblock, in blocks.")
     stripe_width: int = Field(description="RAID stripe width recorded in the superblock, in blocks.")
     features: tuple[str, ...] = Field(description="Filesystem features mke2fs will enable.")
-    journal_requested: bool = Field(True, description="Whether mke2fs is asked for a journal (has_journal); "
-                                                      "False: -O ^has_journal.")
+    journal_requested: bool = Field(
+        True, description="Whether mke2fs is asked for a journal (has_journal); False: -O ^has_journal."
+    )
     e2fsprogs: tuple[int, ...] = Field(description="e2fsprogs version these figures assume.")
 
     # mypy takes no decorator over a property; pydantic's documentation gives this ignore for
@@ -126,7 +130,8 @@ class Ext4Geometry(BaseModel):
         return self.device_blocks - self.block_count
 
     @computed_field(  # type: ignore[prop-decorator]
-        description="Online-resize limit ('Maximum filesystem blocks'), in blocks; 0 without reserved GDT blocks.")
+        description="Online-resize limit ('Maximum filesystem blocks'), in blocks; 0 without reserved GDT blocks."
+    )
     @property
     def max_resize_blocks(self) -> int:
         if not self.reserved_gdt_blocks:
@@ -151,10 +156,7 @@ class Ext4Geometry(BaseModel):
     @property
     def backup_superblocks(self) -> tuple[int, ...]:
         """Block numbers of the backup superblocks, as mke2fs lists them."""
-        return tuple(
-            self.first_data_block + g * self.blocks_per_group
-            for g in backup_groups(self.block_groups) if g
-        )
+        return tuple(self.first_data_block + g * self.blocks_per_group for g in backup_groups(self.block_groups) if g)
 
 
 def _size_type(blocks: int, block_size: int) -> SizeType:
@@ -170,34 +172,40 @@ def _size_type(blocks: int, block_size: int) -> SizeType:
     return "huge"
 
 
-def _check_inputs(size_bytes: int, fs_type: str, block_size: int, stride: int,
-                  stripe_width: int, reserved_percent: float, e2fsprogs: tuple[int, ...]) -> None:
+def _check_inputs(
+    size_bytes: int,
+    fs_type: str,
+    block_size: int,
+    stride: int,
+    stripe_width: int,
+    reserved_percent: float,
+    e2fsprogs: tuple[int, ...],
+) -> None:
     if fs_type not in TYPE_FEATURES:
         raise PlanError(f"Filesystem type {fs_type!r} is not ext4 or ext3.", field="fs_type")
     if block_size not in (1024, 2048, 4096):
-        raise PlanError(
-            f"Block size {block_size} is not 1024, 2048 or 4096 bytes.", field="block_size")
+        raise PlanError(f"Block size {block_size} is not 1024, 2048 or 4096 bytes.", field="block_size")
     if size_bytes < block_size:
-        raise PlanError(f"A {size_bytes}-byte device is too small for a filesystem.",
-                        field="size_bytes")
+        raise PlanError(f"A {size_bytes}-byte device is too small for a filesystem.", field="size_bytes")
     if not 0.0 <= reserved_percent <= 50.0:
-        raise PlanError(f"Reserved blocks {reserved_percent}% must be between 0 and 50%.",
-                        field="reserved_percent")
+        raise PlanError(f"Reserved blocks {reserved_percent}% must be between 0 and 50%.", field="reserved_percent")
     if stride < 0 or stripe_width < 0:
         raise PlanError("Stride and stripe width cannot be negative.", field="stride")
     if stride > 0xFFFF:
         # The superblock keeps the stride in 16 bits; mke2fs silently truncates it.
-        raise PlanError(f"Stride {stride} blocks exceeds ext4's limit of 65535 blocks.",
-                        field="stride")
+        raise PlanError(f"Stride {stride} blocks exceeds ext4's limit of 65535 blocks.", field="stride")
     if stripe_width > MAX_U32:
-        raise PlanError(f"Stripe width {stripe_width} blocks does not fit in 32 bits.",
-                        field="stripe_width")
+        raise PlanError(f"Stripe width {stripe_width} blocks does not fit in 32 bits.", field="stripe_width")
     if bool(stride) != bool(stripe_width):
-        raise PlanError("Give stride and stripe width together (stripe width = stride x data "
-                        "disks), or neither.", field="stripe_width")
+        raise PlanError(
+            "Give stride and stripe width together (stripe width = stride x data disks), or neither.",
+            field="stripe_width",
+        )
     if stride and stripe_width % stride:
-        raise PlanError(f"Stripe width {stripe_width} is not a multiple of stride {stride}; it "
-                        "must be stride x data disks.", field="stripe_width")
+        raise PlanError(
+            f"Stripe width {stripe_width} is not a multiple of stride {stride}; it must be stride x data disks.",
+            field="stripe_width",
+        )
     if tuple(e2fsprogs) < (1, 44, 3):
         # the sizing rules used here have been stable since 1.44.3
         raise PlanError("podplan models e2fsprogs 1.44.3 and newer.", field="e2fsprogs")
@@ -221,16 +229,14 @@ def ext4_geometry(
     e2fsprogs 1.47.3 mke2fs sets no stripe width on non-rotational devices, and the
     planned command follows that default. `journal=False` asks mke2fs for none (ext4 only).
     """
-    _check_inputs(size_bytes, fs_type, block_size, stride, stripe_width, reserved_percent,
-                  tuple(e2fsprogs))
+    _check_inputs(size_bytes, fs_type, block_size, stride, stripe_width, reserved_percent, tuple(e2fsprogs))
     if tuple(e2fsprogs) >= (1, 47, 3) and not rotational:
         stripe_width = 0
     blocks = size_bytes // block_size
-    if PAGE_SIZE > block_size:
+    if block_size < PAGE_SIZE:
         blocks &= ~(PAGE_SIZE // block_size - 1)
     if blocks == 0:
-        raise PlanError(f"A {size_bytes}-byte device is too small for a filesystem.",
-                        field="size_bytes")
+        raise PlanError(f"A {size_bytes}-byte device is too small for a filesystem.", field="size_bytes")
     device_blocks = blocks
     size_type = _size_type(blocks, block_size)
     features = set(BASE_FEATURES) | set(TYPE_FEATURES[fs_type])
@@ -241,30 +247,46 @@ def ext4_geometry(
     is_64bit = "64bit" in features
     if blocks > MAX_U32:
         if not is_64bit:
-            raise PlanError(
-                f"ext3 cannot address {blocks} blocks (more than 2^32); use ext4.", field="fs_type")
+            raise PlanError(f"ext3 cannot address {blocks} blocks (more than 2^32); use ext4.", field="fs_type")
         features.discard("resize_inode")
     block_bits = block_size.bit_length() - 1
     if blocks > (1 << (block_bits + 3 + 32)) - 1:
-        raise PlanError(f"{size_bytes} bytes is too big for ext4 with {block_size}-byte blocks.",
-                        field="size_bytes")
+        raise PlanError(f"{size_bytes} bytes is too big for ext4 with {block_size}-byte blocks.", field="size_bytes")
     inode_ratio = max(INODE_RATIOS[size_type], block_size)
     inodes = blocks * block_size // inode_ratio
     if inodes > MAX_U32:
         inodes = MAX_U32  # only reachable with 64bit, where mke2fs caps at 2^32 - 1
     reserved = int(reserved_percent * blocks / 100.0)
     geometry = _initialize(
-        fs_type=fs_type, block_size=block_size, device_blocks=device_blocks,
-        inode_ratio=inode_ratio, param_inodes=inodes,
-        param_reserved=reserved, reserved_percent=reserved_percent, features=features,
-        stride=stride, stripe_width=stripe_width, e2fsprogs=tuple(e2fsprogs),
+        fs_type=fs_type,
+        block_size=block_size,
+        device_blocks=device_blocks,
+        inode_ratio=inode_ratio,
+        param_inodes=inodes,
+        param_reserved=reserved,
+        reserved_percent=reserved_percent,
+        features=features,
+        stride=stride,
+        stripe_width=stripe_width,
+        e2fsprogs=tuple(e2fsprogs),
     )
     return geometry if journal else geometry.model_copy(update={"journal_requested": False})
 
 
-def _initialize(*, fs_type: FsType, block_size: int, device_blocks: int, inode_ratio: int, param_inodes: int, param_reserved: int,
-                reserved_percent: float, features: set[str], stride: int, stripe_width: int,
-                e2fsprogs: tuple[int, ...]) -> Ext4Geometry:
+def _initialize(
+    *,
+    fs_type: FsType,
+    block_size: int,
+    device_blocks: int,
+    inode_ratio: int,
+    param_inodes: int,
+    param_reserved: int,
+    reserved_percent: float,
+    features: set[str],
+    stride: int,
+    stripe_width: int,
+    e2fsprogs: tuple[int, ...],
+) -> Ext4Geometry:
     """The superblock that libext2fs's initialisation derives from mke2fs's parameters."""
     first_data_block = 1 if block_size == 1024 else 0
     bpg = block_size * 8
@@ -273,8 +295,9 @@ def _initialize(*, fs_type: FsType, block_size: int, device_blocks: int, inode_r
     is_64bit = "64bit" in features
     dpb = descriptors_per_block(block_size, is_64bit)
     too_small = PlanError(
-        f"{device_blocks * block_size} bytes is too small for an {fs_type} filesystem with "
-        f"{block_size}-byte blocks.", field="size_bytes")
+        f"{device_blocks * block_size} bytes is too small for an {fs_type} filesystem with {block_size}-byte blocks.",
+        field="size_bytes",
+    )
     while True:
         groups = -(-(blocks - first_data_block) // bpg)
         if groups <= 0:
@@ -284,8 +307,7 @@ def _initialize(*, fs_type: FsType, block_size: int, device_blocks: int, inode_r
         ipg = -(-inodes // groups)
         if ipg > block_size * 8:
             if bpg < 256:
-                raise PlanError("Too many inodes per block group; raise the inode ratio.",
-                                field="inode_ratio")
+                raise PlanError("Too many inodes per block group; raise the inode ratio.", field="inode_ratio")
             bpg -= 8
             blocks = device_blocks
             continue
@@ -293,16 +315,14 @@ def _initialize(*, fs_type: FsType, block_size: int, device_blocks: int, inode_r
         ipg, itable = _fill_inode_tables(ipg, groups, block_size)
         rsv_gdt = 0
         if "resize_inode" in features:
-            rsv_gdt = reserved_gdt_blocks(blocks, first_data_block, bpg, dpb, desc_blocks,
-                                          block_size)
+            rsv_gdt = reserved_gdt_blocks(blocks, first_data_block, bpg, dpb, desc_blocks, block_size)
         if rsv_gdt + desc_blocks > bpg * 3 // 4:
             # Descriptors would eat most of a group: mke2fs switches to meta_bg for good.
             features = (features - {"resize_inode"}) | {"meta_bg"}
             rsv_gdt = 0
         meta_bg = "meta_bg" in features
         if 3 + itable + rsv_gdt + (1 if meta_bg else desc_blocks) > bpg:
-            raise PlanError("Inode tables do not fit in a block group; raise the inode ratio.",
-                            field="inode_ratio")
+            raise PlanError("Inode tables do not fit in a block group; raise the inode ratio.", field="inode_ratio")
         last_overhead = 2 + itable
         if has_super(groups - 1):
             last_overhead += 1 + desc_blocks + rsv_gdt
@@ -321,13 +341,22 @@ def _initialize(*, fs_type: FsType, block_size: int, device_blocks: int, inode_r
         journal = 0
         features = features - {"has_journal"}
     return Ext4Geometry(
-        fs_type=fs_type, block_size=block_size, device_blocks=device_blocks,
-        block_count=blocks, inode_ratio=inode_ratio, inode_size=INODE_SIZE,
-        inodes_per_group=ipg, blocks_per_group=bpg,
-        reserved_gdt_blocks=rsv_gdt, reserved_blocks=reserved,
-        reserved_percent=reserved_percent, journal_blocks=journal,
+        fs_type=fs_type,
+        block_size=block_size,
+        device_blocks=device_blocks,
+        block_count=blocks,
+        inode_ratio=inode_ratio,
+        inode_size=INODE_SIZE,
+        inodes_per_group=ipg,
+        blocks_per_group=bpg,
+        reserved_gdt_blocks=rsv_gdt,
+        reserved_blocks=reserved,
+        reserved_percent=reserved_percent,
+        journal_blocks=journal,
         flex_bg_size=FLEX_BG_SIZE if "flex_bg" in features else 0,
-        stride=stride, stripe_width=stripe_width, features=tuple(sorted(features)),
+        stride=stride,
+        stripe_width=stripe_width,
+        features=tuple(sorted(features)),
         e2fsprogs=e2fsprogs,
     )
 
@@ -354,13 +383,18 @@ def mke2fs_args(geometry: Ext4Geometry, *, extended: tuple[str, ...] = ()) -> li
     """
     g = geometry
     args = [
-        "-t", g.fs_type,
-        "-b", str(g.block_size),
-        "-i", str(g.inode_ratio),
-        "-I", str(g.inode_size),
-        "-m", repr(float(g.reserved_percent)),
-        "-O", "none," + ",".join(f for f in _requested_features(g.fs_type)
-                                 if g.journal_requested or f != "has_journal"),
+        "-t",
+        g.fs_type,
+        "-b",
+        str(g.block_size),
+        "-i",
+        str(g.inode_ratio),
+        "-I",
+        str(g.inode_size),
+        "-m",
+        repr(float(g.reserved_percent)),
+        "-O",
+        "none," + ",".join(f for f in _requested_features(g.fs_type) if g.journal_requested or f != "has_journal"),
     ]
     if g.flex_bg_size:
         args += ["-G", str(g.flex_bg_size)]

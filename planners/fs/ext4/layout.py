@@ -43,8 +43,9 @@ def descriptors_per_block(block_size: int, is_64bit: bool) -> int:
     return block_size // (64 if is_64bit else 32)
 
 
-def reserved_gdt_blocks(blocks: int, first_data_block: int, blocks_per_group: int,
-                        desc_per_block: int, desc_blocks: int, block_size: int) -> int:
+def reserved_gdt_blocks(
+    blocks: int, first_data_block: int, blocks_per_group: int, desc_per_block: int, desc_blocks: int, block_size: int
+) -> int:
     """Descriptor blocks mke2fs reserves so the filesystem can grow online to 1024 times its
     size, or to 2^32 blocks, whichever is smaller (capped at one indirect block's worth)."""
     max_blocks = 0xFFFFFFFF
@@ -59,9 +60,15 @@ def default_journal_blocks(blocks: int) -> int:
     """Journal length mke2fs picks for a filesystem of `blocks` blocks (0: none fits)."""
     if blocks < 2048:
         return 0
-    for limit, size in ((32768, 1024), (256 * 1024, 4096), (512 * 1024, 8192),
-                        (4096 * 1024, 16384), (8192 * 1024, 32768), (16384 * 1024, 65536),
-                        (32768 * 1024, 131072)):
+    for limit, size in (
+        (32768, 1024),
+        (256 * 1024, 4096),
+        (512 * 1024, 8192),
+        (4096 * 1024, 16384),
+        (8192 * 1024, 32768),
+        (16384 * 1024, 65536),
+        (32768 * 1024, 131072),
+    ):
         if blocks < limit:
             return size
     return 262144
@@ -75,10 +82,10 @@ def indirect_blocks(data_blocks: int, block_size: int) -> int:
     for level in range(1, 4):
         if rest <= 0:
             break
-        span = per ** level
+        span = per**level
         take = min(rest, span)
         # the top block of this level plus the blocks of the partial tree below it
-        count += 1 + sum(-(-take // per ** k) for k in range(1, level))
+        count += 1 + sum(-(-take // per**k) for k in range(1, level))
         rest -= take
     return count
 

@@ -14,8 +14,8 @@ per-AG metadata reservation (finobt and refcount btrees may grow into it):
 from __future__ import annotations
 
 from planners.errors import PlanError
-from planners.versions import Version, format_version
 from planners.fs.xfs.model import INODES_PER_CHUNK, XfsDf, XfsGeometry, ag_header_blocks
+from planners.versions import Version, format_version
 
 MODELLED_KERNELS: tuple[Version, Version] = ((6, 1), (6, 19))
 """Kernels whose XFS space accounting this module follows: [first, last)."""
@@ -119,4 +119,3 @@ def _ag_lengths_for_btrees(geo: XfsGeometry) -> dict[int, int]:
     if plain:
         counts[geo.agsize_blocks] = counts.get(geo.agsize_blocks, 0) + plain
     return counts
-

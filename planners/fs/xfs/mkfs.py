@@ -7,7 +7,6 @@ figure is checked against `mkfs.xfs -N` by the tests.
 from __future__ import annotations
 
 from planners.errors import PlanError
-from planners.versions import Version, format_version
 from planners.fs.xfs.model import (
     AG_MAX_BYTES,
     AG_MIN_BYTES,
@@ -24,6 +23,7 @@ from planners.fs.xfs.model import (
     ag_header_blocks,
     log_sunit_bytes,
 )
+from planners.versions import Version, format_version
 
 DEFAULT_BTREE_ROOTS = 5  # bno, cnt, inobt, finobt, refcount: the modelled versions' defaults
 
@@ -70,15 +70,11 @@ def _validate_stripe(su_bytes: int, sw: int, block_size: int, sector_size: int) 
     if not su_bytes:
         return  # mkfs.xfs reads su=0 as "no stripe", whatever sw says
     if sw < 1:
-        raise PlanError(
-            f"An XFS stripe unit ({su_bytes} bytes) needs a stripe width sw of at least 1.", field="sw"
-        )
+        raise PlanError(f"An XFS stripe unit ({su_bytes} bytes) needs a stripe width sw of at least 1.", field="sw")
     if su_bytes >= 2**31:  # mkfs.xfs holds it in a signed 32-bit int
         raise PlanError(f"XFS stripe unit {su_bytes} bytes is too large for mkfs.xfs.", field="su_bytes")
     if (su_bytes * sw) // 512 > 2**31 - 1:
-        raise PlanError(
-            f"XFS stripe width {su_bytes * sw} bytes (su x sw) is too large for mkfs.xfs.", field="sw"
-        )
+        raise PlanError(f"XFS stripe width {su_bytes * sw} bytes (su x sw) is too large for mkfs.xfs.", field="sw")
     if su_bytes % sector_size:
         raise PlanError(
             f"XFS stripe unit {su_bytes} must be a multiple of the sector size {sector_size}.",
@@ -102,8 +98,13 @@ def _default_ag_geometry(dblocks: int, blocklog: int, multidisk: bool) -> tuple[
         else:
             # Striped devices are assumed to have parallelism to spare: more AGs.
             shift = 5
-            for limit, strict in ((512 * GIB, False), (8 * GIB, False), (128 * MIB, True),
-                                  (64 * MIB, True), (32 * MIB, True)):
+            for limit, strict in (
+                (512 * GIB, False),
+                (8 * GIB, False),
+                (128 * MIB, True),
+                (64 * MIB, True),
+                (32 * MIB, True),
+            ):
                 blocks = limit >> blocklog
                 if dblocks < blocks or (not strict and dblocks == blocks):
                     shift -= 1
@@ -113,8 +114,9 @@ def _default_ag_geometry(dblocks: int, blocklog: int, multidisk: bool) -> tuple[
     return agsize, -(-dblocks // agsize)
 
 
-def _align_ag_geometry(dblocks: int, agsize: int, agcount: int, sunit: int, swidth: int,
-                       blocklog: int) -> tuple[int, int, int]:
+def _align_ag_geometry(
+    dblocks: int, agsize: int, agcount: int, sunit: int, swidth: int, blocklog: int
+) -> tuple[int, int, int]:
     """Stripe-align the AG size; drop a runt last AG. Returns (dblocks, agsize, agcount)."""
     min_ag = AG_MIN_BYTES >> blocklog
     max_ag = (AG_MAX_BYTES - 1) >> blocklog
@@ -166,8 +168,9 @@ def _ag_max_usable(agsize: int, block_size: int, sector_size: int) -> int:
     return agsize - (headers + 4 + DEFAULT_BTREE_ROOTS)
 
 
-def _log_blocks(dblocks: int, agsize: int, agcount: int, blocklog: int, block_size: int,
-                sector_size: int, align: int) -> int:
+def _log_blocks(
+    dblocks: int, agsize: int, agcount: int, blocklog: int, block_size: int, sector_size: int, align: int
+) -> int:
     """Internal log size: 1/2048 of the data, at least 64 MiB, within the AG, aligned."""
     max_log = _ag_max_usable(agsize, block_size, sector_size) - 1
     log = (dblocks * block_size // 2048) >> blocklog

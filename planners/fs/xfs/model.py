@@ -154,5 +154,3 @@ def log_sunit_bytes(su_bytes: int, block_size: int, sector_size: int) -> int:
     if su_bytes > LOG_SUNIT_MAX_BYTES:
         return LOG_SUNIT_FALLBACK_BYTES // block_size * block_size
     return su_bytes
-
-
