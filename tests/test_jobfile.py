@@ -13,7 +13,8 @@ from hypothesis import strategies as st
 
 from app.cli.main import main
 from planners.errors import PlanError
-from planners.perf.jobfile import fio_bytes, parse_job_file
+from planners.perf.jobfile import parse_job_file
+from planners.perf.jobvalues import fio_bytes
 
 JOB = """\
 ; the options a storage admin writes

@@ -23,14 +23,14 @@ sections are still predicted, and `JobFile.refused` says which section was refus
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Mapping
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from planners.errors import PlanError
 from planners.perf.jobmix import bs_split, distribution, offset, shaping, stride, zoned
 from planners.perf.jobopts import IGNORED, MODELLED, REFUSED, canonical
+from planners.perf.jobvalues import Options, count, fio_bytes, flag, pacing, seconds
 from planners.perf.workloads import ASYNC_ENGINES, Rw, Workload
 
 Frozen = ConfigDict(frozen=True)
@@ -100,31 +100,6 @@ def grouping_line(phases: list[Phase]) -> str:
     parts = [", ".join(p.sections) + (f" ({p.after})" if p.after else "") for p in phases]
     together = any(len(p.sections) > 1 for p in phases)
     return ("sections run together: " if together else "sections run one after another: ") + "; then ".join(parts)
-
-
-def fio_bytes(text: str, kb_base: int = 1024, *, what: str = "size") -> int:
-    """A size as fio reads it: '4k' -> 4096 (kb_base 1024), '1KiB' -> 1000 there, '1m' ... ."""
-    m = re.fullmatch(r"\s*([0-9]{1,20})\s*([A-Za-z%]*)\s*", text)
-    if not m:
-        raise PlanError(f"{what} {text!r} is not a size fio reads the same way (whole numbers only: 1536k, not 1.5m)")
-    number, suffix = int(m.group(1)), m.group(2).lower()
-    if suffix == "%":
-        raise PlanError(f"{what} {text!r}: a share of the target is not modelled; give bytes")
-    powers = {"k": 1, "m": 2, "g": 3, "t": 4, "p": 5}
-    if not suffix or suffix == "b":
-        return number
-    iec = suffix.endswith("ib") and len(suffix) == 3
-    if suffix[0] not in powers or (len(suffix) > 1 and suffix not in (suffix[0] + "b", suffix[0] + "ib")):
-        raise PlanError(f"{what} {text!r} has a unit fio does not know")
-    # fio's compatibility mode (kb_base=1024, its default) reads SI letters as powers of 2 and
-    # IEC ones as powers of 10; kb_base=1000 reads both the way the standards mean them.
-    base = (1000 if kb_base == 1024 else 1024) if iec else kb_base
-    return number * int(base ** powers[suffix[0]])
-
-
-Options = dict[str, tuple[str, int, str]]  # option -> (value, line, the section that set it)
-# The error for a line of the job file: (line, message) -> PlanError, for the caller to raise.
-Fail = Callable[[int, str], PlanError]
 
 
 def _sections(text: str, source: str, env: Mapping[str, str]) -> list[tuple[str, Options]]:
@@ -225,7 +200,7 @@ def _phase(name: str, opts: Options, before: list[str], starts: list[tuple[int, 
     for key in ("stonewall", "wait_for_previous"):
         if key in opts:
             value, line, _ = opts[key]
-            walled = _flag(value, PlanError(f"{source}:{line}: [{name}] {key} must be 0 or 1 (or bare)"))
+            walled = flag(value, PlanError(f"{source}:{line}: [{name}] {key} must be 0 or 1 (or bare)"))
             if walled and before:
                 return max(n for n, _ in starts) + 1, "stonewall"
     if "wait_for" in opts:
@@ -319,16 +294,16 @@ def _workload(name: str, opts: Options, source: str) -> tuple[Workload, list[str
     ):
         raise fail(line, f"bs={bs_text} refused: a mix with different read and write block sizes is not modelled")
     direct_text, line = get("direct")
-    direct = _flag(direct_text, fail(line, f"direct={direct_text!r} is not 0 or 1"))
+    direct = flag(direct_text, fail(line, f"direct={direct_text!r} is not 0 or 1"))
     if "buffered" in opts:
         value, line = get("buffered")
-        buffered = _flag(value, fail(line, "buffered must be 0 or 1"))
+        buffered = flag(value, fail(line, "buffered must be 0 or 1"))
         direct = not buffered if "direct" not in opts else direct
-    numjobs = _count(*get("numjobs"), fail)
-    iodepth = _count(*get("iodepth"), fail)
+    numjobs = count(*get("numjobs"), fail)
+    iodepth = count(*get("iodepth"), fail)
     size_text, line = get("size", "filesize")
     size = nbytes(size_text, line) if size_text else None
-    if _flag(get("fill_device")[0] or "0", fail(get("fill_device")[1], "fill_device must be 0 or 1")):
+    if flag(get("fill_device")[0] or "0", fail(get("fill_device")[1], "fill_device must be 0 or 1")):
         size = None  # fio writes until the device or filesystem is full: the whole of it
         notes.append(f"{source}: [{name}] fill_device: the job spans the whole target, until it is full")
     filename, _ = get("filename")
@@ -339,16 +314,14 @@ def _workload(name: str, opts: Options, source: str) -> tuple[Workload, list[str
     io_text, line = get("io_size", "io_limit")
     io_bytes = fio_bytes(io_text, kb_base, what=f"{source}:{line}: [{name}] io_size") * numjobs if io_text else None
     if "number_ios" in opts:
-        n = _count(*get("number_ios"), fail) * bs * numjobs
+        n = count(*get("number_ios"), fail) * bs * numjobs
         io_bytes = min(io_bytes, n) if io_bytes else n
     runtime_text, line = get("runtime")
     runtime = (
-        _seconds(runtime_text, fail(line, f"runtime={runtime_text!r} is not a time fio reads"))
-        if runtime_text
-        else None
+        seconds(runtime_text, fail(line, f"runtime={runtime_text!r} is not a time fio reads")) if runtime_text else None
     )
-    time_based = _flag(get("time_based")[0] or "0", fail(get("time_based")[1], "time_based must be 0 or 1"))
-    end_fsync = _flag(get("end_fsync")[0] or "0", fail(get("end_fsync")[1], "end_fsync must be 0 or 1"))
+    time_based = flag(get("time_based")[0] or "0", fail(get("time_based")[1], "time_based must be 0 or 1"))
+    end_fsync = flag(get("end_fsync")[0] or "0", fail(get("end_fsync")[1], "end_fsync must be 0 or 1"))
     hint = get("fadvise_hint")[0].strip().lower() or "1"  # fio's default: hint the access pattern
     extras = pacing(opts, kb_base, fail)
     extras.update(shaping(opts, nbytes, fail, writes=rw not in ("read", "randread")))
@@ -359,7 +332,7 @@ def _workload(name: str, opts: Options, source: str) -> tuple[Workload, list[str
             extras["sorted_readback"] or ":" in rw_text or bool(io_bytes and size and io_bytes > size)
         )
     if "rate_iops_min" in opts and "rate_min_bytes_s" not in extras:
-        extras["rate_min_bytes_s"] = _count(*get("rate_iops_min"), fail) * bs
+        extras["rate_min_bytes_s"] = count(*get("rate_iops_min"), fail) * bs
     notes += stated(name, opts, source)
     return Workload(
         name=name,
@@ -410,92 +383,3 @@ def stated(name: str, opts: Options, source: str) -> list[str]:
         if value and value.strip() not in ("inline", "linear"):
             out.append(f"{source}:{line}: [{where}] {key}={value}: {why}")
     return out
-
-
-def pacing(opts: Options, kb_base: int, fail: Fail) -> dict[str, Any]:
-    """The Workload fields for a job's mix, caps, pauses and flushes, read as fio reads them."""
-    out: dict[str, Any] = {}  # Workload's keyword arguments, which it validates
-    if "rwmixread" in opts or "rwmixwrite" in opts:
-        # fio: given both, the one set later wins; a job file's order is the order of its lines.
-        key = max(("rwmixread", "rwmixwrite"), key=lambda k: opts[k][1] if k in opts else -1)
-        value, line, _ = opts[key]
-        if not _number(value) or int(value) > 100:
-            raise fail(line, f"{key}={value!r} is not a percentage from 0 to 100")
-        out["read_mix"] = int(value) / 100 if key == "rwmixread" else 1 - int(value) / 100
-    for key, field in (("rate", "rate_bytes_s"), ("rate_iops", "rate_iops")):
-        if key in opts:
-            value, line, _ = opts[key]
-            parts = [*value.split(","), ""][:2] if "," in value else [value, value]
-            pair: list[int | None] = []
-            for p in parts:
-                if not p.strip():
-                    pair.append(None)
-                elif key == "rate":
-                    pair.append(fio_bytes(p, kb_base, what=f"line {line}: rate") or None)
-                elif _number(p):
-                    pair.append(int(p) or None)
-                else:
-                    raise fail(line, f"rate_iops={value!r} is not a count per second")
-            out[field] = tuple(pair)
-    if "thinktime" in opts:
-        value, line, _ = opts["thinktime"]
-        us = _seconds(
-            value if not _number(value) else value + "us", fail(line, f"thinktime={value!r} is not a time fio reads")
-        )
-        out["thinktime_us"] = (us or 0.0) * 1e6
-        if "thinktime_blocks" in opts:
-            out["thinktime_blocks"] = _count(opts["thinktime_blocks"][0], opts["thinktime_blocks"][1], fail)
-    for key, metadata in (("fsync", True), ("fdatasync", False)):
-        if key in opts:
-            value, line, _ = opts[key]
-            if not _number(value):
-                raise fail(line, f"{key}={value!r} is not a count of writes")
-            if int(value):
-                out.update(sync_every=int(value), sync_metadata=metadata)
-    if "sync" in opts:
-        value, line, _ = opts["sync"]
-        kind = value.strip().lower()
-        if kind not in ("0", "1", "none", "sync", "dsync"):
-            raise fail(line, f"sync={value!r}: fio takes 0/none, 1/sync or dsync")
-        if kind in ("1", "sync", "dsync"):
-            out.update(sync_every=1, sync_metadata=kind != "dsync")
-    return out
-
-
-def _seconds(text: str, error: PlanError) -> float | None:
-    """fio's time: a bare number is seconds; us/ms/s/m/h/d suffixes as fio reads them; 0 = no limit."""
-    m = re.fullmatch(r"\s*([0-9]{1,20})\s*(us|usec|ms|msec|s|sec|m|min|h|d)?\s*", text.lower())
-    if not m:
-        raise error
-    scale = {
-        "us": 1e-6,
-        "usec": 1e-6,
-        "ms": 1e-3,
-        "msec": 1e-3,
-        "s": 1,
-        "sec": 1,
-        "m": 60,
-        "min": 60,
-        "h": 3600,
-        "d": 86400,
-    }[m.group(2) or "s"]
-    return int(m.group(1)) * scale or None
-
-
-def _number(text: str) -> bool:
-    """A whole number as fio reads one: ASCII digits ("²" is a digit to str.isdigit, not to int()), at
-    most 20 of them (fio's numbers are 64 bits; int() refuses thousands of digits)."""
-    t = text.strip()
-    return t.isascii() and t.isdigit() and len(t) <= 20
-
-
-def _flag(text: str, error: PlanError) -> bool:
-    if text.strip() not in ("0", "1"):
-        raise error
-    return text.strip() == "1"
-
-
-def _count(text: str, line: int, fail: Fail) -> int:
-    if not _number(text) or int(text) < 1:
-        raise fail(line, f"{text!r} is not a count of 1 or more")
-    return int(text)

@@ -16,9 +16,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from planners.hardware import DiskPerf
 from planners.models import Plan
+from planners.perf.combined import workload_terms
 from planners.perf.context import PerfCtx, build_ctx, seq_mb_s
 from planners.perf.request_cpu import NAME as REQUEST_CPU
-from planners.perf.terms import Limits, workload_terms
+from planners.perf.terms import Limits
 from planners.perf.workloads import VALIDATION, Workload, for_plan
 from planners.results import PlanResult
 

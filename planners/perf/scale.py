@@ -23,7 +23,8 @@ from planners.errors import PlanError
 from planners.models import Plan
 from planners.perf.concurrent import predict_job_file
 from planners.perf.context import build_ctx
-from planners.perf.jobfile import JobFile, Phase, fio_bytes
+from planners.perf.jobfile import JobFile, Phase
+from planners.perf.jobvalues import fio_bytes
 from planners.perf.predict import Mode, WorkloadPrediction
 from planners.perf.workloads import Workload, for_plan
 from planners.results import PlanResult

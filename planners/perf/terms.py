@@ -29,6 +29,8 @@ Terms and why each exists:
 - write cache: a controller's write-back cache takes writes at the host's rate until full,
   then at the rate the disks drain it with a deep sorted queue; a declared ingest rate
   (write_cache_mb_s) caps writes.
+The caches in front of the disks, mixes and what a job does besides I/O are combined with these
+in planners.perf.combined.
 """
 
 from __future__ import annotations
@@ -48,8 +50,7 @@ from planners.perf.context import (
     sorted_iops,
 )
 from planners.perf.host import drive_links, host_roofs, pcie_drives
-from planners.perf.jobshape import job_extras, mix, mixed_rate_cap, rate_cap
-from planners.perf.memory import controller_cache, kernel_before, page_cache
+from planners.perf.memory import kernel_before
 from planners.perf.placement import shares
 from planners.perf.request_cpu import NAME as REQUEST_CPU
 from planners.perf.request_cpu import device_requests, merged_bytes, request_cpu_term
@@ -62,7 +63,8 @@ NR_REQUESTS = 128  # the block layer's default queue (queue/nr_requests)
 LARGE_READS_WIDEN = (4, 10)
 
 
-def _put(out: Limits, name: str, mb_s: float, note: str) -> None:
+def put(out: Limits, name: str, mb_s: float, note: str) -> None:
+    """Set a term, keeping the lower figure where two parts of the model bound the same thing."""
     if name not in out or mb_s < out[name][0]:
         out[name] = (mb_s, note)
 
@@ -140,13 +142,13 @@ def _sequential(ctx: PerfCtx, g: GroupCtx, w: Workload, share: float, degraded: 
             # A spinning disk turns past the parity chunks it skips, so only the data disks' worth
             # of time moves data; flash (and a throttled virtual disk) skips them for free.
             eff = g.data if g.disk.rpm else float(alive)
-        _put(out, "disks", eff * rate, f"{eff:g} disks' worth of reads at {rate:.0f} MB/s each")
+        put(out, "disks", eff * rate, f"{eff:g} disks' worth of reads at {rate:.0f} MB/s each")
     elif g.level == 0:
         eff = g.n
-        _put(out, "disks", eff * rate, f"{g.n} disks writing at {rate:.0f} MB/s")
+        put(out, "disks", eff * rate, f"{g.n} disks writing at {rate:.0f} MB/s")
     elif g.level in (1, 10):
         eff, amp = alive / g.copies, float(g.copies)
-        _put(out, "disks", eff * rate, f"every byte written {g.copies} times over {alive} disks at {rate:.0f} MB/s")
+        put(out, "disks", eff * rate, f"every byte written {g.copies} times over {alive} disks at {rate:.0f} MB/s")
     else:
         cache_bytes = g.cache_entries * PAGE
         cover = min(1.0, in_flight / g.stripe_bytes, cache_bytes / g.chunk) if g.chunk else 1.0
@@ -161,10 +163,10 @@ def _sequential(ctx: PerfCtx, g: GroupCtx, w: Workload, share: float, degraded: 
             how = f"partial stripes ({cover:.0%} covered): md reads {reads:g} chunks per {d:g} written " + (
                 "(read-modify-write)" if reads == d + g.parity else "(reconstruct-write)"
             )
-        _put(out, "disks", eff * rate, f"{how}, {eff:.3g} disks' worth at {rate:.0f} MB/s")
+        put(out, "disks", eff * rate, f"{how}, {eff:.3g} disks' worth at {rate:.0f} MB/s")
         t_pos = positioning_s(g.disk)
         per_disk = cache_bytes / (cache_bytes / (rate * 1e6) + t_pos) / 1e6
-        _put(
+        put(
             out,
             "stripe cache",
             min(eff, g.data) * per_disk,
@@ -173,14 +175,14 @@ def _sequential(ctx: PerfCtx, g: GroupCtx, w: Workload, share: float, degraded: 
         )
     if g.parity and (write or degraded):
         threads = _md_threads(ctx)
-        _put(
+        put(
             out,
             "md thread",
             ctx.cpu.md_thread_mb_s * threads,
             f"{threads} md stripe thread(s) at {ctx.cpu.md_thread_mb_s:.0f} MB/s",
         )
         parity = ctx.cpu.raid6_gen_mb_s if (g.parity == 2 and write) else ctx.cpu.xor_mb_s
-        _put(
+        put(
             out,
             "parity CPU",
             parity * threads,
@@ -206,7 +208,7 @@ def _sequential(ctx: PerfCtx, g: GroupCtx, w: Workload, share: float, degraded: 
         q = in_flight / piece / busy if busy else 0.0
         kept = min(1.0, q * piece / (t_x + t_o) / (rate * 1e6)) if (t_o or covered < d.data_disks) else 1.0
         extra = f", {t_o * 1e3:.2f} ms per request besides the transfer" if kept < 1.0 else ""
-        _put(out, name, busy * rate * kept, f"{what} keeps {busy * kept:.3g} of {g.n} disks busy{extra}")
+        put(out, name, busy * rate * kept, f"{what} keeps {busy * kept:.3g} of {g.n} disks busy{extra}")
     return amp
 
 
@@ -259,7 +261,7 @@ def _random(
         # Each disk sorts the requests the array queues on it (NCQ): shorter positioning.
         iops = queued_iops(g.disk, span, w.bs, per_disk, write)
         how += f", {min(per_disk, NCQ_TAGS):.3g} queued per disk"
-    _put(out, "disks", disks * iops / ios * to_mb, f"{alive} disks at {iops:.0f} IOPS, {how}")
+    put(out, "disks", disks * iops / ios * to_mb, f"{alive} disks at {iops:.0f} IOPS, {how}")
     u = busy_fraction(g.disk, alive, outstanding * ios / phases)
     x0 = disks * iops * u / ios * to_mb
     rt = ctx.round_trip_s
@@ -267,7 +269,7 @@ def _random(
         # Each request also waits out the controller's round trip: Little's law, N = X (R0 + rt).
         n = w.in_flight * share
         x = n * w.bs / 1e6 / (n * w.bs / 1e6 / x0 + rt)
-        _put(
+        put(
             out,
             "queue depth",
             x,
@@ -275,11 +277,11 @@ def _random(
             f"each also paying a {rt * 1e3:.2f} ms controller round trip",
         )
     else:
-        _put(out, "queue depth", x0, f"{outstanding:.3g} requests in flight keep {u:.0%} of the disks busy")
+        put(out, "queue depth", x0, f"{outstanding:.3g} requests in flight keep {u:.0%} of the disks busy")
     if write and g.parity:
         threads = _md_threads(ctx)
         heads = ctx.cpu.md_thread_mb_s * 1e6 * threads / (PAGE * g.data)
-        _put(
+        put(
             out, "md thread", heads / ceil(w.bs / PAGE) * to_mb, f"{threads} md stripe thread(s): {heads:.0f} stripes/s"
         )
     return ios * (w.bs / cols if g.chunk else w.bs) / w.bs
@@ -294,7 +296,7 @@ def _links(ctx: PerfCtx, traffic: dict[int, float], out: Limits) -> None:
     drives = pcie_drives(ctx)
     own = drive_links(ctx, traffic, drives)
     if own:
-        _put(out, "link", *own)
+        put(out, "link", *own)
     for i, f in traffic.items():
         if i in drives:
             continue  # on its own PCIe link, not the wiring's
@@ -304,7 +306,7 @@ def _links(ctx: PerfCtx, traffic: dict[int, float], out: Limits) -> None:
         return
     if wiring.link != "direct" or wiring.link_mb_s:
         busiest = max(per_link.values())
-        _put(
+        put(
             out,
             "link",
             wiring.link_rate / busiest,
@@ -312,7 +314,7 @@ def _links(ctx: PerfCtx, traffic: dict[int, float], out: Limits) -> None:
         )
     if wiring.hbas:
         busiest = max(per_hba.values())
-        _put(
+        put(
             out,
             "HBA",
             wiring.hba_rate / busiest,
@@ -357,7 +359,7 @@ def simple_terms(ctx: PerfCtx, w: Workload, degraded: int, sorted_queue: int = 0
         else:
             amp = _sequential(ctx, g, w, share, degraded, local)
         for name, (mb_s, note) in local.items():
-            _put(out, name, mb_s / share, f"{g.name}: {note}" if several else note)
+            put(out, name, mb_s / share, f"{g.name}: {note}" if several else note)
         alive = g.members[: g.n - int(degraded)]
         for i in alive:
             traffic[i] = share * amp / len(alive)
@@ -366,12 +368,12 @@ def simple_terms(ctx: PerfCtx, w: Workload, degraded: int, sorted_queue: int = 0
     host_roofs(ctx, w, traffic, out)
     per_request = request_cpu_term(ctx, w, requests)
     if per_request:
-        _put(out, REQUEST_CPU, *per_request)
+        put(out, REQUEST_CPU, *per_request)
     cpu = ctx.cpu
     if not w.direct:
         jobs = min(w.numjobs, cpu.cores)
         rate = cpu.buffered_read_mb_s if w.is_read else cpu.buffered_write_mb_s
-        _put(out, "page cache", rate * jobs, f"{jobs} buffered stream(s) at {rate:.0f} MB/s (CPU copy and bookkeeping)")
+        put(out, "page cache", rate * jobs, f"{jobs} buffered stream(s) at {rate:.0f} MB/s (CPU copy and bookkeeping)")
         if "readahead" in out:
             # The next window starts only when the reader reaches the current one, so while it
             # copies a window out the disks have one window to do instead of two: per window,
@@ -379,148 +381,5 @@ def simple_terms(ctx: PerfCtx, w: Workload, degraded: int, sorted_queue: int = 0
             v, note = out["readahead"]
             out["readahead"] = (1 / (1 / v + 1 / (2 * rate * jobs)), f"{note}, less the reader's copy of each window")
     if w.writes and ctx.hardware.write_cache_mb_s:
-        _put(out, "write cache", ctx.hardware.write_cache_mb_s, "declared write-back cache's ingest rate")
+        put(out, "write cache", ctx.hardware.write_cache_mb_s, "declared write-back cache's ingest rate")
     return out
-
-
-# Terms that describe the disks' own work: behind a write-back cache they set the drain rate.
-DISK_SIDE = ("disks", "queue depth", "stripe cache")
-
-
-def _behind_controller_cache(ctx: PerfCtx, w: Workload, degraded: int, out: Limits) -> Limits:
-    """Writes a controller's write-back cache acknowledges: the host sees its round trip, the disks
-    drain it with a deep queue of their own."""
-    disks = sum(ctx.groups[i].n for i in ctx.volume_groups)
-    queue = ctx.controller.drain_queue if ctx.controller else 1
-    deep = w.model_copy(update={"numjobs": 1, "iodepth": max(1, queue * disks), "ioengine": "libaio", "direct": True})
-    drained = simple_terms(ctx, deep, degraded, sorted_queue=queue)
-    side = {k: v for k, v in drained.items() if k in DISK_SIDE}
-    name, (drain, why) = min(side.items(), key=lambda kv: kv[1][0])
-    host = {k: v for k, v in out.items() if k not in DISK_SIDE}
-    if w.direct:
-        link = ctx.hardware.wiring.link_rate if ctx.hardware.wiring.link != "direct" else inf
-        r = ctx.round_trip_s + w.bs / (link * 1e6)
-        if r > 0:  # no round trip and no link to cross: nothing here bounds the requests in flight
-            _put(
-                host,
-                "queue depth",
-                w.in_flight * w.bs / r / 1e6,
-                f"{w.in_flight} requests in flight, each acknowledged by the cache in {r * 1e3:.2f} ms",
-            )
-    ingest = min(v for v, _ in host.values())
-    rate, note = controller_cache(ctx, w, ingest, drain)
-    if rate < ingest * (1 - 1e-9):
-        host["write cache"] = (rate, f"{note} ({name}: {why})")
-    return host
-
-
-def _through_page_cache(ctx: PerfCtx, w: Workload, out: Limits) -> tuple[Limits, str]:
-    """A buffered writer of a run with a known end: memory absorbs the start of it."""
-    if "page cache" not in out or not (w.runtime_s or w.run_bytes):
-        return out, ""
-    copy = out["page cache"][0]
-    below = {k: v for k, v in out.items() if k != "page cache"}
-    if not below:
-        return out, ""
-    name, (drain, why) = min(below.items(), key=lambda kv: kv[1][0])
-    rate, note, outside = page_cache(ctx, w, copy, drain)
-    if rate <= drain * (1 + 1e-9):
-        return out, outside
-    # Memory lifts the run above the drain; once throttled the writer still waits on the drain,
-    # so that term stays the one to blame unless the run never reached the throttle.
-    kept = {k: v for k, v in out.items() if v[0] >= rate}
-    kept["page cache" if outside else name] = (rate, f"{note} ({name}: {why})")
-    return kept, outside
-
-
-def workload_terms(
-    ctx: PerfCtx, w: Workload, degraded: int = 0, capped: bool = True
-) -> tuple[Limits, float, str, set[str], str]:
-    """All terms for any workload, the factor for what the job does besides I/O (flushes,
-    pauses, ext3's block map), a note on it, the terms that win a tie, and why the figure is
-    outside the model ('' when it is not).
-
-    A rewrite or a read/write mix is its two sides' times added (planners.perf.jobshape.mix);
-    the side that takes longer is the one to blame, so its terms win ties.
-    """
-    prefer: set[str] = set()
-    outside = ""
-    if w.rw == "rewrite" or w.is_mix:
-        read_rw, write_rw = ("randread", "randwrite") if w.is_random else ("read", "write")
-        sides = []
-        for rw in (read_rw, write_rw):
-            side = w.model_copy(update={"rw": rw})
-            lim, f, _, _, why = workload_terms(ctx, side, degraded, capped=False)
-            if rw == write_rw and not w.direct:
-                # The writes of a mix come at the pace its reads allow, not at memory's: the dirty
-                # page cache lifts no part of the run (where that is outside the model, it still is).
-                lim = simple_terms(ctx, side, degraded)
-            sides.append({k: (v * f, note) for k, (v, note) in lim.items()})
-            outside = outside or why
-        a, b = (1.0, 1.0) if w.rw == "rewrite" else (w.read_mix, 1.0 - w.read_mix)
-        out, prefer = mix(sides[0], sides[1], a, b)
-        if w.is_mix and capped:
-            best = [min(v for v, _ in side.values()) for side in sides]
-            cap = mixed_rate_cap(w, best[0], best[1], min(v for v, _ in out.values()))
-            if cap:
-                # A cap that a side hits changes the mix itself: the figure is the capped one.
-                out = {k: v for k, v in out.items() if v[0] >= cap[0]}
-                out["rate limit"] = cap
-        return out, 1.0, "", prefer, outside
-    out = simple_terms(ctx, w, degraded)
-    if w.writes and ctx.write_cache_bytes:
-        out = _behind_controller_cache(ctx, w, degraded, out)
-    if w.writes and not w.direct and not w.sync_every:
-        # (a job that flushes waits for writeback at every flush: memory lifts nothing)
-        out, outside = _through_page_cache(ctx, w, out)
-    best = min(v for v, _ in out.values())
-    # Time the array does not see, in seconds per MB of the group's data: each job pauses on its
-    # own while the others go on, so a job's extra time counts once per job.
-    parts = [(name, secs / w.numjobs, why) for name, secs, why in job_extras(ctx, w)]
-    if ctx.fs_type == "ext3" and w.writes and not w.direct and w.target == "file" and not w.is_random:
-        parts.append(("ext3 block map", *ext3_indirect_blocks(ctx, degraded)))
-    secs = sum(p[1] for p in parts)
-    factor, why = 1.0, ""
-    if secs and best > 0:
-        combined = 1.0 / (1.0 / best + secs)
-        notes = "; ".join(p[2] for p in parts)
-        if best * secs > 1.0:
-            # More of the time goes to it than to the array: it is what limits the job.
-            name = max(parts, key=lambda p: p[1])[0]
-            out[name] = (combined, f"{notes}, on top of the array's own time")
-        else:
-            factor, why = combined / best, f"{notes} (x{combined / best:.3g})"
-    # fio's cap applies to what the job then gives: stated before the factor that predict applies.
-    cap = rate_cap(w)
-    if cap and capped:
-        _put(out, "rate limit", cap[0] / factor, cap[1])
-    return out, factor, why, prefer, outside
-
-
-def ext3_indirect_blocks(ctx: PerfCtx, degraded: int) -> tuple[float, str]:
-    """Seconds per MB that ext3's block map costs a streaming writer, and why.
-
-    ext3 maps a file through indirect blocks: one block of block_size/4 four-byte pointers for
-    every block_size/4 data blocks (4 MiB of data per 4 KiB block), allocated between the data
-    they map. The writeback stream skips them (they are metadata: journalled at commit, written
-    in place at checkpoint), so for every span the array also does one small write away from the
-    stream (on parity levels a partial stripe too: md's read-modify-write), which costs what a
-    random block-sized write costs the array when a checkpoint queues many. ext4 (extents,
-    delayed allocation) and XFS keep the map in the inode or in a few extent blocks and pay
-    nothing comparable.
-    """
-    block = ctx.fs_block
-    span = block // 4 * block
-    # A checkpoint submits all its buffers at once: up to the block layer's queue (nr_requests 128).
-    meta = Workload(name="ext3 indirect block", rw="randwrite", bs=block, iodepth=NR_REQUESTS, target="file")
-    # The disks' queues hold the stream's own writes: each indirect block is one write away from
-    # them, not one of many random writes to sort among themselves.
-    small = min(v for v, _ in simple_terms(ctx, meta, degraded, ncq=False).values())
-    if small <= 0:
-        return 0.0, ""
-    per_s = small * 1e6 / block
-    return 1e6 / span / per_s, (
-        f"ext3 writes one indirect block per {span >> 20 or span >> 10}"
-        f"{' MiB' if span >> 20 else ' KiB'} of data in place, apart from the stream: "
-        f"{1e3 / per_s:.1f} ms each at the array's random {block >> 10} KiB write rate"
-    )
