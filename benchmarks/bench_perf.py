@@ -17,11 +17,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench_compute import plan_60
 
 from planners.compute import compute
+from planners.layouts.sweep import layouts, sweep
 from planners.models import MdGroup, Plan
 from planners.perf.predict import predict
 from planners.perf.workloads import PRESETS
-from planners.reliability import reliability
-from planners.sweep import layouts, sweep
+from planners.reliability.loss import reliability
 
 
 def _median_ms(fn, n: int) -> tuple[float, float]:  # type: ignore[no-untyped-def]

@@ -1,9 +1,9 @@
 """podplan planners: pure models and arithmetic. No subprocess, no files, no UI; pydantic and stdlib only.
 
-At the top: the plan (models, hardware, units, versions, errors, example), compute and its results,
-the alignment chain, LVM, reliability and the sweep, and the plans made for check, rehearse and
-new disks (asbuilt, rehearsal, from_disks). Each layer with several modules has a package:
-md, fs.ext4, fs.xfs, perf, script.
+At the top: the plan (models, units, versions, errors, example) and compute with its results. Each
+concept has a package: hardware, md, lvm, fs (ext4, xfs, ...), findings (alignment and the other plan-time
+findings), perf, reliability, layouts (sweep, from_disks), built (as-built and rehearsal comparisons),
+grow, script.
 """
 
 __version__ = "0.1.0"

@@ -9,15 +9,22 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from planners import alignment as al
-from planners.direct import Under, btrfs_findings, direct_findings, direct_unders, journal_findings, placeholder
 from planners.errors import PlanError
+from planners.findings import alignment as al
+from planners.findings.direct import (
+    Under,
+    btrfs_findings,
+    direct_findings,
+    direct_unders,
+    journal_findings,
+    placeholder,
+)
+from planners.findings.fs import fs_findings
 from planners.fs.btrfs import PROFILES, btrfs_geometry
 from planners.fs.ext4.df import ext4_df
 from planners.fs.ext4.geometry import ext4_geometry
 from planners.fs.xfs.geometry import xfs_df, xfs_geometry
-from planners.fs_findings import fs_findings
-from planners.lvm import aligned_extent, lvm_volume, pe_start_bytes
+from planners.lvm.geometry import aligned_extent, lvm_volume, pe_start_bytes
 from planners.md.geometry import md_geometry
 from planners.models import Disk, MdGroup, Plan
 from planners.results import AlignmentChain, CapacityStep, GroupResult, PlanResult, VolumeResult

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from planners.hardware import DiskSpec, Hardware, Lun
+from planners.hardware.disks import DiskSpec, Lun
+from planners.hardware.machine import Hardware
 from planners.models import DiskSet, Filesystem, Lvm, MdGroup, Plan
 
 TWO_TB_DRIVE = 2000398934016  # what a "2 TB" SATA drive reports: 3907029168 sectors of 512 bytes

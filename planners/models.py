@@ -15,7 +15,7 @@ from typing import Annotated, Literal, NamedTuple
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
 from planners.errors import PlanError
-from planners.hardware import Hardware
+from planners.hardware.machine import Hardware
 from planners.units import KiB, MiB, is_power_of_two, parse_size
 from planners.versions import ToolVersions
 

@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from planners.fs.btrfs import BtrfsGeometry
 from planners.fs.ext4.geometry import Ext4Geometry
 from planners.fs.xfs.geometry import XfsGeometry
-from planners.lvm import LvmGeometry
+from planners.lvm.geometry import LvmGeometry
 from planners.md.geometry import MdGeometry
 from planners.models import Plan
 from planners.versions import ToolVersions

@@ -257,12 +257,12 @@ def run_commands(data: dict[str, Any], *, render: bool = True, sweep_disks: int 
     from app.shared.render import print_plan
     from planners.compute import compute
     from planners.errors import PlanError
+    from planners.layouts.sweep import sweep
     from planners.perf.predict import geometry_for_speed, predict
     from planners.perf.workloads import preset
-    from planners.reliability import reliability
+    from planners.reliability.loss import reliability
     from planners.results import PlanReport
     from planners.script.build import build_script, placeholders
-    from planners.sweep import sweep
 
     out: dict[str, str] = {}
     console = Console(file=io.StringIO(), width=200)

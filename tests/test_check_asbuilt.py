@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 from app.cli.check import check_collection
-from planners.asbuilt import consequence, differences
+from planners.built.asbuilt import consequence, differences
 from planners.models import DiskSet, Filesystem, Lvm, MdGroup, Plan
 from planners.units import KiB, MiB
 from runners.lab.collect import parse_collection

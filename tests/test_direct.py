@@ -16,7 +16,8 @@ from hypothesis import strategies as st
 
 from planners.compute import compute
 from planners.errors import PlanError
-from planners.hardware import DiskSpec, Hardware, Lun
+from planners.hardware.disks import DiskSpec, Lun
+from planners.hardware.machine import Hardware
 from planners.models import DiskSet, Filesystem, Lvm, Plan
 from planners.script.build import build_script, placeholders
 from runners.exec import have, run

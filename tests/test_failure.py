@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from planners.errors import PlanError
-from planners.failure import array_plan, failure_plan, predict_failure, tolerance
-from planners.hardware import DiskPerf
+from planners.hardware.disks import DiskPerf
 from planners.models import DiskSet, Filesystem, Lvm, MdGroup, Plan
+from planners.reliability.failure import array_plan, failure_plan, predict_failure, tolerance
 from planners.units import KiB
 
 ROOT = Path(__file__).resolve().parent.parent

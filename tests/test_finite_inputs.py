@@ -11,7 +11,7 @@ from pydantic import ValidationError
 from app.cli.main import main
 from app.shared.planfile import plan_to_toml
 from planners.example import example_pod
-from planners.hardware import Controller, Hardware, Wiring
+from planners.hardware.machine import Controller, Hardware, Wiring
 from planners.perf.jobfile import parse_job_file
 from planners.perf.predict import predict
 from planners.perf.workloads import Workload

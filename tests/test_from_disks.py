@@ -9,7 +9,7 @@ import pytest
 from planners.compute import compute
 from planners.errors import PlanError
 from planners.example import TWO_TB_DRIVE, example_pod
-from planners.from_disks import FoundDisk, default_groups, disk_sets, plan_from_disks
+from planners.layouts.from_disks import FoundDisk, default_groups, disk_sets, plan_from_disks
 from runners.host.disks import whole_disks
 from runners.host.inventory import parse_lsblk
 

@@ -9,7 +9,7 @@ import pathlib
 import pytest
 
 from app.cli.main import main
-from planners.hardware import CPU_CLASSES, Cpu
+from planners.hardware.machine import CPU_CLASSES, Cpu
 from planners.perf.parity_log import MIB_TO_MB, OLD_XOR_MB_TO_MB, cpu_from_log, parse_parity_log
 from runners.exec import have, run
 from runners.host.kernel_log import read_host_parity, read_log_file

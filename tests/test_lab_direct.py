@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from planners.hardware import DiskSpec, Hardware, Lun
+from planners.hardware.disks import DiskSpec, Lun
+from planners.hardware.machine import Hardware
 from planners.models import DiskSet, Filesystem, Lvm, Plan
 from planners.units import KiB
 from runners.lab import LabConfig, ensure_kit, run_batch

@@ -14,7 +14,8 @@ import time
 
 import pytest
 
-from planners.hardware import DiskSpec, Hardware
+from planners.hardware.disks import DiskSpec
+from planners.hardware.machine import Hardware
 from planners.models import DiskSet, Filesystem, MdGroup, Plan
 from planners.perf.context import build_ctx
 from planners.perf.predict import geometry_for_speed

@@ -15,7 +15,8 @@ import time
 
 import pytest
 
-from planners.hardware import DiskPerf, DiskSpec, Hardware
+from planners.hardware.disks import DiskPerf, DiskSpec
+from planners.hardware.machine import Hardware
 from planners.models import DiskSet, Filesystem, MdGroup, Plan
 from planners.perf.predict import predict
 from planners.perf.workloads import VALIDATION, Workload, for_plan

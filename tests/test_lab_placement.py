@@ -14,7 +14,8 @@ import time
 
 import pytest
 
-from planners.hardware import DiskPerf, DiskSpec, Hardware
+from planners.hardware.disks import DiskPerf, DiskSpec
+from planners.hardware.machine import Hardware
 from planners.models import DiskSet, Filesystem, Lvm, MdGroup, Plan
 from planners.perf.context import build_ctx
 from planners.perf.jobfile import parse_job_file

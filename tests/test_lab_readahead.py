@@ -22,7 +22,8 @@ import time
 
 import pytest
 
-from planners.hardware import Cpu, DiskPerf, DiskSpec, Hardware
+from planners.hardware.disks import DiskPerf, DiskSpec
+from planners.hardware.machine import Cpu, Hardware
 from planners.models import DiskSet, Filesystem, Lvm, MdGroup, Plan, Tuning
 from planners.perf.predict import predict
 from planners.perf.workloads import Workload

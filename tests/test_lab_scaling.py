@@ -19,7 +19,7 @@ import time
 
 import pytest
 
-from planners.hardware import DiskPerf
+from planners.hardware.disks import DiskPerf
 from planners.perf.predict import predict
 from planners.perf.scale import PointPrediction, at_point, mark_knees
 from planners.perf.workloads import RANDOM_DEPTH_PER_DISK, VALIDATION, Workload

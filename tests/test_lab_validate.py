@@ -14,10 +14,10 @@ import pathlib
 
 import pytest
 
-from planners.asbuilt import differences
+from planners.built.asbuilt import differences
+from planners.built.rehearsal import scale_plan
 from planners.compute import compute
 from planners.models import DiskSet, Filesystem, Lvm, MdGroup, Plan
-from planners.rehearsal import scale_plan
 from planners.script.build import build_script
 from planners.units import KiB, MiB
 from runners.fio.jobs import Target, Timing, suite

@@ -7,7 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from planners.errors import PlanError
-from planners.lvm import aligned_extent, lvm_volume, metadata_area_end, pe_start_bytes
+from planners.lvm.geometry import aligned_extent, lvm_volume, metadata_area_end, pe_start_bytes
 from planners.units import GiB, KiB, MiB
 from runners.probes.lvm import parse_lvs, parse_pvs, parse_vgs
 

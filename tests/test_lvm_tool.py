@@ -17,7 +17,7 @@ import pytest
 from planners.compute import compute
 from planners.errors import PlanError
 from planners.example import example_pod
-from planners.lvm import lvm_volume, pe_start_bytes
+from planners.lvm.geometry import lvm_volume, pe_start_bytes
 from planners.models import DiskSet, Lvm, MdGroup, Plan
 from planners.units import GiB, KiB, MiB
 from runners.exec import have

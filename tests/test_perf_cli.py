@@ -9,7 +9,8 @@ import pytest
 from app.cli.main import main
 from app.shared.planfile import plan_from_toml, plan_to_toml
 from planners.example import example_pod
-from planners.hardware import Cpu, DiskSpec, Hardware, Wiring
+from planners.hardware.disks import DiskSpec
+from planners.hardware.machine import Cpu, Hardware, Wiring
 from planners.perf.workloads import VALIDATION_NAMES
 
 HW_TOML = """
@@ -158,7 +159,7 @@ def test_sweep_and_predict_give_one_loss_figure(capsys):
 @pytest.mark.parametrize("tiny", [1e-3, 1e-9, 1e-15])
 def test_loss_lines_fit_80_columns_whole(tiny):
     from app.shared.figures import loss_lines, odds
-    from planners.reliability import Loss
+    from planners.reliability.loss import Loss
 
     loss = Loss(
         per_year=(tiny, 0.9),

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from planners.hardware import Cpu, DiskSpec, Hardware
+from planners.hardware.disks import DiskSpec
+from planners.hardware.machine import Cpu, Hardware
 from planners.models import DiskSet, Filesystem, MdGroup, Plan
 from planners.perf.predict import predict
 from planners.perf.workloads import Workload

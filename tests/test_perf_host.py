@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from planners.hardware import PCIE_LANE_MB_S, Cpu, DiskSpec, Hardware
+from planners.hardware.disks import DiskSpec
+from planners.hardware.machine import PCIE_LANE_MB_S, Cpu, Hardware
 from planners.models import DiskSet, Filesystem, MdGroup, Plan
 from planners.perf.predict import predict
 from planners.perf.workloads import Workload

@@ -9,7 +9,8 @@ import subprocess
 
 import pytest
 
-from planners.hardware import Controller, DiskSpec, Hardware
+from planners.hardware.disks import DiskSpec
+from planners.hardware.machine import Controller, Hardware
 from planners.models import DiskSet, MdGroup, Plan
 from planners.perf.jobfile import parse_job_file
 from planners.perf.predict import predict

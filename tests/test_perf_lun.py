@@ -6,12 +6,13 @@ import pytest
 
 from planners.compute import compute
 from planners.errors import PlanError
-from planners.hardware import DiskSpec, Hardware, Lun, resolve_disk
+from planners.hardware.disks import DiskSpec, Lun, resolve_disk
+from planners.hardware.machine import Hardware
 from planners.models import DiskSet, Filesystem, MdGroup, Plan
 from planners.perf.context import rand_iops
 from planners.perf.predict import predict
 from planners.perf.workloads import preset
-from planners.reliability import reliability
+from planners.reliability.loss import reliability
 from planners.units import KiB
 
 GB = 10**9

@@ -8,7 +8,8 @@ import statistics
 
 import pytest
 
-from planners.hardware import Cpu, DiskSpec, Hardware, Wiring
+from planners.hardware.disks import DiskSpec
+from planners.hardware.machine import Cpu, Hardware, Wiring
 from planners.models import DiskSet, Filesystem, Lvm, MdGroup, Plan, Tuning
 from planners.perf.predict import predict
 from planners.perf.workloads import PRESETS

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from planners.hardware import DiskSpec, Hardware
+from planners.hardware.disks import DiskSpec
+from planners.hardware.machine import Hardware
 from planners.models import DiskSet, Filesystem, MdGroup, Plan
 from planners.perf.context import build_ctx
 from planners.perf.memory import absorb, dirty_thresholds

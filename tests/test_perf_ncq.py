@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from planners.hardware import DISK_CLASSES, DiskSpec, Hardware
+from planners.hardware.disks import DISK_CLASSES, DiskSpec
+from planners.hardware.machine import Hardware
 from planners.models import DiskSet, Filesystem, MdGroup, Plan
 from planners.perf.context import NCQ_TAGS, queued_iops, rand_iops
 from planners.perf.predict import predict

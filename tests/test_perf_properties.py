@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from planners.hardware import Cpu, DiskPerf, DiskSpec, Hardware, Wiring
+from planners.hardware.disks import DiskPerf, DiskSpec
+from planners.hardware.machine import Cpu, Hardware, Wiring
 from planners.models import DiskSet, Lvm, MdGroup, Plan, Tuning
 from planners.perf.predict import predict, prediction_for
 from planners.perf.workloads import PRESETS, VALIDATION_NAMES, Workload, for_plan, preset
@@ -188,7 +189,7 @@ def test_a_tighter_link_never_predicts_more(rate, cut, per_link, level, name):
 )
 def test_rebuild_time_grows_with_member_size(small, grow, level, cls):
     from planners.compute import compute
-    from planners.reliability import reliability
+    from planners.reliability.loss import reliability
 
     hw = Hardware(disk=DiskSpec(disk_class=cls))
     chunk = None if level == 1 else 512 * KiB
@@ -200,7 +201,7 @@ def test_rebuild_time_grows_with_member_size(small, grow, level, cls):
 def test_the_hba_note_names_the_stated_ceiling_not_a_pcie_slot():
     from planners.compute import compute
     from planners.example import example_pod
-    from planners.hardware import Hardware, Wiring
+    from planners.hardware.machine import Hardware, Wiring
     from planners.perf.predict import predict
 
     plan = example_pod()

@@ -2,7 +2,7 @@
 
 Each case is the plan written from the published hardware (datasheet or class figures where the
 drive was not named) and the fio job as published. None of them set a constant: the figures
-the model uses are sourced in planners/hardware.py. docs/calibration.md has the table.
+the model uses are sourced in planners/hardware/. docs/calibration.md has the table.
 """
 
 from __future__ import annotations
@@ -11,7 +11,8 @@ from dataclasses import dataclass
 
 import pytest
 
-from planners.hardware import Cpu, DiskSpec, Hardware, Wiring
+from planners.hardware.disks import DiskSpec
+from planners.hardware.machine import Cpu, Hardware, Wiring
 from planners.models import DiskSet, Filesystem, MdGroup, Plan
 from planners.perf.predict import WorkloadPrediction, predict
 from planners.perf.workloads import Workload

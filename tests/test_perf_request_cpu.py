@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from app.cli.main import main
-from planners.hardware import Cpu, DiskSpec, Hardware, MdKnobs, Wiring
+from planners.hardware.disks import DiskSpec
+from planners.hardware.machine import Cpu, Hardware, MdKnobs, Wiring
 from planners.models import DiskSet, Filesystem, Lvm, MdGroup, Plan
 from planners.perf.predict import REQUEST_FIELDS, predict
 from planners.perf.request_cpu import NAME

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from planners.hardware import LINK_MB_S, Controller, DiskPerf, DiskSpec, Hardware, Wiring, resolve_controller
+from planners.hardware.disks import DiskPerf, DiskSpec
+from planners.hardware.machine import LINK_MB_S, Controller, Hardware, Wiring, resolve_controller
 from planners.models import DiskSet, MdGroup, Plan
 from planners.perf.predict import predict
 from planners.perf.workloads import Workload

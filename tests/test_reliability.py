@@ -7,9 +7,10 @@ from math import exp
 import pytest
 
 from planners.compute import compute
-from planners.hardware import DiskSpec, Hardware, Wiring
+from planners.hardware.disks import DiskSpec
+from planners.hardware.machine import Hardware, Wiring
 from planners.models import DiskSet, Lvm, MdGroup, Plan
-from planners.reliability import AFR_RANGE, HOURS_PER_YEAR, reliability, with_loss_findings
+from planners.reliability.loss import AFR_RANGE, HOURS_PER_YEAR, reliability, with_loss_findings
 from planners.units import KiB
 
 TB2 = 2_000_398_934_016

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
+from planners.layouts.sweep import Sweep, _dominates, layouts, rounding_bytes, sweep
 from planners.models import DiskSet, MdGroup, Plan
 from planners.perf.workloads import PRESETS, Workload
-from planners.sweep import Sweep, _dominates, layouts, rounding_bytes, sweep
 
 
 def pod(n: int) -> Plan:
@@ -60,7 +60,7 @@ def test_a_layout_that_loses_data_in_most_rebuilds_is_off_the_front():
     # nearly every one loses a stripe's data. Its arrays alone are rarely lost (1/130 a year at
     # 4 % AFR), which once put it on the front; the one loss figure counts both.
     from planners.compute import compute
-    from planners.reliability import reliability
+    from planners.reliability.loss import reliability
 
     plan = Plan(name="s", disks=[DiskSet(count=45, size=18 * 10**12)], groups=[MdGroup(level=6, members=45)])
     rows = {r.label: r for r in sweep(plan, max_loss=1.0).rows}
@@ -106,8 +106,8 @@ def test_sweep_of_60_disks_covers_every_layout():
 def test_each_row_plan_keeps_what_the_sweep_does_not_vary():
     from planners.compute import compute
     from planners.example import example_pod
+    from planners.layouts.sweep import layout_plan
     from planners.models import Filesystem, Lvm, Tuning
-    from planners.sweep import layout_plan
 
     base = example_pod().model_copy(
         update={
@@ -150,7 +150,7 @@ def test_each_row_plan_keeps_what_the_sweep_does_not_vary():
 def test_each_row_is_what_its_plan_gives_alone():
     # The sweep shares work between layouts (array shapes, disk kinds, wiring); every figure of a
     # row must still be what computing, predicting and scoring its plan on its own gives.
-    from planners.hardware import Hardware, Wiring
+    from planners.hardware.machine import Hardware, Wiring
 
     plan = Plan(
         name="s",
@@ -168,7 +168,7 @@ def test_each_row_is_what_its_plan_gives_alone():
 def _rows_match_their_plans(s: Sweep, w: Workload) -> None:
     from planners.compute import compute
     from planners.perf.predict import predict
-    from planners.reliability import reliability
+    from planners.reliability.loss import reliability
 
     assert len(s.rows) > 100
     for r in s.rows[::5]:

@@ -13,7 +13,7 @@ from app.tui.app import PodplanApp
 from app.tui.screens.disks_screen import DisksScreen
 from app.tui.screens.plan_screen import PlanScreen
 from planners.example import example_pod
-from planners.from_disks import plan_from_disks
+from planners.layouts.from_disks import plan_from_disks
 from runners.exec import have
 from runners.host.disks import HostDisks, InventoryError, whole_disks
 from runners.host.inventory import parse_lsblk

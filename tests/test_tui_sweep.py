@@ -7,7 +7,7 @@ import threading
 import pytest
 from textual.widgets import DataTable, Input
 
-import planners.sweep
+import planners.layouts.sweep
 from app.shared.figures import SWEEP_COLUMNS, sweep_cells
 from app.tui.app import PodplanApp
 from app.tui.screens.compare_screen import CompareScreen
@@ -15,8 +15,8 @@ from app.tui.screens.plan_screen import PlanScreen
 from app.tui.screens.sweep_screen import SweepScreen
 from planners.compute import compute
 from planners.example import example_pod
+from planners.layouts.sweep import sweep
 from planners.perf.workloads import PRESETS
-from planners.sweep import sweep
 from tests.tui_helpers import SIZE, open_screen, text_of
 
 EXAMPLE_SWEEP = sweep(example_pod())
@@ -99,13 +99,13 @@ async def test_another_workload_reranks_and_the_ui_answers_while_the_sweep_runs(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     gate = threading.Event()
-    real = planners.sweep.sweep
+    real = planners.layouts.sweep.sweep
 
     def held(*args, **kwargs):  # type: ignore[no-untyped-def]
         assert gate.wait(10)
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(planners.sweep, "sweep", held)
+    monkeypatch.setattr(planners.layouts.sweep, "sweep", held)
     app = PodplanApp(example_pod())
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press("f6")

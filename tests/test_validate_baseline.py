@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from planners.example import example_pod
-from planners.hardware import DiskPerf
+from planners.hardware.disks import DiskPerf
 from planners.perf.predict import predict, prediction_for
 from runners.exec import have
 from runners.fio.baseline import Baseline, disk_perf_from, members_of, plan_preset, run_baseline, summarize

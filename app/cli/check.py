@@ -11,7 +11,7 @@ from rich.console import Console
 
 from app.shared.console import cli_console
 from app.shared.fit import Col, FitTable
-from planners.asbuilt import Difference, differences
+from planners.built.asbuilt import Difference, differences
 from planners.compute import compute
 from planners.errors import PlanError
 from planners.models import Plan

@@ -10,8 +10,8 @@ from rich.table import Table
 
 from app.cli.rehearse import EXIT_MISMATCH, EXIT_OK, boot_scenario, start_lab
 from app.shared.console import cli_console
-from planners.failure import failure_plan
 from planners.models import Plan
+from planners.reliability.failure import failure_plan
 from planners.units import format_bytes_binary
 
 

@@ -173,7 +173,7 @@ def _dispatch(args: argparse.Namespace) -> int:
     plan = plan_from_args(args, base)
     result = compute(plan)
     if args.command == "plan":
-        from planners.reliability import with_loss_findings
+        from planners.reliability.loss import with_loss_findings
 
         result = with_loss_findings(plan, result)
         if args.json:

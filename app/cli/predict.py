@@ -25,12 +25,13 @@ from app.shared.figures import (
 from app.shared.fit import Col, FitTable
 from app.shared.host_cpu import add_cpu_flags, origin_json, origin_text, with_cpu_source
 from planners.errors import PlanError
-from planners.hardware import CPU_CLASSES, DISK_CLASSES, Cpu, Hardware
+from planners.hardware.disks import DISK_CLASSES
+from planners.hardware.machine import CPU_CLASSES, Cpu, Hardware
+from planners.layouts.sweep import MAX_LOSS_PER_YEAR, Sweep
 from planners.models import Plan
 from planners.perf.predict import WorkloadPrediction
 from planners.perf.request_cpu import NAME as REQUEST_CPU
-from planners.reliability import MAX_REBUILD_LOSS, Reliability
-from planners.sweep import MAX_LOSS_PER_YEAR, Sweep
+from planners.reliability.loss import MAX_REBUILD_LOSS, Reliability
 
 MODES = ("normal", "degraded", "rebuild")
 
@@ -124,8 +125,8 @@ def dispatch(args: argparse.Namespace) -> int:
     if args.command == "sweep":
         if args.top < 0:
             raise PlanError("--top must be 0 or more")
+        from planners.layouts.sweep import sweep
         from planners.perf.workloads import preset
-        from planners.sweep import sweep
 
         if not 0 < args.max_loss <= 100:
             raise PlanError("--max-loss is a percentage above 0 and at most 100")
@@ -144,7 +145,7 @@ def dispatch(args: argparse.Namespace) -> int:
         return 0
     from planners.perf.predict import geometry_for_speed, predict
     from planners.perf.workloads import preset
-    from planners.reliability import reliability
+    from planners.reliability.loss import reliability
 
     result = geometry_for_speed(plan)
     from app.cli.scale import axes_of, predict_scale

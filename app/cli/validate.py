@@ -12,7 +12,7 @@ from rich.table import Table
 from app.shared.console import cli_console
 from app.shared.figures import measured_text, running_figures
 from planners.errors import PlanError
-from planners.hardware import DiskPerf
+from planners.hardware.disks import DiskPerf
 from planners.models import Plan
 from runners.fio.baseline import Baseline, disk_perf_from, members_of, plan_preset, run_baseline
 from runners.fio.jobs import FULL, QUICK

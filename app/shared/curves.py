@@ -142,7 +142,7 @@ def plan_summary(plan: Plan) -> list[str]:
     """The plan in a few lines, for a report read away from podplan."""
     from app.shared.figures import odds
     from planners.perf.predict import geometry_for_speed
-    from planners.reliability import reliability
+    from planners.reliability.loss import reliability
 
     result = geometry_for_speed(plan)
     lines = [f"plan {plan.name}: {sum(d.count for d in plan.disks)} disks, {plan.filesystem.type}"]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from planners.reliability import Loss
-from planners.sweep import Sweep, SweepRow
+from planners.layouts.sweep import Sweep, SweepRow
+from planners.reliability.loss import Loss
 
 
 def running_figures(bytes_s: float, iops: float) -> str:

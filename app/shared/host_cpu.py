@@ -12,7 +12,7 @@ import argparse
 from typing import Any
 
 from planners.errors import PlanError
-from planners.hardware import Hardware
+from planners.hardware.machine import Hardware
 from planners.models import Plan
 from planners.perf.parity_log import CpuFigure, CpuOrigin, ParityLog, cpu_from_log
 

@@ -17,7 +17,7 @@ from app.tui.presets import BY_KEY, preset_for
 from planners.compute import compute
 from planners.errors import PlanError
 from planners.models import MdGroup, Plan
-from planners.reliability import with_loss_findings
+from planners.reliability.loss import with_loss_findings
 from planners.results import PlanResult
 from planners.units import format_disk_size, format_size_compact, parse_size
 

@@ -11,7 +11,7 @@ from planners.models import Plan
 from planners.results import PlanResult
 
 if TYPE_CHECKING:
-    from planners.sweep import Sweep
+    from planners.layouts.sweep import Sweep
     from runners.fio.result import JobFigures
     from runners.host.disks import HostDisks
     from runners.validate.compare import SideBySide

@@ -9,9 +9,9 @@ its stripe hints.
 
 from __future__ import annotations
 
-from planners.alignment import recommended_stripe_cache
 from planners.compute import compute
 from planners.errors import PlanError
+from planners.findings.alignment import recommended_stripe_cache
 from planners.fs.ext4.geometry import Ext4Geometry
 from planners.fs.xfs.model import XfsGeometry
 from planners.grow import fs as growfs

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from planners.models import Plan
 from planners.perf.context import build_ctx
-from planners.reliability import rebuild_limits
+from planners.reliability.loss import rebuild_limits
 from planners.results import PlanResult
 
 READ_AND_WRITE = 2  # each member reads the old layout and writes the new one

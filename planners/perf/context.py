@@ -11,19 +11,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from math import sqrt
 
-from planners.hardware import (
-    DISK_CLASSES,
-    DiskPerf,
-    DiskSpec,
-    Hardware,
-    ResolvedController,
-    ResolvedCpu,
-    ResolvedDisk,
-    Wiring,
-    resolve_controller,
-    resolve_cpu,
-    resolve_disk,
-)
+from planners.hardware.disks import DISK_CLASSES, DiskPerf, DiskSpec, ResolvedDisk, resolve_disk
+from planners.hardware.machine import Hardware, ResolvedController, ResolvedCpu, Wiring, resolve_controller, resolve_cpu
 from planners.models import Plan
 from planners.results import PlanResult
 

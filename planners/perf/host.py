@@ -11,7 +11,8 @@ memory per socket, with sources) or the plan's [hardware.cpu].
 
 from __future__ import annotations
 
-from planners.hardware import PCIE_LANE_MB_S, ResolvedDisk
+from planners.hardware.disks import ResolvedDisk
+from planners.hardware.machine import PCIE_LANE_MB_S
 from planners.perf.context import PerfCtx
 from planners.perf.workloads import Workload
 

@@ -27,7 +27,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from planners.hardware import CPU_CLASSES, Cpu
+from planners.hardware.machine import CPU_CLASSES, Cpu
 
 # The raid6 benchmark shifts by 20 bits: its "MB" is a MiB. The xor benchmark's "N.NNN MB/sec"
 # (before 5.10) counts 1000 KiB; the plain "N MB/sec" that replaced it is decimal.

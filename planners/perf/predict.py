@@ -14,7 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from planners.hardware import DiskPerf
+from planners.hardware.disks import DiskPerf
 from planners.models import Plan
 from planners.perf.combined import workload_terms
 from planners.perf.context import PerfCtx, build_ctx, seq_mb_s

@@ -35,7 +35,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from math import erf, sqrt
 
-from planners.hardware import DiskPerf
+from planners.hardware.disks import DiskPerf
 from planners.models import Plan
 from planners.perf.context import PerfCtx, build_ctx, positioning_s
 from planners.perf.predict import Mode, Term, WorkloadPrediction, geometry_for_speed, predict_ctx

@@ -14,8 +14,8 @@ from fractions import Fraction
 from typing import Protocol
 
 from planners import __version__ as PODPLAN_VERSION
-from planners.alignment import write_unit
-from planners.direct import placeholder
+from planners.findings.alignment import write_unit
+from planners.findings.direct import placeholder
 from planners.fs.ext4.geometry import mke2fs_args
 from planners.models import MdGroup, Plan
 from planners.results import AlignmentChain, GroupResult, PlanResult, VolumeResult

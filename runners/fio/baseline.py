@@ -16,7 +16,8 @@ from collections.abc import Callable, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from planners.hardware import DISK_CLASSES, DiskPerf, Hardware, ResolvedDisk, resolve_disk
+from planners.hardware.disks import DISK_CLASSES, DiskPerf, ResolvedDisk, resolve_disk
+from planners.hardware.machine import Hardware
 from planners.models import Plan
 from runners.fio.jobs import JobFile, fio_argv
 from runners.fio.result import FioRun

@@ -16,7 +16,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pydantic import BaseModel, ConfigDict, Field
 
 from planners.errors import PlanError, PodplanError
-from planners.from_disks import FoundDisk
+from planners.layouts.from_disks import FoundDisk
 from planners.models import check_device
 from runners.exec import CommandError, have, not_found, run
 from runners.host.inventory import DiskInfo, parse_lsblk, parse_mdstat, read_sysfs

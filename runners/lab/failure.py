@@ -11,11 +11,11 @@ import shlex
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from planners.built.rehearsal import choose_disk_size, scale_plan
 from planners.compute import compute
-from planners.failure import FailurePlan, FailurePrediction, failure_plan, failure_workload, predict_failure
-from planners.hardware import DiskPerf
+from planners.hardware.disks import DiskPerf
 from planners.models import Plan
-from planners.rehearsal import choose_disk_size, scale_plan
+from planners.reliability.failure import FailurePlan, FailurePrediction, failure_plan, failure_workload, predict_failure
 from planners.script.build import build_script
 from planners.versions import ToolVersions
 from runners.lab.batch import ScenarioResult

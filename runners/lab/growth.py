@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import shlex
 
+from planners.built.rehearsal import choose_disk_size, scale_plan
 from planners.compute import compute
 from planners.errors import PlanError
 from planners.grow import Growth, growth_between
 from planners.models import Plan
-from planners.rehearsal import choose_disk_size, scale_plan
 from planners.script.build import build_script
 from planners.script.grow import grow_script
 from planners.versions import ToolVersions

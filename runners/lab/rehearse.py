@@ -1,6 +1,6 @@
 """Rehearse a plan: its build script, unmodified, on virtual disks under a real kernel.
 
-The plan is scaled down (planners.rehearsal), its script generated as `podplan script`
+The plan is scaled down (planners.built.rehearsal), its script generated as `podplan script`
 would, and run inside the lab VM with `--run --yes`; a small wrapper then waits for the
 md resync and the lab collects what mdadm, LVM, the filesystems and the block layer
 report. Every figure the plan predicts is set beside what the VM reports.
@@ -12,10 +12,10 @@ from collections.abc import Callable
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from planners.alignment import write_unit
+from planners.built.rehearsal import choose_disk_size, scale_plan
 from planners.compute import compute
+from planners.findings.alignment import write_unit
 from planners.models import Plan
-from planners.rehearsal import choose_disk_size, scale_plan
 from planners.results import PlanResult
 from planners.script.build import build_script
 from planners.versions import ToolVersions

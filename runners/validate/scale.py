@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from planners.hardware import DiskPerf
+from planners.hardware.disks import DiskPerf
 from planners.models import Plan
 from planners.perf.jobfile import JobFile
 from planners.perf.scale import Axis, PointPrediction, grid, job_at, mark_knees, size_text

@@ -50,7 +50,7 @@ def _reliability(plan: Plan, result: PlanResult) -> tuple[str, str, str, str]:
     """Odds of losing data in a year (1-4 % disk failures), its two parts at 4 % (whole arrays lost,
     and the share of rebuilds that lose data to an unreadable sector), and the longest rebuild."""
     from app.shared.figures import share_text, short_odds
-    from planners.reliability import reliability
+    from planners.reliability.loss import reliability
 
     rel = reliability(plan, result)
     lo, hi = rel.loss.per_year

@@ -146,7 +146,7 @@ class DisksScreen(Screen[None]):
     def new_plan(self) -> Plan:
         """The plan the selection makes (raises PlanError, e.g. for fewer than two disks)."""
         from planners.example import example_pod
-        from planners.from_disks import plan_from_disks
+        from planners.layouts.from_disks import plan_from_disks
 
         return plan_from_disks([d.found() for d in self.selected()], example_pod())
 

@@ -20,9 +20,9 @@ from textual.worker import get_current_worker
 from app.shared.figures import SWEEP_COLUMNS, SWEEP_NUMERIC, sweep_cells, sweep_title
 from app.tui.messages import SweepComputed, SweepFailed
 from planners.errors import PlanError
+from planners.layouts.sweep import Sweep, SweepRow
 from planners.models import Plan
 from planners.perf.workloads import VALIDATION_NAMES
-from planners.sweep import Sweep, SweepRow
 
 Key = Callable[[SweepRow], float]
 # Sort name -> (column it belongs to, key); the rank is the sweep's own order (Pareto front first).
@@ -80,8 +80,8 @@ class SweepScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="sweep")
     def _sweep(self, plan: Plan, workload: str) -> None:
+        from planners.layouts.sweep import sweep
         from planners.perf.workloads import preset
-        from planners.sweep import sweep
 
         try:
             result = sweep(plan, preset(workload))

@@ -19,7 +19,7 @@ from planners.perf.jobfile import JobFile
 from planners.perf.predict import WorkloadPrediction, predict
 from planners.perf.request_cpu import NAME as REQUEST_CPU
 from planners.perf.workloads import VALIDATION
-from planners.reliability import Reliability, reliability
+from planners.reliability.loss import Reliability, reliability
 from planners.results import PlanResult
 
 # This host's parity benchmark (log, where it was read, why there is none), read once in a

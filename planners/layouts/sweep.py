@@ -19,7 +19,7 @@ from planners.models import Lvm, MdGroup, Plan, RaidLevel
 from planners.perf.context import build_ctx
 from planners.perf.predict import predict_ctx
 from planners.perf.workloads import PRESETS, Workload
-from planners.reliability import MAX_REBUILD_LOSS, GroupReliability, Loss, reliability_ctx
+from planners.reliability.loss import MAX_REBUILD_LOSS, GroupReliability, Loss, reliability_ctx
 from planners.units import KiB, format_size_compact
 
 Frozen = ConfigDict(frozen=True)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from planners.hardware import Hardware
+from planners.hardware.machine import Hardware
 from planners.models import Plan
 from planners.results import Finding, VolumeResult
 from planners.units import format_size_compact
@@ -52,7 +52,7 @@ def direct_unders(plan: Plan) -> list[Under]:
 
 
 def journal_findings(plan: Plan) -> list[Finding]:
-    """What leaving ext4's journal out costs (planners.direct holds it as the other choice of what sits
+    """What leaving ext4's journal out costs (planners.findings.direct holds it as the other choice of what sits
     under the data; the filesystem's other findings are the alignment checker's)."""
     if plan.filesystem.journal:
         return []

@@ -12,11 +12,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from planners.compute import compute
 from planners.errors import PlanError
-from planners.hardware import DiskPerf, Hardware
+from planners.hardware.disks import DiskPerf
+from planners.hardware.machine import Hardware
 from planners.models import DiskSet, Lvm, MdGroup, Plan
 from planners.perf.predict import predict
 from planners.perf.workloads import Workload, for_plan, preset
-from planners.reliability import reliability
+from planners.reliability.loss import reliability
 
 
 class FailurePlan(BaseModel):

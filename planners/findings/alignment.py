@@ -76,7 +76,7 @@ def _check_array_starts(
     so an array that starts off a full stripe of the LV has every full-stripe write straddle two."""
     lvg = volume.lvm
     assert lvg is not None
-    if not md_io:  # LVM straight on disks or LUNs: planners.direct checks where each one starts
+    if not md_io:  # LVM straight on disks or LUNs: planners.findings.direct checks where each one starts
         return
     off: list[tuple[str, int, int]] = []
     levels = set()
@@ -156,7 +156,7 @@ def check_plan(plan: Plan, md_io: list[tuple[str, int, int, int | None, int]], v
             "groups",
         )
 
-    _, _, io_opt, chunk, level = md_io[0] if md_io else ("", 0, 0, None, 0)  # no md: see planners.direct
+    _, _, io_opt, chunk, level = md_io[0] if md_io else ("", 0, 0, None, 0)  # no md: see planners.findings.direct
     parity = level in (4, 5, 6)
     if plan.lvm.enabled and pe_start is not None and io_opt and pe_start % io_opt:
         add(

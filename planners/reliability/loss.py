@@ -19,7 +19,7 @@ from math import exp, expm1, log1p, prod
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from planners.hardware import DiskPerf
+from planners.hardware.disks import DiskPerf
 from planners.models import Plan
 from planners.perf.context import GroupCtx, PerfCtx, build_ctx
 from planners.results import Finding, PlanResult
