@@ -21,6 +21,9 @@ STRIPE_CACHE_MIN, STRIPE_CACHE_MAX = 17, 32768
 STRIPE_CACHE_FLOOR = 1024
 STRIPES_IN_FLIGHT = 8
 
+# (array name, io_min, io_opt, chunk, level) per md array, in plan order.
+MdIo = list[tuple[str, int, int, int | None, int]]
+
 
 def fs_stripe(top_io_min: int, top_io_opt: int, block_size: int) -> tuple[int, int]:
     """(stripe unit bytes, stripe width in units) that mkfs would detect from the top device.
@@ -69,9 +72,7 @@ def stripe_cache_bytes(entries: int, members: int) -> int:
     return entries * PAGE * members
 
 
-def _check_array_starts(
-    plan: Plan, md_io: list[tuple[str, int, int, int | None, int]], volume: VolumeResult, add: Callable[..., None]
-) -> None:
+def _check_array_starts(plan: Plan, md_io: MdIo, volume: VolumeResult, add: Callable[..., None]) -> None:
     """A linear LV concatenates the arrays; the filesystem's stripe is counted from the LV's start,
     so an array that starts off a full stripe of the LV has every full-stripe write straddle two."""
     lvg = volume.lvm
@@ -120,21 +121,44 @@ def _check_array_starts(
     )
 
 
-def check_plan(plan: Plan, md_io: list[tuple[str, int, int, int | None, int]], volume: VolumeResult) -> list[Finding]:
+def check_plan(plan: Plan, md_io: MdIo, volume: VolumeResult) -> list[Finding]:
     """Name every misalignment between layers, one sentence each.
 
     md_io: (array name, io_min, io_opt, chunk, level) per group, in plan order; volume:
     the first volume (all volumes of a plan share one alignment recipe).
+
+    The checks run bottom-up in the order the findings are shown: the disks' sectors, the arrays
+    against each other, LVM on the arrays, the filesystem on what is under it, the tuning, then
+    the disks the plan leaves out or splits into separate filesystems.
     """
-    chain = volume.alignment
-    pe_start = volume.lvm.pe_start_bytes if volume.lvm else None
-    lv_stripe = chain.lv_stripe_bytes
-    stripe_cache = chain.stripe_cache_size
     out: list[Finding] = []
 
     def add(sev: str, layer: str, msg: str, field: str = "") -> None:
         out.append(Finding(severity=sev, layer=layer, message=msg, field=field))  # type: ignore[arg-type]
 
+    _check_block_size(plan, add)
+    _check_array_stripes(plan, md_io, add)
+    if plan.lvm.enabled:
+        _check_extent_start(md_io, volume, add)
+        _check_striped_lv(plan, md_io, volume, add)
+        if volume.lvm is not None:
+            _check_array_starts(plan, md_io, volume, add)
+    _check_fs_stripe(plan, md_io, volume, add)
+    _check_xfs_log(volume, add)
+    _check_tuning(plan, md_io, volume, add)
+    _check_disk_use(plan, add)
+    return out
+
+
+def _first_array(md_io: MdIo) -> tuple[int, int | None, int]:
+    """(io_opt, chunk, level) of the first array, the one the volume is aligned to; zeros with no md
+    (planners.findings.direct checks plans without md)."""
+    _, _, io_opt, chunk, level = md_io[0] if md_io else ("", 0, 0, None, 0)
+    return io_opt, chunk, level
+
+
+def _check_block_size(plan: Plan, add: Callable[..., None]) -> None:
+    """A filesystem block under the disks' physical sector makes the disk read-modify-write."""
     fs = plan.filesystem
     phys = max(d.physical_sector for d in plan.disks)
     if fs.block_size < phys:
@@ -146,6 +170,9 @@ def check_plan(plan: Plan, md_io: list[tuple[str, int, int, int | None, int]], v
             "filesystem.block_size",
         )
 
+
+def _check_array_stripes(plan: Plan, md_io: MdIo, add: Callable[..., None]) -> None:
+    """Arrays of different full stripes under one volume group: the filesystem fits only one."""
     opts = {io_opt for _, _, io_opt, _, _ in md_io}
     if plan.lvm.enabled and len(opts) > 1:
         add(
@@ -156,9 +183,12 @@ def check_plan(plan: Plan, md_io: list[tuple[str, int, int, int | None, int]], v
             "groups",
         )
 
-    _, _, io_opt, chunk, level = md_io[0] if md_io else ("", 0, 0, None, 0)  # no md: see planners.findings.direct
-    parity = level in (4, 5, 6)
-    if plan.lvm.enabled and pe_start is not None and io_opt and pe_start % io_opt:
+
+def _check_extent_start(md_io: MdIo, volume: VolumeResult, add: Callable[..., None]) -> None:
+    """The first extent must start on an md full stripe, or every LVM block straddles two."""
+    pe_start = volume.lvm.pe_start_bytes if volume.lvm else None
+    io_opt, _, _ = _first_array(md_io)
+    if pe_start is not None and io_opt and pe_start % io_opt:
         add(
             "warning",
             "lvm",
@@ -166,7 +196,18 @@ def check_plan(plan: Plan, md_io: list[tuple[str, int, int, int | None, int]], v
             f"{format_size_compact(io_opt)}, so every LVM block is shifted across md stripes.",
             "lvm.data_alignment",
         )
-    if plan.lvm.enabled and plan.lvm.mode == "striped" and chain.lv_stripes == 1 and md_io:
+
+
+def _check_striped_lv(plan: Plan, md_io: MdIo, volume: VolumeResult, add: Callable[..., None]) -> None:
+    """A striped LV: over one array it is linear; its stripe must be whole md stripes (parity) or
+    chunks, and a parity full stripe that is no power of two has no LVM stripe size to match."""
+    if plan.lvm.mode != "striped":
+        return
+    chain = volume.alignment
+    lv_stripe = chain.lv_stripe_bytes
+    io_opt, chunk, level = _first_array(md_io)
+    parity = level in (4, 5, 6)
+    if chain.lv_stripes == 1 and md_io:
         add(
             "info",
             "lvm",
@@ -174,50 +215,60 @@ def check_plan(plan: Plan, md_io: list[tuple[str, int, int, int | None, int]], v
             "more arrays (groups) to stripe over them.",
             "lvm.mode",
         )
-    if plan.lvm.enabled and plan.lvm.mode == "striped" and lv_stripe and io_opt:
-        target = io_opt if parity else (chunk or io_opt)
-        if lv_stripe % target:
-            what = "md full stripe" if parity else "md chunk"
-            cost = "a read-modify-write on RAID" + str(level) if parity else "a request split across md chunks"
-            add(
-                "warning",
-                "lvm",
-                f"The LVM stripe size {format_size_compact(lv_stripe)} is not a multiple of the {what} "
-                f"{format_size_compact(target)}, so each LVM stripe is a partial md stripe and costs {cost}.",
-                "lvm.stripe_size",
-            )
-        if parity and io_opt & (io_opt - 1):
-            add(
-                "info",
-                "lvm",
-                f"The md full stripe {format_size_compact(io_opt)} is not a power of two, and lvcreate -I must be one, "
-                "so no LVM stripe size can match it; a linear LV whose extent is a multiple of it keeps every "
-                "array on whole full stripes.",
-                "lvm.mode",
-            )
-    if plan.lvm.enabled and volume.lvm is not None:
-        _check_array_starts(plan, md_io, volume, add)
+    if not (lv_stripe and io_opt):
+        return
+    target = io_opt if parity else (chunk or io_opt)
+    if lv_stripe % target:
+        what = "md full stripe" if parity else "md chunk"
+        cost = "a read-modify-write on RAID" + str(level) if parity else "a request split across md chunks"
+        add(
+            "warning",
+            "lvm",
+            f"The LVM stripe size {format_size_compact(lv_stripe)} is not a multiple of the {what} "
+            f"{format_size_compact(target)}, so each LVM stripe is a partial md stripe and costs {cost}.",
+            "lvm.stripe_size",
+        )
+    if parity and io_opt & (io_opt - 1):
+        add(
+            "info",
+            "lvm",
+            f"The md full stripe {format_size_compact(io_opt)} is not a power of two, and lvcreate -I must be one, "
+            "so no LVM stripe size can match it; a linear LV whose extent is a multiple of it keeps every "
+            "array on whole full stripes.",
+            "lvm.mode",
+        )
 
-    if fs.stripe_unit is not None and chunk:
-        want_su, want_width = (lv_stripe, None) if lv_stripe else (chunk, io_opt)
-        if want_su and fs.stripe_unit != want_su:
-            add(
-                "warning",
-                "filesystem",
-                f"The filesystem stripe unit {format_size_compact(fs.stripe_unit)} differs from the "
-                f"{format_size_compact(want_su)} the device below uses, so allocation is aligned to the wrong boundary.",
-                "filesystem.stripe_unit",
-            )
-        if want_width and fs.stripe_width and fs.stripe_unit * fs.stripe_width != want_width:
-            add(
-                "warning",
-                "filesystem",
-                f"The filesystem stripe width {format_size_compact(fs.stripe_unit * fs.stripe_width)} differs from the md "
-                f"full stripe {format_size_compact(want_width)}, so large writes do not fill whole md stripes.",
-                "filesystem.stripe_width",
-            )
 
-    su = chain.fs_stripe_unit_bytes
+def _check_fs_stripe(plan: Plan, md_io: MdIo, volume: VolumeResult, add: Callable[..., None]) -> None:
+    """A stripe set in the plan must be the one of the device right under the filesystem: the LVM
+    stripe when the LV is striped, else the md chunk and full stripe."""
+    fs = plan.filesystem
+    lv_stripe = volume.alignment.lv_stripe_bytes
+    io_opt, chunk, _ = _first_array(md_io)
+    if fs.stripe_unit is None or not chunk:
+        return
+    want_su, want_width = (lv_stripe, None) if lv_stripe else (chunk, io_opt)
+    if want_su and fs.stripe_unit != want_su:
+        add(
+            "warning",
+            "filesystem",
+            f"The filesystem stripe unit {format_size_compact(fs.stripe_unit)} differs from the "
+            f"{format_size_compact(want_su)} the device below uses, so allocation is aligned to the wrong boundary.",
+            "filesystem.stripe_unit",
+        )
+    if want_width and fs.stripe_width and fs.stripe_unit * fs.stripe_width != want_width:
+        add(
+            "warning",
+            "filesystem",
+            f"The filesystem stripe width {format_size_compact(fs.stripe_unit * fs.stripe_width)} differs from the md "
+            f"full stripe {format_size_compact(want_width)}, so large writes do not fill whole md stripes.",
+            "filesystem.stripe_width",
+        )
+
+
+def _check_xfs_log(volume: VolumeResult, add: Callable[..., None]) -> None:
+    """mkfs.xfs caps the log stripe unit, so log writes may not be full-stripe."""
+    su = volume.alignment.fs_stripe_unit_bytes
     if volume.xfs is not None and su and volume.xfs.log_sunit_bytes < su:
         add(
             "info",
@@ -228,6 +279,11 @@ def check_plan(plan: Plan, md_io: list[tuple[str, int, int, int | None, int]], v
             "",
         )
 
+
+def _check_tuning(plan: Plan, md_io: MdIo, volume: VolumeResult, add: Callable[..., None]) -> None:
+    """Readahead and stripe cache set in the plan must each hold two full stripes."""
+    io_opt, chunk, _ = _first_array(md_io)
+    stripe_cache = volume.alignment.stripe_cache_size
     if plan.tuning.readahead is not None and io_opt and plan.tuning.readahead < 2 * io_opt:
         add(
             "warning",
@@ -250,6 +306,9 @@ def check_plan(plan: Plan, md_io: list[tuple[str, int, int, int | None, int]], v
             "tuning.stripe_cache_size",
         )
 
+
+def _check_disk_use(plan: Plan, add: Callable[..., None]) -> None:
+    """Disks md leaves partly or wholly unused, and arrays that each get a filesystem without LVM."""
     for g, members, _ in plan.group_disks():
         sizes = {d.size for d in members}
         if len(sizes) > 1:
@@ -271,4 +330,3 @@ def check_plan(plan: Plan, md_io: list[tuple[str, int, int, int | None, int]], v
             f"LVM is off, so each of the {n} md arrays gets its own filesystem and mount point{labels}.",
             "lvm.enabled",
         )
-    return out
