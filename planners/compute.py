@@ -8,6 +8,7 @@ about, and how the bytes lost at each step add up.
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import NamedTuple
 
 from planners.errors import PlanError
 from planners.findings import alignment as al
@@ -20,11 +21,11 @@ from planners.findings.direct import (
     placeholder,
 )
 from planners.findings.fs import fs_findings
-from planners.fs.btrfs import PROFILES, btrfs_geometry
+from planners.fs.btrfs import PROFILES, BtrfsGeometry, btrfs_geometry
 from planners.fs.ext4.df import ext4_df
-from planners.fs.ext4.geometry import ext4_geometry
-from planners.fs.xfs.geometry import xfs_df, xfs_geometry
-from planners.lvm.geometry import aligned_extent, lvm_volume, pe_start_bytes
+from planners.fs.ext4.geometry import Ext4Geometry, ext4_geometry
+from planners.fs.xfs.geometry import XfsGeometry, xfs_df, xfs_geometry
+from planners.lvm.geometry import LvmGeometry, aligned_extent, lvm_volume, pe_start_bytes
 from planners.md.geometry import md_geometry
 from planners.models import Disk, MdGroup, Plan
 from planners.results import AlignmentChain, CapacityStep, GroupResult, PlanResult, VolumeResult
@@ -158,63 +159,114 @@ def _group(g: MdGroup, members: tuple[Disk, ...], spares: tuple[Disk, ...], mdad
     )
 
 
+class _Lvm(NamedTuple):
+    """What LVM makes of the arrays (or LUNs) under it, and the device the filesystem is made on."""
+
+    lvg: LvmGeometry | None
+    data_alignment: int | None  # bytes given to pvcreate --dataalignment
+    extent: int | None  # bytes
+    lv_stripes: int | None
+    lv_stripe: int | None  # bytes, a striped LV's stripe size
+    size: int  # bytes of the device under the filesystem
+    top_min: int  # its io_min, bytes
+    top_opt: int  # its io_opt, bytes
+
+
+class _Fs(NamedTuple):
+    """The filesystem made on the top device, and the stripe it was told."""
+
+    size: int  # bytes of the device(s) under it: btrfs over raw disks spans them all
+    su: int  # stripe unit, bytes (0: none)
+    sw: int  # stripe width, in stripe units
+    xfs: XfsGeometry | None
+    ext4: Ext4Geometry | None
+    btrfs: BtrfsGeometry | None
+    fs_bytes: int
+    df_size: int
+    df_avail: int
+
+
 def _volume(
     plan: Plan, groups: list[GroupResult], unders: list[Under], device: str, mount_point: str, label: str
 ) -> VolumeResult:
-    lvm = plan.lvm
-    fs = plan.filesystem
-    md0 = unders[0]
-    lvg = None
-    data_alignment = pe_start = lv_stripes = lv_stripe = extent = None
-    if lvm.enabled:
-        # pvcreate's alignment and the filesystem's stripe follow the first array (or LUN), and so does a
-        # linear LV's extent. A striped LV keeps LVM's 4 MiB: device-mapper wants each stripe's length in whole
-        # stripe sizes, which 4 MiB extents give every stripe size lvcreate takes (a power of two up to the
-        # extent), and a 6.5 MiB extent does not.
-        unit = al.write_unit(md0.level, md0.chunk, md0.io_opt) if lvm.mode == "linear" else 0
-        extent = lvm.extent_size or aligned_extent(unit)
-        data_alignment = lvm.data_alignment or md0.io_opt or md0.io_min or None
-        pe_start = pe_start_bytes(md0.io_min, md0.io_opt, data_alignment=data_alignment, lvm2=plan.tools.v("lvm2"))
-        # Striping needs two arrays or more: over one array the LV is one stripe, which lvcreate
-        # makes linear, so there is no stripe size to choose (and one the plan gives is refused).
-        lv_stripes = len(unders) if lvm.mode == "striped" else 1
-        if lv_stripes == 1 and lvm.stripe_size is not None:
-            what = "md array" if groups else "disk"
-            raise PlanError(
-                f"a stripe size was given, but a striped LV over {len(unders)} {what} has one stripe: "
-                "split the disks into several arrays (groups) to stripe over them",
-                "lvm.stripe_size",
-            )
-        lv_stripe = lvm.stripe_size or default_lv_stripe(md0.chunk, md0.io_opt, extent) if lv_stripes > 1 else None
-        try:
-            lvg = lvm_volume(
-                [u.size for u in unders],
-                pe_start=pe_start,
-                extent_bytes=extent,
-                stripes=lv_stripes,
-                stripe_bytes=lv_stripe,
-            )
-        except PlanError as exc:
-            raise PlanError(exc.message, exc.field or "lvm") from None
-        size = lvg.lv_bytes
-        if lv_stripe:
-            top_min, top_opt = lv_stripe, lv_stripe * lv_stripes
-        else:
-            top_min, top_opt = md0.io_min, md0.io_opt
-    else:
-        size = md0.size
-        top_min, top_opt = md0.io_min, md0.io_opt
+    """One volume, layer by layer: LVM on the arrays (or LUNs or disks), the filesystem on its top
+    device, then the alignment chain that names every layer's stripe."""
+    layer = _lvm_layer(plan, groups, unders)
+    fsr = _filesystem(plan, groups, unders, layer)
+    return VolumeResult(
+        device=device,
+        mount_point=mount_point,
+        label=label,
+        groups=[g.name for g in groups],
+        disks=[] if groups else [u.device for u in unders],
+        block_device_bytes=fsr.size,
+        lvm=layer.lvg,
+        xfs=fsr.xfs,
+        ext4=fsr.ext4,
+        btrfs=fsr.btrfs,
+        fs_bytes=fsr.fs_bytes,
+        df_size_bytes=fsr.df_size,
+        df_available_bytes=fsr.df_avail,
+        alignment=_alignment_chain(plan, groups, unders, layer, fsr),
+    )
 
+
+def _lvm_layer(plan: Plan, groups: list[GroupResult], unders: list[Under]) -> _Lvm:
+    """The PVs, extent and LV over the devices under LVM; without LVM the first device is the top."""
+    lvm = plan.lvm
+    md0 = unders[0]
+    if not lvm.enabled:
+        return _Lvm(None, None, None, None, None, md0.size, md0.io_min, md0.io_opt)
+    # pvcreate's alignment and the filesystem's stripe follow the first array (or LUN), and so does a
+    # linear LV's extent. A striped LV keeps LVM's 4 MiB: device-mapper wants each stripe's length in whole
+    # stripe sizes, which 4 MiB extents give every stripe size lvcreate takes (a power of two up to the
+    # extent), and a 6.5 MiB extent does not.
+    unit = al.write_unit(md0.level, md0.chunk, md0.io_opt) if lvm.mode == "linear" else 0
+    extent = lvm.extent_size or aligned_extent(unit)
+    data_alignment = lvm.data_alignment or md0.io_opt or md0.io_min or None
+    pe_start = pe_start_bytes(md0.io_min, md0.io_opt, data_alignment=data_alignment, lvm2=plan.tools.v("lvm2"))
+    # Striping needs two arrays or more: over one array the LV is one stripe, which lvcreate
+    # makes linear, so there is no stripe size to choose (and one the plan gives is refused).
+    lv_stripes = len(unders) if lvm.mode == "striped" else 1
+    if lv_stripes == 1 and lvm.stripe_size is not None:
+        what = "md array" if groups else "disk"
+        raise PlanError(
+            f"a stripe size was given, but a striped LV over {len(unders)} {what} has one stripe: "
+            "split the disks into several arrays (groups) to stripe over them",
+            "lvm.stripe_size",
+        )
+    lv_stripe = lvm.stripe_size or default_lv_stripe(md0.chunk, md0.io_opt, extent) if lv_stripes > 1 else None
+    try:
+        lvg = lvm_volume(
+            [u.size for u in unders],
+            pe_start=pe_start,
+            extent_bytes=extent,
+            stripes=lv_stripes,
+            stripe_bytes=lv_stripe,
+        )
+    except PlanError as exc:
+        raise PlanError(exc.message, exc.field or "lvm") from None
+    if lv_stripe:
+        top_min, top_opt = lv_stripe, lv_stripe * lv_stripes
+    else:
+        top_min, top_opt = md0.io_min, md0.io_opt
+    return _Lvm(lvg, data_alignment, extent, lv_stripes, lv_stripe, lvg.lv_bytes, top_min, top_opt)
+
+
+def _filesystem(plan: Plan, groups: list[GroupResult], unders: list[Under], layer: _Lvm) -> _Fs:
+    """mkfs on the top device, told the plan's stripe or the one it detects there."""
+    fs = plan.filesystem
+    size = layer.size
     if fs.stripe_unit is not None and fs.stripe_width is not None:
         su, sw = fs.stripe_unit, fs.stripe_width
     else:
-        su, sw = al.fs_stripe(top_min, top_opt, fs.block_size)
+        su, sw = al.fs_stripe(layer.top_min, layer.top_opt, fs.block_size)
     rotational = all(d.rotational for d in plan.disks)
     sector = max(d.physical_sector for d in plan.disks)
     xfs = ext4 = btrfs = None
     try:
         if fs.type == "btrfs":
-            spans = not lvm.enabled and not groups  # across the raw disks, else one device
+            spans = not plan.lvm.enabled and not groups  # across the raw disks, else one device
             btrfs = btrfs_geometry(
                 [u.size for u in unders] if spans else [size],
                 data_profile=fs.data_profile,
@@ -256,7 +308,17 @@ def _volume(
             df_size, df_avail = df.size_bytes, df.avail_bytes
     except PlanError as exc:
         raise PlanError(exc.message, exc.field or "filesystem") from None
+    return _Fs(size, su, sw, xfs, ext4, btrfs, fs_bytes, df_size, df_avail)
 
+
+def _alignment_chain(
+    plan: Plan, groups: list[GroupResult], unders: list[Under], layer: _Lvm, fsr: _Fs
+) -> AlignmentChain:
+    """Each layer's stripe from md (or the LUN) up to the filesystem, and the tuning that follows it."""
+    lvm = plan.lvm
+    fs = plan.filesystem
+    md0 = unders[0]
+    su, sw, top_opt = fsr.su, fsr.sw, layer.top_opt
     # What one sequential stream crosses: one array at a time on linear LVM, all arrays when striped.
     streamed = sum(u.io_opt for u in unders) if (lvm.enabled and lvm.mode == "striped") else md0.io_opt
     readahead = plan.tuning.readahead or al.recommended_readahead(max(streamed, top_opt))
@@ -266,18 +328,18 @@ def _volume(
     if parity and chunk:
         cache = plan.tuning.stripe_cache_size or al.recommended_stripe_cache(chunk)
     members = len(groups[0].member_devices) if groups else 1
-    chain = AlignmentChain(
+    return AlignmentChain(
         under=md0.kind,  # type: ignore[arg-type]
         md_chunk_bytes=chunk,
         lun_strip_bytes=md0.chunk if md0.kind == "lun" else None,
         md_io_min_bytes=md0.io_min,
         md_io_opt_bytes=md0.io_opt,
-        pv_data_alignment_bytes=data_alignment,
-        pe_start_bytes=lvg.pe_start_bytes if lvg else None,
-        extent_bytes=extent,
-        lv_stripes=lv_stripes,
-        lv_stripe_bytes=lv_stripe,
-        top_io_min_bytes=top_min,
+        pv_data_alignment_bytes=layer.data_alignment,
+        pe_start_bytes=layer.lvg.pe_start_bytes if layer.lvg else None,
+        extent_bytes=layer.extent,
+        lv_stripes=layer.lv_stripes,
+        lv_stripe_bytes=layer.lv_stripe,
+        top_io_min_bytes=layer.top_min,
         top_io_opt_bytes=top_opt,
         fs_stripe_unit_bytes=su,
         fs_stripe_width_units=sw,
@@ -290,22 +352,6 @@ def _volume(
         kernel_readahead_bytes=al.kernel_readahead(top_opt),
         stripe_cache_size=cache,
         stripe_cache_bytes=al.stripe_cache_bytes(cache, members) if cache else None,
-    )
-    return VolumeResult(
-        device=device,
-        mount_point=mount_point,
-        label=label,
-        groups=[g.name for g in groups],
-        disks=[] if groups else [u.device for u in unders],
-        block_device_bytes=size,
-        lvm=lvg,
-        xfs=xfs,
-        ext4=ext4,
-        btrfs=btrfs,
-        fs_bytes=fs_bytes,
-        df_size_bytes=df_size,
-        df_available_bytes=df_avail,
-        alignment=chain,
     )
 
 
