@@ -8,9 +8,11 @@ disk reports its physical sector and no stripe.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import NamedTuple
 
 from planners.hardware.machine import Hardware
+from planners.lvm.geometry import LvmGeometry
 from planners.models import Plan
 from planners.results import Finding, VolumeResult
 from planners.units import format_size_compact
@@ -119,7 +121,11 @@ def btrfs_findings(volume: VolumeResult) -> list[Finding]:
 
 
 def direct_findings(plan: Plan, unders: list[Under], volume: VolumeResult) -> list[Finding]:
-    """What a plan without md gets wrong or risks, one sentence each."""
+    """What a plan without md gets wrong or risks, one sentence each.
+
+    First the plain disks nothing protects; then, over LUNs, devices of different stripes under one
+    volume, where the first extent starts, and how a striped or linear LV lies on the LUNs' stripes.
+    """
     out: list[Finding] = []
 
     def add(sev: str, layer: str, msg: str, field: str = "") -> None:
@@ -127,6 +133,29 @@ def direct_findings(plan: Plan, unders: list[Under], volume: VolumeResult) -> li
 
     luns = [u for u in unders if u.kind == "lun"]
     plain = len(unders) - len(luns)
+    _check_plain_disks(plain, volume, add)
+    if not luns:
+        return out
+    if len({(u.io_min, u.io_opt) for u in luns}) > 1 or plain:
+        add(
+            "warning",
+            "disks",
+            "The disks under the volume have different stripes (LUN strips and data disks), "
+            "so the filesystem can align to only one of them.",
+            "hardware",
+        )
+    lun, lv = luns[0], volume.lvm
+    if lv is not None:
+        _check_lun_extent_start(lun, lv, add)
+        if volume.alignment.lv_stripe_bytes:
+            _check_lun_striped_lv(lun, volume.alignment.lv_stripe_bytes, add)
+        elif len(lv.lv_pv_extents) > 1:
+            _check_lun_linear_lv(lun, lv, add)
+    return out
+
+
+def _check_plain_disks(plain: int, volume: VolumeResult, add: Callable[..., None]) -> None:
+    """Plain disks under the volume: losing one loses it, unless btrfs keeps copies."""
     b = volume.btrfs
     if plain and not (b and min(b.data_tolerates, b.metadata_tolerates) > 0):  # btrfs's own copies protect it
         what = (
@@ -135,71 +164,66 @@ def direct_findings(plan: Plan, unders: list[Under], volume: VolumeResult) -> li
             else (f"{plain} plain disks with no md and no RAID controller: losing any one of them")
         )
         add("warning", "plan", f"{what} loses the volume.", "groups")
-    if not luns:
-        return out
-    shapes = {(u.io_min, u.io_opt) for u in luns}
-    if len(shapes) > 1 or plain:
+
+
+def _check_lun_extent_start(lun: Under, lv: LvmGeometry, add: Callable[..., None]) -> None:
+    """The first extent must start on the LUN's full stripe."""
+    full = lun.io_opt
+    if lv.pe_start_bytes % full:
         add(
             "warning",
-            "disks",
-            "The disks under the volume have different stripes (LUN strips and data disks), "
-            "so the filesystem can align to only one of them.",
-            "hardware",
+            "lvm",
+            f"The first extent starts at {format_size_compact(lv.pe_start_bytes)}, not a multiple of the LUN full "
+            f"stripe {format_size_compact(full)}, so every LVM block is shifted across the controller's stripes.",
+            "lvm.data_alignment",
         )
-    lun = luns[0]
+
+
+def _check_lun_striped_lv(lun: Under, stripe: int, add: Callable[..., None]) -> None:
+    """A striped LV's stripe must be whole LUN full stripes (parity) or strips; a parity full stripe
+    that is no power of two has no LVM stripe size to match."""
     full, strip = lun.io_opt, lun.io_min
     parity = lun.level in (5, 6)
-    lv = volume.lvm
-    chain = volume.alignment
-    if lv is not None:
-        if lv.pe_start_bytes % full:
+    target = full if parity else strip
+    if stripe % target:
+        what = "LUN full stripe" if parity else "LUN strip"
+        cost = (
+            f"a read-modify-write in the controller's RAID{lun.level}"
+            if parity
+            else "a request split across the controller's strips"
+        )
+        add(
+            "warning",
+            "lvm",
+            f"The LVM stripe size {format_size_compact(stripe)} is not a multiple of the {what} "
+            f"{format_size_compact(target)}, so each LVM stripe costs {cost}.",
+            "lvm.stripe_size",
+        )
+    if parity and full & (full - 1):
+        add(
+            "info",
+            "lvm",
+            f"The LUN full stripe {format_size_compact(full)} is not a power of two, and lvcreate -I must be "
+            "one, so no LVM stripe size can match it; linear LVM keeps full-stripe alignment.",
+            "lvm.mode",
+        )
+
+
+def _check_lun_linear_lv(lun: Under, lv: LvmGeometry, add: Callable[..., None]) -> None:
+    """A linear LV continues on the next PV at the LV offset where the previous one ended: the
+    filesystem's stripe units stay on the LUN's stripes only if that offset is a whole stripe."""
+    full = lun.io_opt
+    offset = 0
+    for taken in lv.lv_pv_extents[:-1]:
+        offset += taken * lv.extent_bytes
+        if offset % full:
             add(
                 "warning",
                 "lvm",
-                f"The first extent starts at {format_size_compact(lv.pe_start_bytes)}, not a multiple of the LUN full "
-                f"stripe {format_size_compact(full)}, so every LVM block is shifted across the controller's stripes.",
-                "lvm.data_alignment",
+                f"The linear LV moves to the next LUN at {offset} bytes, not a multiple of the LUN full "
+                f"stripe {format_size_compact(full)}, so the filesystem's stripe units straddle the "
+                f"controller's stripes there; an extent size that is a multiple of "
+                f"{format_size_compact(full)} keeps them aligned.",
+                "lvm.extent_size",
             )
-        stripe = chain.lv_stripe_bytes
-        if stripe:
-            target = full if parity else strip
-            if stripe % target:
-                what = "LUN full stripe" if parity else "LUN strip"
-                cost = (
-                    f"a read-modify-write in the controller's RAID{lun.level}"
-                    if parity
-                    else "a request split across the controller's strips"
-                )
-                add(
-                    "warning",
-                    "lvm",
-                    f"The LVM stripe size {format_size_compact(stripe)} is not a multiple of the {what} "
-                    f"{format_size_compact(target)}, so each LVM stripe costs {cost}.",
-                    "lvm.stripe_size",
-                )
-            if parity and full & (full - 1):
-                add(
-                    "info",
-                    "lvm",
-                    f"The LUN full stripe {format_size_compact(full)} is not a power of two, and lvcreate -I must be "
-                    "one, so no LVM stripe size can match it; linear LVM keeps full-stripe alignment.",
-                    "lvm.mode",
-                )
-        elif len(lv.lv_pv_extents) > 1:
-            # A linear LV continues on the next PV at the LV offset where the previous one ended:
-            # the filesystem's stripe units stay on the LUN's stripes only if that offset is a whole stripe.
-            offset = 0
-            for taken in lv.lv_pv_extents[:-1]:
-                offset += taken * lv.extent_bytes
-                if offset % full:
-                    add(
-                        "warning",
-                        "lvm",
-                        f"The linear LV moves to the next LUN at {offset} bytes, not a multiple of the LUN full "
-                        f"stripe {format_size_compact(full)}, so the filesystem's stripe units straddle the "
-                        f"controller's stripes there; an extent size that is a multiple of "
-                        f"{format_size_compact(full)} keeps them aligned.",
-                        "lvm.extent_size",
-                    )
-                    break
-    return out
+            return
