@@ -163,67 +163,17 @@ def _md_geometry(
     bitmap_chunk_bytes: int | None,
     mdadm: Version,
 ) -> MdGeometry:
-    if tuple(mdadm) < MIN_MDADM:
-        raise PlanError(
-            f"mdadm {format_version(tuple(mdadm))} is too old for these plans; use mdadm 3.3 or newer", "mdadm"
-        )
-    if metadata not in ("1.0", "1.1", "1.2"):
-        raise PlanError(f"metadata {metadata!r} is not one of 1.0, 1.1, 1.2", "metadata")
+    _check_superblock(metadata, mdadm)
     n = len(members)
     layout_name, near, far = _layout(level, layout, n)
     chunk = _chunk(level, chunk_bytes, tuple(mdadm))
-    if level == 0:
-        if bitmap_chunk_bytes is not None:
-            raise PlanError(
-                "RAID0 has no redundancy, so it takes no write-intent bitmap or bitmap chunk", "bitmap_chunk"
-            )
-        bitmap = "none"
-    elif bitmap not in ("internal", "none"):
-        raise PlanError(f"bitmap {bitmap!r} is not internal or none", "bitmap")
-    elif bitmap == "none" and bitmap_chunk_bytes is not None:
-        raise PlanError("a bitmap chunk was given but the bitmap is none", "bitmap_chunk")
-    if bitmap_chunk_bytes is not None and (not is_power_of_two(bitmap_chunk_bytes) or bitmap_chunk_bytes < 4 * KiB):
-        raise PlanError(
-            f"bitmap chunk {bitmap_chunk_bytes} bytes must be a power of two of at least 4 KiB", "bitmap_chunk"
-        )
-
+    bitmap = _check_bitmap(level, bitmap, bitmap_chunk_bytes)
     chunk_kib = (chunk or 0) // KiB
     dev = [m // SECTOR for m in members]
     offset = data_offset_sectors(dev[0], chunk_kib, metadata, tuple(mdadm))
     usable = [usable_sectors(d, offset, metadata, raid0=level == 0) for d in dev]
-    # mdadm sizes the array from each member's free space in KiB, rounded to the chunk.
-    free_kib = [usable_sectors(d, offset, metadata, raid0=False) // 2 for d in dev]
-    if chunk_kib:
-        free_kib = [f - f % chunk_kib for f in free_kib]
-    least = RAID1_ROUNDING_KIB if level == 1 else 1
-    for i, f in enumerate(free_kib):
-        if f < least:
-            unit = "64 KiB" if level == 1 else f"chunk of {chunk_kib} KiB"
-            raise PlanError(
-                f"member {i + 1} ({members[i]} bytes) is too small: after md's metadata "
-                f"({(dev[i] - usable_sectors(dev[i], offset, metadata, raid0=False)) * SECTOR} bytes) "
-                f"it holds no whole {unit}",
-                "member_bytes",
-            )
-
-    if level == 0:
-        chunk_sectors = chunk_kib * 2
-        used = [u - u % chunk_sectors for u in usable]
-        component_kib = min(used) // 2
-        array_sectors = sum(used)
-    else:
-        component_kib = min(free_kib)
-        if level == 1:
-            component_kib -= component_kib % RAID1_ROUNDING_KIB
-        array_sectors = _array_sectors(level, n, component_kib * 2, chunk_kib * 2, near, far)
-        used = [_kernel_component_sectors(level, n, component_kib * 2, array_sectors, chunk_kib * 2, near * far)] * n
-        if array_sectors == 0:  # RAID10 far copies: fewer whole chunks per member than copies
-            raise PlanError(
-                f"each member ({min(members)} bytes) is too small: after md's metadata it holds "
-                f"{component_kib // chunk_kib} whole chunks of {chunk_kib} KiB, fewer than the layout's "
-                f"{near * far} copies, so the array would hold nothing",
-                "member_bytes",
-            )
+    free_kib = _free_kib(members, offset, metadata, level, chunk_kib)
+    component_kib, array_sectors, used = _sizes(level, members, usable, free_kib, chunk_kib, near, far)
     if level == 0 and len(set(used)) > 1:
         if tuple(mdadm) < RAID0_LAYOUT_SINCE:
             raise PlanError(
@@ -268,6 +218,91 @@ def _md_geometry(
         io_opt_bytes=io_opt,
         create_options=options,
     )
+
+
+def _check_superblock(metadata: Literal["1.0", "1.1", "1.2"], mdadm: Version) -> None:
+    """Refuse an mdadm too old for these plans and an unknown superblock format."""
+    if tuple(mdadm) < MIN_MDADM:
+        raise PlanError(
+            f"mdadm {format_version(tuple(mdadm))} is too old for these plans; use mdadm 3.3 or newer", "mdadm"
+        )
+    if metadata not in ("1.0", "1.1", "1.2"):
+        raise PlanError(f"metadata {metadata!r} is not one of 1.0, 1.1, 1.2", "metadata")
+
+
+def _check_bitmap(
+    level: MdLevel, bitmap: Literal["internal", "none"], bitmap_chunk_bytes: int | None
+) -> Literal["internal", "none"]:
+    """Refuse a bitmap RAID0 cannot have and a bitmap chunk that is no power of two of at least 4 KiB;
+    the bitmap the array gets (none on RAID0)."""
+    if level == 0:
+        if bitmap_chunk_bytes is not None:
+            raise PlanError(
+                "RAID0 has no redundancy, so it takes no write-intent bitmap or bitmap chunk", "bitmap_chunk"
+            )
+        bitmap = "none"
+    elif bitmap not in ("internal", "none"):
+        raise PlanError(f"bitmap {bitmap!r} is not internal or none", "bitmap")
+    elif bitmap == "none" and bitmap_chunk_bytes is not None:
+        raise PlanError("a bitmap chunk was given but the bitmap is none", "bitmap_chunk")
+    if bitmap_chunk_bytes is not None and (not is_power_of_two(bitmap_chunk_bytes) or bitmap_chunk_bytes < 4 * KiB):
+        raise PlanError(
+            f"bitmap chunk {bitmap_chunk_bytes} bytes must be a power of two of at least 4 KiB", "bitmap_chunk"
+        )
+    return bitmap
+
+
+def _free_kib(
+    members: tuple[int, ...], offset: int, metadata: Literal["1.0", "1.1", "1.2"], level: MdLevel, chunk_kib: int
+) -> list[int]:
+    """Each member's free space after md's metadata, in KiB rounded down to the chunk, as mdadm sizes
+    the array from it; a member that holds no whole chunk (64 KiB on RAID1) is refused."""
+    dev = [m // SECTOR for m in members]
+    free_kib = [usable_sectors(d, offset, metadata, raid0=False) // 2 for d in dev]
+    if chunk_kib:
+        free_kib = [f - f % chunk_kib for f in free_kib]
+    least = RAID1_ROUNDING_KIB if level == 1 else 1
+    for i, f in enumerate(free_kib):
+        if f < least:
+            unit = "64 KiB" if level == 1 else f"chunk of {chunk_kib} KiB"
+            raise PlanError(
+                f"member {i + 1} ({members[i]} bytes) is too small: after md's metadata "
+                f"({(dev[i] - usable_sectors(dev[i], offset, metadata, raid0=False)) * SECTOR} bytes) "
+                f"it holds no whole {unit}",
+                "member_bytes",
+            )
+    return free_kib
+
+
+def _sizes(
+    level: MdLevel,
+    members: tuple[int, ...],
+    usable: list[int],
+    free_kib: list[int],
+    chunk_kib: int,
+    near: int,
+    far: int,
+) -> tuple[int, int, list[int]]:
+    """(component KiB, array sectors, sectors used on each member). RAID0 uses each member's own
+    usable space in whole chunks; the other levels cut every member to the smallest one."""
+    n = len(members)
+    if level == 0:
+        chunk_sectors = chunk_kib * 2
+        used = [u - u % chunk_sectors for u in usable]
+        return min(used) // 2, sum(used), used
+    component_kib = min(free_kib)
+    if level == 1:
+        component_kib -= component_kib % RAID1_ROUNDING_KIB
+    array_sectors = _array_sectors(level, n, component_kib * 2, chunk_kib * 2, near, far)
+    used = [_kernel_component_sectors(level, n, component_kib * 2, array_sectors, chunk_kib * 2, near * far)] * n
+    if array_sectors == 0:  # RAID10 far copies: fewer whole chunks per member than copies
+        raise PlanError(
+            f"each member ({min(members)} bytes) is too small: after md's metadata it holds "
+            f"{component_kib // chunk_kib} whole chunks of {chunk_kib} KiB, fewer than the layout's "
+            f"{near * far} copies, so the array would hold nothing",
+            "member_bytes",
+        )
+    return component_kib, array_sectors, used
 
 
 def _check_members(member_bytes: Sequence[int], level: int) -> tuple[int, ...]:
