@@ -10,7 +10,7 @@ and `ext4_df`.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, computed_field
 
@@ -288,12 +288,66 @@ def _initialize(
     e2fsprogs: tuple[int, ...],
 ) -> Ext4Geometry:
     """The superblock that libext2fs's initialisation derives from mke2fs's parameters."""
+    blocks, bpg, ipg, rsv_gdt, reserved, features = _fit_groups(
+        fs_type=fs_type,
+        block_size=block_size,
+        device_blocks=device_blocks,
+        param_inodes=param_inodes,
+        param_reserved=param_reserved,
+        features=features,
+    )
+    journal = default_journal_blocks(blocks) if "has_journal" in features else 0
+    if journal <= 0:
+        journal = 0
+        features = features - {"has_journal"}
+    return Ext4Geometry(
+        fs_type=fs_type,
+        block_size=block_size,
+        device_blocks=device_blocks,
+        block_count=blocks,
+        inode_ratio=inode_ratio,
+        inode_size=INODE_SIZE,
+        inodes_per_group=ipg,
+        blocks_per_group=bpg,
+        reserved_gdt_blocks=rsv_gdt,
+        reserved_blocks=reserved,
+        reserved_percent=reserved_percent,
+        journal_blocks=journal,
+        flex_bg_size=FLEX_BG_SIZE if "flex_bg" in features else 0,
+        stride=stride,
+        stripe_width=stripe_width,
+        features=tuple(sorted(features)),
+        e2fsprogs=e2fsprogs,
+    )
+
+
+class _Groups(NamedTuple):
+    """The block groups ext2fs_initialize settles on."""
+
+    blocks: int  # block count, after dropping a last group too small for its metadata
+    blocks_per_group: int
+    inodes_per_group: int
+    reserved_gdt_blocks: int
+    reserved_blocks: int
+    features: set[str]  # meta_bg replaces resize_inode when descriptors would fill a group
+
+
+def _fit_groups(
+    *,
+    fs_type: FsType,
+    block_size: int,
+    device_blocks: int,
+    param_inodes: int,
+    param_reserved: int,
+    features: set[str],
+) -> _Groups:
+    """ext2fs_initialize's retry loop: fewer blocks per group when the inodes do not fit one group's
+    bitmap, and one group fewer when the last cannot hold its own metadata and a little data."""
     first_data_block = 1 if block_size == 1024 else 0
     bpg = block_size * 8
     blocks = device_blocks
     reserved = param_reserved
-    is_64bit = "64bit" in features
-    dpb = descriptors_per_block(block_size, is_64bit)
+    dpb = descriptors_per_block(block_size, "64bit" in features)
     too_small = PlanError(
         f"{device_blocks * block_size} bytes is too small for an {fs_type} filesystem with {block_size}-byte blocks.",
         field="size_bytes",
@@ -335,30 +389,7 @@ def _initialize(
             blocks -= rem
             reserved = int(ratio * blocks / 100.0)
             continue
-        break
-    journal = default_journal_blocks(blocks) if "has_journal" in features else 0
-    if journal <= 0:
-        journal = 0
-        features = features - {"has_journal"}
-    return Ext4Geometry(
-        fs_type=fs_type,
-        block_size=block_size,
-        device_blocks=device_blocks,
-        block_count=blocks,
-        inode_ratio=inode_ratio,
-        inode_size=INODE_SIZE,
-        inodes_per_group=ipg,
-        blocks_per_group=bpg,
-        reserved_gdt_blocks=rsv_gdt,
-        reserved_blocks=reserved,
-        reserved_percent=reserved_percent,
-        journal_blocks=journal,
-        flex_bg_size=FLEX_BG_SIZE if "flex_bg" in features else 0,
-        stride=stride,
-        stripe_width=stripe_width,
-        features=tuple(sorted(features)),
-        e2fsprogs=e2fsprogs,
-    )
+        return _Groups(blocks, bpg, ipg, rsv_gdt, reserved, features)
 
 
 def _fill_inode_tables(ipg: int, groups: int, block_size: int) -> tuple[int, int]:
