@@ -20,6 +20,7 @@ from math import exp, expm1, log1p, prod
 from pydantic import BaseModel, ConfigDict, Field
 
 from planners.hardware.disks import DiskPerf
+from planners.hardware.machine import Hardware
 from planners.models import Plan
 from planners.perf.context import GroupCtx, PerfCtx, build_ctx
 from planners.results import Finding, PlanResult
@@ -196,10 +197,18 @@ def reliability_ctx(
     `seen` may be shared by the calls on contexts of one plan's hardware (a sweep's layouts):
     each array shape is then worked out once across all of them.
     """
-    hw = ctx.hardware
+    groups = _groups(ctx, {} if seen is None else seen)
+    afr = max(g.disk.afr for g in ctx.groups)
+    loss, mttdl = _loss(ctx, groups, afr)
+    return Reliability(
+        groups=groups, mttdl_hours=mttdl, loss=loss, afr_nominal=afr, assumptions=_assumptions(ctx.hardware, afr)
+    )
+
+
+def _groups(ctx: PerfCtx, seen: dict[tuple[object, ...], dict[str, GroupReliability]]) -> list[GroupReliability]:
+    """Each array's figures, in plan order. Pods repeat one array shape many times: each shape is
+    worked out once (and named once per array name)."""
     groups: list[GroupReliability] = []
-    # Pods repeat one array shape many times: work each shape out once (and name it once per array name).
-    seen = {} if seen is None else seen
     for g in ctx.groups:
         key = (
             g.level,
@@ -219,37 +228,48 @@ def reliability_ctx(
                 named[g.name] = next(iter(named.values())).model_copy(update={"name": g.name})
             groups.append(named[g.name])
             continue
-        limits = rebuild_limits(ctx, g)
-        rate = limits[0].mb_s
-        hours = g.component_bytes / (rate * 1e6) / 3600
-        mttr = hours + (0.0 if g.spares else hw.replace_hours)
-        lo, hi = (mttdl_hours(g, HOURS_PER_YEAR / afr, mttr) for afr in reversed(AFR_RANGE))
-        if g.level == 0:
-            bits = p = exposed_bits = exposed_p = 0.0
-            why = "nothing to rebuild: RAID0 is lost with its first failed member"
-        else:
-            (bits, p), why = _ure(g, 1), _ure_consequence(g)
-            exposed_bits, exposed_p = _ure(g, len(_partners(g)))
-        named[g.name] = GroupReliability(
-            name=g.name,
-            level=g.level,
-            members=g.n,
-            spares=g.spares,
-            tolerates=len(_partners(g)),
-            rebuild_mb_s=rate,
-            rebuild_binding=limits[0].name,
-            rebuild_limits=limits,
-            rebuild_hours=hours,
-            mttr_hours=mttr,
-            mttdl_hours=(lo, hi),
-            ure_bits=bits,
-            ure_probability=p,
-            ure_consequence=why,
-            exposed_bits=exposed_bits,
-            exposed_ure_probability=exposed_p,
-        )
+        named[g.name] = _group_reliability(ctx, g)
         groups.append(named[g.name])
+    return groups
 
+
+def _group_reliability(ctx: PerfCtx, g: GroupCtx) -> GroupReliability:
+    """One array: its rebuild and what limits it, its MTTDL over the AFR range, and the odds of a
+    URE while its rebuild has no redundancy left."""
+    limits = rebuild_limits(ctx, g)
+    rate = limits[0].mb_s
+    hours = g.component_bytes / (rate * 1e6) / 3600
+    mttr = hours + (0.0 if g.spares else ctx.hardware.replace_hours)
+    lo, hi = (mttdl_hours(g, HOURS_PER_YEAR / afr, mttr) for afr in reversed(AFR_RANGE))
+    if g.level == 0:
+        bits = p = exposed_bits = exposed_p = 0.0
+        why = "nothing to rebuild: RAID0 is lost with its first failed member"
+    else:
+        (bits, p), why = _ure(g, 1), _ure_consequence(g)
+        exposed_bits, exposed_p = _ure(g, len(_partners(g)))
+    return GroupReliability(
+        name=g.name,
+        level=g.level,
+        members=g.n,
+        spares=g.spares,
+        tolerates=len(_partners(g)),
+        rebuild_mb_s=rate,
+        rebuild_binding=limits[0].name,
+        rebuild_limits=limits,
+        rebuild_hours=hours,
+        mttr_hours=mttr,
+        mttdl_hours=(lo, hi),
+        ure_bits=bits,
+        ure_probability=p,
+        ure_consequence=why,
+        exposed_bits=exposed_bits,
+        exposed_ure_probability=exposed_p,
+    )
+
+
+def _loss(ctx: PerfCtx, groups: list[GroupReliability], afr_nominal: float) -> tuple[Loss, tuple[float, float]]:
+    """The volume's loss odds over the AFR range and at the disks' own AFR, and its MTTDL range
+    (hours): losing any array loses the volume, so the arrays' loss rates add up."""
     shapes: dict[tuple[object, ...], tuple[GroupCtx, GroupReliability, int]] = {}  # again one figure per array shape
     for g, gr in zip(ctx.groups, groups, strict=True):
         key = (g.level, g.n, g.near, g.far, g.parity, gr.mttr_hours, gr.exposed_ure_probability)
@@ -269,8 +289,21 @@ def reliability_ctx(
     def yearly(rate: float) -> float:
         return -expm1(-HOURS_PER_YEAR * rate)
 
-    afr = max(g.disk.afr for g in ctx.groups)
-    assumptions = [
+    (a1, u1, r1), (a4, u4, r4) = (rates(a) for a in AFR_RANGE)
+    loss = Loss(
+        per_year=(yearly(a1 + u1), yearly(a4 + u4)),
+        array_per_year=(yearly(a1), yearly(a4)),
+        ure_per_year=(yearly(u1), yearly(u4)),
+        rebuilds_per_year=(r1 * HOURS_PER_YEAR, r4 * HOURS_PER_YEAR),
+        ure_per_rebuild=(u1 / r1 if r1 else 0.0, u4 / r4 if r4 else 0.0),
+        per_year_nominal=yearly(sum(rates(afr_nominal)[:2])),
+    )
+    return loss, (1 / a4, 1 / a1)
+
+
+def _assumptions(hw: Hardware, afr: float) -> list[str]:
+    """What the figures assume, in words, with the hardware's own numbers."""
+    return [
         (
             "Disks fail independently at a constant rate (exponential lifetimes); real double failures are "
             "2-1500x likelier, so rank layouts with these figures rather than trust their size."
@@ -291,16 +324,6 @@ def reliability_ctx(
             "a rebuild has no redundancy left loses that stripe's data (md records a bad block and goes on)."
         ),
     ]
-    (a1, u1, r1), (a4, u4, r4) = (rates(a) for a in AFR_RANGE)
-    loss = Loss(
-        per_year=(yearly(a1 + u1), yearly(a4 + u4)),
-        array_per_year=(yearly(a1), yearly(a4)),
-        ure_per_year=(yearly(u1), yearly(u4)),
-        rebuilds_per_year=(r1 * HOURS_PER_YEAR, r4 * HOURS_PER_YEAR),
-        ure_per_rebuild=(u1 / r1 if r1 else 0.0, u4 / r4 if r4 else 0.0),
-        per_year_nominal=yearly(sum(rates(afr)[:2])),
-    )
-    return Reliability(groups=groups, mttdl_hours=(1 / a4, 1 / a1), loss=loss, afr_nominal=afr, assumptions=assumptions)
 
 
 def loss_findings(plan: Plan, result: PlanResult) -> list[Finding]:
