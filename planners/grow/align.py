@@ -24,103 +24,129 @@ def _cmd(*argv: str) -> str:
 def alignment_changes(
     old: Plan, vol: VolumeResult, vol_new: VolumeResult, reshaped: list[ArrayGrowth]
 ) -> list[AlignmentChange]:
-    out: list[AlignmentChange] = []
     if not reshaped:
-        return out  # a new array shaped like the others changes no stripe
+        return []  # a new array shaped like the others changes no stripe
     a, b = vol.alignment, vol_new.alignment
+    rmw = _misaligned_cost(reshaped)
+    if (a.fs_stripe_unit_bytes, a.fs_stripe_width_units) == (b.fs_stripe_unit_bytes, b.fs_stripe_width_units):
+        out = _width_across_lv(vol, reshaped, rmw)
+    else:
+        out = [_fs_stripe(old, vol, vol_new, rmw)]
+    if vol.lvm is not None:
+        out += _pe_starts(vol, reshaped, rmw)
+    if old.tuning.readahead is None and a.readahead_sectors != b.readahead_sectors:
+        out.append(_readahead(old, vol, vol_new))
+    return out
+
+
+def _misaligned_cost(reshaped: list[ArrayGrowth]) -> str:
+    """What a write aligned to the old full stripe costs on the reshaped arrays."""
     parity = any(r.level_after in (4, 5, 6) for r in reshaped)
-    rmw = (
+    return (
         "with parity RAID a write of one new full stripe then straddles two and costs a read-modify-write of "
         "parity; data is safe, only large writes are slower"
         if parity
         else "large writes no longer start on full-stripe boundaries, so they keep fewer disks busy at once"
     )
+
+
+def _width_across_lv(vol: VolumeResult, reshaped: list[ArrayGrowth], rmw: str) -> list[AlignmentChange]:
+    """The filesystem's stripe width stays, but a reshaped array under the same LV now has another."""
+    a = vol.alignment
     recorded = a.fs_stripe_unit_bytes * a.fs_stripe_width_units
     off = [r for r in reshaped if recorded and r.chunk_bytes and r.chunk_bytes * _data_disks(r) != recorded]
-    if (a.fs_stripe_unit_bytes, a.fs_stripe_width_units) == (b.fs_stripe_unit_bytes, b.fs_stripe_width_units) and off:
-        r = off[0]
-        out.append(
-            AlignmentChange(
-                layer="filesystem",
-                figure=f"filesystem stripe width against {r.name}",
-                before=f"su {a.fs_stripe_unit_bytes} bytes x sw {a.fs_stripe_width_units}",
-                ideal=f"su {r.chunk_bytes} bytes x sw {_data_disks(r)} on {r.name}",
-                cost=f"the filesystem has one stripe width for every array under the LV, and {r.name}'s is now "
-                f"{(r.chunk_bytes or 0) * _data_disks(r)} bytes: on its extents {rmw}.",
-                remedy="grow every array alike to keep one width across the LV; nothing else realigns it.",
-            )
+    if not off:
+        return []
+    r = off[0]
+    return [
+        AlignmentChange(
+            layer="filesystem",
+            figure=f"filesystem stripe width against {r.name}",
+            before=f"su {a.fs_stripe_unit_bytes} bytes x sw {a.fs_stripe_width_units}",
+            ideal=f"su {r.chunk_bytes} bytes x sw {_data_disks(r)} on {r.name}",
+            cost=f"the filesystem has one stripe width for every array under the LV, and {r.name}'s is now "
+            f"{(r.chunk_bytes or 0) * _data_disks(r)} bytes: on its extents {rmw}.",
+            remedy="grow every array alike to keep one width across the LV; nothing else realigns it.",
         )
-    if (a.fs_stripe_unit_bytes, a.fs_stripe_width_units) != (b.fs_stripe_unit_bytes, b.fs_stripe_width_units):
-        su, sw = b.fs_stripe_unit_bytes, b.fs_stripe_width_units
-        before = f"su {a.fs_stripe_unit_bytes} bytes x sw {a.fs_stripe_width_units}"
-        ideal = f"su {su} bytes x sw {sw}"
-        if old.filesystem.type == "xfs":
-            opts = f"sunit={su // 512},swidth={su * sw // 512}"
+    ]
+
+
+def _fs_stripe(old: Plan, vol: VolumeResult, vol_new: VolumeResult, rmw: str) -> AlignmentChange:
+    """The filesystem's recorded stripe against the new one: XFS needs a mount, ext4 takes tune2fs online."""
+    a, b = vol.alignment, vol_new.alignment
+    su, sw = b.fs_stripe_unit_bytes, b.fs_stripe_width_units
+    before = f"su {a.fs_stripe_unit_bytes} bytes x sw {a.fs_stripe_width_units}"
+    ideal = f"su {su} bytes x sw {sw}"
+    if old.filesystem.type == "xfs":
+        opts = f"sunit={su // 512},swidth={su * sw // 512}"
+        return AlignmentChange(
+            layer="filesystem",
+            figure="XFS stripe (sunit/swidth)",
+            before=before,
+            ideal=ideal,
+            cost=f"XFS keeps allocating for the old full stripe of {a.fs_stripe_unit_bytes * a.fs_stripe_width_units} "
+            f"bytes, not the new {su * sw}: {rmw}.",
+            remedy=f"unmount and mount once with -o {opts} (512-byte sectors): XFS records the new values in its "
+            "superblock; a remount does not. The script does not take the pod offline for it.",
+            commands=(_cmd("umount", vol.mount_point), _cmd("mount", "-o", opts, vol.device, vol.mount_point)),
+        )
+    else:
+        blk = old.filesystem.block_size
+        ext = f"stride={su // blk},stripe_width={su // blk * sw}"
+        return AlignmentChange(
+            layer="filesystem",
+            figure="ext4 stride/stripe_width (blocks)",
+            before=f"stride={a.ext4_stride_blocks},stripe_width={a.ext4_stripe_width_blocks}",
+            ideal=ext,
+            cost=f"ext4's allocator aligns large files to the old stripe width: {rmw}.",
+            remedy="tune2fs -E changes the hint on the mounted filesystem; new allocations follow it at once "
+            "(the script does it).",
+            commands=(_cmd("tune2fs", "-E", ext, vol.device),),
+            in_script=True,
+        )
+
+
+def _pe_starts(vol: VolumeResult, reshaped: list[ArrayGrowth], rmw: str) -> list[AlignmentChange]:
+    """The PV data start that no longer falls on a reshaped array's full stripe."""
+    assert vol.lvm is not None
+    out: list[AlignmentChange] = []
+    pe = vol.lvm.pe_start_bytes
+    for r in reshaped:
+        stripe = (r.chunk_bytes or 0) * _data_disks(r)
+        if stripe and pe % stripe:
             out.append(
                 AlignmentChange(
-                    layer="filesystem",
-                    figure="XFS stripe (sunit/swidth)",
-                    before=before,
-                    ideal=ideal,
-                    cost=f"XFS keeps allocating for the old full stripe of {a.fs_stripe_unit_bytes * a.fs_stripe_width_units} "
-                    f"bytes, not the new {su * sw}: {rmw}.",
-                    remedy=f"unmount and mount once with -o {opts} (512-byte sectors): XFS records the new values in its "
-                    "superblock; a remount does not. The script does not take the pod offline for it.",
-                    commands=(_cmd("umount", vol.mount_point), _cmd("mount", "-o", opts, vol.device, vol.mount_point)),
+                    layer="lvm",
+                    figure=f"pe_start on {r.name} (bytes)",
+                    before=str(pe),
+                    ideal=f"a multiple of {stripe}",
+                    cost=f"extents on {r.name} no longer start on a full stripe ({stripe} bytes): {rmw}.",
+                    remedy="only a new PV fixes it: pvcreate --dataalignment on a new array and pvmove the extents "
+                    "over (online, but it reads and writes everything); most pods live with it.",
                 )
             )
-        else:
-            blk = old.filesystem.block_size
-            ext = f"stride={su // blk},stripe_width={su // blk * sw}"
-            out.append(
-                AlignmentChange(
-                    layer="filesystem",
-                    figure="ext4 stride/stripe_width (blocks)",
-                    before=f"stride={a.ext4_stride_blocks},stripe_width={a.ext4_stripe_width_blocks}",
-                    ideal=ext,
-                    cost=f"ext4's allocator aligns large files to the old stripe width: {rmw}.",
-                    remedy="tune2fs -E changes the hint on the mounted filesystem; new allocations follow it at once "
-                    "(the script does it).",
-                    commands=(_cmd("tune2fs", "-E", ext, vol.device),),
-                    in_script=True,
-                )
-            )
-    if vol.lvm is not None:
-        pe = vol.lvm.pe_start_bytes
-        for r in reshaped:
-            stripe = (r.chunk_bytes or 0) * _data_disks(r)
-            if stripe and pe % stripe:
-                out.append(
-                    AlignmentChange(
-                        layer="lvm",
-                        figure=f"pe_start on {r.name} (bytes)",
-                        before=str(pe),
-                        ideal=f"a multiple of {stripe}",
-                        cost=f"extents on {r.name} no longer start on a full stripe ({stripe} bytes): {rmw}.",
-                        remedy="only a new PV fixes it: pvcreate --dataalignment on a new array and pvmove the extents "
-                        "over (online, but it reads and writes everything); most pods live with it.",
-                    )
-                )
-    if old.tuning.readahead is None and a.readahead_sectors != b.readahead_sectors:
-        if vol.lvm is not None:
-            cmds = (_cmd("lvchange", "-r", str(b.readahead_sectors), f"{old.lvm.vg}/{old.lvm.lv}"),)
-            where = "lvchange keeps it in the LVM metadata"
-        else:
-            cmds = (_cmd("blockdev", "--setra", str(b.readahead_sectors), vol.device),)
-            where = "the script also rewrites the udev rule the build script made, so it survives a reboot"
-        out.append(
-            AlignmentChange(
-                layer="tuning",
-                figure="readahead (512-byte sectors)",
-                before=str(a.readahead_sectors),
-                ideal=str(b.readahead_sectors),
-                cost="one buffered sequential reader keeps fewer of the new disks busy than it could.",
-                remedy=f"set it to two new full stripes; {where}.",
-                commands=cmds,
-                in_script=True,
-            )
-        )
     return out
+
+
+def _readahead(old: Plan, vol: VolumeResult, vol_new: VolumeResult) -> AlignmentChange:
+    """Readahead of two new full stripes, where the plan leaves it to podplan."""
+    a, b = vol.alignment, vol_new.alignment
+    if vol.lvm is not None:
+        cmds = (_cmd("lvchange", "-r", str(b.readahead_sectors), f"{old.lvm.vg}/{old.lvm.lv}"),)
+        where = "lvchange keeps it in the LVM metadata"
+    else:
+        cmds = (_cmd("blockdev", "--setra", str(b.readahead_sectors), vol.device),)
+        where = "the script also rewrites the udev rule the build script made, so it survives a reboot"
+    return AlignmentChange(
+        layer="tuning",
+        figure="readahead (512-byte sectors)",
+        before=str(a.readahead_sectors),
+        ideal=str(b.readahead_sectors),
+        cost="one buffered sequential reader keeps fewer of the new disks busy than it could.",
+        remedy=f"set it to two new full stripes; {where}.",
+        commands=cmds,
+        in_script=True,
+    )
 
 
 def _data_disks(r: ArrayGrowth) -> int:

@@ -61,52 +61,9 @@ def fs_argv(g: Growth) -> list[str]:
 
 
 def growth_steps(old: Plan, r_old: PlanResult, g: Growth) -> tuple[Step, ...]:
-    steps = [
-        Step(
-            title="check that the running system is the plan",
-            why="growing another array than the one planned could destroy it: level, members and sizes must match first",
-            commands=tuple(_cmd(["mdadm", "--detail", "--export", x.device]) for x in r_old.groups)
-            + ((_cmd(["lvs", "--units", "b", f"{g.vg}/{g.lv}"]),) if g.lvm else ())
-            + (_cmd(["df", "-B1", g.mount_point]),),
-        ),
-        Step(
-            title="check the added disks",
-            why="refuse disks that are mounted, in use or carry a signature",
-            commands=tuple(_cmd(["wipefs", "-n", d]) for a in g.arrays for d in a.added_devices),
-        ),
-    ]
+    steps = _checks(r_old, g)
     for a in g.arrays:
-        if a.new:
-            steps.append(
-                Step(
-                    title=f"create {a.device}",
-                    why="a new array shaped like the others, for LVM to add",
-                    commands=(_cmd(create_argv(a)),),
-                )
-            )
-            continue
-        steps.append(
-            Step(
-                title=f"add {len(a.added_devices)} disk(s) to {a.device}",
-                why="mdadm grows an array onto disks that are already its spares",
-                commands=(_cmd(add_argv(a)),),
-            )
-        )
-        level = f" and RAID{a.level_before} -> RAID{a.level_after}" if a.level_after != a.level_before else ""
-        steps.append(
-            Step(
-                title=f"reshape {a.device}: {a.members_before} -> {a.members_after} members{level}",
-                why=a.backup_reason,
-                commands=(_cmd(grow_argv(a)),),
-            )
-        )
-        steps.append(
-            Step(
-                title=f"wait for the reshape (about {a.hours:.1f} h)",
-                why="md makes the new size visible only once every stripe is rewritten",
-                commands=(_cmd(wait_argv(a)),),
-            )
-        )
+        steps += _array_steps(a)
     steps.append(
         Step(
             title="record the arrays in mdadm.conf",
@@ -141,3 +98,58 @@ def growth_steps(old: Plan, r_old: PlanResult, g: Growth) -> tuple[Step, ...]:
         )
     )
     return tuple(steps)
+
+
+def _checks(r_old: PlanResult, g: Growth) -> list[Step]:
+    """The read-only checks before anything changes: the system is the plan, the added disks are free."""
+    return [
+        Step(
+            title="check that the running system is the plan",
+            why="growing another array than the one planned could destroy it: level, members and sizes must match first",
+            commands=tuple(_cmd(["mdadm", "--detail", "--export", x.device]) for x in r_old.groups)
+            + ((_cmd(["lvs", "--units", "b", f"{g.vg}/{g.lv}"]),) if g.lvm else ())
+            + (_cmd(["df", "-B1", g.mount_point]),),
+        ),
+        Step(
+            title="check the added disks",
+            why="refuse disks that are mounted, in use or carry a signature",
+            commands=tuple(_cmd(["wipefs", "-n", d]) for a in g.arrays for d in a.added_devices),
+        ),
+    ]
+
+
+def _array_steps(a: ArrayGrowth) -> list[Step]:
+    """A new array is created; a grown one gets its disks added, is reshaped, and the reshape waited for."""
+    out: list[Step] = []
+    if a.new:
+        out.append(
+            Step(
+                title=f"create {a.device}",
+                why="a new array shaped like the others, for LVM to add",
+                commands=(_cmd(create_argv(a)),),
+            )
+        )
+        return out
+    out.append(
+        Step(
+            title=f"add {len(a.added_devices)} disk(s) to {a.device}",
+            why="mdadm grows an array onto disks that are already its spares",
+            commands=(_cmd(add_argv(a)),),
+        )
+    )
+    level = f" and RAID{a.level_before} -> RAID{a.level_after}" if a.level_after != a.level_before else ""
+    out.append(
+        Step(
+            title=f"reshape {a.device}: {a.members_before} -> {a.members_after} members{level}",
+            why=a.backup_reason,
+            commands=(_cmd(grow_argv(a)),),
+        )
+    )
+    out.append(
+        Step(
+            title=f"wait for the reshape (about {a.hours:.1f} h)",
+            why="md makes the new size visible only once every stripe is rewritten",
+            commands=(_cmd(wait_argv(a)),),
+        )
+    )
+    return out

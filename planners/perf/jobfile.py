@@ -28,9 +28,9 @@ from collections.abc import Mapping
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from planners.errors import PlanError
-from planners.perf.jobmix import bs_split, distribution, offset, shaping, stride, zoned
+from planners.perf.jobmix import Sizes, Split, bs_split, distribution, offset, shaping, stride, zoned
 from planners.perf.jobopts import IGNORED, MODELLED, REFUSED, canonical
-from planners.perf.jobvalues import Options, count, fio_bytes, flag, pacing, seconds
+from planners.perf.jobvalues import Fail, Options, count, fio_bytes, flag, pacing, seconds
 from planners.perf.workloads import ASYNC_ENGINES, Rw, Workload
 
 Frozen = ConfigDict(frozen=True)
@@ -214,7 +214,8 @@ def _phase(name: str, opts: Options, before: list[str], starts: list[tuple[int, 
     return wall, ""
 
 
-def _workload(name: str, opts: Options, source: str) -> tuple[Workload, list[str]]:
+def _account(opts: Options, source: str) -> list[str]:
+    """A note for each ignored option; an unset ${VAR}, a refused option or an unknown one is refused."""
     notes = []
     for key, (value, line, where) in opts.items():
         unset = re.search(r"\$\{([^}]+)\}", value)
@@ -232,30 +233,27 @@ def _workload(name: str, opts: Options, source: str) -> tuple[Workload, list[str
                 f"{source}:{line}: [{where}] {key} refused: podplan does not know what it does to "
                 "the array, so it will not guess a figure"
             )
+    return notes
 
-    def get(*keys: str) -> tuple[str, int]:
-        for k in keys:
-            if k in opts:
-                return opts[k][:2]
-        return DEFAULTS.get(keys[0], ""), 0
 
-    kb_text = get("kb_base")[0].strip() or "1024"
-    if kb_text not in ("1000", "1024"):
-        raise PlanError(f"{source}: [{name}] kb_base={kb_text}: fio takes 1000 or 1024")
-    kb_base = int(kb_text)
+def _get(opts: Options, *keys: str) -> tuple[str, int]:
+    """The value and line of the first of keys (aliases) the section sets, else fio's default at line 0."""
+    for k in keys:
+        if k in opts:
+            return opts[k][:2]
+    return DEFAULTS.get(keys[0], ""), 0
 
-    def fail(line: int, message: str) -> PlanError:
-        return PlanError(f"{source}:{line}: [{name}] {message}")
 
-    rw_text, rw_line = get("rw", "readwrite")
+def _rw_and_engine(opts: Options, fail: Fail) -> tuple[Rw, str, int, str]:
+    """What the job does (rw, and the text and line it came from) and the engine that submits it."""
+    rw_text, rw_line = _get(opts, "rw", "readwrite")
     line = rw_line
     rw = rw_text.split(":")[0].strip().lower()
     if rw in TRIMS:
         raise fail(line, f"rw={rw} refused: trims are not modelled")
     if rw not in RW:
         raise fail(line, f"rw={rw_text!r} is not an fio rw value")
-    rw = RW[rw]
-    engine, line = get("ioengine")
+    engine, line = _get(opts, "ioengine")
     engine = engine.lower()
     if engine not in SYNC_ENGINES + ASYNC_ENGINES:
         raise fail(
@@ -263,20 +261,17 @@ def _workload(name: str, opts: Options, source: str) -> tuple[Workload, list[str
             f"ioengine={engine} refused: only the sync family and {', '.join(ASYNC_ENGINES)} "
             "reach the array the way the model assumes",
         )
-    zone_text = get("zonesize")[0]
-    zone = fio_bytes(zone_text, kb_base, what=f"{source}: [{name}] zonesize") if zone_text else 0
+    return RW[rw], rw_text, rw_line, engine
 
-    def nbytes(text: str, at: int) -> int:
-        if zone and re.fullmatch(r"\s*\d+\s*z\s*", text.lower()):
-            return int(text.strip()[:-1]) * zone  # fio's z: a count of zones
-        return fio_bytes(text, kb_base, what=f"{source}:{at}: [{name}] size")
 
-    said: list[str] = []
-    rw, zone_fields = zoned(opts, rw, zone, nbytes, fail, said)
-    notes += [f"{source}: [{name}] {n}" for n in said]
+def _block_size(
+    opts: Options, rw: str, split: tuple[Split, Split], kb_base: int, fail: Fail, name: str, source: str
+) -> int:
+    """The size of the job's requests: the read side's (the write side's for writes), or bssplit's mean.
 
-    split = bs_split(opts, nbytes, fail)
-    bs_text, line = get("bs", "blocksize")
+    A mix whose read,write pair gives two different sizes is refused.
+    """
+    bs_text, line = _get(opts, "bs", "blocksize")
     if any(split):
         side = split[0] if rw in ("read", "randread") or not split[1] else split[1]
         bs_text = str(max(1, round(sum(b * p for b, p in side))))  # the mean request, by count
@@ -293,29 +288,79 @@ def _workload(name: str, opts: Options, source: str) -> tuple[Workload, list[str
         and fio_bytes(parts[0], kb_base, what="bs") != bs
     ):
         raise fail(line, f"bs={bs_text} refused: a mix with different read and write block sizes is not modelled")
-    direct_text, line = get("direct")
+    return bs
+
+
+def _direct(opts: Options, fail: Fail) -> bool:
+    """Whether the job bypasses the page cache: direct, else buffered's opposite (direct wins when both are set)."""
+    direct_text, line = _get(opts, "direct")
     direct = flag(direct_text, fail(line, f"direct={direct_text!r} is not 0 or 1"))
     if "buffered" in opts:
-        value, line = get("buffered")
+        value, line = _get(opts, "buffered")
         buffered = flag(value, fail(line, "buffered must be 0 or 1"))
         direct = not buffered if "direct" not in opts else direct
-    numjobs = count(*get("numjobs"), fail)
-    iodepth = count(*get("iodepth"), fail)
-    size_text, line = get("size", "filesize")
+    return direct
+
+
+def _span(
+    opts: Options, name: str, source: str, kb_base: int, numjobs: int, bs: int, nbytes: Sizes, fail: Fail
+) -> tuple[int | None, int, int | None, bool, list[str]]:
+    """Where the job reads and writes and how much: its span (None: the whole target), the files it
+    makes, the bytes it moves (None: the span once), whether it is a raw device, and a note if it fills it.
+    """
+    notes = []
+    size_text, line = _get(opts, "size", "filesize")
     size = nbytes(size_text, line) if size_text else None
-    if flag(get("fill_device")[0] or "0", fail(get("fill_device")[1], "fill_device must be 0 or 1")):
+    if flag(_get(opts, "fill_device")[0] or "0", fail(_get(opts, "fill_device")[1], "fill_device must be 0 or 1")):
         size = None  # fio writes until the device or filesystem is full: the whole of it
         notes.append(f"{source}: [{name}] fill_device: the job spans the whole target, until it is full")
-    filename, _ = get("filename")
-    raw = filename.startswith("/dev/") and not get("directory")[0]
+    filename, _ = _get(opts, "filename")
+    raw = filename.startswith("/dev/") and not _get(opts, "directory")[0]
     if size is not None and not raw and ":" not in filename:
         size *= numjobs  # each clone writes a file of its own unless they share one by name
     files = numjobs if not raw and not filename else 1
-    io_text, line = get("io_size", "io_limit")
+    io_text, line = _get(opts, "io_size", "io_limit")
     io_bytes = fio_bytes(io_text, kb_base, what=f"{source}:{line}: [{name}] io_size") * numjobs if io_text else None
     if "number_ios" in opts:
-        n = count(*get("number_ios"), fail) * bs * numjobs
+        n = count(*_get(opts, "number_ios"), fail) * bs * numjobs
         io_bytes = min(io_bytes, n) if io_bytes else n
+    return size, files, io_bytes, raw, notes
+
+
+def _workload(name: str, opts: Options, source: str) -> tuple[Workload, list[str]]:
+    notes = _account(opts, source)
+
+    def get(*keys: str) -> tuple[str, int]:
+        return _get(opts, *keys)
+
+    kb_text = get("kb_base")[0].strip() or "1024"
+    if kb_text not in ("1000", "1024"):
+        raise PlanError(f"{source}: [{name}] kb_base={kb_text}: fio takes 1000 or 1024")
+    kb_base = int(kb_text)
+
+    def fail(line: int, message: str) -> PlanError:
+        return PlanError(f"{source}:{line}: [{name}] {message}")
+
+    rw, rw_text, rw_line, engine = _rw_and_engine(opts, fail)
+    zone_text = get("zonesize")[0]
+    zone = fio_bytes(zone_text, kb_base, what=f"{source}: [{name}] zonesize") if zone_text else 0
+
+    def nbytes(text: str, at: int) -> int:
+        if zone and re.fullmatch(r"\s*\d+\s*z\s*", text.lower()):
+            return int(text.strip()[:-1]) * zone  # fio's z: a count of zones
+        return fio_bytes(text, kb_base, what=f"{source}:{at}: [{name}] size")
+
+    said: list[str] = []
+    rw, zone_fields = zoned(opts, rw, zone, nbytes, fail, said)
+    notes += [f"{source}: [{name}] {n}" for n in said]
+
+    split = bs_split(opts, nbytes, fail)
+    bs = _block_size(opts, rw, split, kb_base, fail, name, source)
+    direct = _direct(opts, fail)
+    numjobs = count(*get("numjobs"), fail)
+    iodepth = count(*get("iodepth"), fail)
+    size, files, io_bytes, raw, spanned = _span(opts, name, source, kb_base, numjobs, bs, nbytes, fail)
+    notes += spanned
     runtime_text, line = get("runtime")
     runtime = (
         seconds(runtime_text, fail(line, f"runtime={runtime_text!r} is not a time fio reads")) if runtime_text else None

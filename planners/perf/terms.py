@@ -132,17 +132,7 @@ def _sequential(ctx: PerfCtx, g: GroupCtx, w: Workload, share: float, degraded: 
     chunks = max(float(w.numjobs), in_flight / g.chunk) if g.chunk else float(w.numjobs)
     amp = 1.0
     if not write:
-        if g.level == 1:
-            eff = min(alive, w.numjobs)  # md keeps one sequential reader on one mirror
-        elif g.level == 10:
-            eff = alive if g.far > 1 else min(alive, max(alive / g.copies, chunks))
-        elif degraded and g.parity:
-            eff, amp = g.data, alive / g.data  # whole stripes are read to rebuild the missing chunks
-        else:
-            # A spinning disk turns past the parity chunks it skips, so only the data disks' worth
-            # of time moves data; flash (and a throttled virtual disk) skips them for free.
-            eff = g.data if g.disk.rpm else float(alive)
-        put(out, "disks", eff * rate, f"{eff:g} disks' worth of reads at {rate:.0f} MB/s each")
+        eff, amp = _seq_reads(g, w, degraded, alive, chunks, rate, out)
     elif g.level == 0:
         eff = g.n
         put(out, "disks", eff * rate, f"{g.n} disks writing at {rate:.0f} MB/s")
@@ -150,66 +140,103 @@ def _sequential(ctx: PerfCtx, g: GroupCtx, w: Workload, share: float, degraded: 
         eff, amp = alive / g.copies, float(g.copies)
         put(out, "disks", eff * rate, f"every byte written {g.copies} times over {alive} disks at {rate:.0f} MB/s")
     else:
-        cache_bytes = g.cache_entries * PAGE
-        cover = min(1.0, in_flight / g.stripe_bytes, cache_bytes / g.chunk) if g.chunk else 1.0
-        if cover >= 1.0:
-            eff, amp = g.data, (alive / g.data)
-            how = "full-stripe writes"
-        else:
-            d = min(g.data, max(1.0, cover * g.data))
-            reads = min(d + g.parity, g.data - d)
-            amp = (reads + d + g.parity) / d
-            eff = alive / amp
-            how = f"partial stripes ({cover:.0%} covered): md reads {reads:g} chunks per {d:g} written " + (
-                "(read-modify-write)" if reads == d + g.parity else "(reconstruct-write)"
-            )
-        put(out, "disks", eff * rate, f"{how}, {eff:.3g} disks' worth at {rate:.0f} MB/s")
-        t_pos = positioning_s(g.disk)
-        per_disk = cache_bytes / (cache_bytes / (rate * 1e6) + t_pos) / 1e6
-        put(
-            out,
-            "stripe cache",
-            min(eff, g.data) * per_disk,
-            f"stripe_cache_size {g.cache_entries}: {cache_bytes >> 10} KiB per member in flight, "
-            f"{t_pos * 1e3:.1f} ms positioning per batch",
-        )
+        eff, amp = _seq_parity_writes(g, in_flight, alive, rate, out)
     if g.parity and (write or degraded):
-        threads = _md_threads(ctx)
-        put(
-            out,
-            "md thread",
-            ctx.cpu.md_thread_mb_s * threads,
-            f"{threads} md stripe thread(s) at {ctx.cpu.md_thread_mb_s:.0f} MB/s",
-        )
-        parity = ctx.cpu.raid6_gen_mb_s if (g.parity == 2 and write) else ctx.cpu.xor_mb_s
-        put(
-            out,
-            "parity CPU",
-            parity * threads,
-            ("raid6 gen()" if g.parity == 2 and write else "xor") + f" at {parity:.0f} MB/s per thread",
-        )
+        _md_cpu(ctx, g, write, out)
     if in_flight != inf and g.chunk:
-        busy = min(eff, chunks)
-        name = "queue depth" if w.direct else "readahead"
-        what = (
-            f"{w.in_flight} x {w.bs >> 10} KiB in flight"
-            if w.direct
-            else f"two readahead windows of {readahead(ctx, w) >> 10} KiB per stream"
-        )
-        # Little's law per busy disk: each holds q pieces; a piece costs its transfer plus what
-        # every request pays besides (controller round trip, flash access), which a queue of two
-        # or more hides behind the transfer of the next.
-        piece = min(g.chunk, w.bs * share if w.direct else in_flight / w.numjobs)
-        # A LUN moves a piece smaller than its full stripe on the disks the piece covers only.
-        d = g.disk
-        covered = min(d.data_disks, ceil(piece / d.strip)) if d.strip else d.data_disks
-        t_x = piece / (rate * 1e6 * covered / d.data_disks)
-        t_o = ctx.round_trip_s + d.latency_us * 1e-6
-        q = in_flight / piece / busy if busy else 0.0
-        kept = min(1.0, q * piece / (t_x + t_o) / (rate * 1e6)) if (t_o or covered < d.data_disks) else 1.0
-        extra = f", {t_o * 1e3:.2f} ms per request besides the transfer" if kept < 1.0 else ""
-        put(out, name, busy * rate * kept, f"{what} keeps {busy * kept:.3g} of {g.n} disks busy{extra}")
+        _in_flight(ctx, g, w, share, in_flight, min(eff, chunks), rate, out)
     return amp
+
+
+def _seq_reads(
+    g: GroupCtx, w: Workload, degraded: int, alive: int, chunks: float, rate: float, out: Limits
+) -> tuple[float, float]:
+    """The disks a sequential read keeps busy, and disk bytes per data byte (more when degraded parity rebuilds)."""
+    amp = 1.0
+    if g.level == 1:
+        eff = min(alive, w.numjobs)  # md keeps one sequential reader on one mirror
+    elif g.level == 10:
+        eff = alive if g.far > 1 else min(alive, max(alive / g.copies, chunks))
+    elif degraded and g.parity:
+        eff, amp = g.data, alive / g.data  # whole stripes are read to rebuild the missing chunks
+    else:
+        # A spinning disk turns past the parity chunks it skips, so only the data disks' worth
+        # of time moves data; flash (and a throttled virtual disk) skips them for free.
+        eff = g.data if g.disk.rpm else float(alive)
+    put(out, "disks", eff * rate, f"{eff:g} disks' worth of reads at {rate:.0f} MB/s each")
+    return eff, amp
+
+
+def _seq_parity_writes(g: GroupCtx, in_flight: float, alive: int, rate: float, out: Limits) -> tuple[float, float]:
+    """Sequential writes to parity RAID: full stripes, or partial ones md must read first; and the stripe cache."""
+    cache_bytes = g.cache_entries * PAGE
+    cover = min(1.0, in_flight / g.stripe_bytes, cache_bytes / g.chunk) if g.chunk else 1.0
+    if cover >= 1.0:
+        eff, amp = g.data, (alive / g.data)
+        how = "full-stripe writes"
+    else:
+        d = min(g.data, max(1.0, cover * g.data))
+        reads = min(d + g.parity, g.data - d)
+        amp = (reads + d + g.parity) / d
+        eff = alive / amp
+        how = f"partial stripes ({cover:.0%} covered): md reads {reads:g} chunks per {d:g} written " + (
+            "(read-modify-write)" if reads == d + g.parity else "(reconstruct-write)"
+        )
+    put(out, "disks", eff * rate, f"{how}, {eff:.3g} disks' worth at {rate:.0f} MB/s")
+    t_pos = positioning_s(g.disk)
+    per_disk = cache_bytes / (cache_bytes / (rate * 1e6) + t_pos) / 1e6
+    put(
+        out,
+        "stripe cache",
+        min(eff, g.data) * per_disk,
+        f"stripe_cache_size {g.cache_entries}: {cache_bytes >> 10} KiB per member in flight, "
+        f"{t_pos * 1e3:.1f} ms positioning per batch",
+    )
+    return eff, amp
+
+
+def _md_cpu(ctx: PerfCtx, g: GroupCtx, write: bool, out: Limits) -> None:
+    """The md stripe threads and the parity arithmetic, for writes and degraded reads of parity RAID."""
+    threads = _md_threads(ctx)
+    put(
+        out,
+        "md thread",
+        ctx.cpu.md_thread_mb_s * threads,
+        f"{threads} md stripe thread(s) at {ctx.cpu.md_thread_mb_s:.0f} MB/s",
+    )
+    parity = ctx.cpu.raid6_gen_mb_s if (g.parity == 2 and write) else ctx.cpu.xor_mb_s
+    put(
+        out,
+        "parity CPU",
+        parity * threads,
+        ("raid6 gen()" if g.parity == 2 and write else "xor") + f" at {parity:.0f} MB/s per thread",
+    )
+
+
+def _in_flight(
+    ctx: PerfCtx, g: GroupCtx, w: Workload, share: float, in_flight: float, busy: float, rate: float, out: Limits
+) -> None:
+    """What the data in flight (queue depth, or readahead windows) keeps busy, by Little's law per disk."""
+    assert g.chunk is not None  # only striped groups are asked
+    name = "queue depth" if w.direct else "readahead"
+    what = (
+        f"{w.in_flight} x {w.bs >> 10} KiB in flight"
+        if w.direct
+        else f"two readahead windows of {readahead(ctx, w) >> 10} KiB per stream"
+    )
+    # Little's law per busy disk: each holds q pieces; a piece costs its transfer plus what
+    # every request pays besides (controller round trip, flash access), which a queue of two
+    # or more hides behind the transfer of the next.
+    piece = min(g.chunk, w.bs * share if w.direct else in_flight / w.numjobs)
+    # A LUN moves a piece smaller than its full stripe on the disks the piece covers only.
+    d = g.disk
+    covered = min(d.data_disks, ceil(piece / d.strip)) if d.strip else d.data_disks
+    t_x = piece / (rate * 1e6 * covered / d.data_disks)
+    t_o = ctx.round_trip_s + d.latency_us * 1e-6
+    q = in_flight / piece / busy if busy else 0.0
+    kept = min(1.0, q * piece / (t_x + t_o) / (rate * 1e6)) if (t_o or covered < d.data_disks) else 1.0
+    extra = f", {t_o * 1e3:.2f} ms per request besides the transfer" if kept < 1.0 else ""
+    put(out, name, busy * rate * kept, f"{what} keeps {busy * kept:.3g} of {g.n} disks busy{extra}")
 
 
 def _random(

@@ -17,6 +17,7 @@ from planners import __version__ as PODPLAN_VERSION
 from planners.findings.alignment import write_unit
 from planners.findings.direct import placeholder
 from planners.fs.ext4.geometry import mke2fs_args
+from planners.lvm.geometry import LvmGeometry
 from planners.models import MdGroup, Plan
 from planners.results import AlignmentChain, GroupResult, PlanResult, VolumeResult
 from planners.script.preamble import PREAMBLE, REFUSED, device_checks
@@ -164,34 +165,45 @@ def _mdadm_conf_step(w: Write, result: PlanResult) -> None:
 
 
 def _volume_steps(w: Write, plan: Plan, result: PlanResult, v: VolumeResult) -> None:
+    if v.lvm is not None:
+        _lvm_step(w, plan, result, v, v.lvm)
+    _mkfs_step(w, plan, v)
+    _mount_step(w, plan, v)
+
+
+def _lvm_step(w: Write, plan: Plan, result: PlanResult, v: VolumeResult, g: LvmGeometry) -> None:
+    """pvcreate, vgcreate and lvcreate, each with the reason for its alignment, extent size and layout."""
     a = v.alignment
     lvm = plan.lvm
-    if v.lvm is not None:
-        g = v.lvm
-        w("")
-        w(f'step "LVM: {lvm.vg}/{lvm.lv}"')
-        mds = " ".join(q(f"/dev/md/{name}") for name in v.groups) or f'"${{{DISKS}[@]}}"'
-        w(
-            f"# --dataalignment {format_size_compact(a.pv_data_alignment_bytes or 0)}: "
-            + ("given in the plan." if lvm.data_alignment else f"{_under_stripe(a)} ({a.md_io_opt_bytes} bytes).")
-        )
-        w(
-            f"# pe_start will be {g.pe_start_bytes} bytes; {g.lv_extents} extents of {g.extent_bytes} bytes "
-            f"= LV of {g.lv_bytes} bytes."
-        )
-        w(f"run pvcreate {' '.join(q(x) for x in g.pvcreate_options)} {mds}")
-        w(f"# -s {format_size_compact(g.extent_bytes)}: " + _extent_reason(plan, result, v))
-        w(
-            f"run vgcreate {' '.join(q(x) for x in g.vgcreate_options)} {q(lvm.vg)} {mds}  # extent size {g.extent_bytes} bytes"
-        )
-        lv = ["lvcreate", "-y", *g.lvcreate_options, "-n", lvm.lv]
-        what = "arrays" if v.groups else "disks"
-        comment = f"linear: the {'md arrays' if v.groups else 'disks'} concatenated"
-        if a.lv_stripe_bytes:
-            comment = f"striped over {a.lv_stripes} {what}, {a.lv_stripe_bytes} bytes per stripe"
-        lv += ["--readahead", str(a.readahead_sectors)]
-        w(f"# {comment}; -r {a.readahead_sectors} sectors = readahead {a.readahead_bytes} bytes, kept in LVM metadata.")
-        w(f"run {' '.join(q(x) for x in lv)} {q(lvm.vg)}")
+    w("")
+    w(f'step "LVM: {lvm.vg}/{lvm.lv}"')
+    mds = " ".join(q(f"/dev/md/{name}") for name in v.groups) or f'"${{{DISKS}[@]}}"'
+    w(
+        f"# --dataalignment {format_size_compact(a.pv_data_alignment_bytes or 0)}: "
+        + ("given in the plan." if lvm.data_alignment else f"{_under_stripe(a)} ({a.md_io_opt_bytes} bytes).")
+    )
+    w(
+        f"# pe_start will be {g.pe_start_bytes} bytes; {g.lv_extents} extents of {g.extent_bytes} bytes "
+        f"= LV of {g.lv_bytes} bytes."
+    )
+    w(f"run pvcreate {' '.join(q(x) for x in g.pvcreate_options)} {mds}")
+    w(f"# -s {format_size_compact(g.extent_bytes)}: " + _extent_reason(plan, result, v))
+    w(
+        f"run vgcreate {' '.join(q(x) for x in g.vgcreate_options)} {q(lvm.vg)} {mds}  # extent size {g.extent_bytes} bytes"
+    )
+    lv = ["lvcreate", "-y", *g.lvcreate_options, "-n", lvm.lv]
+    what = "arrays" if v.groups else "disks"
+    comment = f"linear: the {'md arrays' if v.groups else 'disks'} concatenated"
+    if a.lv_stripe_bytes:
+        comment = f"striped over {a.lv_stripes} {what}, {a.lv_stripe_bytes} bytes per stripe"
+    lv += ["--readahead", str(a.readahead_sectors)]
+    w(f"# {comment}; -r {a.readahead_sectors} sectors = readahead {a.readahead_bytes} bytes, kept in LVM metadata.")
+    w(f"run {' '.join(q(x) for x in lv)} {q(lvm.vg)}")
+
+
+def _mkfs_step(w: Write, plan: Plan, v: VolumeResult) -> None:
+    """mkfs with every option explicit, after a comment of why and what the filesystem will be."""
+    a = v.alignment
     w("")
     w(f'step "filesystem on {v.device}"')
     fs = plan.filesystem
@@ -248,6 +260,11 @@ def _volume_steps(w: Write, plan: Plan, result: PlanResult, v: VolumeResult) -> 
     w(f"run {' '.join(q(x) for x in args)} {target}")
     if v.btrfs is not None and len(v.btrfs.device_bytes) > 1:
         w("run btrfs device scan  # the kernel learns every device of the filesystem before it is mounted")
+
+
+def _mount_step(w: Write, plan: Plan, v: VolumeResult) -> None:
+    """Mount the volume and add its fstab line by UUID, once."""
+    fs = plan.filesystem
     w("")
     w(f'step "mount {v.mount_point} and add it to fstab"')
     opts = ",".join(fs.mount_options) or "defaults"
