@@ -30,8 +30,12 @@ def _behind_controller_cache(ctx: PerfCtx, w: Workload, degraded: int, out: Limi
     deep = w.model_copy(update={"numjobs": 1, "iodepth": max(1, queue * disks), "ioengine": "libaio", "direct": True})
     drained = simple_terms(ctx, deep, degraded, sorted_queue=queue)
     side = {k: v for k, v in drained.items() if k in DISK_SIDE}
-    name, (drain, why) = min(side.items(), key=lambda kv: kv[1][0])
     host = {k: v for k, v in out.items() if k not in DISK_SIDE}
+    if not side:
+        # No disk-side term to drain by (the fuzz test drew such a plan): the cache then changes
+        # nothing the model can say, and the terms stand as they are.
+        return out
+    name, (drain, why) = min(side.items(), key=lambda kv: kv[1][0])
     if w.direct:
         link = ctx.hardware.wiring.link_rate if ctx.hardware.wiring.link != "direct" else inf
         r = ctx.round_trip_s + w.bs / (link * 1e6)
@@ -42,6 +46,8 @@ def _behind_controller_cache(ctx: PerfCtx, w: Workload, degraded: int, out: Limi
                 w.in_flight * w.bs / r / 1e6,
                 f"{w.in_flight} requests in flight, each acknowledged by the cache in {r * 1e3:.2f} ms",
             )
+    if not host:  # nothing on the host's side bounds what the cache takes in
+        return out
     ingest = min(v for v, _ in host.values())
     rate, note = controller_cache(ctx, w, ingest, drain)
     if rate < ingest * (1 - 1e-9):
