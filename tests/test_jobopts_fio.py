@@ -29,7 +29,11 @@ def run_fio(tmp: Path, text: str, check: bool = True) -> list[dict]:
     job.write_text(f"[global]\ndirectory={tmp}\nioengine=psync\ndirect=0\nrandrepeat=0\n" + text)
     out = tmp / "out.json"
     subprocess.run(
-        ["fio", "--output-format=json", f"--output={out}", str(job)], check=check, timeout=120, capture_output=True
+        ["fio", "--output-format=json", f"--output={out}", str(job)],
+        check=check,
+        timeout=120,
+        capture_output=True,
+        cwd=tmp,  # fio writes a verify job's state file (local-*-verify.state) where it runs
     )
     text = out.read_text()
     return json.loads(text[text.index("{") :])["jobs"]  # fio may put a notice ahead of the JSON
