@@ -73,6 +73,7 @@ PROGRAMS: dict[str, Program] = {
     "setpriv": _UTIL,
     "findmnt": _UTIL,
     "partx": _UTIL,
+    "blockdev": _UTIL,
     **dict.fromkeys(("df", "env", "cat", "sleep", "dd", "truncate"), Program("coreutils", base=True)),
     "bash": Program("bash", base=True),
     "journalctl": Program("systemd", optional="the kernel log is read from dmesg first and /var/log/kern.log last"),

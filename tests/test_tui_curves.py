@@ -3,6 +3,8 @@ once validate has run."""
 
 from __future__ import annotations
 
+import pytest
+
 from app.tui.app import PodplanApp
 from app.tui.widgets import curve
 from app.tui.widgets.curve import CurvePlot, nice_ticks
@@ -118,6 +120,16 @@ async def _random_read_curve(pilot) -> None:  # type: ignore[no-untyped-def]
     await pilot.pause()
 
 
-def test_the_random_read_curve_at_80x24(snap_compare) -> None:  # type: ignore[no-untyped-def]
+@pytest.fixture
+def no_host_cpu(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The picture must not depend on this host's kernel log, nor on whether an earlier test of the same
+    process read it (the figures keep it for the session), nor on when the read lands."""
+    from app.tui.widgets import perf
+
+    monkeypatch.setattr(PodplanApp, "_read_host_parity", lambda self: None)
+    monkeypatch.setattr(perf, "_host_parity", None)
+
+
+def test_the_random_read_curve_at_80x24(snap_compare, no_host_cpu) -> None:  # type: ignore[no-untyped-def]
     """The random reads' curve in view: its title with the knee, the red knee line, the doubling axis."""
     assert snap_compare(PodplanApp(example_pod()), terminal_size=(80, 24), run_before=_random_read_curve)

@@ -176,6 +176,8 @@ def _compare_array_starts(
     that is past a full stripe (chunk on RAID0/10) of the array as the VM's kernel reports it."""
     if lv is not None and not lv.segment_table:
         return  # a report recorded without seg_start and seg_pe_ranges cannot say where the arrays start
+    if not v.groups:
+        return  # LVM straight on disks or LUNs: no md array to place (the PVs are the plan's disks)
     mds = {g.name: g.md for g in result.groups}
     for name, predicted in zip(v.groups, v.lvm.pv_lv_offset_bytes, strict=True):
         if predicted is None:
