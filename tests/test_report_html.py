@@ -15,26 +15,12 @@ from planners.example import example_pod
 from planners.perf.jobfile import parse_job_file
 from planners.perf.predict import geometry_for_speed
 from planners.perf.scale import parse_scale, sweep_job
+from tests.test_perf_scale import JOB  # the scaling tests' job: random reads, then sequential writes
 
 CHROMIUM = shutil.which("chromium") or ("/usr/bin/chromium" if os.path.exists("/usr/bin/chromium") else None)
 pytestmark = pytest.mark.skipif(
     CHROMIUM is None, reason="Debian's chromium is not installed (scripts/dev.sh installs it)"
 )
-
-JOB = """[global]
-ioengine=libaio
-direct=1
-filename=/srv/pod/x
-[randread]
-rw=randread
-bs=4k
-iodepth=4
-[seqwrite]
-stonewall
-rw=write
-bs=1m
-iodepth=2
-"""
 
 
 def _doc() -> dict:
