@@ -132,3 +132,33 @@ def test_validate_runs_the_predicted_sections_and_names_the_refused(tmp_path, ca
     err = " ".join(capsys.readouterr().err.split())  # the console wraps long lines at its width
     assert f"not run: [gone] {only_refused}:2: [gone] rw=randtrim refused: trims are not modelled" in err
     assert "no section of the job file can be predicted, so none is run" in err
+
+
+@pytest.mark.parametrize("beyond", ["0", "1"])
+def test_zbd_reads_of_emulated_empty_zones_move_what_fio_moves(tmp_path, beyond):
+    # fio emulates zones on a file and starts each one empty; with read_beyond_wp=0 it finds no
+    # written data and the job ends having read nothing. podplan predicts that zero, not a refusal.
+    (tmp_path / "zones.dat").write_bytes(b"\0" * (16 * 2**20))
+    text = f"[z]\nfilename=zones.dat\nrw=read\nbs=64k\nzonemode=zbd\nzonesize=1m\nread_beyond_wp={beyond}\nsize=8m\n"
+    [job] = run_fio(tmp_path, text)
+    plan = example_pod()
+    [row] = predict_job_file(plan, geometry_for_speed(plan), parse_job_file(text))
+    if beyond == "0":
+        assert job["read"]["io_bytes"] == 0 and job["error"] == 0
+        assert row.mb_s == 0 and row.binding == "nothing to move"
+        assert "reads 0 bytes" in row.terms[0].note
+    else:
+        assert job["read"]["io_bytes"] == 8 * 2**20
+        assert row.mb_s > 0
+
+
+def test_validate_does_not_run_a_section_that_would_move_nothing(tmp_path):
+    from runners.fio.jobs import Timing
+    from runners.validate.suite import validate
+
+    text = "[global]\nioengine=psync\n[z]\nrw=read\nbs=64k\nzonemode=zbd\nzonesize=1m\n[r]\nrw=randread\nstonewall\n"
+    fast = Timing(runtime_s=2, ss_duration_s=1, ss_ramp_s=0, ss_slope_pct=50.0)
+    report = validate(str(tmp_path), jobs=[parse_job_file(text)], timing=fast, file_size=16 * 1024**2)
+    idle, ran = report.workloads
+    assert idle.name == "z" and idle.status == "skipped" and "reads 0 bytes" in idle.reason
+    assert ran.name == "r" and ran.figures and ran.figures.iops > 0

@@ -225,12 +225,20 @@ def zoned(opts: Options, rw: str, zone: int, size: Sizes, fail: Fail, notes: lis
         )
         return rw, {"zone_bytes": zone} if skip or span > zone else {}
     beyond = "read_beyond_wp" in opts and opts["read_beyond_wp"][0].strip() == "1"
-    if rw in ("read", "randread", "readwrite", "randrw") and not beyond:
+    if rw in ("readwrite", "randrw") and not beyond:
         raise fail(
             line,
-            "zonemode=zbd reads stop at each zone's write pointer (read_beyond_wp=0), and fio starts "
-            "every emulated zone of a device that is not zoned empty: nothing to predict",
+            "zonemode=zbd with a mix: the reads follow the write pointers the job's own writes move "
+            "(read_beyond_wp=0), which is not modelled",
         )
+    if rw in ("read", "randread") and not beyond:
+        # fio's zbd.c starts every emulated zone of a device that is not zoned empty (its write
+        # pointer at the zone's start) and finds no zone with data, so the job ends at once.
+        return rw, {
+            "moves_nothing": "zonemode=zbd: fio emulates zones on an array that is not zoned and starts each "
+            "empty; its reads stop at a zone's write pointer (read_beyond_wp=0), so the job reads "
+            "0 bytes and ends at once (read_beyond_wp=1 reads the whole span)"
+        }
     opened = int(opts["max_open_zones"][0]) if "max_open_zones" in opts and opts["max_open_zones"][0].isdigit() else 0
     if rw == "randwrite" and opened == 1:
         notes.append("zonemode=zbd: one open zone: the random writes go to its write pointer, one stream")

@@ -70,6 +70,8 @@ def predict_shaped(
 
 def shaped(ctx: PerfCtx, w: Workload, plain: Plain) -> list[WorkloadPrediction]:
     """The rows for workload `w`: one, or the write pass and its read-back for a verify job."""
+    if w.moves_nothing:
+        return [idle(w)]
     if w.verify and not w.verify_backlog and w.time_based:
         return [
             with_note(
@@ -114,6 +116,22 @@ def shaped(ctx: PerfCtx, w: Workload, plain: Plain) -> list[WorkloadPrediction]:
             )
         ]
     return [_one(ctx, w, plain)]
+
+
+def idle(w: Workload) -> WorkloadPrediction:
+    """The row of a job fio runs but that moves nothing: zero, and why."""
+    name = "nothing to move"
+    return WorkloadPrediction(
+        workload=w.name,
+        block_bytes=w.bs,
+        mb_s=0.0,
+        iops=0.0,
+        binding=name,
+        runner_up="",
+        headroom=1.0,
+        terms=[Term(name=name, mb_s=0.0, iops=0.0, note=w.moves_nothing)],
+        shaping=[w.moves_nothing],
+    )
 
 
 def _one(ctx: PerfCtx, w: Workload, plain: Plain) -> WorkloadPrediction:

@@ -172,6 +172,11 @@ class Workload(BaseModel):
         ge=0,
         description="fio zonemode=strided: bytes moved in a zone before fio jumps to the next one; 0 = no jumps.",
     )
+    moves_nothing: str = Field(
+        "",
+        description="Why fio moves no byte in this job, though it runs ('' when it moves some): "
+        "the prediction is then zero, with this reason.",
+    )
     stride: int = Field(
         0,
         description="fio rw=...:N: bytes skipped after each sequential request (negative: "

@@ -189,7 +189,9 @@ def validate(
         try:
             for phase in phases:
                 refused = {w.name for w in phase if w.writes and refusal and not stopped}
-                run = [w for w in phase if w.name not in refused]
+                # A section fio would run without moving a byte (its reason is the prediction's) is not run.
+                idle = {w.name: f"not run: {why}" for w in phase if (why := getattr(w, "moves_nothing", ""))}
+                run = [w for w in phase if w.name not in refused and w.name not in idle]
                 gone = _device_gone(fio_target) if run and not stopped else None
                 stopped = stopped or gone or ""
                 ran: dict[str, WorkloadReport] = {}
@@ -203,7 +205,10 @@ def validate(
                         else tuple(cast("list[Workload]", run))
                     )
                     ran = {r.name: r for r in _run_together(together, out, timing, on_progress, cancel)}
-                reports += [ran[w.name] if w.name in ran else _skipped(alone(w), refusal or "") for w in phase]
+                reports += [
+                    ran[w.name] if w.name in ran else _skipped(alone(w), idle.get(w.name) or refusal or "")
+                    for w in phase
+                ]
                 bad = [r for r in ran.values() if r.status in ("partial", "failed")]
                 if bad:
                     stopped = _device_gone(fio_target) or bad[0].reason

@@ -39,7 +39,10 @@ def _value(p: WorkloadPrediction, mb_s: float) -> str:
 
 def roofline(p: WorkloadPrediction, width: int) -> Text:
     """One workload: a header line (wrapped), then one bar per term, smallest (binding) first."""
-    shown = [t for t in p.terms if t.mb_s < 1e9][:8]  # "no limit" placeholders would flatten the scale
+    # "no limit" placeholders would flatten the scale; a job that moves nothing has no bars to draw
+    shown = [t for t in p.terms if 0 < t.mb_s < 1e9][:8]
+    if not shown:
+        return Text(f"{p.workload}  {_value(p, 0.0)}  limited by {p.binding}\n", style="bold", overflow="fold")
     value_width = max([VALUE_WIDTH, *(len(_value(p, t.mb_s)) for t in shown)])
     bar_width = max(BAR_MIN, width - LABEL_WIDTH - value_width - 2)
     lo = max(min(t.mb_s for t in shown), 1e-6)
