@@ -239,23 +239,8 @@ def _in_flight(
     put(out, name, busy * rate * kept, f"{what} keeps {busy * kept:.3g} of {g.n} disks busy{extra}")
 
 
-def _random(
-    ctx: PerfCtx,
-    g: GroupCtx,
-    w: Workload,
-    share: float,
-    degraded: int,
-    out: Limits,
-    sorted_queue: int = 0,
-    ncq: bool = True,
-) -> float:
-    write = not w.is_read
-    alive = g.n - int(degraded)
-    span = _span(w, g, share)
-    iops = (
-        sorted_iops(g.disk, span, w.bs, sorted_queue, write) if sorted_queue else rand_iops(g.disk, span, w.bs, write)
-    )
-    cols = min(max(1, int(g.data)), ceil(w.bs / g.chunk)) if g.chunk else 1
+def _random_cost(g: GroupCtx, degraded: int, write: bool, alive: int, cols: int) -> tuple[float, int, float, str]:
+    """Disk I/Os per random request, in how many rounds, how many disks' worth serve them, and how."""
     phases = 1
     disks = float(alive)
     if not write:
@@ -279,6 +264,27 @@ def _random(
             + ("read-modify-write" if reads == cols + g.parity else "reconstruct-write")
             + ")"
         )
+    return ios, phases, disks, how
+
+
+def _random(
+    ctx: PerfCtx,
+    g: GroupCtx,
+    w: Workload,
+    share: float,
+    degraded: int,
+    out: Limits,
+    sorted_queue: int = 0,
+    ncq: bool = True,
+) -> float:
+    write = not w.is_read
+    alive = g.n - int(degraded)
+    span = _span(w, g, share)
+    iops = (
+        sorted_iops(g.disk, span, w.bs, sorted_queue, write) if sorted_queue else rand_iops(g.disk, span, w.bs, write)
+    )
+    cols = min(max(1, int(g.data)), ceil(w.bs / g.chunk)) if g.chunk else 1
+    ios, phases, disks, how = _random_cost(g, degraded, write, alive, cols)
     to_mb = w.bs / 1e6
     outstanding = w.in_flight * share
     if write and g.parity:
