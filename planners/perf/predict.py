@@ -27,7 +27,7 @@ Frozen = ConfigDict(frozen=True)
 Mode = Literal["normal", "degraded", "rebuild"]
 
 
-class Term(BaseModel):
+class PredictedTerm(BaseModel):
     """One ceiling of the roofline."""
 
     model_config = Frozen
@@ -56,7 +56,7 @@ class WorkloadPrediction(BaseModel):
     headroom: float = Field(description="runner-up / binding: how much faster fixing the binding term could make it.")
     factor: float = Field(1.0, description="Filesystem factor applied to every term (1 = none).")
     factor_note: str = Field("", description="Why the factor applies.")
-    terms: list[Term] = Field(description="Every term, smallest first.")
+    terms: list[PredictedTerm] = Field(description="Every term, smallest first.")
     outside_model: str = Field(
         "",
         description="Why the figure is outside what the model can know ('' when it is "
@@ -145,7 +145,7 @@ def predict_one(ctx: PerfCtx, w: Workload, mode: Mode = "normal", missing: int =
     # Built without validation: every field is a float or a str computed here (a sweep builds thousands).
     terms = sorted(
         (
-            Term.model_construct(name=k, mb_s=v * factor, iops=v * factor * 1e6 / w.bs, note=note)
+            PredictedTerm.model_construct(name=k, mb_s=v * factor, iops=v * factor * 1e6 / w.bs, note=note)
             for k, (v, note) in limits.items()
         ),
         key=lambda t: (round(t.mb_s, 6), t.name not in prefer, t.name),
@@ -196,13 +196,13 @@ CPU_TERMS = {
 }
 
 
-def spread_range(ctx: PerfCtx, terms: Sequence[Term]) -> tuple[float, float, str]:
+def spread_range(ctx: PerfCtx, terms: Sequence[PredictedTerm]) -> tuple[float, float, str]:
     """(low, high, assumption): each term moved by its presets' spread, the smallest of each side."""
     low, high, said, _ = _range(ctx, terms)
     return low, high, said
 
 
-def _range(ctx: PerfCtx, terms: Sequence[Term]) -> tuple[float, float, str, list[str]]:
+def _range(ctx: PerfCtx, terms: Sequence[PredictedTerm]) -> tuple[float, float, str, list[str]]:
     """spread_range, and the names of the terms that set its two ends.
 
     A term resting on a class preset (a disk class, a controller kind) can be off by as much as
@@ -223,7 +223,7 @@ def _range(ctx: PerfCtx, terms: Sequence[Term]) -> tuple[float, float, str, list
     cpu = {name for name, fields in CPU_TERMS.items() if not set(fields) <= set(ctx.cpu.stated)}
     per_request = 0.0 if set(REQUEST_FIELDS) <= set(ctx.cpu.stated) else ctx.cpu.request_spread
 
-    def spread(t: Term) -> float:
+    def spread(t: PredictedTerm) -> float:
         return max(
             disk if t.name in DISK_TERMS else 0.0,
             ctl if t.name in CONTROLLER_TERMS else 0.0,
