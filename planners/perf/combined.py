@@ -22,12 +22,14 @@ from planners.perf.workloads import Workload
 DISK_SIDE = ("disks", "queue depth", "stripe cache")
 
 
-def _behind_controller_cache(ctx: PerfCtx, w: Workload, degraded: int, out: Limits) -> Limits:
+def _behind_controller_cache(ctx: PerfCtx, workload: Workload, degraded: int, out: Limits) -> Limits:
     """Writes a controller's write-back cache acknowledges: the host sees its round trip, the disks
     drain it with a deep queue of their own."""
     disks = sum(ctx.groups[i].n for i in ctx.volume_groups)
     queue = ctx.controller.drain_queue if ctx.controller else 1
-    deep = w.model_copy(update={"numjobs": 1, "iodepth": max(1, queue * disks), "ioengine": "libaio", "direct": True})
+    deep = workload.model_copy(
+        update={"numjobs": 1, "iodepth": max(1, queue * disks), "ioengine": "libaio", "direct": True}
+    )
     drained = simple_terms(ctx, deep, degraded, sorted_queue=queue)
     side = {k: v for k, v in drained.items() if k in DISK_SIDE}
     host = {k: v for k, v in out.items() if k not in DISK_SIDE}
@@ -36,35 +38,35 @@ def _behind_controller_cache(ctx: PerfCtx, w: Workload, degraded: int, out: Limi
         # nothing the model can say, and the terms stand as they are.
         return out
     name, (drain, why) = min(side.items(), key=lambda kv: kv[1][0])
-    if w.direct:
+    if workload.direct:
         link = ctx.hardware.wiring.link_rate if ctx.hardware.wiring.link != "direct" else inf
-        r = ctx.round_trip_s + w.bs / (link * 1e6)
-        if r > 0:  # no round trip and no link to cross: nothing here bounds the requests in flight
+        ack_s = ctx.round_trip_s + workload.bs / (link * 1e6)
+        if ack_s > 0:  # no round trip and no link to cross: nothing here bounds the requests in flight
             put(
                 host,
                 "queue depth",
-                w.in_flight * w.bs / r / 1e6,
-                f"{w.in_flight} requests in flight, each acknowledged by the cache in {r * 1e3:.2f} ms",
+                workload.in_flight * workload.bs / ack_s / 1e6,
+                f"{workload.in_flight} requests in flight, each acknowledged by the cache in {ack_s * 1e3:.2f} ms",
             )
     if not host:  # nothing on the host's side bounds what the cache takes in
         return out
     ingest = min(v for v, _ in host.values())
-    rate, note = controller_cache(ctx, w, ingest, drain)
+    rate, note = controller_cache(ctx, workload, ingest, drain)
     if rate < ingest * (1 - 1e-9):
         host["write cache"] = (rate, f"{note} ({name}: {why})")
     return host
 
 
-def _through_page_cache(ctx: PerfCtx, w: Workload, out: Limits) -> tuple[Limits, str]:
+def _through_page_cache(ctx: PerfCtx, workload: Workload, out: Limits) -> tuple[Limits, str]:
     """A buffered writer of a run with a known end: memory absorbs the start of it."""
-    if "page cache" not in out or not (w.runtime_s or w.run_bytes):
+    if "page cache" not in out or not (workload.runtime_s or workload.run_bytes):
         return out, ""
     copy = out["page cache"][0]
     below = {k: v for k, v in out.items() if k != "page cache"}
     if not below:
         return out, ""
     name, (drain, why) = min(below.items(), key=lambda kv: kv[1][0])
-    rate, note, outside = page_cache(ctx, w, copy, drain)
+    rate, note, outside = page_cache(ctx, workload, copy, drain)
     if rate <= drain * (1 + 1e-9):
         return out, outside
     # Memory lifts the run above the drain; once throttled the writer still waits on the drain,
@@ -75,7 +77,7 @@ def _through_page_cache(ctx: PerfCtx, w: Workload, out: Limits) -> tuple[Limits,
 
 
 def workload_terms(
-    ctx: PerfCtx, w: Workload, degraded: int = 0, capped: bool = True
+    ctx: PerfCtx, workload: Workload, degraded: int = 0, capped: bool = True
 ) -> tuple[Limits, float, str, set[str], str]:
     """All terms for any workload, the factor for what the job does besides I/O (flushes,
     pauses, ext3's block map), a note on it, the terms that win a tie, and why the figure is
@@ -86,39 +88,47 @@ def workload_terms(
     """
     prefer: set[str] = set()
     outside = ""
-    if w.rw == "rewrite" or w.is_mix:
-        read_rw, write_rw = ("randread", "randwrite") if w.is_random else ("read", "write")
+    if workload.rw == "rewrite" or workload.is_mix:
+        read_rw, write_rw = ("randread", "randwrite") if workload.is_random else ("read", "write")
         sides = []
         for rw in (read_rw, write_rw):
-            side = w.model_copy(update={"rw": rw})
-            lim, f, _, _, why = workload_terms(ctx, side, degraded, capped=False)
-            if rw == write_rw and not w.direct:
+            side = workload.model_copy(update={"rw": rw})
+            side_terms, side_factor, _, _, why = workload_terms(ctx, side, degraded, capped=False)
+            if rw == write_rw and not workload.direct:
                 # The writes of a mix come at the pace its reads allow, not at memory's: the dirty
                 # page cache lifts no part of the run (where that is outside the model, it still is).
-                lim = simple_terms(ctx, side, degraded)
-            sides.append({k: (v * f, note) for k, (v, note) in lim.items()})
+                side_terms = simple_terms(ctx, side, degraded)
+            sides.append({k: (v * side_factor, note) for k, (v, note) in side_terms.items()})
             outside = outside or why
-        a, b = (1.0, 1.0) if w.rw == "rewrite" else (w.read_mix, 1.0 - w.read_mix)
-        out, prefer = mix(sides[0], sides[1], a, b)
-        if w.is_mix and capped:
+        read_share, write_share = (
+            (1.0, 1.0) if workload.rw == "rewrite" else (workload.read_mix, 1.0 - workload.read_mix)
+        )
+        out, prefer = mix(sides[0], sides[1], read_share, write_share)
+        if workload.is_mix and capped:
             best = [min(v for v, _ in side.values()) for side in sides]
-            cap = mixed_rate_cap(w, best[0], best[1], min(v for v, _ in out.values()))
+            cap = mixed_rate_cap(workload, best[0], best[1], min(v for v, _ in out.values()))
             if cap:
                 # A cap that a side hits changes the mix itself: the figure is the capped one.
                 out = {k: v for k, v in out.items() if v[0] >= cap[0]}
                 out["rate limit"] = cap
         return out, 1.0, "", prefer, outside
-    out = simple_terms(ctx, w, degraded)
-    if w.writes and ctx.write_cache_bytes:
-        out = _behind_controller_cache(ctx, w, degraded, out)
-    if w.writes and not w.direct and not w.sync_every:
+    out = simple_terms(ctx, workload, degraded)
+    if workload.writes and ctx.write_cache_bytes:
+        out = _behind_controller_cache(ctx, workload, degraded, out)
+    if workload.writes and not workload.direct and not workload.sync_every:
         # (a job that flushes waits for writeback at every flush: memory lifts nothing)
-        out, outside = _through_page_cache(ctx, w, out)
+        out, outside = _through_page_cache(ctx, workload, out)
     best = min(v for v, _ in out.values())
     # Time the array does not see, in seconds per MB of the group's data: each job pauses on its
     # own while the others go on, so a job's extra time counts once per job.
-    parts = [(name, secs / w.numjobs, why) for name, secs, why in job_extras(ctx, w)]
-    if ctx.fs_type == "ext3" and w.writes and not w.direct and w.target == "file" and not w.is_random:
+    parts = [(name, secs / workload.numjobs, why) for name, secs, why in job_extras(ctx, workload)]
+    if (
+        ctx.fs_type == "ext3"
+        and workload.writes
+        and not workload.direct
+        and workload.target == "file"
+        and not workload.is_random
+    ):
         parts.append(("ext3 block map", *ext3_indirect_blocks(ctx, degraded)))
     secs = sum(p[1] for p in parts)
     factor, why = 1.0, ""
@@ -132,7 +142,7 @@ def workload_terms(
         else:
             factor, why = combined / best, f"{notes} (x{combined / best:.3g})"
     # fio's cap applies to what the job then gives: stated before the factor that predict applies.
-    cap = rate_cap(w)
+    cap = rate_cap(workload)
     if cap and capped:
         put(out, "rate limit", cap[0] / factor, cap[1])
     return out, factor, why, prefer, outside

@@ -28,15 +28,15 @@ def pcie_drives(ctx: PerfCtx) -> dict[int, ResolvedDisk]:
 
 def drive_links(ctx: PerfCtx, traffic: dict[int, float], drives: dict[int, ResolvedDisk]) -> tuple[float, str] | None:
     """The busiest NVMe drive's own link as a ceiling on the workload, MB/s, or None."""
-    mine = [(f, drives[i].pcie_lanes) for i, f in traffic.items() if i in drives and f > 0]
+    mine = [(load, drives[i].pcie_lanes) for i, load in traffic.items() if i in drives and load > 0]
     if not mine:
         return None
     lane = PCIE_LANE_MB_S[ctx.cpu.pcie_gen]
-    rate, lanes = min((lanes * lane / f, lanes) for f, lanes in mine)
+    rate, lanes = min((lanes * lane / load, lanes) for load, lanes in mine)
     return rate, f"each drive on its own PCIe gen{ctx.cpu.pcie_gen} x{lanes} link ({lanes * lane:,.0f} MB/s)"
 
 
-def host_roofs(ctx: PerfCtx, w: Workload, traffic: dict[int, float], out: Limits) -> None:
+def host_roofs(ctx: PerfCtx, workload: Workload, traffic: dict[int, float], out: Limits) -> None:
     """The sockets' PCIe lanes and memory bandwidth as ceilings, MB/s of the volume."""
     total = sum(traffic.values())
     if total <= 0:
@@ -51,8 +51,8 @@ def host_roofs(ctx: PerfCtx, w: Workload, traffic: dict[int, float], out: Limits
             f"({pcie:,.0f} MB/s) carry {total:.3g} bytes of disk traffic per byte"
         ),
     )
-    copies = 0.0 if w.direct else 2.0
-    if w.writes and any(ctx.groups[i].parity for i in ctx.volume_groups):
+    copies = 0.0 if workload.direct else 2.0
+    if workload.writes and any(ctx.groups[i].parity for i in ctx.volume_groups):
         copies += 2.0
     mem = cpu.sockets * cpu.memory_mb_s
     how = "DMA and copies" if copies else "DMA"

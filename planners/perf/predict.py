@@ -250,15 +250,15 @@ def _rebuilding(ctx: PerfCtx, limits: Limits) -> Limits:
     slowest = min(seq_mb_s(g.disk, 1.0, True) for g in ctx.groups)
     keep = max(0.0, 1.0 - floor_mb_s / slowest)
     out: Limits = {}
-    for name, (v, note) in limits.items():
+    for name, (mb_s, note) in limits.items():
         if name in ("disks", "queue depth", "readahead", "stripe cache", "link", "HBA"):
             out[name] = (
-                v * keep,
+                mb_s * keep,
                 note + f"; at least {1 - keep:.1%} of each disk goes to the rebuild "
                 "(at most this figure: md yields less to a shallow queue)",
             )
         else:
-            out[name] = (v, note)
+            out[name] = (mb_s, note)
     return out
 
 
