@@ -35,6 +35,7 @@ in planners.perf.combined.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from math import ceil, inf
 
 from planners.perf.context import (
@@ -52,21 +53,47 @@ from planners.perf.context import (
 from planners.perf.host import drive_links, host_roofs, pcie_drives
 from planners.perf.memory import kernel_before
 from planners.perf.placement import shares
-from planners.perf.request_cpu import NAME as REQUEST_CPU
 from planners.perf.request_cpu import device_requests, merged_bytes, request_cpu_term
+from planners.perf.roof import Term, Terms, lowest
 from planners.perf.workloads import Workload
 
-Limits = dict[str, tuple[float, str]]
 NR_REQUESTS = 128  # the block layer's default queue (queue/nr_requests)
 # From 4.10 ("mm: don't cap request size based on read-ahead setting") a read() larger than the
 # readahead window is read ahead in requests up to the device's max_sectors_kb.
 LARGE_READS_WIDEN = (4, 10)
 
 
-def put(out: Limits, name: str, mb_s: float, note: str) -> None:
-    """Set a term, keeping the lower figure where two parts of the model bound the same thing."""
-    if name not in out or mb_s < out[name][0]:
-        out[name] = (mb_s, note)
+@dataclass(frozen=True, slots=True)
+class GroupTerms:
+    """One md group's terms for a workload, in MB/s of the group."""
+
+    terms: list[Term]
+    amplification: float
+    """Bytes the group's disks move per byte of the workload (copies, parity, reads before writes)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _DiskWork:
+    """What a sequential workload keeps the disks doing."""
+
+    disks_worth: float
+    """Disks' worth of streaming the workload keeps busy."""
+    amplification: float
+    """Disk bytes per byte of the workload."""
+    terms: list[Term]
+
+
+@dataclass(frozen=True, slots=True)
+class _RandomCost:
+    """What one random request costs a group's disks."""
+
+    disk_ios: float
+    """Disk I/Os per request."""
+    phases: int
+    """Rounds of them in turn (2: md reads, then writes)."""
+    disks: float
+    """Disks' worth serving them."""
+    how: str
 
 
 def _md_threads(ctx: PerfCtx) -> int:
@@ -112,8 +139,8 @@ def piece_rate(group: GroupCtx, workload: Workload, request: float, rate: float,
     return min(rate, iops * merged_bytes(group, workload, piece) / 1e6)
 
 
-def _sequential(ctx: PerfCtx, group: GroupCtx, workload: Workload, share: float, degraded: int, out: Limits) -> float:
-    """Ceilings of one group for a sequential workload, in MB/s of the group; returns disk bytes per data byte.
+def _sequential(ctx: PerfCtx, group: GroupCtx, workload: Workload, share: float, degraded: int) -> GroupTerms:
+    """Ceilings of one group for a sequential workload, in MB/s of the group.
 
     `degraded` counts the missing members (False/True read as 0/1).
     """
@@ -132,52 +159,43 @@ def _sequential(ctx: PerfCtx, group: GroupCtx, workload: Workload, share: float,
         group, workload, workload.bs * share if workload.direct else readahead(ctx, workload), rate, write
     )
     chunks = max(float(workload.numjobs), in_flight / group.chunk) if group.chunk else float(workload.numjobs)
-    amplification = 1.0
     if not write:
-        disks_worth, amplification = _seq_reads(group, workload, degraded, alive, chunks, rate, out)
+        work = _seq_reads(group, workload, degraded, alive, chunks, rate)
     elif group.level == 0:
-        disks_worth = group.n
-        put(out, "disks", disks_worth * rate, f"{group.n} disks writing at {rate:.0f} MB/s")
+        work = _DiskWork(group.n, 1.0, [Term("disks", group.n * rate, f"{group.n} disks writing at {rate:.0f} MB/s")])
     elif group.level in (1, 10):
-        disks_worth, amplification = alive / group.copies, float(group.copies)
-        put(
-            out,
-            "disks",
-            disks_worth * rate,
-            f"every byte written {group.copies} times over {alive} disks at {rate:.0f} MB/s",
-        )
+        disks_worth = alive / group.copies
+        note = f"every byte written {group.copies} times over {alive} disks at {rate:.0f} MB/s"
+        work = _DiskWork(disks_worth, float(group.copies), [Term("disks", disks_worth * rate, note)])
     else:
-        disks_worth, amplification = _seq_parity_writes(group, in_flight, alive, rate, out)
+        work = _seq_parity_writes(group, in_flight, alive, rate)
+    terms = list(work.terms)
     if group.parity and (write or degraded):
-        _md_cpu(ctx, group, write, out)
+        terms += _md_cpu(ctx, group, write)
     if in_flight != inf and group.chunk:
-        _in_flight(ctx, group, workload, share, in_flight, min(disks_worth, chunks), rate, out)
-    return amplification
+        terms.append(_in_flight(ctx, group, workload, share, in_flight, min(work.disks_worth, chunks), rate))
+    return GroupTerms(terms, work.amplification)
 
 
-def _seq_reads(
-    group: GroupCtx, workload: Workload, degraded: int, alive: int, chunks: float, rate: float, out: Limits
-) -> tuple[float, float]:
-    """The disks a sequential read keeps busy, and disk bytes per data byte (more when degraded parity rebuilds)."""
+def _seq_reads(group: GroupCtx, workload: Workload, degraded: int, alive: int, chunks: float, rate: float) -> _DiskWork:
+    """The disks a sequential read keeps busy (more disk bytes per byte when degraded parity rebuilds)."""
     amplification = 1.0
     if group.level == 1:
-        disks_worth = min(alive, workload.numjobs)  # md keeps one sequential reader on one mirror
+        disks_worth: float = min(alive, workload.numjobs)  # md keeps one sequential reader on one mirror
     elif group.level == 10:
         disks_worth = alive if group.far > 1 else min(alive, max(alive / group.copies, chunks))
     elif degraded and group.parity:
-        disks_worth, amplification = (
-            group.data,
-            alive / group.data,
-        )  # whole stripes are read to rebuild the missing chunks
+        # whole stripes are read to rebuild the missing chunks
+        disks_worth, amplification = group.data, alive / group.data
     else:
         # A spinning disk turns past the parity chunks it skips, so only the data disks' worth
         # of time moves data; flash (and a throttled virtual disk) skips them for free.
         disks_worth = group.data if group.disk.rpm else float(alive)
-    put(out, "disks", disks_worth * rate, f"{disks_worth:g} disks' worth of reads at {rate:.0f} MB/s each")
-    return disks_worth, amplification
+    note = f"{disks_worth:g} disks' worth of reads at {rate:.0f} MB/s each"
+    return _DiskWork(disks_worth, amplification, [Term("disks", disks_worth * rate, note)])
 
 
-def _seq_parity_writes(group: GroupCtx, in_flight: float, alive: int, rate: float, out: Limits) -> tuple[float, float]:
+def _seq_parity_writes(group: GroupCtx, in_flight: float, alive: int, rate: float) -> _DiskWork:
     """Sequential writes to parity RAID: full stripes, or partial ones md must read first; and the stripe cache."""
     cache_bytes = group.cache_entries * PAGE
     cover = min(1.0, in_flight / group.stripe_bytes, cache_bytes / group.chunk) if group.chunk else 1.0
@@ -192,47 +210,41 @@ def _seq_parity_writes(group: GroupCtx, in_flight: float, alive: int, rate: floa
         how = f"partial stripes ({cover:.0%} covered): md reads {reads:g} chunks per {written:g} written " + (
             "(read-modify-write)" if reads == written + group.parity else "(reconstruct-write)"
         )
-    put(out, "disks", disks_worth * rate, f"{how}, {disks_worth:.3g} disks' worth at {rate:.0f} MB/s")
     positioning = positioning_s(group.disk)
     per_disk = cache_bytes / (cache_bytes / (rate * 1e6) + positioning) / 1e6
-    put(
-        out,
-        "stripe cache",
-        min(disks_worth, group.data) * per_disk,
-        f"stripe_cache_size {group.cache_entries}: {cache_bytes >> 10} KiB per member in flight, "
-        f"{positioning * 1e3:.1f} ms positioning per batch",
-    )
-    return disks_worth, amplification
+    terms = [
+        Term("disks", disks_worth * rate, f"{how}, {disks_worth:.3g} disks' worth at {rate:.0f} MB/s"),
+        Term(
+            "stripe cache",
+            min(disks_worth, group.data) * per_disk,
+            f"stripe_cache_size {group.cache_entries}: {cache_bytes >> 10} KiB per member in flight, "
+            f"{positioning * 1e3:.1f} ms positioning per batch",
+        ),
+    ]
+    return _DiskWork(disks_worth, amplification, terms)
 
 
-def _md_cpu(ctx: PerfCtx, group: GroupCtx, write: bool, out: Limits) -> None:
+def _md_cpu(ctx: PerfCtx, group: GroupCtx, write: bool) -> list[Term]:
     """The md stripe threads and the parity arithmetic, for writes and degraded reads of parity RAID."""
     threads = _md_threads(ctx)
-    put(
-        out,
-        "md thread",
-        ctx.cpu.md_thread_mb_s * threads,
-        f"{threads} md stripe thread(s) at {ctx.cpu.md_thread_mb_s:.0f} MB/s",
-    )
     parity = ctx.cpu.raid6_gen_mb_s if (group.parity == 2 and write) else ctx.cpu.xor_mb_s
-    put(
-        out,
-        "parity CPU",
-        parity * threads,
-        ("raid6 gen()" if group.parity == 2 and write else "xor") + f" at {parity:.0f} MB/s per thread",
-    )
+    return [
+        Term(
+            "md thread",
+            ctx.cpu.md_thread_mb_s * threads,
+            f"{threads} md stripe thread(s) at {ctx.cpu.md_thread_mb_s:.0f} MB/s",
+        ),
+        Term(
+            "parity CPU",
+            parity * threads,
+            ("raid6 gen()" if group.parity == 2 and write else "xor") + f" at {parity:.0f} MB/s per thread",
+        ),
+    ]
 
 
 def _in_flight(
-    ctx: PerfCtx,
-    group: GroupCtx,
-    workload: Workload,
-    share: float,
-    in_flight: float,
-    busy: float,
-    rate: float,
-    out: Limits,
-) -> None:
+    ctx: PerfCtx, group: GroupCtx, workload: Workload, share: float, in_flight: float, busy: float, rate: float
+) -> Term:
     """What the data in flight (queue depth, or readahead windows) keeps busy, by Little's law per disk."""
     assert group.chunk is not None  # only striped groups are asked
     name = "queue depth" if workload.direct else "readahead"
@@ -241,7 +253,7 @@ def _in_flight(
         if workload.direct
         else f"two readahead windows of {readahead(ctx, workload) >> 10} KiB per stream"
     )
-    # Little's law per busy disk: each holds q pieces; a piece costs its transfer plus what
+    # Little's law per busy disk: each holds `queued` pieces; a piece costs its transfer plus what
     # every request pays besides (controller round trip, flash access), which a queue of two
     # or more hides behind the transfer of the next.
     piece = min(group.chunk, workload.bs * share if workload.direct else in_flight / workload.numjobs)
@@ -257,21 +269,18 @@ def _in_flight(
         else 1.0
     )
     extra = f", {overhead_s * 1e3:.2f} ms per request besides the transfer" if kept < 1.0 else ""
-    put(out, name, busy * rate * kept, f"{what} keeps {busy * kept:.3g} of {group.n} disks busy{extra}")
+    return Term(name, busy * rate * kept, f"{what} keeps {busy * kept:.3g} of {group.n} disks busy{extra}")
 
 
-def _random_cost(
-    group: GroupCtx, degraded: int, write: bool, alive: int, chunks_per_request: int
-) -> tuple[float, int, float, str]:
-    """Disk I/Os per random request, in how many rounds, how many disks' worth serve them, and how."""
+def _random_cost(group: GroupCtx, degraded: int, write: bool, alive: int, chunks_per_request: int) -> _RandomCost:
+    """Disk I/Os per random request, in how many rounds, and how many disks' worth serve them."""
     phases = 1
     disks = float(alive)
     if not write:
         disk_ios = float(chunks_per_request)
         if degraded and group.parity:
-            disk_ios = chunks_per_request * (
-                1 + int(degraded) * (group.data - 1) / group.n
-            )  # a read of a missing disk reads the rest of its row
+            # a read of a missing disk reads the rest of its row
+            disk_ios = chunks_per_request * (1 + int(degraded) * (group.data - 1) / group.n)
         if degraded and group.level in (1, 10) and group.copies > 1:
             disks = group.n * (group.copies - 1) / group.copies  # the failed disk's partner takes its reads too
         how = f"{disk_ios:.3g} disk reads per request"
@@ -289,7 +298,7 @@ def _random_cost(
             + ("read-modify-write" if reads == chunks_per_request + group.parity else "reconstruct-write")
             + ")"
         )
-    return disk_ios, phases, disks, how
+    return _RandomCost(disk_ios, phases, disks, how)
 
 
 def _random(
@@ -298,10 +307,10 @@ def _random(
     workload: Workload,
     share: float,
     degraded: int,
-    out: Limits,
     sorted_queue: int = 0,
     ncq: bool = True,
-) -> float:
+) -> GroupTerms:
+    """Ceilings of one group for a random workload, in MB/s of the group."""
     write = not workload.is_read
     alive = group.n - int(degraded)
     span = _span(workload, group, share)
@@ -311,84 +320,78 @@ def _random(
         else rand_iops(group.disk, span, workload.bs, write)
     )
     chunks_per_request = min(max(1, int(group.data)), ceil(workload.bs / group.chunk)) if group.chunk else 1
-    disk_ios, phases, disks, how = _random_cost(group, degraded, write, alive, chunks_per_request)
+    cost = _random_cost(group, degraded, write, alive, chunks_per_request)
+    how = cost.how
     to_mb = workload.bs / 1e6
     outstanding = workload.in_flight * share
     if write and group.parity:
         outstanding = min(outstanding, group.cache_entries / ceil(workload.bs / PAGE))
-    per_disk = outstanding * disk_ios / phases / alive
+    per_disk = outstanding * cost.disk_ios / cost.phases / alive
     if ncq and not sorted_queue and group.disk.rpm and per_disk > 1:
         # Each disk sorts the requests the array queues on it (NCQ): shorter positioning.
         iops = queued_iops(group.disk, span, workload.bs, per_disk, write)
         how += f", {min(per_disk, NCQ_TAGS):.3g} queued per disk"
-    put(out, "disks", disks * iops / disk_ios * to_mb, f"{alive} disks at {iops:.0f} IOPS, {how}")
-    busy_share = busy_fraction(group.disk, alive, outstanding * disk_ios / phases)
-    busy_mb_s = disks * iops * busy_share / disk_ios * to_mb
+    terms = [Term("disks", cost.disks * iops / cost.disk_ios * to_mb, f"{alive} disks at {iops:.0f} IOPS, {how}")]
+    busy_share = busy_fraction(group.disk, alive, outstanding * cost.disk_ios / cost.phases)
+    busy_mb_s = cost.disks * iops * busy_share / cost.disk_ios * to_mb
+    busy = f"{outstanding:.3g} requests in flight keep {busy_share:.0%} of the disks busy"
     round_trip = ctx.round_trip_s
     if round_trip and busy_mb_s:
         # Each request also waits out the controller's round trip: Little's law, N = X (R0 + rt).
         requests = workload.in_flight * share
         mb_s = requests * workload.bs / 1e6 / (requests * workload.bs / 1e6 / busy_mb_s + round_trip)
-        put(
-            out,
-            "queue depth",
-            mb_s,
-            f"{outstanding:.3g} requests in flight keep {busy_share:.0%} of the disks busy, "
-            f"each also paying a {round_trip * 1e3:.2f} ms controller round trip",
+        terms.append(
+            Term("queue depth", mb_s, f"{busy}, each also paying a {round_trip * 1e3:.2f} ms controller round trip")
         )
     else:
-        put(
-            out,
-            "queue depth",
-            busy_mb_s,
-            f"{outstanding:.3g} requests in flight keep {busy_share:.0%} of the disks busy",
-        )
+        terms.append(Term("queue depth", busy_mb_s, busy))
     if write and group.parity:
         threads = _md_threads(ctx)
         heads = ctx.cpu.md_thread_mb_s * 1e6 * threads / (PAGE * group.data)
-        put(
-            out,
-            "md thread",
-            heads / ceil(workload.bs / PAGE) * to_mb,
-            f"{threads} md stripe thread(s): {heads:.0f} stripes/s",
-        )
-    return disk_ios * (workload.bs / chunks_per_request if group.chunk else workload.bs) / workload.bs
+        note = f"{threads} md stripe thread(s): {heads:.0f} stripes/s"
+        terms.append(Term("md thread", heads / ceil(workload.bs / PAGE) * to_mb, note))
+    return GroupTerms(
+        terms, cost.disk_ios * (workload.bs / chunks_per_request if group.chunk else workload.bs) / workload.bs
+    )
 
 
-def _links(ctx: PerfCtx, traffic: dict[int, float], out: Limits) -> None:
-    """traffic: disk position -> bytes that disk moves per byte of the workload."""
+def _links(ctx: PerfCtx, traffic: dict[int, float]) -> list[Term | None]:
+    """The SATA links, port multipliers and host adapters the disks share, and each NVMe drive's own link.
+
+    traffic: disk position -> bytes that disk moves per byte of the workload."""
     links, hbas = ctx.links, ctx.hbas
     wiring = ctx.hardware.wiring
     per_link: dict[int, float] = {}
     per_hba: dict[int, float] = {}
     drives = pcie_drives(ctx)
-    own = drive_links(ctx, traffic, drives)
-    if own:
-        put(out, "link", *own)
+    terms = [drive_links(ctx, traffic, drives)]
     for position, load in traffic.items():
         if position in drives:
             continue  # on its own PCIe link, not the wiring's
         per_link[links[position]] = per_link.get(links[position], 0.0) + load
         per_hba[hbas[position]] = per_hba.get(hbas[position], 0.0) + load
     if not per_link:
-        return
+        return terms
     if wiring.link != "direct" or wiring.link_mb_s:
         busiest = max(per_link.values())
-        put(
-            out,
-            "link",
-            wiring.link_rate / busiest,
-            f"{wiring.link} link at {wiring.link_rate:.0f} MB/s shared by {wiring.disks_per_link} disk(s)",
+        terms.append(
+            Term(
+                "link",
+                wiring.link_rate / busiest,
+                f"{wiring.link} link at {wiring.link_rate:.0f} MB/s shared by {wiring.disks_per_link} disk(s)",
+            )
         )
     if wiring.hbas:
         busiest = max(per_hba.values())
-        put(
-            out,
-            "HBA",
-            wiring.hba_rate / busiest,
-            f"{wiring.hbas} HBA(s) at {wiring.hba_rate:.0f} MB/s "
-            + ("(as the plan states)" if wiring.hba_mb_s else f"(PCIe gen{wiring.pcie_gen} x{wiring.pcie_lanes})"),
+        terms.append(
+            Term(
+                "HBA",
+                wiring.hba_rate / busiest,
+                f"{wiring.hbas} HBA(s) at {wiring.hba_rate:.0f} MB/s "
+                + ("(as the plan states)" if wiring.hba_mb_s else f"(PCIe gen{wiring.pcie_gen} x{wiring.pcie_lanes})"),
+            )
         )
+    return terms
 
 
 def _survives(group: GroupCtx) -> int:
@@ -398,7 +401,42 @@ def _survives(group: GroupCtx) -> int:
     return group.parity if group.parity else group.copies - 1
 
 
-def simple_terms(ctx: PerfCtx, workload: Workload, degraded: int, sorted_queue: int = 0, ncq: bool = True) -> Limits:
+def _failed(group: GroupCtx, degraded: int) -> Term | None:
+    """The zero term of an array that does not survive `degraded` missing members, or None."""
+    if degraded and group.level == 0:
+        return Term("array failed", 0.0, f"{group.name}: RAID0 does not survive a failed member")
+    if degraded > _survives(group):
+        return Term(
+            "array failed",
+            0.0,
+            f"{group.name}: RAID{group.level} survives {_survives(group)} failed member(s) for certain, "
+            f"not {int(degraded)}",
+        )
+    return None
+
+
+def _buffered(ctx: PerfCtx, workload: Workload, terms: Terms) -> Terms:
+    """A buffered reader or writer: the CPU's copy out of or into the page cache, which a reader
+    also pays between readahead windows."""
+    cpu = ctx.cpu
+    jobs = min(workload.numjobs, cpu.cores)
+    rate = cpu.buffered_read_mb_s if workload.is_read else cpu.buffered_write_mb_s
+    note = f"{jobs} buffered stream(s) at {rate:.0f} MB/s (CPU copy and bookkeeping)"
+    out = lowest(terms.values(), [Term("page cache", rate * jobs, note)])
+    if "readahead" in out:
+        # The next window starts only when the reader reaches the current one, so while it
+        # copies a window out the disks have one window to do instead of two: per window,
+        # a fetch of two windows' time plus one window's copy, shared by the two in flight.
+        window = out["readahead"]
+        out["readahead"] = Term(
+            "readahead",
+            1 / (1 / window.mb_s + 1 / (2 * rate * jobs)),
+            f"{window.note}, less the reader's copy of each window",
+        )
+    return out
+
+
+def simple_terms(ctx: PerfCtx, workload: Workload, degraded: int, sorted_queue: int = 0, ncq: bool = True) -> Terms:
     """Every term for a read, write, randread or randwrite workload, in MB/s of the volume.
 
     `ncq`: each spinning disk sorts the random requests queued on it (False: each pays a
@@ -406,53 +444,32 @@ def simple_terms(ctx: PerfCtx, workload: Workload, degraded: int, sorted_queue: 
 
     `sorted_queue`: the disks are fed that many requests each, served nearest first (a
     controller draining its cache)."""
-    out: Limits = {}
+    placed = [(ctx.groups[index], share) for index, share in shares(ctx, workload).items()]
+    for group, _ in placed:
+        failed = _failed(group, degraded)
+        if failed:
+            return {failed.name: failed}
+    found: list[Term] = []
     traffic: dict[int, float] = {}
     requests: list[tuple[GroupCtx, float, float]] = []
     several = len(ctx.volume_groups) > 1
-    for index, share in shares(ctx, workload).items():
-        group = ctx.groups[index]
-        if degraded and group.level == 0:
-            out["array failed"] = (0.0, f"{group.name}: RAID0 does not survive a failed member")
-            return out
-        if degraded > _survives(group):
-            out["array failed"] = (
-                0.0,
-                (
-                    f"{group.name}: RAID{group.level} survives {_survives(group)} failed member(s) for certain, not {int(degraded)}"
-                ),
-            )
-            return out
-        local: Limits = {}
+    for group, share in placed:
         if workload.is_random:
-            amplification = _random(ctx, group, workload, share, degraded, local, sorted_queue, ncq)
+            part = _random(ctx, group, workload, share, degraded, sorted_queue, ncq)
         else:
-            amplification = _sequential(ctx, group, workload, share, degraded, local)
-        for name, (mb_s, note) in local.items():
-            put(out, name, mb_s / share, f"{group.name}: {note}" if several else note)
+            part = _sequential(ctx, group, workload, share, degraded)
+        for term in lowest(part.terms).values():
+            found.append(Term(term.name, term.mb_s / share, f"{group.name}: {term.note}" if several else term.note))
         alive = group.members[: group.n - int(degraded)]
         for position in alive:
-            traffic[position] = share * amplification / len(alive)
-        requests.append((group, share, device_requests(group, workload, share, amplification)))
-    _links(ctx, traffic, out)
-    host_roofs(ctx, workload, traffic, out)
-    per_request = request_cpu_term(ctx, workload, requests)
-    if per_request:
-        put(out, REQUEST_CPU, *per_request)
-    cpu = ctx.cpu
+            traffic[position] = share * part.amplification / len(alive)
+        requests.append((group, share, device_requests(group, workload, share, part.amplification)))
+    out = lowest(
+        found, _links(ctx, traffic), host_roofs(ctx, workload, traffic), [request_cpu_term(ctx, workload, requests)]
+    )
     if not workload.direct:
-        jobs = min(workload.numjobs, cpu.cores)
-        rate = cpu.buffered_read_mb_s if workload.is_read else cpu.buffered_write_mb_s
-        put(out, "page cache", rate * jobs, f"{jobs} buffered stream(s) at {rate:.0f} MB/s (CPU copy and bookkeeping)")
-        if "readahead" in out:
-            # The next window starts only when the reader reaches the current one, so while it
-            # copies a window out the disks have one window to do instead of two: per window,
-            # a fetch of two windows' time plus one window's copy, shared by the two in flight.
-            readahead_mb_s, note = out["readahead"]
-            out["readahead"] = (
-                1 / (1 / readahead_mb_s + 1 / (2 * rate * jobs)),
-                f"{note}, less the reader's copy of each window",
-            )
+        out = _buffered(ctx, workload, out)
     if workload.writes and ctx.hardware.write_cache_mb_s:
-        put(out, "write cache", ctx.hardware.write_cache_mb_s, "declared write-back cache's ingest rate")
+        cache = Term("write cache", ctx.hardware.write_cache_mb_s, "declared write-back cache's ingest rate")
+        out = lowest(out.values(), [cache])
     return out
