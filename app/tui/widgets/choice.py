@@ -13,19 +13,17 @@ from __future__ import annotations
 
 from rich.text import Text
 from textual import events
-from textual.binding import Binding
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
+
+from app.tui.keys import bindings
 
 
 class Choice(Widget, can_focus=True):
     """Pick one value among `options` ((label, value) pairs); '' is the blank choice if `blank` names it."""
 
-    BINDINGS = [
-        Binding("left", "step(-1)", "Previous", show=False),
-        Binding("right,space", "step(1)", "Next", show=False),
-    ]
+    BINDINGS = bindings("choice")
 
     value: reactive[str] = reactive("", init=False)
     """The chosen value ('' = the blank choice)."""
