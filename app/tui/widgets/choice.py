@@ -11,6 +11,8 @@ in place is both lighter and quicker to use from the keyboard:
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from rich.text import Text
 from textual import events
 from textual.message import Message
@@ -28,13 +30,12 @@ class Choice(Widget, can_focus=True):
     value: reactive[str] = reactive("", init=False)
     """The chosen value ('' = the blank choice)."""
 
+    @dataclass
     class Changed(Message):
         """The user (or code) picked another value."""
 
-        def __init__(self, choice: Choice, value: str) -> None:
-            super().__init__()
-            self.choice = choice
-            self.value = value
+        choice: Choice
+        value: str
 
         @property
         def control(self) -> Choice:
