@@ -157,6 +157,10 @@ def _sized(ctx: PerfCtx, w: Workload, plain: Plain) -> WorkloadPrediction:
     if len(parts) == 1:
         return _placed(ctx, parts[0][0], plain)
     rows = [(_placed(ctx, x, plain), byte_share) for x, byte_share in parts]
+    stopped = next((p for p, _ in rows if p.mb_s <= 0), None)
+    if stopped:
+        # A size the array cannot serve at all (it failed: a degraded RAID0) holds the whole mix.
+        return stopped
     secs = sum(s / p.mb_s for p, s in rows if p.mb_s > 0)
     mb_s = 1 / secs if secs else 0.0
     count = sum(s / x.bs for (x, s) in parts)
