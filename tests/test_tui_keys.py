@@ -143,3 +143,25 @@ async def test_a_keymap_moves_a_key_and_every_place_that_names_it() -> None:
         page = help_text(app.keymap)
         assert "| f10 | this help |" in page
         assert "| f12 / shift+f8 | next / previous result tab" in page
+
+
+def test_a_keymap_file_moves_keys_and_a_bad_one_is_refused_in_one_line(tmp_path, monkeypatch, capsys) -> None:
+    from app.cli.main import main
+    from app.tui.keys import keymap_path, read_keymap
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    assert keymap_path() == tmp_path / "podplan" / "keys.toml"
+    assert read_keymap() == {}  # none written: every key as the table has it
+    keymap_path().parent.mkdir()
+    keymap_path().write_text('"app.help" = "f10"\n"plan.next_tab" = "f12,ctrl+n"\n')
+    assert read_keymap() == {"app.help": "f10", "plan.next_tab": "f12,ctrl+n"}
+    for text, words in (
+        ('"app.hlep" = "f10"\n', 'no key is named "app.hlep"; did you mean "app.help"?'),
+        ('"textual.quit" = "f10"\n', 'no key is named "textual.quit"'),
+        ('"app.help" = 10\n', '"app.help" takes keys as Textual names them'),
+        ("app.help = [\n", "not a TOML keymap"),
+    ):
+        keymap_path().write_text(text)
+        assert main(["tui"]) == 2  # refused before the screen changes
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and words in err and str(keymap_path()) in err, err

@@ -4,17 +4,23 @@ help screen's key table are made from it, so the three cannot disagree.
 Each binding has an id, `<where>.<name>`. A keymap (Textual's `App.set_keymap`: binding id ->
 keys) gives an id other keys; the palette and the help then name the keys in force. Texts say a
 key as `{id}` (its first key), so a remapped key is named right everywhere it is mentioned.
+A person's keymap is `$XDG_CONFIG_HOME/podplan/keys.toml` (`~/.config/podplan/keys.toml`), one
+line per key moved: `"app.help" = "f10"`.
 """
 
 from __future__ import annotations
 
+import difflib
+import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 
 from textual.binding import Binding, BindingType
 
 from app.tui.widgets.results import RESULT_TABS
+from planners.errors import PlanError
 
 
 @dataclass(frozen=True, slots=True)
@@ -356,3 +362,36 @@ def help_table(keymap: Mapping[str, str] | None = None) -> str:
     """The help screen's key table, in Markdown."""
     rows = [f"| {say(keys, keymap)} | {say(does, keymap)} |" for keys, does in HELP_ROWS]
     return "\n".join(["| key | does |", "|---|---|", *rows])
+
+
+def keymap_path() -> Path:
+    """Where a person's keymap is read from."""
+    config = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(config) / "podplan" / "keys.toml"
+
+
+def read_keymap(path: Path | None = None) -> dict[str, str]:
+    """Binding id -> keys from a keymap file (keymap_path() unless named); {} when there is none.
+
+    A name that is no binding's, or keys that are not a string, is refused in one line: a typo
+    would otherwise leave the key where it was without a word."""
+    import tomllib
+
+    path = path or keymap_path()
+    try:
+        doc = tomllib.loads(path.read_text())
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        raise PlanError(f"{path}: cannot read the keymap ({exc.strerror or exc})") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise PlanError(f"{path}: not a TOML keymap ({exc})") from None
+    ours = [key.id for key in KEYS if key.where != "textual"]
+    for name, keys in doc.items():
+        if name not in ours:
+            close = difflib.get_close_matches(name, ours, n=1)
+            hint = f'did you mean "{close[0]}"?' if close else "names look like app.help, plan.next_tab, script.save"
+            raise PlanError(f'{path}: no key is named "{name}"; {hint}')
+        if not isinstance(keys, str) or not keys.strip():
+            raise PlanError(f'{path}: "{name}" takes keys as Textual names them, e.g. "f10" or "ctrl+k,f10"')
+    return dict(doc)
