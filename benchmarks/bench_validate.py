@@ -24,7 +24,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from planners.units import parse_size
-from runners.fio.jobs import QUICK, Shape, Target, Timing, fio_argv, workload
+from runners.fio.jobs import QUICK, ArrayShape, Target, Timing, fio_argv, workload
 from runners.fio.result import parse_output
 from runners.fio.run import run_fio
 from runners.probes.loopdev import attach_loop, detach_loop, sparse_loop
@@ -88,7 +88,7 @@ def overhead(dev: str, size: int, repeats: int) -> None:
         ss_ramp_s=QUICK.ss_ramp_s,
         ss_slope_pct=QUICK.ss_slope_pct,
     )
-    w = workload("seq-read", Target(path=dev, kind="device", size_bytes=size), Shape(), timing)
+    w = workload("seq-read", Target(path=dev, kind="device", size_bytes=size), ArrayShape(), timing)
     # Steady-state detection would stop the two runs at different moments; compare fixed-length runs.
     text = "\n".join(ln for ln in w.job.text.splitlines() if not ln.startswith("steadystate")) + "\n"
     hand_wall, hand_bw, ours_wall, ours_bw = [], [], [], []

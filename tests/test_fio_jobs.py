@@ -11,7 +11,7 @@ from runners.exec import have, run
 from runners.fio.jobs import (
     QUICK,
     WORKLOADS,
-    Shape,
+    ArrayShape,
     Target,
     fio_argv,
     random_depth,
@@ -29,7 +29,7 @@ DEV = Target(path="/dev/md0", kind="device", size_bytes=10 * 1024**3)
     logical=st.sampled_from([512, 4096]),
 )
 def test_seq_keeps_two_full_stripes_in_flight_per_array(stripe, stripes, logical):
-    bs, depth = seq_shape(Shape(full_stripe_bytes=stripe, stripes=stripes, logical_block=logical))
+    bs, depth = seq_shape(ArrayShape(full_stripe_bytes=stripe, stripes=stripes, logical_block=logical))
     assert bs % logical == 0 and bs > 0
     assert depth >= 2
     assert bs * depth >= 2 * stripe * stripes
@@ -37,20 +37,20 @@ def test_seq_keeps_two_full_stripes_in_flight_per_array(stripe, stripes, logical
 
 def test_seq_block_is_one_full_stripe_when_known():
     # 13 data disks x 512 KiB: md writes whole stripes and computes parity without reading back.
-    assert seq_shape(Shape(full_stripe_bytes=13 * 512 * KiB)) == (13 * 512 * KiB, 2)
-    assert seq_shape(Shape()) == (MiB, 2)
+    assert seq_shape(ArrayShape(full_stripe_bytes=13 * 512 * KiB)) == (13 * 512 * KiB, 2)
+    assert seq_shape(ArrayShape()) == (MiB, 2)
 
 
 @given(disks=st.integers(1, 400))
 def test_random_depth_covers_every_disk(disks):
-    jobs, depth = random_depth(Shape(disks=disks))
+    jobs, depth = random_depth(ArrayShape(disks=disks))
     assert jobs * depth >= RANDOM_DEPTH_PER_DISK * disks
     assert depth <= MAX_DEPTH_PER_JOB
     assert jobs * depth < RANDOM_DEPTH_PER_DISK * disks + jobs + 16  # not wildly more either
 
 
 def test_suite_names_order_and_writes():
-    ws = suite(DEV, Shape(disks=45))
+    ws = suite(DEV, ArrayShape(disks=45))
     assert [w.name for w in ws] == list(WORKLOADS)
     assert [w.writes for w in ws] == [False, True, False, True]
     rr = ws[2]
@@ -59,9 +59,9 @@ def test_suite_names_order_and_writes():
 
 
 def test_file_target_keeps_its_file_for_podplan_to_remove():
-    ws = suite(Target(path="/srv/x/.podplan-fio-1.dat", kind="file", size_bytes=64 * MiB), Shape())
+    ws = suite(Target(path="/srv/x/.podplan-fio-1.dat", kind="file", size_bytes=64 * MiB), ArrayShape())
     assert all("unlink=0" in w.job.text for w in ws)
-    assert "unlink" not in suite(DEV, Shape())[0].job.text
+    assert "unlink" not in suite(DEV, ArrayShape())[0].job.text
 
 
 def test_argv_streams_json_to_its_own_file():
@@ -79,7 +79,7 @@ def test_argv_streams_json_to_its_own_file():
 @pytest.mark.parametrize("kind", ["device", "file"])
 def test_plain_fio_parses_every_job_file(tmp_path, kind):
     target = DEV if kind == "device" else Target(path=str(tmp_path / "f.dat"), kind="file", size_bytes=64 * MiB)
-    for w in suite(target, Shape(full_stripe_bytes=6 * 512 * KiB, disks=8), QUICK):
+    for w in suite(target, ArrayShape(full_stripe_bytes=6 * 512 * KiB, disks=8), QUICK):
         path = tmp_path / f"{w.name}.fio"
         path.write_text(w.job.text)
         out = run(["fio", "--parse-only", str(path)], timeout=30)
@@ -95,7 +95,7 @@ def test_plain_fio_parses_every_job_file(tmp_path, kind):
 def test_the_model_predicts_the_jobs_validate_runs(stripe, stripes, disks, logical):
     from planners.perf.workloads import VALIDATION, for_plan
 
-    shape = Shape(full_stripe_bytes=stripe, stripes=stripes, disks=disks, logical_block=logical)
+    shape = ArrayShape(full_stripe_bytes=stripe, stripes=stripes, disks=disks, logical_block=logical)
     ran = {w.name: dict(w.job.jobs[0][1]) for w in suite(DEV, shape)}
     for preset in VALIDATION:
         w = for_plan(preset, stripe, stripes=stripes, disks=disks, logical_block=logical)
@@ -111,5 +111,5 @@ def test_the_model_predicts_the_jobs_validate_runs(stripe, stripes, disks, logic
 def test_each_job_file_names_its_target_once():
     # fio adds a job's filename to the one [global] gave: the same device named twice is two
     # files served in turn at the same offsets, and md merges the repeated writes.
-    for w in suite(DEV, Shape(full_stripe_bytes=MiB, disks=6)):
+    for w in suite(DEV, ArrayShape(full_stripe_bytes=MiB, disks=6)):
         assert w.job.text.count("filename=") == 1, w.job.text

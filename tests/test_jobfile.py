@@ -170,6 +170,17 @@ def test_predict_takes_a_job_file(tmp_path, capsys):
     assert preds["db-log"]["iops"] > single["db-log"]["iops"]
 
 
+def test_a_block_size_mix_on_an_array_that_failed_gets_nothing(tmp_path, capsys):
+    """A degraded RAID0 serves no size of a bssplit mix: the job gets 0 MB/s, bound by the failed
+    array (it was a division by zero)."""
+    job = tmp_path / "mix.fio"
+    job.write_text("[mix]\nrw=randread\nbssplit=4k/50:64k/30:1m/20\ndirect=1\n")
+    args = ["predict", "--disks", "4", "--disk-size", "2TB", "--level", "0", "--mode", "degraded"]
+    assert main([*args, "--job", str(job), "--no-host-cpu", "--json"]) == 0
+    [p] = json.loads(capsys.readouterr().out)["predictions"]
+    assert (p["workload"], p["mb_s"], p["binding"]) == ("mix", 0.0, "array failed")
+
+
 def test_a_job_file_with_nothing_to_predict_says_why_and_exits_1(tmp_path, capsys):
     bad = tmp_path / "bad.fio"
     bad.write_text("[a]\nrate_cycle=500\n")

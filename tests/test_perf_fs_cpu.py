@@ -54,7 +54,7 @@ def test_ext3_pays_one_small_write_per_indirect_block_span():
     from planners.perf.terms import simple_terms
 
     meta = Workload(name="m", rw="randwrite", bs=4096, iodepth=128, target="file")
-    small = min(v for v, _ in simple_terms(build_ctx(p3, geometry_for_speed(p3)), meta, 0, ncq=False).values())
+    small = min(t.mb_s for t in simple_terms(build_ctx(p3, geometry_for_speed(p3)), meta, 0, ncq=False).values())
     per_mb = 1 / (small * 1e6 / 4096) / ((4 << 20) / 1e6)
     assert e3.mb_s == pytest.approx(1 / (1 / e4.mb_s + per_mb))
     note = e3.factor_note or next(t.note for t in e3.terms if t.name == "ext3 block map")

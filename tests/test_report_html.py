@@ -88,7 +88,7 @@ def test_the_report_opens_offline_with_every_point_and_prints(browser, tmp_path)
 
 def _suite_report():  # type: ignore[no-untyped-def]
     """A quick suite's report as validate keeps it (figures as fio gave them on a small array)."""
-    from runners.fio.jobs import Shape
+    from runners.fio.jobs import ArrayShape
     from runners.fio.result import JobFigures
     from runners.validate.suite import ValidateReport, WorkloadReport
 
@@ -125,7 +125,7 @@ def _suite_report():  # type: ignore[no-untyped-def]
         kind="device",
         mode="quick",
         size_bytes=10**12,
-        shape=Shape(),
+        shape=ArrayShape(),
         direct=True,
         workloads=tuple(out),
         duration_s=8.0,

@@ -9,7 +9,7 @@ from app.tui.app import PodplanApp
 from app.tui.widgets import curve
 from app.tui.widgets.curve import CurvePlot, nice_ticks
 from planners.example import example_pod
-from runners.fio.jobs import Shape
+from runners.fio.jobs import ArrayShape
 from runners.fio.result import JobFigures
 from runners.validate.suite import ValidateReport, WorkloadReport
 
@@ -77,7 +77,7 @@ async def test_measured_points_join_the_curves_once_validate_has_run() -> None:
         kind="device",
         mode="quick",
         size_bytes=10**12,
-        shape=Shape(),
+        shape=ArrayShape(),
         direct=True,
         workloads=(
             WorkloadReport(

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import pytest
 
 from planners.example import example_pod
-from runners.fio.jobs import QUICK, Shape, Target, suite
+from runners.fio.jobs import QUICK, ArrayShape, Target, suite
 from runners.fio.result import JobFigures, Steady
 from runners.validate.compare import Conditions, likely_reasons, load_predictions, model_workloads, side_by_side
 from runners.validate.suite import ValidateReport, WorkloadReport
@@ -16,7 +16,7 @@ from runners.validate.suite import ValidateReport, WorkloadReport
 
 def _report(mb_s=100.0, iops=1000.0, steady=True, direct=True) -> ValidateReport:
     target = Target(path="/dev/md0", kind="device", size_bytes=1 << 30)
-    shape = Shape(full_stripe_bytes=13 * 512 * 1024, disks=15)
+    shape = ArrayShape(full_stripe_bytes=13 * 512 * 1024, disks=15)
     rows = []
     for w in suite(target, shape, QUICK):
         f = JobFigures(

@@ -13,7 +13,7 @@ import time
 import pytest
 
 from runners.exec import have
-from runners.fio.jobs import Shape, Timing
+from runners.fio.jobs import ArrayShape, Timing
 from runners.probes.loopdev import sparse_loop
 from runners.validate.guard import GuardError
 from runners.validate.hosts import Host, parse_hosts, remote_target, remote_workloads, validate_hosts, write_refusal
@@ -110,12 +110,12 @@ def test_remote_raw_device_writes_need_the_flag():
 
 def test_remote_jobs_cover_the_whole_device_and_remove_their_file():
     dev = remote_workloads(
-        remote_target("/dev/md0", Host(name="pod1"), None, True), Shape(), TINY, ("seq-read", "seq-write")
+        remote_target("/dev/md0", Host(name="pod1"), None, True), ArrayShape(), TINY, ("seq-read", "seq-write")
     )
     assert all("size=100%" in w.job.text for w in dev)
     t1, t2 = (remote_target("/srv/pod", Host(name=n), 64 * MiB, True) for n in ("pod1", "pod2"))
     assert t1.path != t2.path  # two servers sharing one filesystem must not share one file
-    ws = remote_workloads(t1, Shape(), TINY, ("seq-read", "seq-write", "rand-read-4k"))
+    ws = remote_workloads(t1, ArrayShape(), TINY, ("seq-read", "seq-write", "rand-read-4k"))
     assert ["unlink=1" in w.job.text for w in ws] == [False, False, True]
     assert all(f"size={64 * MiB}" in w.job.text for w in ws)
 

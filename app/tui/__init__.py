@@ -9,6 +9,10 @@ from planners.models import Plan
 
 def run_tui(plan: Plan, plan_file: str | Path | None = None) -> int:
     from app.tui.app import PodplanApp
+    from app.tui.keys import read_keymap
 
-    PodplanApp(plan, plan_file).run()
+    keymap = read_keymap()  # before the screen changes: a bad keymap is one line on the terminal
+    app = PodplanApp(plan, plan_file)
+    app.set_keymap(keymap)
+    app.run()
     return 0

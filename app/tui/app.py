@@ -3,21 +3,22 @@
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from functools import partial
 from pathlib import Path
 
 from textual import events, on, work
+from textual.actions import parse as parse_action
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
 from textual.worker import WorkerFailed
 
+from app.tui.keys import BY_ID, PALETTE, bindings, say
 from app.tui.messages import FileFailed, FileSaved, PlanComputed, PlanOpened, PlanRejected
 from app.tui.screens.plan_screen import TAB_OF_ALT_DIGIT, PlanScreen
 from app.tui.variants import Variant
 from app.tui.widgets.plan_form import PlanForm
-from app.tui.widgets.results import RESULT_TABS
 from planners.errors import PlanError, PodplanError
 from planners.models import Plan
 from planners.results import PlanResult
@@ -33,20 +34,7 @@ class PodplanApp(App[int]):
     CSS_PATH = Path(__file__).with_name("podplan.tcss")
     TITLE = "podplan"
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
-    BINDINGS = [
-        Binding("f1", "help", "Help"),
-        Binding("f2", "script", "Script"),
-        Binding("f3", "compare", "Compare"),
-        Binding("f4", "pin", "Pin", show=False),
-        Binding("f5", "validate", "Validate"),
-        Binding("f6", "sweep", "Sweep"),
-        Binding("f7", "detected_disks", "Disks"),
-        Binding("f9", "grow", "Grow", show=False),  # in help and the palette: the footer is full at 80 columns
-        Binding("ctrl+s", "save_plan", "Save"),
-        Binding("ctrl+o", "open_plan", "Open", show=False),
-        Binding("ctrl+t", "toggle_theme", "Theme", show=False),
-        Binding("ctrl+j", "load_job", "Load fio job", show=False),
-    ]
+    BINDINGS = bindings("app")  # every key is in app/tui/keys.py, with its id for a keymap
 
     def __init__(self, plan: Plan, plan_file: str | Path | None = None) -> None:
         super().__init__()
@@ -405,57 +393,25 @@ class PodplanApp(App[int]):
         self.notify(event.message, severity="error", timeout=8)
 
     # -- command palette ------------------------------------------------------------------------
+    @property
+    def keymap(self) -> Mapping[str, str]:
+        """Binding id -> keys, as set by `set_keymap` (Textual keeps it unexported; pinned in pyproject.toml)."""
+        return self._keymap
+
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
         # Textual's own "Theme" offers every theme it ships; podplan's colours are chosen for the
         # dark and light pair its toggle switches between (contrast checked in both), no others.
         yield from (c for c in super().get_system_commands(screen) if c.callback != self.action_change_theme)
-        yield SystemCommand("Help", "Keys and what each screen does (f1)", self.action_help)
-        yield SystemCommand("Show build script", "The script that builds this plan (f2)", self.action_script)
-        yield SystemCommand("Compare variants", "Pinned plans side by side (f3)", self.action_compare)
-        yield SystemCommand(
-            "Sweep layouts", "Every layout of these disks ranked; enter loads one (f6)", self.action_sweep
-        )
-        yield SystemCommand(
-            "New plan from detected disks",
-            "Choose this machine's disks to start a plan (f7)",
-            self.action_detected_disks,
-        )
-        yield SystemCommand(
-            "Grow the pod",
-            "More disks, RAID5 -> RAID6 or a new array: figures after and the grow script (f9)",
-            self.action_grow,
-        )
-        yield SystemCommand("Pin current plan", "Keep this plan as a variant to compare (f4)", self.action_pin)
-        yield SystemCommand("Save plan", "Write the plan as TOML (ctrl+s)", self.action_save_plan)
-        yield SystemCommand("Open plan", "Read a TOML plan file (ctrl+o)", self.action_open_plan)
-        yield SystemCommand(
-            "Toggle dark/light theme", "Switch between the dark and light themes (ctrl+t)", self.action_toggle_theme
-        )
-        yield SystemCommand(
-            "Predict an fio job file",
-            "Each job section on the Perf tab, beside the suite (ctrl+j)",
-            self.action_load_job,
-        )
-        yield SystemCommand(
-            "Validate array", "Measure a built array with fio beside the plan (f5)", self.action_validate
-        )
-        if isinstance(screen, PlanScreen):
-            yield SystemCommand(
-                "Scroll the figures",
-                "Arrows and PgUp/PgDn scroll the result tab in view; ctrl+f again goes back to the form (ctrl+f)",
-                screen.action_focus_figures,
-            )
-            for i, (tab, (title, what)) in enumerate(RESULT_TABS.items(), start=1):
-                yield SystemCommand(
-                    f"{title} tab",
-                    f"{what[0].upper()}{what[1:]} (alt+{i}; f8 steps through the tabs)",
-                    partial(screen.action_show_tab, tab),
-                )
-        from app.tui.screens.script_screen import ScriptScreen
-
-        if isinstance(screen, ScriptScreen):
-            yield SystemCommand("Save script", "Write the build script to a file (s)", screen.action_save_script)
-            yield SystemCommand("Copy script", "Copy the build script to the clipboard (c)", screen.action_copy_script)
+        on_screen = {binding.id for binding in type(screen).BINDINGS if isinstance(binding, Binding)}
+        for key_id in PALETTE:
+            key = BY_ID[key_id]
+            target = self if key.where == "app" else screen
+            if target is screen and key.id not in on_screen:
+                continue
+            _, name, params = parse_action(key.action)
+            method = getattr(target, f"action_{name}")
+            callback = partial(method, *params) if params else method
+            yield SystemCommand(key.palette, say(key.palette_help, self.keymap), callback)
 
 
 def _variant_name(i: int) -> str:

@@ -10,132 +10,158 @@ the disks, and what the job does besides I/O.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from math import inf
 
 from planners.perf.context import PerfCtx
 from planners.perf.jobshape import job_extras, mix, mixed_rate_cap, rate_cap
 from planners.perf.memory import controller_cache, page_cache
-from planners.perf.terms import NR_REQUESTS, Limits, put, simple_terms
+from planners.perf.roof import Term, Terms, lowest, smallest
+from planners.perf.terms import NR_REQUESTS, simple_terms
 from planners.perf.workloads import Workload
 
 # Terms that describe the disks' own work: behind a write-back cache they set the drain rate.
 DISK_SIDE = ("disks", "queue depth", "stripe cache")
 
 
-def _behind_controller_cache(ctx: PerfCtx, w: Workload, degraded: int, out: Limits) -> Limits:
+@dataclass(frozen=True, slots=True)
+class JobTerms:
+    """A whole job's terms, and what the job does besides I/O."""
+
+    terms: Terms
+    factor: float = 1.0
+    """Multiplies every term: the share of the job's time spent on I/O (1 = all of it)."""
+    factor_note: str = ""
+    """What the job does besides I/O (flushes, pauses, ext3's block map), '' when nothing."""
+    wins_ties: frozenset[str] = frozenset()
+    """Names of the terms that win a tie: the side of a read/write mix that takes longer."""
+    outside_model: str = ""
+    """Why the figure is outside the model ('' when it is not)."""
+
+
+def _behind_controller_cache(ctx: PerfCtx, workload: Workload, degraded: int, out: Terms) -> Terms:
     """Writes a controller's write-back cache acknowledges: the host sees its round trip, the disks
     drain it with a deep queue of their own."""
     disks = sum(ctx.groups[i].n for i in ctx.volume_groups)
     queue = ctx.controller.drain_queue if ctx.controller else 1
-    deep = w.model_copy(update={"numjobs": 1, "iodepth": max(1, queue * disks), "ioengine": "libaio", "direct": True})
+    deep = workload.model_copy(
+        update={"numjobs": 1, "iodepth": max(1, queue * disks), "ioengine": "libaio", "direct": True}
+    )
     drained = simple_terms(ctx, deep, degraded, sorted_queue=queue)
-    side = {k: v for k, v in drained.items() if k in DISK_SIDE}
-    host = {k: v for k, v in out.items() if k not in DISK_SIDE}
+    side = [term for name, term in drained.items() if name in DISK_SIDE]
+    host = {name: term for name, term in out.items() if name not in DISK_SIDE}
     if not side:
         # No disk-side term to drain by (the fuzz test drew such a plan): the cache then changes
         # nothing the model can say, and the terms stand as they are.
         return out
-    name, (drain, why) = min(side.items(), key=lambda kv: kv[1][0])
-    if w.direct:
+    drain = min(side, key=lambda term: term.mb_s)
+    if workload.direct:
         link = ctx.hardware.wiring.link_rate if ctx.hardware.wiring.link != "direct" else inf
-        r = ctx.round_trip_s + w.bs / (link * 1e6)
-        if r > 0:  # no round trip and no link to cross: nothing here bounds the requests in flight
-            put(
-                host,
+        ack_s = ctx.round_trip_s + workload.bs / (link * 1e6)
+        if ack_s > 0:  # no round trip and no link to cross: nothing here bounds the requests in flight
+            acked = Term(
                 "queue depth",
-                w.in_flight * w.bs / r / 1e6,
-                f"{w.in_flight} requests in flight, each acknowledged by the cache in {r * 1e3:.2f} ms",
+                workload.in_flight * workload.bs / ack_s / 1e6,
+                f"{workload.in_flight} requests in flight, each acknowledged by the cache in {ack_s * 1e3:.2f} ms",
             )
+            host = lowest(host.values(), [acked])
     if not host:  # nothing on the host's side bounds what the cache takes in
         return out
-    ingest = min(v for v, _ in host.values())
-    rate, note = controller_cache(ctx, w, ingest, drain)
+    ingest = smallest(host)
+    rate, note = controller_cache(ctx, workload, ingest, drain.mb_s)
     if rate < ingest * (1 - 1e-9):
-        host["write cache"] = (rate, f"{note} ({name}: {why})")
+        host["write cache"] = Term("write cache", rate, f"{note} ({drain.name}: {drain.note})")
     return host
 
 
-def _through_page_cache(ctx: PerfCtx, w: Workload, out: Limits) -> tuple[Limits, str]:
-    """A buffered writer of a run with a known end: memory absorbs the start of it."""
-    if "page cache" not in out or not (w.runtime_s or w.run_bytes):
+def _through_page_cache(ctx: PerfCtx, workload: Workload, out: Terms) -> tuple[Terms, str]:
+    """A buffered writer of a run with a known end: memory absorbs the start of it. Returns the
+    terms, and why the figure is outside the model ('' when it is not)."""
+    if "page cache" not in out or not (workload.runtime_s or workload.run_bytes):
         return out, ""
-    copy = out["page cache"][0]
-    below = {k: v for k, v in out.items() if k != "page cache"}
+    copy = out["page cache"].mb_s
+    below = [term for name, term in out.items() if name != "page cache"]
     if not below:
         return out, ""
-    name, (drain, why) = min(below.items(), key=lambda kv: kv[1][0])
-    rate, note, outside = page_cache(ctx, w, copy, drain)
-    if rate <= drain * (1 + 1e-9):
+    drain = min(below, key=lambda term: term.mb_s)
+    rate, note, outside = page_cache(ctx, workload, copy, drain.mb_s)
+    if rate <= drain.mb_s * (1 + 1e-9):
         return out, outside
     # Memory lifts the run above the drain; once throttled the writer still waits on the drain,
     # so that term stays the one to blame unless the run never reached the throttle.
-    kept = {k: v for k, v in out.items() if v[0] >= rate}
-    kept["page cache" if outside else name] = (rate, f"{note} ({name}: {why})")
+    kept = {name: term for name, term in out.items() if term.mb_s >= rate}
+    name = "page cache" if outside else drain.name
+    kept[name] = Term(name, rate, f"{note} ({drain.name}: {drain.note})")
     return kept, outside
 
 
-def workload_terms(
-    ctx: PerfCtx, w: Workload, degraded: int = 0, capped: bool = True
-) -> tuple[Limits, float, str, set[str], str]:
-    """All terms for any workload, the factor for what the job does besides I/O (flushes,
-    pauses, ext3's block map), a note on it, the terms that win a tie, and why the figure is
-    outside the model ('' when it is not).
-
-    A rewrite or a read/write mix is its two sides' times added (planners.perf.jobshape.mix);
-    the side that takes longer is the one to blame, so its terms win ties.
-    """
-    prefer: set[str] = set()
+def _mixed_terms(ctx: PerfCtx, workload: Workload, degraded: int, capped: bool) -> JobTerms:
+    """A rewrite or a read/write mix: its two sides' times added (planners.perf.jobshape.mix);
+    the side that takes longer is the one to blame, so its terms win ties."""
     outside = ""
-    if w.rw == "rewrite" or w.is_mix:
-        read_rw, write_rw = ("randread", "randwrite") if w.is_random else ("read", "write")
-        sides = []
-        for rw in (read_rw, write_rw):
-            side = w.model_copy(update={"rw": rw})
-            lim, f, _, _, why = workload_terms(ctx, side, degraded, capped=False)
-            if rw == write_rw and not w.direct:
-                # The writes of a mix come at the pace its reads allow, not at memory's: the dirty
-                # page cache lifts no part of the run (where that is outside the model, it still is).
-                lim = simple_terms(ctx, side, degraded)
-            sides.append({k: (v * f, note) for k, (v, note) in lim.items()})
-            outside = outside or why
-        a, b = (1.0, 1.0) if w.rw == "rewrite" else (w.read_mix, 1.0 - w.read_mix)
-        out, prefer = mix(sides[0], sides[1], a, b)
-        if w.is_mix and capped:
-            best = [min(v for v, _ in side.values()) for side in sides]
-            cap = mixed_rate_cap(w, best[0], best[1], min(v for v, _ in out.values()))
-            if cap:
-                # A cap that a side hits changes the mix itself: the figure is the capped one.
-                out = {k: v for k, v in out.items() if v[0] >= cap[0]}
-                out["rate limit"] = cap
-        return out, 1.0, "", prefer, outside
-    out = simple_terms(ctx, w, degraded)
-    if w.writes and ctx.write_cache_bytes:
-        out = _behind_controller_cache(ctx, w, degraded, out)
-    if w.writes and not w.direct and not w.sync_every:
+    read_rw, write_rw = ("randread", "randwrite") if workload.is_random else ("read", "write")
+    sides = []
+    for rw in (read_rw, write_rw):
+        side = workload.model_copy(update={"rw": rw})
+        whole = workload_terms(ctx, side, degraded, capped=False)
+        side_terms = whole.terms
+        if rw == write_rw and not workload.direct:
+            # The writes of a mix come at the pace its reads allow, not at memory's: the dirty
+            # page cache lifts no part of the run (where that is outside the model, it still is).
+            side_terms = simple_terms(ctx, side, degraded)
+        sides.append({name: Term(name, t.mb_s * whole.factor, t.note) for name, t in side_terms.items()})
+        outside = outside or whole.outside_model
+    read_share, write_share = (1.0, 1.0) if workload.rw == "rewrite" else (workload.read_mix, 1.0 - workload.read_mix)
+    out, prefer = mix(sides[0], sides[1], read_share, write_share)
+    if workload.is_mix and capped:
+        cap = mixed_rate_cap(workload, smallest(sides[0]), smallest(sides[1]), smallest(out))
+        if cap:
+            # A cap that a side hits changes the mix itself: the figure is the capped one.
+            out = {name: term for name, term in out.items() if term.mb_s >= cap[0]}
+            out["rate limit"] = Term("rate limit", *cap)
+    return JobTerms(out, wins_ties=frozenset(prefer), outside_model=outside)
+
+
+def workload_terms(ctx: PerfCtx, workload: Workload, degraded: int = 0, capped: bool = True) -> JobTerms:
+    """All terms for any workload, with what the job does besides I/O (flushes, pauses, ext3's
+    block map) as a factor on every term."""
+    if workload.rw == "rewrite" or workload.is_mix:
+        return _mixed_terms(ctx, workload, degraded, capped)
+    outside = ""
+    out = simple_terms(ctx, workload, degraded)
+    if workload.writes and ctx.write_cache_bytes:
+        out = _behind_controller_cache(ctx, workload, degraded, out)
+    if workload.writes and not workload.direct and not workload.sync_every:
         # (a job that flushes waits for writeback at every flush: memory lifts nothing)
-        out, outside = _through_page_cache(ctx, w, out)
-    best = min(v for v, _ in out.values())
+        out, outside = _through_page_cache(ctx, workload, out)
+    best = smallest(out)
     # Time the array does not see, in seconds per MB of the group's data: each job pauses on its
     # own while the others go on, so a job's extra time counts once per job.
-    parts = [(name, secs / w.numjobs, why) for name, secs, why in job_extras(ctx, w)]
-    if ctx.fs_type == "ext3" and w.writes and not w.direct and w.target == "file" and not w.is_random:
+    parts = [(name, secs / workload.numjobs, why) for name, secs, why in job_extras(ctx, workload)]
+    if (
+        ctx.fs_type == "ext3"
+        and workload.writes
+        and not workload.direct
+        and workload.target == "file"
+        and not workload.is_random
+    ):
         parts.append(("ext3 block map", *ext3_indirect_blocks(ctx, degraded)))
-    secs = sum(p[1] for p in parts)
+    secs = sum(part[1] for part in parts)
     factor, why = 1.0, ""
     if secs and best > 0:
         combined = 1.0 / (1.0 / best + secs)
-        notes = "; ".join(p[2] for p in parts)
+        notes = "; ".join(part[2] for part in parts)
         if best * secs > 1.0:
             # More of the time goes to it than to the array: it is what limits the job.
-            name = max(parts, key=lambda p: p[1])[0]
-            out[name] = (combined, f"{notes}, on top of the array's own time")
+            name = max(parts, key=lambda part: part[1])[0]
+            out[name] = Term(name, combined, f"{notes}, on top of the array's own time")
         else:
             factor, why = combined / best, f"{notes} (x{combined / best:.3g})"
     # fio's cap applies to what the job then gives: stated before the factor that predict applies.
-    cap = rate_cap(w)
+    cap = rate_cap(workload)
     if cap and capped:
-        put(out, "rate limit", cap[0] / factor, cap[1])
-    return out, factor, why, prefer, outside
+        out = lowest(out.values(), [Term("rate limit", cap[0] / factor, cap[1])])
+    return JobTerms(out, factor, why, outside_model=outside)
 
 
 def ext3_indirect_blocks(ctx: PerfCtx, degraded: int) -> tuple[float, str]:
@@ -156,7 +182,7 @@ def ext3_indirect_blocks(ctx: PerfCtx, degraded: int) -> tuple[float, str]:
     meta = Workload(name="ext3 indirect block", rw="randwrite", bs=block, iodepth=NR_REQUESTS, target="file")
     # The disks' queues hold the stream's own writes: each indirect block is one write away from
     # them, not one of many random writes to sort among themselves.
-    small = min(v for v, _ in simple_terms(ctx, meta, degraded, ncq=False).values())
+    small = smallest(simple_terms(ctx, meta, degraded, ncq=False))
     if small <= 0:
         return 0.0, ""
     per_s = small * 1e6 / block

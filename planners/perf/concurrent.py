@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 from planners.models import Plan
 from planners.perf.jobfile import JobFile, Phase
-from planners.perf.predict import Mode, Term, WorkloadPrediction
+from planners.perf.predict import Mode, PredictedTerm, WorkloadPrediction
 from planners.perf.shaped import predict_shaped
 from planners.perf.workloads import Workload
 from planners.results import PlanResult
@@ -59,7 +59,7 @@ def share(preds: Sequence[WorkloadPrediction], phases: Sequence[Phase]) -> list[
                 f"together they ask {total:.0%}; each gets its share, {mine / total:.0%} here"
             )
             scale = 1.0 / total
-            term = Term(name=NAME, mb_s=p.mb_s * scale, iops=p.iops * scale, note=note)
+            term = PredictedTerm(name=NAME, mb_s=p.mb_s * scale, iops=p.iops * scale, note=note)
             out[i] = p.model_copy(
                 update={
                     "mb_s": term.mb_s,
@@ -108,7 +108,7 @@ def flow_paced(
                 f"fio keeps the requests of {', '.join(out[j].workload for j in members)} in the ratio "
                 f"{':'.join(str(weight[out[j].workload]) for j in members)}; this one gets {iops:,.0f} IOPS"
             )
-            term = Term(name="flow", mb_s=p.mb_s * scale, iops=iops, note=note)
+            term = PredictedTerm(name="flow", mb_s=p.mb_s * scale, iops=iops, note=note)
             out[i] = p.model_copy(
                 update={
                     "mb_s": term.mb_s,

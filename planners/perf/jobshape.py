@@ -22,9 +22,8 @@ from __future__ import annotations
 from math import inf
 
 from planners.perf.context import PerfCtx, positioning_s
+from planners.perf.roof import Term, Terms, smallest
 from planners.perf.workloads import Workload
-
-Limits = dict[str, tuple[float, str]]
 
 
 def flush_s(ctx: PerfCtx, w: Workload) -> tuple[float, str]:
@@ -128,20 +127,21 @@ def mixed_rate_cap(w: Workload, read_best: float, write_best: float, mixed: floa
     )
 
 
-def mix(read: Limits, write: Limits, a: float, b: float) -> tuple[Limits, set[str]]:
+def mix(read: Terms, write: Terms, a: float, b: float) -> tuple[Terms, set[str]]:
     """Terms of a job that moves a bytes read and b bytes written per byte it reports, and the
-    terms of the side that takes longer (they win ties).
+    names of the terms of the side that takes longer (they win ties).
 
     The two sides' times add, so each term becomes 1/(a/read + b/write); a term only one side
     has stands for that side's best at the other (no term there is faster than its own limit).
     """
-    r_min = min(v for v, _ in read.values())
-    w_min = min(v for v, _ in write.values())
-    out: Limits = {}
+    read_best = smallest(read)
+    write_best = smallest(write)
+    out: Terms = {}
     for name in {*read, *write}:
-        rv = read[name][0] if name in read else r_min
-        wv = write[name][0] if name in write else w_min
-        note = " / ".join(x[name][1] for x in (read, write) if name in x)
-        out[name] = (0.0 if min(rv, wv) <= 0 else 1.0 / (a / rv + b / wv), note)
-    slower = read if a / max(r_min, 1e-12) >= b / max(w_min, 1e-12) else write
+        read_mb_s = read[name].mb_s if name in read else read_best
+        write_mb_s = write[name].mb_s if name in write else write_best
+        note = " / ".join(side[name].note for side in (read, write) if name in side)
+        mb_s = 0.0 if min(read_mb_s, write_mb_s) <= 0 else 1.0 / (a / read_mb_s + b / write_mb_s)
+        out[name] = Term(name, mb_s, note)
+    slower = read if a / max(read_best, 1e-12) >= b / max(write_best, 1e-12) else write
     return out, set(slower)

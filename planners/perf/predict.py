@@ -19,7 +19,7 @@ from planners.models import Plan
 from planners.perf.combined import workload_terms
 from planners.perf.context import PerfCtx, build_ctx, seq_mb_s
 from planners.perf.request_cpu import NAME as REQUEST_CPU
-from planners.perf.terms import Limits
+from planners.perf.roof import Term, Terms
 from planners.perf.workloads import VALIDATION, Workload, for_plan
 from planners.results import PlanResult
 
@@ -27,7 +27,7 @@ Frozen = ConfigDict(frozen=True)
 Mode = Literal["normal", "degraded", "rebuild"]
 
 
-class Term(BaseModel):
+class PredictedTerm(BaseModel):
     """One ceiling of the roofline."""
 
     model_config = Frozen
@@ -56,7 +56,7 @@ class WorkloadPrediction(BaseModel):
     headroom: float = Field(description="runner-up / binding: how much faster fixing the binding term could make it.")
     factor: float = Field(1.0, description="Filesystem factor applied to every term (1 = none).")
     factor_note: str = Field("", description="Why the factor applies.")
-    terms: list[Term] = Field(description="Every term, smallest first.")
+    terms: list[PredictedTerm] = Field(description="Every term, smallest first.")
     outside_model: str = Field(
         "",
         description="Why the figure is outside what the model can know ('' when it is "
@@ -139,16 +139,18 @@ def predict_ctx(
 def predict_one(ctx: PerfCtx, w: Workload, mode: Mode = "normal", missing: int = 1) -> WorkloadPrediction:
     """One workload of one block size, one direction (or fio's mix of the two) through the terms;
     the shapes of a job file (block-size mixes, read-back, ...) are planners.perf.shaped's."""
-    limits, factor, why, prefer, outside = workload_terms(ctx, w, degraded=0 if mode == "normal" else missing)
-    if mode == "rebuild":
-        limits = _rebuilding(ctx, limits)
+    job = workload_terms(ctx, w, degraded=0 if mode == "normal" else missing)
+    limits = _rebuilding(ctx, job.terms) if mode == "rebuild" else job.terms
+    factor = job.factor
     # Built without validation: every field is a float or a str computed here (a sweep builds thousands).
     terms = sorted(
         (
-            Term.model_construct(name=k, mb_s=v * factor, iops=v * factor * 1e6 / w.bs, note=note)
-            for k, (v, note) in limits.items()
+            PredictedTerm.model_construct(
+                name=t.name, mb_s=t.mb_s * factor, iops=t.mb_s * factor * 1e6 / w.bs, note=t.note
+            )
+            for t in limits.values()
         ),
-        key=lambda t: (round(t.mb_s, 6), t.name not in prefer, t.name),
+        key=lambda t: (round(t.mb_s, 6), t.name not in job.wins_ties, t.name),
     )
     best = terms[0]
     second = terms[1] if len(terms) > 1 else None
@@ -163,9 +165,9 @@ def predict_one(ctx: PerfCtx, w: Workload, mode: Mode = "normal", missing: int =
         runner_up=second.name if second else "",
         headroom=(second.mb_s / best.mb_s) if second and best.mb_s else 1.0,
         factor=factor,
-        factor_note=why,
+        factor_note=job.factor_note,
         terms=terms,
-        outside_model=outside,
+        outside_model=job.outside_model,
         mb_s_low=low,
         mb_s_high=high,
         assumption=assumption,
@@ -196,13 +198,13 @@ CPU_TERMS = {
 }
 
 
-def spread_range(ctx: PerfCtx, terms: Sequence[Term]) -> tuple[float, float, str]:
+def spread_range(ctx: PerfCtx, terms: Sequence[PredictedTerm]) -> tuple[float, float, str]:
     """(low, high, assumption): each term moved by its presets' spread, the smallest of each side."""
     low, high, said, _ = _range(ctx, terms)
     return low, high, said
 
 
-def _range(ctx: PerfCtx, terms: Sequence[Term]) -> tuple[float, float, str, list[str]]:
+def _range(ctx: PerfCtx, terms: Sequence[PredictedTerm]) -> tuple[float, float, str, list[str]]:
     """spread_range, and the names of the terms that set its two ends.
 
     A term resting on a class preset (a disk class, a controller kind) can be off by as much as
@@ -223,7 +225,7 @@ def _range(ctx: PerfCtx, terms: Sequence[Term]) -> tuple[float, float, str, list
     cpu = {name for name, fields in CPU_TERMS.items() if not set(fields) <= set(ctx.cpu.stated)}
     per_request = 0.0 if set(REQUEST_FIELDS) <= set(ctx.cpu.stated) else ctx.cpu.request_spread
 
-    def spread(t: Term) -> float:
+    def spread(t: PredictedTerm) -> float:
         return max(
             disk if t.name in DISK_TERMS else 0.0,
             ctl if t.name in CONTROLLER_TERMS else 0.0,
@@ -241,7 +243,7 @@ def _range(ctx: PerfCtx, terms: Sequence[Term]) -> tuple[float, float, str, list
     return low, high, "; ".join(said) if low < high else "", list(dict.fromkeys((low_by, high_by)))
 
 
-def _rebuilding(ctx: PerfCtx, limits: Limits) -> Limits:
+def _rebuilding(ctx: PerfCtx, limits: Terms) -> Terms:
     """The best case under a rebuild: md gives way to user I/O down to speed_limit_min, so that share of
     each disk is gone. md 6.1 yields only by letting its own window of requests drain, so with few
     requests in flight the foreground gets less, down to half of this in the lab (docs/calibration.md):
@@ -249,16 +251,17 @@ def _rebuilding(ctx: PerfCtx, limits: Limits) -> Limits:
     floor_mb_s = ctx.hardware.md.speed_limit_min_kib_s * 1024 / 1e6
     slowest = min(seq_mb_s(g.disk, 1.0, True) for g in ctx.groups)
     keep = max(0.0, 1.0 - floor_mb_s / slowest)
-    out: Limits = {}
-    for name, (v, note) in limits.items():
+    out: Terms = {}
+    for name, term in limits.items():
         if name in ("disks", "queue depth", "readahead", "stripe cache", "link", "HBA"):
-            out[name] = (
-                v * keep,
-                note + f"; at least {1 - keep:.1%} of each disk goes to the rebuild "
+            out[name] = Term(
+                name,
+                term.mb_s * keep,
+                term.note + f"; at least {1 - keep:.1%} of each disk goes to the rebuild "
                 "(at most this figure: md yields less to a shallow queue)",
             )
         else:
-            out[name] = (v, note)
+            out[name] = term
     return out
 
 

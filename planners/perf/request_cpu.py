@@ -22,6 +22,7 @@ from __future__ import annotations
 from math import ceil
 
 from planners.perf.context import MAX_SECTORS_BYTES, GroupCtx, PerfCtx
+from planners.perf.roof import Term
 from planners.perf.workloads import Workload
 
 FIO_US = 0.1  # fio with ioengine=null, per request (benchmarks/bench_request_cpu.py: 0.09-0.16 us)
@@ -74,10 +75,8 @@ def engine_us(ctx: PerfCtx, w: Workload) -> tuple[float, str]:
     return own + FIO_US + cpu.wait_us / max(1, depth), f"{w.ioengine} at depth {depth}"
 
 
-def request_cpu_term(
-    ctx: PerfCtx, w: Workload, groups: list[tuple[GroupCtx, float, float]]
-) -> tuple[float, str] | None:
-    """The CPU's ceiling on a direct workload, MB/s of the volume, and why; None for buffered I/O.
+def request_cpu_term(ctx: PerfCtx, w: Workload, groups: list[tuple[GroupCtx, float, float]]) -> Term | None:
+    """The CPU's ceiling on a direct workload, MB/s of the volume; None for buffered I/O.
 
     `groups`: (group, share of the requests, member requests per workload request there).
     """
@@ -113,4 +112,4 @@ def request_cpu_term(
                 f"md's stripe thread(s): {md_us:.2f} us a request ({stripe_ios:.3g} member I/Os): "
                 f"{1e3 / md_us:,.0f}k requests/s per thread x {threads} thread(s) (1 + group_thread_cnt)"
             )
-    return rate * w.bs / 1e6, note
+    return Term(NAME, rate * w.bs / 1e6, note)

@@ -38,7 +38,7 @@ from math import erf, sqrt
 from planners.hardware.disks import DiskPerf
 from planners.models import Plan
 from planners.perf.context import PerfCtx, build_ctx, positioning_s
-from planners.perf.predict import Mode, Term, WorkloadPrediction, geometry_for_speed, predict_ctx
+from planners.perf.predict import Mode, PredictedTerm, WorkloadPrediction, geometry_for_speed, predict_ctx
 from planners.perf.workloads import Workload
 from planners.results import PlanResult
 
@@ -175,6 +175,10 @@ def _sized(ctx: PerfCtx, w: Workload, plain: Plain) -> WorkloadPrediction:
     if len(parts) == 1:
         return _placed(ctx, parts[0][0], plain)
     rows = [(_placed(ctx, x, plain), byte_share) for x, byte_share in parts]
+    stopped = next((p for p, _ in rows if p.mb_s <= 0), None)
+    if stopped:
+        # A size the array cannot serve at all (it failed: a degraded RAID0) holds the whole mix.
+        return stopped
     secs = sum(s / p.mb_s for p, s in rows if p.mb_s > 0)
     mb_s = 1 / secs if secs else 0.0
     count = sum(s / x.bs for (x, s) in parts)
@@ -186,7 +190,7 @@ def _sized(ctx: PerfCtx, w: Workload, plain: Plain) -> WorkloadPrediction:
         t = sum(s / next((x.mb_s for x in p.terms if x.name == name), float("inf")) for p, s in rows)
         if t > 0:
             terms.append(
-                Term(
+                PredictedTerm(
                     name=name,
                     mb_s=1 / t,
                     iops=1e6 / t / mean_bs,
@@ -197,7 +201,7 @@ def _sized(ctx: PerfCtx, w: Workload, plain: Plain) -> WorkloadPrediction:
         f"{f'{x.bs >> 10}K' if x.bs % 1024 == 0 else f'{x.bs}B'} {x.rw} {p.mb_s:,.3g} MB/s"
         for (x, _), (p, _) in zip(parts, rows, strict=True)
     )
-    mix = Term(
+    mix = PredictedTerm(
         name="block-size mix",
         mb_s=mb_s,
         iops=mb_s * 1e6 / mean_bs,

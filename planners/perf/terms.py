@@ -35,6 +35,7 @@ in planners.perf.combined.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from math import ceil, inf
 
 from planners.perf.context import (
@@ -52,32 +53,58 @@ from planners.perf.context import (
 from planners.perf.host import drive_links, host_roofs, pcie_drives
 from planners.perf.memory import kernel_before
 from planners.perf.placement import shares
-from planners.perf.request_cpu import NAME as REQUEST_CPU
 from planners.perf.request_cpu import device_requests, merged_bytes, request_cpu_term
+from planners.perf.roof import Term, Terms, lowest
 from planners.perf.workloads import Workload
 
-Limits = dict[str, tuple[float, str]]
 NR_REQUESTS = 128  # the block layer's default queue (queue/nr_requests)
 # From 4.10 ("mm: don't cap request size based on read-ahead setting") a read() larger than the
 # readahead window is read ahead in requests up to the device's max_sectors_kb.
 LARGE_READS_WIDEN = (4, 10)
 
 
-def put(out: Limits, name: str, mb_s: float, note: str) -> None:
-    """Set a term, keeping the lower figure where two parts of the model bound the same thing."""
-    if name not in out or mb_s < out[name][0]:
-        out[name] = (mb_s, note)
+@dataclass(frozen=True, slots=True)
+class GroupTerms:
+    """One md group's terms for a workload, in MB/s of the group."""
+
+    terms: list[Term]
+    amplification: float
+    """Bytes the group's disks move per byte of the workload (copies, parity, reads before writes)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _DiskWork:
+    """What a sequential workload keeps the disks doing."""
+
+    disks_worth: float
+    """Disks' worth of streaming the workload keeps busy."""
+    amplification: float
+    """Disk bytes per byte of the workload."""
+    terms: list[Term]
+
+
+@dataclass(frozen=True, slots=True)
+class _RandomCost:
+    """What one random request costs a group's disks."""
+
+    disk_ios: float
+    """Disk I/Os per request."""
+    phases: int
+    """Rounds of them in turn (2: md reads, then writes)."""
+    disks: float
+    """Disks' worth serving them."""
+    how: str
 
 
 def _md_threads(ctx: PerfCtx) -> int:
     return max(1, min(ctx.cpu.cores, 1 + ctx.hardware.md.group_thread_cnt))
 
 
-def _span(w: Workload, g: GroupCtx, share: float) -> float:
-    return min(1.0, w.size * share / g.array_bytes) if w.size else 1.0
+def _span(workload: Workload, group: GroupCtx, share: float) -> float:
+    return min(1.0, workload.size * share / group.array_bytes) if workload.size else 1.0
 
 
-def readahead(ctx: PerfCtx, w: Workload) -> int:
+def readahead(ctx: PerfCtx, workload: Workload) -> int:
     """One readahead window of a buffered sequential reader, in bytes; two of them are in flight.
 
     The kernel's ondemand readahead grows the window to the device's read_ahead_kb and marks
@@ -88,13 +115,13 @@ def readahead(ctx: PerfCtx, w: Workload) -> int:
     on md RAID0), no further; kernels before 4.10 capped it at the readahead setting.
     tests/test_lab_readahead.py measured all three on 6.1.
     """
-    window = (w.readahead or ctx.readahead) * (2 if w.fadvise_sequential else 1)
+    window = (workload.readahead or ctx.readahead) * (2 if workload.fadvise_sequential else 1)
     if kernel_before(ctx, LARGE_READS_WIDEN):
         return window
-    return max(window, min(w.bs, ctx.request_cap()))
+    return max(window, min(workload.bs, ctx.request_cap()))
 
 
-def piece_rate(g: GroupCtx, w: Workload, request: float, rate: float, write: bool) -> float:
+def piece_rate(group: GroupCtx, workload: Workload, request: float, rate: float, write: bool) -> float:
     """A flash member's sequential rate, MB/s, at the size of the requests it receives.
 
     md splits a request (`request` bytes reaching the group) at chunk boundaries, so each member
@@ -104,260 +131,312 @@ def piece_rate(g: GroupCtx, w: Workload, request: float, rate: float, write: boo
     rating times the request, whichever is less. A spinning disk streams adjacent pieces at its
     media rate (its look-ahead reads the track ahead of them).
     """
-    d = g.disk
-    if d.rpm or d.measured:
+    disk = group.disk
+    if disk.rpm or disk.measured:
         return rate
-    piece = min(g.chunk or request, request)
-    iops = (d.rand_write_iops if write else d.rand_read_iops) * d.spindles
-    return min(rate, iops * merged_bytes(g, w, piece) / 1e6)
+    piece = min(group.chunk or request, request)
+    iops = (disk.rand_write_iops if write else disk.rand_read_iops) * disk.spindles
+    return min(rate, iops * merged_bytes(group, workload, piece) / 1e6)
 
 
-def _sequential(ctx: PerfCtx, g: GroupCtx, w: Workload, share: float, degraded: int, out: Limits) -> float:
-    """Ceilings of group g for a sequential workload, in MB/s of the group; returns disk bytes per data byte.
+def _sequential(ctx: PerfCtx, group: GroupCtx, workload: Workload, share: float, degraded: int) -> GroupTerms:
+    """Ceilings of one group for a sequential workload, in MB/s of the group.
 
     `degraded` counts the missing members (False/True read as 0/1).
     """
-    write = not w.is_read
-    alive = g.n - int(degraded)
-    span = _span(w, g, share)
-    far_read = g.level == 10 and g.far > 1 and not write
+    write = not workload.is_read
+    alive = group.n - int(degraded)
+    span = _span(workload, group, share)
+    far_read = group.level == 10 and group.far > 1 and not write
     # fio's offset moves the span inwards, where the tracks are shorter.
-    start = min(1.0, w.offset * share / g.array_bytes)
-    rate = seq_mb_s(g.disk, span / g.far if far_read else span, write, start)
-    if w.direct:
-        in_flight = w.in_flight * w.bs * share
+    start = min(1.0, workload.offset * share / group.array_bytes)
+    rate = seq_mb_s(group.disk, span / group.far if far_read else span, write, start)
+    if workload.direct:
+        in_flight = workload.in_flight * workload.bs * share
     else:
-        in_flight = inf if write else w.numjobs * 2 * readahead(ctx, w) * share
-    rate = piece_rate(g, w, w.bs * share if w.direct else readahead(ctx, w), rate, write)
-    chunks = max(float(w.numjobs), in_flight / g.chunk) if g.chunk else float(w.numjobs)
-    amp = 1.0
+        in_flight = inf if write else workload.numjobs * 2 * readahead(ctx, workload) * share
+    rate = piece_rate(
+        group, workload, workload.bs * share if workload.direct else readahead(ctx, workload), rate, write
+    )
+    chunks = max(float(workload.numjobs), in_flight / group.chunk) if group.chunk else float(workload.numjobs)
     if not write:
-        eff, amp = _seq_reads(g, w, degraded, alive, chunks, rate, out)
-    elif g.level == 0:
-        eff = g.n
-        put(out, "disks", eff * rate, f"{g.n} disks writing at {rate:.0f} MB/s")
-    elif g.level in (1, 10):
-        eff, amp = alive / g.copies, float(g.copies)
-        put(out, "disks", eff * rate, f"every byte written {g.copies} times over {alive} disks at {rate:.0f} MB/s")
+        work = _seq_reads(group, workload, degraded, alive, chunks, rate)
+    elif group.level == 0:
+        work = _DiskWork(group.n, 1.0, [Term("disks", group.n * rate, f"{group.n} disks writing at {rate:.0f} MB/s")])
+    elif group.level in (1, 10):
+        disks_worth = alive / group.copies
+        note = f"every byte written {group.copies} times over {alive} disks at {rate:.0f} MB/s"
+        work = _DiskWork(disks_worth, float(group.copies), [Term("disks", disks_worth * rate, note)])
     else:
-        eff, amp = _seq_parity_writes(g, in_flight, alive, rate, out)
-    if g.parity and (write or degraded):
-        _md_cpu(ctx, g, write, out)
-    if in_flight != inf and g.chunk:
-        _in_flight(ctx, g, w, share, in_flight, min(eff, chunks), rate, out)
-    return amp
+        work = _seq_parity_writes(group, in_flight, alive, rate)
+    terms = list(work.terms)
+    if group.parity and (write or degraded):
+        terms += _md_cpu(ctx, group, write)
+    if in_flight != inf and group.chunk:
+        terms.append(_in_flight(ctx, group, workload, share, in_flight, min(work.disks_worth, chunks), rate))
+    return GroupTerms(terms, work.amplification)
 
 
-def _seq_reads(
-    g: GroupCtx, w: Workload, degraded: int, alive: int, chunks: float, rate: float, out: Limits
-) -> tuple[float, float]:
-    """The disks a sequential read keeps busy, and disk bytes per data byte (more when degraded parity rebuilds)."""
-    amp = 1.0
-    if g.level == 1:
-        eff = min(alive, w.numjobs)  # md keeps one sequential reader on one mirror
-    elif g.level == 10:
-        eff = alive if g.far > 1 else min(alive, max(alive / g.copies, chunks))
-    elif degraded and g.parity:
-        eff, amp = g.data, alive / g.data  # whole stripes are read to rebuild the missing chunks
+def _seq_reads(group: GroupCtx, workload: Workload, degraded: int, alive: int, chunks: float, rate: float) -> _DiskWork:
+    """The disks a sequential read keeps busy (more disk bytes per byte when degraded parity rebuilds)."""
+    amplification = 1.0
+    if group.level == 1:
+        disks_worth: float = min(alive, workload.numjobs)  # md keeps one sequential reader on one mirror
+    elif group.level == 10:
+        disks_worth = alive if group.far > 1 else min(alive, max(alive / group.copies, chunks))
+    elif degraded and group.parity:
+        # whole stripes are read to rebuild the missing chunks
+        disks_worth, amplification = group.data, alive / group.data
     else:
         # A spinning disk turns past the parity chunks it skips, so only the data disks' worth
         # of time moves data; flash (and a throttled virtual disk) skips them for free.
-        eff = g.data if g.disk.rpm else float(alive)
-    put(out, "disks", eff * rate, f"{eff:g} disks' worth of reads at {rate:.0f} MB/s each")
-    return eff, amp
+        disks_worth = group.data if group.disk.rpm else float(alive)
+    note = f"{disks_worth:g} disks' worth of reads at {rate:.0f} MB/s each"
+    return _DiskWork(disks_worth, amplification, [Term("disks", disks_worth * rate, note)])
 
 
-def _seq_parity_writes(g: GroupCtx, in_flight: float, alive: int, rate: float, out: Limits) -> tuple[float, float]:
+def _seq_parity_writes(group: GroupCtx, in_flight: float, alive: int, rate: float) -> _DiskWork:
     """Sequential writes to parity RAID: full stripes, or partial ones md must read first; and the stripe cache."""
-    cache_bytes = g.cache_entries * PAGE
-    cover = min(1.0, in_flight / g.stripe_bytes, cache_bytes / g.chunk) if g.chunk else 1.0
+    cache_bytes = group.cache_entries * PAGE
+    cover = min(1.0, in_flight / group.stripe_bytes, cache_bytes / group.chunk) if group.chunk else 1.0
     if cover >= 1.0:
-        eff, amp = g.data, (alive / g.data)
+        disks_worth, amplification = group.data, (alive / group.data)
         how = "full-stripe writes"
     else:
-        d = min(g.data, max(1.0, cover * g.data))
-        reads = min(d + g.parity, g.data - d)
-        amp = (reads + d + g.parity) / d
-        eff = alive / amp
-        how = f"partial stripes ({cover:.0%} covered): md reads {reads:g} chunks per {d:g} written " + (
-            "(read-modify-write)" if reads == d + g.parity else "(reconstruct-write)"
+        written = min(group.data, max(1.0, cover * group.data))
+        reads = min(written + group.parity, group.data - written)
+        amplification = (reads + written + group.parity) / written
+        disks_worth = alive / amplification
+        how = f"partial stripes ({cover:.0%} covered): md reads {reads:g} chunks per {written:g} written " + (
+            "(read-modify-write)" if reads == written + group.parity else "(reconstruct-write)"
         )
-    put(out, "disks", eff * rate, f"{how}, {eff:.3g} disks' worth at {rate:.0f} MB/s")
-    t_pos = positioning_s(g.disk)
-    per_disk = cache_bytes / (cache_bytes / (rate * 1e6) + t_pos) / 1e6
-    put(
-        out,
-        "stripe cache",
-        min(eff, g.data) * per_disk,
-        f"stripe_cache_size {g.cache_entries}: {cache_bytes >> 10} KiB per member in flight, "
-        f"{t_pos * 1e3:.1f} ms positioning per batch",
-    )
-    return eff, amp
+    positioning = positioning_s(group.disk)
+    per_disk = cache_bytes / (cache_bytes / (rate * 1e6) + positioning) / 1e6
+    terms = [
+        Term("disks", disks_worth * rate, f"{how}, {disks_worth:.3g} disks' worth at {rate:.0f} MB/s"),
+        Term(
+            "stripe cache",
+            min(disks_worth, group.data) * per_disk,
+            f"stripe_cache_size {group.cache_entries}: {cache_bytes >> 10} KiB per member in flight, "
+            f"{positioning * 1e3:.1f} ms positioning per batch",
+        ),
+    ]
+    return _DiskWork(disks_worth, amplification, terms)
 
 
-def _md_cpu(ctx: PerfCtx, g: GroupCtx, write: bool, out: Limits) -> None:
+def _md_cpu(ctx: PerfCtx, group: GroupCtx, write: bool) -> list[Term]:
     """The md stripe threads and the parity arithmetic, for writes and degraded reads of parity RAID."""
     threads = _md_threads(ctx)
-    put(
-        out,
-        "md thread",
-        ctx.cpu.md_thread_mb_s * threads,
-        f"{threads} md stripe thread(s) at {ctx.cpu.md_thread_mb_s:.0f} MB/s",
-    )
-    parity = ctx.cpu.raid6_gen_mb_s if (g.parity == 2 and write) else ctx.cpu.xor_mb_s
-    put(
-        out,
-        "parity CPU",
-        parity * threads,
-        ("raid6 gen()" if g.parity == 2 and write else "xor") + f" at {parity:.0f} MB/s per thread",
-    )
+    parity = ctx.cpu.raid6_gen_mb_s if (group.parity == 2 and write) else ctx.cpu.xor_mb_s
+    return [
+        Term(
+            "md thread",
+            ctx.cpu.md_thread_mb_s * threads,
+            f"{threads} md stripe thread(s) at {ctx.cpu.md_thread_mb_s:.0f} MB/s",
+        ),
+        Term(
+            "parity CPU",
+            parity * threads,
+            ("raid6 gen()" if group.parity == 2 and write else "xor") + f" at {parity:.0f} MB/s per thread",
+        ),
+    ]
 
 
 def _in_flight(
-    ctx: PerfCtx, g: GroupCtx, w: Workload, share: float, in_flight: float, busy: float, rate: float, out: Limits
-) -> None:
+    ctx: PerfCtx, group: GroupCtx, workload: Workload, share: float, in_flight: float, busy: float, rate: float
+) -> Term:
     """What the data in flight (queue depth, or readahead windows) keeps busy, by Little's law per disk."""
-    assert g.chunk is not None  # only striped groups are asked
-    name = "queue depth" if w.direct else "readahead"
+    assert group.chunk is not None  # only striped groups are asked
+    name = "queue depth" if workload.direct else "readahead"
     what = (
-        f"{w.in_flight} x {w.bs >> 10} KiB in flight"
-        if w.direct
-        else f"two readahead windows of {readahead(ctx, w) >> 10} KiB per stream"
+        f"{workload.in_flight} x {workload.bs >> 10} KiB in flight"
+        if workload.direct
+        else f"two readahead windows of {readahead(ctx, workload) >> 10} KiB per stream"
     )
-    # Little's law per busy disk: each holds q pieces; a piece costs its transfer plus what
+    # Little's law per busy disk: each holds `queued` pieces; a piece costs its transfer plus what
     # every request pays besides (controller round trip, flash access), which a queue of two
     # or more hides behind the transfer of the next.
-    piece = min(g.chunk, w.bs * share if w.direct else in_flight / w.numjobs)
+    piece = min(group.chunk, workload.bs * share if workload.direct else in_flight / workload.numjobs)
     # A LUN moves a piece smaller than its full stripe on the disks the piece covers only.
-    d = g.disk
-    covered = min(d.data_disks, ceil(piece / d.strip)) if d.strip else d.data_disks
-    t_x = piece / (rate * 1e6 * covered / d.data_disks)
-    t_o = ctx.round_trip_s + d.latency_us * 1e-6
-    q = in_flight / piece / busy if busy else 0.0
-    kept = min(1.0, q * piece / (t_x + t_o) / (rate * 1e6)) if (t_o or covered < d.data_disks) else 1.0
-    extra = f", {t_o * 1e3:.2f} ms per request besides the transfer" if kept < 1.0 else ""
-    put(out, name, busy * rate * kept, f"{what} keeps {busy * kept:.3g} of {g.n} disks busy{extra}")
+    disk = group.disk
+    covered = min(disk.data_disks, ceil(piece / disk.strip)) if disk.strip else disk.data_disks
+    transfer_s = piece / (rate * 1e6 * covered / disk.data_disks)
+    overhead_s = ctx.round_trip_s + disk.latency_us * 1e-6
+    queued = in_flight / piece / busy if busy else 0.0
+    kept = (
+        min(1.0, queued * piece / (transfer_s + overhead_s) / (rate * 1e6))
+        if (overhead_s or covered < disk.data_disks)
+        else 1.0
+    )
+    extra = f", {overhead_s * 1e3:.2f} ms per request besides the transfer" if kept < 1.0 else ""
+    return Term(name, busy * rate * kept, f"{what} keeps {busy * kept:.3g} of {group.n} disks busy{extra}")
+
+
+def _random_cost(group: GroupCtx, degraded: int, write: bool, alive: int, chunks_per_request: int) -> _RandomCost:
+    """Disk I/Os per random request, in how many rounds, and how many disks' worth serve them."""
+    phases = 1
+    disks = float(alive)
+    if not write:
+        disk_ios = float(chunks_per_request)
+        if degraded and group.parity:
+            # a read of a missing disk reads the rest of its row
+            disk_ios = chunks_per_request * (1 + int(degraded) * (group.data - 1) / group.n)
+        if degraded and group.level in (1, 10) and group.copies > 1:
+            disks = group.n * (group.copies - 1) / group.copies  # the failed disk's partner takes its reads too
+        how = f"{disk_ios:.3g} disk reads per request"
+    elif group.level == 0:
+        disk_ios, how = float(chunks_per_request), "one disk write per request"
+    elif group.level in (1, 10):
+        disk_ios = float(group.copies * chunks_per_request if group.level == 10 else alive)
+        how = f"{disk_ios:g} disk writes per request (copies)"
+    else:
+        reads = min(chunks_per_request + group.parity, group.data - chunks_per_request)
+        disk_ios = reads + chunks_per_request + group.parity
+        phases = 2 if reads else 1
+        how = (
+            f"{disk_ios:g} disk I/Os per request ("
+            + ("read-modify-write" if reads == chunks_per_request + group.parity else "reconstruct-write")
+            + ")"
+        )
+    return _RandomCost(disk_ios, phases, disks, how)
 
 
 def _random(
     ctx: PerfCtx,
-    g: GroupCtx,
-    w: Workload,
+    group: GroupCtx,
+    workload: Workload,
     share: float,
     degraded: int,
-    out: Limits,
     sorted_queue: int = 0,
     ncq: bool = True,
-) -> float:
-    write = not w.is_read
-    alive = g.n - int(degraded)
-    span = _span(w, g, share)
+) -> GroupTerms:
+    """Ceilings of one group for a random workload, in MB/s of the group."""
+    write = not workload.is_read
+    alive = group.n - int(degraded)
+    span = _span(workload, group, share)
     iops = (
-        sorted_iops(g.disk, span, w.bs, sorted_queue, write) if sorted_queue else rand_iops(g.disk, span, w.bs, write)
+        sorted_iops(group.disk, span, workload.bs, sorted_queue, write)
+        if sorted_queue
+        else rand_iops(group.disk, span, workload.bs, write)
     )
-    cols = min(max(1, int(g.data)), ceil(w.bs / g.chunk)) if g.chunk else 1
-    phases = 1
-    disks = float(alive)
-    if not write:
-        ios = float(cols)
-        if degraded and g.parity:
-            ios = cols * (1 + int(degraded) * (g.data - 1) / g.n)  # a read of a missing disk reads the rest of its row
-        if degraded and g.level in (1, 10) and g.copies > 1:
-            disks = g.n * (g.copies - 1) / g.copies  # the failed disk's partner takes its reads too
-        how = f"{ios:.3g} disk reads per request"
-    elif g.level == 0:
-        ios, how = float(cols), "one disk write per request"
-    elif g.level in (1, 10):
-        ios = float(g.copies * cols if g.level == 10 else alive)
-        how = f"{ios:g} disk writes per request (copies)"
-    else:
-        reads = min(cols + g.parity, g.data - cols)
-        ios = reads + cols + g.parity
-        phases = 2 if reads else 1
-        how = (
-            f"{ios:g} disk I/Os per request ("
-            + ("read-modify-write" if reads == cols + g.parity else "reconstruct-write")
-            + ")"
-        )
-    to_mb = w.bs / 1e6
-    outstanding = w.in_flight * share
-    if write and g.parity:
-        outstanding = min(outstanding, g.cache_entries / ceil(w.bs / PAGE))
-    per_disk = outstanding * ios / phases / alive
-    if ncq and not sorted_queue and g.disk.rpm and per_disk > 1:
+    chunks_per_request = min(max(1, int(group.data)), ceil(workload.bs / group.chunk)) if group.chunk else 1
+    cost = _random_cost(group, degraded, write, alive, chunks_per_request)
+    how = cost.how
+    to_mb = workload.bs / 1e6
+    outstanding = workload.in_flight * share
+    if write and group.parity:
+        outstanding = min(outstanding, group.cache_entries / ceil(workload.bs / PAGE))
+    per_disk = outstanding * cost.disk_ios / cost.phases / alive
+    if ncq and not sorted_queue and group.disk.rpm and per_disk > 1:
         # Each disk sorts the requests the array queues on it (NCQ): shorter positioning.
-        iops = queued_iops(g.disk, span, w.bs, per_disk, write)
+        iops = queued_iops(group.disk, span, workload.bs, per_disk, write)
         how += f", {min(per_disk, NCQ_TAGS):.3g} queued per disk"
-    put(out, "disks", disks * iops / ios * to_mb, f"{alive} disks at {iops:.0f} IOPS, {how}")
-    u = busy_fraction(g.disk, alive, outstanding * ios / phases)
-    x0 = disks * iops * u / ios * to_mb
-    rt = ctx.round_trip_s
-    if rt and x0:
+    terms = [Term("disks", cost.disks * iops / cost.disk_ios * to_mb, f"{alive} disks at {iops:.0f} IOPS, {how}")]
+    busy_share = busy_fraction(group.disk, alive, outstanding * cost.disk_ios / cost.phases)
+    busy_mb_s = cost.disks * iops * busy_share / cost.disk_ios * to_mb
+    busy = f"{outstanding:.3g} requests in flight keep {busy_share:.0%} of the disks busy"
+    round_trip = ctx.round_trip_s
+    if round_trip and busy_mb_s:
         # Each request also waits out the controller's round trip: Little's law, N = X (R0 + rt).
-        n = w.in_flight * share
-        x = n * w.bs / 1e6 / (n * w.bs / 1e6 / x0 + rt)
-        put(
-            out,
-            "queue depth",
-            x,
-            f"{outstanding:.3g} requests in flight keep {u:.0%} of the disks busy, "
-            f"each also paying a {rt * 1e3:.2f} ms controller round trip",
+        requests = workload.in_flight * share
+        mb_s = requests * workload.bs / 1e6 / (requests * workload.bs / 1e6 / busy_mb_s + round_trip)
+        terms.append(
+            Term("queue depth", mb_s, f"{busy}, each also paying a {round_trip * 1e3:.2f} ms controller round trip")
         )
     else:
-        put(out, "queue depth", x0, f"{outstanding:.3g} requests in flight keep {u:.0%} of the disks busy")
-    if write and g.parity:
+        terms.append(Term("queue depth", busy_mb_s, busy))
+    if write and group.parity:
         threads = _md_threads(ctx)
-        heads = ctx.cpu.md_thread_mb_s * 1e6 * threads / (PAGE * g.data)
-        put(
-            out, "md thread", heads / ceil(w.bs / PAGE) * to_mb, f"{threads} md stripe thread(s): {heads:.0f} stripes/s"
-        )
-    return ios * (w.bs / cols if g.chunk else w.bs) / w.bs
+        heads = ctx.cpu.md_thread_mb_s * 1e6 * threads / (PAGE * group.data)
+        note = f"{threads} md stripe thread(s): {heads:.0f} stripes/s"
+        terms.append(Term("md thread", heads / ceil(workload.bs / PAGE) * to_mb, note))
+    return GroupTerms(
+        terms, cost.disk_ios * (workload.bs / chunks_per_request if group.chunk else workload.bs) / workload.bs
+    )
 
 
-def _links(ctx: PerfCtx, traffic: dict[int, float], out: Limits) -> None:
-    """traffic: disk position -> bytes that disk moves per byte of the workload."""
+def _links(ctx: PerfCtx, traffic: dict[int, float]) -> list[Term | None]:
+    """The SATA links, port multipliers and host adapters the disks share, and each NVMe drive's own link.
+
+    traffic: disk position -> bytes that disk moves per byte of the workload."""
     links, hbas = ctx.links, ctx.hbas
     wiring = ctx.hardware.wiring
     per_link: dict[int, float] = {}
     per_hba: dict[int, float] = {}
     drives = pcie_drives(ctx)
-    own = drive_links(ctx, traffic, drives)
-    if own:
-        put(out, "link", *own)
-    for i, f in traffic.items():
-        if i in drives:
+    terms = [drive_links(ctx, traffic, drives)]
+    for position, load in traffic.items():
+        if position in drives:
             continue  # on its own PCIe link, not the wiring's
-        per_link[links[i]] = per_link.get(links[i], 0.0) + f
-        per_hba[hbas[i]] = per_hba.get(hbas[i], 0.0) + f
+        per_link[links[position]] = per_link.get(links[position], 0.0) + load
+        per_hba[hbas[position]] = per_hba.get(hbas[position], 0.0) + load
     if not per_link:
-        return
+        return terms
     if wiring.link != "direct" or wiring.link_mb_s:
         busiest = max(per_link.values())
-        put(
-            out,
-            "link",
-            wiring.link_rate / busiest,
-            f"{wiring.link} link at {wiring.link_rate:.0f} MB/s shared by {wiring.disks_per_link} disk(s)",
+        terms.append(
+            Term(
+                "link",
+                wiring.link_rate / busiest,
+                f"{wiring.link} link at {wiring.link_rate:.0f} MB/s shared by {wiring.disks_per_link} disk(s)",
+            )
         )
     if wiring.hbas:
         busiest = max(per_hba.values())
-        put(
-            out,
-            "HBA",
-            wiring.hba_rate / busiest,
-            f"{wiring.hbas} HBA(s) at {wiring.hba_rate:.0f} MB/s "
-            + ("(as the plan states)" if wiring.hba_mb_s else f"(PCIe gen{wiring.pcie_gen} x{wiring.pcie_lanes})"),
+        terms.append(
+            Term(
+                "HBA",
+                wiring.hba_rate / busiest,
+                f"{wiring.hbas} HBA(s) at {wiring.hba_rate:.0f} MB/s "
+                + ("(as the plan states)" if wiring.hba_mb_s else f"(PCIe gen{wiring.pcie_gen} x{wiring.pcie_lanes})"),
+            )
         )
+    return terms
 
 
-def _survives(g: GroupCtx) -> int:
+def _survives(group: GroupCtx) -> int:
     """Failed members the array outlives whichever they are: parity count, or one short of every copy."""
-    if g.level == 1:
-        return g.n - 1
-    return g.parity if g.parity else g.copies - 1
+    if group.level == 1:
+        return group.n - 1
+    return group.parity if group.parity else group.copies - 1
 
 
-def simple_terms(ctx: PerfCtx, w: Workload, degraded: int, sorted_queue: int = 0, ncq: bool = True) -> Limits:
+def _failed(group: GroupCtx, degraded: int) -> Term | None:
+    """The zero term of an array that does not survive `degraded` missing members, or None."""
+    if degraded and group.level == 0:
+        return Term("array failed", 0.0, f"{group.name}: RAID0 does not survive a failed member")
+    if degraded > _survives(group):
+        return Term(
+            "array failed",
+            0.0,
+            f"{group.name}: RAID{group.level} survives {_survives(group)} failed member(s) for certain, "
+            f"not {int(degraded)}",
+        )
+    return None
+
+
+def _buffered(ctx: PerfCtx, workload: Workload, terms: Terms) -> Terms:
+    """A buffered reader or writer: the CPU's copy out of or into the page cache, which a reader
+    also pays between readahead windows."""
+    cpu = ctx.cpu
+    jobs = min(workload.numjobs, cpu.cores)
+    rate = cpu.buffered_read_mb_s if workload.is_read else cpu.buffered_write_mb_s
+    note = f"{jobs} buffered stream(s) at {rate:.0f} MB/s (CPU copy and bookkeeping)"
+    out = lowest(terms.values(), [Term("page cache", rate * jobs, note)])
+    if "readahead" in out:
+        # The next window starts only when the reader reaches the current one, so while it
+        # copies a window out the disks have one window to do instead of two: per window,
+        # a fetch of two windows' time plus one window's copy, shared by the two in flight.
+        window = out["readahead"]
+        out["readahead"] = Term(
+            "readahead",
+            1 / (1 / window.mb_s + 1 / (2 * rate * jobs)),
+            f"{window.note}, less the reader's copy of each window",
+        )
+    return out
+
+
+def simple_terms(ctx: PerfCtx, workload: Workload, degraded: int, sorted_queue: int = 0, ncq: bool = True) -> Terms:
     """Every term for a read, write, randread or randwrite workload, in MB/s of the volume.
 
     `ncq`: each spinning disk sorts the random requests queued on it (False: each pays a
@@ -365,48 +444,32 @@ def simple_terms(ctx: PerfCtx, w: Workload, degraded: int, sorted_queue: int = 0
 
     `sorted_queue`: the disks are fed that many requests each, served nearest first (a
     controller draining its cache)."""
-    out: Limits = {}
+    placed = [(ctx.groups[index], share) for index, share in shares(ctx, workload).items()]
+    for group, _ in placed:
+        failed = _failed(group, degraded)
+        if failed:
+            return {failed.name: failed}
+    found: list[Term] = []
     traffic: dict[int, float] = {}
     requests: list[tuple[GroupCtx, float, float]] = []
     several = len(ctx.volume_groups) > 1
-    for gi, share in shares(ctx, w).items():
-        g = ctx.groups[gi]
-        if degraded and g.level == 0:
-            out["array failed"] = (0.0, f"{g.name}: RAID0 does not survive a failed member")
-            return out
-        if degraded > _survives(g):
-            out["array failed"] = (
-                0.0,
-                (f"{g.name}: RAID{g.level} survives {_survives(g)} failed member(s) for certain, not {int(degraded)}"),
-            )
-            return out
-        local: Limits = {}
-        if w.is_random:
-            amp = _random(ctx, g, w, share, degraded, local, sorted_queue, ncq)
+    for group, share in placed:
+        if workload.is_random:
+            part = _random(ctx, group, workload, share, degraded, sorted_queue, ncq)
         else:
-            amp = _sequential(ctx, g, w, share, degraded, local)
-        for name, (mb_s, note) in local.items():
-            put(out, name, mb_s / share, f"{g.name}: {note}" if several else note)
-        alive = g.members[: g.n - int(degraded)]
-        for i in alive:
-            traffic[i] = share * amp / len(alive)
-        requests.append((g, share, device_requests(g, w, share, amp)))
-    _links(ctx, traffic, out)
-    host_roofs(ctx, w, traffic, out)
-    per_request = request_cpu_term(ctx, w, requests)
-    if per_request:
-        put(out, REQUEST_CPU, *per_request)
-    cpu = ctx.cpu
-    if not w.direct:
-        jobs = min(w.numjobs, cpu.cores)
-        rate = cpu.buffered_read_mb_s if w.is_read else cpu.buffered_write_mb_s
-        put(out, "page cache", rate * jobs, f"{jobs} buffered stream(s) at {rate:.0f} MB/s (CPU copy and bookkeeping)")
-        if "readahead" in out:
-            # The next window starts only when the reader reaches the current one, so while it
-            # copies a window out the disks have one window to do instead of two: per window,
-            # a fetch of two windows' time plus one window's copy, shared by the two in flight.
-            v, note = out["readahead"]
-            out["readahead"] = (1 / (1 / v + 1 / (2 * rate * jobs)), f"{note}, less the reader's copy of each window")
-    if w.writes and ctx.hardware.write_cache_mb_s:
-        put(out, "write cache", ctx.hardware.write_cache_mb_s, "declared write-back cache's ingest rate")
+            part = _sequential(ctx, group, workload, share, degraded)
+        for term in lowest(part.terms).values():
+            found.append(Term(term.name, term.mb_s / share, f"{group.name}: {term.note}" if several else term.note))
+        alive = group.members[: group.n - int(degraded)]
+        for position in alive:
+            traffic[position] = share * part.amplification / len(alive)
+        requests.append((group, share, device_requests(group, workload, share, part.amplification)))
+    out = lowest(
+        found, _links(ctx, traffic), host_roofs(ctx, workload, traffic), [request_cpu_term(ctx, workload, requests)]
+    )
+    if not workload.direct:
+        out = _buffered(ctx, workload, out)
+    if workload.writes and ctx.hardware.write_cache_mb_s:
+        cache = Term("write cache", ctx.hardware.write_cache_mb_s, "declared write-back cache's ingest rate")
+        out = lowest(out.values(), [cache])
     return out

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from planners.hardware.disks import DISK_CLASSES, DiskPerf, ResolvedDisk, resolve_disk
 from planners.hardware.machine import Hardware
 from planners.models import Plan
-from runners.fio.jobs import JobFile, fio_argv
+from runners.fio.jobs import FioJobFile, fio_argv
 from runners.fio.result import FioRun
 from runners.fio.run import run_fio
 from runners.host.inventory import DiskInfo
@@ -69,7 +69,7 @@ def _tag(path: str) -> str:
     return os.path.basename(path)
 
 
-def baseline_job(disks: Sequence[tuple[str, int]], runtime_s: int = 5) -> JobFile:
+def baseline_job(disks: Sequence[tuple[str, int]], runtime_s: int = 5) -> FioJobFile:
     """One job per disk and phase; a stonewall between phases so each phase has all disks at once."""
     glob = (
         ("ioengine", "libaio"),
@@ -97,7 +97,7 @@ def baseline_job(disks: Sequence[tuple[str, int]], runtime_s: int = 5) -> JobFil
             if i == 0 and phase != PHASES[0]:
                 opts.append(("stonewall", ""))
             jobs.append((f"{phase}:{_tag(path)}", tuple(opts)))
-    return JobFile(
+    return FioJobFile(
         name="baseline",
         comment="podplan per-disk baseline (read-only)\n"
         "re-run with: fio --readonly --output-format=json --output=baseline.json baseline.fio",

@@ -50,7 +50,7 @@ class Target(BaseModel):
     ioengine: str = Field("libaio", description="fio ioengine; libaio queues only with direct I/O.")
 
 
-class Shape(BaseModel):
+class ArrayShape(BaseModel):
     """What the array under the target looks like, so the suite can keep every disk busy."""
 
     model_config = _FROZEN
@@ -61,7 +61,7 @@ class Shape(BaseModel):
     logical_block: int = Field(512, description="Logical block size of the target, in bytes.")
 
 
-class JobFile(BaseModel):
+class FioJobFile(BaseModel):
     """One fio job file: a [global] section and job sections, in order."""
 
     model_config = _FROZEN
@@ -80,7 +80,7 @@ class JobFile(BaseModel):
         return "\n".join(lines) + "\n"
 
 
-class Workload(BaseModel):
+class FioWorkload(BaseModel):
     """One workload of the suite: what it is, whether it writes, and its job file."""
 
     model_config = _FROZEN
@@ -89,15 +89,15 @@ class Workload(BaseModel):
     writes: bool = Field(description="True if the workload writes to the target.")
     block_bytes: int = Field(description="I/O size, in bytes.")
     in_flight: int = Field(description="I/Os outstanding over all jobs (iodepth x numjobs), count.")
-    job: JobFile = Field(description="The job file fio runs.")
+    job: FioJobFile = Field(description="The job file fio runs.")
 
 
-def seq_shape(shape: Shape) -> tuple[int, int]:
+def seq_shape(shape: ArrayShape) -> tuple[int, int]:
     """(block size, iodepth): the model's shape of the sequential jobs, so predicted is what ran."""
     return workloads.seq_shape(shape.full_stripe_bytes, shape.stripes, shape.logical_block)
 
 
-def random_depth(shape: Shape) -> tuple[int, int]:
+def random_depth(shape: ArrayShape) -> tuple[int, int]:
     """(numjobs, iodepth per job) for the random jobs, as the model shapes them."""
     return workloads.random_depth(shape.disks)
 
@@ -121,7 +121,7 @@ def _global(target: Target, timing: Timing) -> tuple[tuple[str, str], ...]:
     return tuple(opts)
 
 
-def workload(name: WorkloadName, target: Target, shape: Shape, timing: Timing) -> Workload:
+def workload(name: WorkloadName, target: Target, shape: ArrayShape, timing: Timing) -> FioWorkload:
     """The job file of one workload of the suite."""
     seq = name.startswith("seq")
     if seq:
@@ -142,8 +142,8 @@ def workload(name: WorkloadName, target: Target, shape: Shape, timing: Timing) -
         ("steadystate_ramp_time", str(timing.ss_ramp_s)),
     )
     comment = f"podplan {name} on {target.path}\nre-run with: fio --output-format=json --output={name}.json {name}.fio"
-    jf = JobFile(name=name, comment=comment, global_options=_global(target, timing), jobs=((name, job),))
-    return Workload(
+    jf = FioJobFile(name=name, comment=comment, global_options=_global(target, timing), jobs=((name, job),))
+    return FioWorkload(
         name=name, writes=name.endswith(("write", "write-4k")), block_bytes=bs, in_flight=depth * numjobs, job=jf
     )
 
@@ -169,15 +169,15 @@ def _user_section(w: workloads.Workload, target: Target, timing: Timing, steady:
     return tuple(opts)
 
 
-def _runner_workload(w: workloads.Workload, jf: JobFile) -> Workload:
-    return Workload(name=w.name, writes=w.writes, block_bytes=w.bs, in_flight=w.in_flight, job=jf)
+def _runner_workload(w: workloads.Workload, jf: FioJobFile) -> FioWorkload:
+    return FioWorkload(name=w.name, writes=w.writes, block_bytes=w.bs, in_flight=w.in_flight, job=jf)
 
 
-def user_workload(w: workloads.Workload, target: Target, timing: Timing) -> Workload:
+def user_workload(w: workloads.Workload, target: Target, timing: Timing) -> FioWorkload:
     """A section of the user's own job file, run as written on `target` (podplan's target, size and
     timing; the section's rw, bs, depth, jobs, engine and direct)."""
     comment = f"podplan: the job [{w.name}] on {target.path}, as its job file wrote it"
-    jf = JobFile(
+    jf = FioJobFile(
         name=w.name,
         comment=comment,
         global_options=_global(target, timing),
@@ -186,7 +186,7 @@ def user_workload(w: workloads.Workload, target: Target, timing: Timing) -> Work
     return _runner_workload(w, jf)
 
 
-def user_phase(ws: Sequence[workloads.Workload], target: Target, timing: Timing) -> tuple[Workload, ...]:
+def user_phase(ws: Sequence[workloads.Workload], target: Target, timing: Timing) -> tuple[FioWorkload, ...]:
     """Sections fio runs at the same time, as one job file that runs them together: each section
     is its own reporting group (new_group) and runs its whole runtime, not until it alone is steady,
     so the sections overlap from start to end as they do in the user's file."""
@@ -201,13 +201,13 @@ def user_phase(ws: Sequence[workloads.Workload], target: Target, timing: Timing)
         (w.name, _user_section(w, target, timing, steady=False) + ((("new_group", ""),) if i else ()))
         for i, w in enumerate(ws)
     )
-    jf = JobFile(name="+".join(names)[:100], comment=comment, global_options=_global(target, timing), jobs=sections)
+    jf = FioJobFile(name="+".join(names)[:100], comment=comment, global_options=_global(target, timing), jobs=sections)
     return tuple(_runner_workload(w, jf) for w in ws)
 
 
 def suite(
-    target: Target, shape: Shape, timing: Timing = QUICK, names: tuple[WorkloadName, ...] = WORKLOADS
-) -> tuple[Workload, ...]:
+    target: Target, shape: ArrayShape, timing: Timing = QUICK, names: tuple[WorkloadName, ...] = WORKLOADS
+) -> tuple[FioWorkload, ...]:
     """The workloads of the suite, in the order they run."""
     return tuple(workload(n, target, shape, timing) for n in WORKLOADS if n in names)
 

@@ -68,7 +68,9 @@ class BlockDevice(BaseModel):
     stripe_cache_size: int | None = Field(description="md/stripe_cache_size of a raid4/5/6 md device, entries.")
 
 
-class Filesystem(BaseModel):
+class FilesystemFound(BaseModel):
+    """A filesystem the collector found on a device: its geometry as the tools report it, df when mounted."""
+
     model_config = _FROZEN
 
     device: str = Field(description="Kernel name of the device holding it (md0, dm-0).")
@@ -96,7 +98,7 @@ class LabCollection(BaseModel):
 
     md: tuple[MdArray, ...] = Field(description="md arrays, by name.")
     block: dict[str, BlockDevice] = Field(description="md, dm and sd devices by kernel name.")
-    filesystems: tuple[Filesystem, ...] = Field(description="Filesystems found on md and dm devices.")
+    filesystems: tuple[FilesystemFound, ...] = Field(description="Filesystems found on md and dm devices.")
     pvs: tuple[PvReport, ...] = Field(description="`pvs` rows.")
     vgs: tuple[VgReport, ...] = Field(description="`vgs` rows.")
     lvs: tuple[LvReport, ...] = Field(description="`lvs --segments` rows folded per LV.")
@@ -106,7 +108,7 @@ class LabCollection(BaseModel):
     def md_array(self, name: str) -> MdArray:
         return next(a for a in self.md if a.name == name)
 
-    def filesystem(self, device: str) -> Filesystem:
+    def filesystem(self, device: str) -> FilesystemFound:
         return next(f for f in self.filesystems if f.device == device)
 
 
@@ -256,7 +258,7 @@ def parse_collection(files: dict[str, str]) -> LabCollection:
         sources = [f"/dev/{dev}"] + ([f"/dev/mapper/{dm}"] if dm else [])
         mounted = next((df[s] for s in sources if s in df), None)
         filesystems.append(
-            Filesystem(
+            FilesystemFound(
                 device=dev,
                 fstype=fstype,
                 xfs=xfs,

@@ -32,7 +32,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from runners.exec import not_found, which
-from runners.fio.jobs import FULL, QUICK, WORKLOADS, Shape, Target, Timing, Workload, WorkloadName, suite
+from runners.fio.jobs import FULL, QUICK, WORKLOADS, ArrayShape, FioWorkload, Target, Timing, WorkloadName, suite
 from runners.fio.result import JobFigures
 from runners.validate.guard import GuardError
 from runners.validate.preflight import preflight
@@ -136,8 +136,8 @@ def remote_target(target: str, host: Host, file_size: int | None, direct: bool) 
 
 
 def remote_workloads(
-    target: Target, shape: Shape, timing: Timing, names: tuple[WorkloadName, ...]
-) -> tuple[Workload, ...]:
+    target: Target, shape: ArrayShape, timing: Timing, names: tuple[WorkloadName, ...]
+) -> tuple[FioWorkload, ...]:
     """The local suite, adjusted for a machine podplan cannot look at: a device is covered whole
     (fio's size=100%), and the last workload removes the file, since no one here can."""
     ws = list(suite(target, shape, timing, names))
@@ -200,9 +200,9 @@ class _Ticker:
 def _one_host(
     host: Host,
     target: str,
-    workloads: tuple[Workload, ...],
+    workloads: tuple[FioWorkload, ...],
     fio_target: Target,
-    shape: Shape,
+    shape: ArrayShape,
     mode: Literal["quick", "full"],
     timing: Timing,
     refusal: str | None,
@@ -274,7 +274,7 @@ def validate_hosts(
     mode: Literal["quick", "full"] = "quick",
     destroy_data: str | None = None,
     report_dir: str | None = None,
-    plan_shape: Shape | None = None,
+    plan_shape: ArrayShape | None = None,
     timing: Timing | None = None,
     file_size: int | None = None,
     direct: bool = True,
@@ -290,7 +290,7 @@ def validate_hosts(
     if not hosts:
         raise GuardError("--hosts: no host given")
     timing = timing or (QUICK if mode == "quick" else FULL)
-    shape = plan_shape or Shape()
+    shape = plan_shape or ArrayShape()
     kind = "device" if target.startswith("/dev/") else "file"
     refusal = write_refusal(target, kind, destroy_data)
     t0 = time.monotonic()

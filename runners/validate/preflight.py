@@ -20,7 +20,7 @@ import re
 import threading
 
 from planners.units import format_bytes_binary
-from runners.fio.jobs import JobFile, Target, fio_argv
+from runners.fio.jobs import FioJobFile, Target, fio_argv
 from runners.fio.result import objects
 from runners.fio.run import FioMissing, run_fio
 from runners.validate.guard import GuardError
@@ -37,10 +37,10 @@ def _size(n: int) -> str:
     return format_bytes_binary(n, 1).replace(".0 ", " ")
 
 
-def probe_job(target: Target, tag: str) -> JobFile:
+def probe_job(target: Target, tag: str) -> FioJobFile:
     """The first check: a small write in the directory (O_DIRECT as the suite will), or a read of the device."""
     if target.kind == "device":
-        return JobFile(
+        return FioJobFile(
             name="preflight",
             comment=f"podplan pre-flight: can fio read {target.path}",
             global_options=(),
@@ -60,7 +60,7 @@ def probe_job(target: Target, tag: str) -> JobFile:
             ),
         )
     directory = os.path.dirname(target.path)
-    return JobFile(
+    return FioJobFile(
         name="preflight",
         comment=f"podplan pre-flight: can fio write in {directory}",
         global_options=(),
@@ -81,11 +81,11 @@ def probe_job(target: Target, tag: str) -> JobFile:
     )
 
 
-def room_job(target: Target, size: int) -> JobFile:
+def room_job(target: Target, size: int) -> FioJobFile:
     """The second check, run only once the first passed: the suite's file allocated at `size` and removed.
     (Where fallocate is missing, as on ramfs, glibc emulates it by touching every block.)"""
     directory, name = os.path.split(target.path)
-    return JobFile(
+    return FioJobFile(
         name=f"preflight-room-{size}",
         comment=f"podplan pre-flight: room for {size} bytes in {directory}",
         global_options=(),
@@ -154,7 +154,7 @@ def verdict(target: Target, text: str) -> str:
     return "" if errors else "the pre-flight did not run (fio said nothing about its jobs)"
 
 
-def _run(job: JobFile, host_client: str, out: str, cancel: threading.Event | None) -> tuple[str, str]:
+def _run(job: FioJobFile, host_client: str, out: str, cancel: threading.Event | None) -> tuple[str, str]:
     """(the output file's text, '' or why fio stopped short or complained)."""
     job_path = os.path.join(out, f"{job.name}.fio")
     json_path = os.path.join(out, f"{job.name}.json")

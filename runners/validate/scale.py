@@ -20,7 +20,7 @@ from planners.hardware.disks import DiskPerf
 from planners.models import Plan
 from planners.perf.jobfile import JobFile
 from planners.perf.scale import Axis, PointPrediction, grid, job_at, mark_knees, size_text
-from runners.fio.jobs import Shape, Timing
+from runners.fio.jobs import ArrayShape, Timing
 from runners.fio.result import JobFigures
 from runners.validate.suite import ProgressFn, ValidateReport, validate
 
@@ -94,7 +94,7 @@ def validate_scale(
     timing: Timing | None = None,
     file_size: int | None = None,
     destroy_data: str | None = None,
-    plan_shape: Shape | None = None,
+    plan_shape: ArrayShape | None = None,
     on_progress: ProgressFn | None = None,
     cancel: threading.Event | None = None,
 ) -> ScaleReport:

@@ -8,7 +8,7 @@ import tempfile
 
 from planners.models import Plan
 from planners.results import VolumeResult
-from runners.fio.jobs import Shape
+from runners.fio.jobs import ArrayShape
 from runners.validate.guard import GuardError
 
 MiB = 1024**2
@@ -130,18 +130,18 @@ def plan_mismatch(target: str, plan: Plan) -> tuple[str, ...]:
     return tuple(out)
 
 
-def measured_shape(devnum: int, plan: Shape | None = None) -> Shape:
+def measured_shape(devnum: int, plan: ArrayShape | None = None) -> ArrayShape:
     """Shape from the kernel's view of the device (st_rdev of a device, st_dev of a directory);
     the plan's figures fill in what the kernel does not say (LV stripes, an unset io_opt)."""
     major, minor = os.major(devnum), os.minor(devnum)
     sysdir = os.path.realpath(f"/sys/dev/block/{major}:{minor}")
     if not os.path.isdir(sysdir):
-        return plan or Shape()
+        return plan or ArrayShape()
     queue = os.path.join(sysdir if os.path.isdir(os.path.join(sysdir, "queue")) else os.path.dirname(sysdir), "queue")
     io_opt = _read_int(os.path.join(queue, "optimal_io_size"))
     logical = _read_int(os.path.join(queue, "logical_block_size"), 512)
     disks = len(_leaves(sysdir))
-    return Shape(
+    return ArrayShape(
         full_stripe_bytes=io_opt or (plan.full_stripe_bytes if plan else 0),
         stripes=plan.stripes if plan else 1,
         disks=disks if disks > 1 or plan is None else plan.disks,
@@ -187,7 +187,7 @@ def planned_disks(plan: Plan, volume: VolumeResult) -> int:
     return sum(g.members for g in plan.groups if g.name in volume.groups)
 
 
-def shape_of_plan(plan: Plan) -> Shape:
+def shape_of_plan(plan: Plan) -> ArrayShape:
     """What the plan says the target looks like (the first volume)."""
     from planners.compute import compute
 
@@ -195,7 +195,7 @@ def shape_of_plan(plan: Plan) -> Shape:
     v = result.volumes[0]
     members = planned_disks(plan, v)
     logical = max(d.logical_sector for d in plan.disks)
-    return Shape(
+    return ArrayShape(
         full_stripe_bytes=v.alignment.top_io_opt_bytes,
         stripes=v.alignment.lv_stripes or 1,
         disks=members,

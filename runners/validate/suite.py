@@ -25,10 +25,10 @@ from runners.fio.jobs import (
     FULL,
     QUICK,
     WORKLOADS,
-    Shape,
+    ArrayShape,
+    FioWorkload,
     Target,
     Timing,
-    Workload,
     WorkloadName,
     fio_argv,
     suite,
@@ -76,7 +76,7 @@ class ValidateReport(BaseModel):
     kind: Literal["device", "file"] = Field(description="device, or file (a file inside the directory).")
     mode: Literal["quick", "full"] = Field(description="quick or full suite.")
     size_bytes: int = Field(description="Bytes the workloads covered, in bytes.")
-    shape: Shape = Field(description="Stripe and disk count the job files were sized for.")
+    shape: ArrayShape = Field(description="Stripe and disk count the job files were sized for.")
     direct: bool = Field(description="True if the I/O bypassed the page cache.")
     workloads: tuple[WorkloadReport, ...] = Field(description="The workloads, in the order they ran.")
     duration_s: float = Field(description="Wall time of the whole suite, in seconds.")
@@ -110,8 +110,8 @@ def _report_dir(path: str | None) -> Iterator[str]:
 
 
 def _resolve(
-    target: str, file_size: int | None, destroy_data: str | None, plan_shape: Shape | None
-) -> tuple[Target, Shape, str | None]:
+    target: str, file_size: int | None, destroy_data: str | None, plan_shape: ArrayShape | None
+) -> tuple[Target, ArrayShape, str | None]:
     """(fio target, shape, why writes are refused or None)."""
     try:
         os.stat(target)
@@ -158,7 +158,7 @@ def validate(
     mode: Literal["quick", "full"] = "quick",
     destroy_data: str | None = None,
     report_dir: str | None = None,
-    plan_shape: Shape | None = None,
+    plan_shape: ArrayShape | None = None,
     timing: Timing | None = None,
     file_size: int | None = None,
     names: tuple[WorkloadName, ...] = WORKLOADS,
@@ -202,7 +202,7 @@ def validate(
                     together = (
                         user_phase(cast("list[ModelWorkload]", run), fio_target, timing)
                         if jobs
-                        else tuple(cast("list[Workload]", run))
+                        else tuple(cast("list[FioWorkload]", run))
                     )
                     ran = {r.name: r for r in _run_together(together, out, timing, on_progress, cancel)}
                 reports += [
@@ -253,7 +253,7 @@ def job_phases(jf: JobFile) -> list[list[ModelWorkload]]:
     return out
 
 
-def _skipped(w: Workload, reason: str) -> WorkloadReport:
+def _skipped(w: FioWorkload, reason: str) -> WorkloadReport:
     return WorkloadReport(
         name=w.name,
         status="skipped",
@@ -265,7 +265,7 @@ def _skipped(w: Workload, reason: str) -> WorkloadReport:
 
 
 def _run_together(
-    ws: Sequence[Workload],
+    ws: Sequence[FioWorkload],
     out: str,
     timing: Timing,
     on_progress: ProgressFn | None,
@@ -332,7 +332,7 @@ def _run_together(
 
 
 def _run_one(
-    w: Workload,
+    w: FioWorkload,
     out: str,
     timing: Timing,
     on_progress: ProgressFn | None,

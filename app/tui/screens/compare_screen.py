@@ -8,10 +8,10 @@ whole beside the labels on a 120-column terminal (two on 80).
 from __future__ import annotations
 
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
+from app.tui.keys import bindings
 from app.tui.variants import Variant
 from planners.models import Plan
 from planners.results import PlanResult
@@ -102,12 +102,7 @@ def column(plan: Plan, result: PlanResult) -> list[str]:
 class CompareScreen(Screen[None]):
     """Compare pinned plans and the current one; load one back into the form or drop it."""
 
-    BINDINGS = [
-        Binding("escape", "app.pop_screen", "Back"),
-        Binding("l", "load_variant", "Load into form"),
-        Binding("x,delete", "drop_variant", "Unpin"),
-        Binding("s", "app.sweep", "Sweep layouts"),
-    ]
+    BINDINGS = bindings("compare")
 
     def __init__(self, variants: list[Variant], current: Variant | None) -> None:
         super().__init__(id="compare-screen")

@@ -4,16 +4,17 @@ from __future__ import annotations
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label
+
+from app.tui.keys import bindings
 
 
 class PathPrompt(ModalScreen[str | None]):
     """Ask for a file path; dismiss with the path, or None when cancelled."""
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel")]
+    BINDINGS = bindings("prompt")
 
     def __init__(self, title: str, default: str = "") -> None:
         super().__init__(classes="dialog-screen")
@@ -43,7 +44,7 @@ class PathPrompt(ModalScreen[str | None]):
 class Confirm(ModalScreen[bool]):
     """A yes/no question whose default answer is no."""
 
-    BINDINGS = [Binding("escape,n", "no", "No"), Binding("y", "yes", "Yes")]
+    BINDINGS = bindings("confirm")
 
     def __init__(self, question: str, yes: str = "Yes, overwrite") -> None:
         super().__init__(classes="dialog-screen")
@@ -72,11 +73,7 @@ class Confirm(ModalScreen[bool]):
 class QuitDialog(ModalScreen[str]):
     """Quitting with changes no file has: 'save' (then quit), 'quit' without saving, or 'stay'."""
 
-    BINDINGS = [
-        Binding("escape,n", "answer('stay')", "Stay"),
-        Binding("s", "answer('save')", "Save and quit"),
-        Binding("q,y", "answer('quit')", "Quit without saving"),
-    ]
+    BINDINGS = bindings("quit")
 
     def __init__(self, question: str) -> None:
         super().__init__(classes="dialog-screen")

@@ -14,10 +14,10 @@ from typing import TYPE_CHECKING
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 
+from app.tui.keys import bindings
 from app.tui.messages import DisksFailed, DisksRead
 from planners.errors import PlanError
 from planners.models import Plan
@@ -38,14 +38,7 @@ def _status(d: DetectedDisk) -> str:
 class DisksScreen(Screen[None]):
     """This machine's whole disks; space chooses, c creates a plan from the chosen ones."""
 
-    BINDINGS = [
-        Binding("escape", "app.pop_screen", "Back"),
-        Binding("space", "toggle_disk", "Select"),
-        Binding("a", "same_kind", "All like this"),
-        Binding("n", "select_none", "None"),
-        Binding("c", "create", "Create plan"),
-        Binding("r", "reread", "Reread"),
-    ]
+    BINDINGS = bindings("disks")
 
     def __init__(self, read: Callable[[], HostDisks] | None = None) -> None:
         super().__init__(id="disks-screen")

@@ -15,12 +15,12 @@ from rich.syntax import Syntax
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, Label, Static
 
 from app.shared.growth import alternative_line, render_growth
+from app.tui.keys import bindings
 from app.tui.widgets.choice import Choice
 from planners.errors import PlanError
 from planners.grow import GrowMode, GrowRequest, Growth, growth_between, possible_modes, target_plan
@@ -35,13 +35,7 @@ LEVELS = [("unchanged", ""), ("RAID6", "6")]
 class GrowScreen(Screen[None]):
     """Plan growing the pod that the current plan describes."""
 
-    BINDINGS = [
-        Binding("escape", "app.pop_screen", "Back"),
-        # Keys the form's text fields do not take: a letter would be typed into them.
-        Binding("f2", "toggle_script", "Script/figures"),
-        Binding("ctrl+s", "save_script", "Save script"),
-        Binding("ctrl+l", "save_layout", "Save layout"),
-    ]
+    BINDINGS = bindings("grow")
 
     def __init__(self, plan: Plan) -> None:
         super().__init__(id="grow-screen")

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Markdown
+
+from app.tui.keys import bindings, help_table
 
 HELP = """\
 # podplan
@@ -17,26 +20,7 @@ figures stay on screen until the form makes sense again.
 
 ## Keys
 
-| key | does |
-|---|---|
-| tab / shift+tab | next / previous field |
-| left / right | step through a choice (◂ ▸); typing a letter jumps to it |
-| f1 | this help |
-| f2 | the build script (s saves, c copies) |
-| f3 | compare pinned variants (l loads one, x unpins, s sweeps) |
-| f4 | pin the current plan as a variant |
-| f5 | validate a built array with fio (ctrl+r starts, f8 cancels) |
-| f6 | sweep every layout of the plan's disks, ranked, Pareto front marked * and layouts with over 1 % yearly loss odds marked !, or losing data to an unreadable sector in most rebuilds marked ~, ranked last (enter loads one into the form, s sorts from the top, w changes the workload) |
-| ctrl+f | into the figures of the tab in view: up / down, PgUp / PgDn, home / end scroll them (f8 keeps you there); ctrl+f again goes back to the field you left |
-| f8 / shift+f8 | next / previous result tab (Capacity, Alignment, Findings, Perf); alt+1 to alt+4 jump to one |
-| f7 | start a new plan from this machine's disks (space selects, a selects every free disk like the highlighted one, c creates the plan); disks in use are marked and not preselected |
-| f9 | grow the pod built from this plan: disks to add, RAID5 -> RAID6 or a new array under LVM; every figure before -> after and the steps (f2 shows the grow script, ctrl+s saves it, ctrl+l saves the grown layout) |
-| ctrl+s / ctrl+o | save / open a plan file (TOML) |
-| ctrl+t | dark / light theme |
-| ctrl+j | predict the sections of an fio job file on the Perf tab, beside the suite |
-| ctrl+p | command palette: every action by name (the footer shows f9, ctrl+f and ctrl+p from 110 columns) |
-| escape | back |
-| ctrl+q | quit; with unsaved changes it asks first: s saves (to the plan's file, or asks where) and quits, q quits without saving, escape stays |
+{keys}
 
 ## Fields
 
@@ -50,9 +34,14 @@ without asking.
 """
 
 
+def help_text(keymap: Mapping[str, str] | None = None) -> str:
+    """The help page, its keys as a keymap has them (keys.help_table)."""
+    return HELP.replace("{keys}", help_table(keymap))
+
+
 class HelpScreen(ModalScreen[None]):
-    BINDINGS = [Binding("escape,f1,q", "app.pop_screen", "Close")]
+    BINDINGS = bindings("help")
 
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="help"):
-            yield Markdown(HELP)
+            yield Markdown(help_text(getattr(self.app, "keymap", None)))

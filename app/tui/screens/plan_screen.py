@@ -17,7 +17,6 @@ from typing import Any
 
 from textual import events, on
 from textual.app import App, ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.reactive import var
 from textual.screen import Screen
@@ -25,6 +24,7 @@ from textual.widget import Widget
 from textual.widgets import Header, Static, TabbedContent
 
 from app.tui.form_model import Values, compute_form, values_from_plan
+from app.tui.keys import bindings
 from app.tui.messages import FormEdited, PlanComputed, PlanRejected
 from app.tui.widgets.footer import PodplanFooter
 from app.tui.widgets.plan_form import PlanForm
@@ -46,16 +46,7 @@ class PlanScreen(Screen[None]):
 
     AUTO_FOCUS = "#count"
     # The result tabs are reached from any field: typing stays in the form, the figures change tab.
-    BINDINGS = [
-        Binding("f8", "next_tab", "Tabs"),
-        # Tab would reach the figures only past every field of the form (22 presses).
-        Binding("ctrl+f", "focus_figures", "Figures", show=False),
-        Binding("shift+f8", "next_tab(-1)", "Previous tab", show=False),
-        *(
-            Binding(f"alt+{i}", f"show_tab('{tab}')", title, show=False)
-            for i, (tab, (title, _)) in enumerate(RESULT_TABS.items(), start=1)
-        ),
-    ]
+    BINDINGS = bindings("plan")
 
     values: var[Values] = var(dict, init=False)
 

@@ -6,11 +6,11 @@ import os
 
 from rich.syntax import Syntax
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
+from app.tui.keys import bindings
 from planners.models import Plan
 from planners.results import PlanResult
 from planners.script.build import build_script, placeholders
@@ -19,11 +19,7 @@ from planners.script.build import build_script, placeholders
 class ScriptScreen(Screen[None]):
     """Read the exact script `podplan script` would print for this plan."""
 
-    BINDINGS = [
-        Binding("escape", "app.pop_screen", "Back"),
-        Binding("s,ctrl+s", "save_script", "Save script"),
-        Binding("c", "copy_script", "Copy"),
-    ]
+    BINDINGS = bindings("script")
 
     def __init__(self, plan: Plan, result: PlanResult, *, stale: str = "") -> None:
         super().__init__(id="script-screen")

@@ -12,12 +12,12 @@ from collections.abc import Callable
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static
 from textual.worker import get_current_worker
 
 from app.shared.figures import SWEEP_COLUMNS, SWEEP_NUMERIC, sweep_cells, sweep_title
+from app.tui.keys import bindings
 from app.tui.messages import SweepComputed, SweepFailed
 from planners.errors import PlanError
 from planners.layouts.sweep import Sweep, SweepRow
@@ -49,12 +49,7 @@ DROPS: tuple[tuple[str, ...], ...] = (
 class SweepScreen(Screen[None]):
     """The layouts of the current plan's disks; enter or l loads the highlighted one into the form."""
 
-    BINDINGS = [
-        Binding("escape", "app.pop_screen", "Back"),
-        Binding("l", "load_row", "Load into form"),
-        Binding("s", "next_sort", "Sort"),
-        Binding("w", "next_workload", "Workload"),
-    ]
+    BINDINGS = bindings("sweep")
 
     def __init__(self, plan: Plan, workload: str = "seq-write") -> None:
         super().__init__(id="sweep-screen")

@@ -13,13 +13,13 @@ from collections.abc import Sequence
 
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Button, Checkbox, DataTable, Footer, Header, Input, Label, Static
 from textual.worker import Worker, WorkerState
 
 from app.shared.figures import measured_text, running_figures
+from app.tui.keys import bindings
 from app.tui.messages import FioProgressed, TargetMismatched, ValidationFailed, ValidationFinished
 from app.tui.widgets.choice import Choice
 from app.tui.widgets.tick import Tick
@@ -118,11 +118,7 @@ def table_rows(report: ValidateReport, rows: Sequence[SideBySide]) -> list[tuple
 class ValidateScreen(Screen[None]):
     """Measure a device or a directory with the quick or full fio suite and compare with the plan."""
 
-    BINDINGS = [
-        Binding("escape", "back", "Back"),
-        Binding("ctrl+r", "start", "Start"),
-        Binding("f8", "cancel_run", "Cancel run"),
-    ]
+    BINDINGS = bindings("validate")
 
     def __init__(self, plan: Plan | None) -> None:
         super().__init__(id="validate-screen")

@@ -11,32 +11,31 @@ in place is both lighter and quicker to use from the keyboard:
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from rich.text import Text
 from textual import events
-from textual.binding import Binding
 from textual.message import Message
 from textual.reactive import reactive
 from textual.widget import Widget
+
+from app.tui.keys import bindings
 
 
 class Choice(Widget, can_focus=True):
     """Pick one value among `options` ((label, value) pairs); '' is the blank choice if `blank` names it."""
 
-    BINDINGS = [
-        Binding("left", "step(-1)", "Previous", show=False),
-        Binding("right,space", "step(1)", "Next", show=False),
-    ]
+    BINDINGS = bindings("choice")
 
     value: reactive[str] = reactive("", init=False)
     """The chosen value ('' = the blank choice)."""
 
+    @dataclass
     class Changed(Message):
         """The user (or code) picked another value."""
 
-        def __init__(self, choice: Choice, value: str) -> None:
-            super().__init__()
-            self.choice = choice
-            self.value = value
+        choice: Choice
+        value: str
 
         @property
         def control(self) -> Choice:

@@ -1,0 +1,43 @@
+"""A term of the bottleneck model, and a workload's terms by name.
+
+A term is a ceiling on one workload's throughput: what one component alone would allow. Several
+parts of the model may bound the same component (each md group, the two sides of a mix); the
+lower figure is the one that holds.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Term:
+    """One ceiling on a workload's throughput."""
+
+    name: str
+    """Component: disks, queue depth, readahead, stripe cache, md thread, parity CPU, ..."""
+    mb_s: float
+    """Throughput this component alone would allow, MB/s (10^6 bytes/s)."""
+    note: str
+    """How the figure was derived."""
+
+
+Terms = dict[str, Term]
+"""A workload's terms by name, in the order each component was first bound."""
+
+
+def lowest(*sources: Iterable[Term | None]) -> Terms:
+    """The terms by name, keeping the lower figure (the first of equal ones) where two parts of the
+    model bound the same component."""
+    out: Terms = {}
+    for source in sources:
+        for term in source:
+            if term is not None and (term.name not in out or term.mb_s < out[term.name].mb_s):
+                out[term.name] = term
+    return out
+
+
+def smallest(terms: Terms) -> float:
+    """The figure of the lowest term, MB/s."""
+    return min(term.mb_s for term in terms.values())
