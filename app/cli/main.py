@@ -6,7 +6,6 @@ import gc
 import os
 import signal
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from planners.errors import PlanError, PodplanError
@@ -166,50 +165,14 @@ def _dispatch(args: argparse.Namespace) -> int:
             )
         return rehearse(plan, disk_size=size, as_json=args.json, keep=args.keep, rebuild_kit=args.rebuild_kit)
 
-    from app.cli.flags import load_plan_file, plan_from_args
-    from planners.compute import compute
-
-    base = load_plan_file(args.plan_file) if args.plan_file else None
-    plan = plan_from_args(args, base)
-    result = compute(plan)
     if args.command == "plan":
-        from planners.reliability.loss import with_loss_findings
+        from app.cli.plan import plan_command
 
-        result = with_loss_findings(plan, result)
-        if args.json:
-            from planners.results import PlanReport
-
-            report = PlanReport.build(plan, result)
-            print(report.model_dump_json(indent=2))
-        else:
-            from app.shared.render import print_plan
-
-            print_plan(plan, result)
-        return EXIT_FINDINGS if any(f.severity == "error" for f in result.findings) else EXIT_OK
+        return plan_command(args)
     if args.command == "script":
-        from planners.script.build import build_script, placeholders
+        from app.cli.plan import script_command
 
-        text = build_script(plan, result)
-        if args.output:
-            from app.shared.planfile import write_script
-
-            write_script(Path(args.output), text, args.force)
-            if unnamed := placeholders(result):
-                print(
-                    f"podplan: wrote {args.output}, but {unnamed} of the plan's disks have no device path: the "
-                    f"script stops at their placeholders. Give them with --devices PATH,... (one per disk, in "
-                    f"order) or in the plan's [[disks]] devices, and write it again",
-                    file=sys.stderr,
-                )
-            else:
-                print(
-                    f"podplan: wrote {args.output}; review it, then run: bash {args.output}   (a dry run; add --run "
-                    f"to build)",
-                    file=sys.stderr,
-                )
-        else:
-            sys.stdout.write(text)
-        return EXIT_OK
+        return script_command(args)
     raise AssertionError(args.command)
 
 
