@@ -129,42 +129,9 @@ def _dispatch(args: argparse.Namespace) -> int:
 
         return dispatch(args)
     if args.command == "rehearse":
-        from app.cli.flags import load_plan_file
-        from app.cli.rehearse import rehearse
-        from planners.example import example_pod
-        from planners.units import parse_size
+        from app.cli.rehearse import dispatch as rehearse_dispatch
 
-        plan = load_plan_file(args.plan_file) if args.plan_file else example_pod()
-        size = parse_size(args.disk_size, what="--disk-size") if args.disk_size else None
-        if args.group and args.fail is None:
-            raise PlanError("--group names the array --fail N fails: give --fail too", "group")
-        if args.grow and args.fail is not None:
-            raise PlanError("--grow and --fail rehearse different days: give one of them", "grow")
-        if args.grow:
-            from app.cli.growth import rehearse_growth
-
-            return rehearse_growth(
-                plan,
-                load_plan_file(args.grow),
-                disk_size=size,
-                as_json=args.json,
-                keep=args.keep,
-                rebuild_kit=args.rebuild_kit,
-            )
-        if args.fail is not None:
-            from app.cli.failure import rehearse_failure
-
-            return rehearse_failure(
-                plan,
-                args.fail,
-                group=args.group,
-                disk_size=size,
-                as_json=args.json,
-                keep=args.keep,
-                rebuild_kit=args.rebuild_kit,
-            )
-        return rehearse(plan, disk_size=size, as_json=args.json, keep=args.keep, rebuild_kit=args.rebuild_kit)
-
+        return rehearse_dispatch(args)
     if args.command == "plan":
         from app.cli.plan import plan_command
 
