@@ -8,12 +8,12 @@ import signal
 import sys
 from typing import TYPE_CHECKING
 
-from planners.errors import PlanError, PodplanError
+from planners.errors import PodplanError
 
 if TYPE_CHECKING:
     import argparse
 
-EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_USAGE = 0, 2
 COMMANDS = (
     "plan",
     "script",
@@ -88,24 +88,11 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _dispatch(args: argparse.Namespace) -> int:
-    if args.command == "example":
-        from app.shared.planfile import plan_to_toml
-        from planners.example import EXAMPLES
+    """The command's own module, imported only when it is the one asked for; each checks its flags."""
+    if args.command in ("plan", "script", "example", "schema"):
+        from app.cli.plan import dispatch as plan_dispatch
 
-        if args.list:
-            sys.stdout.write("".join(f"{name:8} {what}\n" for name, (what, _) in EXAMPLES.items()))
-            return EXIT_OK
-        if args.name not in EXAMPLES:
-            raise PlanError(f"no example named {args.name!r}: one of {', '.join(EXAMPLES)}")
-        sys.stdout.write(plan_to_toml(EXAMPLES[args.name][1]()))
-        return EXIT_OK
-    if args.command == "schema":
-        import json
-
-        from planners.results import PlanReport
-
-        print(json.dumps(PlanReport.model_json_schema(), indent=2))
-        return EXIT_OK
+        return plan_dispatch(args)
     if args.command == "tui":
         return _tui(args.plan_file)
     if args.command in ("predict", "sweep"):
@@ -132,30 +119,15 @@ def _dispatch(args: argparse.Namespace) -> int:
         from app.cli.rehearse import dispatch as rehearse_dispatch
 
         return rehearse_dispatch(args)
-    if args.command == "plan":
-        from app.cli.plan import plan_command
-
-        return plan_command(args)
-    if args.command == "script":
-        from app.cli.plan import script_command
-
-        return script_command(args)
     raise AssertionError(args.command)
 
 
 def _tui(plan_file: str | None) -> int:
     from app.shared.planfile import load_plan
+    from app.tui import run_tui
     from planners.example import example_pod
 
     plan = load_plan(plan_file) if plan_file else example_pod()
-    try:
-        from app.tui import run_tui
-    except ImportError:  # the TUI arrives with its own module; until then show the plan
-        from app.shared.render import print_plan
-        from planners.compute import compute
-
-        print_plan(plan, compute(plan))
-        return EXIT_OK
     return run_tui(plan, plan_file)
 
 

@@ -1,4 +1,5 @@
-"""`podplan plan` and `podplan script`: the plan's figures and findings, and its build script."""
+"""`podplan plan` and `podplan script`: the plan's figures and findings, and its build script; and the
+plan's shapes: `podplan example` (a plan file to start from) and `podplan schema` (of plan --json)."""
 
 from __future__ import annotations
 
@@ -7,8 +8,38 @@ import sys
 from pathlib import Path
 
 from app.usecases.plan import PlanRequest, build_script, plan_outputs
+from planners.errors import PlanError
 
 EXIT_OK, EXIT_FINDINGS = 0, 1
+
+
+def dispatch(args: argparse.Namespace) -> int:
+    commands = {"plan": plan_command, "script": script_command, "example": example_command, "schema": schema_command}
+    return commands[args.command](args)
+
+
+def example_command(args: argparse.Namespace) -> int:
+    """An example plan as TOML (the 45-disk pod unless named), or the list of them."""
+    from app.shared.planfile import plan_to_toml
+    from planners.example import EXAMPLES
+
+    if args.list:
+        sys.stdout.write("".join(f"{name:8} {what}\n" for name, (what, _) in EXAMPLES.items()))
+        return EXIT_OK
+    if args.name not in EXAMPLES:
+        raise PlanError(f"no example named {args.name!r}: one of {', '.join(EXAMPLES)}")
+    sys.stdout.write(plan_to_toml(EXAMPLES[args.name][1]()))
+    return EXIT_OK
+
+
+def schema_command(args: argparse.Namespace) -> int:
+    """The JSON schema of `podplan plan --json`."""
+    import json
+
+    from planners.results import PlanReport
+
+    print(json.dumps(PlanReport.model_json_schema(), indent=2))
+    return EXIT_OK
 
 
 def _request(args: argparse.Namespace) -> PlanRequest:
