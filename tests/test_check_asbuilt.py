@@ -6,7 +6,7 @@ import pathlib
 import subprocess
 import sys
 
-from app.cli.check import check_collection
+from app.usecases.check import check_collection
 from planners.built.asbuilt import consequence, differences
 from planners.models import DiskSet, Filesystem, Lvm, MdGroup, Plan
 from planners.units import KiB, MiB
@@ -126,7 +126,8 @@ def test_check_says_what_it_found_first_and_each_consequence_once():
 
     from rich.console import Console
 
-    from app.cli.check import describe_target, print_differences
+    from app.cli.check import print_differences
+    from app.usecases.check import describe_target
 
     c = parse_collection(_files("r10lvext4"))
     found = describe_target("/mnt/b", c)
@@ -159,7 +160,8 @@ def test_check_of_a_plain_filesystem_says_what_it_is_and_missing_once():
 
     from rich.console import Console
 
-    from app.cli.check import describe_target, print_differences
+    from app.cli.check import print_differences
+    from app.usecases.check import describe_target
 
     empty = parse_collection({})
     found = describe_target("/srv/data", empty, ("/dev/loop4", "xfs", "/srv"))
@@ -182,7 +184,7 @@ def test_check_of_a_device_says_what_it_holds(tmp_path):
 
     import pytest
 
-    from app.cli.check import describe_target
+    from app.usecases.check import describe_target
     from runners.exec import run
     from runners.probes.loopdev import mounted, sparse_loops
     from runners.probes.lvm import lvm_sandbox

@@ -23,9 +23,10 @@ import termios
 import pytest
 from rich.cells import cell_len
 
-from app.cli.check import check_collection, print_differences
+from app.cli.check import print_differences
 from app.shared.console import FitConsole
 from app.shared.render import print_plan
+from app.usecases.check import check_collection
 from planners.compute import compute
 from planners.models import DiskSet, Lvm, MdGroup, Plan
 from planners.results import PlanResult

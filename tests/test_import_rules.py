@@ -3,6 +3,8 @@
 - Layers point down: app -> runners -> planners, never up.
 - Inside app: app.shared is what app.cli and app.tui both use, so it imports neither, and the
   TUI never reaches into the command line (the CLI may open the TUI).
+- app.usecases (one function per thing a user does) is headless: it imports neither app.cli nor
+  app.tui, and nothing it reaches, however indirectly, imports Textual or Rich.
 - No circle anywhere: neither between modules nor between the concept packages
   (planners.md, planners.fs, runners.fio, app.tui, ...).
 - Every package says in its docstring what lives there.
@@ -18,7 +20,16 @@ import pytest
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 LAYERS = ("planners", "runners", "app")  # each may import only the ones before it, and itself
 # (importer prefix, forbidden target prefix): the rules inside a layer.
-INNER_RULES = (("app.shared", "app.cli"), ("app.shared", "app.tui"), ("app.tui", "app.cli"))
+INNER_RULES = (
+    ("app.shared", "app.cli"),
+    ("app.shared", "app.tui"),
+    ("app.shared", "app.usecases"),
+    ("app.tui", "app.cli"),
+    ("app.usecases", "app.cli"),
+    ("app.usecases", "app.tui"),
+)
+HEADLESS = "app.usecases"
+SCREEN_LIBRARIES = {"textual", "rich"}
 
 
 def _module_name(path: pathlib.Path) -> str:
@@ -60,6 +71,27 @@ def _imports(name: str, path: pathlib.Path) -> set[str]:
 
 
 GRAPH = {name: _imports(name, path) for name, path in MODULES.items()}
+
+
+def _libraries(path: pathlib.Path) -> set[str]:
+    """The top-level names of what a module imports from outside the project."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if isinstance(node, ast.Import):
+            found.update(a.name.split(".")[0] for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            found.add(node.module.split(".")[0])
+    return found - set(LAYERS)
+
+
+def _reached(roots: set[str]) -> set[str]:
+    seen, todo = set(), list(roots)
+    while todo:
+        module = todo.pop()
+        if module not in seen:
+            seen.add(module)
+            todo.extend(GRAPH[module])
+    return seen
 
 
 def concept(module: str) -> str:
@@ -127,6 +159,18 @@ def test_layers_point_down(module):
         if module == importer or module.startswith(importer + "."):
             bad = sorted(t for t in GRAPH[module] if t == forbidden or t.startswith(forbidden + "."))
             assert not bad, f"{module} imports {bad}: {importer} must not import {forbidden}"
+
+
+def test_the_use_cases_reach_no_screen_library():
+    roots = {m for m in MODULES if m == HEADLESS or m.startswith(HEADLESS + ".")}
+    assert len(roots) > 1, "app.usecases has no modules"
+    bad = sorted(f"{m} imports {lib}" for m in _reached(roots) for lib in _libraries(MODULES[m]) & SCREEN_LIBRARIES)
+    assert not bad, f"{HEADLESS} must stay headless: {bad}"
+
+
+def test_the_screen_library_rule_would_catch_one():
+    assert "rich" in _libraries(MODULES["app.shared.console"])
+    assert "app.shared.console" in _reached({"app.shared.render"})
 
 
 def test_no_circle_between_modules():

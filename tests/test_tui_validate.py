@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from textual.widgets import DataTable, Input
 
-import app.tui.screens.validate_screen as validate_screen
+import app.usecases.validate as validate_session
 from app.tui.app import PodplanApp
 from app.tui.screens.validate_screen import ValidateScreen, bar_chart
 from planners.example import example_pod
@@ -31,7 +31,7 @@ needs_fio = pytest.mark.skipif(which("fio") is None, reason="fio is not installe
 
 
 def _shrink(monkeypatch: pytest.MonkeyPatch, timing: Timing) -> None:
-    monkeypatch.setattr(validate_screen, "validate", functools.partial(validate, timing=timing, file_size=16 * MiB))
+    monkeypatch.setattr(validate_session, "validate", functools.partial(validate, timing=timing, file_size=16 * MiB))
 
 
 def _messages(app: PodplanApp) -> list[str]:
@@ -104,7 +104,7 @@ async def test_a_plan_of_other_storage_is_said_before_fio_and_shapes_nothing(
         go.wait(10)
         raise GuardError("stopped by the test")
 
-    monkeypatch.setattr(validate_screen, "validate", held)
+    monkeypatch.setattr(validate_session, "validate", held)
     app = PodplanApp(example_pod())
     async with app.run_test(size=SIZE) as pilot:
         await _open_and_start(pilot, str(tmp_path))

@@ -18,8 +18,9 @@ from app.cli.flags import load_plan_file, note_disk_size
 from app.shared.console import cli_console
 from app.shared.growth import alternative_line, render_growth
 from app.shared.planfile import describe_validation_error, save_plan, write_script
+from app.usecases.grow import GrowPlanRequest, plan_growth
 from planners.errors import PlanError
-from planners.grow import GrowRequest, Growth, growth_between, possible_modes, target_plan
+from planners.grow import GrowRequest
 from planners.models import Plan
 
 
@@ -62,37 +63,30 @@ def request_from_args(args: argparse.Namespace) -> GrowRequest:
         raise PlanError(describe_validation_error(exc, "grow")) from None
 
 
-def plan_growth(old: Plan, args: argparse.Namespace) -> tuple[Plan, Growth, list[str]]:
-    """(target plan, growth, one line per other mode that would work)."""
+def grow_request(old: Plan, args: argparse.Namespace) -> GrowPlanRequest:
+    """The flags as a grow request, or the target layout of --to (not both)."""
     if args.to:
         if any(getattr(args, k) is not None for k in ("add_disks", "size", "devices", "to_level", "group", "mode")):
             raise PlanError("give the target as --to NEWPLAN or as --add-disks/--to-level flags, not both")
-        new = load_plan_file(args.to)
-        return new, growth_between(old, new), []
+        return GrowPlanRequest(old, target=load_plan_file(args.to))
     req = request_from_args(args)
-    new = target_plan(old, req)
     note_disk_size(args.size, "--size")
-    growth = growth_between(old, new)
-    others = []
-    if req.mode is None:
-        for mode, option in possible_modes(old, req).items():
-            if mode != growth.mode and isinstance(option, Plan):
-                others.append(alternative_line(mode, growth_between(old, option)))
-    return new, growth, others
+    return GrowPlanRequest(old, request=req)
 
 
 def dispatch(args: argparse.Namespace) -> int:
     from planners.example import example_pod
-    from planners.script.grow import grow_script
 
     old = load_plan_file(args.plan_file) if args.plan_file else example_pod()
-    new, growth, others = plan_growth(old, args)
+    grown = plan_growth(grow_request(old, args))
+    new, growth = grown.target, grown.growth
+    others = [alternative_line(mode, g) for mode, g in grown.alternatives]
     if args.save:
         if Path(args.save).exists() and not args.force:
             raise PlanError(f"{args.save}: already exists (pass --force to overwrite)")
         save_plan(new, args.save, overwrite=True)
     if args.script:
-        write_script(Path(args.script), grow_script(old, growth), args.force)
+        write_script(Path(args.script), grown.script(), args.force)
     if args.json:
         print(
             json.dumps(

@@ -6,15 +6,14 @@ import gc
 import os
 import signal
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from planners.errors import PlanError, PodplanError
+from planners.errors import PodplanError
 
 if TYPE_CHECKING:
     import argparse
 
-EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_USAGE = 0, 2
 COMMANDS = (
     "plan",
     "script",
@@ -89,24 +88,11 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _dispatch(args: argparse.Namespace) -> int:
-    if args.command == "example":
-        from app.shared.planfile import plan_to_toml
-        from planners.example import EXAMPLES
+    """The command's own module, imported only when it is the one asked for; each checks its flags."""
+    if args.command in ("plan", "script", "example", "schema"):
+        from app.cli.plan import dispatch as plan_dispatch
 
-        if args.list:
-            sys.stdout.write("".join(f"{name:8} {what}\n" for name, (what, _) in EXAMPLES.items()))
-            return EXIT_OK
-        if args.name not in EXAMPLES:
-            raise PlanError(f"no example named {args.name!r}: one of {', '.join(EXAMPLES)}")
-        sys.stdout.write(plan_to_toml(EXAMPLES[args.name][1]()))
-        return EXIT_OK
-    if args.command == "schema":
-        import json
-
-        from planners.results import PlanReport
-
-        print(json.dumps(PlanReport.model_json_schema(), indent=2))
-        return EXIT_OK
+        return plan_dispatch(args)
     if args.command == "tui":
         return _tui(args.plan_file)
     if args.command in ("predict", "sweep"):
@@ -130,102 +116,18 @@ def _dispatch(args: argparse.Namespace) -> int:
 
         return dispatch(args)
     if args.command == "rehearse":
-        from app.cli.flags import load_plan_file
-        from app.cli.rehearse import rehearse
-        from planners.example import example_pod
-        from planners.units import parse_size
+        from app.cli.rehearse import dispatch as rehearse_dispatch
 
-        plan = load_plan_file(args.plan_file) if args.plan_file else example_pod()
-        size = parse_size(args.disk_size, what="--disk-size") if args.disk_size else None
-        if args.group and args.fail is None:
-            raise PlanError("--group names the array --fail N fails: give --fail too", "group")
-        if args.grow and args.fail is not None:
-            raise PlanError("--grow and --fail rehearse different days: give one of them", "grow")
-        if args.grow:
-            from app.cli.growth import rehearse_growth
-
-            return rehearse_growth(
-                plan,
-                load_plan_file(args.grow),
-                disk_size=size,
-                as_json=args.json,
-                keep=args.keep,
-                rebuild_kit=args.rebuild_kit,
-            )
-        if args.fail is not None:
-            from app.cli.failure import rehearse_failure
-
-            return rehearse_failure(
-                plan,
-                args.fail,
-                group=args.group,
-                disk_size=size,
-                as_json=args.json,
-                keep=args.keep,
-                rebuild_kit=args.rebuild_kit,
-            )
-        return rehearse(plan, disk_size=size, as_json=args.json, keep=args.keep, rebuild_kit=args.rebuild_kit)
-
-    from app.cli.flags import load_plan_file, plan_from_args
-    from planners.compute import compute
-
-    base = load_plan_file(args.plan_file) if args.plan_file else None
-    plan = plan_from_args(args, base)
-    result = compute(plan)
-    if args.command == "plan":
-        from planners.reliability.loss import with_loss_findings
-
-        result = with_loss_findings(plan, result)
-        if args.json:
-            from planners.results import PlanReport
-
-            report = PlanReport.build(plan, result)
-            print(report.model_dump_json(indent=2))
-        else:
-            from app.shared.render import print_plan
-
-            print_plan(plan, result)
-        return EXIT_FINDINGS if any(f.severity == "error" for f in result.findings) else EXIT_OK
-    if args.command == "script":
-        from planners.script.build import build_script, placeholders
-
-        text = build_script(plan, result)
-        if args.output:
-            from app.shared.planfile import write_script
-
-            write_script(Path(args.output), text, args.force)
-            if unnamed := placeholders(result):
-                print(
-                    f"podplan: wrote {args.output}, but {unnamed} of the plan's disks have no device path: the "
-                    f"script stops at their placeholders. Give them with --devices PATH,... (one per disk, in "
-                    f"order) or in the plan's [[disks]] devices, and write it again",
-                    file=sys.stderr,
-                )
-            else:
-                print(
-                    f"podplan: wrote {args.output}; review it, then run: bash {args.output}   (a dry run; add --run "
-                    f"to build)",
-                    file=sys.stderr,
-                )
-        else:
-            sys.stdout.write(text)
-        return EXIT_OK
+        return rehearse_dispatch(args)
     raise AssertionError(args.command)
 
 
 def _tui(plan_file: str | None) -> int:
     from app.shared.planfile import load_plan
+    from app.tui import run_tui
     from planners.example import example_pod
 
     plan = load_plan(plan_file) if plan_file else example_pod()
-    try:
-        from app.tui import run_tui
-    except ImportError:  # the TUI arrives with its own module; until then show the plan
-        from app.shared.render import print_plan
-        from planners.compute import compute
-
-        print_plan(plan, compute(plan))
-        return EXIT_OK
     return run_tui(plan, plan_file)
 
 

@@ -121,28 +121,9 @@ def dispatch(args: argparse.Namespace) -> int:
     from planners.example import example_pod
 
     base = load_plan_file(args.plan_file) if args.plan_file else example_pod()
-    plan, cpu = with_cpu_source(_with_hardware(plan_from_args(args, base), args), args)
     if args.command == "sweep":
-        if args.top < 0:
-            raise PlanError("--top must be 0 or more")
-        from planners.layouts.sweep import sweep
-        from planners.perf.workloads import preset
-
-        if not 0 < args.max_loss <= 100:
-            raise PlanError("--max-loss is a percentage above 0 and at most 100")
-        if not 0 < args.max_rebuild_loss <= 100:
-            raise PlanError("--max-rebuild-loss is a percentage above 0 and at most 100")
-        result = sweep(
-            plan, preset(args.workload), max_loss=args.max_loss / 100, max_rebuild_loss=args.max_rebuild_loss / 100
-        )
-        if args.json:
-            doc = result.model_dump(mode="json", exclude={"rows": {"__all__": {"plan"}}})
-            print(json.dumps({**doc, "cpu": origin_json(cpu)}, indent=2))
-        else:
-            cli_console().print(
-                sweep_table(result, args.top or None, show_risky=args.all), Text(f"CPU: {origin_text(cpu)}")
-            )
-        return 0
+        return sweep_command(_with_hardware(plan_from_args(args, base), args), args)
+    plan, cpu = with_cpu_source(_with_hardware(plan_from_args(args, base), args), args)
     from planners.perf.predict import geometry_for_speed, predict
     from planners.perf.workloads import preset
     from planners.reliability.loss import reliability
@@ -196,6 +177,34 @@ def dispatch(args: argparse.Namespace) -> int:
         cli_console().print(Group(*refused_lines(refused)))
     # Nothing predicted at all: the refusals are the answer, and a script must see that it got no figure.
     return 0 if predictions else 1
+
+
+def sweep_command(plan: Plan, args: argparse.Namespace) -> int:
+    from app.usecases.sweep import CpuSource, SweepRequest, sweep_layouts
+
+    if args.top < 0:
+        raise PlanError("--top must be 0 or more")
+    if not 0 < args.max_loss <= 100:
+        raise PlanError("--max-loss is a percentage above 0 and at most 100")
+    if not 0 < args.max_rebuild_loss <= 100:
+        raise PlanError("--max-rebuild-loss is a percentage above 0 and at most 100")
+    out = sweep_layouts(
+        SweepRequest(
+            plan,
+            args.workload,
+            max_loss=args.max_loss / 100,
+            max_rebuild_loss=args.max_rebuild_loss / 100,
+            cpu=CpuSource(args.kernel_log, args.no_host_cpu, args.cpu_class),
+        )
+    )
+    if args.json:
+        doc = out.sweep.model_dump(mode="json", exclude={"rows": {"__all__": {"plan"}}})
+        print(json.dumps({**doc, "cpu": origin_json(out.cpu)}, indent=2))
+    else:
+        cli_console().print(
+            sweep_table(out.sweep, args.top or None, show_risky=args.all), Text(f"CPU: {origin_text(out.cpu)}")
+        )
+    return 0
 
 
 def refused_lines(refused: list[dict[str, str]]) -> list[Text]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
@@ -11,14 +10,27 @@ from rich.table import Table
 
 from app.shared.console import cli_console
 from app.shared.figures import measured_text, running_figures
+from app.shared.host_cpu import origin_json, origin_text
+from app.usecases.validate import (
+    BaselineSkipped,
+    BaselineStarted,
+    BaselineStopped,
+    JobNoted,
+    PlanMismatched,
+    SectionNotRun,
+    ValidateEvent,
+    ValidateRequest,
+    WorkloadProgressed,
+    validate_session,
+)
 from planners.errors import PlanError
 from planners.hardware.disks import DiskPerf
 from planners.models import Plan
-from runners.fio.baseline import Baseline, disk_perf_from, members_of, plan_preset, run_baseline
+from runners.fio.baseline import Baseline
 from runners.fio.jobs import FULL, QUICK
-from runners.validate.compare import SideBySide, gather_conditions, load_predictions, side_by_side
-from runners.validate.shape import plan_mismatch, shape_of_plan
-from runners.validate.suite import ValidateReport, validate
+from runners.validate.compare import SideBySide, load_predictions, side_by_side
+from runners.validate.shape import shape_of_plan
+from runners.validate.suite import ValidateReport
 
 EXIT_OK, EXIT_PARTIAL, EXIT_INTERRUPTED = 0, 1, 130
 
@@ -86,91 +98,79 @@ def run_validate(
         raise PlanError(
             "--buffered goes with --hosts: here a directory that refuses O_DIRECT is run buffered by itself"
         )
-    console = cli_console(stderr=True)
-    mismatch = plan_mismatch(target, plan) if plan and os.path.exists(target) else ()
-    if mismatch:
-        # Said first, before a minute of fio: figures of other storage set beside this plan mean nothing.
-        console.print(
-            f"podplan: the plan does not describe {target}: "
-            + "; ".join(mismatch)
-            + ". Measuring without comparing: pass the plan it was built from, or leave out --plan.",
-            markup=False,
-            highlight=False,
-        )
-        plan = None
-    shape = shape_of_plan(plan) if plan else None
-    timing = FULL if full else QUICK
-    jobs: list = []
-    if job_files:
-        from app.cli.predict import read_jobs
-
-        jobs = read_jobs(job_files)
-        for note in (n for jf in jobs for n in jf.notes):
-            console.print(note, style="dim", markup=False, highlight=False)
-        for r in (r for jf in jobs for r in jf.refused):
-            console.print(f"not run: [{r.section}] {r.reason}", markup=False, highlight=False)
-        if not any(jf.workloads for jf in jobs):
-            raise PlanError("no section of the job file can be predicted, so none is run (each is listed above)")
-    base = perf = None
-    if baseline:
-        base, perf = measure_baseline(target, plan, console, report_dir)
-    live = _Live(console, timing.runtime_s)
+    said = _Said(cli_console(stderr=True), (FULL if full else QUICK).runtime_s, live=not as_json)
+    request = ValidateRequest(
+        target,
+        plan,
+        mode="full" if full else "quick",
+        destroy_data=destroy_data,
+        report_dir=report_dir,
+        job_paths=tuple(job_files or ()),
+        baseline=baseline,
+    )
+    try:
+        out = validate_session(request, said)
+    finally:
+        said.stop()
+    report, rows = out.report, list(out.rows)
     if as_json:
-        report = validate(
-            target,
-            mode="full" if full else "quick",
-            destroy_data=destroy_data,
-            report_dir=report_dir,
-            plan_shape=shape,
-            jobs=jobs,
-        )
-    else:
-        try:
-            report = validate(
-                target,
-                mode="full" if full else "quick",
-                destroy_data=destroy_data,
-                report_dir=report_dir,
-                plan_shape=shape,
-                on_progress=live,
-                jobs=jobs,
-            )
-        finally:
-            if live.tasks:
-                live.progress.stop()
-    origin = None
-    if plan:
-        from app.shared.host_cpu import origin_json, origin_text, with_host_cpu
-
-        plan, origin = with_host_cpu(plan)
-    predictions = load_predictions(plan, report, disk_override=perf) if plan else None
-    rows = side_by_side(report, predictions, gather_conditions(target, base.slow_disks if base else ()))
-    if report_dir:
-        from app.shared.validate_report import validate_doc, write_report
-
-        write_report(report_dir, validate_doc(target, plan if predictions is not None else None, report, rows, base))
-    if as_json:
-        out = {
+        doc = {
             "report": report.model_dump(mode="json"),
             "side_by_side": [r.model_dump(mode="json") for r in rows],
-            "prediction": predictions is not None,
-            "cpu": origin_json(origin) if origin else None,
-            "plan_mismatch": list(mismatch),
-            "refused_sections": [{"section": r.section, "reason": r.reason} for jf in jobs for r in jf.refused],
+            "prediction": out.predicted,
+            "cpu": origin_json(out.cpu) if out.cpu else None,
+            "plan_mismatch": list(out.mismatch),
+            "refused_sections": [{"section": r.section, "reason": r.reason} for jf in out.jobs for r in jf.refused],
         }
         if baseline:
-            out["baseline"] = base.model_dump(mode="json") if base else None
-            out["disk_override"] = perf.model_dump(mode="json") if perf else None
-        print(json.dumps(out, indent=2))
+            doc["baseline"] = out.baseline.model_dump(mode="json") if out.baseline else None
+            doc["disk_override"] = out.disk_override.model_dump(mode="json") if out.disk_override else None
+        print(json.dumps(doc, indent=2))
     else:
-        if base is not None:
-            print_baseline(cli_console(), base, perf)
-        print_report(cli_console(), report, rows, predictions is not None, plan is not None, mismatch=mismatch)
-        if origin and predictions is not None:
-            cli_console().print(f"  CPU: {origin_text(origin)}")
+        if out.baseline is not None:
+            print_baseline(cli_console(), out.baseline, out.disk_override)
+        print_report(cli_console(), report, rows, out.predicted, mismatch=out.mismatch)
+        if out.cpu and out.predicted:
+            cli_console().print(f"  CPU: {origin_text(out.cpu)}")
     if report.stopped == "interrupted":
         return EXIT_INTERRUPTED
     return EXIT_PARTIAL if report.partial else EXIT_OK
+
+
+class _Said:
+    """The session's events as the command line says them, on stderr: notes as lines, fio's progress
+    as a bar per workload (not with --json)."""
+
+    def __init__(self, console: Console, runtime_s: int, *, live: bool):
+        self.console = console
+        self.live = _Live(console, runtime_s) if live else None
+
+    def __call__(self, e: ValidateEvent) -> None:
+        if isinstance(e, WorkloadProgressed):
+            if self.live:
+                self.live(e.workload, e.event, e.elapsed_s, e.figures)
+        elif isinstance(e, PlanMismatched):
+            self.console.print(
+                f"podplan: the plan does not describe {e.target}: "
+                + "; ".join(e.why)
+                + ". Measuring without comparing: pass the plan it was built from, or leave out --plan.",
+                markup=False,
+                highlight=False,
+            )
+        elif isinstance(e, JobNoted):
+            self.console.print(e.text, style="dim", markup=False, highlight=False)
+        elif isinstance(e, SectionNotRun):
+            self.console.print(f"not run: [{e.section}] {e.reason}", markup=False, highlight=False)
+        elif isinstance(e, BaselineSkipped):
+            self.console.print(f"baseline skipped: {e.target} is not an md array or LV with members lsblk can see")
+        elif isinstance(e, BaselineStarted):
+            self.console.print(f"baseline: reading {len(e.members)} member disks at once ({', '.join(e.members)})")
+        elif isinstance(e, BaselineStopped):
+            self.console.print(f"baseline partial: {e.reason}")
+
+    def stop(self) -> None:
+        if self.live and self.live.tasks:
+            self.live.progress.stop()
 
 
 def _pct(v: float | None) -> str:
@@ -181,7 +181,6 @@ def print_report(
     console: Console,
     report: ValidateReport,
     rows: list[SideBySide],
-    have_model: bool,
     have_plan: bool,
     host: str = "",
     mismatch: tuple[str, ...] = (),
@@ -232,8 +231,6 @@ def print_report(
         )
     elif not have_plan:
         console.print("  no prediction: pass --plan PLAN.toml to set the model's figures beside these")
-    elif not have_model:
-        console.print("  no prediction: this podplan has no performance model yet")
     if report.stopped:
         console.print(f"  stopped early: {report.stopped}; figures shown are partial")
 
@@ -305,7 +302,7 @@ def run_validate_hosts(
         )
     else:
         out = cli_console()
-        for h, preds, rows in groups:
+        for h, _preds, rows in groups:
             if h.report is None:
                 out.print(
                     f"{h.host}: {h.reason}; skipped" if h.status == "skipped" else f"{h.host}: {h.status}: {h.reason}",
@@ -313,27 +310,10 @@ def run_validate_hosts(
                     highlight=False,
                 )
                 continue
-            print_report(out, h.report, rows, preds is not None, plan is not None, host=h.host)
+            print_report(out, h.report, rows, plan is not None, host=h.host)
     if any(h.report and h.report.stopped == "interrupted" for h in multi.hosts):
         return EXIT_INTERRUPTED
     return EXIT_PARTIAL if multi.partial else EXIT_OK
-
-
-def measure_baseline(
-    target: str, plan: Plan | None, console: Console, report_dir: str | None
-) -> tuple[Baseline | None, DiskPerf | None]:
-    """Members of the md array or LV under TARGET, measured read-only; their figures for the model."""
-    from runners.host.inventory import disks
-
-    members = members_of(target, disks())
-    if not members:
-        console.print(f"baseline skipped: {target} is not an md array or LV with members lsblk can see")
-        return None, None
-    console.print(f"baseline: reading {len(members)} member disks at once ({', '.join(members)})")
-    base = run_baseline(members, report_dir=report_dir)
-    if base.partial:
-        console.print(f"baseline partial: {base.reason}")
-    return base, disk_perf_from(base, plan_preset(plan)) if plan else None
 
 
 def print_baseline(console: Console, base: Baseline, perf: DiskPerf | None) -> None:

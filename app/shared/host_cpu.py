@@ -8,8 +8,7 @@ by the one podplan happens to run on.
 
 from __future__ import annotations
 
-import argparse
-from typing import Any
+from typing import Any, Protocol
 
 from planners.errors import PlanError
 from planners.hardware.machine import Hardware
@@ -53,7 +52,18 @@ def apply_parity(plan: Plan, log: ParityLog | None, where: str, why: str) -> tup
     return plan.model_copy(update={"hardware": hw.model_copy(update={"cpu": cpu})}), origin
 
 
-def with_cpu_source(plan: Plan, args: argparse.Namespace) -> tuple[Plan, CpuOrigin]:
+class CpuFlags(Protocol):
+    """--kernel-log, --no-host-cpu and --cpu-class, as flags or as a request's fields."""
+
+    @property
+    def kernel_log(self) -> str | None: ...
+    @property
+    def no_host_cpu(self) -> bool: ...
+    @property
+    def cpu_class(self) -> str | None: ...
+
+
+def with_cpu_source(plan: Plan, args: CpuFlags) -> tuple[Plan, CpuOrigin]:
     """The plan with its parity figures filled in as the flags say, and where each came from."""
     if args.kernel_log:
         from runners.host.kernel_log import KernelLogError, read_log_file

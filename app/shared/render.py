@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 from rich.console import Console, Group
+from rich.table import Table
 from rich.text import Text
 
 from app.shared.console import cli_console
@@ -237,3 +241,22 @@ def render_plan(plan: Plan, result: PlanResult) -> Group:
 
 def print_plan(plan: Plan, result: PlanResult, console: Console | None = None) -> None:
     (console or cli_console()).print(render_plan(plan, result))
+
+
+def checks_table(title: str, checks: Sequence[Any]) -> Table:
+    """A rehearsal's figures: layer, figure, predicted, actual and whether they match."""
+    t = Table(title=title, title_justify="left")
+    t.add_column("layer")
+    t.add_column("figure")
+    t.add_column("predicted", justify="right")
+    t.add_column("actual", justify="right")
+    t.add_column("match")
+    for c in checks:
+        t.add_row(
+            c.layer,
+            c.figure,
+            str(c.predicted),
+            "-" if c.actual is None else str(c.actual),
+            "[green]yes[/green]" if c.match else "[bold red]NO[/bold red]",
+        )
+    return t

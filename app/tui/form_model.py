@@ -14,10 +14,9 @@ from pydantic import ValidationError
 
 from app.shared.planfile import bound_sentence, describe_validation_error
 from app.tui.presets import BY_KEY, preset_for
-from planners.compute import compute
+from app.usecases.plan import PlanRequest, plan_outputs
 from planners.errors import PlanError
 from planners.models import MdGroup, Plan
-from planners.reliability.loss import with_loss_findings
 from planners.results import PlanResult
 from planners.units import format_disk_size, format_size_compact, parse_size
 
@@ -173,7 +172,7 @@ def compute_form(base: Plan, values: Values) -> tuple[Plan, PlanResult]:
     """The plan the form describes and its figures; any PlanError names the form field to blame."""
     plan = plan_from_values(base, values)
     try:
-        return plan, with_loss_findings(plan, compute(plan))
+        return plan, plan_outputs(PlanRequest(plan)).result
     except PlanError as exc:
         raise FormError(exc.message, form_field(exc.field)) from None
 

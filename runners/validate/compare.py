@@ -1,7 +1,7 @@
 """Measured beside predicted: the difference in percent, the binding term, and likely reasons.
 
-The prediction comes from the performance model (planners.perf.predict) when it is installed; when it
-is not, the measured figures stand alone and the table says "no prediction".
+The prediction comes from the performance model (planners.perf.predict) for the workloads exactly as
+they ran; without a plan the measured figures stand alone and the table says "no prediction".
 """
 
 from __future__ import annotations
@@ -79,13 +79,11 @@ def model_workloads(report: ValidateReport) -> list:
     return out
 
 
-def load_predictions(plan, report: ValidateReport | None = None, disk_override=None) -> list | None:
-    """planners.perf.predict.predict(...) for the workloads that ran, if the model is there; else None."""
-    try:
-        from planners.perf.predict import predict
-        from planners.perf.shaped import predict_shaped
-    except ImportError:
-        return None
+def load_predictions(plan, report: ValidateReport | None = None, disk_override=None) -> list:
+    """planners.perf.predict.predict(...) for the workloads that ran, shared as they ran together."""
+    from planners.perf.predict import predict
+    from planners.perf.shaped import predict_shaped
+
     kwargs: dict = {}
     if disk_override is not None:
         kwargs["disk_override"] = disk_override

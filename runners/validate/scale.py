@@ -158,7 +158,7 @@ def predicted_points(
     for p in scale.points:
         if p.report is None:
             continue
-        preds = load_predictions(plan, p.report, disk_override=disk_override) or []
+        preds = load_predictions(plan, p.report, disk_override=disk_override)
         # The sections as written (flushes and all), on the kind of target they ran on.
         written = {
             w.name: w.model_copy(update={"target": "file" if p.report.kind == "file" else "raw"})

@@ -22,8 +22,9 @@ from textual.widgets import Footer, Header, Input, Label, Static
 from app.shared.growth import alternative_line, render_growth
 from app.tui.keys import bindings
 from app.tui.widgets.choice import Choice
+from app.usecases.grow import GrowPlanRequest, plan_growth
 from planners.errors import PlanError
-from planners.grow import GrowMode, GrowRequest, Growth, growth_between, possible_modes, target_plan
+from planners.grow import GrowMode, GrowRequest, Growth
 from planners.models import Plan
 from planners.script.grow import grow_script
 from planners.units import parse_size
@@ -89,13 +90,9 @@ class GrowScreen(Screen[None]):
     def recompute(self) -> None:
         others: list[str] = []
         try:
-            req = self.request()
-            self.target = target_plan(self.plan, req)
-            self.growth = growth_between(self.plan, self.target)
-            if req.mode is None:
-                for mode, option in possible_modes(self.plan, req).items():
-                    if mode != self.growth.mode and isinstance(option, Plan):
-                        others.append(alternative_line(mode, growth_between(self.plan, option)))
+            grown = plan_growth(GrowPlanRequest(self.plan, request=self.request()))
+            self.target, self.growth = grown.target, grown.growth
+            others = [alternative_line(mode, g) for mode, g in grown.alternatives]
             self.error = ""
         except PlanError as exc:
             self.growth, self.target, self.error = None, None, exc.message

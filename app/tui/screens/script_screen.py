@@ -11,9 +11,9 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
 from app.tui.keys import bindings
+from app.usecases.plan import PlanRequest, build_script
 from planners.models import Plan
 from planners.results import PlanResult
-from planners.script.build import build_script, placeholders
 
 
 class ScriptScreen(Screen[None]):
@@ -23,8 +23,9 @@ class ScriptScreen(Screen[None]):
 
     def __init__(self, plan: Plan, result: PlanResult, *, stale: str = "") -> None:
         super().__init__(id="script-screen")
-        self.script = build_script(plan, result)
-        self._unnamed = placeholders(result)
+        script = build_script(PlanRequest(plan), result)
+        self.script = script.text
+        self._unnamed = script.unnamed
         self._stale = stale
 
     def compose(self) -> ComposeResult:

@@ -75,11 +75,12 @@ class SweepScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="sweep")
     def _sweep(self, plan: Plan, workload: str) -> None:
-        from planners.layouts.sweep import sweep
-        from planners.perf.workloads import preset
+        from app.usecases.sweep import CpuSource, SweepRequest, sweep_layouts
 
         try:
-            result = sweep(plan, preset(workload))
+            # Each row's plan loads into the form as it is: this host's parity figures must not ride
+            # along into a plan the user then saves, so the plan's own CPU (or its preset) ranks them.
+            result = sweep_layouts(SweepRequest(plan, workload, cpu=CpuSource(no_host_cpu=True))).sweep
         except PlanError as exc:
             self.post_message(SweepFailed(exc.message))
             return

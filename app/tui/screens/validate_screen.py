@@ -23,13 +23,13 @@ from app.tui.keys import bindings
 from app.tui.messages import FioProgressed, TargetMismatched, ValidationFailed, ValidationFinished
 from app.tui.widgets.choice import Choice
 from app.tui.widgets.tick import Tick
+from app.usecases.validate import PlanMismatched, ValidateEvent, ValidateRequest, WorkloadProgressed, validate_session
 from planners.errors import PodplanError
 from planners.models import Plan
-from planners.perf.jobfile import JobFile
 from runners.fio.jobs import FULL, QUICK, WORKLOADS
 from runners.fio.result import JobFigures
-from runners.validate.compare import SideBySide, gather_conditions, load_predictions, side_by_side
-from runners.validate.suite import ValidateReport, validate
+from runners.validate.compare import SideBySide
+from runners.validate.suite import ValidateReport
 
 PROGRESS_BAR = 24
 CHART_BAR = 32
@@ -230,7 +230,10 @@ class ValidateScreen(Screen[None]):
         self.query_one("#validate-notes", Static).update("")
         cancel = threading.Event()
         self._set_running(cancel)
-        self._run(target, mode, destroy, plan, cancel, job)
+        request = ValidateRequest(
+            target, plan, mode="full" if mode == "full" else "quick", destroy_data=destroy, jobs=(job,) if job else ()
+        )
+        self._run(request, cancel)
 
     @on(Button.Pressed, "#cancel")
     def action_cancel_run(self) -> None:
@@ -244,45 +247,24 @@ class ValidateScreen(Screen[None]):
 
     # -- the worker -----------------------------------------------------------------------------
     @work(thread=True, exclusive=True, exit_on_error=False, group="validate")
-    def _run(
-        self,
-        target: str,
-        mode: str,
-        destroy: str | None,
-        plan: Plan | None,
-        cancel: threading.Event,
-        job: JobFile | None = None,
-    ) -> None:
-        from runners.validate.shape import plan_mismatch, shape_of_plan
+    def _run(self, request: ValidateRequest, cancel: threading.Event) -> None:
+        """The session `podplan validate` runs; what it says reaches the screen as messages."""
 
-        def progressed(name: str, event: str, elapsed_s: float, figures: JobFigures | None) -> None:
-            self.post_message(FioProgressed(name, event, elapsed_s, figures))
+        def said(event: ValidateEvent) -> None:
+            if isinstance(event, WorkloadProgressed):
+                self.post_message(FioProgressed(event.workload, event.event, event.elapsed_s, event.figures))
+            elif isinstance(event, PlanMismatched):  # said before a minute of fio
+                self.post_message(TargetMismatched(event.why))
 
-        # Said before a minute of fio, as `podplan validate` says it; and a plan of other storage
-        # must not choose the block sizes either.
-        mismatch = plan_mismatch(target, plan) if plan else ()
-        if mismatch:
-            self.post_message(TargetMismatched(mismatch))
         try:
-            shape = shape_of_plan(plan) if plan and not mismatch else None
-            report = validate(
-                target,
-                mode="full" if mode == "full" else "quick",
-                destroy_data=destroy,
-                plan_shape=shape,
-                on_progress=progressed,
-                cancel=cancel,
-                jobs=[job] if job else [],
-            )
+            out = validate_session(request, said, cancel)
         except PodplanError as exc:  # a guard, a plan, a program missing or failing: said on this screen
             self.post_message(ValidationFailed(str(exc)))
             return
         except OSError as exc:
-            self.post_message(ValidationFailed(f"{target}: {exc.strerror or exc}"))
+            self.post_message(ValidationFailed(f"{request.target}: {exc.strerror or exc}"))
             return
-        predictions = load_predictions(plan, report) if plan and not mismatch else None
-        rows = side_by_side(report, predictions, gather_conditions(target))
-        self.post_message(ValidationFinished(report, rows, predictions is not None, mismatch))
+        self.post_message(ValidationFinished(out.report, list(out.rows), out.predicted, out.mismatch))
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         # Anything the worker did not turn into ValidationFailed is a bug; the session survives it.
@@ -328,7 +310,7 @@ class ValidateScreen(Screen[None]):
         for cells in table_rows(report, event.rows):
             table.add_row(*cells, key=cells[0])
         self.query_one("#validate-chart", Static).update(bar_chart(event.rows))
-        self.query_one("#validate-notes", Static).update(self._notes(report, event.predicted, event.mismatch))
+        self.query_one("#validate-notes", Static).update(self._notes(report, event.mismatch))
         self.query_one("#validate-body").scroll_to_widget(table, animate=False, top=True)
         if event.predicted:
             # Measured points go on the Perf tab's curves only where the plan describes the target.
@@ -340,7 +322,7 @@ class ValidateScreen(Screen[None]):
         else:
             self.notify(f"Validated {report.target} in {report.duration_s:.0f} s")
 
-    def _notes(self, report: ValidateReport, predicted: bool, mismatch: tuple[str, ...] = ()) -> str:
+    def _notes(self, report: ValidateReport, mismatch: tuple[str, ...] = ()) -> str:
         what = (
             "the job file's sections"
             if report.grouping or any(w.name not in WORKLOADS for w in report.workloads)
@@ -362,8 +344,6 @@ class ValidateScreen(Screen[None]):
             notes.append("no prediction: the current plan was not used")
         elif mismatch:
             notes.append(_mismatch_note(mismatch))
-        elif not predicted:
-            notes.append("no prediction: this podplan has no performance model")
         if report.stopped:
             notes.append(f"stopped early: {report.stopped}")
         return "\n".join(notes)

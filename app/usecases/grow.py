@@ -1,0 +1,63 @@
+"""A grow plan: what growing the pod built from a plan gives (`podplan grow`, the TUI's grow screen).
+
+Either a request (disks to add, a new RAID level, an array to reshape or a new one) or the target
+layout as a plan; the outcome holds the grown plan, the growth step by step, the other ways that
+would work and the guarded grow script.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from planners.errors import PlanError
+from planners.grow import GrowMode, GrowRequest, Growth
+from planners.models import Plan
+
+
+@dataclass(frozen=True)
+class GrowPlanRequest:
+    """The pod as built, and how to grow it: a request or the target layout (exactly one)."""
+
+    plan: Plan
+    request: GrowRequest | None = None
+    target: Plan | None = None
+
+
+@dataclass(frozen=True)
+class GrowPlan:
+    """The grown layout and what it takes."""
+
+    plan: Plan
+    """The pod as built."""
+    target: Plan
+    """The layout after growing."""
+    growth: Growth
+    """Figures before and after, each array's change, the steps in order."""
+    alternatives: tuple[tuple[GrowMode, Growth], ...]
+    """The other modes that would work for the same request, each with its growth (none for a target layout)."""
+
+    def script(self) -> str:
+        """The guarded grow script: a dry run that checks the system unless run with --run."""
+        from planners.script.grow import grow_script
+
+        return grow_script(self.plan, self.growth)
+
+
+def plan_growth(req: GrowPlanRequest) -> GrowPlan:
+    """The growth from the plan to the request's layout; PlanError when podplan cannot plan it."""
+    from planners.grow import growth_between, possible_modes, target_plan
+
+    asked = req.request
+    if (asked is None) == (req.target is None):
+        raise PlanError("give the target as a plan or as a grow request, not both")
+    if asked is None:
+        assert req.target is not None
+        return GrowPlan(req.plan, req.target, growth_between(req.plan, req.target), ())
+    new = target_plan(req.plan, asked)
+    growth = growth_between(req.plan, new)
+    others: list[tuple[GrowMode, Growth]] = []
+    if asked.mode is None:
+        for mode, option in possible_modes(req.plan, asked).items():
+            if mode != growth.mode and isinstance(option, Plan):
+                others.append((mode, growth_between(req.plan, option)))
+    return GrowPlan(req.plan, new, growth, tuple(others))

@@ -1,0 +1,59 @@
+"""The plan's outputs: its figures and findings (`podplan plan`, the TUI's form) and its build script
+(`podplan script`, the TUI's script screen)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from planners.models import Plan
+from planners.results import PlanReport, PlanResult
+
+
+@dataclass(frozen=True)
+class PlanRequest:
+    """A plan as the user gave it: a file, flags on top, or the form."""
+
+    plan: Plan
+
+
+@dataclass(frozen=True)
+class PlanOutcome:
+    """The plan's figures with every finding, the loss odds' among them."""
+
+    plan: Plan
+    result: PlanResult
+
+    @property
+    def has_errors(self) -> bool:
+        """A finding of severity error: the plan cannot be built as it stands."""
+        return any(f.severity == "error" for f in self.result.findings)
+
+    def report(self) -> PlanReport:
+        """What `podplan plan --json` prints (see `podplan schema`)."""
+        return PlanReport.build(self.plan, self.result)
+
+
+@dataclass(frozen=True)
+class ScriptOutcome:
+    """The build script's text, and how many disks it names by placeholder (it refuses to run then)."""
+
+    text: str
+    unnamed: int
+
+
+def plan_outputs(req: PlanRequest) -> PlanOutcome:
+    """The plan computed and checked: capacity, alignment, mkfs geometry and the findings, loss odds included."""
+    from planners.compute import compute
+    from planners.reliability.loss import with_loss_findings
+
+    return PlanOutcome(req.plan, with_loss_findings(req.plan, compute(req.plan)))
+
+
+def build_script(req: PlanRequest, result: PlanResult | None = None) -> ScriptOutcome:
+    """The guarded build script; `result` when the plan is already computed (the TUI keeps it)."""
+    from planners.compute import compute
+    from planners.script.build import build_script as script_text
+    from planners.script.build import placeholders
+
+    result = compute(req.plan) if result is None else result
+    return ScriptOutcome(script_text(req.plan, result), placeholders(result))

@@ -1,0 +1,236 @@
+"""A validate session: the fio suite (or a job file's sections) on a built array, measured beside
+the plan's prediction. `podplan validate` and the TUI's validate screen both run this one session,
+so every input to the prediction (the plan checked against the target, this host's parity CPU
+figures, the measured member disks, the conditions found on the array) is settled here, once.
+
+Progress is reported as typed events (frozen dataclasses) to a callback: the command line prints
+them, the TUI posts them to its screen from the worker thread.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+from planners.errors import PlanError
+from planners.hardware.disks import DiskPerf
+from planners.models import Plan
+from planners.perf.jobfile import JobFile
+from planners.perf.parity_log import CpuOrigin
+from planners.perf.predict import WorkloadPrediction
+from runners.fio.baseline import Baseline
+from runners.fio.result import JobFigures
+from runners.validate.compare import SideBySide
+from runners.validate.suite import ValidateReport, validate
+
+
+@dataclass(frozen=True)
+class ValidateRequest:
+    """What to measure and what to set beside it."""
+
+    target: str
+    """md device, LV, block device, or a directory (fio then writes a file of its own there)."""
+    plan: Plan | None = None
+    """The plan the target was built from: its prediction goes beside the figures, its stripe shapes the suite."""
+    mode: Literal["quick", "full"] = "quick"
+    """The suite's timing: about a minute, or longer runs with wider steady-state windows."""
+    destroy_data: str | None = None
+    """Write workloads may erase this device although it holds a signature (it must be the target)."""
+    report_dir: str | None = None
+    """Keep the job files, fio's JSON and report.json here."""
+    jobs: tuple[JobFile, ...] = ()
+    """Job files whose sections run instead of the suite; a refused section is not run."""
+    job_paths: tuple[str, ...] = ()
+    """Job files to read first (an unreadable one is one line), then run as `jobs`."""
+    baseline: bool = False
+    """First read every member disk of the md array or LV at once (read-only) and feed the model."""
+
+
+# -- what the session reports while it runs ---------------------------------------------------------
+@dataclass(frozen=True)
+class PlanMismatched:
+    """The plan does not describe the target: measured without a comparison (said before fio starts)."""
+
+    target: str
+    why: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class JobNoted:
+    """A note on an option of a job file (ignored as it changes nothing that reaches the array)."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class SectionNotRun:
+    """A job file's section the model cannot honour: neither predicted nor run."""
+
+    section: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class BaselineStarted:
+    """The member disks are read at once, read-only."""
+
+    members: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class BaselineSkipped:
+    """The target is not an md array or LV whose members lsblk can see."""
+
+    target: str
+
+
+@dataclass(frozen=True)
+class BaselineStopped:
+    """The baseline ended early; its figures are partial."""
+
+    reason: str
+
+
+@dataclass(frozen=True)
+class WorkloadProgressed:
+    """fio said something of one workload: 'start', 'progress' (figures so far) or 'end'."""
+
+    workload: str
+    event: str
+    elapsed_s: float
+    figures: JobFigures | None
+
+
+ValidateEvent = (
+    PlanMismatched | JobNoted | SectionNotRun | BaselineStarted | BaselineSkipped | BaselineStopped | WorkloadProgressed
+)
+
+
+@dataclass(frozen=True)
+class ValidateOutcome:
+    """The measured report beside the prediction, with everything the prediction rested on."""
+
+    report: ValidateReport
+    jobs: tuple[JobFile, ...]
+    """The job files run, with their refused sections."""
+    rows: tuple[SideBySide, ...]
+    """One per workload in the order it ran: measured, predicted, the difference and its likely reasons."""
+    predictions: tuple[WorkloadPrediction, ...] | None
+    """None when nothing was compared: no plan, or a plan of other storage."""
+    plan: Plan | None
+    """The plan as predicted (this host's parity figures filled in); None when nothing was compared."""
+    cpu: CpuOrigin | None
+    """Where the parity CPU figures came from."""
+    mismatch: tuple[str, ...]
+    """Why the plan given does not describe the target; () when it may."""
+    baseline: Baseline | None
+    disk_override: DiskPerf | None
+    """The member disks' measured figures the model was fed, from the baseline."""
+
+    @property
+    def predicted(self) -> bool:
+        return self.predictions is not None
+
+
+Listener = Callable[[ValidateEvent], None]
+
+
+def _ignore(_event: ValidateEvent) -> None:
+    pass
+
+
+def validate_session(
+    req: ValidateRequest, on_event: Listener | None = None, cancel: threading.Event | None = None
+) -> ValidateOutcome:
+    """Measure the target as the request says and set the plan's prediction beside it.
+
+    A guard that refuses, a plan that cannot be predicted or a missing program raises a
+    PodplanError before or instead of the measurement; `cancel` stops fio and keeps what it measured.
+    """
+    from app.shared.planfile import load_job_file
+    from runners.validate.compare import gather_conditions, load_predictions, side_by_side
+    from runners.validate.shape import plan_mismatch, shape_of_plan
+
+    emit = on_event or _ignore
+    plan = req.plan
+    # Said first, before a minute of fio: figures of other storage set beside this plan mean
+    # nothing, and that plan's stripe must not choose the block sizes either.
+    mismatch = plan_mismatch(req.target, plan) if plan and os.path.exists(req.target) else ()
+    if mismatch:
+        emit(PlanMismatched(req.target, mismatch))
+        plan = None
+    jobs = req.jobs + tuple(load_job_file(path) for path in req.job_paths)
+    _check_jobs(jobs, emit)
+    base = perf = None
+    if req.baseline:
+        base, perf = measure_baseline(req.target, plan, req.report_dir, emit)
+
+    def progressed(name: str, event: str, elapsed_s: float, figures: JobFigures | None) -> None:
+        emit(WorkloadProgressed(name, event, elapsed_s, figures))
+
+    report = validate(
+        req.target,
+        mode=req.mode,
+        destroy_data=req.destroy_data,
+        report_dir=req.report_dir,
+        plan_shape=shape_of_plan(plan) if plan else None,
+        on_progress=progressed,
+        cancel=cancel,
+        jobs=list(jobs),
+    )
+    origin = None
+    if plan:
+        from app.shared.host_cpu import with_host_cpu
+
+        # validate runs on the machine that holds the array: its own parity benchmark is the one that counts.
+        plan, origin = with_host_cpu(plan)
+    predictions = load_predictions(plan, report, disk_override=perf) if plan else None
+    rows = side_by_side(report, predictions, gather_conditions(req.target, base.slow_disks if base else ()))
+    if req.report_dir:
+        from app.shared.validate_report import validate_doc, write_report
+
+        write_report(req.report_dir, validate_doc(req.target, plan, report, rows, base))
+    return ValidateOutcome(
+        report=report,
+        jobs=jobs,
+        rows=tuple(rows),
+        predictions=None if predictions is None else tuple(predictions),
+        plan=plan,
+        cpu=origin,
+        mismatch=mismatch,
+        baseline=base,
+        disk_override=perf,
+    )
+
+
+def _check_jobs(jobs: tuple[JobFile, ...], emit: Listener) -> None:
+    """Each job file's notes and refused sections said; none of them predictable is refused whole."""
+    if not jobs:
+        return
+    for note in (n for jf in jobs for n in jf.notes):
+        emit(JobNoted(note))
+    for r in (r for jf in jobs for r in jf.refused):
+        emit(SectionNotRun(r.section, r.reason))
+    if not any(jf.workloads for jf in jobs):
+        raise PlanError("no section of the job file can be predicted, so none is run (each is listed above)")
+
+
+def measure_baseline(
+    target: str, plan: Plan | None, report_dir: str | None, emit: Listener
+) -> tuple[Baseline | None, DiskPerf | None]:
+    """Members of the md array or LV under TARGET, measured read-only; their figures for the model."""
+    from runners.fio.baseline import disk_perf_from, members_of, plan_preset, run_baseline
+    from runners.host.inventory import disks
+
+    members = members_of(target, disks())
+    if not members:
+        emit(BaselineSkipped(target))
+        return None, None
+    emit(BaselineStarted(tuple(members)))
+    base = run_baseline(members, report_dir=report_dir)
+    if base.partial:
+        emit(BaselineStopped(base.reason))
+    return base, disk_perf_from(base, plan_preset(plan)) if plan else None
