@@ -129,7 +129,7 @@ def idle(w: Workload) -> WorkloadPrediction:
         binding=name,
         runner_up="",
         headroom=1.0,
-        terms=[Term(name=name, mb_s=0.0, iops=0.0, note=w.moves_nothing)],
+        terms=[PredictedTerm(name=name, mb_s=0.0, iops=0.0, note=w.moves_nothing)],
         shaping=[w.moves_nothing],
     )
 
