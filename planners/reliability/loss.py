@@ -363,21 +363,23 @@ def loss_findings(plan: Plan, result: PlanResult) -> list[Finding]:
     loss = rel.loss
     if loss.ure_per_rebuild[1] <= MAX_REBUILD_LOSS:
         return []
-    worst = [g for g in rel.groups if g.exposed_ure_probability > MAX_REBUILD_LOSS]
-    g = max(worst, key=lambda g: g.exposed_ure_probability)
-    what = g.kind if ctx.btrfs else f"RAID{g.level} of {g.members}"
+    # A LUN's own rebuilds lose data where nothing above it keeps a copy.
+    shown = [(x.name, x.lun if x.lun and not x.tolerates else x) for x in rel.groups]
+    worst = [(name, x) for name, x in shown if x.exposed_ure_probability > MAX_REBUILD_LOSS]
+    top, g = max(worst, key=lambda w: w[1].exposed_ure_probability)
+    what = g.kind if ctx.btrfs or g.lun is None and g.name == "LUN" else f"RAID{g.level} of {g.members}"
     names = (
-        f"{', '.join(x.name for x in worst)} ({what})"
+        f"{', '.join(name for name, _ in worst)} ({what})"
         if len(worst) < 4
-        else f"{worst[0].name} to {worst[-1].name} ({len(worst)} arrays, {what})"
+        else f"{worst[0][0]} to {worst[-1][0]} ({len(worst)} {'LUNs' if g.name == 'LUN' else 'arrays'}, {what})"
     )
-    ber = next(x.disk.ure_per_bit for x in ctx.groups if x.name == g.name)
+    ber = next(x.disk.ure_per_bit for x in ctx.groups if x.name == top)
     rate, bits = (f"{v:.{d}e}".replace("e+", "e") for v, d in ((1 / ber, 0), (g.exposed_bits, 2)))
     lo, hi = loss.per_year
     return [
         Finding(
             severity="warning",
-            layer="filesystem" if ctx.btrfs else "md",
+            layer="filesystem" if ctx.btrfs else ("disks" if g.name == "LUN" else "md"),
             field="filesystem.data_profile" if ctx.btrfs else "groups",
             message=f"{names}: each rebuild reads {bits} bits with no redundancy left, and "
             f"at one unreadable sector (URE) per {rate} bits {g.exposed_ure_probability:.0%} of them lose a stripe's "
