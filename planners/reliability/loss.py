@@ -367,7 +367,7 @@ def loss_findings(plan: Plan, result: PlanResult) -> list[Finding]:
     shown = [(x.name, x.lun if x.lun and not x.tolerates else x) for x in rel.groups]
     worst = [(name, x) for name, x in shown if x.exposed_ure_probability > MAX_REBUILD_LOSS]
     top, g = max(worst, key=lambda w: w[1].exposed_ure_probability)
-    what = g.kind if ctx.btrfs or g.lun is None and g.name == "LUN" else f"RAID{g.level} of {g.members}"
+    what = g.kind if ctx.btrfs or g.name == "LUN" else f"RAID{g.level} of {g.members}"
     names = (
         f"{', '.join(name for name, _ in worst)} ({what})"
         if len(worst) < 4
