@@ -35,8 +35,10 @@ in planners.perf.combined.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from math import ceil, inf
 
+from planners.perf.btrfs import btrfs_terms, workload_group
 from planners.perf.context import (
     NCQ_TAGS,
     PAGE,
@@ -365,6 +367,10 @@ def simple_terms(ctx: PerfCtx, w: Workload, degraded: int, sorted_queue: int = 0
 
     `sorted_queue`: the disks are fed that many requests each, served nearest first (a
     controller draining its cache)."""
+    if ctx.btrfs is not None:  # btrfs's own RAID: the terms of the array the workload meets in its chunks
+        view = workload_group(ctx.groups[0], ctx.btrfs[0], w, degraded)
+        inner = replace(ctx, groups=(view,), volume_groups=(0,), btrfs=None)
+        return btrfs_terms(ctx, w, degraded, simple_terms(inner, w, degraded, sorted_queue, ncq))
     out: Limits = {}
     traffic: dict[int, float] = {}
     requests: list[tuple[GroupCtx, float, float]] = []
