@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from planners.layouts.sweep import Sweep, SweepRow
-from planners.reliability.loss import GroupReliability, Loss, Reliability
+from planners.reliability.loss import GroupReliability, Loss, Reliability, standing
 
 
 def running_figures(bytes_s: float, iops: float) -> str:
@@ -42,7 +42,7 @@ def short_odds(p: float) -> str:
     if p <= 0:
         return "0"
     n = 1 / p
-    for div, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+    for div, suffix in ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
         if n >= div:
             v = n / div
             return f"1/{v:.2g}{suffix}" if v < 10 else f"1/{v:.0f}{suffix}"
@@ -85,11 +85,8 @@ def reliability_rows(rel: Reliability) -> list[ReliabilityRow]:
     above it (no md) is shown as the LUN alone."""
     rows = []
     for g in rel.groups:
-        if g.lun is not None and not g.tolerates and g.members == 1:
-            rows.append(_row(g.name, g.lun))
-            continue
-        rows.append(_row(g.name, g))
-        if g.lun is not None:
+        rows.append(_row(g.name, standing(g)))
+        if g.lun is not None and standing(g) is g:
             rows.append(_row("  each LUN", g.lun))
     return rows
 
@@ -168,7 +165,7 @@ def sweep_cells(rank: int, r: SweepRow) -> tuple[str, ...]:
     """One sweep row as the table shows it, column by column (SWEEP_COLUMNS); `rank` counts from 1."""
     lo, hi = r.loss.per_year
     # RAID0 has nothing to rebuild from: a failed disk is the end of the array.
-    rebuild = "none" if all(g.level == 0 for g in r.plan.groups) else f"{r.rebuild_hours:.0f} h"
+    rebuild = f"{r.rebuild_hours:.0f} h" if any(r.loss.rebuilds_per_year) else "none"
     mark = "*" if r.pareto else RISK_MARKS.get(r.risk, " ")
     ure = share_text(r.loss.ure_per_rebuild[1], short_odds) if any(r.loss.rebuilds_per_year) else "-"
     return (

@@ -15,7 +15,9 @@ its checksums (since 6.2: rmw_assemble_read_bios, fs/btrfs/raid56.c), never md's
 read-modify-write of the changed chunk and parity alone.
 Every data block is checksummed with crc32c on write and verified on read, in btrfs's worker
 threads (thread_pool_size: the CPUs + 2, at most 8, fs/btrfs/disk-io.c), as is raid5/6's parity.
-btrfs has no md thread; its readahead is its own bdi's (planners.perf.context.btrfs_readahead).
+btrfs has no md thread, and no stripe_cache_size holding writes back: its cache of full stripes
+(RBIO_CACHE_SIZE, 1024) only spares a later write its reads. Its readahead is its own bdi's
+(planners.perf.context.btrfs_readahead).
 Unwitnessed: the lab has no btrfs yet, so these terms stand on the kernel's source alone.
 """
 
@@ -25,7 +27,7 @@ from dataclasses import replace
 from math import ceil
 
 from planners.fs.btrfs import PROFILES
-from planners.perf.context import PAGE, GroupCtx, PerfCtx
+from planners.perf.context import GroupCtx, PerfCtx
 from planners.perf.workloads import Workload
 
 Limits = dict[str, tuple[float, str]]
@@ -90,9 +92,7 @@ def btrfs_terms(ctx: PerfCtx, w: Workload, degraded: int, terms: Limits) -> Limi
     if "parity CPU" in out:
         rate = ctx.cpu.raid6_gen_mb_s if g.parity == 2 and w.writes else ctx.cpu.xor_mb_s
         out["parity CPU"] = (rate * threads, f"{threads} btrfs worker(s) at {rate:.0f} MB/s of parity each")
-    if "stripe cache" in out:
-        v, _ = out["stripe cache"]
-        out["stripe cache"] = (v, f"btrfs caches {g.cache_entries * PAGE >> 20} MiB of stripes per device")
+    out.pop("stripe cache", None)
     crc = ctx.cpu.crc32c_mb_s
     out["checksums"] = (crc * threads, f"crc32c of every 4 KiB block, {threads} btrfs worker(s) at {crc:.0f} MB/s")
     return out

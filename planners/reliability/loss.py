@@ -81,6 +81,11 @@ class GroupReliability(BaseModel):
     )
 
 
+def standing(g: GroupReliability) -> GroupReliability:
+    """The figures that stand for an array: a LUN's own where nothing above it (no md) keeps a copy."""
+    return g.lun if g.lun is not None and not g.tolerates and g.members == 1 else g
+
+
 class Loss(BaseModel):
     """The plan's one loss figure: whole arrays lost, and data lost to UREs during rebuilds.
 
@@ -364,7 +369,7 @@ def loss_findings(plan: Plan, result: PlanResult) -> list[Finding]:
     if loss.ure_per_rebuild[1] <= MAX_REBUILD_LOSS:
         return []
     # A LUN's own rebuilds lose data where nothing above it keeps a copy.
-    shown = [(x.name, x.lun if x.lun and not x.tolerates else x) for x in rel.groups]
+    shown = [(x.name, standing(x)) for x in rel.groups]
     worst = [(name, x) for name, x in shown if x.exposed_ure_probability > MAX_REBUILD_LOSS]
     top, g = max(worst, key=lambda w: w[1].exposed_ure_probability)
     what = g.kind if ctx.btrfs or g.name == "LUN" else f"RAID{g.level} of {g.members}"
