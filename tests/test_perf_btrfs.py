@@ -109,3 +109,11 @@ def test_parity_cpu_runs_in_btrfs_workers():
     hw = Hardware.model_validate({"cpu": {"xor_mb_s": 100, "cores": 4}})
     pred = one(btrfs(6, "raid5", hw=hw), "seq-write")
     assert term(pred, "parity CPU") == pytest.approx(100 * 4)
+
+
+def test_a_finding_says_btrfs_reads_ahead_by_its_own_window():
+    p = btrfs(6, "raid10")
+    (f,) = [f for f in compute(p).findings if "reads files ahead" in f.message]
+    assert "4096 KiB" in f.message and "btrfs-N/read_ahead_kb" in f.message
+    md = Plan(name="x", disks=[DiskSet(count=4, size=4 * TB)], groups=[MdGroup(level=6, members=4)])
+    assert not any("reads files ahead" in f.message for f in compute(md).findings)

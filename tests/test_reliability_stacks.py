@@ -153,3 +153,18 @@ def test_nvme_rebuilds_over_its_own_pcie_link_not_a_sata_one():
     link = next(x for x in g.rebuild_limits if x.name == "link")
     assert link.mb_s == pytest.approx(4 * PCIE_LANE_MB_S[4])  # x4 at the server class's PCIe gen4
     assert g.rebuild_binding == "inner zone"  # 3500 x 0.85 MB/s of writes, under the link
+
+
+def test_findings_say_what_btrfs_and_luns_survive_with_the_one_loss_figure():
+    from planners.reliability.loss import with_loss_findings
+
+    for p, said in (
+        (btrfs(4, "raid0", "raid1"), "metadata raid1 survives 1 disk, data raid0 survives 0"),
+        (luns(2), "each RAID5 LUN survives 1 of its 7 disks failing"),
+    ):
+        result = compute(p)
+        lo, hi = (f"{100 * x:.2g} %" for x in reliability(p, result).loss.per_year)
+        (f,) = [f for f in with_loss_findings(p, result).findings if "survives" in f.message]
+        assert f.severity == "info" and said in f.message and f"{lo} to {hi}" in f.message
+    md = Plan(name="m", disks=[DiskSet(count=6, size=4 * 10**12)], groups=[MdGroup(level=6, members=6)])
+    assert not any("survives" in f.message for f in with_loss_findings(md, compute(md)).findings)

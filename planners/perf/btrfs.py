@@ -17,7 +17,7 @@ Every data block is checksummed with crc32c on write and verified on read, in bt
 threads (thread_pool_size: the CPUs + 2, at most 8, fs/btrfs/disk-io.c), as is raid5/6's parity.
 btrfs has no md thread, and no stripe_cache_size holding writes back: its cache of full stripes
 (RBIO_CACHE_SIZE, 1024) only spares a later write its reads. Its readahead is its own bdi's
-(planners.perf.context.btrfs_readahead).
+(planners.fs.btrfs.btrfs_readahead).
 Unwitnessed: the lab has no btrfs yet, so these terms stand on the kernel's source alone.
 """
 

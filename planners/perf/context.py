@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from math import sqrt
 
-from planners.fs.btrfs import PROFILES, BtrfsGeometry
+from planners.fs.btrfs import PROFILES, BtrfsGeometry, btrfs_readahead
 from planners.hardware.disks import DISK_CLASSES, DiskPerf, DiskSpec, ResolvedDisk, resolve_disk
 from planners.hardware.machine import Hardware, ResolvedController, ResolvedCpu, Wiring, resolve_controller, resolve_cpu
 from planners.models import Plan
@@ -170,22 +170,10 @@ def build_ctx(plan: Plan, result: PlanResult, disk_override: DiskPerf | None = N
     )
 
 
-# btrfs reads files ahead through its own bdi, not the device's: open_ctree() in fs/btrfs/disk-io.c
-# sets ra_pages to the default 128 KiB (VM_READAHEAD_PAGES) times the devices, and at least 4 MiB
-# (`sb->s_bdi->ra_pages = max(sb->s_bdi->ra_pages, SZ_4M / PAGE_SIZE)`, line 3356 in 2025's
-# sources; the same two lines from 5.9 on). blockdev --setra on the devices does not reach it;
-# /sys/class/bdi/btrfs-N/read_ahead_kb does.
-BTRFS_MIN_READAHEAD = 4 << 20
-VM_READAHEAD = 128 << 10
 # BTRFS_STRIPE_LEN: what raid0/10/5/6 put on one device before the next (fs/btrfs/volumes.h).
 BTRFS_STRIPE = 64 << 10
 # RBIO_CACHE_SIZE in fs/btrfs/raid56.c: full stripes btrfs keeps in memory for raid5/6.
 BTRFS_RBIO_CACHE = 1024
-
-
-def btrfs_readahead(devices: int) -> int:
-    """The readahead window of a btrfs over `devices` devices, bytes."""
-    return max(VM_READAHEAD * devices, BTRFS_MIN_READAHEAD)
 
 
 def btrfs_group(fs: BtrfsGeometry, disks: list[ResolvedDisk]) -> GroupCtx:

@@ -361,10 +361,30 @@ def _md_assumptions(hw: Hardware, afr: float) -> list[str]:
 
 
 def loss_findings(plan: Plan, result: PlanResult) -> list[Finding]:
-    """A warning when the plan loses data to a URE in most rebuilds (at 4 % AFR), in the words and
-    figures of the one loss figure."""
+    """What a btrfs or a LUN survives, where md's level cannot say it; and a warning when the plan loses
+    data to a URE in most rebuilds (at 4 % AFR), in the words and figures of the one loss figure."""
     ctx = build_ctx(plan, result)
     rel = reliability_ctx(ctx)
+    return _survives_findings(ctx, rel) + _ure_findings(ctx, rel)
+
+
+def _survives_findings(ctx: PerfCtx, rel: Reliability) -> list[Finding]:
+    notes = list(dict.fromkeys(g.survives_note for g in rel.groups if g.survives_note))
+    if not notes:
+        return []
+    lo, hi = (f"{p:.2g}" for p in (100 * x for x in rel.loss.per_year))
+    return [
+        Finding(
+            severity="info",
+            layer="filesystem" if ctx.btrfs else "disks",
+            field="filesystem.metadata_profile" if ctx.btrfs else "",
+            message=f"{'; '.join(notes)}: data loss within a year {lo} % to {hi} % at 1-4 %/yr disk failures "
+            "(podplan predict names its parts).",
+        )
+    ]
+
+
+def _ure_findings(ctx: PerfCtx, rel: Reliability) -> list[Finding]:
     loss = rel.loss
     if loss.ure_per_rebuild[1] <= MAX_REBUILD_LOSS:
         return []
