@@ -59,7 +59,7 @@ def test_a_lun_is_lost_as_its_own_raid_is_not_at_a_disk_afr():
     assert member_rate(g, LAM) < LAM / 100
     # The rebuild with no redundancy left reads the 6 survivors: at 1e-14 per bit most rebuilds hit one.
     whole, ure, rebuilds = lun_rates(inner, t, LAM)
-    assert rebuilds == pytest.approx(7 * LAM)
+    assert whole == member_rate(g, LAM) and rebuilds == pytest.approx(7 * LAM)
     p_ure = 1 - exp(-6 * 2e12 * 8 * 1e-14)
     assert ure == pytest.approx(7 * LAM * p_ure)
     loss = rel(p).loss
@@ -168,3 +168,24 @@ def test_findings_say_what_btrfs_and_luns_survive_with_the_one_loss_figure():
         assert f.severity == "info" and said in f.message and f"{lo} to {hi}" in f.message
     md = Plan(name="m", disks=[DiskSet(count=6, size=4 * 10**12)], groups=[MdGroup(level=6, members=6)])
     assert not any("survives" in f.message for f in with_loss_findings(md, compute(md)).findings)
+
+
+@pytest.mark.parametrize("which", ["btrfs", "luns"])
+def test_cli_and_tui_show_the_same_rows_and_loss_at_80_columns(which):
+    from rich.console import Console
+
+    from app.cli.predict import reliability_table
+    from app.shared.figures import loss_lines
+    from app.tui.widgets.perf import reliability_text
+
+    p = btrfs(4, "raid0", "raid1") if which == "btrfs" else luns(2)
+    r = rel(p)
+    for shown in (reliability_table(r), reliability_text(r)):
+        console = Console(width=80, record=True, color_system=None)
+        console.print(shown)
+        text = console.export_text()
+        assert "…" not in text
+        assert survives_lines(r)[0] in " ".join(text.split())
+        assert loss_lines(r.loss, r.afr_nominal)[0].split(":")[1].split(" for")[0].strip() in text
+        for row in reliability_rows(r):
+            assert row.rebuild in text and row.binding in text

@@ -269,7 +269,12 @@ def range_text(p: WorkloadPrediction) -> str:
 def reliability_table(rel: Reliability) -> Group:
     t = Table(title="Reliability", title_justify="left", box=box.SIMPLE_HEAD)
     for col in ("array", "level", "survives", "rebuild", "limited by", "P(URE)"):
-        t.add_column(col, no_wrap=True, justify="right" if col in ("survives", "rebuild", "P(URE)") else "left")
+        # Figures never shrink into an ellipsis; the words (what the array is, what limits it) wrap instead.
+        t.add_column(
+            col,
+            no_wrap=col not in ("level", "limited by"),
+            justify="right" if col in ("survives", "rebuild", "P(URE)") else "left",
+        )
     rows = reliability_rows(rel)
     for r in rows:
         t.add_row(r.name, r.kind, r.survives, r.rebuild, f"{r.binding} {r.rate}", f"{r.ure:.1%}")
