@@ -189,3 +189,10 @@ def test_cli_and_tui_show_the_same_rows_and_loss_at_80_columns(which):
         assert loss_lines(r.loss, r.afr_nominal)[0].split(":")[1].split(" for")[0].strip() in text
         for row in reliability_rows(r):
             assert row.rebuild in text and row.binding in text
+
+
+def test_btrfs_on_md_has_the_arrays_odds():
+    md = Plan(name="m", disks=[DiskSet(count=6, size=4 * 10**12)], groups=[MdGroup(level=6, members=6)])
+    on_md = md.model_copy(update={"filesystem": Filesystem(type="btrfs")})
+    a, b = rel(md), rel(on_md)
+    assert b.loss == a.loss and b.groups[0].kind == "RAID6 6" and not survives_lines(b)
