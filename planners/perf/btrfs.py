@@ -11,8 +11,8 @@ Reads take one mirror per process: btrfs's default read policy ("pid", fs/btrfs/
 find_live_mirror) reads copy pid % copies, so one reader of a two-device raid1 or of raid10 uses
 half the devices, and jobs of consecutive pids spread over the copies.
 A partial-stripe write to raid5/6 reads the whole full stripe first, data and parity, to verify
-its checksums (since 6.2: rmw_assemble_read_bios, fs/btrfs/raid56.c), never md's cheaper
-read-modify-write of the changed chunk and parity alone.
+its checksums ("read all sectors (including data and P/Q)": rmw_read_wait_recover() in
+fs/btrfs/raid56.c, since 6.2), never md's cheaper read-modify-write of the changed chunk and parity.
 Every data block is checksummed with crc32c on write and verified on read, in btrfs's worker
 threads (thread_pool_size: the CPUs + 2, at most 8, fs/btrfs/disk-io.c), as is raid5/6's parity.
 btrfs has no md thread, and no stripe_cache_size holding writes back: its cache of full stripes
