@@ -1,10 +1,13 @@
 """The speed model of btrfs across raw disks: each profile's I/O per byte, one mirror per process,
 the whole-stripe read before a partial raid5/6 write, crc32c checksums and btrfs's own readahead.
 
-No lab witness yet (the lab kit has no btrfs): the figures are held to the kernel's rules."""
+No lab witness yet (the lab kit has no btrfs): the I/O figures are held to the kernel's rules; the
+readahead window is witnessed on the host's own kernel with loop devices."""
 
 from __future__ import annotations
 
+import glob
+import os
 from dataclasses import replace
 
 import pytest
@@ -16,6 +19,9 @@ from planners.perf.context import build_ctx
 from planners.perf.predict import predict
 from planners.perf.terms import simple_terms
 from planners.perf.workloads import for_plan, preset
+from runners.exec import run
+from runners.probes.loopdev import mounted, sparse_loops
+from tests.test_btrfs import tools  # noqa: F401  # the fixture: root, btrfs-progs and a kernel with btrfs
 
 TB = 10**12
 
@@ -117,3 +123,20 @@ def test_a_finding_says_btrfs_reads_ahead_by_its_own_window():
     assert "4096 KiB" in f.message and "btrfs-N/read_ahead_kb" in f.message
     md = Plan(name="x", disks=[DiskSet(count=4, size=4 * TB)], groups=[MdGroup(level=6, members=4)])
     assert not any("reads files ahead" in f.message for f in compute(md).findings)
+
+
+@pytest.mark.parametrize("n", [1, 33])
+def test_btrfs_readahead_is_what_the_kernel_sets_on_its_bdi(tools, n):  # noqa: F811
+    """Witness on the host's kernel: the window of a mounted btrfs's own bdi, whatever the device's
+    (`tools`: the capacity witness's skips, no root, no btrfs-progs or no btrfs in the kernel)."""
+    with sparse_loops([1 << 30] * n) as devs:
+        run(["blockdev", "--setra", "32768", *devs])  # 16 MiB on each device: btrfs does not take it
+        run(["mkfs.btrfs", "-q", "-f", "-d", "single", "-m", "dup" if n == 1 else "raid1", *devs])
+        uuid = run(["blkid", "-s", "UUID", "-o", "value", devs[0]]).stdout.strip()
+        with mounted(devs[0]):
+            (bdi,) = glob.glob(f"/sys/fs/btrfs/{uuid}/bdi")
+            assert os.path.basename(os.path.realpath(bdi)).startswith("btrfs-")
+            with open(os.path.join(bdi, "read_ahead_kb")) as f:
+                kb = int(f.read())
+    p = btrfs(n, "single", "dup" if n == 1 else "raid1")
+    assert kb * 1024 == build_ctx(p, compute(p)).readahead
