@@ -140,3 +140,39 @@ def test_btrfs_readahead_is_what_the_kernel_sets_on_its_bdi(tools, n):  # noqa: 
                 kb = int(f.read())
     p = btrfs(n, "single", "dup" if n == 1 else "raid1")
     assert kb * 1024 == build_ctx(p, compute(p)).readahead
+
+
+def test_one_reader_of_a_btrfs_raid1_reads_one_device(tools):  # noqa: F811
+    """Witness on the host's kernel of what the model assumes: the read policy is pid, and one process
+    reading a file of a two-device raid1 (direct, so nothing comes from the page cache) reads it all from
+    one device, copy pid % 2."""
+    import mmap
+
+    def sectors_read(dev: str) -> int:
+        with open(f"/sys/block/{os.path.basename(os.path.realpath(dev))}/stat") as f:
+            return int(f.read().split()[2])
+
+    size = 64 << 20
+    with sparse_loops([1 << 30] * 2) as devs:
+        run(["mkfs.btrfs", "-q", "-f", "-d", "raid1", "-m", "raid1", *devs])
+        uuid = run(["blkid", "-s", "UUID", "-o", "value", devs[0]]).stdout.strip()
+        with mounted(devs[0]) as mnt:
+            with open(f"/sys/fs/btrfs/{uuid}/read_policy") as f:
+                assert "[pid]" in f.read().split()
+            path = os.path.join(mnt, "f")
+            with open(path, "wb") as f:
+                f.write(os.urandom(size))
+                os.fsync(f.fileno())
+            before = [sectors_read(d) for d in devs]
+            buf = mmap.mmap(-1, 1 << 20)
+            fd = os.open(path, os.O_RDONLY | os.O_DIRECT)
+            try:
+                offset = 0
+                while n := os.preadv(fd, [buf], offset):
+                    offset += n
+            finally:
+                os.close(fd)
+            moved = [(sectors_read(d) - b) * 512 for d, b in zip(devs, before, strict=True)]
+    mirror = os.getpid() % 2
+    # (A few pages may still come from the page cache the write left.)
+    assert moved[mirror] >= size * 0.9 and moved[1 - mirror] < size // 16, moved
