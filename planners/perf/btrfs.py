@@ -18,7 +18,9 @@ threads (thread_pool_size: the CPUs + 2, at most 8, fs/btrfs/disk-io.c), as is r
 btrfs has no md thread, and no stripe_cache_size holding writes back: its cache of full stripes
 (RBIO_CACHE_SIZE, 1024) only spares a later write its reads. Its readahead is its own bdi's
 (planners.fs.btrfs.btrfs_readahead).
-Unwitnessed: the lab has no btrfs yet, so these terms stand on the kernel's source alone.
+Witnessed on the host's kernel (tests/test_perf_btrfs.py): the readahead window and the pid policy
+(one reader of a two-device raid1 reads one device). Unwitnessed: the speeds themselves, which need
+real or throttled disks (the lab, which has no btrfs yet).
 """
 
 from __future__ import annotations
