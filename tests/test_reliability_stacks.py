@@ -196,3 +196,13 @@ def test_btrfs_on_md_has_the_arrays_odds():
     on_md = md.model_copy(update={"filesystem": Filesystem(type="btrfs")})
     a, b = rel(md), rel(on_md)
     assert b.loss == a.loss and b.groups[0].kind == "RAID6 6" and not survives_lines(b)
+
+
+@pytest.mark.parametrize("which", ["btrfs", "luns"])
+def test_a_failure_rehearsal_of_a_plan_without_md_is_refused_in_one_line(which):
+    from planners.errors import PlanError
+    from planners.reliability.failure import failure_plan
+
+    p = btrfs(4, "raid1", "raid1") if which == "btrfs" else luns(2)
+    with pytest.raises(PlanError, match="no md array"):
+        failure_plan(p, 1)
