@@ -20,7 +20,7 @@ from math import exp, expm1
 from pydantic import BaseModel, ConfigDict, Field
 
 from planners.hardware.disks import DiskPerf
-from planners.hardware.machine import PCIE_LANE_MB_S, Hardware
+from planners.hardware.machine import PCIE_LANE_MB_S
 from planners.models import Plan
 from planners.perf.context import GroupCtx, PerfCtx, build_ctx
 from planners.reliability.formulas import AFR_RANGE, HOURS_PER_YEAR, exposed_per_hour, mttdl_hours
@@ -333,31 +333,39 @@ def _loss(ctx: PerfCtx, groups: list[GroupReliability], afr_nominal: float) -> t
 
 def _assumptions(ctx: PerfCtx, afr: float) -> list[str]:
     """What the figures assume, in words, with the hardware's own numbers."""
-    return _stack_assumptions(ctx) + _md_assumptions(ctx.hardware, afr)
-
-
-def _md_assumptions(hw: Hardware, afr: float) -> list[str]:
-    return [
+    hw = ctx.hardware
+    # Without md each disk or LUN stands alone (planners.perf.context names them disk1, disk2, ...).
+    direct = not ctx.btrfs and all(g.n == 1 and not g.level and g.name.startswith("disk") for g in ctx.groups)
+    md = not ctx.btrfs and not direct
+    out = [
+        *_stack_assumptions(ctx),
         (
             "Disks fail independently at a constant rate (exponential lifetimes); real double failures are "
             "2-1500x likelier, so rank layouts with these figures rather than trust their size."
         ),
         f"Annual failure rate {AFR_RANGE[0]:.0%}-{AFR_RANGE[1]:.0%} for the range; the disks' own figure is {afr:.1%}.",
-        "Losing any md array loses the volume (LVM and the filesystem span them all).",
-        (
+    ]
+    if md:
+        out.append("Losing any md array loses the volume (LVM and the filesystem span them all).")
+    elif direct:
+        out.append("Losing any disk or LUN loses the volume (LVM and the filesystem span them all).")
+    if not direct:
+        out.append(
             f"Without a hot spare a replacement arrives {hw.replace_hours:g} h after a failure; a spare starts at once "
             "(and is assumed replaced before it is needed again)."
-        ),
-        (
+        )
+    if md:
+        out.append(
             "Rebuild runs with no user I/O, at the slowest of the inner-zone write speed, speed_limit_max "
             f"({hw.md.speed_limit_max_kib_s} KiB/s), link and HBA share and parity CPU; under load md "
             f"drops to speed_limit_min ({hw.md.speed_limit_min_kib_s} KiB/s)."
-        ),
-        (
-            "Unrecoverable read errors strike each bit read independently at the disk's rated rate; one read while "
-            "a rebuild has no redundancy left loses that stripe's data (md records a bad block and goes on)."
-        ),
-    ]
+        )
+    out.append(
+        "Unrecoverable read errors strike each bit read independently at the disk's rated rate; one read while "
+        "a rebuild has no redundancy left loses that stripe's data"
+        + (" (md records a bad block and goes on)." if md else ".")
+    )
+    return out
 
 
 def loss_findings(plan: Plan, result: PlanResult) -> list[Finding]:
