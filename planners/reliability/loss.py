@@ -99,7 +99,8 @@ class Loss(BaseModel):
         description="P(losing any data within a year: an array or a URE's stripe) at 1 % and 4 % AFR, 0-1."
     )
     array_per_year: tuple[float, float] = Field(
-        description="P(a whole md array lost within a year) at 1 % and 4 % AFR, 0-1."
+        description="P(a whole array lost within a year: an md array, a LUN with nothing above it, or a btrfs) "
+        "at 1 % and 4 % AFR, 0-1."
     )
     ure_per_year: tuple[float, float] = Field(
         description="P(data lost to a URE during a rebuild within a year) at 1 % and 4 % AFR, 0-1."
@@ -118,7 +119,9 @@ class Reliability(BaseModel):
 
     model_config = Frozen
 
-    groups: list[GroupReliability] = Field(description="Per md array.")
+    groups: list[GroupReliability] = Field(
+        description="Per md array; without md, per disk or LUN, or the one btrfs across the disks."
+    )
     mttdl_hours: tuple[float, float] = Field(description="Plan MTTDL (whole arrays) at 4 % and at 1 % AFR, hours.")
     loss: Loss = Field(description="The odds of losing data: arrays and UREs, each named, and their sum.")
     afr_nominal: float = Field(description="The disks' own annual failure rate, fraction.")
