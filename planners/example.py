@@ -81,6 +81,16 @@ def example_btrfs() -> Plan:
     )
 
 
+def example_btrfs_md() -> Plan:
+    """btrfs as one device on an md RAID6: md keeps the redundancy, btrfs its checksums and snapshots."""
+    return Plan(
+        name="btrfsmd",
+        disks=[DiskSet(count=8, size=8001563222016, model="8 TB 7200 rpm SATA")],
+        groups=[MdGroup(name="md0", level=6, members=8, chunk=512 * 1024)],
+        filesystem=Filesystem(type="btrfs", label="btrfsmd", mount_point="/srv/btrfsmd"),
+    )
+
+
 # Every stack podplan plans, one example each: `podplan example NAME`.
 EXAMPLES: dict[str, tuple[str, Callable[[], Plan]]] = {
     "pod45": ("45 disks, 3 x RAID6 of 15 under linear LVM, XFS (the default)", example_pod),
@@ -88,4 +98,5 @@ EXAMPLES: dict[str, tuple[str, Callable[[], Plan]]] = {
     "scratch": ("one 24-disk RAID10 LUN, ext4 without a journal, no md or LVM", example_scratch),
     "nvme": ("one NVMe drive, XFS straight on it", example_nvme),
     "btrfs6": ("6 mixed disks, btrfs raid10 data and raid1c3 metadata, no md or LVM", example_btrfs),
+    "btrfsmd": ("8 disks, md RAID6, btrfs on it as one device (its single/dup defaults)", example_btrfs_md),
 }

@@ -183,3 +183,43 @@ def _rows_match_their_plans(s: Sweep, w: Workload) -> None:
             rel.loss,
             max(g.rebuild_hours for g in rel.groups),
         ), r.label
+
+
+def test_a_btrfs_plan_sweeps_btrfs_profiles_beside_md_and_no_md():
+    from planners.compute import compute
+    from planners.models import Filesystem
+    from planners.perf.predict import predict
+    from planners.reliability.loss import reliability
+
+    base = Plan(
+        name="b",
+        disks=[DiskSet(count=3, size=4 * 10**12), DiskSet(count=2, size=2 * 10**12)],
+        filesystem=Filesystem(type="btrfs", data_profile="raid1", metadata_profile="raid1"),
+    )
+    s = sweep(base)
+    rows = {r.label: r for r in s.rows}
+    for want in (
+        "btrfs raid0/raid1",
+        "btrfs raid10/raid1",
+        "btrfs raid5/raid1",
+        "btrfs raid6/raid1",
+        "btrfs raid1c3/raid1",
+    ):
+        assert want in rows
+    assert "RAID6 5 512K" in rows and any(label.startswith("no md") for label in rows)
+    r = rows["btrfs raid5/raid1"]
+    p = r.plan
+    assert not p.groups and not p.lvm.enabled
+    assert (p.filesystem.data_profile, p.filesystem.metadata_profile) == ("raid5", "raid1")
+    result = compute(p)
+    assert r.usable_bytes == result.usable_bytes == result.volumes[0].btrfs.df_available_bytes
+    assert r.loss == reliability(p, result).loss
+    assert r.mb_s == predict(p, result, [PRESETS["seq-write"]])[0].mb_s
+    # Without a plan that names one, metadata keeps at least the data's copies.
+    plain = sweep(base.model_copy(update={"filesystem": Filesystem(type="btrfs")}))
+    assert "btrfs raid1c3/raid1c3" in {r.label for r in plain.rows}
+    assert "btrfs raid6/raid1c3" in {r.label for r in plain.rows}
+
+
+def test_an_xfs_plan_sweeps_no_btrfs():
+    assert not any(r.label.startswith("btrfs") for r in sweep(pod(6)).rows)

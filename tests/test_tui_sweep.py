@@ -156,3 +156,22 @@ async def test_an_invalid_form_sweeps_the_last_valid_plan() -> None:
         assert isinstance(screen, SweepScreen) and screen.plan == example_pod()
         assert any("last valid plan" in str(n.message) for n in app._notifications)
         assert compute(screen.selected().plan).usable_bytes == screen.selected().usable_bytes
+
+
+async def test_a_btrfs_profile_row_loads_into_the_form() -> None:
+    from planners.example import example_btrfs
+
+    plan = example_btrfs()
+    rows = sweep(plan).rows
+    app = PodplanApp(plan)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _open(pilot)
+        table = screen.query_one(DataTable)
+        want = next(i for i, r in enumerate(rows) if r.label == "btrfs raid6/raid1c3")
+        assert _cells(table, want) == _shown(table, sweep_cells(want + 1, rows[want]))
+        table.move_cursor(row=want)
+        await pilot.press("enter")
+        await pilot.pause()
+        assert isinstance(app.screen, PlanScreen)
+        assert app.plan == rows[want].plan and app.error == ""
+        assert app.result is not None and app.result.usable_bytes == rows[want].usable_bytes

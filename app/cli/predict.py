@@ -18,7 +18,9 @@ from app.shared.figures import (
     SWEEP_NUMERIC,
     loss_lines,
     mb_text,
+    reliability_rows,
     risk_reasons,
+    survives_lines,
     sweep_cells,
     sweep_title,
 )
@@ -276,20 +278,20 @@ def range_text(p: WorkloadPrediction) -> str:
 def reliability_table(rel: Reliability) -> Group:
     t = Table(title="Reliability", title_justify="left", box=box.SIMPLE_HEAD)
     for col in ("array", "level", "survives", "rebuild", "limited by", "P(URE)"):
-        t.add_column(col, no_wrap=True, justify="right" if col in ("survives", "rebuild", "P(URE)") else "left")
-    for g in rel.groups:
-        disks = f"{g.members}+{g.spares}" if g.spares else str(g.members)
-        t.add_row(
-            g.name,
-            f"RAID{g.level} {disks}",
-            str(g.tolerates),
-            f"{g.rebuild_hours:.1f} h",
-            f"{g.rebuild_binding} {g.rebuild_mb_s:,.0f} MB/s",
-            f"{g.ure_probability:.1%}",
+        # Figures never shrink into an ellipsis; the words (what the array is, what limits it) wrap instead.
+        t.add_column(
+            col,
+            no_wrap=col not in ("level", "limited by"),
+            justify="right" if col in ("survives", "rebuild", "P(URE)") else "left",
         )
+    rows = reliability_rows(rel)
+    for r in rows:
+        t.add_row(r.name, r.kind, r.survives, r.rebuild, f"{r.binding} {r.rate}", f"{r.ure:.1%}")
     years = tuple(h / 8766 for h in rel.mttdl_hours)
     lines = Text()
-    for why in dict.fromkeys(g.ure_consequence for g in rel.groups):
+    for note in survives_lines(rel):
+        lines.append(f"Survives: {note}.\n")
+    for why in dict.fromkeys(r.consequence for r in rows if r.consequence):
         lines.append(f"P(URE): an unreadable sector during a one-disk rebuild; {why}.\n")
     first, *rest = loss_lines(rel.loss, rel.afr_nominal)
     lines.append(first + "\n", style="bold")

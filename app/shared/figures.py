@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import NamedTuple
 
 from planners.layouts.sweep import Sweep, SweepRow
-from planners.reliability.loss import Loss
+from planners.reliability.loss import GroupReliability, Loss, Reliability, standing
 
 
 def running_figures(bytes_s: float, iops: float) -> str:
@@ -41,7 +42,7 @@ def short_odds(p: float) -> str:
     if p <= 0:
         return "0"
     n = 1 / p
-    for div, suffix in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+    for div, suffix in ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
         if n >= div:
             v = n / div
             return f"1/{v:.2g}{suffix}" if v < 10 else f"1/{v:.0f}{suffix}"
@@ -51,6 +52,49 @@ def short_odds(p: float) -> str:
 def share_text(p: float, small: Callable[[float], str] = odds) -> str:
     """A share of events: whole percent from 1 %, odds below (never a bare 0 %)."""
     return f"{p:.0%}" if p >= 0.01 else small(p)
+
+
+class ReliabilityRow(NamedTuple):
+    """One row of the reliability table, as the CLI and the TUI both show it."""
+
+    name: str
+    kind: str
+    survives: str
+    rebuild: str
+    binding: str
+    rate: str
+    ure: float
+    consequence: str
+
+
+def _row(name: str, g: GroupReliability) -> ReliabilityRow:
+    return ReliabilityRow(
+        name,
+        g.kind or f"RAID{g.level} {g.members}",
+        str(g.tolerates),
+        f"{g.rebuild_hours:.1f} h",
+        g.rebuild_binding,
+        f"{g.rebuild_mb_s:,.0f} MB/s",
+        g.ure_probability,
+        g.ure_consequence,
+    )
+
+
+def reliability_rows(rel: Reliability) -> list[ReliabilityRow]:
+    """Each array, and under one whose members are LUNs the RAID inside each LUN; a LUN with nothing
+    above it (no md) is shown as the LUN alone."""
+    rows = []
+    for g in rel.groups:
+        rows.append(_row(g.name, standing(g)))
+        if g.lun is not None and standing(g) is g:
+            rows.append(_row("  each LUN", g.lun))
+    return rows
+
+
+def survives_lines(rel: Reliability) -> list[str]:
+    """What survives how many failures, where a table's one number cannot say it (btrfs's data and
+    metadata apart, the disks inside each LUN), once each."""
+    return list(dict.fromkeys(g.survives_note for g in rel.groups if g.survives_note))
 
 
 def _pair(pair: tuple[float, float], fmt: Callable[[float], str]) -> str:
@@ -121,7 +165,7 @@ def sweep_cells(rank: int, r: SweepRow) -> tuple[str, ...]:
     """One sweep row as the table shows it, column by column (SWEEP_COLUMNS); `rank` counts from 1."""
     lo, hi = r.loss.per_year
     # RAID0 has nothing to rebuild from: a failed disk is the end of the array.
-    rebuild = "none" if all(g.level == 0 for g in r.plan.groups) else f"{r.rebuild_hours:.0f} h"
+    rebuild = f"{r.rebuild_hours:.0f} h" if any(r.loss.rebuilds_per_year) else "none"
     mark = "*" if r.pareto else RISK_MARKS.get(r.risk, " ")
     ure = share_text(r.loss.ure_per_rebuild[1], short_odds) if any(r.loss.rebuilds_per_year) else "-"
     return (

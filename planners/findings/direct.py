@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import NamedTuple
 
+from planners.fs.btrfs import btrfs_readahead
 from planners.hardware.machine import Hardware
 from planners.lvm.geometry import LvmGeometry
 from planners.models import Plan
@@ -101,6 +102,20 @@ def btrfs_findings(volume: VolumeResult) -> list[Finding]:
                     f"btrfs metadata ({b.metadata_profile}) survives {b.metadata_tolerates} device failure(s) and data "
                     f"({b.data_profile}) {b.data_tolerates}: losing the metadata loses every file, so it should be at "
                     "least as redundant as the data."
+                ),
+            )
+        )
+    window = btrfs_readahead(len(b.device_bytes))
+    if volume.alignment.readahead_bytes != window:
+        out.append(
+            Finding(
+                severity="info",
+                layer="tuning",
+                field="tuning.readahead",
+                message=(
+                    f"btrfs reads files ahead by its own window, {window >> 10} KiB (128 KiB per device, at least "
+                    f"4 MiB), not by the {volume.alignment.readahead_bytes >> 10} KiB the device is set to: "
+                    "/sys/class/bdi/btrfs-N/read_ahead_kb changes it."
                 ),
             )
         )

@@ -301,3 +301,17 @@ def btrfs_geometry(
         data_tolerates=PROFILES[lay.data_profile].tolerated,
         metadata_tolerates=PROFILES[lay.metadata_profile].tolerated,
     )
+
+
+# btrfs reads files ahead through its own bdi, not the device's: open_ctree() in fs/btrfs/disk-io.c
+# sets ra_pages to the default 128 KiB (VM_READAHEAD_PAGES) times the devices, and at least 4 MiB
+# (`sb->s_bdi->ra_pages = max(sb->s_bdi->ra_pages, SZ_4M / PAGE_SIZE)`, line 3356 in 2025's
+# sources; the same two lines from 5.9 on). blockdev --setra on the devices does not reach it;
+# /sys/class/bdi/btrfs-N/read_ahead_kb does.
+BTRFS_MIN_READAHEAD = 4 << 20
+VM_READAHEAD = 128 << 10
+
+
+def btrfs_readahead(devices: int) -> int:
+    """The readahead window of a btrfs over `devices` devices, bytes."""
+    return max(VM_READAHEAD * devices, BTRFS_MIN_READAHEAD)

@@ -52,20 +52,6 @@ class Lun(BaseModel):
         """Disk I/Os one small random write costs: 1, 2 copies, or read-modify-write of data and parity."""
         return {0: 1, 1: 2, 10: 2, 5: 4, 6: 6}[self.level]
 
-    def afr(self, disk_afr: float) -> float:
-        """The LUN's yearly data-loss rate from its disks' AFR: a failure, then enough more failures
-        within the controller's rebuild window (independent failures, constant rates)."""
-        lam = disk_afr / 8766.0
-        n, t = self.disks, self.rebuild_hours
-        per_hour = {
-            0: n * lam,
-            1: n * lam * lam * t,
-            10: n * lam * lam * t,
-            5: n * (n - 1) * lam * lam * t,
-            6: n * (n - 1) * (n - 2) * lam**3 * t * t,
-        }[self.level]
-        return min(0.999, per_hour * 8766.0)
-
 
 class DiskSpec(BaseModel):
     """What one disk model does. Every field left out comes from its class preset."""
@@ -177,6 +163,11 @@ class ResolvedDisk(BaseModel):
         32,
         description="Requests the device takes at once (SATA NCQ: 32 tags); more wait in "
         "the kernel's scheduler, where adjacent ones merge, count.",
+    )
+    lun: Lun | None = Field(
+        None,
+        description="The controller's array behind the device when it is a LUN (its afr and ure_per_bit "
+        "are then its disks'); None for a plain disk.",
     )
 
 
@@ -293,7 +284,7 @@ def resolve_disk(spec: DiskSpec, measured: DiskPerf | None = None) -> ResolvedDi
                 data_disks=lun.data_disks,
                 strip=lun.strip,
                 parallelism=disk.parallelism * lun.disks,
-                afr=lun.afr(disk.afr),
+                lun=lun,
             )
         )
     if measured is not None:
@@ -306,6 +297,7 @@ def resolve_disk(spec: DiskSpec, measured: DiskPerf | None = None) -> ResolvedDi
                 rand_write_iops=measured.rand_write_iops,
                 measured=True,
                 spread=MEASURED_SPREAD,
+                lun=spec.lun,  # measured speeds, but its odds still come from its disks
             )
         )
     return disk

@@ -1,7 +1,8 @@
 """Every sensible layout of a set of disks, ranked by usable bytes, predicted speed and loss odds.
 
 A layout is a RAID level, a number of equal groups, hot spares per group, a chunk and (with
-several groups) linear or striped LVM. Each is computed exactly (`compute`), predicted
+several groups) linear or striped LVM; or no md (LVM straight over the disks); or, for a btrfs plan,
+btrfs's own data and metadata profiles across the raw disks. Each is computed exactly (`compute`), predicted
 (`perf.predict`) and scored (`reliability`: the one loss figure, arrays and UREs); the Pareto
 front holds the layouts no other beats on all three at once, among those within the risk limits.
 """
@@ -15,11 +16,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from planners.compute import compute
 from planners.errors import PlanError
-from planners.models import Lvm, MdGroup, Plan, RaidLevel
+from planners.fs.btrfs import PROFILES
+from planners.models import Filesystem, Lvm, MdGroup, Plan, RaidLevel
 from planners.perf.context import build_ctx
 from planners.perf.predict import predict_ctx
 from planners.perf.workloads import PRESETS, Workload
-from planners.reliability.loss import MAX_REBUILD_LOSS, GroupReliability, Loss, reliability_ctx
+from planners.reliability.loss import MAX_REBUILD_LOSS, GroupReliability, Loss, reliability_ctx, standing
 from planners.units import KiB, format_size_compact
 
 Frozen = ConfigDict(frozen=True)
@@ -122,6 +124,29 @@ def layouts(plan: Plan) -> list[tuple[str, list[MdGroup], Lvm]]:
 
 
 _NO_GROUP = MdGroup(members=1)  # md's defaults, for a plan without md
+# btrfs data profiles the sweep tries across the raw disks, and the metadata each gets unless the plan
+# names one: at least as many copies as the data has (mkfs.btrfs's raid1 otherwise), so metadata is
+# never the weaker of the two.
+BTRFS_DATA = ("single", "raid0", "raid1", "raid10", "raid1c3", "raid1c4", "raid5", "raid6")
+BTRFS_METADATA = {"raid1c3": "raid1c3", "raid1c4": "raid1c4", "raid6": "raid1c3"}
+
+
+def btrfs_layouts(plan: Plan) -> list[tuple[str, Filesystem]]:
+    """(label, filesystem) for each btrfs profile the plan's disks allow, when the plan is btrfs: its
+    own RAID across the raw disks, beside md and LVM under a one-device btrfs."""
+    fs = plan.filesystem
+    n = sum(d.count for d in plan.disks)
+    if fs.type != "btrfs":
+        return []
+    out = []
+    for data in BTRFS_DATA:
+        if n < PROFILES[data].devs_min:
+            continue
+        meta = BTRFS_METADATA.get(data, "dup" if n == 1 else "raid1")
+        if fs.metadata_profile and n >= PROFILES[fs.metadata_profile].devs_min:
+            meta = fs.metadata_profile
+        out.append((f"btrfs {data}/{meta}", fs.model_copy(update={"data_profile": data, "metadata_profile": meta})))
+    return out
 
 
 class _Kept(TypedDict):
@@ -156,14 +181,15 @@ def _names(plan: Plan, count: int) -> list[str]:
     return names
 
 
-def layout_plan(plan: Plan, groups: list[MdGroup], lvm: Lvm) -> Plan:
-    """`plan` with another layout: its disks, filesystem, tools and hardware stay.
+def layout_plan(plan: Plan, groups: list[MdGroup], lvm: Lvm, filesystem: Filesystem | None = None) -> Plan:
+    """`plan` with another layout: its disks, filesystem (or `filesystem`: btrfs's profiles across the raw
+    disks), tools and hardware stay.
 
     Readahead and stripe_cache_size follow the layout (None: podplan's recommendation for
     it), since a figure tuned for one full stripe is wrong for another.
     """
     tuning = plan.tuning.model_copy(update={"stripe_cache_size": None, "readahead": None})
-    fs = plan.filesystem
+    fs = filesystem or plan.filesystem
     if fs.type == "btrfs" and (groups or lvm.enabled):  # on md or LVM btrfs has one device: its own defaults
         fs = fs.model_copy(update={"data_profile": None, "metadata_profile": None})
     return Plan(
@@ -193,9 +219,13 @@ def sweep(
     shapes: dict[
         tuple[object, ...], dict[str, GroupReliability]
     ] = {}  # one hardware for every layout: share array shapes
-    for label, groups, lvm in layouts(plan):
+    raw = plan.lvm.model_copy(update={"enabled": False, "mode": "linear", "stripe_size": None})
+    candidates: list[tuple[str, list[MdGroup], Lvm, Filesystem | None]]
+    candidates = [(label, groups, lvm, None) for label, groups, lvm in layouts(plan)]
+    candidates += [(label, [], raw, fs) for label, fs in btrfs_layouts(plan)]
+    for label, groups, lvm, fs in candidates:
         try:
-            p = layout_plan(plan, groups, lvm)
+            p = layout_plan(plan, groups, lvm, fs)
             result = compute(p)
         except PlanError:
             skipped += 1
@@ -213,7 +243,7 @@ def sweep(
                 iops=pred.iops,
                 binding=pred.binding,
                 loss=rel.loss,
-                rebuild_hours=max(g.rebuild_hours for g in rel.groups),
+                rebuild_hours=max(standing(g).rebuild_hours for g in rel.groups),
                 pareto=False,
                 risky=bool(risk),
                 risk=risk,

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from math import sqrt
 
+from planners.fs.btrfs import PROFILES, BtrfsGeometry, btrfs_readahead
 from planners.hardware.disks import DISK_CLASSES, DiskPerf, DiskSpec, ResolvedDisk, resolve_disk
 from planners.hardware.machine import Hardware, ResolvedController, ResolvedCpu, Wiring, resolve_controller, resolve_cpu
 from planners.models import Plan
@@ -39,6 +40,7 @@ class GroupCtx:
     array_bytes: int
     component_bytes: int
     cache_entries: int  # md stripe_cache_size (0 where md keeps none)
+    survives: int | None = None  # failures survived when not read from the level (btrfs: the weaker profile's)
 
     @property
     def copies(self) -> int:
@@ -65,6 +67,7 @@ class PerfCtx:
     controller: ResolvedController | None = None
     kernel: str = "6.1"
     fs_block: int = 4096  # the filesystem's block size, bytes
+    btrfs: tuple[str, str] | None = None  # (data, metadata) profiles of a btrfs across the raw disks
 
     def request_cap(self) -> int:
         """Largest request the top device takes: the smallest of the arrays' under LVM (dm stacks them)."""
@@ -139,7 +142,10 @@ def build_ctx(plan: Plan, result: PlanResult, disk_override: DiskPerf | None = N
                 cache_entries=cache,
             )
         )
-    if not plan.groups:
+    btrfs = vol.btrfs if (not plan.groups and vol.lvm is None and vol.btrfs) else None
+    if btrfs:
+        groups = [btrfs_group(btrfs, [_resolved(hw.disk_spec(m), r, disk_override) for m, r in dict.fromkeys(sets)])]
+    elif not plan.groups:
         groups = _direct_groups(plan, result, sets, hw, disk_override)
     names = [g.name for g in groups]
     mode = ("striped" if plan.lvm.mode == "striped" else "linear") if plan.lvm.enabled else "none"
@@ -150,7 +156,7 @@ def build_ctx(plan: Plan, result: PlanResult, disk_override: DiskPerf | None = N
         volume_groups=under,
         lvm_mode=mode,
         volume_bytes=vol.block_device_bytes,
-        readahead=vol.alignment.readahead_bytes,
+        readahead=btrfs_readahead(len(vol.btrfs.device_bytes)) if vol.btrfs else vol.alignment.readahead_bytes,
         fs_type=plan.filesystem.type,
         fs_block=plan.filesystem.block_size,
         disk_count=len(sets),
@@ -160,6 +166,40 @@ def build_ctx(plan: Plan, result: PlanResult, disk_override: DiskPerf | None = N
         hbas=hbas,
         controller=_controller(hw.controller) if hw.controller else None,
         kernel=plan.tools.kernel,
+        btrfs=(btrfs.data_profile, btrfs.metadata_profile) if btrfs else None,
+    )
+
+
+# BTRFS_STRIPE_LEN: what raid0/10/5/6 put on one device before the next (fs/btrfs/volumes.h).
+BTRFS_STRIPE = 64 << 10
+# RBIO_CACHE_SIZE in fs/btrfs/raid56.c: full stripes btrfs keeps in memory for raid5/6.
+BTRFS_RBIO_CACHE = 1024
+
+
+def btrfs_group(fs: BtrfsGeometry, disks: list[ResolvedDisk]) -> GroupCtx:
+    """A btrfs across raw disks as one array of its data profile: copies, parity and its 64 KiB stripe
+    element; the odds use the weaker of data and metadata (planners.perf.btrfs shapes it per workload)."""
+    shape = PROFILES[fs.data_profile]
+    n = len(fs.device_bytes)
+    level = {"raid5": 5, "raid6": 6, "raid10": 10, "raid1": 10, "raid1c3": 10, "raid1c4": 10}.get(fs.data_profile, 0)
+    striped = fs.data_profile in ("raid0", "raid10", "raid5", "raid6")
+    data = {"raid0": n, "raid5": n - 1, "raid6": n - 2}.get(fs.data_profile, n / shape.ncopies)
+    return GroupCtx(
+        name="btrfs",
+        level=level,
+        n=n,
+        parity=shape.nparity,
+        data=float(data if fs.data_profile != "single" else 1),
+        near=shape.ncopies if level == 10 else 1,
+        far=1,
+        chunk=BTRFS_STRIPE if striped else None,
+        disk=min(disks, key=lambda d: (d.seq_inner_mb_s, d.rand_write_iops)),
+        members=tuple(range(n)),
+        spares=0,
+        array_bytes=fs.df_size_bytes,
+        component_bytes=max(fs.device_bytes),  # btrfs replace copies the lost device's chunks: at most all of it
+        cache_entries=BTRFS_RBIO_CACHE * BTRFS_STRIPE // PAGE if shape.nparity else 0,
+        survives=min(fs.data_tolerates, fs.metadata_tolerates),
     )
 
 

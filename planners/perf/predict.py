@@ -34,7 +34,7 @@ class PredictedTerm(BaseModel):
 
     name: str = Field(
         description="Component: disks, queue depth, readahead, stripe cache, md thread, parity CPU, "
-        "CPU per request, link, HBA, host PCIe, memory, page cache, write cache."
+        "CPU per request, link, HBA, host PCIe, memory, page cache, write cache, checksums (btrfs)."
     )
     mb_s: float = Field(description="Throughput this component alone would allow, MB/s (10^6 bytes/s).")
     iops: float = Field(description="The same as requests of the workload's block size per second.")
@@ -195,6 +195,7 @@ CPU_TERMS = {
     "host PCIe": ("pcie_lanes", "pcie_gen"),
     "memory": ("memory_mb_s",),
     "parity CPU": ("raid6_gen_mb_s", "xor_mb_s"),
+    "checksums": ("crc32c_mb_s",),
 }
 
 

@@ -35,9 +35,10 @@ in planners.perf.combined.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from math import ceil, inf
 
+from planners.perf.btrfs import btrfs_terms, workload_group
 from planners.perf.context import (
     NCQ_TAGS,
     PAGE,
@@ -444,6 +445,10 @@ def simple_terms(ctx: PerfCtx, workload: Workload, degraded: int, sorted_queue: 
 
     `sorted_queue`: the disks are fed that many requests each, served nearest first (a
     controller draining its cache)."""
+    if ctx.btrfs is not None:  # btrfs's own RAID: the terms of the array the workload meets in its chunks
+        view = workload_group(ctx.groups[0], ctx.btrfs[0], workload, degraded)
+        inner = replace(ctx, groups=(view,), volume_groups=(0,), btrfs=None)
+        return btrfs_terms(ctx, workload, degraded, simple_terms(inner, workload, degraded, sorted_queue, ncq))
     placed = [(ctx.groups[index], share) for index, share in shares(ctx, workload).items()]
     for group, _ in placed:
         failed = _failed(group, degraded)

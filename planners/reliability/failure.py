@@ -50,6 +50,9 @@ def failure_plan(plan: Plan, fail: int, group: str | None = None) -> FailurePlan
     """The members to fail (the array's first ones) or the reason the plan cannot take it."""
     if fail < 1:
         raise PlanError(f"--fail {fail}: fail at least one member", "fail")
+    if not plan.groups:
+        what = "btrfs's own RAID" if plan.filesystem.type == "btrfs" else "the disks or LUNs alone"
+        raise PlanError(f"--fail fails md members, and this plan has no md array ({what} keeps its data)", "fail")
     names = [g.name for g in plan.groups]
     if group is not None and group not in names:
         raise PlanError(f"no md array named {group!r} in the plan (it has {', '.join(names)})", "group")

@@ -77,14 +77,15 @@ def roofline(p: WorkloadPrediction, width: int) -> Text:
 
 
 def reliability_text(rel: Reliability) -> Table:
-    from app.shared.figures import loss_lines
+    from app.shared.figures import loss_lines, reliability_rows, survives_lines
 
     t = Table(title="Reliability", title_justify="left", show_edge=False, padding=(0, 1, 0, 0))
     for col in ("array", "survives", "rebuild", "limited by", "P(URE)"):
         t.add_column(col, overflow="fold", justify="left" if col in ("array", "limited by") else "right")
-    for g in rel.groups:
-        t.add_row(g.name, str(g.tolerates), f"{g.rebuild_hours:.1f} h", g.rebuild_binding, f"{g.ure_probability:.0%}")
-    t.caption = "\n".join(line.strip() for line in loss_lines(rel.loss, rel.afr_nominal))
+    for r in reliability_rows(rel):
+        t.add_row(r.name, r.survives, r.rebuild, r.binding, f"{r.ure:.0%}")
+    said = [f"Survives: {note}." for note in survives_lines(rel)]
+    t.caption = "\n".join(said + [line.strip() for line in loss_lines(rel.loss, rel.afr_nominal)])
     t.caption_justify = "left"
     return t
 
