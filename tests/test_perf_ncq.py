@@ -9,7 +9,7 @@ from planners.hardware.machine import Hardware
 from planners.models import DiskSet, Filesystem, MdGroup, Plan
 from planners.perf.context import NCQ_TAGS, queued_iops, rand_iops
 from planners.perf.predict import predict
-from planners.perf.workloads import Workload
+from planners.perf.workloads import PRESETS, Workload
 
 
 def raid0(n: int, disk: str = "hdd7200") -> Plan:
@@ -55,3 +55,19 @@ def test_a_7200_rpm_disk_at_queue_depth_16_against_its_datasheet():
 def test_flash_has_nothing_to_sort():
     (r,) = predict(raid0(4, "ssd-sata"), workloads=[Workload(name="w", rw="randread", bs=4096, iodepth=512)])
     assert next(t.iops for t in r.terms if t.name == "disks") == pytest.approx(4 * 90000)
+
+
+@pytest.mark.parametrize("span", [1.0, 0.1, 0.005])
+def test_one_queued_request_is_no_faster_than_a_lone_one(span):
+    disk = DISK_CLASSES["hdd7200"]
+    single = rand_iops(disk, span, 4096, False)
+    assert queued_iops(disk, span, 4096, 1.0001, False) == pytest.approx(single, rel=1e-3)
+    assert queued_iops(disk, span, 4096, 2, False) > single
+
+
+def test_a_third_disk_never_slows_three_random_readers():
+    # Three bonnie++ seekers over RAID0 of 2 disks queue 1.5 requests per disk, over 3 disks 1: the
+    # sorting gain of the deeper queue must not pass what the third disk adds.
+    w = [PRESETS["bonnie-seeks"]]
+    two, three = (predict(raid0(n), workloads=w)[0].iops for n in (2, 3))
+    assert three > two
