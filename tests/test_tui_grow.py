@@ -8,7 +8,7 @@ from pathlib import Path
 from rich.syntax import Syntax
 from textual.widgets import Input, Static
 
-from app.shared.growth import figures_table
+from app.shared.grow import figures_table
 from app.shared.planfile import load_plan
 from app.tui.app import PodplanApp
 from app.tui.screens.dialogs import PathPrompt

@@ -141,3 +141,19 @@ def test_the_requests_and_events_are_frozen() -> None:
         req.target = "/elsewhere"  # type: ignore[misc]
     with pytest.raises(dataclasses.FrozenInstanceError):
         WorkloadProgressed("seq-read", "start", 0.0, None).event = "end"  # type: ignore[misc]
+
+
+@needs_fio
+def test_a_device_on_remote_hosts_is_said_unguarded_before_any_host_is_asked() -> None:
+    import socket
+
+    from app.usecases.validate_hosts import HostsRequest, RemoteDiskUnguarded, validate_hosts_session
+    from planners.errors import PodplanError
+
+    with socket.socket() as s:  # a port nobody listens on: the host is unreachable
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    events: list[object] = []
+    with pytest.raises(PodplanError):
+        validate_hosts_session(HostsRequest("/dev/null", f"127.0.0.1:{port}"), events.append)
+    assert events[0] == RemoteDiskUnguarded("/dev/null")

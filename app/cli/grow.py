@@ -16,7 +16,7 @@ from pydantic import ValidationError
 
 from app.cli.flags import load_plan_file, note_disk_size
 from app.shared.console import cli_console
-from app.shared.growth import alternative_line, render_growth
+from app.shared.grow import alternative_line, render_growth
 from app.shared.planfile import describe_validation_error, save_plan, write_script
 from app.usecases.grow import GrowPlanRequest, plan_growth
 from planners.errors import PlanError

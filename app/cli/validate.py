@@ -23,13 +23,13 @@ from app.usecases.validate import (
     WorkloadProgressed,
     validate_session,
 )
+from app.usecases.validate_hosts import HostNoted, HostsEvent, RemoteDiskUnguarded
 from planners.errors import PlanError
 from planners.hardware.disks import DiskPerf
 from planners.models import Plan
 from runners.fio.baseline import Baseline
 from runners.fio.jobs import FULL, QUICK
-from runners.validate.compare import SideBySide, load_predictions, side_by_side
-from runners.validate.shape import shape_of_plan
+from runners.validate.compare import SideBySide
 from runners.validate.suite import ValidateReport
 
 EXIT_OK, EXIT_PARTIAL, EXIT_INTERRUPTED = 0, 1, 130
@@ -145,7 +145,7 @@ class _Said:
         self.console = console
         self.live = _Live(console, runtime_s) if live else None
 
-    def __call__(self, e: ValidateEvent) -> None:
+    def __call__(self, e: ValidateEvent | HostsEvent) -> None:
         if isinstance(e, WorkloadProgressed):
             if self.live:
                 self.live(e.workload, e.event, e.elapsed_s, e.figures)
@@ -167,6 +167,14 @@ class _Said:
             self.console.print(f"baseline: reading {len(e.members)} member disks at once ({', '.join(e.members)})")
         elif isinstance(e, BaselineStopped):
             self.console.print(f"baseline partial: {e.reason}")
+        elif isinstance(e, RemoteDiskUnguarded):
+            self.console.print(
+                f"{e.target} on remote hosts: write workloads refused unless --destroy-data {e.target} "
+                "(podplan cannot check a remote disk for data)",
+                soft_wrap=True,
+            )
+        elif isinstance(e, HostNoted):
+            self.console.print(e.text, soft_wrap=True, highlight=False)
 
     def stop(self) -> None:
         if self.live and self.live.tasks:
@@ -247,38 +255,25 @@ def run_validate_hosts(
     buffered: bool = False,
 ) -> int:
     """The suite on every host at once; a table per host, JSON grouped by host."""
-    from runners.validate.hosts import parse_hosts, validate_hosts
+    from app.usecases.validate_hosts import HostsRequest, validate_hosts_session
 
-    console = cli_console(stderr=True)
-    timing = FULL if full else QUICK
-    live = _Live(console, timing.runtime_s)
-    hs = parse_hosts(hosts)
-    if target.startswith("/dev/") and destroy_data is None:
-        console.print(
-            f"{target} on remote hosts: write workloads refused unless --destroy-data {target} "
-            "(podplan cannot check a remote disk for data)",
-            soft_wrap=True,
-        )
+    said = _Said(cli_console(stderr=True), (FULL if full else QUICK).runtime_s, live=not as_json)
+    request = HostsRequest(
+        target,
+        hosts,
+        plan,
+        mode="full" if full else "quick",
+        destroy_data=destroy_data,
+        report_dir=report_dir,
+        buffered=buffered,
+        follow=not as_json,
+    )
     try:
-        multi = validate_hosts(
-            target,
-            hs,
-            mode="full" if full else "quick",
-            destroy_data=destroy_data,
-            report_dir=report_dir,
-            plan_shape=shape_of_plan(plan) if plan else None,
-            direct=not buffered,
-            on_progress=None if as_json else live,
-            on_note=lambda line: console.print(line, soft_wrap=True, highlight=False),
-        )
+        done = validate_hosts_session(request, said)
     finally:
-        if live.tasks:
-            live.progress.stop()
-    groups = []
-    for h in multi.hosts:
-        preds = load_predictions(plan, h.report) if plan and h.report else None
-        rows = side_by_side(h.report, preds) if h.report else []
-        groups.append((h, preds, rows))
+        said.stop()
+    multi = done.report
+    groups = [(r.host, r.predictions, list(r.rows)) for r in done.results]
     if as_json:
         print(
             json.dumps(

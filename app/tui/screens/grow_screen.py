@@ -19,7 +19,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, Label, Static
 
-from app.shared.growth import alternative_line, render_growth
+from app.shared.grow import alternative_line, render_growth
 from app.tui.keys import bindings
 from app.tui.widgets.choice import Choice
 from app.usecases.grow import GrowPlanRequest, plan_growth
