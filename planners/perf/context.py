@@ -39,6 +39,7 @@ class GroupCtx:
     array_bytes: int
     component_bytes: int
     cache_entries: int  # md stripe_cache_size (0 where md keeps none)
+    bitmap_chunk: int = 0  # write-intent bitmap chunk, bytes (0 = no bitmap)
 
     @property
     def copies(self) -> int:
@@ -137,6 +138,7 @@ def build_ctx(plan: Plan, result: PlanResult, disk_override: DiskPerf | None = N
                 array_bytes=md.array_bytes,
                 component_bytes=md.component_bytes or min(md.member_used_bytes),
                 cache_entries=cache,
+                bitmap_chunk=(md.bitmap_chunk_bytes or 0) if md.bitmap == "internal" else 0,
             )
         )
     if not plan.groups:

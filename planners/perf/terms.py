@@ -7,7 +7,8 @@ array does no better than its smallest term; the UI shows all of them as a roofl
 Terms and why each exists:
 - disks: every member at its zone's speed (sequential) or its seek-bound IOPS (random),
   divided by the I/O each level does per byte asked (mirror copies, parity, md's choice of
-  read-modify-write or reconstruct-write for partial stripes: the one with fewer reads).
+  read-modify-write or reconstruct-write for partial stripes: the one with fewer reads), and
+  the write-intent bitmap's own writes (planners.perf.bitmap).
 - queue depth / readahead: Little's law. A request in flight keeps one disk busy, so a
   stream with B bytes in flight keeps B/chunk disks busy; buffered reads have only two
   readahead windows in flight. Random requests landing on N disks at random leave some idle.
@@ -37,6 +38,7 @@ from __future__ import annotations
 
 from math import ceil, inf
 
+from planners.perf.bitmap import random_writes, stream_rate
 from planners.perf.context import (
     NCQ_TAGS,
     PAGE,
@@ -129,6 +131,9 @@ def _sequential(ctx: PerfCtx, g: GroupCtx, w: Workload, share: float, degraded: 
     else:
         in_flight = inf if write else w.numjobs * 2 * readahead(ctx, w) * share
     rate = piece_rate(g, w, w.bs * share if w.direct else readahead(ctx, w), rate, write)
+    marked = ""
+    if write and g.bitmap_chunk:
+        rate, marked = stream_rate(g, w, span, rate)
     chunks = max(float(w.numjobs), in_flight / g.chunk) if g.chunk else float(w.numjobs)
     amp = 1.0
     if not write:
@@ -145,6 +150,8 @@ def _sequential(ctx: PerfCtx, g: GroupCtx, w: Workload, share: float, degraded: 
         _md_cpu(ctx, g, write, out)
     if in_flight != inf and g.chunk:
         _in_flight(ctx, g, w, share, in_flight, min(eff, chunks), rate, out)
+    if marked and "disks" in out:
+        out["disks"] = (out["disks"][0], out["disks"][1] + marked)
     return amp
 
 
@@ -288,23 +295,28 @@ def _random(
         # Each disk sorts the requests the array queues on it (NCQ): shorter positioning.
         iops = queued_iops(g.disk, span, w.bs, per_disk, write)
         how += f", {min(per_disk, NCQ_TAGS):.3g} queued per disk"
-    put(out, "disks", disks * iops / ios * to_mb, f"{alive} disks at {iops:.0f} IOPS, {how}")
-    u = busy_fraction(g.disk, alive, outstanding * ios / phases)
-    x0 = disks * iops * u / ios * to_mb
-    rt = ctx.round_trip_s
-    if rt and x0:
-        # Each request also waits out the controller's round trip: Little's law, N = X (R0 + rt).
-        n = w.in_flight * share
-        x = n * w.bs / 1e6 / (n * w.bs / 1e6 / x0 + rt)
-        put(
-            out,
-            "queue depth",
-            x,
-            f"{outstanding:.3g} requests in flight keep {u:.0%} of the disks busy, "
-            f"each also paying a {rt * 1e3:.2f} ms controller round trip",
-        )
+    if write and g.level in (1, 10):
+        # A mirrored write keeps all its copies busy at once: requests land on sets of disks, not on disks.
+        u = busy_fraction(g.disk, max(1, round(alive / ios)), outstanding / phases)
     else:
-        put(out, "queue depth", x0, f"{outstanding:.3g} requests in flight keep {u:.0%} of the disks busy")
+        u = busy_fraction(g.disk, alive, outstanding * ios / phases)
+    x0 = disks * iops * u / ios
+    added, wait, marked = (
+        random_writes(g, w, share, span, iops, ios, x0) if write and g.bitmap_chunk else (0.0, 0.0, "")
+    )
+    put(out, "disks", disks * iops / (ios + added) * to_mb, f"{alive} disks at {iops:.0f} IOPS, {how}{marked}")
+    x0 *= to_mb
+    rt = ctx.round_trip_s
+    said = f"{outstanding:.3g} requests in flight keep {u:.0%} of the disks busy"
+    if (rt or wait) and x0:
+        # Each request also waits out the controller's round trip and its bitmap write: Little's law,
+        # N = X (R0 + rt + wait).
+        n = w.in_flight * share
+        x = n * w.bs / 1e6 / (n * w.bs / 1e6 / x0 + rt + wait)
+        paying = f", each also paying a {rt * 1e3:.2f} ms controller round trip" if rt else ""
+        put(out, "queue depth", x, said + paying + marked)
+    else:
+        put(out, "queue depth", x0, said)
     if write and g.parity:
         threads = _md_threads(ctx)
         heads = ctx.cpu.md_thread_mb_s * 1e6 * threads / (PAGE * g.data)
