@@ -59,22 +59,24 @@ def random_writes(
     `iops` is one member's rate, `ios` the member I/Os a request costs without the bitmap and
     `rate` the requests per second the group serves without it. A write that finds its chunk
     clean waits for one bitmap write on every member (one write's time, the members side by
-    side) before its data goes down; the other writes in flight that dirty bits meanwhile share
-    the next page write. The chance depends on the rate, which depends on the chance: iterated
+    side) before its data goes down; the writes that dirty bits while that page write is under
+    way share the next one (the lab measured little sharing: tests/test_lab_bitmap.py). The chance depends on the rate, which depends on the chance: iterated
     from "every write pays", which falls to the fixed point from above.
     """
     chunks = max(1.0, span * g.array_bytes / array_bytes_per_chunk(g))
     q = max(1.0, w.in_flight * share)
-    p = 1.0
+    p, batch = 1.0, 1.0
     for _ in range(16):
-        extra = p / (1.0 + (q - 1.0) * p)
+        extra = p / batch
         served = min(rate * ios / (ios + g.n * extra), q / (q / rate + extra / iops)) if rate > 0 else 0.0
         nxt = clean_chance(served / chunks)
+        # The writes that dirty bits while one page write (one member write's time) is under way
+        # share the next one; no more than the others in flight.
+        batch = 1.0 + min(q - 1.0, served * nxt / iops)
         done = abs(nxt - p) < 1e-4
         p = nxt
         if done:
             break
-    batch = 1.0 + (q - 1.0) * p  # the writes in flight that dirty bits share one page write
     extra = p / batch
     if extra < 1e-3:
         return 0.0, 0.0, ""
