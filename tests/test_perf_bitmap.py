@@ -75,12 +75,11 @@ def test_a_span_the_daemon_cannot_clean_in_time_costs_nothing():
     assert _iops(_plan(1, 2), **job) == pytest.approx(_iops(_plan(1, 2, "none"), **job), rel=0.01)
 
 
-def test_requests_in_flight_share_a_bitmap_write_only_when_they_dirty_bits_during_one():
-    # At 16 in flight a mirror of two disks serves ~200 writes/s, ~1 dirtying a bit during one page
-    # write of ~12 ms: two or three share it (the lab's RAID1 measured 1.2), far from all sixteen.
+def test_requests_in_flight_each_pay_their_own_bitmap_write():
+    # The lab's RAID1 at 16 in flight: 0.81 bitmap writes per write where 0.79 found their chunk clean.
     ratio = {q: _iops(_plan(1, 2), rw="randwrite", bs=4096, iodepth=q) for q in (1, 16)}
     base = {q: _iops(_plan(1, 2, "none"), rw="randwrite", bs=4096, iodepth=q) for q in (1, 16)}
-    assert 0.5 < ratio[1] / base[1] < ratio[16] / base[16] < 0.8
+    assert 0.45 < ratio[1] / base[1] <= ratio[16] / base[16] < 0.6
 
 
 def test_a_stream_pays_one_bitmap_write_per_chunk_and_a_bigger_chunk_pays_less():
