@@ -77,13 +77,14 @@ def test_a_layout_that_loses_data_in_most_rebuilds_is_off_the_front():
 
 def test_lvm_rounding_alone_keeps_no_layout_on_the_front():
     # Linear LVM over four arrays keeps a few extents that striped rounds away: that is no reason to
-    # rank it among the best at under a third of the speed, with the same odds of loss.
+    # rank it among the best at about a third of the speed, with the same odds of loss.
     # The risk limits lifted: on these 8 TB disks the pair is over the yearly limit, beside the point here.
     rows = {r.label: r for r in sweep(pod(60), max_loss=1.0, max_rebuild_loss=1.0).rows}
     linear, striped = rows["4x RAID6 15 64K linear"], rows["4x RAID6 15 64K striped"]
     assert 0 < linear.usable_bytes - striped.usable_bytes <= rounding_bytes(linear)
     assert rounding_bytes(linear) == 4 * 13 * 6 * 64 * 1024  # 4 arrays x 4992K extents (6 full stripes of 832K)
-    assert striped.mb_s > 3 * linear.mb_s and striped.loss == linear.loss
+    # (striped pays its bitmap's writes, one per 64 MiB bitmap chunk; linear is bound by md's thread)
+    assert striped.mb_s > 2.5 * linear.mb_s and striped.loss == linear.loss
     assert striped.pareto and not linear.pareto
     assert _dominates(striped, linear) and not _dominates(striped, linear, exact=True)
 

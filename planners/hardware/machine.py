@@ -4,13 +4,14 @@ Hardware, which gathers them with the disks; each with its class presets.
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from planners.errors import PlanError
 from planners.hardware.bounds import INT32_MAX, MAX_MICROSECONDS, Frozen, Hours, MbPerS
 from planners.hardware.disks import DiskSpec
+from planners.hardware.generations import CONTROLLER_MODELS, ControllerModel, CpuGeneration, cpu_figures
 
 LinkKind = Literal[
     "sata1",
@@ -83,7 +84,8 @@ class Wiring(BaseModel):
         return self.hba_mb_s or PCIE_LANE_MB_S[self.pcie_gen] * self.pcie_lanes
 
 
-CpuClassName = Literal["server", "desktop-2010"]
+# The two classes, and parts by generation (planners.hardware.generations).
+CpuClassName = Literal["server", "desktop-2010"] | CpuGeneration
 
 
 class Cpu(BaseModel):
@@ -263,6 +265,10 @@ CPU_CLASSES: dict[str, ResolvedCpu] = {
 }
 
 
+for _name in get_args(CpuGeneration):
+    CPU_CLASSES[_name] = CPU_CLASSES["server"].model_copy(update=cpu_figures(_name, CPU_CLASSES["server"].model_dump()))
+
+
 def resolve_cpu(cpu: Cpu) -> ResolvedCpu:
     given = {k: v for k, v in cpu.model_dump(exclude={"cpu_class"}).items() if v is not None}
     return CPU_CLASSES[cpu.cpu_class].model_copy(update={**given, "stated": tuple(sorted(given))})
@@ -288,7 +294,7 @@ class MdKnobs(BaseModel):
         return self
 
 
-ControllerKind = Literal["hba", "raid", "fc-array"]
+ControllerKind = Literal["hba", "raid", "fc-array"] | ControllerModel
 
 
 class Controller(BaseModel):
@@ -338,6 +344,10 @@ CONTROLLERS: dict[str, ResolvedController] = {
     "raid": ResolvedController(round_trip_us=150, cache_bytes=512 << 20, drain_queue=32, spread=0.5),
     "fc-array": ResolvedController(round_trip_us=500, cache_bytes=2 << 30, drain_queue=32, spread=0.5),
 }
+
+
+for _name, (_, _rt, _cache, _queue) in CONTROLLER_MODELS.items():
+    CONTROLLERS[_name] = ResolvedController(round_trip_us=_rt, cache_bytes=_cache, drain_queue=_queue, spread=0.5)
 
 
 def resolve_controller(c: Controller) -> ResolvedController:

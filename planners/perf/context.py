@@ -41,6 +41,7 @@ class GroupCtx:
     component_bytes: int
     cache_entries: int  # md stripe_cache_size (0 where md keeps none)
     survives: int | None = None  # failures survived when not read from the level (btrfs: the weaker profile's)
+    bitmap_chunk: int = 0  # write-intent bitmap chunk, bytes (0 = no bitmap)
 
     @property
     def copies(self) -> int:
@@ -140,6 +141,7 @@ def build_ctx(plan: Plan, result: PlanResult, disk_override: DiskPerf | None = N
                 array_bytes=md.array_bytes,
                 component_bytes=md.component_bytes or min(md.member_used_bytes),
                 cache_entries=cache,
+                bitmap_chunk=(md.bitmap_chunk_bytes or 0) if md.bitmap == "internal" else 0,
             )
         )
     btrfs = vol.btrfs if (not plan.groups and vol.lvm is None and vol.btrfs) else None

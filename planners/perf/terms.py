@@ -7,7 +7,8 @@ array does no better than its smallest term; the UI shows all of them as a roofl
 Terms and why each exists:
 - disks: every member at its zone's speed (sequential) or its seek-bound IOPS (random),
   divided by the I/O each level does per byte asked (mirror copies, parity, md's choice of
-  read-modify-write or reconstruct-write for partial stripes: the one with fewer reads).
+  read-modify-write or reconstruct-write for partial stripes: the one with fewer reads), and
+  the write-intent bitmap's own writes (planners.perf.bitmap).
 - queue depth / readahead: Little's law. A request in flight keeps one disk busy, so a
   stream with B bytes in flight keeps B/chunk disks busy; buffered reads have only two
   readahead windows in flight. Random requests landing on N disks at random leave some idle.
@@ -38,6 +39,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from math import ceil, inf
 
+from planners.perf.bitmap import random_writes, stream_rate
 from planners.perf.btrfs import btrfs_terms, workload_group
 from planners.perf.context import (
     NCQ_TAGS,
@@ -159,6 +161,9 @@ def _sequential(ctx: PerfCtx, group: GroupCtx, workload: Workload, share: float,
     rate = piece_rate(
         group, workload, workload.bs * share if workload.direct else readahead(ctx, workload), rate, write
     )
+    marked = ""
+    if write and group.bitmap_chunk:
+        rate, marked = stream_rate(group, workload, span, rate)
     chunks = max(float(workload.numjobs), in_flight / group.chunk) if group.chunk else float(workload.numjobs)
     if not write:
         work = _seq_reads(group, workload, degraded, alive, chunks, rate)
@@ -171,6 +176,8 @@ def _sequential(ctx: PerfCtx, group: GroupCtx, workload: Workload, share: float,
     else:
         work = _seq_parity_writes(group, in_flight, alive, rate)
     terms = list(work.terms)
+    if marked:
+        terms = [Term(t.name, t.mb_s, t.note + marked) if t.name == "disks" else t for t in terms]
     if group.parity and (write or degraded):
         terms += _md_cpu(ctx, group, write)
     if in_flight != inf and group.chunk:
@@ -332,18 +339,29 @@ def _random(
         # Each disk sorts the requests the array queues on it (NCQ): shorter positioning.
         iops = queued_iops(group.disk, span, workload.bs, per_disk, write)
         how += f", {min(per_disk, NCQ_TAGS):.3g} queued per disk"
-    terms = [Term("disks", cost.disks * iops / cost.disk_ios * to_mb, f"{alive} disks at {iops:.0f} IOPS, {how}")]
-    busy_share = busy_fraction(group.disk, alive, outstanding * cost.disk_ios / cost.phases)
-    busy_mb_s = cost.disks * iops * busy_share / cost.disk_ios * to_mb
+    if write and group.level in (1, 10):
+        # A mirrored write keeps all its copies busy at once: requests land on sets of disks, not on disks.
+        busy_share = busy_fraction(group.disk, max(1, round(alive / cost.disk_ios)), outstanding / cost.phases)
+    else:
+        busy_share = busy_fraction(group.disk, alive, outstanding * cost.disk_ios / cost.phases)
+    busy_iops = cost.disks * iops * busy_share / cost.disk_ios
+    added, wait, marked = (
+        random_writes(group, workload, share, span, iops, cost.disk_ios, busy_iops)
+        if write and group.bitmap_chunk
+        else (0.0, 0.0, "")
+    )
+    note = f"{alive} disks at {iops:.0f} IOPS, {how}{marked}"
+    terms = [Term("disks", cost.disks * iops / (cost.disk_ios + added) * to_mb, note)]
+    busy_mb_s = busy_iops * to_mb
     busy = f"{outstanding:.3g} requests in flight keep {busy_share:.0%} of the disks busy"
     round_trip = ctx.round_trip_s
-    if round_trip and busy_mb_s:
-        # Each request also waits out the controller's round trip: Little's law, N = X (R0 + rt).
+    if (round_trip or wait) and busy_mb_s:
+        # Each request also waits out the controller's round trip and its bitmap write: Little's law,
+        # N = X (R0 + rt + wait).
         requests = workload.in_flight * share
-        mb_s = requests * workload.bs / 1e6 / (requests * workload.bs / 1e6 / busy_mb_s + round_trip)
-        terms.append(
-            Term("queue depth", mb_s, f"{busy}, each also paying a {round_trip * 1e3:.2f} ms controller round trip")
-        )
+        mb_s = requests * workload.bs / 1e6 / (requests * workload.bs / 1e6 / busy_mb_s + round_trip + wait)
+        paying = f", each also paying a {round_trip * 1e3:.2f} ms controller round trip" if round_trip else ""
+        terms.append(Term("queue depth", mb_s, busy + paying + marked))
     else:
         terms.append(Term("queue depth", busy_mb_s, busy))
     if write and group.parity:
