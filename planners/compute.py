@@ -74,6 +74,12 @@ def compute(plan: Plan) -> PlanResult:
             )
         ]
     else:
+        if plan.filesystem.journal_device and len(unders) > 1:
+            raise PlanError(
+                f"one journal device cannot serve the {len(unders)} filesystems of this plan (one per md array): "
+                "enable LVM to make one filesystem",
+                "filesystem.journal_device",
+            )
         volumes = [
             _volume(
                 plan,
@@ -302,6 +308,7 @@ def _filesystem(plan: Plan, groups: list[GroupResult], unders: list[Under], laye
                 rotational=rotational,
                 e2fsprogs=plan.tools.v("e2fsprogs"),
                 journal=fs.journal,
+                journal_device=fs.journal_device,
             )
             fs_bytes = ext4.size_bytes
             df = ext4_df(ext4)
