@@ -74,12 +74,13 @@ def compute(plan: Plan) -> PlanResult:
             )
         ]
     else:
-        if plan.filesystem.journal_device and len(unders) > 1:
-            raise PlanError(
-                f"one journal device cannot serve the {len(unders)} filesystems of this plan (one per md array): "
-                "enable LVM to make one filesystem",
-                "filesystem.journal_device",
-            )
+        for field in ("journal_device", "log_device"):
+            if getattr(plan.filesystem, field) and len(unders) > 1:
+                raise PlanError(
+                    f"one {field.replace('_', ' ')} cannot serve the {len(unders)} filesystems of this plan (one per "
+                    "md array): enable LVM to make one filesystem",
+                    f"filesystem.{field}",
+                )
         volumes = [
             _volume(
                 plan,
@@ -293,6 +294,7 @@ def _filesystem(plan: Plan, groups: list[GroupResult], unders: list[Under], laye
                 sector_size=sector,
                 rotational=rotational,
                 xfsprogs=plan.tools.v("xfsprogs"),
+                log_device=fs.log_device,
             )
             fs_bytes = xfs.data_blocks * xfs.block_size
             df_size, df_avail = xfs_df(xfs, kernel=plan.tools.v("kernel"))

@@ -243,6 +243,11 @@ class Filesystem(BaseModel):
         description="ext4/ext3: a device for the journal outside the filesystem (mke2fs -O journal_dev on it, then "
         "-J device=PATH; mounted with journal_path=PATH); None: the journal is inside. Its data is destroyed.",
     )
+    log_device: str | None = Field(
+        None,
+        description="XFS: a device for the log outside the filesystem (mkfs.xfs -l logdev=PATH, mounted with "
+        "logdev=PATH); None: the log is inside. Its data is destroyed.",
+    )
     data_profile: str | None = Field(
         None,
         description="btrfs data profile (mkfs.btrfs -d: single, dup, raid0, raid1, "
@@ -277,6 +282,19 @@ class Filesystem(BaseModel):
             raise PlanError(f"only ext4 can go without a journal ({self.type} cannot)", "filesystem.journal")
         if self.journal_device is not None:
             _check_journal_device(self)
+        if self.log_device is not None:
+            _check(
+                _DEVICE,
+                self.log_device,
+                "log device",
+                "/dev/ followed by letters, digits and ._:+@=/-",
+                "filesystem.log_device",
+            )
+            if self.type != "xfs":
+                raise PlanError(
+                    f"a log device is an XFS setting (ext4 has journal_device), and the filesystem is {self.type}",
+                    "filesystem.log_device",
+                )
         if (self.stripe_unit is None) != (self.stripe_width is None):
             raise PlanError("give both the stripe unit and the stripe width, or neither", "filesystem.stripe_unit")
         if self.stripe_unit is not None and self.stripe_unit % self.block_size:
@@ -392,8 +410,9 @@ class Plan(BaseModel):
         paths = [p for d in self.disks for p in d.devices]
         if len(set(paths)) != len(paths):
             raise PlanError("the same device path is listed twice", "disks.devices")
-        if self.filesystem.journal_device in paths:
-            raise PlanError("the journal device is one of the plan's disks", "filesystem.journal_device")
+        for field in ("journal_device", "log_device"):
+            if getattr(self.filesystem, field) in paths:
+                raise PlanError(f"the {field.replace('_', ' ')} is one of the plan's disks", f"filesystem.{field}")
         return self
 
     def disk_list(self) -> list[Disk]:

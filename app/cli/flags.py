@@ -34,6 +34,7 @@ LAYOUT_FLAGS = (
     "fs",
     "journal",
     "journal_device",
+    "log_device",
     "data_profile",
     "metadata_profile",
     "block_size",
@@ -109,6 +110,11 @@ def add_plan_flags(p: argparse.ArgumentParser) -> None:
         "--journal-device",
         metavar="PATH",
         help="ext4/ext3 journal on this device (mke2fs -O journal_dev, then -J device=PATH); its data is destroyed",
+    )
+    f.add_argument(
+        "--log-device",
+        metavar="PATH",
+        help="XFS log on this device (mkfs.xfs -l logdev=PATH, 64 MiB to 2 GiB - 10 MiB); its data is destroyed",
     )
     f.add_argument("--block-size", type=int, choices=(1024, 2048, 4096), help="filesystem block size")
     f.add_argument("--reserved", type=float, metavar="PCT", help="ext3/ext4 reserved blocks percentage")
@@ -274,6 +280,7 @@ def _apply_layers(data: dict[str, Any], args: argparse.Namespace) -> None:
         ("type", "fs"),
         ("journal", "journal"),
         ("journal_device", "journal_device"),
+        ("log_device", "log_device"),
         ("data_profile", "data_profile"),
         ("metadata_profile", "metadata_profile"),
         ("block_size", "block_size"),
