@@ -94,3 +94,18 @@ def test_cli_journal_device_in_one_line(capsys):
     assert main([*argv[:-1], "--no-journal"]) == 2
     err = capsys.readouterr().err
     assert "contradict" in err and len(err.strip().splitlines()) == 1
+
+
+def test_the_form_keeps_the_journal_device_and_drops_it_with_ext4():
+    from app.tui.form_model import compute_form, values_from_plan
+
+    plan = Plan(
+        name="x", disks=[DiskSet(count=1, size=10**12)], filesystem=Filesystem(type="ext4", journal_device="/dev/sdz")
+    )
+    values = values_from_plan(plan)
+    values["label"] = "scratch"
+    kept, _ = compute_form(plan, values)
+    assert kept.filesystem.journal_device == "/dev/sdz"
+    values["fs"] = "xfs"
+    moved, _ = compute_form(plan, values)
+    assert moved.filesystem.type == "xfs" and moved.filesystem.journal_device is None

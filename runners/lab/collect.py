@@ -268,7 +268,12 @@ def _lv_readahead(text: str) -> list[LvReadahead]:
 def parse_collection(files: dict[str, str]) -> LabCollection:
     """All of a scenario's collector files -> LabCollection."""
     block = parse_block_lines(files.get("block.txt", ""))
-    md_names = sorted(k[3:].removesuffix(".sysfs") for k in files if k.startswith("md/") and k.endswith(".sysfs"))
+    # A stopped array can leave its node behind for a while, with no raid_disks: no array to report.
+    md_names = sorted(
+        k[3:].removesuffix(".sysfs")
+        for k, text in files.items()
+        if k.startswith("md/") and k.endswith(".sysfs") and "raid_disks " in text
+    )
     df = parse_df(files.get("df.txt", ""))
     pairs = (line.split() for line in files.get("aliases.txt", "").splitlines())
     kernel_names = {p[0]: p[1] for p in pairs if len(p) == 2}
