@@ -2,9 +2,9 @@
 (and converts the profiles the request changes), with the figures before and after.
 
 After the balance, the size statvfs reports and `btrfs filesystem usage`'s Free (estimated) are exact
-(planners.fs.btrfs_grow); the available bytes statvfs reports are not given: right after a converting balance
-the kernel holds one or two empty data chunks, and its cleaner removes the spare one at a time of its own, so
-where the chunks lie (and with it what statvfs can still pair) is not fixed.
+(planners.fs.btrfs_grow), once a balance with usage=0 has dropped the spare empty chunks a conversion can leave
+until the kernel's cleaner runs; the available bytes statvfs reports are not given: which chunks the kernel
+allocated before its cleaner ran decides where the rest lie, and with it what statvfs can still pair.
 """
 
 from __future__ import annotations
@@ -20,6 +20,8 @@ from planners.fs.btrfs_grow import grown_layout
 from planners.grow.model import GrowRequest, Step
 from planners.grow.target import _added, _disk_sets
 from planners.models import Plan
+
+CLEANUP = ("-dusage=0", "-musage=0")  # balance only the chunks with nothing in them
 
 
 class BtrfsGrowth(BaseModel):
@@ -42,6 +44,7 @@ class BtrfsGrowth(BaseModel):
     free_estimated_bytes_before: int = Field(description="`btrfs filesystem usage -b` Free (estimated) before, bytes.")
     free_estimated_bytes_after: int = Field(description="Free (estimated) after the balance (empty filesystem), bytes.")
     balance: tuple[str, ...] = Field(description="`btrfs balance start` filters.")
+    cleanup: tuple[str, ...] = Field(description="Filters of the balance that then drops the chunks left empty.")
     steps: tuple[Step, ...] = Field(description="The ordered steps.")
     notes: tuple[str, ...] = Field(description="Anything else the user must know, one sentence each.")
 
@@ -103,6 +106,12 @@ def btrfs_growth(old: Plan, new: Plan) -> BtrfsGrowth:
             "from waiting 10 seconds before a filterless balance",
             commands=(shlex.join(["btrfs", "balance", "start", *balance, mnt]),),
         ),
+        Step(
+            title="drop the chunks the balance left empty",
+            why="a converting balance can leave a spare empty data or metadata chunk until the kernel's cleaner "
+            "runs, and Free (estimated) counts it as used; usage=0 touches only empty chunks",
+            commands=(shlex.join(["btrfs", "balance", "start", *CLEANUP, mnt]),),
+        ),
     )
     notes = [
         (
@@ -132,6 +141,7 @@ def btrfs_growth(old: Plan, new: Plan) -> BtrfsGrowth:
         free_estimated_bytes_before=before.free_estimated_bytes,
         free_estimated_bytes_after=after.free_estimated_bytes,
         balance=balance,
+        cleanup=CLEANUP,
         steps=steps,
         notes=tuple(notes),
     )

@@ -105,13 +105,15 @@ def btrfs_grow_script(old: Plan, g: BtrfsGrowth) -> str:
     w(f'  [ "$PROBLEMS" -eq 0 ] || die "{REFUSED}"')
     w("fi")
     w("confirm")
-    add, balance = g.steps
+    add, balance, cleanup = g.steps
     _step(w, add.title, add.why)
     w('if [ "$RESUMED" -eq 0 ]; then')
     w(f'  run btrfs device add "${{ADDED[@]}}" {mnt}')
     w("fi")
     _step(w, balance.title, balance.why)
     w(f"run btrfs balance start {' '.join(q(a) for a in g.balance)} {mnt}")
+    _step(w, cleanup.title, cleanup.why)
+    w(f"run btrfs balance start {' '.join(q(a) for a in g.cleanup)} {mnt}")
     w("")
     w('step "done"')
     w('if [ "$RUN" -eq 1 ]; then')

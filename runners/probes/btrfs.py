@@ -69,10 +69,15 @@ def _measured(mnt: str, devs: Sequence[str], timeout: float) -> BtrfsMeasurement
 
 
 def measure_growth(
-    sizes: Sequence[int], added: Sequence[int], options: Sequence[str], balance: Sequence[str], timeout: float = 300.0
+    sizes: Sequence[int],
+    added: Sequence[int],
+    options: Sequence[str],
+    balances: Sequence[Sequence[str]],
+    timeout: float = 300.0,
 ) -> tuple[BtrfsMeasurement, BtrfsMeasurement]:
-    """A fresh btrfs over `sizes`, then `btrfs device add` of `added` and `btrfs balance start BALANCE...`,
-    as a grow script does: what it reports before and after (devices in mkfs then add order)."""
+    """A fresh btrfs over `sizes`, then `btrfs device add` of `added` and `btrfs balance start FILTERS...` for each
+    filter list of `balances`, as a grow script does: what it reports before and after (devices in mkfs then
+    add order)."""
     with sparse_loops([*sizes, *added]) as devs:
         old, new = devs[: len(sizes)], devs[len(sizes) :]
         try:
@@ -81,7 +86,8 @@ def measure_growth(
             with mounted(old[0], timeout=timeout) as mnt:
                 before = _measured(mnt, old, timeout)
                 run(["btrfs", "device", "add", "-f", "-K", *new, mnt], timeout=timeout)
-                run(["btrfs", "balance", "start", *balance, mnt], timeout=timeout)
+                for filters in balances:
+                    run(["btrfs", "balance", "start", *filters, mnt], timeout=timeout)
                 return before, _measured(mnt, devs, timeout)
         finally:
             for d in devs:
