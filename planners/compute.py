@@ -74,6 +74,13 @@ def compute(plan: Plan) -> PlanResult:
             )
         ]
     else:
+        for field in ("journal_device", "log_device"):
+            if getattr(plan.filesystem, field) and len(unders) > 1:
+                raise PlanError(
+                    f"one {field.replace('_', ' ')} cannot serve the {len(unders)} filesystems of this plan (one per "
+                    "md array): enable LVM to make one filesystem",
+                    f"filesystem.{field}",
+                )
         volumes = [
             _volume(
                 plan,
@@ -287,6 +294,7 @@ def _filesystem(plan: Plan, groups: list[GroupResult], unders: list[Under], laye
                 sector_size=sector,
                 rotational=rotational,
                 xfsprogs=plan.tools.v("xfsprogs"),
+                log_device=fs.log_device,
             )
             fs_bytes = xfs.data_blocks * xfs.block_size
             df_size, df_avail = xfs_df(xfs, kernel=plan.tools.v("kernel"))
@@ -302,6 +310,7 @@ def _filesystem(plan: Plan, groups: list[GroupResult], unders: list[Under], laye
                 rotational=rotational,
                 e2fsprogs=plan.tools.v("e2fsprogs"),
                 journal=fs.journal,
+                journal_device=fs.journal_device,
             )
             fs_bytes = ext4.size_bytes
             df = ext4_df(ext4)

@@ -238,6 +238,16 @@ class Filesystem(BaseModel):
     journal: bool = Field(
         True, description="ext4 only: False makes it without a journal (mke2fs -O ^has_journal), for scratch space."
     )
+    journal_device: str | None = Field(
+        None,
+        description="ext4/ext3: a device for the journal outside the filesystem (mke2fs -O journal_dev on it, then "
+        "-J device=PATH; mounted with journal_path=PATH); None: the journal is inside. Its data is destroyed.",
+    )
+    log_device: str | None = Field(
+        None,
+        description="XFS: a device for the log outside the filesystem (mkfs.xfs -l logdev=PATH, mounted with "
+        "logdev=PATH); None: the log is inside. Its data is destroyed.",
+    )
     data_profile: str | None = Field(
         None,
         description="btrfs data profile (mkfs.btrfs -d: single, dup, raid0, raid1, "
@@ -270,6 +280,21 @@ class Filesystem(BaseModel):
             _check_btrfs(self)
         if not self.journal and self.type != "ext4":
             raise PlanError(f"only ext4 can go without a journal ({self.type} cannot)", "filesystem.journal")
+        if self.journal_device is not None:
+            _check_journal_device(self)
+        if self.log_device is not None:
+            _check(
+                _DEVICE,
+                self.log_device,
+                "log device",
+                "/dev/ followed by letters, digits and ._:+@=/-",
+                "filesystem.log_device",
+            )
+            if self.type != "xfs":
+                raise PlanError(
+                    f"a log device is an XFS setting (ext4 has journal_device), and the filesystem is {self.type}",
+                    "filesystem.log_device",
+                )
         if (self.stripe_unit is None) != (self.stripe_width is None):
             raise PlanError("give both the stripe unit and the stripe width, or neither", "filesystem.stripe_unit")
         if self.stripe_unit is not None and self.stripe_unit % self.block_size:
@@ -284,6 +309,23 @@ class Filesystem(BaseModel):
             return self.label
         suffix = f"-{index}"
         return self.label[: (12 if self.type == "xfs" else 16) - len(suffix)] + suffix
+
+
+def _check_journal_device(fs: Filesystem) -> None:
+    assert fs.journal_device is not None
+    _check(
+        _DEVICE,
+        fs.journal_device,
+        "journal device",
+        "/dev/ followed by letters, digits and ._:+@=/-",
+        "filesystem.journal_device",
+    )
+    if fs.type not in ("ext4", "ext3"):
+        raise PlanError(
+            f"a journal device is an ext4/ext3 setting, and the filesystem is {fs.type}", "filesystem.journal_device"
+        )
+    if not fs.journal:
+        raise PlanError("journal = false and a journal device contradict each other", "filesystem.journal_device")
 
 
 BTRFS_PROFILES = ("single", "dup", "raid0", "raid1", "raid1c3", "raid1c4", "raid10", "raid5", "raid6")
@@ -368,6 +410,9 @@ class Plan(BaseModel):
         paths = [p for d in self.disks for p in d.devices]
         if len(set(paths)) != len(paths):
             raise PlanError("the same device path is listed twice", "disks.devices")
+        for field in ("journal_device", "log_device"):
+            if getattr(self.filesystem, field) in paths:
+                raise PlanError(f"the {field.replace('_', ' ')} is one of the plan's disks", f"filesystem.{field}")
         return self
 
     def disk_list(self) -> list[Disk]:

@@ -35,10 +35,11 @@ def _check(sizes: list[int], data: str | None, meta: str | None) -> None:
     opts = (["-d", data] if data else []) + (["-m", meta] if meta else [])
     layout = btrfs_layout(sizes, data_profile=data, metadata_profile=meta)
     real = measure(sizes, opts)
-    assert (list(real.used), real.df_size_bytes, real.df_available_bytes) == (
+    assert (list(real.used), real.df_size_bytes, real.df_available_bytes, real.free_estimated_bytes) == (
         list(layout.used),
         layout.df_size_bytes,
         layout.df_available_bytes,
+        layout.free_estimated_bytes,
     ), (sizes, data, meta)
 
 
@@ -47,6 +48,8 @@ CASES = [
     ([2 * GiB], None, None),
     ([20000 * MiB], None, None),
     ([2200 * MiB], None, None),
+    ([401604608], None, None),
+    ([600 * MiB, 600 * MiB], "dup", "dup"),
     ([2 * GiB, 2 * GiB], None, None),
     ([1024 * MiB] * 3, None, None),
     ([3000 * MiB, 1000 * MiB, 1000 * MiB], None, None),

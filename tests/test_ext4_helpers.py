@@ -26,6 +26,20 @@ def pmap(fn, items, workers: int = 4) -> list:
         return list(pool.map(fn, items))
 
 
+def assert_no_journal_inside(g: Ext4Geometry, header, df: tuple[int, int]) -> None:
+    """No journal block inside the filesystem: what dumpe2fs and df report equals the geometry's figures."""
+    from planners.fs.ext4.df import ext4_df
+
+    assert header.journal_blocks == g.journal_blocks == 0
+    d = ext4_df(g)
+    assert (header.block_count, header.free_blocks, header.overhead_clusters) == (
+        g.block_count,
+        d.free_blocks,
+        d.overhead_blocks,
+    )
+    assert df == (d.size_bytes, d.avail_bytes)
+
+
 def log_uniform(rnd: random.Random, lo: int, hi: int) -> int:
     """A size between lo and hi bytes, spread evenly over orders of magnitude."""
     return int(lo * (hi / lo) ** rnd.random())

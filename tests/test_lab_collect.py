@@ -141,3 +141,12 @@ def test_fio_notes_before_json_and_status_objects():
     assert parse_fio_json(text)["n"] == 2
     with pytest.raises(ValueError, match="fio wrote no JSON"):
         parse_fio_json("fio: no json\n")
+
+
+def test_a_stopped_array_left_in_sysfs_is_no_array():
+    """After one scenario stops its array, the next scenario's collector can still find the node with no
+    raid_disks: it is not reported (it used to end the parse with a KeyError)."""
+    from runners.lab.collect import parse_collection
+
+    c = parse_collection({"md/md127.sysfs": "metadata_version none\narray_state clear\n", "block.txt": ""})
+    assert c.md == ()

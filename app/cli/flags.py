@@ -33,6 +33,8 @@ LAYOUT_FLAGS = (
     "data_alignment",
     "fs",
     "journal",
+    "journal_device",
+    "log_device",
     "data_profile",
     "metadata_profile",
     "block_size",
@@ -103,6 +105,16 @@ def add_plan_flags(p: argparse.ArgumentParser) -> None:
         action=argparse.BooleanOptionalAction,
         default=None,
         help="--no-journal: ext4 without a journal (mke2fs -O ^has_journal), for scratch space",
+    )
+    f.add_argument(
+        "--journal-device",
+        metavar="PATH",
+        help="ext4/ext3 journal on this device (mke2fs -O journal_dev, then -J device=PATH); its data is destroyed",
+    )
+    f.add_argument(
+        "--log-device",
+        metavar="PATH",
+        help="XFS log on this device (mkfs.xfs -l logdev=PATH, 64 MiB to 2 GiB - 10 MiB); its data is destroyed",
     )
     f.add_argument("--block-size", type=int, choices=(1024, 2048, 4096), help="filesystem block size")
     f.add_argument("--reserved", type=float, metavar="PCT", help="ext3/ext4 reserved blocks percentage")
@@ -267,6 +279,8 @@ def _apply_layers(data: dict[str, Any], args: argparse.Namespace) -> None:
     for key, flag in (
         ("type", "fs"),
         ("journal", "journal"),
+        ("journal_device", "journal_device"),
+        ("log_device", "log_device"),
         ("data_profile", "data_profile"),
         ("metadata_profile", "metadata_profile"),
         ("block_size", "block_size"),

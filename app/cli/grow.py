@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -43,6 +44,8 @@ def add_parsers(sub: Any) -> None:
         choices=("reshape", "new-array"),
         help="reshape an array, or add a new array under LVM (default: reshape where md can)",
     )
+    gr.add_argument("--data-profile", metavar="PROFILE", help="btrfs: data profile after the balance (default: kept)")
+    gr.add_argument("--metadata-profile", metavar="PROFILE", help="btrfs: metadata profile after the balance")
     gr.add_argument("--to", metavar="NEWPLAN.toml", help="the target layout as a plan file, instead of the flags")
     gr.add_argument("--save", metavar="NEWPLAN.toml", help="write the grown layout as a plan file")
     gr.add_argument("--script", metavar="FILE", help="write the guarded grow script to FILE (executable)")
@@ -52,7 +55,7 @@ def add_parsers(sub: Any) -> None:
 
 def request_from_args(args: argparse.Namespace) -> GrowRequest:
     data: dict[str, Any] = {"add_disks": args.add_disks or 0}
-    for key in ("size", "to_level", "group", "mode"):
+    for key in ("size", "to_level", "group", "mode", "data_profile", "metadata_profile"):
         if getattr(args, key) is not None:
             data[key] = getattr(args, key)
     if args.devices is not None:
@@ -78,15 +81,14 @@ def dispatch(args: argparse.Namespace) -> int:
     from planners.example import example_pod
 
     old = load_plan_file(args.plan_file) if args.plan_file else example_pod()
+    if old.filesystem.type == "btrfs" and not old.groups and not old.lvm.enabled:
+        return _dispatch_btrfs(old, args)
+    if args.data_profile or args.metadata_profile:
+        raise PlanError("--data-profile and --metadata-profile grow a btrfs across raw disks; this plan is not one")
     grown = plan_growth(grow_request(old, args))
     new, growth = grown.target, grown.growth
     others = [alternative_line(mode, g) for mode, g in grown.alternatives]
-    if args.save:
-        if Path(args.save).exists() and not args.force:
-            raise PlanError(f"{args.save}: already exists (pass --force to overwrite)")
-        save_plan(new, args.save, overwrite=True)
-    if args.script:
-        write_script(Path(args.script), grown.script(), args.force)
+    _write_files(args, new, grown.script)
     if args.json:
         print(
             json.dumps(
@@ -100,12 +102,55 @@ def dispatch(args: argparse.Namespace) -> int:
         )
     else:
         cli_console().print(render_growth(growth, alternatives=others))
-    for path, what in ((args.save, "the grown layout"), (args.script, "the grow script")):
-        if path:
-            print(f"podplan: wrote {what} to {path}", file=sys.stderr)
+    _say_written(args)
     if args.script:
         print(
             f"podplan: review it, then run: bash {args.script}   (a dry run that checks the system; add --run to grow)",
             file=sys.stderr,
         )
     return 0
+
+
+def _dispatch_btrfs(old: Plan, args: argparse.Namespace) -> int:
+    """A btrfs across raw disks: device add and a balance, its figures, its script."""
+    from planners.grow.btrfs import btrfs_growth, btrfs_target_plan
+    from planners.script.grow_btrfs import btrfs_grow_script
+
+    new = load_plan_file(args.to) if args.to else btrfs_target_plan(old, request_from_args(args))
+    note_disk_size(args.size, "--size")
+    growth = btrfs_growth(old, new)
+    _write_files(args, new, lambda: btrfs_grow_script(old, growth))
+    if args.json:
+        doc = {"growth": growth.model_dump(mode="json"), "target_plan": new.model_dump(mode="json", exclude_none=True)}
+        print(json.dumps(doc, indent=2))
+    else:
+        g = growth
+        lines = [
+            (
+                f"btrfs on {g.mount_point}: {len(g.devices_before)} -> {len(g.devices_before) + len(g.added_devices)} disks, "
+                f"data {g.data_profile[0]} -> {g.data_profile[1]}, metadata {g.metadata_profile[0]} -> {g.metadata_profile[1]}"
+            ),
+            f"df size:          {g.df_size_bytes_before:,} -> {g.df_size_bytes_after:,} B",
+            f"Free (estimated): {g.free_estimated_bytes_before:,} -> {g.free_estimated_bytes_after:,} B",
+            *(f"{i}. {s.title}: {c}" for i, s in enumerate(g.steps, 1) for c in s.commands),
+            *(f"note: {n}" for n in g.notes),
+        ]
+        print("\n".join(lines))
+    _say_written(args)
+    return 0
+
+
+def _write_files(args: argparse.Namespace, new: Plan, script: Callable[[], str]) -> None:
+    """--save (the grown layout) and --script (the grow script), each refused over an existing file without --force."""
+    if args.save:
+        if Path(args.save).exists() and not args.force:
+            raise PlanError(f"{args.save}: already exists (pass --force to overwrite)")
+        save_plan(new, args.save, overwrite=True)
+    if args.script:
+        write_script(Path(args.script), script(), args.force)
+
+
+def _say_written(args: argparse.Namespace) -> None:
+    for path, what in ((args.save, "the grown layout"), (args.script, "the grow script")):
+        if path:
+            print(f"podplan: wrote {what} to {path}", file=sys.stderr)

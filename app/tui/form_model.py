@@ -305,6 +305,11 @@ def _filesystem(old: dict[str, Any], values: Values) -> dict[str, Any]:
     else:
         for key in ("data_profile", "metadata_profile"):
             fs[key] = str(values.get(key) or "") or None  # blank: mkfs.btrfs's default
+    # an external journal or log goes with the filesystem that takes it
+    if values["fs"] not in ("ext4", "ext3"):
+        fs.pop("journal_device", None)
+    if values["fs"] != "xfs":
+        fs.pop("log_device", None)
     fs.update(
         type=values["fs"],
         block_size=_int(values, "block_size", "block size"),

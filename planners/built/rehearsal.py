@@ -12,14 +12,16 @@ from collections.abc import Sequence
 from planners.compute import compute
 from planners.errors import PlanError
 from planners.models import Plan
+from planners.results import VolumeResult
 from planners.units import MiB
 from planners.versions import ToolVersions
 
 # Rehearsal disk sizes tried in order when none is given: small is quick under emulation,
 # but the filesystem must be big enough for mkfs.xfs (300 MiB, more with a stripe).
 SIZE_LADDER = tuple(n * MiB for n in (64, 96, 128, 192, 256, 384, 512, 768, 1024, 2048, 4096))
-# mkfs.xfs 6.1 wants 300 MiB, and 512 MiB + 4 KiB once a stripe spreads the log over 8 AGs.
-MIN_VOLUME = {"xfs": 600 * MiB, "ext4": 128 * MiB, "ext3": 128 * MiB}
+# mkfs.xfs 6.1 wants 300 MiB, and 512 MiB + 4 KiB once a stripe spreads the log over 8 AGs. For btrfs the
+# figure is per device: mkfs.btrfs 6.2 refuses a RAID1 device under 125 MiB.
+MIN_VOLUME = {"xfs": 600 * MiB, "ext4": 128 * MiB, "ext3": 128 * MiB, "btrfs": 256 * MiB}
 
 
 def scale_plan(plan: Plan, disk_size: int, devices: Sequence[str] = (), tools: ToolVersions | None = None) -> Plan:
@@ -57,10 +59,15 @@ def choose_disk_size(plan: Plan, tools: ToolVersions | None = None) -> int:
         except PlanError as exc:
             last_error = exc
             continue
-        if all(v.block_device_bytes >= MIN_VOLUME[plan.filesystem.type] for v in result.volumes):
+        if all(_smallest_device(v) >= MIN_VOLUME[plan.filesystem.type] for v in result.volumes):
             return size
     if last_error is not None:
         raise PlanError(
             f"no rehearsal disk size up to 4 GiB makes this plan work: {last_error.message}", last_error.field
         )
     return SIZE_LADDER[-1]
+
+
+def _smallest_device(volume: VolumeResult) -> int:
+    """The bytes of the smallest device the filesystem is made on (btrfs spans several)."""
+    return min(volume.btrfs.device_bytes) if volume.btrfs is not None else volume.block_device_bytes

@@ -57,6 +57,20 @@ def direct_unders(plan: Plan) -> list[Under]:
 def journal_findings(plan: Plan) -> list[Finding]:
     """What leaving ext4's journal out costs (planners.findings.direct holds it as the other choice of what sits
     under the data; the filesystem's other findings are the alignment checker's)."""
+    device = plan.filesystem.journal_device
+    if device:
+        return [
+            Finding(
+                severity="info",
+                layer="filesystem",
+                field="filesystem.journal_device",
+                message=(
+                    f"the journal is on {device}, outside the array's redundancy unless that device has its own: if "
+                    "it fails, the filesystem does not mount until e2fsck replays nothing and the journal is "
+                    "removed (tune2fs -f -O ^has_journal), and writes in flight are lost."
+                ),
+            )
+        ]
     if plan.filesystem.journal:
         return []
     return [

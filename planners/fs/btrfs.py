@@ -31,9 +31,11 @@ SYSTEM_MAX_CHUNK = 16 * MiB  # a system chunk's data at most (a 6-device RAID10 
 META_STRIPE = 256 * MiB  # a metadata stripe's cap below 50 GiB of devices (1 GiB above)
 META_BIG_FS = 50 * GiB
 DATA_STRIPE = 1 * GiB
+UNALLOCATED_THRESHOLD = 16 * MiB  # btrfs-progs' MIN_UNALOCATED_THRESH: less is not counted as free
 DATA_MIN_STRIPE = (
     64 * MiB
 )  # a data stripe is not cut below this by the tenth-of-the-filesystem cap (seen: DUP data on 1 GiB)
+META_MIN_STRIPE = 32 * MiB  # nor a metadata stripe below this (seen: DUP metadata on one 383 MiB device)
 
 Profile = Literal["single", "dup", "raid0", "raid1", "raid1c3", "raid1c4", "raid10", "raid5", "raid6"]
 
@@ -79,9 +81,12 @@ class BtrfsLayout(NamedTuple):
     device_bytes: tuple[int, ...]  # each device's size as btrfs counts it (whole sectors)
     used: tuple[int, ...]  # bytes of chunks on each device after mkfs
     data_chunk_bytes: int  # logical bytes of the data chunk mkfs leaves (all free)
+    data_chunk_raw_bytes: int  # bytes that chunk takes on the devices, every copy and parity stripe
     data_profile: str
     metadata_profile: str
     sector: int
+    # each chunk mkfs leaves, by logical address: (kind, profile, logical bytes, ((device, start, bytes), ...))
+    chunks: tuple[tuple[str, str, int, tuple[tuple[int, int, int], ...]], ...] = ()
 
     @property
     def df_size_bytes(self) -> int:
@@ -94,6 +99,18 @@ class BtrfsLayout(NamedTuple):
         factor = PROFILES[self.data_profile].factor
         more = unallocated_data_bytes(self.device_bytes, self.used, self.data_profile)
         return (self.data_chunk_bytes + more // factor) // self.sector * self.sector
+
+    @property
+    def free_estimated_bytes(self) -> int:
+        """`btrfs filesystem usage -b` "Free (estimated)" (btrfs-progs 6.2): the free data-chunk bytes plus
+        the unallocated device bytes over the data chunks' raw-to-logical ratio, in the tool's own double
+        arithmetic (each step truncated to whole bytes); unallocated space under 16 MiB is left out."""
+        ratio = self.data_chunk_raw_bytes / self.data_chunk_bytes
+        free = int(self.data_chunk_raw_bytes / ratio)
+        unallocated = sum(self.device_bytes) - sum(self.used)
+        if unallocated >= UNALLOCATED_THRESHOLD:
+            free = int(free + unallocated / ratio)
+        return free
 
     @property
     def stranded_bytes(self) -> int:
@@ -139,23 +156,46 @@ def btrfs_layout(
     # profile keeps its temporary chunks and gets no other.
     _take(holes[0], TEMP_SYSTEM + 2 * TEMP_CHUNK)
     meta_stripe = DATA_STRIPE if total > META_BIG_FS else META_STRIPE
+    temp = {
+        "system": ((0, RESERVED, TEMP_SYSTEM),),
+        "metadata": ((0, RESERVED + TEMP_SYSTEM, TEMP_CHUNK),),
+        "data": ((0, RESERVED + TEMP_SYSTEM + TEMP_CHUNK, TEMP_CHUNK),),
+    }
+    kept: list[tuple[str, str, int, tuple[tuple[int, int, int], ...]]] = []
+    real: list[tuple[str, str, int, tuple[tuple[int, int, int], ...]]] = []
     if meta == "single":
         used[0] += TEMP_SYSTEM + TEMP_CHUNK
+        kept += [
+            ("system", "single", TEMP_SYSTEM, temp["system"]),
+            ("metadata", "single", TEMP_CHUNK, temp["metadata"]),
+        ]
     else:
-        for cap, most in ((SYSTEM_CHUNK, SYSTEM_MAX_CHUNK), (meta_stripe, meta_stripe)):
-            for dev, length in _alloc(holes, meta, cap, most, total):
+        for kind, cap, most, floor in (
+            ("system", SYSTEM_CHUNK, SYSTEM_MAX_CHUNK, 0),
+            ("metadata", meta_stripe, meta_stripe, META_MIN_STRIPE),
+        ):
+            placed = _alloc(holes, meta, cap, most, total, floor)
+            real.append((kind, meta, _logical(meta, placed), tuple(placed)))
+            for dev, _, length in placed:
                 used[dev] += length
-    data_chunk = TEMP_CHUNK
+    data_chunk = data_raw = TEMP_CHUNK
     if data != "single":
-        chunk = _alloc(holes, data, DATA_STRIPE, 10 * DATA_STRIPE, total)
-        shape = PROFILES[data]
-        stripe = chunk[0][1]
-        data_chunk = stripe * ((len(chunk) - shape.nparity) // shape.ncopies)
-        for dev, length in chunk:
+        chunk = _alloc(holes, data, DATA_STRIPE, 10 * DATA_STRIPE, total, DATA_MIN_STRIPE)
+        data_chunk = _logical(data, chunk)
+        data_raw = chunk[0][2] * len(chunk)
+        real.append(("data", data, data_chunk, tuple(chunk)))
+        for dev, _, length in chunk:
             used[dev] += length
     else:
         used[0] += TEMP_CHUNK
-    return BtrfsLayout(devices, tuple(used), data_chunk, data, meta, sector)
+        kept.append(("data", "single", TEMP_CHUNK, temp["data"]))
+    return BtrfsLayout(devices, tuple(used), data_chunk, data_raw, data, meta, sector, tuple(kept + real))
+
+
+def _logical(profile: str, stripes: Sequence[tuple[int, int, int]]) -> int:
+    """The logical bytes of a chunk of `profile` with these (device, start, bytes) stripes."""
+    shape = PROFILES[profile]
+    return stripes[0][2] * ((len(stripes) - shape.nparity) // shape.ncopies)
 
 
 def _take(holes: list[tuple[int, int]], length: int) -> None:
@@ -168,10 +208,10 @@ def _largest_hole(holes: list[tuple[int, int]]) -> int:
 
 
 def _alloc(
-    holes: list[list[tuple[int, int]]], profile: str, stripe_cap: int, chunk_cap: int, total: int
-) -> list[tuple[int, int]]:
-    """(device, bytes) of each stripe of one new chunk of `profile`: stripes of at most `stripe_cap`, the
-    chunk's data at most `chunk_cap` and a tenth of the devices."""
+    holes: list[list[tuple[int, int]]], profile: str, stripe_cap: int, chunk_cap: int, total: int, floor: int
+) -> list[tuple[int, int, int]]:
+    """(device, start, bytes) of each stripe of one new chunk of `profile`: stripes of at most `stripe_cap`, the
+    chunk's data at most `chunk_cap` and a tenth of the devices, no stripe cut below `floor` by the tenth."""
     shape = PROFILES[profile]
     # The stripe the chunk wants comes first; devices are then taken in the device list's order (the
     # last added first), those with room for that stripe before those without (seen with mkfs.btrfs
@@ -189,7 +229,6 @@ def _alloc(
     max_chunk = min(total // 10, chunk_cap)
     if stripe * data_stripes > max_chunk:
         # mkfs.btrfs spreads the chunk's cap over every stripe, copies too
-        floor = DATA_MIN_STRIPE if stripe_cap == DATA_STRIPE else 0
         stripe = max(max_chunk // num_stripes, floor)
     need = stripe * shape.dev_stripes
     cands.sort(key=lambda c: (c[0] < need, -c[0] if c[0] < need else 0))
@@ -203,7 +242,7 @@ def _alloc(
             k = max(range(len(hs)), key=lambda j: hs[j][1] - hs[j][0])
             s, e = hs[k]
             hs[k] = (s + stripe, e)
-            out.append((dev, stripe))
+            out.append((dev, s, stripe))
     return out
 
 
@@ -257,6 +296,9 @@ class BtrfsGeometry(BaseModel):
     data_chunk_bytes: int = Field(description="The first data chunk's logical size, bytes (all of it free).")
     df_size_bytes: int = Field(description="statvfs size: the devices' bytes over the data copies, bytes.")
     df_available_bytes: int = Field(description="statvfs available right after mount, bytes.")
+    free_estimated_bytes: int = Field(
+        description="`btrfs filesystem usage -b` Free (estimated) right after mount (btrfs-progs 6.2), bytes."
+    )
     stranded_bytes: int = Field(description="Device bytes no data chunk of the profile can use (mixed sizes), bytes.")
     data_tolerates: int = Field(description="Device failures the data survives, count.")
     metadata_tolerates: int = Field(description="Device failures the metadata survives, count.")
@@ -297,6 +339,7 @@ def btrfs_geometry(
         data_chunk_bytes=lay.data_chunk_bytes,
         df_size_bytes=lay.df_size_bytes,
         df_available_bytes=lay.df_available_bytes,
+        free_estimated_bytes=lay.free_estimated_bytes,
         stranded_bytes=lay.stranded_bytes,
         data_tolerates=PROFILES[lay.data_profile].tolerated,
         metadata_tolerates=PROFILES[lay.metadata_profile].tolerated,

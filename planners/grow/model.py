@@ -7,7 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from planners.errors import PlanError
-from planners.models import OptionalBytes, check_device
+from planners.models import BTRFS_PROFILES, OptionalBytes, check_device
 
 Frozen = ConfigDict(frozen=True, extra="forbid")
 GrowMode = Literal["reshape", "new-array"]
@@ -28,6 +28,17 @@ class GrowRequest(BaseModel):
     to_level: int | None = Field(None, description="New RAID level of the reshaped array (5 -> 6); None = unchanged.")
     group: str | None = Field(None, description="md array to reshape; None = the last one.")
     mode: GrowMode | None = Field(None, description="reshape an array, or add a new-array under LVM; None = choose.")
+    data_profile: str | None = Field(None, description="btrfs: data profile after the balance; None = unchanged.")
+    metadata_profile: str | None = Field(
+        None, description="btrfs: metadata (and system) profile after the balance; None = unchanged."
+    )
+
+    @field_validator("data_profile", "metadata_profile")
+    @classmethod
+    def _profile(cls, v: str | None) -> str | None:
+        if v is not None and v not in BTRFS_PROFILES:
+            raise PlanError(f"btrfs profile {v!r} is not one of {', '.join(BTRFS_PROFILES)}", "data_profile")
+        return v
 
     @field_validator("devices")
     @classmethod

@@ -16,7 +16,8 @@ from typing import Protocol
 from planners import __version__ as PODPLAN_VERSION
 from planners.findings.alignment import write_unit
 from planners.findings.direct import placeholder
-from planners.fs.ext4.geometry import mke2fs_args
+from planners.fs.ext4.geometry import JOURNAL_MIN_BLOCKS, journal_device_args, mke2fs_args
+from planners.fs.xfs.model import LOG_MAX_BYTES, LOG_REALISTIC_MIN_BYTES
 from planners.lvm.geometry import LvmGeometry
 from planners.models import MdGroup, Plan
 from planners.results import AlignmentChain, GroupResult, PlanResult, VolumeResult
@@ -99,6 +100,18 @@ def build_script(plan: Plan, result: PlanResult) -> str:
             arrays.append((var, [(d.size, d.logical_sector, d.physical_sector) for d in disks]))
     for line in device_checks(arrays):
         w(line)
+    journal = result.volumes[0].ext4.journal_device if result.volumes[0].ext4 else None
+    if journal:
+        least = JOURNAL_MIN_BLOCKS * plan.filesystem.block_size
+        w(f"check_device {q(journal)} {least} - -  # the external journal: at least {JOURNAL_MIN_BLOCKS} blocks")
+    log = plan.filesystem.log_device
+    if log:
+        w(f"check_device {q(log)} {LOG_REALISTIC_MIN_BYTES} - -  # the external XFS log: 64 MiB at least")
+        w(
+            f'if [ "$(blockdev --getsize64 {q(log)} 2>/dev/null || echo 0)" -gt {LOG_MAX_BYTES} ]; then '
+            f'refuse "{log}: larger than the {LOG_MAX_BYTES}-byte longest XFS log (mkfs.xfs refuses it): '
+            'give a partition of at most that"; fi'
+        )
     w("check_distinct")
     w(f'[ "$PROBLEMS" -eq 0 ] || die "{REFUSED}"')
     w("confirm")
@@ -234,7 +247,7 @@ def _mkfs_step(w: Write, plan: Plan, v: VolumeResult) -> None:
             w("# No stripe (-d noalign): nothing below stripes, so mkfs must not adopt a stripe hint.")
         w(
             f"# Expect {x.agcount} allocation groups of {x.agsize_blocks} blocks, {x.data_blocks} data blocks, "
-            f"a log of {x.log_blocks} blocks."
+            + (f"the log on {x.log_device} (the whole device)." if x.log_device else f"a log of {x.log_blocks} blocks.")
         )
     else:
         e = v.ext4
@@ -251,6 +264,11 @@ def _mkfs_step(w: Write, plan: Plan, v: VolumeResult) -> None:
             )
         if not e.journal_requested:
             w("# No has_journal in -O: no journal (the plan's journal = false), so after a crash e2fsck checks it all.")
+        if e.journal_device:
+            w(
+                f"# The journal goes on {e.journal_device} (-J device=), made a journal device first with the same block size."
+            )
+            w(f"run {' '.join(q(x) for x in journal_device_args(e, e.journal_device))}")
         w(
             f"# Expect {e.block_count} blocks in {e.block_groups} groups, {e.inode_count} inodes, "
             f"a journal of {e.journal_blocks} blocks, {e.reserved_blocks} reserved blocks."
@@ -267,7 +285,11 @@ def _mount_step(w: Write, plan: Plan, v: VolumeResult) -> None:
     fs = plan.filesystem
     w("")
     w(f'step "mount {v.mount_point} and add it to fstab"')
-    opts = ",".join(fs.mount_options) or "defaults"
+    journal = [f"journal_path={v.ext4.journal_device}"] if v.ext4 and v.ext4.journal_device else []
+    # journal_path: the device is found by its path, not by the device number recorded at mkfs (numbers change);
+    # XFS finds its external log only by the logdev= of every mount
+    journal += [f"logdev={v.xfs.log_device}"] if v.xfs and v.xfs.log_device else []
+    opts = ",".join([*fs.mount_options, *journal]) or "defaults"
     passno = 0 if fs.type == "btrfs" else 2  # btrfs checks itself at mount; fsck.btrfs does nothing
     w(f"run mkdir -p {q(v.mount_point)}")
     # By UUID, which no other filesystem shares; the label, each volume's own, names it for a reader.

@@ -155,9 +155,10 @@ fits_plan() {
     { refuse "$given: cannot read its size (blockdev --getsize64 $given; run as root)"; return 1; }
   { read -r size; read -r ss; read -r pbsz; } <<<"$figures"
   if [ "$size" -lt "$want" ]; then refuse "$given: $size bytes, smaller than the plan's disk of $want bytes"; fits=1; fi
-  if [ "$ss" -ne "$logical" ]; then refuse "$given: $ss-byte logical sectors, the plan's disk has $logical"; fits=1; fi
-  if [ "$pbsz" -ne "$physical" ]; then refuse "$given: $pbsz-byte physical sectors, the plan's disk has $physical"; fits=1; fi
-  if [ "$fits" -eq 0 ] && [ "$size" -gt "$want" ]; then
+  # A sector size of - is the plan's to leave open (an external journal's device).
+  if [ "$logical" != - ] && [ "$ss" -ne "$logical" ]; then refuse "$given: $ss-byte logical sectors, the plan's disk has $logical"; fits=1; fi
+  if [ "$physical" != - ] && [ "$pbsz" -ne "$physical" ]; then refuse "$given: $pbsz-byte physical sectors, the plan's disk has $physical"; fits=1; fi
+  if [ "$fits" -eq 0 ] && [ "$logical" != - ] && [ "$size" -gt "$want" ]; then
     say "  note    $given: $size bytes; the plan's figures use $want of them and leave $((size - want)) unused"
   fi
   return "$fits"

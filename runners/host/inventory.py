@@ -267,10 +267,37 @@ def gather_files() -> dict[str, str]:
         elif kind in ("ext2", "ext3", "ext4"):
             files[f"fs/{n}.dumpe2fs"] = _tool(["dumpe2fs", "-h", f"/dev/{n}"])
         elif kind == "btrfs":
-            files[f"fs/{n}.btrfs"] = _tool(["btrfs", "filesystem", "show", "--raw", f"/dev/{n}"])
+            files[f"fs/{n}.btrfs"] = _btrfs_report(n, files["mounts.txt"])
     files["df.txt"] = _tool(["df", "-B1", "--output=source,fstype,size,used,avail,target"])
     files["lsblk.json"] = _tool(["lsblk", "-J", "-b", "-O"])
+    files["aliases.txt"] = _aliases()
     return files
+
+
+def _btrfs_report(name: str, mounts: str) -> str:
+    """A btrfs's devices (`btrfs filesystem show --raw`) and, where it is mounted, its usage summary."""
+    text = _tool(["btrfs", "filesystem", "show", "--raw", f"/dev/{name}"])
+    at = next(
+        (f[1] for f in (line.split() for line in mounts.splitlines()) if len(f) > 1 and _kernel_name(f[0]) == name),
+        None,
+    )
+    return text + (_tool(["btrfs", "filesystem", "usage", "-b", at]) if at else "")
+
+
+def _kernel_name(path: str) -> str:
+    return os.path.basename(os.path.realpath(path)) if path.startswith("/dev/") else ""
+
+
+def _aliases() -> str:
+    """Each /dev/disk/*/ and /dev/md/ link with the kernel name it points to: a plan names its disks by such
+    paths, and btrfs shows the path it was made or mounted with."""
+    lines = []
+    kinds = sorted(os.listdir("/dev/disk")) if os.path.isdir("/dev/disk") else []
+    for folder in [*(os.path.join("/dev/disk", k) for k in kinds), "/dev/md"]:
+        for link in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
+            path = os.path.join(folder, link)
+            lines.append(f"{path} {_kernel_name(path)}")
+    return "\n".join(lines)
 
 
 def collect_host() -> LabCollection:

@@ -13,6 +13,7 @@ import re
 from pydantic import BaseModel, ConfigDict, Field
 
 from planners.fs.xfs.geometry import XfsGeometry
+from runners.probes.btrfs import parse_devices, parse_free_estimated
 from runners.probes.ext4 import DumpE2fsHeader, parse_dumpe2fs_header
 from runners.probes.lvm import LvReport, PvReport, VgReport, parse_lvs, parse_pvs, parse_vgs
 from runners.probes.xfs import parse_mkfs_output
@@ -68,6 +69,24 @@ class BlockDevice(BaseModel):
     stripe_cache_size: int | None = Field(description="md/stripe_cache_size of a raid4/5/6 md device, entries.")
 
 
+class BtrfsReport(BaseModel):
+    """A mounted btrfs as `btrfs filesystem show --raw` and `btrfs filesystem usage -b` report it."""
+
+    model_config = _FROZEN
+
+    devices: dict[str, tuple[int, int]] = Field(
+        description="Each device by kernel name (sdb, md127): its size and the bytes of chunks on it, bytes."
+    )
+    free_estimated: int | None = Field(description="`btrfs filesystem usage -b` Free (estimated), bytes.")
+
+
+def parse_btrfs_report(text: str, kernel_names: dict[str, str]) -> BtrfsReport:
+    """The collector's btrfs file (show, then usage); device paths become kernel names, through
+    `kernel_names` ({path the scenario gave: kernel name}) where the path is not /dev/NAME itself."""
+    devices = {kernel_names.get(path, path.rsplit("/", 1)[-1]): v for path, v in parse_devices(text).items()}
+    return BtrfsReport(devices=devices, free_estimated=parse_free_estimated(text))
+
+
 class FilesystemFound(BaseModel):
     """A filesystem the collector found on a device: its geometry as the tools report it, df when mounted."""
 
@@ -77,6 +96,7 @@ class FilesystemFound(BaseModel):
     fstype: str = Field(description="xfs, ext4 or btrfs (ext2/ext3 reported as such).")
     xfs: XfsGeometry | None = Field(None, description="`xfs_info` geometry, for XFS.")
     ext: DumpE2fsHeader | None = Field(None, description="`dumpe2fs -h` header, for ext2/3/4.")
+    btrfs: BtrfsReport | None = Field(None, description="Devices and usage, for btrfs.")
     mountpoint: str | None = Field(None, description="Where it was mounted when collected, if it was.")
     df_size: int | None = Field(None, description="`df -B1` size, in bytes (mounted only).")
     df_used: int | None = Field(None, description="`df -B1` used, in bytes (mounted only).")
@@ -104,6 +124,13 @@ class LabCollection(BaseModel):
     lvs: tuple[LvReport, ...] = Field(description="`lvs --segments` rows folded per LV.")
     lv_readahead: tuple[LvReadahead, ...] = Field(description="Readahead per LV.")
     mdstat: str = Field(description="/proc/mdstat as read.")
+    aliases: dict[str, str] = Field(
+        default_factory=dict, description="Kernel name of each device path given (the scenario's disks, by-id links)."
+    )
+
+    def kernel_name(self, path: str) -> str:
+        """The kernel name of a device path: its alias if one was recorded, else the path's last part."""
+        return self.aliases.get(path, path.rsplit("/", 1)[-1])
 
     def md_array(self, name: str) -> MdArray:
         return next(a for a in self.md if a.name == name)
@@ -243,8 +270,15 @@ def _lv_readahead(text: str) -> list[LvReadahead]:
 def parse_collection(files: dict[str, str]) -> LabCollection:
     """All of a scenario's collector files -> LabCollection."""
     block = parse_block_lines(files.get("block.txt", ""))
-    md_names = sorted(k[3:].removesuffix(".sysfs") for k in files if k.startswith("md/") and k.endswith(".sysfs"))
+    # A stopped array can leave its node behind for a while, with no raid_disks: no array to report.
+    md_names = sorted(
+        k[3:].removesuffix(".sysfs")
+        for k, text in files.items()
+        if k.startswith("md/") and k.endswith(".sysfs") and "raid_disks " in text
+    )
     df = parse_df(files.get("df.txt", ""))
+    pairs = (line.split() for line in files.get("aliases.txt", "").splitlines())
+    kernel_names = {p[0]: p[1] for p in pairs if len(p) == 2}
     filesystems = []
     for key, text in sorted(files.items()):
         if not key.startswith("fs/"):
@@ -252,10 +286,13 @@ def parse_collection(files: dict[str, str]) -> LabCollection:
         dev, _, kind = key[3:].rpartition(".")
         xfs = parse_mkfs_output(text) if kind == "xfs_info" else None
         ext = parse_dumpe2fs_header(text) if kind == "dumpe2fs" else None
+        btrfs = parse_btrfs_report(text, kernel_names) if kind == "btrfs" else None
         fstype = "xfs" if xfs else next((f for f in ("ext4", "ext3") if ext and _has_ext_feature(ext, f)), "ext2")
         fstype = "btrfs" if kind == "btrfs" else fstype
         dm = block[dev].dm_name if dev in block else None
-        sources = [f"/dev/{dev}"] + ([f"/dev/mapper/{dm}"] if dm else [])
+        sources = (
+            [f"/dev/{dev}"] + ([f"/dev/mapper/{dm}"] if dm else []) + [p for p, n in kernel_names.items() if n == dev]
+        )
         mounted = next((df[s] for s in sources if s in df), None)
         filesystems.append(
             FilesystemFound(
@@ -263,6 +300,7 @@ def parse_collection(files: dict[str, str]) -> LabCollection:
                 fstype=fstype,
                 xfs=xfs,
                 ext=ext,
+                btrfs=btrfs,
                 mountpoint=mounted[0] if mounted else None,
                 df_size=mounted[1] if mounted else None,
                 df_used=mounted[2] if mounted else None,
@@ -278,6 +316,7 @@ def parse_collection(files: dict[str, str]) -> LabCollection:
         lvs=tuple(parse_lvs(_json_or_empty(files.get("lvs.json", "")))),
         lv_readahead=tuple(_lv_readahead(files.get("lvs.json", ""))),
         mdstat=files.get("mdstat.txt", ""),
+        aliases=kernel_names,
     )
 
 

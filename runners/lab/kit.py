@@ -45,6 +45,7 @@ TOP_PACKAGES = (
     "fio",
     "e2fsprogs",
     "xfsprogs",
+    "btrfs-progs",
     "tar",
     "grep",
     "sed",
@@ -276,7 +277,7 @@ def _add_guest_files(tree: Tree, work: Path) -> None:
     extras = work / "extras"
     extras.mkdir()
     texts = {
-        "etc/podplan/modules": "\n".join(m for m in GUEST_MODULES if m not in ("ext4", "xfs")) + "\n",
+        "etc/podplan/modules": "\n".join(m for m in GUEST_MODULES if m not in ("ext4", "xfs", "btrfs")) + "\n",
         "etc/passwd": "root:x:0:0:root:/root:/bin/bash\n",
         "etc/group": "root:x:0:\ndisk:x:6:\n",
         "etc/fstab": "",

@@ -35,6 +35,7 @@ GUEST_MODULES = (
     "loop",
     "ext4",
     "xfs",
+    "btrfs",
 )
 # Asked for by name at run time (crypto by algorithm name, lvm targets): shipped, loaded on demand.
 ON_DEMAND_DIRS = ("kernel/crypto/", "kernel/arch/x86/crypto/", "kernel/drivers/md/")

@@ -8,18 +8,20 @@ report. Every figure the plan predicts is set beside what the VM reports.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from planners.built.rehearsal import choose_disk_size, scale_plan
 from planners.compute import compute
 from planners.findings.alignment import write_unit
+from planners.fs.btrfs import BtrfsGeometry
 from planners.models import Plan
 from planners.results import PlanResult
 from planners.script.build import build_script
 from planners.versions import ToolVersions
 from runners.lab import LabCollection, LabDisk, Scenario
+from runners.lab.collect import BtrfsReport
 
 # Runs the build script as shipped, then lets md finish its initial resync so that the
 # checks see a settled array (and the resync shows up as its own stage).
@@ -165,8 +167,24 @@ def compare(plan: Plan, result: PlanResult, c: LabCollection) -> list[Check]:
             arr_name = kernel_name.get(name)
             if a.stripe_cache_size and arr_name:
                 add("tuning", f"{name} stripe_cache_size", a.stripe_cache_size, c.md_array(arr_name).stripe_cache_size)
-        _compare_fs(add, v, next((f for f in c.filesystems if f.device == top), None))
+        fs = next((f for f in c.filesystems if f.device == top), None)
+        _compare_fs(add, v, fs)
+        if v.btrfs is not None and fs is not None:
+            # btrfs across raw disks names them in the plan's order; on md or LVM it has one device
+            raw = [c.kernel_name(d.device) for d in plan.disk_list()]
+            devices = raw if not v.groups and v.lvm is None else ((top,) if top else ())
+            _compare_btrfs(add, v.btrfs, fs.btrfs, devices)
     return out
+
+
+def _compare_btrfs(add: Callable[..., None], b: BtrfsGeometry, r: BtrfsReport | None, devices: Sequence[str]) -> None:
+    """Each device's size and chunks as `btrfs filesystem show` reports them, and usage's Free (estimated)."""
+    add("filesystem", "btrfs devices", len(b.device_bytes), len(r.devices) if r else None)
+    for name, size, used in zip(devices, b.device_bytes, b.used_bytes, strict=False):
+        seen = r.devices.get(name) if r else None
+        add("filesystem", f"btrfs size of {name} (bytes)", size, seen[0] if seen else None)
+        add("filesystem", f"btrfs chunks on {name} (bytes)", used, seen[1] if seen else None)
+    add("filesystem", "btrfs Free (estimated) (bytes)", b.free_estimated_bytes, r.free_estimated if r else None)
 
 
 def _compare_array_starts(
@@ -215,7 +233,8 @@ def _compare_fs(add: Callable[..., None], v, fs) -> None:
             ("XFS swidth (blocks)", x.swidth_blocks, r.swidth_blocks if r else None),
             ("XFS log (blocks)", x.log_blocks, r.log_blocks if r else None),
         ):
-            add("filesystem", figure, mine, theirs)
+            if figure != "XFS log (blocks)" or not x.log_device:  # an external log is the whole device
+                add("filesystem", figure, mine, theirs)
     if v.ext4 is not None:
         e, h = v.ext4, fs.ext
         for figure, mine, theirs in (

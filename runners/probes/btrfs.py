@@ -18,16 +18,31 @@ from runners.probes.loopdev import mounted, sparse_loops
 _DEVID = re.compile(r"devid\s+(\d+)\s+size\s+(\d+)\s+used\s+(\d+)\s+path\s+(\S+)")
 
 
+_FREE_ESTIMATED = re.compile(r"^\s*Free \(estimated\):\s+(\d+)", re.M)
+
+
 class BtrfsMeasurement(NamedTuple):
     used: tuple[int, ...]  # bytes allocated to chunks on each device, in the order given to mkfs.btrfs
     df_size_bytes: int  # statvfs f_blocks x f_frsize
     df_available_bytes: int  # statvfs f_bavail x f_frsize
+    free_estimated_bytes: int | None  # `btrfs filesystem usage -b` Free (estimated)
+
+
+def parse_devices(text: str) -> dict[str, tuple[int, int]]:
+    """{path: (size, used)} of each device in `btrfs filesystem show --raw`, bytes."""
+    return {path: (int(size), int(used)) for _, size, used, path in _DEVID.findall(text)}
+
+
+def parse_free_estimated(text: str) -> int | None:
+    """`btrfs filesystem usage -b`'s "Free (estimated)" in bytes; None if the report has none."""
+    m = _FREE_ESTIMATED.search(text)
+    return int(m.group(1)) if m else None
 
 
 def parse_show(text: str, devices: Sequence[str]) -> tuple[int, ...]:
     """Each device's `used` bytes from `btrfs filesystem show --raw`, in the order of `devices`."""
-    used = {path: int(u) for _, _, u, path in _DEVID.findall(text)}
-    return tuple(used[d] for d in devices)
+    found = parse_devices(text)
+    return tuple(found[d][1] for d in devices)
 
 
 def mkfs_btrfs_argv(devices: Sequence[str], options: Sequence[str]) -> list[str]:
@@ -40,8 +55,40 @@ def measure(sizes: Sequence[int], options: Sequence[str], timeout: float = 120.0
             run(mkfs_btrfs_argv(devs, options), timeout=timeout)
             used = parse_show(run(["btrfs", "filesystem", "show", "--raw", devs[0]], timeout=timeout).stdout, devs)
             with mounted(devs[0], timeout=timeout) as mnt:
-                st = os.statvfs(mnt)
-            return BtrfsMeasurement(used, st.f_blocks * st.f_frsize, st.f_bavail * st.f_frsize)
+                return _measured(mnt, devs, timeout)._replace(used=used)
+        finally:
+            for d in devs:
+                run(["btrfs", "device", "scan", "--forget", d], timeout=timeout, check=False)
+
+
+def _measured(mnt: str, devs: Sequence[str], timeout: float) -> BtrfsMeasurement:
+    st = os.statvfs(mnt)
+    usage = run(["btrfs", "filesystem", "usage", "-b", mnt], timeout=timeout).stdout
+    used = parse_show(run(["btrfs", "filesystem", "show", "--raw", mnt], timeout=timeout).stdout, devs)
+    return BtrfsMeasurement(used, st.f_blocks * st.f_frsize, st.f_bavail * st.f_frsize, parse_free_estimated(usage))
+
+
+def measure_growth(
+    sizes: Sequence[int],
+    added: Sequence[int],
+    options: Sequence[str],
+    balances: Sequence[Sequence[str]],
+    timeout: float = 300.0,
+) -> tuple[BtrfsMeasurement, BtrfsMeasurement]:
+    """A fresh btrfs over `sizes`, then `btrfs device add` of `added` and `btrfs balance start FILTERS...` for each
+    filter list of `balances`, as a grow script does: what it reports before and after (devices in mkfs then
+    add order)."""
+    with sparse_loops([*sizes, *added]) as devs:
+        old, new = devs[: len(sizes)], devs[len(sizes) :]
+        try:
+            run(mkfs_btrfs_argv(old, options), timeout=timeout)
+            run(["btrfs", "device", "scan", *old], timeout=timeout)
+            with mounted(old[0], timeout=timeout) as mnt:
+                before = _measured(mnt, old, timeout)
+                run(["btrfs", "device", "add", "-f", "-K", *new, mnt], timeout=timeout)
+                for filters in balances:
+                    run(["btrfs", "balance", "start", *filters, mnt], timeout=timeout)
+                return before, _measured(mnt, devs, timeout)
         finally:
             for d in devs:
                 run(["btrfs", "device", "scan", "--forget", d], timeout=timeout, check=False)

@@ -80,6 +80,11 @@ class Ext4Geometry(BaseModel):
     journal_requested: bool = Field(
         True, description="Whether mke2fs is asked for a journal (has_journal); False: -O ^has_journal."
     )
+    journal_device: str | None = Field(
+        None,
+        description="Path of the external journal (mke2fs -J device=PATH; the device made with -O journal_dev); "
+        "None: the journal, if any, is inside the filesystem.",
+    )
     e2fsprogs: tuple[int, ...] = Field(description="e2fsprogs version these figures assume.")
 
     # mypy takes no decorator over a property; pydantic's documentation gives this ignore for
@@ -222,12 +227,14 @@ def ext4_geometry(
     rotational: bool = True,
     e2fsprogs: tuple[int, ...] = (1, 47, 0),
     journal: bool = True,
+    journal_device: str | None = None,
 ) -> Ext4Geometry:
     """The filesystem mke2fs makes on a `size_bytes` device with `mke2fs_args` options.
 
     `stride`/`stripe_width` are the array's (chunk / block, stride x data disks). From
     e2fsprogs 1.47.3 mke2fs sets no stripe width on non-rotational devices, and the
-    planned command follows that default. `journal=False` asks mke2fs for none (ext4 only).
+    planned command follows that default. `journal=False` asks mke2fs for none (ext4 only);
+    `journal_device` puts it on that device: has_journal stays, and no journal block is inside.
     """
     _check_inputs(size_bytes, fs_type, block_size, stride, stripe_width, reserved_percent, tuple(e2fsprogs))
     if tuple(e2fsprogs) >= (1, 47, 3) and not rotational:
@@ -243,6 +250,8 @@ def ext4_geometry(
     if not journal:
         if fs_type != "ext4":
             raise PlanError("only ext4 is planned without a journal (ext3 without one is ext2)", field="journal")
+        if journal_device:
+            raise PlanError("a journal device was given for a filesystem without a journal", field="journal_device")
         features.discard("has_journal")
     is_64bit = "64bit" in features
     if blocks > MAX_U32:
@@ -270,6 +279,12 @@ def ext4_geometry(
         stripe_width=stripe_width,
         e2fsprogs=tuple(e2fsprogs),
     )
+    if journal_device:
+        # mke2fs adds the external journal whatever the size: has_journal stays, no block of it is inside
+        with_journal = tuple(sorted({*geometry.features, "has_journal"}))
+        return geometry.model_copy(
+            update={"journal_blocks": 0, "features": with_journal, "journal_device": journal_device}
+        )
     return geometry if journal else geometry.model_copy(update={"journal_requested": False})
 
 
@@ -429,6 +444,8 @@ def mke2fs_args(geometry: Ext4Geometry, *, extended: tuple[str, ...] = ()) -> li
     ]
     if g.flex_bg_size:
         args += ["-G", str(g.flex_bg_size)]
+    if g.journal_device:
+        args += ["-J", f"device={g.journal_device}"]
     ext = [f"stride={g.stride},stripe_width={g.stripe_width}"] if g.stride else []
     ext += list(extended)
     if ext:
@@ -440,3 +457,12 @@ def _requested_features(fs_type: FsType) -> tuple[str, ...]:
     # resize_inode is asked for even where mke2fs will drop it (over 2^32 blocks, meta_bg),
     # exactly as the stock configuration does, so both paths agree.
     return tuple(sorted(set(BASE_FEATURES) | set(TYPE_FEATURES[fs_type])))
+
+
+JOURNAL_MIN_BLOCKS = 1024  # JBD2_MIN_JOURNAL_BLOCKS: mke2fs refuses a smaller journal device
+
+
+def journal_device_args(geometry: Ext4Geometry, device: str) -> list[str]:
+    """`mke2fs` argv that makes `device` the external journal of `geometry` (its block size: mke2fs
+    refuses a journal device whose blocks differ from the filesystem's)."""
+    return ["mke2fs", "-q", "-F", "-O", "journal_dev", "-b", str(geometry.block_size), device]

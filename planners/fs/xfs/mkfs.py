@@ -212,8 +212,11 @@ def xfs_geometry(
     sector_size: int = 512,
     rotational: bool = True,
     xfsprogs: Version = (6, 1, 0),
+    log_device: str | None = None,
 ) -> XfsGeometry:
     """The geometry `mkfs.xfs -d size=size_bytes,su=..,sw=..` gives, or PlanError with its reason.
+
+    `log_device` puts the log on that device (-l logdev=): no block of the data section is log.
 
     `rotational` is accepted for the versions that use it (6.8 and later pick more AGs on
     SSDs); the modelled versions ignore it.
@@ -235,8 +238,10 @@ def xfs_geometry(
             field="size_bytes",
         )
     log_sunit = log_sunit_bytes(su_bytes, block_size, sector_size) // block_size
-    log = _log_blocks(dblocks, agsize, agcount, blocklog, block_size, sector_size, log_sunit or sunit)
-    if log < LOG_REALISTIC_MIN_BYTES >> blocklog:
+    log = 0
+    if not log_device:
+        log = _log_blocks(dblocks, agsize, agcount, blocklog, block_size, sector_size, log_sunit or sunit)
+    if not log_device and log < LOG_REALISTIC_MIN_BYTES >> blocklog:
         raise PlanError(
             f"XFS allocation groups of {agsize * block_size} bytes leave no room for the 64 MiB "
             f"log mkfs.xfs requires: make the filesystem larger.",
@@ -257,4 +262,5 @@ def xfs_geometry(
         log_blocks=log,
         log_sunit_bytes=log_sunit * block_size,
         log_sector_size=sector_size,
+        log_device=log_device,
     )

@@ -56,6 +56,9 @@ class XfsGeometry(BaseModel):
     bigtime: bool = Field(True, description="Timestamps beyond 2038.")
     inobtcount: bool = Field(True, description="Inode btree block counters in the AGI.")
     nrext64: bool = Field(False, description="64-bit extent counters.")
+    log_device: str | None = Field(
+        None, description="Path of the external log (mkfs.xfs -l logdev=); None: the log is internal."
+    )
 
     @property
     def data_bytes(self) -> int:
@@ -96,9 +99,15 @@ class XfsGeometry(BaseModel):
     @property
     def mkfs_options(self) -> tuple[str, ...]:
         """Options that make mkfs.xfs build this geometry on the planned device."""
-        return xfs_mkfs_options(
+        opts = xfs_mkfs_options(
             su_bytes=self.su_bytes, sw=self.sw, block_size=self.block_size, sector_size=self.sector_size
         )
+        if not self.log_device:
+            return opts
+        # one -l for every log suboption: the stripe unit mkfs would pick stays with the log
+        rest = [o for i, o in enumerate(opts) if o != "-l" and (i == 0 or opts[i - 1] != "-l")]
+        su = [opts[i + 1] for i, o in enumerate(opts) if o == "-l"]
+        return (*rest, "-l", ",".join([*su, f"logdev={self.log_device}"]))
 
 
 class XfsDf(BaseModel):

@@ -29,12 +29,27 @@ for md in /sys/block/md*; do
     done
 done
 members=()
-for d in $PODPLAN_DISKS; do d=$(readlink -f "$d"); members+=("/sys/block/${d##*/}"); done
-# Filesystems mounted straight on a disk (a plan without md or LVM), as " name:type " words.
+# Each path a device was given by, with its kernel name: the scenario's disks, and mount sources that are
+# links (btrfs shows the path it was made or mounted with, e.g. /dev/disk/by-id/... or /dev/md/NAME).
+for d in $PODPLAN_DISKS; do r=$(readlink -f "$d"); members+=("/sys/block/${r##*/}"); echo "$d ${r##*/}"; done \
+    >"$out/aliases.txt"
+# Filesystems mounted straight on a disk (a plan without md or LVM), as " name:type " words; where
+# each device is mounted (btrfs reports only on a mounted path).
 on_disks=" "
-while read -r src _ fstype _; do
+declare -A mounted_at
+while read -r src target fstype _; do
+    case $src in
+    /dev/disk/* | /dev/md/*) r=$(readlink -f "$src"); echo "$src ${r##*/}" >>"$out/aliases.txt"; src=$r ;;
+    esac
+    mounted_at[$src]=$target
     case $src in /dev/sd* | /dev/vd*) on_disks+="${src#/dev/}:$fstype " ;; esac
 done </proc/mounts
+# A btrfs as it reports itself: each device's size and chunks, then the usage summary (Free (estimated)).
+btrfs_report() {
+    local at=${mounted_at[$1]:-}
+    [ -n "$at" ] || return 0
+    { btrfs filesystem show --raw "$at"; btrfs filesystem usage -b "$at"; } >"$out/fs/$2.btrfs" 2>&1
+}
 lvm_seen=0
 for b in /sys/block/md* /sys/block/dm-* "${members[@]}"; do
     [ -e "$b" ] || continue
@@ -56,6 +71,7 @@ for b in /sys/block/md* /sys/block/dm-* "${members[@]}"; do
         case $on_disks in
         *" $n:xfs "*) xfs_info "/dev/$n" >"$out/fs/$n.xfs_info" 2>&1 ;;
         *" $n:ext"[234]" "*) dumpe2fs -h "/dev/$n" >"$out/fs/$n.dumpe2fs" 2>&1 ;;
+        *" $n:btrfs "*) btrfs_report "/dev/$n" "$n" ;;
         esac
         continue
         ;;
@@ -68,6 +84,11 @@ for b in /sys/block/md* /sys/block/dm-* "${members[@]}"; do
     xfs) xfs_info "/dev/$n" >"$out/fs/$n.xfs_info" 2>&1 ;;
     ext2 | ext3 | ext4) dumpe2fs -h "/dev/$n" >"$out/fs/$n.dumpe2fs" 2>&1 ;;
     LVM2_member) lvm_seen=1 ;;
+    btrfs)
+        get "$b/dm/name"
+        btrfs_report "/dev/$n" "$n"
+        [ -n "$REPLY" ] && btrfs_report "/dev/mapper/$REPLY" "$n"
+        ;;
     esac
 done >"$out/block.txt"
 # LVM's reports only where LVM is: a physical volume on an array or a mapped volume (each report

@@ -1,9 +1,13 @@
 #!/bin/bash
 # Undo a scenario: unmount its filesystems, deactivate LVM, stop md arrays, forget the
 # configuration files a build script may have written.
-awk '$1 ~ "^/dev/(md|mapper|dm-|sd)" {print $2}' /proc/mounts | sort -r | while read -r m; do
-    umount "$m" || umount -l "$m"
-done
+# Every filesystem on a device, by whatever path it shows (btrfs keeps the one it was made with).
+mounts=$(awk '$1 ~ "^/dev/" {print $2, $3}' /proc/mounts | sort -r)
+while read -r m _; do
+    [ -n "$m" ] && { umount "$m" || umount -l "$m"; }
+done <<<"$mounts"
+# The kernel keeps every btrfs device it scanned: forgotten, so the next scenario's disks start clean.
+case $mounts in *" btrfs"*) btrfs device scan --forget 2>&1 ;; esac
 swapoff -a 2>/dev/null
 # Device-mapper only where it is in use (LVM scans every disk, half a second under emulation).
 dms=(/sys/block/dm-*)
