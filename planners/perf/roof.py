@@ -8,12 +8,11 @@ lower figure is the one that holds.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True, slots=True)
-class Term:
-    """One ceiling on a workload's throughput."""
+class Term(NamedTuple):
+    """One ceiling on a workload's throughput (a named tuple: the model makes thousands in a sweep)."""
 
     name: str
     """Component: disks, queue depth, readahead, stripe cache, md thread, parity CPU, ..."""
