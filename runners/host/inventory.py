@@ -268,7 +268,16 @@ def gather_files() -> dict[str, str]:
             files[f"fs/{n}.dumpe2fs"] = _tool(["dumpe2fs", "-h", f"/dev/{n}"])
         elif kind == "btrfs":
             files[f"fs/{n}.btrfs"] = _btrfs_report(n, files["mounts.txt"])
-    files["df.txt"] = _tool(["df", "-B1", "--output=source,fstype,size,used,avail,target"])
+    # df of the collected filesystems' own mount points only: a df of every mount stats mounts that
+    # are not ours, and one being torn down meanwhile (another program's) made it fail or hang.
+    points = sorted(
+        {
+            f[1].replace("\\040", " ")
+            for f in (line.split() for line in files["mounts.txt"].splitlines())
+            if len(f) > 1 and _kernel_name(f[0]) in block
+        }
+    )
+    files["df.txt"] = _tool(["df", "-B1", "--output=source,fstype,size,used,avail,target", *points]) if points else ""
     files["lsblk.json"] = _tool(["lsblk", "-J", "-b", "-O"])
     files["aliases.txt"] = _aliases()
     return files
