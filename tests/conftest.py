@@ -10,13 +10,17 @@ from runners import transcript
 
 # Longest first (one boot each; their order in a serial run does not matter).
 LAB_FIRST = (
+    "test_lab_scaling",
     "test_lab_rehearse",
     "test_lab_growth",
     "test_lab_failure",
     "test_lab_perf",
-    "test_lab_validate",
     "test_lab_readahead",
+    "test_lab_placement",
+    "test_lab_validate",
     "test_lab_boot",
+    "test_lab_direct",
+    "test_lab_merging",
 )
 
 

@@ -3,6 +3,8 @@ once validate has run."""
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from app.tui.app import PodplanApp
@@ -53,6 +55,9 @@ async def test_each_section_has_a_readable_chart_at_80x24() -> None:
         top = max(p.iops for p in c.points)
         labels = [line.split("┤")[0].strip() for line in text.splitlines() if "┤" in line]
         assert f"{nice_ticks(top)[-1]:,.0f}" in labels and "0" in labels
+        for p in plots:  # and no two labels on adjacent rows, where they read as one figure
+            rows = [i for i, line in enumerate(_plot_text(p).splitlines()) if "┤" in line]
+            assert all(b - a > 1 for a, b in itertools.pairwise(rows)), _plot_text(p)
 
 
 async def test_measured_points_join_the_curves_once_validate_has_run() -> None:
@@ -103,8 +108,10 @@ async def test_measured_points_join_the_curves_once_validate_has_run() -> None:
 
 
 def test_nice_ticks_are_round_and_cover_the_top() -> None:
-    assert nice_ticks(3593) == [0, 1000, 2000, 3000, 4000]
+    assert nice_ticks(3593) == [0, 2000, 4000]
     assert nice_ticks(1400) == [0, 500, 1000, 1500]
+    assert nice_ticks(780) == [0, 500, 1000]
+    assert nice_ticks(3593, steps=4) == [0, 1000, 2000, 3000, 4000]
     assert nice_ticks(0.9) == [0, 0.5, 1.0]
     assert nice_ticks(0) == [0.0, 1.0]
 

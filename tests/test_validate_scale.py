@@ -93,11 +93,35 @@ def test_validate_scale_on_the_command_line(tmp_path, capsys, monkeypatch) -> No
     assert (tmp_path / "again.html").read_text() == (report / "report.html").read_text()
 
 
+def test_validate_scale_without_a_job_sweeps_the_quick_suite(tmp_path, capsys, monkeypatch) -> None:
+    monkeypatch.setattr("runners.fio.jobs.QUICK", TINY)
+    target = tmp_path / "t"
+    target.mkdir()
+    rc = main(["validate", str(target), "--scale", "numjobs=1,2", "--json"])
+    assert rc in (0, 1)  # 1: a point stopped before it was steady (partial), which says so
+    doc = json.loads(capsys.readouterr().out)
+    suite = ["seq-read", "seq-write", "rand-read-4k", "rand-write-4k"]
+    points = doc["scale"]["points"]
+    assert [p["point"] for p in points] == [{"numjobs": 1}, {"numjobs": 2}]
+    for p in points:
+        # each workload of the suite measured at the point, as fio read it, with its CPU cost
+        assert [w["name"] for w in p["report"]["workloads"]] == suite
+        for w in p["report"]["workloads"]:
+            assert f"numjobs={p['point']['numjobs']}" in w["job_file"]
+            assert w["figures"]["total_ios"] > 0 and w["figures"]["cpu_s"] is not None
+        # (fio rounds a short job's CPU share: one of them may read 0)
+        assert sum(w["figures"]["cpu_s"] for w in p["report"]["workloads"]) > 0
+    # one curve per workload, each point measured
+    assert sorted(c["section"] for c in doc["curves"]) == sorted(suite)
+    assert all(p["measured"] for c in doc["curves"] for p in c["points"])
+    assert os.listdir(target) == []
+
+
 @pytest.mark.parametrize(
     ("argv", "says"),
     [
-        (["--scale", "numjobs=1,2"], "give --job FILE.fio"),
         (["--scale", "numjobs=0"], "numjobs 0 is outside"),
+        (["--scale", "numjobs=1", "--baseline"], "without --hosts or --baseline"),
     ],
 )
 def test_validate_scale_refuses_in_one_line(tmp_path, capsys, argv: list[str], says: str) -> None:

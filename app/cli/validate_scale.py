@@ -11,6 +11,7 @@ from app.cli.scale import axes_of, scale_doc, scale_view, write_html
 from app.shared.console import cli_console
 from planners.errors import PlanError
 from planners.models import Plan
+from planners.perf.jobfile import JobFile
 from planners.perf.scale import Axis
 
 
@@ -23,8 +24,6 @@ def validate_scale_cli(target: str, plan: Plan | None, args: argparse.Namespace,
     from runners.validate.scale import predicted_points, validate_scale
     from runners.validate.shape import plan_mismatch, shape_of_plan
 
-    if not args.job:
-        raise PlanError("validate --scale sweeps your job file's sections: give --job FILE.fio", "scale")
     if args.hosts or args.baseline:
         raise PlanError("--scale runs here, without --hosts or --baseline", "scale")
     console = cli_console(stderr=True)
@@ -35,7 +34,7 @@ def validate_scale_cli(target: str, plan: Plan | None, args: argparse.Namespace,
             highlight=False,
         )
         plan = None
-    jobs = [load_job_file(path) for path in args.job]
+    jobs = [load_job_file(path) for path in args.job] if args.job else [suite_job(plan)]
     timing = FULL if args.full else QUICK
     live = _Live(console, timing.runtime_s)
     try:
@@ -85,6 +84,17 @@ def validate_scale_cli(target: str, plan: Plan | None, args: argparse.Namespace,
     if scale.stopped == "interrupted":
         return EXIT_INTERRUPTED
     return EXIT_PARTIAL if scale.partial else EXIT_OK
+
+
+def suite_job(plan: Plan | None) -> JobFile:
+    """The built-in suite as a job file whose sections run one after another, as predict --scale
+    sweeps it without --job: given the plan's shape (full stripes in flight, 4 requests per disk)
+    when there is a plan, else as the presets stand."""
+    from planners.perf.predict import geometry_for_speed
+    from planners.perf.scale import as_job, shaped
+    from planners.perf.workloads import VALIDATION
+
+    return as_job(shaped(plan, geometry_for_speed(plan), VALIDATION) if plan else VALIDATION)
 
 
 def dispatch(args: argparse.Namespace) -> int:

@@ -25,6 +25,10 @@ if TYPE_CHECKING:
 
 PLOT_HEIGHT = 12
 """Rows of one chart: enough for a readable y axis, and at 80x24 one chart and its title fit."""
+Y_STEPS = (PLOT_HEIGHT - 4) // 2 - 1
+"""Most steps on the y axis: the title, the frame and the x labels take 4 rows, and plotext puts each
+label on the row nearest its value, so labels stay apart (a blank row between two) only up to one
+per two rows of the plot."""
 
 
 class CurvePlot(PlotextPlot):
@@ -78,14 +82,14 @@ class CurvePlot(PlotextPlot):
         plt.yticks(ticks, [f"{t:,.0f}" if t >= 10 else f"{t:g}" for t in ticks])
 
 
-def nice_ticks(top: float) -> list[float]:
-    """0 up to at least `top` in 3-5 round steps (1, 2 or 5 times a power of ten): axis labels that are
-    exact figures, not an axis's arbitrary fractions."""
+def nice_ticks(top: float, steps: int = Y_STEPS) -> list[float]:
+    """0 up to at least `top` in at most `steps` round steps (1, 2 or 5 times a power of ten): axis
+    labels that are exact figures, not an axis's arbitrary fractions."""
     if top <= 0:
         return [0.0, 1.0]
-    step = 10 ** floor(log10(top / 4))
+    step = 10 ** floor(log10(top / steps))
     for m in (1, 2, 5, 10):
-        if top / (m * step) <= 4:
+        if top / (m * step) <= steps:
             step *= m
             break
     n = ceil(top / step - 1e-9)
