@@ -1,8 +1,8 @@
 """The speed model of btrfs across raw disks: each profile's I/O per byte, one mirror per process,
 the whole-stripe read before a partial raid5/6 write, crc32c checksums and btrfs's own readahead.
 
-No lab witness yet (the lab kit has no btrfs): the I/O figures are held to the kernel's rules; the
-readahead window is witnessed on the host's own kernel with loop devices."""
+The I/O figures are held to the kernel's rules; the readahead window is witnessed on the host's own
+kernel with loop devices, raid1 and raid0 streams on throttled disks in tests/test_lab_btrfs_speed.py."""
 
 from __future__ import annotations
 

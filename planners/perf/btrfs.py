@@ -19,8 +19,11 @@ btrfs has no md thread, and no stripe_cache_size holding writes back: its cache 
 (RBIO_CACHE_SIZE, 1024) only spares a later write its reads. Its readahead is its own bdi's
 (planners.fs.btrfs.btrfs_readahead).
 Witnessed on the host's kernel (tests/test_perf_btrfs.py): the readahead window and the pid policy
-(one reader of a two-device raid1 reads one device). Unwitnessed: the speeds themselves, which need
-real or throttled disks (the lab, which has no btrfs yet).
+(one reader of a two-device raid1 reads one device). Witnessed in the lab on throttled disks, kernel 6.1
+(tests/test_lab_btrfs_speed.py, docs/calibration.md): direct sequential I/O of raid1 over 2 devices (one
+reader at one device's rate, two at both, a writer at one device's rate) and of raid0 over 3 (the sum).
+Unwitnessed: raid10, raid1c3/c4, raid5/6 (the lab's 6.1 predates the whole-stripe read), dup, random
+I/O, buffered I/O through btrfs's readahead, and the checksums' CPU (far above a throttled disk).
 """
 
 from __future__ import annotations
