@@ -3,8 +3,9 @@
 The disks are held to test_lab_perf's bytes/s and requests/s, one raw disk is measured and feeds
 the model, then btrfs runs across raw disks: raid1 over two (one direct sequential reader reads one
 device under the pid read policy, two readers both; a writer writes both copies at one device's
-rate) and raid0 over three (a reader and a writer meet every device: the sum). Each figure must land
-within 20 % of the model's; a figure that misses runs again in one more boot.
+rate), raid0 over three (a reader and a writer meet every device: the sum) and raid10 over four (one
+reader takes one copy of each pair, two readers both). Each figure must land within 20 % of the
+model's; a figure that misses runs again in one more boot.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ skip_unless_lab()
 
 SIZE = 512 * MiB  # per disk: room for btrfs's first chunks of every kind
 FILE = 16 * MiB  # written whole before the jobs: a read of a hole or of unwritten extents moves nothing
-ARRAYS = {"b1": ("raid1", 2), "b0": ("raid0", 3)}
+ARRAYS = {"b1": ("raid1", 2), "b0": ("raid0", 3), "b10": ("raid10", 4)}
 
 
 def _job(name: str, numjobs: int = 1) -> Workload:
@@ -38,7 +39,11 @@ def _job(name: str, numjobs: int = 1) -> Workload:
     return w.model_copy(update={"name": f"{name}-j{numjobs}", "numjobs": numjobs, "size": FILE})
 
 
-JOBS = {"b1": [_job("seq-write"), _job("seq-read"), _job("seq-read", 2)], "b0": [_job("seq-read"), _job("seq-write")]}
+JOBS = {
+    "b1": [_job("seq-write"), _job("seq-read"), _job("seq-read", 2)],
+    "b0": [_job("seq-read"), _job("seq-write")],
+    "b10": [_job("seq-read"), _job("seq-read", 2)],
+}
 
 
 def plan(name: str) -> Plan:

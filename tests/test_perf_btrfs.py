@@ -2,7 +2,7 @@
 the whole-stripe read before a partial raid5/6 write, crc32c checksums and btrfs's own readahead.
 
 The I/O figures are held to the kernel's rules; the readahead window is witnessed on the host's own
-kernel with loop devices, raid1 and raid0 streams on throttled disks in tests/test_lab_btrfs_speed.py."""
+kernel with loop devices, raid1, raid0 and raid10 streams on throttled disks in tests/test_lab_btrfs_speed.py."""
 
 from __future__ import annotations
 

@@ -21,8 +21,9 @@ btrfs has no md thread, and no stripe_cache_size holding writes back: its cache 
 Witnessed on the host's kernel (tests/test_perf_btrfs.py): the readahead window and the pid policy
 (one reader of a two-device raid1 reads one device). Witnessed in the lab on throttled disks, kernel 6.1
 (tests/test_lab_btrfs_speed.py, docs/calibration.md): direct sequential I/O of raid1 over 2 devices (one
-reader at one device's rate, two at both, a writer at one device's rate) and of raid0 over 3 (the sum).
-Unwitnessed: raid10, raid1c3/c4, raid5/6 (the lab's 6.1 predates the whole-stripe read), dup, random
+reader at one device's rate, two at both, a writer at one device's rate), of raid0 over 3 (the sum) and
+reads of raid10 over 4 (one reader on one device of each pair, two on all).
+Unwitnessed: raid1c3/c4, raid5/6 (the lab's 6.1 predates the whole-stripe read), dup, random
 I/O, buffered I/O through btrfs's readahead, and the checksums' CPU (far above a throttled disk).
 """
 
