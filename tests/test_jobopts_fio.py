@@ -108,7 +108,9 @@ def test_flow_keeps_fios_ratio_of_requests(tmp_path):
         "[r]\nfilename=shared\nrw=randread\nbs=4k\nsize=8m\nflow=4\nruntime=2\ntime_based\n"
     )
     w, r = run_fio(tmp_path, text)
-    assert r["read"]["total_ios"] / w["write"]["total_ios"] == pytest.approx(4, rel=0.1)
+    # fio holds the ratio by feedback (a job ahead of its share sleeps), so it drifts with the host's
+    # load: 4.52 was seen on a loaded host
+    assert r["read"]["total_ios"] / w["write"]["total_ios"] == pytest.approx(4, rel=0.2)
     plan = example_pod()
     rows = {p.workload: p for p in predict_job_file(plan, geometry_for_speed(plan), parse_job_file(text))}
     assert rows["r"].iops / rows["w"].iops == pytest.approx(4)
