@@ -16,16 +16,6 @@ fingerprint() {
             "$(dd if="$d" bs=1M skip=$((size / 1048576 - 1)) count=1 status=none | md5sum | cut -d' ' -f1)"
     done
 }
-# LVM sees the scenario's own disks and what is built on them (md, device-mapper), nothing else: with
-# every scenario's disks attached, each LVM command would read them all (seconds under emulation), and a
-# PV an earlier scenario left on a raw disk would show up in a later one.
-lvm_filter() {
-    local d p=()
-    for d in "${disks[@]}" $([ ${#disks[@]} -gt 0 ] && readlink -f "${disks[@]}"); do p+=("\"a|^$d\$|\""); done
-    p+=('"a|^/dev/md|"' '"a|^/dev/dm-|"' '"a|^/dev/mapper/|"' '"r|.*|"')
-    local IFS=,
-    printf 'devices {\n    global_filter = [ %s ]\n}\n' "${p[*]}" >/etc/lvm/lvmlocal.conf
-}
 { mdadm --version; lvm version; mkfs.xfs -V; mke2fs -V; fio --version; uname -r; } >"$out_root/versions.txt" 2>&1
 # md's resync speed limits as the kernel set them: a scenario may change them, the next starts with these.
 raid=/proc/sys/dev/raid speed_min='' speed_max=''
@@ -39,7 +29,6 @@ while read -r name; do
     mkdir -p "$out"
     # shellcheck disable=SC1091
     . "$dir/config"
-    lvm_filter
     if [ -f "$dir/prepare.sh" ]; then
         mark scenario "$name" prepare
         (cd "$dir" && PODPLAN_DISKS="${disks[*]}" timeout -k 10 "$timeout" bash ./prepare.sh "${disks[@]}") \
