@@ -256,43 +256,6 @@ def test_validate_takes_a_mounted_btrfs_for_its_plan(tools):
                 run(["btrfs", "device", "scan", "--forget", d], check=False)
 
 
-@pytest.mark.root
-def test_check_compares_a_built_btrfs_with_its_plan(tools, tmp_path, capsys):
-    import json
-
-    from app.cli.main import main
-    from app.shared.planfile import plan_to_toml
-    from planners.compute import compute
-    from planners.models import DiskSet
-    from runners.exec import run
-    from runners.probes.loopdev import mounted, sparse_loops
-
-    sizes = [2 * GiB, 3 * GiB, 2 * GiB]
-    with sparse_loops(sizes) as devs:
-        plan = _plan(sizes, "raid1", "raid1c3").model_copy(
-            update={
-                "disks": [
-                    DiskSet(count=1, size=s, physical_sector=512, devices=[d]) for s, d in zip(sizes, devs, strict=True)
-                ]
-            }
-        )
-        v = compute(plan).volumes[0]
-        assert v.btrfs is not None
-        path = tmp_path / "bt.toml"
-        path.write_text(plan_to_toml(plan))
-        try:
-            run(["mkfs.btrfs", "-q", "-f", *v.btrfs.mkfs_options, *devs])
-            with mounted(devs[0]) as mnt:
-                capsys.readouterr()
-                assert main(["check", mnt, "--plan", str(path), "--json"]) == 0
-                report = json.loads(capsys.readouterr().out)
-                assert report["differences"] == [] and report["compared"] >= 2
-                assert "BTRFS" in report["found"]
-        finally:
-            for d in devs:
-                run(["btrfs", "device", "scan", "--forget", d], check=False)
-
-
 async def test_tui_chooses_btrfs_profiles() -> None:
     from app.tui.app import PodplanApp
     from app.tui.widgets.choice import Choice

@@ -388,37 +388,3 @@ def test_growing_a_plan_without_md_is_refused_in_one_line(capsys):
         assert main(["grow", f.name, "--add-disks", "1"]) == 2
     err = capsys.readouterr().err
     assert "without md" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
-
-
-@pytest.mark.root
-def test_check_reads_a_filesystem_straight_on_a_disk(tmp_path, capsys):
-    """A one-disk plan built as its script builds it (mkfs options, readahead), then `podplan check` on the
-    disk: every figure matches; a plan of another size is caught."""
-    if os.geteuid() != 0 or not have("losetup") or not have("mkfs.xfs"):
-        pytest.skip("needs root, losetup and mkfs.xfs for a loop device")
-    import json
-
-    from app.cli.main import main
-    from app.shared.planfile import plan_to_toml
-    from runners.probes.loopdev import mounted
-
-    with sparse_loops([700 * MiB]) as (dev,):
-        plan = _plain(1, 700 * MiB, fs="xfs", physical=512, devices=[dev])
-        v = compute(plan).volumes[0]
-        assert v.xfs is not None and v.device == dev
-        run(["mkfs.xfs", "-q", "-f", "-K", *v.xfs.mkfs_options, dev])
-        import subprocess
-
-        env = {**os.environ, "PATH": os.environ.get("PATH", "") + ":/usr/sbin:/sbin"}
-        subprocess.run(["blockdev", "--setra", str(v.alignment.readahead_sectors), dev], check=True, env=env)
-        path = tmp_path / "one.toml"
-        path.write_text(plan_to_toml(plan))
-        with mounted(dev):
-            capsys.readouterr()
-            assert main(["check", dev, "--plan", str(path), "--json"]) == 0
-            report = json.loads(capsys.readouterr().out)
-            assert report["differences"] == [] and report["compared"] >= 8
-            path.write_text(plan_to_toml(_plain(1, 800 * MiB, fs="xfs", physical=512, devices=[dev])))
-            assert main(["check", dev, "--plan", str(path), "--json"]) == 1
-            figures = {d["figure"] for d in json.loads(capsys.readouterr().out)["differences"]}
-            assert "df size (bytes)" in figures
