@@ -19,7 +19,7 @@ from app.cli.flags import load_plan_file, note_disk_size
 from app.shared.console import cli_console
 from app.shared.grow import alternative_line, render_growth
 from app.shared.planfile import describe_validation_error, save_plan, write_script
-from app.usecases.grow import GrowPlanRequest, plan_growth
+from app.usecases.grow import GrowPlanRequest, grows_as_btrfs, plan_btrfs_growth, plan_growth
 from planners.errors import PlanError
 from planners.grow import GrowRequest
 from planners.models import Plan
@@ -81,7 +81,7 @@ def dispatch(args: argparse.Namespace) -> int:
     from planners.example import example_pod
 
     old = load_plan_file(args.plan_file) if args.plan_file else example_pod()
-    if old.filesystem.type == "btrfs" and not old.groups and not old.lvm.enabled:
+    if grows_as_btrfs(old):
         return _dispatch_btrfs(old, args)
     if args.data_profile or args.metadata_profile:
         raise PlanError("--data-profile and --metadata-profile grow a btrfs across raw disks; this plan is not one")
@@ -113,13 +113,14 @@ def dispatch(args: argparse.Namespace) -> int:
 
 def _dispatch_btrfs(old: Plan, args: argparse.Namespace) -> int:
     """A btrfs across raw disks: device add and a balance, its figures, its script."""
-    from planners.grow.btrfs import btrfs_growth, btrfs_target_plan
-    from planners.script.grow_btrfs import btrfs_grow_script
-
-    new = load_plan_file(args.to) if args.to else btrfs_target_plan(old, request_from_args(args))
+    grown = plan_btrfs_growth(
+        GrowPlanRequest(old, target=load_plan_file(args.to))
+        if args.to
+        else GrowPlanRequest(old, request=request_from_args(args))
+    )
     note_disk_size(args.size, "--size")
-    growth = btrfs_growth(old, new)
-    _write_files(args, new, lambda: btrfs_grow_script(old, growth))
+    new, growth = grown.target, grown.growth
+    _write_files(args, new, grown.script)
     if args.json:
         doc = {"growth": growth.model_dump(mode="json"), "target_plan": new.model_dump(mode="json", exclude_none=True)}
         print(json.dumps(doc, indent=2))

@@ -2,7 +2,8 @@
 
 Either a request (disks to add, a new RAID level, an array to reshape or a new one) or the target
 layout as a plan; the outcome holds the grown plan, the growth step by step, the other ways that
-would work and the guarded grow script.
+would work and the guarded grow script. A btrfs across raw disks grows its own way (device add and
+a balance): `plan_btrfs_growth`.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from dataclasses import dataclass
 
 from planners.errors import PlanError
 from planners.grow import GrowMode, GrowRequest, Growth
+from planners.grow.btrfs import BtrfsGrowth
 from planners.models import Plan
 
 
@@ -61,3 +63,40 @@ def plan_growth(req: GrowPlanRequest) -> GrowPlan:
             if mode != growth.mode and isinstance(option, Plan):
                 others.append((mode, growth_between(req.plan, option)))
     return GrowPlan(req.plan, new, growth, tuple(others))
+
+
+def grows_as_btrfs(plan: Plan) -> bool:
+    """The plan is a btrfs across raw disks, grown by btrfs itself rather than md and LVM."""
+    return plan.filesystem.type == "btrfs" and not plan.groups and not plan.lvm.enabled
+
+
+@dataclass(frozen=True)
+class BtrfsGrowPlan:
+    """A btrfs across raw disks grown: the disks added and every chunk balanced over them."""
+
+    plan: Plan
+    """The pod as built."""
+    target: Plan
+    """The layout after growing."""
+    growth: BtrfsGrowth
+    """df size and Free (estimated) before and after, the profiles, the steps in order."""
+
+    def script(self) -> str:
+        """The guarded grow script: a dry run that checks the system unless run with --run."""
+        from planners.script.grow_btrfs import btrfs_grow_script
+
+        return btrfs_grow_script(self.plan, self.growth)
+
+
+def plan_btrfs_growth(req: GrowPlanRequest) -> BtrfsGrowPlan:
+    """The growth of a btrfs across raw disks to the request's layout; PlanError when podplan cannot plan it."""
+    from planners.grow.btrfs import btrfs_growth, btrfs_target_plan
+
+    if (req.request is None) == (req.target is None):
+        raise PlanError("give the target as a plan or as a grow request, not both")
+    if req.request is not None:
+        new = btrfs_target_plan(req.plan, req.request)
+    else:
+        assert req.target is not None
+        new = req.target
+    return BtrfsGrowPlan(req.plan, new, btrfs_growth(req.plan, new))

@@ -190,7 +190,11 @@ def validate(
             for phase in phases:
                 refused = {w.name for w in phase if w.writes and refusal and not stopped}
                 # A section fio would run without moving a byte (its reason is the prediction's) is not run.
-                idle = {w.name: f"not run: {why}" for w in phase if (why := getattr(w, "moves_nothing", ""))}
+                idle = {
+                    w.name: f"not run: {w.moves_nothing}"
+                    for w in phase
+                    if isinstance(w, ModelWorkload) and w.moves_nothing
+                }
                 run = [w for w in phase if w.name not in refused and w.name not in idle]
                 gone = _device_gone(fio_target) if run and not stopped else None
                 stopped = stopped or gone or ""
