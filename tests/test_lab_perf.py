@@ -9,8 +9,6 @@ Under TCG the guest CPU is slow, so the disks are throttled far below what it ca
 
 from __future__ import annotations
 
-import json
-import os
 import time
 
 import pytest
@@ -22,7 +20,7 @@ from planners.perf.predict import predict
 from planners.perf.workloads import VALIDATION, Workload, for_plan
 from planners.units import KiB, MiB
 from runners.lab import LabConfig, LabDisk, ensure_kit, fio_scenario, run_batch, scenario_fio_runs
-from tests.lab_helpers import measure_again, skip_unless_lab
+from tests.lab_helpers import measure_again, record_calibration, skip_unless_lab
 
 pytestmark = pytest.mark.slow
 
@@ -41,7 +39,6 @@ PLAUSIBLE = {
     "rand-read-4k": {"disks", "queue depth"},
     "rand-write-4k": {"disks", "queue depth"},
 }
-RECORD = os.environ.get("PODPLAN_CALIBRATION_OUT")  # where to write the measured table, if anywhere
 
 
 def plan(level: int, chunk: int) -> Plan:
@@ -214,9 +211,7 @@ def test_arrays_match_the_model_fed_with_one_measured_disk(lab):
         for r in rows
     )
     print(f"\nbaseline disk: {disk}\n{table}")
-    if RECORD:
-        with open(RECORD, "w") as fh:
-            json.dump({"baseline": disk.model_dump(), "rows": rows}, fh, indent=1)
+    record_calibration({"baseline": disk.model_dump(), "rows": rows})
     assert not bad, table
 
 
