@@ -13,6 +13,7 @@ from runners.fio.jobs import (
     WORKLOADS,
     ArrayShape,
     Target,
+    Timing,
     fio_argv,
     random_depth,
     seq_shape,
@@ -113,3 +114,13 @@ def test_each_job_file_names_its_target_once():
     # files served in turn at the same offsets, and md merges the repeated writes.
     for w in suite(DEV, ArrayShape(full_stripe_bytes=MiB, disks=6)):
         assert w.job.text.count("filename=") == 1, w.job.text
+
+
+def test_no_job_asks_fio_for_a_zero_steady_state_ramp():
+    # fio 3.33 divides by the milliseconds since a job began at its first steady-state check when
+    # the ramp is zero; a check in that first millisecond killed fio with SIGFPE on a loaded host.
+    none = Timing(runtime_s=2, ss_duration_s=1, ss_ramp_s=0, ss_slope_pct=50.0)
+    for timing, ramp in ((none, "1ms"), (QUICK, str(QUICK.ss_ramp_s))):
+        for w in suite(DEV, ArrayShape(disks=4), timing):
+            assert f"steadystate_ramp_time={ramp}\n" in w.job.text
+            assert "steadystate_ramp_time=0\n" not in w.job.text

@@ -81,3 +81,11 @@ def test_steady_window_only_when_it_can_be_trusted():
     mixed["jobs"][0]["write"].update(bw_bytes=5, iops=1.0)
     both = figures(mixed).jobs[0]
     assert not both.from_window and both.read_bytes_s == bw  # a mixed window cannot be split
+
+
+def test_a_fio_killed_by_a_signal_says_which() -> None:
+    from runners.fio.run import _complaint
+
+    assert _complaint("", -8) == "fio was killed by SIGFPE"
+    assert _complaint("", 1) == "fio exited with status 1"
+    assert _complaint("fio: pid=1, err=5/file:io_u.c\n", -8).startswith("fio: pid=1")

@@ -139,13 +139,21 @@ def workload(name: WorkloadName, target: Target, shape: ArrayShape, timing: Timi
         ("numjobs", str(numjobs)),
         ("steadystate", f"{metric}:{timing.ss_slope_pct:g}%"),
         ("steadystate_duration", str(timing.ss_duration_s)),
-        ("steadystate_ramp_time", str(timing.ss_ramp_s)),
+        ("steadystate_ramp_time", _ramp(timing)),
     )
     comment = f"podplan {name} on {target.path}\nre-run with: fio --output-format=json --output={name}.json {name}.fio"
     jf = FioJobFile(name=name, comment=comment, global_options=_global(target, timing), jobs=((name, job),))
     return FioWorkload(
         name=name, writes=name.endswith(("write", "write-4k")), block_bytes=bs, in_flight=depth * numjobs, job=jf
     )
+
+
+def _ramp(timing: Timing) -> str:
+    """steadystate_ramp_time as fio reads it, never zero. With no ramp, fio (3.33 and earlier)
+    divides by the milliseconds since the job began at its first steady-state check; a check in
+    that first millisecond (a loaded host gives one now and then) kills fio with SIGFPE. With any
+    ramp, the first division waits until a second past it, so 1 ms stands in for none."""
+    return str(timing.ss_ramp_s) if timing.ss_ramp_s > 0 else "1ms"
 
 
 def _user_section(w: workloads.Workload, target: Target, timing: Timing, steady: bool) -> tuple[tuple[str, str], ...]:
@@ -164,7 +172,7 @@ def _user_section(w: workloads.Workload, target: Target, timing: Timing, steady:
         opts += [
             ("steadystate", f"{'iops_slope' if w.is_random else 'bw_slope'}:{timing.ss_slope_pct:g}%"),
             ("steadystate_duration", str(timing.ss_duration_s)),
-            ("steadystate_ramp_time", str(timing.ss_ramp_s)),
+            ("steadystate_ramp_time", _ramp(timing)),
         ]
     return tuple(opts)
 

@@ -8,6 +8,7 @@ after a bare SIGKILL its I/O threads may keep issuing I/O to the device.
 
 from __future__ import annotations
 
+import signal
 import threading
 from collections.abc import Callable, Sequence
 
@@ -49,7 +50,15 @@ def _read(path: str) -> str:
 def _complaint(stderr: str, returncode: int | None) -> str:
     lines = [ln.strip() for ln in stderr.splitlines() if ln.strip()]
     errs = [ln for ln in lines if "error" in ln.lower() or ln.startswith("fio:")]
-    return (errs or lines or [f"fio exited with status {returncode}"])[-1]
+    if errs or lines:
+        return (errs or lines)[-1]
+    if returncode is not None and returncode < 0:
+        try:
+            name = signal.Signals(-returncode).name
+        except ValueError:
+            name = f"signal {-returncode}"
+        return f"fio was killed by {name}"
+    return f"fio exited with status {returncode}"
 
 
 def run_fio(
