@@ -39,23 +39,19 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from math import ceil, inf
 
-from planners.perf.bitmap import random_writes, stream_rate
+from planners.perf.bitmap import stream_rate
 from planners.perf.btrfs import btrfs_terms, workload_group
 from planners.perf.context import (
-    NCQ_TAGS,
     PAGE,
     GroupCtx,
     PerfCtx,
-    busy_fraction,
     positioning_s,
-    queued_iops,
-    rand_iops,
     seq_mb_s,
-    sorted_iops,
 )
 from planners.perf.host import drive_links, host_roofs, pcie_drives
 from planners.perf.memory import kernel_before
 from planners.perf.placement import shares
+from planners.perf.random_io import GroupTerms, md_threads, random_terms, span_of
 from planners.perf.request_cpu import device_requests, merged_bytes, request_cpu_term
 from planners.perf.roof import Term, Terms, lowest
 from planners.perf.workloads import Workload
@@ -67,15 +63,6 @@ LARGE_READS_WIDEN = (4, 10)
 
 
 @dataclass(frozen=True, slots=True)
-class GroupTerms:
-    """One md group's terms for a workload, in MB/s of the group."""
-
-    terms: list[Term]
-    amplification: float
-    """Bytes the group's disks move per byte of the workload (copies, parity, reads before writes)."""
-
-
-@dataclass(frozen=True, slots=True)
 class _DiskWork:
     """What a sequential workload keeps the disks doing."""
 
@@ -84,27 +71,6 @@ class _DiskWork:
     amplification: float
     """Disk bytes per byte of the workload."""
     terms: list[Term]
-
-
-@dataclass(frozen=True, slots=True)
-class _RandomCost:
-    """What one random request costs a group's disks."""
-
-    disk_ios: float
-    """Disk I/Os per request."""
-    phases: int
-    """Rounds of them in turn (2: md reads, then writes)."""
-    disks: float
-    """Disks' worth serving them."""
-    how: str
-
-
-def _md_threads(ctx: PerfCtx) -> int:
-    return max(1, min(ctx.cpu.cores, 1 + ctx.hardware.md.group_thread_cnt))
-
-
-def _span(workload: Workload, group: GroupCtx, share: float) -> float:
-    return min(1.0, workload.size * share / group.array_bytes) if workload.size else 1.0
 
 
 def readahead(ctx: PerfCtx, workload: Workload) -> int:
@@ -149,7 +115,7 @@ def _sequential(ctx: PerfCtx, group: GroupCtx, workload: Workload, share: float,
     """
     write = not workload.is_read
     alive = group.n - int(degraded)
-    span = _span(workload, group, share)
+    span = span_of(workload, group, share)
     far_read = group.level == 10 and group.far > 1 and not write
     # fio's offset moves the span inwards, where the tracks are shorter.
     start = min(1.0, workload.offset * share / group.array_bytes)
@@ -234,7 +200,7 @@ def _seq_parity_writes(group: GroupCtx, in_flight: float, alive: int, rate: floa
 
 def _md_cpu(ctx: PerfCtx, group: GroupCtx, write: bool) -> list[Term]:
     """The md stripe threads and the parity arithmetic, for writes and degraded reads of parity RAID."""
-    threads = _md_threads(ctx)
+    threads = md_threads(ctx)
     parity = ctx.cpu.raid6_gen_mb_s if (group.parity == 2 and write) else ctx.cpu.xor_mb_s
     return [
         Term(
@@ -278,100 +244,6 @@ def _in_flight(
     )
     extra = f", {overhead_s * 1e3:.2f} ms per request besides the transfer" if kept < 1.0 else ""
     return Term(name, busy * rate * kept, f"{what} keeps {busy * kept:.3g} of {group.n} disks busy{extra}")
-
-
-def _random_cost(group: GroupCtx, degraded: int, write: bool, alive: int, chunks_per_request: int) -> _RandomCost:
-    """Disk I/Os per random request, in how many rounds, and how many disks' worth serve them."""
-    phases = 1
-    disks = float(alive)
-    if not write:
-        disk_ios = float(chunks_per_request)
-        if degraded and group.parity:
-            # a read of a missing disk reads the rest of its row
-            disk_ios = chunks_per_request * (1 + int(degraded) * (group.data - 1) / group.n)
-        if degraded and group.level in (1, 10) and group.copies > 1:
-            disks = group.n * (group.copies - 1) / group.copies  # the failed disk's partner takes its reads too
-        how = f"{disk_ios:.3g} disk reads per request"
-    elif group.level == 0:
-        disk_ios, how = float(chunks_per_request), "one disk write per request"
-    elif group.level in (1, 10):
-        disk_ios = float(group.copies * chunks_per_request if group.level == 10 else alive)
-        how = f"{disk_ios:g} disk writes per request (copies)"
-    else:
-        reads = min(chunks_per_request + group.parity, group.data - chunks_per_request)
-        disk_ios = reads + chunks_per_request + group.parity
-        phases = 2 if reads else 1
-        how = (
-            f"{disk_ios:g} disk I/Os per request ("
-            + ("read-modify-write" if reads == chunks_per_request + group.parity else "reconstruct-write")
-            + ")"
-        )
-    return _RandomCost(disk_ios, phases, disks, how)
-
-
-def _random(
-    ctx: PerfCtx,
-    group: GroupCtx,
-    workload: Workload,
-    share: float,
-    degraded: int,
-    sorted_queue: int = 0,
-    ncq: bool = True,
-) -> GroupTerms:
-    """Ceilings of one group for a random workload, in MB/s of the group."""
-    write = not workload.is_read
-    alive = group.n - int(degraded)
-    span = _span(workload, group, share)
-    iops = (
-        sorted_iops(group.disk, span, workload.bs, sorted_queue, write)
-        if sorted_queue
-        else rand_iops(group.disk, span, workload.bs, write)
-    )
-    chunks_per_request = min(max(1, int(group.data)), ceil(workload.bs / group.chunk)) if group.chunk else 1
-    cost = _random_cost(group, degraded, write, alive, chunks_per_request)
-    how = cost.how
-    to_mb = workload.bs / 1e6
-    outstanding = workload.in_flight * share
-    if write and group.parity:
-        outstanding = min(outstanding, group.cache_entries / ceil(workload.bs / PAGE))
-    per_disk = outstanding * cost.disk_ios / cost.phases / alive
-    if ncq and not sorted_queue and group.disk.rpm and per_disk > 1:
-        # Each disk sorts the requests the array queues on it (NCQ): shorter positioning.
-        iops = queued_iops(group.disk, span, workload.bs, per_disk, write)
-        how += f", {min(per_disk, NCQ_TAGS):.3g} queued per disk"
-    if write and group.level in (1, 10):
-        # A mirrored write keeps all its copies busy at once: requests land on sets of disks, not on disks.
-        busy_share = busy_fraction(group.disk, max(1, round(alive / cost.disk_ios)), outstanding / cost.phases)
-    else:
-        busy_share = busy_fraction(group.disk, alive, outstanding * cost.disk_ios / cost.phases)
-    busy_iops = cost.disks * iops * busy_share / cost.disk_ios
-    added, wait, marked = (
-        random_writes(group, workload, share, span, iops, cost.disk_ios, busy_iops)
-        if write and group.bitmap_chunk
-        else (0.0, 0.0, "")
-    )
-    note = f"{alive} disks at {iops:.0f} IOPS, {how}{marked}"
-    terms = [Term("disks", cost.disks * iops / (cost.disk_ios + added) * to_mb, note)]
-    busy_mb_s = busy_iops * to_mb
-    busy = f"{outstanding:.3g} requests in flight keep {busy_share:.0%} of the disks busy"
-    round_trip = ctx.round_trip_s
-    if (round_trip or wait) and busy_mb_s:
-        # Each request also waits out the controller's round trip and its bitmap write: Little's law,
-        # N = X (R0 + rt + wait).
-        requests = workload.in_flight * share
-        mb_s = requests * workload.bs / 1e6 / (requests * workload.bs / 1e6 / busy_mb_s + round_trip + wait)
-        paying = f", each also paying a {round_trip * 1e3:.2f} ms controller round trip" if round_trip else ""
-        terms.append(Term("queue depth", mb_s, busy + paying + marked))
-    else:
-        terms.append(Term("queue depth", busy_mb_s, busy))
-    if write and group.parity:
-        threads = _md_threads(ctx)
-        heads = ctx.cpu.md_thread_mb_s * 1e6 * threads / (PAGE * group.data)
-        note = f"{threads} md stripe thread(s): {heads:.0f} stripes/s"
-        terms.append(Term("md thread", heads / ceil(workload.bs / PAGE) * to_mb, note))
-    return GroupTerms(
-        terms, cost.disk_ios * (workload.bs / chunks_per_request if group.chunk else workload.bs) / workload.bs
-    )
 
 
 def _links(ctx: PerfCtx, traffic: dict[int, float]) -> list[Term | None]:
@@ -478,7 +350,7 @@ def simple_terms(ctx: PerfCtx, workload: Workload, degraded: int, sorted_queue: 
     several = len(ctx.volume_groups) > 1
     for group, share in placed:
         if workload.is_random:
-            part = _random(ctx, group, workload, share, degraded, sorted_queue, ncq)
+            part = random_terms(ctx, group, workload, share, degraded, sorted_queue, ncq)
         else:
             part = _sequential(ctx, group, workload, share, degraded)
         for term in lowest(part.terms).values():

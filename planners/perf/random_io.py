@@ -1,0 +1,147 @@
+"""A random workload's ceilings on one md group: what each request costs the disks (copies,
+read-modify-write), how far the requests in flight keep them busy (Little's law, with what each
+request waits besides: a controller's round trip, a bitmap write, the host's CPU), and md's
+stripe thread for parity writes. planners.perf.terms gathers them with the other terms."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import ceil
+
+from planners.perf.bitmap import random_writes
+from planners.perf.context import (
+    NCQ_TAGS,
+    PAGE,
+    GroupCtx,
+    PerfCtx,
+    busy_fraction,
+    queued_iops,
+    rand_iops,
+    sorted_iops,
+)
+from planners.perf.roof import Term
+from planners.perf.workloads import Workload
+
+
+@dataclass(frozen=True, slots=True)
+class GroupTerms:
+    """One md group's terms for a workload, in MB/s of the group."""
+
+    terms: list[Term]
+    amplification: float
+    """Bytes the group's disks move per byte of the workload (copies, parity, reads before writes)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _RandomCost:
+    """What one random request costs a group's disks."""
+
+    disk_ios: float
+    """Disk I/Os per request."""
+    phases: int
+    """Rounds of them in turn (2: md reads, then writes)."""
+    disks: float
+    """Disks' worth serving them."""
+    how: str
+
+
+def md_threads(ctx: PerfCtx) -> int:
+    return max(1, min(ctx.cpu.cores, 1 + ctx.hardware.md.group_thread_cnt))
+
+
+def span_of(workload: Workload, group: GroupCtx, share: float) -> float:
+    return min(1.0, workload.size * share / group.array_bytes) if workload.size else 1.0
+
+
+def _random_cost(group: GroupCtx, degraded: int, write: bool, alive: int, chunks_per_request: int) -> _RandomCost:
+    """Disk I/Os per random request, in how many rounds, and how many disks' worth serve them."""
+    phases = 1
+    disks = float(alive)
+    if not write:
+        disk_ios = float(chunks_per_request)
+        if degraded and group.parity:
+            # a read of a missing disk reads the rest of its row
+            disk_ios = chunks_per_request * (1 + int(degraded) * (group.data - 1) / group.n)
+        if degraded and group.level in (1, 10) and group.copies > 1:
+            disks = group.n * (group.copies - 1) / group.copies  # the failed disk's partner takes its reads too
+        how = f"{disk_ios:.3g} disk reads per request"
+    elif group.level == 0:
+        disk_ios, how = float(chunks_per_request), "one disk write per request"
+    elif group.level in (1, 10):
+        disk_ios = float(group.copies * chunks_per_request if group.level == 10 else alive)
+        how = f"{disk_ios:g} disk writes per request (copies)"
+    else:
+        reads = min(chunks_per_request + group.parity, group.data - chunks_per_request)
+        disk_ios = reads + chunks_per_request + group.parity
+        phases = 2 if reads else 1
+        how = (
+            f"{disk_ios:g} disk I/Os per request ("
+            + ("read-modify-write" if reads == chunks_per_request + group.parity else "reconstruct-write")
+            + ")"
+        )
+    return _RandomCost(disk_ios, phases, disks, how)
+
+
+def random_terms(
+    ctx: PerfCtx,
+    group: GroupCtx,
+    workload: Workload,
+    share: float,
+    degraded: int,
+    sorted_queue: int = 0,
+    ncq: bool = True,
+) -> GroupTerms:
+    """Ceilings of one group for a random workload, in MB/s of the group."""
+    write = not workload.is_read
+    alive = group.n - int(degraded)
+    span = span_of(workload, group, share)
+    iops = (
+        sorted_iops(group.disk, span, workload.bs, sorted_queue, write)
+        if sorted_queue
+        else rand_iops(group.disk, span, workload.bs, write)
+    )
+    chunks_per_request = min(max(1, int(group.data)), ceil(workload.bs / group.chunk)) if group.chunk else 1
+    cost = _random_cost(group, degraded, write, alive, chunks_per_request)
+    how = cost.how
+    to_mb = workload.bs / 1e6
+    outstanding = workload.in_flight * share
+    if write and group.parity:
+        outstanding = min(outstanding, group.cache_entries / ceil(workload.bs / PAGE))
+    per_disk = outstanding * cost.disk_ios / cost.phases / alive
+    if ncq and not sorted_queue and group.disk.rpm and per_disk > 1:
+        # Each disk sorts the requests the array queues on it (NCQ): shorter positioning.
+        iops = queued_iops(group.disk, span, workload.bs, per_disk, write)
+        how += f", {min(per_disk, NCQ_TAGS):.3g} queued per disk"
+    if write and group.level in (1, 10):
+        # A mirrored write keeps all its copies busy at once: requests land on sets of disks, not on disks.
+        busy_share = busy_fraction(group.disk, max(1, round(alive / cost.disk_ios)), outstanding / cost.phases)
+    else:
+        busy_share = busy_fraction(group.disk, alive, outstanding * cost.disk_ios / cost.phases)
+    busy_iops = cost.disks * iops * busy_share / cost.disk_ios
+    added, wait, marked = (
+        random_writes(group, workload, share, span, iops, cost.disk_ios, busy_iops)
+        if write and group.bitmap_chunk
+        else (0.0, 0.0, "")
+    )
+    note = f"{alive} disks at {iops:.0f} IOPS, {how}{marked}"
+    terms = [Term("disks", cost.disks * iops / (cost.disk_ios + added) * to_mb, note)]
+    busy_mb_s = busy_iops * to_mb
+    busy = f"{outstanding:.3g} requests in flight keep {busy_share:.0%} of the disks busy"
+    round_trip = ctx.round_trip_s
+    if (round_trip or wait) and busy_mb_s:
+        # Each request also waits out the controller's round trip and its bitmap write: Little's law,
+        # N = X (R0 + rt + wait).
+        requests = workload.in_flight * share
+        mb_s = requests * workload.bs / 1e6 / (requests * workload.bs / 1e6 / busy_mb_s + round_trip + wait)
+        paying = f", each also paying a {round_trip * 1e3:.2f} ms controller round trip" if round_trip else ""
+        terms.append(Term("queue depth", mb_s, busy + paying + marked))
+    else:
+        terms.append(Term("queue depth", busy_mb_s, busy))
+    if write and group.parity:
+        threads = md_threads(ctx)
+        heads = ctx.cpu.md_thread_mb_s * 1e6 * threads / (PAGE * group.data)
+        note = f"{threads} md stripe thread(s): {heads:.0f} stripes/s"
+        terms.append(Term("md thread", heads / ceil(workload.bs / PAGE) * to_mb, note))
+    return GroupTerms(
+        terms, cost.disk_ios * (workload.bs / chunks_per_request if group.chunk else workload.bs) / workload.bs
+    )
