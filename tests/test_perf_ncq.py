@@ -31,7 +31,8 @@ def test_more_requests_in_flight_shorten_each_disks_positioning_until_ncq_is_ful
     p = raid0(12)
     a, b, c, d = (iops(p, n) for n in (128, 256, 384, 512))
     assert a < b < c  # 10.7, 21 and 32 queued per disk: each sorts a deeper queue
-    assert d == pytest.approx(c)  # past NCQ's 32 tags per disk nothing more to sort
+    # past NCQ's 32 tags per disk nothing more to sort (the host CPU in each request's path, microseconds, differs)
+    assert d == pytest.approx(c, rel=1e-4)
 
 
 def test_the_gain_grows_as_the_cube_root_of_the_queue():

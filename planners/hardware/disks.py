@@ -87,6 +87,20 @@ class DiskSpec(BaseModel):
         "spinning disk, whose look-ahead and write cache hide it on "
         "sequential requests.",
     )
+    rand_read_latency_us: float | None = Field(
+        None,
+        ge=0,
+        le=MAX_MICROSECONDS,
+        description="Flash: one random 4 KiB read alone (queue depth 1), the datasheet's random read "
+        "latency, microseconds; 0 = not known (the channels' share of the rated IOPS stands in).",
+    )
+    rand_write_latency_us: float | None = Field(
+        None,
+        ge=0,
+        le=MAX_MICROSECONDS,
+        description="Flash: one random 4 KiB write alone, the datasheet's random write latency "
+        "(a drive with power-loss protection acknowledges from its cache), microseconds; 0 = not known.",
+    )
     lun: Lun | None = Field(
         None,
         description="Set when each 'disk' of this model is a hardware RAID LUN; the "
@@ -133,6 +147,8 @@ class ResolvedDisk(BaseModel):
     ure_per_bit: float = Field(description="Unrecoverable read errors per bit read.")
     measured: bool = Field(False, description="True when the figures came from a DiskPerf measurement (flat).")
     latency_us: float = Field(0.0, description="Fixed cost of a request needing no positioning, microseconds.")
+    rand_read_latency_us: float = Field(0.0, description="Flash: one random read alone, microseconds; 0 = unknown.")
+    rand_write_latency_us: float = Field(0.0, description="Flash: one random write alone, microseconds; 0 = unknown.")
     spread: float = Field(
         0.0,
         description="How far real disks of the class stray from the preset's speeds, as a "
@@ -174,6 +190,10 @@ class ResolvedDisk(BaseModel):
 # Datasheet-typical figures for current drives of each class. HDD random IOPS are queue-depth-1
 # figures over the full stroke (average seek + half a rotation); flash figures are saturated.
 # Flash latency: Intel DC S3700 datasheet (50 us read), Intel DC P3700 datasheet (20 us).
+# Random access latency at queue depth 1 (a read waits for its NAND page; a write is acknowledged
+# from the drive's power-protected cache): NVMe, Intel DC P4500 (TLC) 85 us read, 20 us write
+# (Lenovo's P4500 product guide, "read/write access latency random"); SATA, Intel DC S4500 110 us
+# read, 52 us write (Intel's S4500/S4600 product specification, "random latency (typ.)").
 # Spread: the outer-zone rates of the class's drives in vendors' datasheets, 2008-2020
 # (5400: 100-200 MB/s, 7200: 120-270, 10k: 130-240, 15k: 160-300, SATA SSD 450-560, NVMe 2000-7000),
 # as a fraction either way of the preset.
@@ -237,6 +257,8 @@ DISK_CLASSES: dict[str, ResolvedDisk] = {
         afr=0.01,
         ure_per_bit=1e-17,
         latency_us=50,
+        rand_read_latency_us=110,
+        rand_write_latency_us=52,
         spread=0.1,
     ),
     "nvme": ResolvedDisk(
@@ -250,6 +272,8 @@ DISK_CLASSES: dict[str, ResolvedDisk] = {
         afr=0.01,
         ure_per_bit=1e-17,
         latency_us=20,
+        rand_read_latency_us=85,
+        rand_write_latency_us=20,
         spread=0.5,
         pcie_lanes=4,
     ),

@@ -52,12 +52,13 @@ def clean_chance(per_chunk_rate: float, sleep_s: float = DAEMON_SLEEP_S) -> floa
 
 
 def random_writes(
-    g: GroupCtx, w: Workload, share: float, span: float, iops: float, ios: float, rate: float
+    g: GroupCtx, w: Workload, share: float, span: float, iops: float, ios: float, rate: float, write_s: float
 ) -> tuple[float, float, str]:
     """What the bitmap adds to each random write: member I/Os, seconds of waiting, and why.
 
-    `iops` is one member's rate, `ios` the member I/Os a request costs without the bitmap and
-    `rate` the requests per second the group serves without it. A write that finds its chunk
+    `iops` is one member's rate, `ios` the member I/Os a request costs without the bitmap,
+    `rate` the requests per second the group serves without it and `write_s` one member write's
+    time alone (flash: its write latency, not its rate's inverse). A write that finds its chunk
     clean waits for one bitmap write on every member (one write's time, the members side by
     side) before its data goes down. Each such write pays its own: a submitter that plugs
     writes the page in its own unplug (md_bitmap_unplug from the plug callback) and submits
@@ -73,10 +74,10 @@ def random_writes(
     q = max(1.0, w.in_flight * share)
     p, batch = 1.0, 1.0
     for _ in range(16):
-        served = min(rate * ios / (ios + g.n * p / batch), q / (q / rate + p / batch / iops)) if rate > 0 else 0.0
+        served = min(rate * ios / (ios + g.n * p / batch), q / (q / rate + p / batch * write_s)) if rate > 0 else 0.0
         nxt = clean_chance(served / chunks)
         if g.parity:
-            batch = 1.0 + min(q - 1.0, served * nxt / iops)
+            batch = 1.0 + min(q - 1.0, served * nxt * write_s)
         done = abs(nxt - p) < 1e-4
         p = nxt
         if done:
@@ -87,7 +88,7 @@ def random_writes(
     shared = f" (one per {batch:.3g} such writes)" if batch > 1.005 else ""
     return (
         g.n * extra,
-        extra / iops,
+        extra * write_s,
         (
             f"; {p:.0%} of writes find their {_size(g.bitmap_chunk)} bitmap chunk clean and wait for a "
             f"bitmap write on every member first{shared}"

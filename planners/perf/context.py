@@ -335,16 +335,39 @@ def queued_iops(disk: ResolvedDisk, span: float, bs: int, queue: float, write: b
     return float(max(single, lun / (t + x)))
 
 
-def busy_fraction(disk: ResolvedDisk, disks: int, outstanding: float) -> float:
+def flash_slots(disk: ResolvedDisk, write: bool) -> float:
+    """Requests a flash disk needs in flight to reach its rated IOPS: by Little's law the rating
+    times one request's time alone (its random access latency), where the datasheet gives that;
+    otherwise its channels. A write acknowledged from the drive's cache needs far fewer than a
+    read, which waits for its NAND page."""
+    latency = disk.rand_write_latency_us if write else disk.rand_read_latency_us
+    if not latency or disk.lun is not None or disk.measured:
+        return float(disk.parallelism)
+    return max(1.0, (disk.rand_write_iops if write else disk.rand_read_iops) * latency * 1e-6)
+
+
+def single_request_s(disk: ResolvedDisk, write: bool, iops: float) -> float:
+    """How long one request alone takes on a member whose rate is `iops` (a spinning disk: its
+    positioning and transfer; flash: its random access latency)."""
+    if disk.rpm or iops <= 0:
+        return 1.0 / iops if iops > 0 else 0.0
+    return flash_slots(disk, write) / iops
+
+
+def busy_fraction(
+    disk: ResolvedDisk, disks: int, outstanding: float, write: bool = False, capped: bool = True
+) -> float:
     """Share of a disk's capacity that `outstanding` requests, landing on `disks` disks at random, use.
 
     A disk that serves one request at a time is busy when at least one request landed on it;
-    a flash disk with p channels needs p requests to run at its rated speed.
+    a flash disk needs flash_slots requests to run at its rated speed (uncapped: what more than
+    that would use if it had the room, for Little's law on an unloaded request's time).
     """
     if disks <= 0 or outstanding <= 0:
         return 0.0
-    if disk.parallelism > 1:
-        return min(1.0, outstanding / (disks * disk.parallelism))
+    if disk.parallelism > 1 or not disk.rpm:
+        share = outstanding / (disks * flash_slots(disk, write))
+        return min(1.0, share) if capped else share
     if disks == 1:
         return min(1.0, outstanding)
     return 1.0 - float((1.0 - 1.0 / disks) ** outstanding)

@@ -31,7 +31,7 @@ from planners.errors import PlanError
 from planners.perf.jobmix import Sizes, Split, bs_split, distribution, offset, shaping, stride, zoned
 from planners.perf.jobopts import IGNORED, MODELLED, REFUSED, canonical
 from planners.perf.jobvalues import Fail, Options, count, fio_bytes, flag, pacing, seconds
-from planners.perf.workloads import ASYNC_ENGINES, Rw, Workload
+from planners.perf.workloads import ASYNC_ENGINES, ONE_AT_A_TIME_AIO, Rw, Workload
 
 Frozen = ConfigDict(frozen=True)
 
@@ -255,10 +255,10 @@ def _rw_and_engine(opts: Options, fail: Fail) -> tuple[Rw, str, int, str]:
         raise fail(line, f"rw={rw_text!r} is not an fio rw value")
     engine, line = _get(opts, "ioengine")
     engine = engine.lower()
-    if engine not in SYNC_ENGINES + ASYNC_ENGINES:
+    if engine not in SYNC_ENGINES + ASYNC_ENGINES + ONE_AT_A_TIME_AIO:
         raise fail(
             line,
-            f"ioengine={engine} refused: only the sync family and {', '.join(ASYNC_ENGINES)} "
+            f"ioengine={engine} refused: only the sync family, posixaio and {', '.join(ASYNC_ENGINES)} "
             "reach the array the way the model assumes",
         )
     return RW[rw], rw_text, rw_line, engine

@@ -17,8 +17,10 @@ from planners.perf.context import (
     busy_fraction,
     queued_iops,
     rand_iops,
+    single_request_s,
     sorted_iops,
 )
+from planners.perf.request_cpu import path_us
 from planners.perf.roof import Term
 from planners.perf.workloads import Workload
 
@@ -114,12 +116,17 @@ def random_terms(
         how += f", {min(per_disk, NCQ_TAGS):.3g} queued per disk"
     if write and group.level in (1, 10):
         # A mirrored write keeps all its copies busy at once: requests land on sets of disks, not on disks.
-        busy_share = busy_fraction(group.disk, max(1, round(alive / cost.disk_ios)), outstanding / cost.phases)
+        disks, landing = max(1, round(alive / cost.disk_ios)), outstanding / cost.phases
     else:
-        busy_share = busy_fraction(group.disk, alive, outstanding * cost.disk_ios / cost.phases)
+        disks, landing = alive, outstanding * cost.disk_ios / cost.phases
+    busy_share = busy_fraction(group.disk, disks, landing, write)
     busy_iops = cost.disks * iops * busy_share / cost.disk_ios
+    # What the requests would get with room to spare: their own time, no queueing.
+    free_iops = cost.disks * iops * busy_fraction(group.disk, disks, landing, write, capped=False) / cost.disk_ios
     added, wait, marked = (
-        random_writes(group, workload, share, span, iops, cost.disk_ios, busy_iops)
+        random_writes(
+            group, workload, share, span, iops, cost.disk_ios, busy_iops, single_request_s(group.disk, True, iops)
+        )
         if write and group.bitmap_chunk
         else (0.0, 0.0, "")
     )
@@ -128,12 +135,18 @@ def random_terms(
     busy_mb_s = busy_iops * to_mb
     busy = f"{outstanding:.3g} requests in flight keep {busy_share:.0%} of the disks busy"
     round_trip = ctx.round_trip_s
-    if (round_trip or wait) and busy_mb_s:
-        # Each request also waits out the controller's round trip and its bitmap write: Little's law,
-        # N = X (R0 + rt + wait).
-        requests = workload.in_flight * share
-        mb_s = requests * workload.bs / 1e6 / (requests * workload.bs / 1e6 / busy_mb_s + round_trip + wait)
+    host_s = path_us(ctx, workload, cost.disk_ios) * 1e-6 if workload.direct else 0.0
+    requests = workload.in_flight * share
+    if not free_iops or not requests or host_s * free_iops / requests < 0.01:
+        host_s = 0.0  # microseconds beside a spinning disk's milliseconds: nothing to show
+    if (round_trip or wait or host_s) and busy_mb_s:
+        # Each request also waits out the controller's round trip, its bitmap write and the host's
+        # CPU on its way down and back (flash at low depth feels it): Little's law,
+        # N = X (R0 + rt + wait + cpu).
+        mb_s = min(busy_mb_s, requests * to_mb / (requests / free_iops + round_trip + wait + host_s))
         paying = f", each also paying a {round_trip * 1e3:.2f} ms controller round trip" if round_trip else ""
+        if host_s:
+            paying += f", {host_s * 1e6:.1f} us of host CPU in each request's path"
         terms.append(Term("queue depth", mb_s, busy + paying + marked))
     else:
         terms.append(Term("queue depth", busy_mb_s, busy))

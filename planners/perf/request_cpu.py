@@ -75,6 +75,15 @@ def engine_us(ctx: PerfCtx, w: Workload) -> tuple[float, str]:
     return own + FIO_US + cpu.wait_us / max(1, depth), f"{w.ioengine} at depth {depth}"
 
 
+def path_us(ctx: PerfCtx, w: Workload, member_ios: float) -> float:
+    """CPU time in one direct request's own path, microseconds: its engine call and wake-up, md's
+    remap (and LVM's) and the block layer's work for each member I/O. A request waits for it as
+    it waits for its device, so at low depth it adds to the device's time."""
+    own, _ = engine_us(ctx, w)
+    lvm = ctx.cpu.bio_remap_us if ctx.lvm_mode != "none" else 0.0
+    return own + lvm + ctx.cpu.bio_remap_us + member_ios * ctx.cpu.block_request_us
+
+
 def request_cpu_term(ctx: PerfCtx, w: Workload, groups: list[tuple[GroupCtx, float, float]]) -> Term | None:
     """The CPU's ceiling on a direct workload, MB/s of the volume; None for buffered I/O.
 

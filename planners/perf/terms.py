@@ -156,8 +156,15 @@ def _seq_reads(group: GroupCtx, workload: Workload, degraded: int, alive: int, c
     amplification = 1.0
     if group.level == 1:
         disks_worth: float = min(alive, workload.numjobs)  # md keeps one sequential reader on one mirror
+    elif group.level == 10 and group.far > 1:
+        disks_worth = alive
+    elif group.level == 10 and group.disk.rpm:
+        # raid10's read_balance sends a read to the copy whose head is nearest: a stream's next
+        # piece is where its last one ended, so each stream stays on one disk of each mirror set.
+        sets = alive / group.copies
+        disks_worth = min(alive, workload.numjobs * sets, max(sets, chunks))
     elif group.level == 10:
-        disks_worth = alive if group.far > 1 else min(alive, max(alive / group.copies, chunks))
+        disks_worth = min(alive, max(alive / group.copies, chunks))  # flash: the least busy copy
     elif degraded and group.parity:
         # whole stripes are read to rebuild the missing chunks
         disks_worth, amplification = group.data, alive / group.data

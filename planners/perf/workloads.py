@@ -27,7 +27,11 @@ Frozen = ConfigDict(frozen=True, extra="forbid", allow_inf_nan=False)  # inf and
 # "readwrite" and "randrw" are fio's mixes: read_mix of the requests are reads.
 Rw = Literal["read", "write", "randread", "randwrite", "rewrite", "readwrite", "randrw"]
 MIXES = ("readwrite", "randrw")
-ASYNC_ENGINES = ("libaio", "io_uring", "posixaio")
+# posixaio is not here: glibc's POSIX AIO runs a file descriptor's requests one after another on
+# one helper thread (aio_misc.c queues a request behind any other for the same fd), so a job on
+# one file has one request in flight whatever its iodepth.
+ASYNC_ENGINES = ("libaio", "io_uring")
+ONE_AT_A_TIME_AIO = ("posixaio",)
 
 
 class Workload(BaseModel):
