@@ -51,7 +51,8 @@ setup_python() {
 # Files go out in the order tests/conftest.py gives them (the lab's long boots first); xdist's
 # default would reorder them by their count of tests, and send the lab's few-test files last.
 test_workers() { echo $(($(nproc 2>/dev/null || echo 1) + 1)); }
-PYTEST_PARALLEL=(--dist loadfile --no-loadscope-reorder)
+# The slowest tests are listed after each run: the suite is held under 15 minutes by them.
+PYTEST_PARALLEL=(--dist loadfile --no-loadscope-reorder --durations=15)
 
 # The whole suite: in parallel, then the tests that signal a running validate (Ctrl+C, SIGTERM) on
 # their own, away from the lab's load (under it a run once ended before its signal arrived), and
