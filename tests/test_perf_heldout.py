@@ -114,6 +114,22 @@ MANY_CORES = (
     "they never contend"
 )
 
+# Server Fault 882009's array: 4 x Seagate Enterprise 10 TB (249 MB/s outer zone, datasheet),
+# 512 KiB chunk, internal bitmap of 64 MiB chunks, ext4, the kernel's default stripe cache.
+SF_RAID6 = md(
+    "sf",
+    6,
+    4,
+    10 * 10**12,
+    DiskSpec(disk_class="hdd7200", seq_outer_mb_s=249),
+    bitmap_chunk=64 * MiB,
+    fs="ext4",
+    kernel="4.9",
+    memory=8 * GiB,
+    stripe_cache=256,
+)
+SATA_2014 = DiskSpec(disk_class="hdd7200", seq_outer_mb_s=160, seq_inner_mb_s=80)  # "a single disk ~160 MB/s"
+
 CASES = [
     HeldOut(
         "RAID10 x4 Solidigm P5520, bitmap 64M, QD1 4k randwrite",
@@ -278,15 +294,7 @@ CASES = [
         "RAID10 n2 x2 SATA, one reader",
         "B. Skufca, 'Linux software RAID: why you should always use RAID 10 instead of RAID 1', "
         "blog.a2o.si, Sep 2014: near 160 MB/s, single disk 160 (dd assumed: bs=1M, buffered)",
-        md(
-            "a2o-n2",
-            10,
-            2,
-            2 * 10**12,
-            DiskSpec(disk_class="hdd7200", seq_outer_mb_s=160, seq_inner_mb_s=80),
-            layout="n2",
-            kernel="3.16",
-        ),
+        md("a2o-n2", 10, 2, 2 * 10**12, SATA_2014, layout="n2", kernel="3.16"),
         "[dd]\nrw=read\nbs=1m\nioengine=psync\ndirect=0\nfilename=/dev/md0\nsize=2g\n",
         160,
         False,
@@ -294,15 +302,7 @@ CASES = [
     HeldOut(
         "RAID10 f2 x2 SATA, one reader",
         "B. Skufca (above): far 320 MB/s",
-        md(
-            "a2o-f2",
-            10,
-            2,
-            2 * 10**12,
-            DiskSpec(disk_class="hdd7200", seq_outer_mb_s=160, seq_inner_mb_s=80),
-            layout="f2",
-            kernel="3.16",
-        ),
+        md("a2o-f2", 10, 2, 2 * 10**12, SATA_2014, layout="f2", kernel="3.16"),
         "[dd]\nrw=read\nbs=1m\nioengine=psync\ndirect=0\nfilename=/dev/md0\nsize=2g\n",
         320,
         False,
@@ -311,18 +311,7 @@ CASES = [
         "RAID6 x4 Seagate 10 TB, ext4, copy a large file out",
         "Server Fault 882009, 'RAID6 resync with fast writes but slow reads' (kernel 4.9), 2017: 220 MB/s "
         "(cp, 128 KiB reads assumed; 8 GiB of memory assumed)",
-        md(
-            "sf-r",
-            6,
-            4,
-            10 * 10**12,
-            DiskSpec(disk_class="hdd7200", seq_outer_mb_s=249),
-            bitmap_chunk=64 * MiB,
-            fs="ext4",
-            kernel="4.9",
-            memory=8 * GiB,
-            stripe_cache=256,
-        ),
+        SF_RAID6,
         "[cp]\nrw=read\nbs=128k\nioengine=psync\ndirect=0\nsize=100g\nfilename=/mnt/f\n",
         220,
         False,
@@ -332,18 +321,7 @@ CASES = [
     HeldOut(
         "RAID6 x4 Seagate 10 TB, ext4, copy a large file in",
         "Server Fault 882009 (above): 145 MB/s",
-        md(
-            "sf-w",
-            6,
-            4,
-            10 * 10**12,
-            DiskSpec(disk_class="hdd7200", seq_outer_mb_s=249),
-            bitmap_chunk=64 * MiB,
-            fs="ext4",
-            kernel="4.9",
-            memory=8 * GiB,
-            stripe_cache=256,
-        ),
+        SF_RAID6,
         "[cp]\nrw=write\nbs=128k\nioengine=psync\ndirect=0\nsize=100g\nfilename=/mnt/f\n",
         145,
         False,
