@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from math import inf
 
+from planners.perf.clones import share_one_stream, shared_stream_terms, write_the_same_stripes
 from planners.perf.context import PerfCtx
 from planners.perf.jobshape import job_extras, mix, mixed_rate_cap, rate_cap
 from planners.perf.memory import controller_cache, page_cache
@@ -127,8 +128,11 @@ def workload_terms(ctx: PerfCtx, workload: Workload, degraded: int = 0, capped: 
     block map) as a factor on every term."""
     if workload.rw == "rewrite" or workload.is_mix:
         return _mixed_terms(ctx, workload, degraded, capped)
-    outside = ""
-    out = simple_terms(ctx, workload, degraded)
+    outside = write_the_same_stripes(ctx, workload)
+    if share_one_stream(workload):
+        out = shared_stream_terms(ctx, workload, degraded)
+    else:
+        out = simple_terms(ctx, workload, degraded)
     if workload.writes and ctx.write_cache_bytes:
         out = _behind_controller_cache(ctx, workload, degraded, out)
     if workload.writes and not workload.direct and not workload.sync_every:

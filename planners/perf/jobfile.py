@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from planners.errors import PlanError
-from planners.perf.jobmix import Sizes, Split, bs_split, distribution, offset, shaping, stride, zoned
+from planners.perf.jobmix import Sizes, Split, bs_split, clone_step, distribution, offset, shaping, stride, zoned
 from planners.perf.jobopts import IGNORED, MODELLED, REFUSED, canonical
 from planners.perf.jobvalues import Fail, Options, count, fio_bytes, flag, pacing, seconds
 from planners.perf.workloads import ASYNC_ENGINES, ONE_AT_A_TIME_AIO, Rw, Workload
@@ -399,6 +399,7 @@ def _workload(name: str, opts: Options, source: str) -> tuple[Workload, list[str
         bs_split=split,
         random_distribution=distribution(opts, fail),
         offset=offset(opts, nbytes, numjobs),
+        clone_step=clone_step(opts, nbytes),
         **zone_fields,
         stride=stride(rw_text, rw in ("randread", "randwrite", "randrw"), nbytes, fail, rw_line),
         **extras,

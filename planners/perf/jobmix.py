@@ -181,6 +181,11 @@ def offset(opts: Options, size: Sizes, numjobs: int) -> int:
     return start + step * (numjobs - 1) // 2
 
 
+def clone_step(opts: Options, size: Sizes) -> int:
+    """fio offset_increment: how much further each clone starts than the one before it."""
+    return size(*opts["offset_increment"][:2]) if "offset_increment" in opts else 0
+
+
 def stride(rw_text: str, random: bool, size: Sizes, fail: Fail, line: int) -> int:
     """fio's rw=KIND:N: N bytes skipped after each sequential request (negative: backwards)."""
     _, sep, mod = rw_text.partition(":")

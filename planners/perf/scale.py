@@ -166,7 +166,7 @@ def sweep_job(
     for point in grid(axes):
         at = job_at(job, point)
         for w, p in zip(at.workloads, predict_job_file(plan, result, at, mode), strict=True):
-            outside = p.outside_model or contention(w, plan.filesystem.type, cores)
+            outside = "; ".join(why for why in (p.outside_model, contention(w, plan.filesystem.type, cores)) if why)
             out.append(PointPrediction(**{**p.model_dump(), "outside_model": outside}, point=dict(point)))
     return mark_knees(out, axes[0].key)
 
@@ -175,8 +175,8 @@ def contention(w: Workload, fs_type: str, cores: int) -> str:
     """Why many jobs on one filesystem are outside the model ('' when they are not).
 
     The terms price each job's flush and allocation as if it had the filesystem to itself; jobs
-    that share a journal group their commits, and writers allocating at once take the allocator's
-    and the journal's locks in turn. How much either gains or loses is not in the model.
+    that share a journal group their commits, and writers allocating at once (each clone its own file)
+    take the allocator's and the journal's locks in turn. How much either gains or loses is not in the model.
     """
     if w.target != "file" or not w.writes or w.numjobs < 2:
         return ""
@@ -185,7 +185,7 @@ def contention(w: Workload, fs_type: str, cores: int) -> str:
             f"{w.numjobs} jobs fsync into one {fs_type} filesystem and share its journal: how their commits "
             "group or queue is not in the model"
         )
-    if not w.is_random and w.numjobs > cores:
+    if not w.is_random and w.files > 1 and w.numjobs > cores:
         return (
             f"{w.numjobs} jobs create files at once on one {fs_type} filesystem, more than the {cores} CPU "
             "cores: lock and journal contention in its block allocation is not in the model"

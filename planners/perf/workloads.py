@@ -171,6 +171,13 @@ class Workload(BaseModel):
         description="Where the job's I/O starts on its target, bytes (fio offset, plus "
         "half the offset_increment spread of its clones).",
     )
+    clone_step: int = Field(
+        0,
+        ge=0,
+        le=MAX_BYTES,
+        description="fio offset_increment: bytes between where one clone starts and the next; "
+        "0 = every clone starts at the same offset (planners.perf.clones).",
+    )
     zone_bytes: int = Field(
         0,
         ge=0,
@@ -273,6 +280,8 @@ class Workload(BaseModel):
             out.append(("flow", str(self.flow)))
         if self.submit_offload:
             out.append(("io_submit_mode", "offload"))
+        if self.clone_step:
+            out.append(("offset_increment", str(self.clone_step)))
         return out
 
 
