@@ -4,6 +4,7 @@ the bitmap chunk, the span and the depth change it. The lab witness is tests/tes
 from __future__ import annotations
 
 import random
+import re
 
 import pytest
 
@@ -114,3 +115,51 @@ def test_a_mirrored_write_keeps_every_copy_busy_at_once():
     )
     (p,) = predict(plan, workloads=[Workload(name="w", rw="randwrite", bs=4096, iodepth=1)], disk_override=disk)
     assert p.iops == pytest.approx(197.2, rel=0.01)
+
+
+def _nvme_mirror(bitmap: str, kernel: str, **disk) -> Plan:
+    from planners.hardware.disks import DiskSpec
+    from planners.hardware.machine import Hardware, Wiring
+    from planners.versions import ToolVersions
+
+    return _plan(1, 2, bitmap, chunk=4 * MiB if bitmap == "internal" else None, size=10**12).model_copy(
+        update={
+            "disks": [DiskSet(count=2, size=10**12, rotational=False)],
+            "hardware": Hardware(disk=DiskSpec(disk_class="nvme", **disk), wiring=Wiring(link="direct")),
+            "tools": ToolVersions(kernel=kernel),
+        }
+    )
+
+
+QD1 = dict(rw="randwrite", bs=4096, iodepth=1)
+
+
+def test_a_mirror_hands_its_writes_to_mds_thread_with_a_bitmap_or_before_6_5():
+    # raid1/raid10 queue a write submitted without a plug for raid1d/raid10d unless (from 6.5) the
+    # array has no bitmap: one wake of md's thread more per write at depth 1 on flash.
+    old, new = _iops(_nvme_mirror("none", "6.4"), **QD1), _iops(_nvme_mirror("none", "6.5"), **QD1)
+    assert old < new
+    (p,) = predict(_nvme_mirror("internal", "6.5"), workloads=[Workload(name="j", **QD1)])
+    note = next(t.note for t in p.terms if t.name == "queue depth")
+    assert "waking md's thread" in note and "bitmap chunk clean" in note
+
+
+def test_a_volatile_cache_flush_lengthens_each_bitmap_write():
+    # md_super_write sends REQ_PREFLUSH | REQ_FUA: free on power-protected flash, a flush otherwise.
+    plp = _iops(_nvme_mirror("internal", "6.1"), **QD1)
+    cached = _iops(_nvme_mirror("internal", "6.1", flush_us=500), **QD1)
+    assert cached < 0.8 * plp
+
+
+def test_the_clean_chance_follows_the_rate_the_requests_get():
+    # A slower host (a deeper idle state to leave on each wake) writes each chunk less often, so
+    # more writes find their chunk clean: the chance is the requests' own rate, not the disks'.
+    from planners.hardware.machine import Cpu
+
+    def clean(plan: Plan) -> int:
+        (p,) = predict(plan, workloads=[Workload(name="j", **QD1)])
+        return int(re.search(r"(\d+)% of writes find", p.terms[0].note)[1])
+
+    fast = _nvme_mirror("internal", "6.1")
+    slow = fast.model_copy(update={"hardware": fast.hardware.model_copy(update={"cpu": Cpu(idle_exit_us=100)})})
+    assert clean(slow) > clean(fast)

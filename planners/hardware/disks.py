@@ -101,6 +101,14 @@ class DiskSpec(BaseModel):
         description="Flash: one random 4 KiB write alone, the datasheet's random write latency "
         "(a drive with power-loss protection acknowledges from its cache), microseconds; 0 = not known.",
     )
+    flush_us: float | None = Field(
+        None,
+        ge=0,
+        le=MAX_MICROSECONDS,
+        description="What a cache flush adds to a write that carries one (md's bitmap and superblock "
+        "writes: REQ_PREFLUSH | REQ_FUA), microseconds; 0 for a drive without a volatile write "
+        "cache (power-loss protected flash), whose flushes the kernel drops.",
+    )
     lun: Lun | None = Field(
         None,
         description="Set when each 'disk' of this model is a hardware RAID LUN; the "
@@ -149,6 +157,7 @@ class ResolvedDisk(BaseModel):
     latency_us: float = Field(0.0, description="Fixed cost of a request needing no positioning, microseconds.")
     rand_read_latency_us: float = Field(0.0, description="Flash: one random read alone, microseconds; 0 = unknown.")
     rand_write_latency_us: float = Field(0.0, description="Flash: one random write alone, microseconds; 0 = unknown.")
+    flush_us: float = Field(0.0, description="A cache flush's cost on a write carrying one, microseconds (DiskSpec).")
     spread: float = Field(
         0.0,
         description="How far real disks of the class stray from the preset's speeds, as a "
@@ -194,6 +203,15 @@ class ResolvedDisk(BaseModel):
 # from the drive's power-protected cache): NVMe, Intel DC P4500 (TLC) 85 us read, 20 us write
 # (Lenovo's P4500 product guide, "read/write access latency random"); SATA, Intel DC S4500 110 us
 # read, 52 us write (Intel's S4500/S4600 product specification, "random latency (typ.)").
+# Cache flushes (flush_us, what md's REQ_PREFLUSH | REQ_FUA bitmap writes pay): 0 for every class.
+# The flash presets are power-loss protected drives (Intel DC P4500 and S4500: "enhanced power-loss
+# data protection", their product briefs). An NVMe drive like the P4500 reports no volatile write
+# cache, so the block layer drops both flags (submit_bio_noacct, block/blk-core.c); a SATA one
+# reports its cache, but a flush finds nothing volatile to write (its own round trip is not priced:
+# an assumption). A spinning disk's cache is volatile, but
+# the model already prices each of its random writes as reaching the platter (a positioning each),
+# which is what the flush forces: no positioning of its own. A drive with a volatile cache on flash
+# (client NVMe) states its flush cost; no class figure is known.
 # Spread: the outer-zone rates of the class's drives in vendors' datasheets, 2008-2020
 # (5400: 100-200 MB/s, 7200: 120-270, 10k: 130-240, 15k: 160-300, SATA SSD 450-560, NVMe 2000-7000),
 # as a fraction either way of the preset.

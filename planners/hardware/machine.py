@@ -150,6 +150,14 @@ class Cpu(BaseModel):
         description="md's raid5/6 thread handling one member I/O of a stripe (state "
         "machine, dispatch, completion), microseconds.",
     )
+    idle_exit_us: float | None = Field(
+        None,
+        ge=0,
+        le=MAX_MICROSECONDS,
+        description="How long an idle core takes to leave the idle state it sleeps in between "
+        "requests microseconds apart (C1E: the kernel's intel_idle table for the part), before a "
+        "thread woken there runs, microseconds.",
+    )
     sockets: int | None = Field(
         None, ge=1, le=16, description="CPU sockets, each with its own PCIe lanes and memory channels (count)."
     )
@@ -177,6 +185,7 @@ class ResolvedCpu(BaseModel):
     block_request_us: float = Field(1.2, description="Block layer and driver per device request, microseconds.")
     bio_remap_us: float = Field(0.5, description="md or dm passing a bio on, microseconds.")
     md_stripe_io_us: float = Field(2.2, description="md's raid5/6 thread per member I/O, microseconds.")
+    idle_exit_us: float = Field(4.0, description="An idle core's exit from C1E, microseconds (see Cpu).")
     sockets: int = Field(1, description="CPU sockets, count.")
     pcie_gen: int = Field(4, description="PCIe generation of the root ports.")
     pcie_lanes: int = Field(64, description="PCIe lanes per socket, count.")
@@ -224,6 +233,12 @@ CPU_SPREAD = 0.4
 # classes' md thread figures (one core's speed at the same kernel work). Spread +/-50 %: the
 # measured and published figures above span 1.8-2.8 us for the same request.
 REQUEST_SPREAD = 0.5
+# A thread woken on an idle core runs once the core has left its idle state. Between requests tens
+# to hundreds of microseconds apart the cpuidle governor keeps a core in C1E (its target residency
+# is below such gaps, C6's is not), and the kernel's own table gives C1E's exit latency
+# (drivers/idle/intel_idle.c): Ice Lake SP (icx_cstates, the server class's part) 4 us, target
+# residency 4 us, C6 128/384 us; Skylake SP (skx_cstates) 10 us; Nehalem/Westmere
+# (nehalem_cstates, the 2010 class) 10 us. The generation presets keep the server class's 4 us.
 # The platform around the cores. Server: one socket of a 2021 server part, Xeon Scalable 3rd gen
 # (Ice Lake SP: 64 PCIe 4.0 lanes, 8 channels of DDR4-3200, 204.8 GB/s peak per socket) and
 # EPYC 7003 (128 lanes, the same memory); a STREAM copy sustains about 80 % of the peak: 160 GB/s.
@@ -256,6 +271,7 @@ CPU_CLASSES: dict[str, ResolvedCpu] = {
         block_request_us=1.2 * _SLOW,
         bio_remap_us=0.5 * _SLOW,
         md_stripe_io_us=2.2 * _SLOW,
+        idle_exit_us=10.0,
         crc32c_mb_s=32000 / _SLOW,
         request_spread=REQUEST_SPREAD,
         pcie_gen=2,

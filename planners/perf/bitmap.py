@@ -4,21 +4,42 @@ How the kernel keeps it (drivers/md/md-bitmap.c; the same counters from 2.6 to 6
 - Every bitmap chunk (mdadm's --bitmap-chunk; 64 MiB when none is asked) has a counter.
   md_bitmap_startwrite: a write to a chunk whose counter is 0 sets the chunk's bit in its bitmap
   page and marks the page dirty; a counter of 1 (the bit still set on disk, on its way to clean)
-  goes back to 2 with no I/O at all.
-- Before the data is sent down, md_bitmap_unplug writes every dirty page to every active member
-  and waits for them (raid1/raid10 in flush_pending_writes or their plug callback, raid5/6
-  through STRIPE_BIT_DELAY stripes held until raid5d's unplug). One page write at a time
-  (md_super_wait), with a cache flush before it and FUA on it.
+  goes back to 2 with no I/O at all. md_bitmap_endwrite only counts down: no I/O.
+- md_bitmap_unplug writes every dirty page before the data goes down: write_page -> write_sb_page
+  -> md_super_write to every active member (REQ_PREFLUSH | REQ_FUA | REQ_SYNC, and REQ_IDLE |
+  REQ_META since 6.7), then md_super_wait sleeps until all of them complete. A page is 4 KiB; the
+  last one is rounded to the logical block (a 512-byte block gives 1.5 KiB, 3.5 KiB: a read-modify-
+  write inside a drive whose write unit is 4 KiB), to io_opt from 6.4 where the space allows
+  (J. Derrick, "md: Use optimal I/O size for last bitmap page"). That drive-side cost is not
+  priced: no plan input says a drive's write unit exceeds its logical block.
+- Who runs it: a RAID1/10 write submitted with no plug held (fio submits one request per call by
+  default; psync and a one-request io_submit hold none) is queued on conf->pending_bio_list and md's
+  thread (raid1d/raid10d) is woken; flush_pending_writes runs md_bitmap_unplug, then sends the
+  bios. Before 6.5 every RAID1/10 write took that path; from 6.5 (Yu Kuai, "md/raid1-10: submit
+  write io directly if bitmap is not enabled") only those of an array with a bitmap do. A submitter
+  holding a plug does the same in its unplug callback. RAID4/5/6 hold such stripes
+  (STRIPE_BIT_DELAY) until raid5d's next unplug.
+- The flags: a drive with no volatile write cache (power-loss protected flash) has both dropped by
+  the block layer (submit_bio_noacct); one with a cache gets a flush before the page write and the
+  write forced to media (FUA, or a second flush where the device has none): the drive's flush_us.
 - The daemon wakes every daemon_sleep (5 s unless mdadm --delay says otherwise) and takes each
-  idle chunk's counter from 2 to 1, then from 1 to 0, clearing its bit; those page writes are
-  lazy and nobody waits for them. A chunk is clean again one to two periods after its last write.
+  idle chunk's counter from 2 to 1, then from 1 to 0, clearing its bit; the page is written at
+  the next pass (or by the next unplug), lazily: nobody waits for it, at most one write per page
+  per pass. A chunk is clean again one to two periods after its last write.
 
 So a write waits for a bitmap write when its chunk saw no write for the last D (1 + U) seconds,
 D the daemon period and U uniform on [0, 1]. With the chunks of the span written at random at a
-rate a each, that chance is E[exp(-a D (1 + U))] = exp(-a D) (1 - exp(-a D)) / (a D). A random
+rate a each, that chance is E[exp(-a D (1 + U))] = exp(-a D) (1 - exp(-a D)) / (a D), a the rate
+the requests actually get (their own time at their depth, host and hand-off included). A random
 workload over a span much wider than what it writes in ten seconds pays one for nearly every
 write (the worst case: small synchronous writes at depth 1, twice the disk work on a mirror); a
 stream pays one per chunk it enters; a bigger chunk means fewer chunks to go clean.
+
+What such a write waits (page_write_s): one member write (the members side by side), a flush
+where the drive has a volatile cache, md's thread woken when the last page write completes
+(wake_s: the core's idle-state exit, Cpu.idle_exit_us, and one context switch, half of wait_us),
+and the block layer's submission of the n page writes on that thread. Every write of a RAID1/10
+with a bitmap (and before 6.5 without one) also waits one wake of md's thread (handoff_s).
 
 A bitmap write is one small write on each member: the bitmap sits beside the superblock at the
 start of the member (metadata 1.x), so on a spinning disk it is a seek away from the data.
@@ -28,11 +49,50 @@ from __future__ import annotations
 
 from math import exp
 
-from planners.perf.context import PAGE, GroupCtx, rand_iops
+from planners.hardware.machine import ResolvedCpu
+from planners.perf.context import PAGE, GroupCtx, PerfCtx, rand_iops
 from planners.perf.workloads import Workload
 
 # md-bitmap.c: "Choosing daemon_sleep default (5 sec)"; mdadm's --delay default is the same.
 DAEMON_SLEEP_S = 5.0
+# Linux 6.5 (Yu Kuai, "md/raid1-10: submit write io directly if bitmap is not enabled"): from here
+# RAID1/10 hand a write to md's thread only when the array has a bitmap.
+DIRECT_WRITES = (6, 5)
+# Linux 6.4 (J. Derrick, "md: Use optimal I/O size for last bitmap page"): the last bitmap page is
+# written io_opt long where the space allows, not rounded to the logical block (not priced here).
+IO_OPT_LAST_PAGE = (6, 4)
+
+
+def kernel_at_least(kernel: str, version: tuple[int, int]) -> bool:
+    parts = tuple(int(x) for x in kernel.split(".")[:2] if x.isdigit())
+    return parts >= version
+
+
+def wake_s(cpu: ResolvedCpu) -> float:
+    """A sleeping md thread woken on an idle core, until it runs, seconds: the core's idle-state
+    exit and one context switch (half of the sleep-and-wake pair wait_us prices)."""
+    return (cpu.idle_exit_us + cpu.wait_us / 2) * 1e-6
+
+
+def handoff_s(ctx: PerfCtx, g: GroupCtx, w: Workload) -> float:
+    """What md's thread hand-off adds to each direct write of a RAID1/10 group, seconds: a write
+    submitted with no plug held (fio submits one request per call by default, below the block
+    layer's plugging threshold) goes to conf->pending_bio_list and md's thread is woken to send it
+    (flush_pending_writes); with a bitmap in every kernel, without one before 6.5."""
+    if g.level not in (1, 10) or w.is_read or not w.direct:
+        return 0.0
+    if not g.bitmap_chunk and kernel_at_least(ctx.kernel, DIRECT_WRITES):
+        return 0.0
+    return wake_s(ctx.cpu)
+
+
+def page_write_s(ctx: PerfCtx, g: GroupCtx, write_s: float) -> float:
+    """How long a write that dirtied a bitmap page waits before its data goes down, seconds: the
+    page written to every member at once (one member write's time, plus a cache flush where the
+    drive has a volatile cache), md's thread woken when the last completes, and the block layer's
+    submission of the n page writes on that one thread."""
+    cpu = ctx.cpu
+    return write_s + g.disk.flush_us * 1e-6 + wake_s(cpu) + g.n * cpu.block_request_us * 1e-6
 
 
 def array_bytes_per_chunk(g: GroupCtx) -> int:
@@ -52,29 +112,40 @@ def clean_chance(per_chunk_rate: float, sleep_s: float = DAEMON_SLEEP_S) -> floa
 
 
 def random_writes(
-    g: GroupCtx, w: Workload, share: float, span: float, iops: float, ios: float, rate: float, write_s: float
+    ctx: PerfCtx,
+    g: GroupCtx,
+    w: Workload,
+    share: float,
+    span: float,
+    ios: float,
+    rate: float,
+    alone_s: float,
+    write_s: float,
 ) -> tuple[float, float, str]:
     """What the bitmap adds to each random write: member I/Os, seconds of waiting, and why.
 
-    `iops` is one member's rate, `ios` the member I/Os a request costs without the bitmap,
-    `rate` the requests per second the group serves without it and `write_s` one member write's
-    time alone (flash: its write latency, not its rate's inverse). A write that finds its chunk
-    clean waits for one bitmap write on every member (one write's time, the members side by
-    side) before its data goes down. Each such write pays its own: a submitter that plugs
-    writes the page in its own unplug (md_bitmap_unplug from the plug callback) and submits
-    nothing else meanwhile; the lab's RAID1 at 16 in flight measured 0.81 bitmap writes per
-    write where 0.79 of the writes found their chunk clean (tests/test_lab_bitmap.py). RAID4/5/6
-    hold every such stripe (STRIPE_BIT_DELAY) until raid5d's next unplug, so there the writes
-    that dirty bits while one page write (one member write's time) is under way share the next
-    one, up to the others in flight (not witnessed in the lab). The chance
-    depends on the rate, which depends on the chance: iterated from "every write pays", which
-    falls to the fixed point from above.
+    `ios` is the member I/Os a request costs without the bitmap, `rate` the requests per second
+    the group's disks serve busy without it, `alone_s` a request's own time at its depth without
+    it (its share of the disks, the controller's round trip, the host's CPU, md's hand-off) and
+    `write_s` one member write's time alone (flash: its write latency, not its rate's inverse).
+    A write that finds its chunk clean waits for a page write on every member (page_write_s)
+    before its data goes down. Each such write pays its own: a submitter that plugs writes the
+    page in its own unplug (md_bitmap_unplug from the plug callback) and submits nothing else
+    meanwhile; the lab's RAID1 at 16 in flight measured 0.81 bitmap writes per write where 0.79
+    of the writes found their chunk clean (tests/test_lab_bitmap.py). RAID4/5/6 hold every such
+    stripe (STRIPE_BIT_DELAY) until raid5d's next unplug, so there the writes that dirty bits
+    while one page write (one member write's time) is under way share the next one, up to the
+    others in flight (not witnessed in the lab). The chance depends on the rate the requests get,
+    which depends on the chance: iterated from "every write pays", which falls to the fixed
+    point from above.
     """
     chunks = max(1.0, span * g.array_bytes / array_bytes_per_chunk(g))
     q = max(1.0, w.in_flight * share)
+    clean_s = page_write_s(ctx, g, write_s)
     p, batch = 1.0, 1.0
     for _ in range(16):
-        served = min(rate * ios / (ios + g.n * p / batch), q / (q / rate + p / batch * write_s)) if rate > 0 else 0.0
+        own = alone_s + p / batch * clean_s
+        served = min(rate * ios / (ios + g.n * p / batch), q / own if own > 0 else rate) if rate > 0 else 0.0
         nxt = clean_chance(served / chunks)
         if g.parity:
             batch = 1.0 + min(q - 1.0, served * nxt * write_s)
@@ -88,10 +159,10 @@ def random_writes(
     shared = f" (one per {batch:.3g} such writes)" if batch > 1.005 else ""
     return (
         g.n * extra,
-        extra * write_s,
+        extra * clean_s,
         (
-            f"; {p:.0%} of writes find their {_size(g.bitmap_chunk)} bitmap chunk clean and wait for a "
-            f"bitmap write on every member first{shared}"
+            f"; {p:.0%} of writes find their {_size(g.bitmap_chunk)} bitmap chunk clean and wait "
+            f"{_duration(clean_s)} for a bitmap write on every member first{shared}"
         ),
     )
 
@@ -118,6 +189,10 @@ def stream_rate(g: GroupCtx, w: Workload, span: float, rate: float) -> tuple[flo
         f"; a bitmap write per {_size(g.bitmap_chunk)} bitmap chunk on every member "
         f"({cost * p * 1e3:.1f} ms each, {1 - kept:.0%} of the stream)"
     )
+
+
+def _duration(s: float) -> str:
+    return f"{s * 1e3:.3g} ms" if s >= 1e-3 else f"{s * 1e6:.3g} us"
 
 
 def _size(n: int) -> str:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from math import ceil
 
-from planners.perf.bitmap import random_writes
+from planners.perf.bitmap import handoff_s, random_writes
 from planners.perf.context import (
     NCQ_TAGS,
     PAGE,
@@ -84,6 +84,18 @@ def _random_cost(group: GroupCtx, degraded: int, write: bool, alive: int, chunks
     return _RandomCost(disk_ios, phases, disks, how)
 
 
+def _request_waits(
+    ctx: PerfCtx, group: GroupCtx, workload: Workload, disk_ios: float, free_iops: float, requests: float
+) -> tuple[float, float]:
+    """What a request waits besides the disks, seconds: the host's CPU in its path and md's thread
+    hand-off; none beside a spinning disk's milliseconds (under 1 % of a request's time)."""
+    host_s = path_us(ctx, workload, disk_ios) * 1e-6 if workload.direct else 0.0
+    handoff = handoff_s(ctx, group, workload)
+    if not free_iops or not requests or (host_s + handoff) * free_iops / requests < 0.01:
+        return 0.0, 0.0
+    return host_s, handoff
+
+
 def random_terms(
     ctx: PerfCtx,
     group: GroupCtx,
@@ -123,30 +135,28 @@ def random_terms(
     busy_iops = cost.disks * iops * busy_share / cost.disk_ios
     # What the requests would get with room to spare: their own time, no queueing.
     free_iops = cost.disks * iops * busy_fraction(group.disk, disks, landing, write, capped=False) / cost.disk_ios
-    added, wait, marked = (
-        random_writes(
-            group, workload, share, span, iops, cost.disk_ios, busy_iops, single_request_s(group.disk, True, iops)
-        )
-        if write and group.bitmap_chunk
-        else (0.0, 0.0, "")
-    )
+    requests = workload.in_flight * share
+    host_s, handoff = _request_waits(ctx, group, workload, cost.disk_ios, free_iops, requests)
+    alone = (requests / free_iops if free_iops else 0.0) + ctx.round_trip_s + host_s + handoff
+    added, wait, marked = 0.0, 0.0, ""
+    if write and group.bitmap_chunk:
+        write_s = single_request_s(group.disk, True, iops)
+        added, wait, marked = random_writes(ctx, group, workload, share, span, cost.disk_ios, busy_iops, alone, write_s)
     note = f"{alive} disks at {iops:.0f} IOPS, {how}{marked}"
     terms = [Term("disks", cost.disks * iops / (cost.disk_ios + added) * to_mb, note)]
     busy_mb_s = busy_iops * to_mb
     busy = f"{outstanding:.3g} requests in flight keep {busy_share:.0%} of the disks busy"
     round_trip = ctx.round_trip_s
-    host_s = path_us(ctx, workload, cost.disk_ios) * 1e-6 if workload.direct else 0.0
-    requests = workload.in_flight * share
-    if not free_iops or not requests or host_s * free_iops / requests < 0.01:
-        host_s = 0.0  # microseconds beside a spinning disk's milliseconds: nothing to show
-    if (round_trip or wait or host_s) and busy_mb_s:
-        # Each request also waits out the controller's round trip, its bitmap write and the host's
-        # CPU on its way down and back (flash at low depth feels it): Little's law,
-        # N = X (R0 + rt + wait + cpu).
-        mb_s = min(busy_mb_s, requests * to_mb / (requests / free_iops + round_trip + wait + host_s))
+    if (round_trip or wait or host_s or handoff) and busy_mb_s:
+        # Each request also waits out the controller's round trip, md's thread hand-off, its bitmap
+        # write and the host's CPU on its way down and back (flash at low depth feels it): Little's
+        # law, N = X (R0 + rt + handoff + wait + cpu).
+        mb_s = min(busy_mb_s, requests * to_mb / (alone + wait))
         paying = f", each also paying a {round_trip * 1e3:.2f} ms controller round trip" if round_trip else ""
         if host_s:
             paying += f", {host_s * 1e6:.1f} us of host CPU in each request's path"
+        if handoff:
+            paying += f", {handoff * 1e6:.1f} us waking md's thread to send it"
         terms.append(Term("queue depth", mb_s, busy + paying + marked))
     else:
         terms.append(Term("queue depth", busy_mb_s, busy))
