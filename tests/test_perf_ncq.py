@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import pytest
 
 from planners.hardware.disks import DISK_CLASSES, DiskSpec
 from planners.hardware.machine import Hardware
 from planners.models import DiskSet, Filesystem, MdGroup, Plan
-from planners.perf.context import NCQ_TAGS, queued_iops, rand_iops
+from planners.perf.context import NCQ_TAGS, SETTLE_S, queued_iops, rand_iops
 from planners.perf.predict import predict
 from planners.perf.workloads import PRESETS, Workload
 
@@ -35,7 +37,9 @@ def test_more_requests_in_flight_shorten_each_disks_positioning_until_ncq_is_ful
     assert d == pytest.approx(c, rel=1e-4)
 
 
-def test_the_gain_grows_as_the_cube_root_of_the_queue():
+def test_on_a_full_span_the_gain_grows_as_the_cube_root_of_the_queue():
+    # Near t = 0 one request's access time has P(T <= t) = 2 t^3 / (3 alpha^2) wherever the head
+    # is, so the soonest of a deep queue on a full span (alpha ~ 1.65 revolutions) comes as q^(-1/3).
     disk = DISK_CLASSES["hdd7200"]
     settle = 0.001
     t8, t27 = (1 / queued_iops(disk, 1.0, 512, q, False) for q in (8, 27))
@@ -43,6 +47,27 @@ def test_the_gain_grows_as_the_cube_root_of_the_queue():
     assert (t8 - settle - x) / (t27 - settle - x) == pytest.approx(1.5, rel=0.02)
     assert queued_iops(disk, 1.0, 4096, 1, False) == pytest.approx(rand_iops(disk, 1.0, 4096, False))
     assert queued_iops(disk, 1.0, 4096, 64, False) == queued_iops(disk, 1.0, 4096, NCQ_TAGS, False)
+
+
+def test_on_a_short_span_the_soonest_of_q_waits_a_revolution_over_q_plus_one():
+    # 1 MB of 16 TB: the seek is the settle alone, the waits are q uniform draws over a turn.
+    disk = DISK_CLASSES["hdd7200"]
+    rev = 60 / 7200
+    for q in (2, 4, 16, 32):
+        x = 4096 / 220e6  # the outer zone's rate
+        t = 1 / queued_iops(disk, 1e-7, 4096, q, False) - SETTLE_S - x
+        assert t == pytest.approx(rev / (q + 1), rel=0.01)
+
+
+def test_the_figure_falls_with_every_request_added_and_rises_as_the_span_shrinks():
+    disk = DISK_CLASSES["hdd7200"]
+    for span in (1.0, 0.3, 0.01, 1e-4):
+        got = [queued_iops(disk, span, 4096, 1 + i / 4, False) for i in range(4 * 31 + 1)]
+        assert all(a < b for a, b in pairwise(got))
+    spans = [1.0, 0.5, 0.1, 0.01, 0.001]
+    for q in (2, 8, 32):
+        got = [queued_iops(disk, s, 4096, q, False) for s in spans]
+        assert all(a < b for a, b in pairwise(got))
 
 
 def test_a_7200_rpm_disk_at_queue_depth_16_against_its_datasheet():
