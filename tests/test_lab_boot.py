@@ -4,6 +4,7 @@ Checks that the kit builds (or is cached), the guest finds its disks by serial, 
 batch, and that the collected figures parse and agree with the md planner.
 """
 
+import json
 import os
 import tempfile
 import time
@@ -12,6 +13,7 @@ import pytest
 
 from planners.md.geometry import md_geometry
 from planners.units import KiB, MiB
+from runners import transcript
 from runners.lab import LabConfig, LabDisk, Scenario, ensure_kit, fio_scenario, run_batch, scenario_fio_json
 from tests.lab_helpers import skip_unless_lab
 
@@ -149,6 +151,15 @@ def test_prepared_signature_stops_the_guard_and_disks_stay_untouched(batch):
 
 
 _BEFORE: set[str] = set()
+
+
+def test_the_boot_is_in_the_transcript(batch):
+    """qemu goes through the one door like every command: its run is in the transcript, with its argv
+    (the kit, the disks), its duration and how it ended."""
+    records = [json.loads(line) for line in transcript.path().read_text().splitlines()]
+    boots = [r for r in records if os.path.basename(r["argv"][0]).startswith("qemu-system") and "-kernel" in r["argv"]]
+    assert boots, f"no boot among {len(records)} records of {transcript.path()}"
+    assert all(r["exit"] is not None and r["duration_s"] > 0 for r in boots)
 
 
 def test_nothing_left_behind(batch):
