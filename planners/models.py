@@ -258,6 +258,10 @@ class Filesystem(BaseModel):
         None, description="btrfs metadata profile (mkfs.btrfs -m), names as data_profile; None = mkfs.btrfs's default."
     )
     nodesize: int | None = Field(None, description="btrfs tree node size in bytes (mkfs.btrfs -n); None = 16 KiB.")
+    sectorsize: int | None = Field(
+        None,
+        description="btrfs sector size in bytes (mkfs.btrfs -s); None = 4096, the only one a 4 KiB-page kernel mounts.",
+    )
 
     @model_validator(mode="after")
     def _valid(self) -> Filesystem:
@@ -271,7 +275,9 @@ class Filesystem(BaseModel):
         _check(_MOUNTPOINT, self.mount_point, "mount point", "an absolute path of letters, digits and ._/+-")
         for opt in self.mount_options:
             _check(_MOUNT_OPTION, opt, "mount option", "letters, digits and _=.:+-")
-        btrfs_only = [n for n in ("data_profile", "metadata_profile", "nodesize") if getattr(self, n) is not None]
+        btrfs_only = [
+            n for n in ("data_profile", "metadata_profile", "nodesize", "sectorsize") if getattr(self, n) is not None
+        ]
         if btrfs_only and self.type != "btrfs":
             raise PlanError(
                 f"{btrfs_only[0]} is a btrfs setting, and the filesystem is {self.type}", f"filesystem.{btrfs_only[0]}"
@@ -341,6 +347,13 @@ def _check_btrfs(fs: Filesystem) -> None:
             )
     if fs.block_size != 4096:
         raise PlanError("btrfs is planned with its 4096-byte sector (block_size 4096)", "filesystem.block_size")
+    if fs.sectorsize is not None and fs.sectorsize != 4096:
+        # btrfs reads a block through one page: a sector larger than the 4 KiB page of x86-64 (and of
+        # most arm64 kernels) is refused at mount, and mkfs.btrfs makes no sector smaller than 4 KiB.
+        raise PlanError(
+            f"btrfs sector size {fs.sectorsize} cannot be mounted by a kernel of 4 KiB pages: give 4096",
+            "filesystem.sectorsize",
+        )
     node = fs.nodesize
     if node is not None and (node & (node - 1) or not 4096 <= node <= 65536):
         raise PlanError(f"btrfs node size {node} must be a power of two from 4 KiB to 64 KiB", "filesystem.nodesize")

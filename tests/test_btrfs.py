@@ -283,3 +283,22 @@ async def test_tui_chooses_btrfs_profiles() -> None:
         assert len(b.device_bytes) == 45
         want = compute(_plan([example_pod().disks[0].size] * 45, "raid10", "raid1c3"))
         assert app.result.usable_bytes == want.usable_bytes
+
+
+def test_the_sector_size_is_the_page_size(tmp_path, capsys) -> None:
+    from app.cli.main import main
+    from planners.models import Filesystem
+
+    assert Filesystem(type="btrfs", sectorsize=4096).sectorsize == 4096
+    for bad, says in (
+        (dict(type="btrfs", sectorsize=65536), "btrfs sector size 65536 cannot be mounted"),
+        (dict(type="xfs", sectorsize=4096), "sectorsize is a btrfs setting"),
+    ):
+        with pytest.raises(ValueError, match=says):
+            Filesystem(**bad)  # type: ignore[arg-type]
+    # from a plan file: one line naming the field
+    pod = tmp_path / "pod.toml"
+    pod.write_text('[[disks]]\ncount = 2\nsize = "1TB"\n[filesystem]\ntype = "btrfs"\nsectorsize = 65536\n')
+    assert main(["plan", str(pod)]) == 2
+    err = capsys.readouterr().err
+    assert "filesystem: btrfs sector size 65536" in err and err.count("\n") == 1
