@@ -193,8 +193,9 @@ CASES = [
     HeldOut(
         "RAID1 x2 RAM disks, 2 x EPYC 7002 (128 cores), 4k randrw 70/30 400 x QD64, 5.10",
         "A. Gholami Rudi, 'Unacceptably Poor RAID1 Performance with Many CPU Cores', linux-raid, "
-        "15 Jun 2023: 542K read + 232K write IOPS on 5.10 (raw ram0: 14.4M + 6.2M)",
-        md("c09-r1", 1, 2, 2**30, RAMDISK, cpu=Cpu(cpu_class="epyc-7002", cores=128), kernel="5.10"),
+        "15 Jun 2023: 542K read + 232K write IOPS on 5.10 (raw ram0: 14.4M + 6.2M); two EPYC 7002 "
+        "of 64 cores each",
+        md("c09-r1", 1, 2, 2**30, RAMDISK, cpu=Cpu(cpu_class="epyc-7002", cores=128, sockets=2), kernel="5.10"),
         C09_JOB,
         542_000 + 232_000,
         True,
@@ -204,7 +205,7 @@ CASES = [
         "RAID10 x2 RAM disks, same host and job, with the 6.5 fix",
         "Y. Kuai, '[PATCH v2] raid10: avoid spin_lock from fastpath from raid10_unplug()', linux-raid, "
         "21 Jun 2023 (merged 6.5), tested by the reporter above: 3642K read + 1561K write IOPS",
-        md("c09-r10", 10, 2, 2**30, RAMDISK, cpu=Cpu(cpu_class="epyc-7002", cores=128), kernel="6.5"),
+        md("c09-r10", 10, 2, 2**30, RAMDISK, cpu=Cpu(cpu_class="epyc-7002", cores=128, sockets=2), kernel="6.5"),
         C09_JOB,
         3_642_000 + 1_561_000,
         True,
