@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from app.cli.main import main
 from planners.hardware.disks import DiskSpec
 from planners.hardware.machine import Cpu, Hardware, Wiring
 from planners.models import DiskSet, Filesystem, MdGroup, Plan
@@ -130,3 +131,35 @@ def test_published_raid10_nvme_on_a_xeon_8380_before_the_seqlock() -> None:
     assert before.mb_s == pytest.approx(7.0 * 2**30 / 1e6, rel=0.25)
     (r,) = predict(plan(10, 4, "6.0", ONE_SOCKET), workloads=[rand(jobs=16, depth=256)])
     assert r.binding == NAME
+
+
+PLAN = """
+name = "r10"
+[[disks]]
+count = 4
+size = "3.84TB"
+[[groups]]
+level = 10
+members = 4
+[tools]
+kernel = "6.0"
+[hardware.disk]
+disk_class = "nvme"
+[hardware.wiring]
+link = "direct"
+[hardware.cpu]
+cores = 16
+"""
+
+JOB = "[r]\nfilename=/dev/md0\nrw=randread\nbs=4k\ndirect=1\nioengine=libaio\niodepth=256\nnumjobs=16\n"
+
+
+def test_cli_names_the_term_with_its_nanoseconds_and_cores(tmp_path, capsys) -> None:
+    (tmp_path / "p.toml").write_text(PLAN)
+    (tmp_path / "j.fio").write_text(JOB)
+    code = main(["predict", "--no-host-cpu", str(tmp_path / "p.toml"), "--job", str(tmp_path / "j.fio")])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    flat = " ".join(out.split())
+    assert "md locks" in flat
+    assert "561 ns serialized a request: 11 transfers of" in flat and "16 submitting cores" in flat
