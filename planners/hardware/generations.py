@@ -103,6 +103,24 @@ BY_SPEED = ("md_thread_mb_s", "buffered_write_mb_s", "buffered_read_mb_s")
 PER_REQUEST = ("psync_us", "libaio_us", "io_uring_us", "wait_us", "block_request_us", "bio_remap_us", "md_stripe_io_us")
 
 
+# Cache-line transfers within a socket and between two, nanoseconds (the median core-to-core
+# compare-and-swap latency, nviennot/core-to-core-latency README, 2022-2023), from the measured part
+# nearest each preset: Ivy Bridge-EP -> Xeon E5-2695 v4 (Broadwell-EP, the same ring and QPI) 44 /
+# 118; Skylake-SP -> Xeon Platinum 8275CL (Cascade Lake, the same mesh and UPI) 47 / 134; on EPYC,
+# between core complexes: Zen -> Threadripper 1950X 154, Zen 2 -> Threadripper 3960X 94, Zen 3 ->
+# EPYC 7R13 107, and between sockets the one two-socket EPYC measured there, 7R13, 197 for every
+# generation. EPYC 9004 (no two-socket Zen 4 measured) takes Milan's figures, and the three oldest
+# parts (none measured) keep the server class's: assumptions, said in docs/calibration.md.
+LINE_TRANSFER_NS: dict[str, tuple[float, float]] = {
+    "ivybridge-2013": (44.0, 118.0),
+    "skylake-2017": (47.0, 134.0),
+    "epyc-7001": (154.0, 197.0),
+    "epyc-7002": (94.0, 197.0),
+    "epyc-7003": (107.0, 197.0),
+    "epyc-9004": (107.0, 197.0),
+}
+
+
 def cpu_figures(name: str, server: dict[str, float]) -> dict[str, float]:
     """The figures of CPU preset `name`, from the server class's (see the module's rules)."""
     _, cores, speed, sse_raid6, sse_xor, gen, lanes, memory = CPU_PARTS[name]
@@ -111,4 +129,6 @@ def cpu_figures(name: str, server: dict[str, float]) -> dict[str, float]:
     out["raid6_gen_mb_s"] = server["raid6_gen_mb_s"] * speed * (0.5 if sse_raid6 else 1.0)
     out["xor_mb_s"] = server["xor_mb_s"] * speed * (0.5 if sse_xor else 1.0)
     out.update(cores=cores, pcie_gen=gen, pcie_lanes=lanes, memory_mb_s=round(memory))
+    if name in LINE_TRANSFER_NS:
+        out["line_transfer_ns"], out["socket_transfer_ns"] = LINE_TRANSFER_NS[name]
     return out

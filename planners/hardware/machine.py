@@ -166,6 +166,16 @@ class Cpu(BaseModel):
     memory_mb_s: MbPerS | None = Field(
         None, description="Memory bandwidth one socket sustains (a STREAM-like copy, not the channels' peak), MB/s."
     )
+    line_transfer_ns: float | None = Field(
+        None,
+        gt=0,
+        le=MAX_MICROSECONDS,
+        description="A cache line written by one core moving to another core of the same socket that "
+        "shares no cache with it (core-to-core latency), nanoseconds.",
+    )
+    socket_transfer_ns: float | None = Field(
+        None, gt=0, le=MAX_MICROSECONDS, description="The same between cores of two sockets, nanoseconds."
+    )
 
 
 class ResolvedCpu(BaseModel):
@@ -190,6 +200,8 @@ class ResolvedCpu(BaseModel):
     pcie_gen: int = Field(4, description="PCIe generation of the root ports.")
     pcie_lanes: int = Field(64, description="PCIe lanes per socket, count.")
     memory_mb_s: float = Field(160000.0, description="Sustained memory bandwidth per socket, MB/s.")
+    line_transfer_ns: float = Field(51.0, description="Cache line between two cores of a socket, nanoseconds.")
+    socket_transfer_ns: float = Field(108.0, description="Cache line between two sockets, nanoseconds.")
     spread: float = Field(0.0, description="How far CPUs of the class stray from the preset's figures, fraction.")
     request_spread: float = Field(0.5, description="How far the per-request CPU figures stray, fraction.")
     stated: tuple[str, ...] = Field((), description="Figures the plan (or the host's kernel log) gave, not the preset.")
@@ -239,6 +251,11 @@ REQUEST_SPREAD = 0.5
 # (drivers/idle/intel_idle.c): Ice Lake SP (icx_cstates, the server class's part) 4 us, target
 # residency 4 us, C6 128/384 us; Skylake SP (skx_cstates) 10 us; Nehalem/Westmere
 # (nehalem_cstates, the 2010 class) 10 us. The generation presets keep the server class's 4 us.
+# Cache-line transfers (md's shared counters and locks, planners.perf.md_locks): the median time
+# a compare-and-swap takes to reach another core, two threads pinned apart (nviennot,
+# core-to-core-latency, README tables, 2022-2023): Xeon Platinum 8375C (Ice Lake SP, the server
+# class's part) 51 ns within a socket, 108 ns between two. The 2010 desktop class: Core i5-4590
+# (Haswell, four cores on one ring) 21 ns, the oldest Intel desktop part measured there.
 # The platform around the cores. Server: one socket of a 2021 server part, Xeon Scalable 3rd gen
 # (Ice Lake SP: 64 PCIe 4.0 lanes, 8 channels of DDR4-3200, 204.8 GB/s peak per socket) and
 # EPYC 7003 (128 lanes, the same memory); a STREAM copy sustains about 80 % of the peak: 160 GB/s.
@@ -277,6 +294,7 @@ CPU_CLASSES: dict[str, ResolvedCpu] = {
         pcie_gen=2,
         pcie_lanes=16,
         memory_mb_s=15000,
+        line_transfer_ns=21.0,
     ),
 }
 

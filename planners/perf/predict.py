@@ -196,6 +196,7 @@ CPU_TERMS = {
     "memory": ("memory_mb_s",),
     "parity CPU": ("raid6_gen_mb_s", "xor_mb_s"),
     "checksums": ("crc32c_mb_s",),
+    "md locks": ("line_transfer_ns", "socket_transfer_ns"),
 }
 
 

@@ -22,6 +22,8 @@ Terms and why each exists:
   carrying the traffic the level puts on each disk (parity and copies included).
 - CPU per request: each request's CPU in the engine, md, dm and the block layer, over the cores
   the job's threads (or md's stripe threads) can use (planners.perf.request_cpu).
+- md locks: the cache lines every submitting core writes for each request (md's counters, its
+  barrier's locks), which move between cores one transfer at a time (planners.perf.md_locks).
 - link (NVMe), host PCIe, memory: each NVMe drive's own PCIe link, the sockets' lanes and memory
   bandwidth (planners.perf.host).
 - page cache: one buffered reader or writer is bounded by the CPU's copy and bookkeeping;
@@ -49,6 +51,7 @@ from planners.perf.context import (
     seq_mb_s,
 )
 from planners.perf.host import drive_links, host_roofs, pcie_drives
+from planners.perf.md_locks import md_locks_term
 from planners.perf.memory import kernel_before
 from planners.perf.placement import shares
 from planners.perf.random_io import GroupTerms, md_threads, random_terms, span_of
@@ -367,7 +370,10 @@ def simple_terms(ctx: PerfCtx, workload: Workload, degraded: int, sorted_queue: 
             traffic[position] = share * part.amplification / len(alive)
         requests.append((group, share, device_requests(group, workload, share, part.amplification)))
     out = lowest(
-        found, _links(ctx, traffic), host_roofs(ctx, workload, traffic), [request_cpu_term(ctx, workload, requests)]
+        found,
+        _links(ctx, traffic),
+        host_roofs(ctx, workload, traffic),
+        [request_cpu_term(ctx, workload, requests), md_locks_term(ctx, workload, requests, degraded)],
     )
     if not workload.direct:
         out = _buffered(ctx, workload, out)

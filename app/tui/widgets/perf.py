@@ -16,6 +16,7 @@ from rich.text import Text
 from planners.models import Plan
 from planners.perf.concurrent import predict_job_file
 from planners.perf.jobfile import JobFile
+from planners.perf.md_locks import NAME as MD_LOCKS
 from planners.perf.predict import WorkloadPrediction, predict
 from planners.perf.request_cpu import NAME as REQUEST_CPU
 from planners.perf.workloads import VALIDATION
@@ -59,8 +60,8 @@ def roofline(p: WorkloadPrediction, width: int) -> Text:
     out.append("\n")
     if p.outside_model:
         out.append(f"outside the model: {p.outside_model}\n", style="bold red")
-    if p.binding == REQUEST_CPU:
-        out.append(f"{REQUEST_CPU}: {p.terms[0].note}\n")
+    if p.binding in (REQUEST_CPU, MD_LOCKS):
+        out.append(f"{p.binding}: {p.terms[0].note}\n")
     if p.mb_s_high > p.mb_s_low:
         out.append(f"range {_value(p, p.mb_s_low)} to {_value(p, p.mb_s_high)}: {p.assumption}\n", style="dim")
     for i, t in enumerate(shown):
