@@ -123,8 +123,8 @@ ATOMICS_NEARER = (
     "after the fix each request moves conf->nr_pending's cache line twice (planners.perf.md_locks); at "
     "the mean of the two sockets' core-to-core figures (94 and 197 ns, half the next writers on the "
     "other socket) that is 3.4M a second, and the array did 5.2M: the line's next writer is nearer "
-    "than an even draw over the cores, or a transfer quicker than the pinned-pair medians; the model "
-    "has no figure for either (conservative)"
+    "than an even draw over the cores (the range, from every next writer on the same socket to every "
+    "one on the other, 2.1M-5.3M, holds it), or a transfer quicker than the pinned-pair medians"
 )
 
 # Server Fault 882009's array: 4 x Seagate Enterprise 10 TB (249 MB/s outer zone, datasheet),

@@ -163,3 +163,22 @@ def test_cli_names_the_term_with_its_nanoseconds_and_cores(tmp_path, capsys) -> 
     flat = " ".join(out.split())
     assert "md locks" in flat
     assert "561 ns serialized a request: 11 transfers of" in flat and "16 submitting cores" in flat
+
+
+def test_the_range_spans_the_next_writer_on_either_socket() -> None:
+    """On two sockets the even draw is the middle: every next writer on the same socket gives the
+    high end (51 ns a transfer), every one on the other the low end (108 ns); one socket has no such
+    spread (its figures stated, nothing lifts the term's high end)."""
+    stated = {"line_transfer_ns": 51.0, "socket_transfer_ns": 108.0}
+    two = plan(10, 2, "6.6", Cpu(cores=64, sockets=2, **stated), disk=BRD, size=10**11)
+    (r,) = predict(two, workloads=[rand(jobs=64)])
+    assert r.binding == NAME
+    term = next(t for t in r.terms if t.name == NAME)
+    mean = 0.5 * 51 + 0.5 * 108  # 32 of 63 other writers on the other socket: about half
+    assert r.mb_s_high == pytest.approx(term.mb_s * mean / 51, rel=0.02)
+    assert r.mb_s_low == pytest.approx(term.mb_s * mean / 108, rel=0.02)
+    assert "next writer on this socket or the other" in r.assumption
+    one = plan(10, 2, "6.6", Cpu(cores=64, sockets=1, **stated), disk=BRD, size=10**11)
+    (r1,) = predict(one, workloads=[rand(jobs=64)])
+    # (its low end is the CPU per request term's spread, which binds just below)
+    assert r1.binding == NAME and r1.mb_s_high == r1.mb_s and "next writer" not in r1.assumption

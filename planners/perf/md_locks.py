@@ -71,6 +71,19 @@ def transfer_ns(ctx: PerfCtx, threads: int) -> tuple[float, float]:
     return remote * cpu.socket_transfer_ns + (1 - remote) * cpu.line_transfer_ns, remote
 
 
+def socket_mix(ctx: PerfCtx, w: Workload) -> tuple[float, float]:
+    """(share of the rate lost, share gained) if every transfer went between sockets, or every one
+    stayed within a socket, instead of the even draw md_locks_term takes; (0, 0) on one socket.
+
+    Which core writes a line next is the scheduler's and the job's placement, which the model is
+    not told: the even draw is the middle, and the range spans both ends."""
+    threads = min(w.numjobs, ctx.cpu.cores)
+    if threads < 2 or min(ctx.cpu.sockets, threads) < 2:
+        return 0.0, 0.0
+    mean, _ = transfer_ns(ctx, threads)
+    return 1 - mean / ctx.cpu.socket_transfer_ns, mean / ctx.cpu.line_transfer_ns - 1
+
+
 def _barrier(ctx: PerfCtx, g: GroupCtx, read: bool, parity_read: bool) -> tuple[float, str] | None:
     """Transfers of the level's own shared line per md bio, and what it is; None where nothing is
     shared or the count was not derived for the kernel."""

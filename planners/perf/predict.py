@@ -18,6 +18,8 @@ from planners.hardware.disks import DiskPerf
 from planners.models import Plan
 from planners.perf.combined import workload_terms
 from planners.perf.context import PerfCtx, build_ctx, seq_mb_s
+from planners.perf.md_locks import NAME as MD_LOCKS
+from planners.perf.md_locks import socket_mix
 from planners.perf.request_cpu import NAME as REQUEST_CPU
 from planners.perf.roof import Term, Terms
 from planners.perf.workloads import VALIDATION, Workload, for_plan
@@ -154,7 +156,7 @@ def predict_one(ctx: PerfCtx, w: Workload, mode: Mode = "normal", missing: int =
     )
     best = terms[0]
     second = terms[1] if len(terms) > 1 else None
-    low, high, assumption, by = _range(ctx, terms)
+    low, high, assumption, by = _range(ctx, terms, w)
     return WorkloadPrediction(
         workload=w.name,
         mode=mode,
@@ -206,7 +208,9 @@ def spread_range(ctx: PerfCtx, terms: Sequence[PredictedTerm]) -> tuple[float, f
     return low, high, said
 
 
-def _range(ctx: PerfCtx, terms: Sequence[PredictedTerm]) -> tuple[float, float, str, list[str]]:
+def _range(
+    ctx: PerfCtx, terms: Sequence[PredictedTerm], w: Workload | None = None
+) -> tuple[float, float, str, list[str]]:
     """spread_range, and the names of the terms that set its two ends.
 
     A term resting on a class preset (a disk class, a controller kind) can be off by as much as
@@ -227,21 +231,29 @@ def _range(ctx: PerfCtx, terms: Sequence[PredictedTerm]) -> tuple[float, float, 
     cpu = {name for name, fields in CPU_TERMS.items() if not set(fields) <= set(ctx.cpu.stated)}
     per_request = 0.0 if set(REQUEST_FIELDS) <= set(ctx.cpu.stated) else ctx.cpu.request_spread
 
-    def spread(t: PredictedTerm) -> float:
+    # md's shared lines: the share of transfers between sockets is not known (socket_mix).
+    locks_down, locks_up = socket_mix(ctx, w) if w is not None else (0.0, 0.0)
+
+    def spread(t: PredictedTerm, sign: int) -> float:
         return max(
             disk if t.name in DISK_TERMS else 0.0,
             ctl if t.name in CONTROLLER_TERMS else 0.0,
             ctx.cpu.spread if t.name in cpu else 0.0,
             per_request if t.name == REQUEST_CPU else 0.0,
+            (locks_up if sign > 0 else locks_down) if t.name == MD_LOCKS else 0.0,
         )
 
-    (low, low_by), (high, high_by) = (min((t.mb_s * (1 + sign * spread(t)), t.name) for t in terms) for sign in (-1, 1))
+    (low, low_by), (high, high_by) = (
+        min((t.mb_s * (1 + sign * spread(t, sign)), t.name) for t in terms) for sign in (-1, 1)
+    )
     # A CPU figure is named only where its term's low end reaches into the range: far above it, it
     # moves nothing.
     if ctx.cpu.spread and any(t.name in cpu and t.mb_s * (1 - ctx.cpu.spread) < high for t in terms):
         said.append(f"CPU figures from the class preset (±{ctx.cpu.spread:.0%})")
     if per_request and any(t.name == REQUEST_CPU and t.mb_s * (1 - per_request) < high for t in terms):
         said.append(f"CPU per request from measured and published figures (±{per_request:.0%})")
+    if locks_up and MD_LOCKS in (low_by, high_by):
+        said.append("md's shared lines: their next writer on this socket or the other, as the job's threads fall")
     return low, high, "; ".join(said) if low < high else "", list(dict.fromkeys((low_by, high_by)))
 
 
