@@ -201,6 +201,18 @@ def test_predict_on_this_host_names_where_the_figures_came_from(capsys):
     assert "CPU: raid6 gen() " in line and ("from this host's kernel log" in line or "from preset server (" in line)
 
 
+@pytest.mark.parametrize("example", ["luns8", "scratch", "nvme", "btrfs6"])
+def test_no_parity_figures_where_this_host_computes_no_parity(example, tmp_path, capsys):
+    """LUNs (their controller's parity), plain disks, btrfs raid10: the CPU line would say nothing."""
+    from app.cli.main import main
+
+    pod = tmp_path / "p.toml"
+    assert main(["example", example]) == 0
+    pod.write_text(capsys.readouterr().out)
+    assert main(["predict", str(pod), "--no-host-cpu"]) == 0
+    assert "raid6 gen()" not in capsys.readouterr().out
+
+
 @pytest.mark.parametrize(
     "argv,needle",
     [
