@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from planners.hardware.disks import DiskSpec, Lun
-from planners.hardware.machine import Hardware
+from planners.hardware.machine import Hardware, Wiring
 from planners.models import DiskSet, Filesystem, Lvm, MdGroup, Plan
 
 TWO_TB_DRIVE = 2000398934016  # what a "2 TB" SATA drive reports: 3907029168 sectors of 512 bytes
@@ -26,6 +26,11 @@ def example_pod() -> Plan:
     )
 
 
+# A LUN reaches the host through its controller's PCIe slot (gen3 x8 here), not over a disk's link:
+# its own disks hang off the controller's ports, each on a link of its own.
+CONTROLLER = Wiring(link="direct", hbas=1, pcie_gen=3, pcie_lanes=8)
+
+
 def example_luns() -> Plan:
     """A hardware RAID controller's 8 LUNs, each 7 disks of RAID5 with a 128 KiB strip, under one LV
     striped at 128 KiB, ext4 on top: no md, the controller keeps the redundancy."""
@@ -34,7 +39,7 @@ def example_luns() -> Plan:
         disks=[DiskSet(count=8, size=6 * 4000787030016, model="7 x 4 TB RAID5 LUN")],
         lvm=Lvm(enabled=True, vg="pod", lv="data", mode="striped"),
         filesystem=Filesystem(type="ext4", mount_point="/srv/luns8"),
-        hardware=Hardware(disk=DiskSpec(lun=Lun(disks=7, level=5, strip=128 * 1024))),
+        hardware=Hardware(disk=DiskSpec(lun=Lun(disks=7, level=5, strip=128 * 1024)), wiring=CONTROLLER),
     )
 
 
@@ -44,7 +49,7 @@ def example_scratch() -> Plan:
         name="scratch",
         disks=[DiskSet(count=1, size=12 * 4000787030016, model="24 x 4 TB RAID10 LUN")],
         filesystem=Filesystem(type="ext4", journal=False, reserved_percent=0.0, mount_point="/srv/scratch"),
-        hardware=Hardware(disk=DiskSpec(lun=Lun(disks=24, level=10, strip=256 * 1024))),
+        hardware=Hardware(disk=DiskSpec(lun=Lun(disks=24, level=10, strip=256 * 1024)), wiring=CONTROLLER),
     )
 
 
