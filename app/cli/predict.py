@@ -25,7 +25,7 @@ from app.shared.figures import (
     sweep_title,
 )
 from app.shared.fit import Col, FitTable
-from app.shared.host_cpu import add_cpu_flags, origin_json, origin_text, with_cpu_source
+from app.shared.host_cpu import add_cpu_flags, computes_parity, origin_json, origin_text, with_cpu_source
 from planners.errors import PlanError
 from planners.hardware.disks import DISK_CLASSES
 from planners.hardware.machine import CPU_CLASSES, Cpu, Hardware
@@ -35,7 +35,6 @@ from planners.perf.md_locks import NAME as MD_LOCKS
 from planners.perf.predict import WorkloadPrediction
 from planners.perf.request_cpu import NAME as REQUEST_CPU
 from planners.reliability.loss import MAX_REBUILD_LOSS, Reliability
-from planners.results import PlanResult
 
 MODES = ("normal", "degraded", "rebuild")
 
@@ -172,7 +171,7 @@ def dispatch(args: argparse.Namespace) -> int:
             Group(
                 prediction_table(predictions, title=f"{plan.name}: predicted ({args.mode})"),
                 *notes,
-                *([Text(f"CPU: {origin_text(cpu)}")] if host_parity(plan, result) else []),
+                *([Text(f"CPU: {origin_text(cpu)}")] if computes_parity(plan, result) else []),
                 Text(""),
                 reliability_table(rel),
             )
@@ -330,13 +329,3 @@ def sweep_table(s: Sweep, top: int | None, *, show_risky: bool = False) -> Table
         t.caption = "\n".join(notes)
         t.caption_justify = "left"
     return t
-
-
-def host_parity(plan: Plan, result: PlanResult) -> bool:
-    """Whether this host's CPU computes parity for the plan (md RAID4/5/6, btrfs raid5/6): only then
-    does the line naming the parity figures say anything (a LUN's parity is its controller's)."""
-    if any(g.level in (4, 5, 6) for g in plan.groups):
-        return True
-    return any(
-        v.btrfs and {v.btrfs.data_profile, v.btrfs.metadata_profile} & {"raid5", "raid6"} for v in result.volumes
-    )

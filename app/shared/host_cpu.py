@@ -14,6 +14,7 @@ from planners.errors import PlanError
 from planners.hardware.machine import Hardware
 from planners.models import Plan
 from planners.perf.parity_log import CpuFigure, CpuOrigin, ParityLog, cpu_from_log
+from planners.results import PlanResult
 
 
 def add_cpu_flags(group: Any) -> None:
@@ -110,3 +111,13 @@ def origin_text(origin: CpuOrigin) -> str:
 
 def origin_json(origin: CpuOrigin) -> dict[str, Any]:
     return {"summary": origin_text(origin), **origin.model_dump(mode="json")}
+
+
+def computes_parity(plan: Plan, result: PlanResult) -> bool:
+    """Whether this host's CPU computes parity for the plan (md RAID4/5/6, btrfs raid5/6): only then
+    does the line naming the parity figures say anything (a LUN's parity is its controller's)."""
+    if any(g.level in (4, 5, 6) for g in plan.groups):
+        return True
+    return any(
+        v.btrfs and {v.btrfs.data_profile, v.btrfs.metadata_profile} & {"raid5", "raid6"} for v in result.volumes
+    )

@@ -13,6 +13,7 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
+from app.shared.host_cpu import computes_parity
 from planners.models import Plan
 from planners.perf.concurrent import predict_job_file
 from planners.perf.jobfile import JobFile
@@ -138,6 +139,6 @@ def perf_view(plan: Plan, result: PlanResult, width: int) -> Group:
         parts += [Text(f"not predicted: [{r.section}] {r.reason}") for r in job.refused]
         parts += [Text(n, style="dim") for n in job.notes]
         parts += [Text(f"{p.workload}: {line}", style="dim") for p in preds for line in p.shaping]
-    if cpu_line:
+    if cpu_line and computes_parity(plan, result):
         parts.append(Text(f"CPU: {cpu_line}", style="dim"))
     return Group(*parts)
