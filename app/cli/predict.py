@@ -31,9 +31,7 @@ from planners.hardware.disks import DISK_CLASSES
 from planners.hardware.machine import CPU_CLASSES, Cpu, Hardware
 from planners.layouts.sweep import MAX_LOSS_PER_YEAR, Sweep
 from planners.models import Plan
-from planners.perf.md_locks import NAME as MD_LOCKS
-from planners.perf.predict import WorkloadPrediction
-from planners.perf.request_cpu import NAME as REQUEST_CPU
+from planners.perf.predict import COUNTED_CPU_TERMS, WorkloadPrediction
 from planners.reliability.loss import MAX_REBUILD_LOSS, Reliability
 
 MODES = ("normal", "degraded", "rebuild")
@@ -230,8 +228,7 @@ def prediction_table(preds: list[WorkloadPrediction], *, title: str = "Predicted
     headroom, then the range, move under the table: the workload's MB/s and IOPS stay."""
     notes = sorted({p.factor_note for p in preds if p.factor_note})
     notes += range_notes(preds)
-    # The CPU's two terms say what they counted: the per-core figure and cores, or the shared line.
-    notes += [f"{p.workload}: {p.binding}: {p.terms[0].note}" for p in preds if p.binding in (REQUEST_CPU, MD_LOCKS)]
+    notes += [f"{p.workload}: {p.binding}: {p.terms[0].note}" for p in preds if p.binding in COUNTED_CPU_TERMS]
     notes += [f"* {p.workload} is outside the model: {p.outside_model}" for p in preds if p.outside_model]
     notes += [f"{p.workload}: {line}" for p in preds for line in p.shaping]
     return FitTable(

@@ -177,6 +177,9 @@ def predict_one(ctx: PerfCtx, w: Workload, mode: Mode = "normal", missing: int =
     )
 
 
+# The CPU terms whose note says what they counted (per-core figure and cores, or the shared line):
+# shown with the prediction wherever one of them binds.
+COUNTED_CPU_TERMS = (REQUEST_CPU, MD_LOCKS)
 # Terms that rest on the disks' figures, and those that rest on a controller's.
 DISK_TERMS = ("disks", "queue depth", "readahead", "stripe cache", "write cache")
 CONTROLLER_TERMS = ("queue depth", "write cache")
@@ -198,7 +201,7 @@ CPU_TERMS = {
     "memory": ("memory_mb_s",),
     "parity CPU": ("raid6_gen_mb_s", "xor_mb_s"),
     "checksums": ("crc32c_mb_s",),
-    "md locks": ("line_transfer_ns", "socket_transfer_ns"),
+    MD_LOCKS: ("line_transfer_ns", "socket_transfer_ns"),
 }
 
 

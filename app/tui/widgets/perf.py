@@ -17,9 +17,7 @@ from app.shared.host_cpu import computes_parity
 from planners.models import Plan
 from planners.perf.concurrent import predict_job_file
 from planners.perf.jobfile import JobFile
-from planners.perf.md_locks import NAME as MD_LOCKS
-from planners.perf.predict import WorkloadPrediction, predict
-from planners.perf.request_cpu import NAME as REQUEST_CPU
+from planners.perf.predict import COUNTED_CPU_TERMS, WorkloadPrediction, predict
 from planners.perf.workloads import VALIDATION
 from planners.reliability.loss import Reliability, reliability
 from planners.results import PlanResult
@@ -61,7 +59,7 @@ def roofline(p: WorkloadPrediction, width: int) -> Text:
     out.append("\n")
     if p.outside_model:
         out.append(f"outside the model: {p.outside_model}\n", style="bold red")
-    if p.binding in (REQUEST_CPU, MD_LOCKS):
+    if p.binding in COUNTED_CPU_TERMS:
         out.append(f"{p.binding}: {p.terms[0].note}\n")
     if p.mb_s_high > p.mb_s_low:
         out.append(f"range {_value(p, p.mb_s_low)} to {_value(p, p.mb_s_high)}: {p.assumption}\n", style="dim")
