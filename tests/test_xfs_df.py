@@ -31,7 +31,7 @@ def _real_df(geo: XfsGeometry, size: int, where: str = SCRATCH, loop_sector: int
             with mounted(dev) as mnt:
                 return df_b1(mnt)
         finally:
-            detach_loop(dev)
+            detach_loop(dev, backing=img)
     finally:
         os.remove(img)
 

@@ -47,8 +47,23 @@ def attach_loop(path: str, *, sector: int = 512, direct_io: bool = False, timeou
     raise AssertionError("unreachable")
 
 
-def detach_loop(dev: str, *, timeout: float = 30.0) -> None:
+def detach_loop(dev: str, *, backing: str | None = None, timeout: float = 30.0) -> None:
+    """`losetup -d DEV`; with `backing`, only while DEV is still over that file. A loop device
+    detached early while open (autoclear) is freed at its last close and may by now serve
+    another run's file: detaching it by number again would pull that device from under it."""
+    # (without sysfs to ask, detach as asked: a leaked loop device outlives the run)
+    if backing is not None and os.path.isdir("/sys/block") and backing_file(dev) != os.path.realpath(backing):
+        return
     run(["losetup", "-d", dev], timeout=timeout, check=False)
+
+
+def backing_file(dev: str) -> str:
+    """The file loop device `dev` reads (sysfs), '' when it has none."""
+    try:
+        with open(f"/sys/block/{os.path.basename(dev)}/loop/backing_file") as f:
+            return f.read().strip()
+    except OSError:
+        return ""
 
 
 def _add_loop_node() -> None:
@@ -63,18 +78,18 @@ def _add_loop_node() -> None:
 @contextlib.contextmanager
 def sparse_loops(sizes: Sequence[int], *, sector: int = 512, timeout: float = 30.0) -> Iterator[list[str]]:
     """Loop devices over fresh sparse files of these sizes; always detached and deleted after."""
-    attached: list[str] = []
+    attached: list[tuple[str, str]] = []
     with tempfile.TemporaryDirectory(prefix="podplan-loops-", dir=sparse_dir()) as tmp:
         try:
             for i, size in enumerate(sizes):
                 path = os.path.join(tmp, f"m{i}")
                 with open(path, "wb") as f:
                     f.truncate(size)
-                attached.append(attach_loop(path, sector=sector, timeout=timeout))
-            yield list(attached)
+                attached.append((attach_loop(path, sector=sector, timeout=timeout), path))
+            yield [dev for dev, _ in attached]
         finally:
-            for dev in attached:
-                detach_loop(dev, timeout=timeout)
+            for dev, path in attached:
+                detach_loop(dev, backing=path, timeout=timeout)
 
 
 @contextlib.contextmanager
