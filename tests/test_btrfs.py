@@ -73,8 +73,32 @@ def test_chunks_and_df_match_mkfs_and_the_kernel(tools, sizes, data, meta):
     _check(sizes, data, meta)
 
 
+# Found by the random sets below (each a mismatch with btrfs-progs 6.2's mkfs on two 1 GiB devices beside larger
+# ones), not yet in the model: held here so that a fix shows (strict) and the suite's draws stay reproducible.
+KNOWN_GAPS = [
+    pytest.param(
+        [1073750016, 1073750016, 6744465408, 12582920192],
+        "raid10",
+        None,
+        marks=pytest.mark.xfail(strict=True, reason="mkfs puts raid10's first chunks on the two large devices only"),
+    ),
+    pytest.param(
+        [1073750016, 1073750016, 8589942784],
+        "raid6",
+        None,
+        marks=pytest.mark.xfail(strict=True, reason="mkfs refuses it (not enough free space to allocate chunk)"),
+    ),
+]
+
+
 @pytest.mark.root
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@pytest.mark.parametrize(("sizes", "data", "meta"), KNOWN_GAPS)
+def test_known_gaps_on_small_devices(tools, sizes, data, meta):
+    _check(sizes, data, meta)
+
+
+@pytest.mark.root
+@settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     sizes=st.lists(st.integers(1024, 12000).map(lambda m: m * MiB + st_sector_tail(m)), min_size=1, max_size=6),
     data=st.sampled_from([None, *PROFILES]),
