@@ -38,7 +38,7 @@ def version_text() -> str:
 def build_parser() -> argparse.ArgumentParser:
     from app.cli.flags import add_plan_flags
 
-    p = _Parser(prog="podplan", description="Plan, build and validate Linux storage arrays (md, LVM, ext4/XFS).")
+    p = _Parser(prog="podplan", description="Plan, build and validate Linux storage arrays (md, LVM, ext4/XFS, btrfs).")
     p.add_argument(
         "-V",
         "--version",
