@@ -64,6 +64,7 @@ CASES = [
     ([2 * GiB] * 6, "raid6", "raid1c3"),
     ([4 * GiB, 1 * GiB], "dup", "dup"),
     ([2 * GiB] * 6, "raid10", "raid10"),
+    ([GiB] * 18, "raid10", "raid10"),  # the system chunk's cap over 18 stripes is under its 1 MiB least
 ]
 
 

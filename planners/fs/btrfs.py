@@ -29,6 +29,7 @@ TEMP_CHUNK = 8 * MiB  # mkfs's first metadata and data chunks (kept where the pr
 TEMP_SYSTEM = 4 * MiB  # mkfs's first system chunk (kept where metadata is single)
 SYSTEM_CHUNK = 8 * MiB  # a system stripe as mkfs.btrfs 6.2 makes it (seen with `btrfs filesystem df -b`)
 SYSTEM_MAX_CHUNK = 16 * MiB  # a system chunk's data at most (a 6-device RAID10 one gets 16 MiB / 6 stripes)
+SYSTEM_MIN_STRIPE = 1 * MiB  # btrfs-progs init_alloc_chunk_ctl_policy_regular: a system stripe's min_stripe_size
 META_STRIPE = 256 * MiB  # a metadata stripe's cap below 50 GiB of devices (1 GiB above)
 META_BIG_FS = 50 * GiB
 DATA_STRIPE = 1 * GiB
@@ -175,7 +176,7 @@ def btrfs_layout(
         ]
     else:
         for kind, stripe, most, floor in (
-            ("system", SYSTEM_CHUNK, SYSTEM_MAX_CHUNK, 0),
+            ("system", SYSTEM_CHUNK, SYSTEM_MAX_CHUNK, SYSTEM_MIN_STRIPE),
             ("metadata", meta_stripe, meta_stripe, META_MIN_STRIPE),
         ):
             placed = _alloc(holes, order, meta, kind, stripe, min(most, tenth), floor)
