@@ -97,26 +97,34 @@ def test_a_device_without_room_for_the_stripe_is_passed_over(tools, sizes, data,
 @pytest.mark.root
 @pytest.mark.parametrize(("sizes", "data", "meta"), REFUSED)
 def test_sets_mkfs_has_no_room_for_are_refused(tools, sizes, data, meta):
-    from runners.exec import CommandError
-
     with pytest.raises(PlanError, match=r"mkfs\.btrfs would refuse"):
         btrfs_layout(sizes, data_profile=data, metadata_profile=meta)
+    _check_refused(sizes, data, meta)
+
+
+def _check_refused(sizes: list[int], data: str | None, meta: str | None) -> None:
+    from runners.exec import CommandError
+
     opts = (["-d", data] if data else []) + (["-m", meta] if meta else [])
     with pytest.raises(CommandError, match="not enough free space to allocate chunk"):
         measure(sizes, opts)
 
 
+# Fresh draws on each run: no mismatch is known (some 4,000 draws and 1,900 wider sets down to 300 MiB devices,
+# every profile for data and metadata, agreed with mkfs.btrfs 6.2 once its device walk was modelled).
 @pytest.mark.root
-@settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     sizes=st.lists(st.integers(1024, 12000).map(lambda m: m * MiB + st_sector_tail(m)), min_size=1, max_size=6),
     data=st.sampled_from([None, *PROFILES]),
-    meta=st.sampled_from([None, "dup", "raid1", "raid1c3", "single"]),
+    meta=st.sampled_from([None, *PROFILES]),
 )
 def test_mixed_sets_match(tools, sizes, data, meta):
     try:
         btrfs_layout(sizes, data_profile=data, metadata_profile=meta)
-    except PlanError:
+    except PlanError as e:
+        if "would refuse" in str(e):
+            _check_refused(sizes, data, meta)
         return  # too few devices for a profile: mkfs.btrfs refuses those as well (see the refusal test)
     _check(sizes, data, meta)
 
