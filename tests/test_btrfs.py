@@ -64,6 +64,7 @@ CASES = [
     ([2 * GiB] * 6, "raid6", "raid1c3"),
     ([4 * GiB, 1 * GiB], "dup", "dup"),
     ([2 * GiB] * 6, "raid10", "raid10"),
+    ([GiB] * 18, "raid10", "raid10"),  # the system chunk's cap over 18 stripes is under its 1 MiB least
 ]
 
 
@@ -73,41 +74,57 @@ def test_chunks_and_df_match_mkfs_and_the_kernel(tools, sizes, data, meta):
     _check(sizes, data, meta)
 
 
-# Found by the random sets below (each a mismatch with btrfs-progs 6.2's mkfs on two 1 GiB devices beside larger
-# ones), not yet in the model: held here so that a fix shows (strict) and the suite's draws stay reproducible.
-KNOWN_GAPS = [
-    pytest.param(
-        [1073750016, 1073750016, 6744465408, 12582920192],
-        "raid10",
-        None,
-        marks=pytest.mark.xfail(strict=True, reason="mkfs puts raid10's first chunks on the two large devices only"),
-    ),
-    pytest.param(
-        [1073750016, 1073750016, 8589942784],
-        "raid6",
-        None,
-        marks=pytest.mark.xfail(strict=True, reason="mkfs refuses it (not enough free space to allocate chunk)"),
-    ),
+# Two 1 GiB devices beside larger ones, found by the random sets below: btrfs_alloc_chunk passes over a device
+# whose free bytes do not hold the whole stripe. RAID10's first chunk then goes on the two large devices alone;
+# RAID6 finds one device with room, retries once at the largest room it passed over, and mkfs gives up.
+SMALL_BESIDE_LARGE = [
+    ([1073750016, 1073750016, 6744465408, 12582920192], "raid10", None),
+    # three devices have room, RAID10 takes two: the walk after the list's reordering meets the second and
+    # third first, not the fourth that holds the metadata (seen: used 0, 1 GiB, 1.26 GiB, 264 MiB)
+    ([GiB + 8192, 12 * GiB, 12 * GiB, 12 * GiB], "raid10", None),
+]
+REFUSED = [
+    ([1073750016, 1073750016, 8589942784], "raid6", None),
 ]
 
 
 @pytest.mark.root
-@pytest.mark.parametrize(("sizes", "data", "meta"), KNOWN_GAPS)
-def test_known_gaps_on_small_devices(tools, sizes, data, meta):
+@pytest.mark.parametrize(("sizes", "data", "meta"), SMALL_BESIDE_LARGE)
+def test_a_device_without_room_for_the_stripe_is_passed_over(tools, sizes, data, meta):
     _check(sizes, data, meta)
 
 
 @pytest.mark.root
-@settings(max_examples=25, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@pytest.mark.parametrize(("sizes", "data", "meta"), REFUSED)
+def test_sets_mkfs_has_no_room_for_are_refused(tools, sizes, data, meta):
+    with pytest.raises(PlanError, match=r"mkfs\.btrfs would refuse"):
+        btrfs_layout(sizes, data_profile=data, metadata_profile=meta)
+    _check_refused(sizes, data, meta)
+
+
+def _check_refused(sizes: list[int], data: str | None, meta: str | None) -> None:
+    from runners.exec import CommandError
+
+    opts = (["-d", data] if data else []) + (["-m", meta] if meta else [])
+    with pytest.raises(CommandError, match="not enough free space to allocate chunk"):
+        measure(sizes, opts)
+
+
+# Fresh draws on each run: no mismatch is known (some 4,000 draws and 1,900 wider sets down to 300 MiB devices,
+# every profile for data and metadata, agreed with mkfs.btrfs 6.2 once its device walk was modelled).
+@pytest.mark.root
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(
     sizes=st.lists(st.integers(1024, 12000).map(lambda m: m * MiB + st_sector_tail(m)), min_size=1, max_size=6),
     data=st.sampled_from([None, *PROFILES]),
-    meta=st.sampled_from([None, "dup", "raid1", "raid1c3", "single"]),
+    meta=st.sampled_from([None, *PROFILES]),
 )
 def test_mixed_sets_match(tools, sizes, data, meta):
     try:
         btrfs_layout(sizes, data_profile=data, metadata_profile=meta)
-    except PlanError:
+    except PlanError as e:
+        if "would refuse" in str(e):
+            _check_refused(sizes, data, meta)
         return  # too few devices for a profile: mkfs.btrfs refuses those as well (see the refusal test)
     _check(sizes, data, meta)
 

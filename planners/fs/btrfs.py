@@ -1,14 +1,15 @@
 """btrfs across raw devices: the chunks a fresh mkfs.btrfs leaves, and what `df` shows of them.
 
 mkfs.btrfs (btrfs-progs 6.2) first lays temporary single chunks on the first device, then
-allocates the profile's system, metadata and data chunks (devices offering the most room for a
-stripe first, each stripe the smallest room among the devices taken, the chunk's data at most a
-tenth of the filesystem), and drops the temporary chunks it no longer needs; a single data
-profile keeps the first 8 MiB data chunk. The rules were read from btrfs-progs and the kernel
-and their constants checked against mkfs.btrfs 6.2 over every profile (tests/test_btrfs.py). The kernel's statfs
-then reports the device bytes over the data profile's copies as the size, and as available
-the free bytes of the data chunks plus what the unallocated space could still hold as data
-(btrfs_calc_avail_data_space: devices by free space, the smallest filling each stripe set).
+allocates the profile's system, metadata and data chunks (the chunk's data at most a tenth of the
+filesystem; devices in the allocator's list order, the last added first, each taken only if it holds
+the whole stripe; a chunk short of devices is made over fewer, or else refused), and drops the
+temporary chunks it no longer needs; a single data profile keeps the first 8 MiB data chunk. The
+rules were read from btrfs-progs and the kernel and their constants checked against mkfs.btrfs 6.2
+over every profile (tests/test_btrfs.py). The kernel's statfs then reports the device bytes over
+the data profile's copies as the size, and as available the free bytes of the data chunks plus
+what the unallocated space could still hold as data (btrfs_calc_avail_data_space: devices by free
+space, the smallest filling each stripe set).
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ TEMP_CHUNK = 8 * MiB  # mkfs's first metadata and data chunks (kept where the pr
 TEMP_SYSTEM = 4 * MiB  # mkfs's first system chunk (kept where metadata is single)
 SYSTEM_CHUNK = 8 * MiB  # a system stripe as mkfs.btrfs 6.2 makes it (seen with `btrfs filesystem df -b`)
 SYSTEM_MAX_CHUNK = 16 * MiB  # a system chunk's data at most (a 6-device RAID10 one gets 16 MiB / 6 stripes)
+SYSTEM_MIN_STRIPE = 1 * MiB  # btrfs-progs init_alloc_chunk_ctl_policy_regular: a system stripe's min_stripe_size
 META_STRIPE = 256 * MiB  # a metadata stripe's cap below 50 GiB of devices (1 GiB above)
 META_BIG_FS = 50 * GiB
 DATA_STRIPE = 1 * GiB
@@ -155,6 +157,9 @@ def btrfs_layout(
     # The temporary single chunks on the first device while the real ones are placed; a single
     # profile keeps its temporary chunks and gets no other.
     _take(holes[0], TEMP_SYSTEM + 2 * TEMP_CHUNK)
+    # btrfs_add_to_fsid puts each device after the first at the head of the list the allocator walks.
+    order = list(reversed(range(n)))
+    tenth = total // 10  # init_alloc_chunk_ctl_policy_regular: no chunk over a tenth of the filesystem
     meta_stripe = DATA_STRIPE if total > META_BIG_FS else META_STRIPE
     temp = {
         "system": ((0, RESERVED, TEMP_SYSTEM),),
@@ -170,17 +175,17 @@ def btrfs_layout(
             ("metadata", "single", TEMP_CHUNK, temp["metadata"]),
         ]
     else:
-        for kind, cap, most, floor in (
-            ("system", SYSTEM_CHUNK, SYSTEM_MAX_CHUNK, 0),
+        for kind, stripe, most, floor in (
+            ("system", SYSTEM_CHUNK, SYSTEM_MAX_CHUNK, SYSTEM_MIN_STRIPE),
             ("metadata", meta_stripe, meta_stripe, META_MIN_STRIPE),
         ):
-            placed = _alloc(holes, meta, cap, most, total, floor)
+            placed = _alloc(holes, order, meta, kind, stripe, min(most, tenth), floor)
             real.append((kind, meta, _logical(meta, placed), tuple(placed)))
             for dev, _, length in placed:
                 used[dev] += length
     data_chunk = data_raw = TEMP_CHUNK
     if data != "single":
-        chunk = _alloc(holes, data, DATA_STRIPE, 10 * DATA_STRIPE, total, DATA_MIN_STRIPE)
+        chunk = _alloc(holes, order, data, "data", DATA_STRIPE, min(10 * DATA_STRIPE, tenth), DATA_MIN_STRIPE)
         data_chunk = _logical(data, chunk)
         data_raw = chunk[0][2] * len(chunk)
         real.append(("data", data, data_chunk, tuple(chunk)))
@@ -194,8 +199,12 @@ def btrfs_layout(
 
 def _logical(profile: str, stripes: Sequence[tuple[int, int, int]]) -> int:
     """The logical bytes of a chunk of `profile` with these (device, start, bytes) stripes."""
+    return _chunk_bytes(profile, stripes[0][2], len(stripes))
+
+
+def _chunk_bytes(profile: str, stripe: int, num_stripes: int) -> int:
     shape = PROFILES[profile]
-    return stripes[0][2] * ((len(stripes) - shape.nparity) // shape.ncopies)
+    return stripe * ((num_stripes - shape.nparity) // shape.ncopies)
 
 
 def _take(holes: list[tuple[int, int]], length: int) -> None:
@@ -203,47 +212,80 @@ def _take(holes: list[tuple[int, int]], length: int) -> None:
     holes[0] = (start + length, end)
 
 
-def _largest_hole(holes: list[tuple[int, int]]) -> int:
-    return max((e - s for s, e in holes), default=0)
-
-
 def _alloc(
-    holes: list[list[tuple[int, int]]], profile: str, stripe_cap: int, chunk_cap: int, total: int, floor: int
+    holes: list[list[tuple[int, int]]],
+    order: list[int],
+    profile: str,
+    kind: str,
+    stripe: int,
+    max_chunk: int,
+    floor: int,
 ) -> list[tuple[int, int, int]]:
-    """(device, start, bytes) of each stripe of one new chunk of `profile`: stripes of at most `stripe_cap`, the
-    chunk's data at most `chunk_cap` and a tenth of the devices, no stripe cut below `floor` by the tenth."""
+    """(device, start, bytes) of each stripe of one new `kind` chunk of `profile` as btrfs-progs 6.2's
+    btrfs_alloc_chunk places it: stripes of `stripe` bytes, cut so the chunk's data stays within `max_chunk`
+    but not below `floor`. `order` is the allocator's device list; the chunk reorders it as the allocator does."""
     shape = PROFILES[profile]
-    # The stripe the chunk wants comes first; devices are then taken in the device list's order (the
-    # last added first), those with room for that stripe before those without (seen with mkfs.btrfs
-    # 6.2: RAID1 over four equal devices lands on the third and fourth, DUP data on a 1 GiB and a 4 GiB
-    # device on the 4 GiB one once the small one lacks the room).
-    cands = [(_largest_hole(holes[i]), i) for i in reversed(range(len(holes)))]
-    cands = [c for c in cands if c[0] >= STRIPE_LEN * shape.dev_stripes]
-    ndevs = len(cands) if shape.devs_max == 0 else min(len(cands), shape.devs_max)
-    ndevs -= ndevs % shape.devs_increment
-    if ndevs < shape.devs_min:
-        raise PlanError(f"the devices have no room for a btrfs {profile} chunk", "disks")
-    num_stripes = ndevs * shape.dev_stripes
-    data_stripes = (num_stripes - shape.nparity) // shape.ncopies
-    stripe = stripe_cap
-    max_chunk = min(total // 10, chunk_cap)
-    if stripe * data_stripes > max_chunk:
-        # mkfs.btrfs spreads the chunk's cap over every stripe, copies too
-        stripe = max(max_chunk // num_stripes, floor)
-    need = stripe * shape.dev_stripes
-    cands.sort(key=lambda c: (c[0] < need, -c[0] if c[0] < need else 0))
-    chosen = cands[:ndevs]
-    stripe = min(stripe, min(c[0] for c in chosen) // shape.dev_stripes)
-    stripe -= stripe % STRIPE_LEN
+    n = len(holes)
+    # init_alloc_chunk_ctl: the striped profiles ask for a stripe on every device (RAID10 in pairs), the
+    # others for their own count; fewer than the profile's least is a refusal before any device is read.
+    want = n - n % shape.devs_increment if shape.devs_max == 0 else min(shape.devs_min, n) * shape.dev_stripes
+    least = shape.devs_min * shape.dev_stripes
+    refusal = PlanError(
+        f"mkfs.btrfs would refuse these devices: too few have room for a first btrfs {profile} {kind} chunk",
+        "disks",
+    )
+    retried = False
+    spare = 0  # the most free bytes of a device passed over (max_avail)
+    while True:
+        if want < least:
+            raise refusal
+        if _chunk_bytes(profile, stripe, want) > max_chunk:
+            # decide_stripe_size_regular spreads the chunk's cap over every stripe, copies and parity too
+            stripe = max_chunk // want // STRIPE_LEN * STRIPE_LEN
+        stripe = max(stripe, floor) // STRIPE_LEN * STRIPE_LEN
+        # The list is walked from its head and a device is taken only if its free bytes (btrfs_device_avail_bytes)
+        # hold the whole stripe: one too small is passed over, never given a smaller stripe.
+        picked: list[int] = []
+        for dev in order:
+            if len(picked) * shape.dev_stripes >= want:
+                break
+            free = sum(e - s for s, e in holes[dev])
+            if free >= stripe * shape.dev_stripes:
+                picked.append(dev)
+            else:
+                spare = max(spare, free)
+        got = len(picked) * shape.dev_stripes
+        if got >= want:
+            break
+        # Short of devices: those taken go back to the list's head (the last taken first). With at least the
+        # profile's least the chunk is made over them alone, the stripe unchanged (so mkfs puts RAID10's
+        # first chunk on the two large devices of 1+1+6+12 GiB); below it the stripe is retried once at the
+        # largest free room passed over, and then mkfs gives up ("not enough free space to allocate chunk").
+        order[:] = picked[::-1] + [d for d in order if d not in picked]
+        if got >= least:
+            want = got - got % shape.devs_increment
+        elif not retried and spare > 0:
+            stripe = spare // shape.dev_stripes
+        else:
+            raise refusal
+        retried = True
+    # create_chunk gives the first stripe to the device taken last, and moves each device it uses to the
+    # list's head, so the next chunk's walk meets them first, in the order they were taken.
     out = []
-    for _, dev in chosen:
+    for dev in reversed(picked):
         for _ in range(shape.dev_stripes):
-            hs = holes[dev]
-            k = max(range(len(hs)), key=lambda j: hs[j][1] - hs[j][0])
-            s, e = hs[k]
-            hs[k] = (s + stripe, e)
-            out.append((dev, s, stripe))
+            out.append((dev, _place(holes[dev], stripe), stripe))
+        order.remove(dev)
+        order.insert(0, dev)
     return out
+
+
+def _place(holes: list[tuple[int, int]], length: int) -> int:
+    """find_free_dev_extent: the first hole that fits, cut from its start."""
+    k = next(j for j, (s, e) in enumerate(holes) if e - s >= length)
+    start, end = holes[k]
+    holes[k] = (start + length, end)
+    return start
 
 
 def unallocated_data_bytes(devices: Sequence[int], used: Sequence[int], profile: str) -> int:
