@@ -64,6 +64,8 @@ CASES = [
     ([2 * GiB] * 6, "raid6", "raid1c3"),
     ([4 * GiB, 1 * GiB], "dup", "dup"),
     ([2 * GiB] * 6, "raid10", "raid10"),
+    ([2 * GiB] * 2, "raid10", "raid10"),  # raid10 at its fewest, 2 devices (btrfs-progs 5.15 and later)
+    ([2 * GiB, 3 * GiB, 5000 * MiB], "raid10", None),  # an odd count: each chunk takes an even number
     ([GiB] * 18, "raid10", "raid10"),  # the system chunk's cap over 18 stripes is under its 1 MiB least
 ]
 
@@ -134,11 +136,27 @@ def st_sector_tail(m: int) -> int:
     return (m % 7) * 4096
 
 
-def test_too_few_devices_are_refused_as_mkfs_does():
-    with pytest.raises(PlanError, match="raid10"):
-        btrfs_layout([GiB] * 3, data_profile="raid10")
-    with pytest.raises(PlanError, match="raid1c3"):
-        btrfs_layout([GiB] * 2, metadata_profile="raid1c3")
+TOO_FEW = [
+    ([GiB], "raid10", None),
+    ([GiB] * 2, None, "raid1c3"),
+    ([GiB] * 3, "raid1c4", None),
+    ([GiB] * 2, "raid6", None),
+]
+
+
+@pytest.mark.root
+@pytest.mark.parametrize(("sizes", "data", "meta"), TOO_FEW)
+def test_too_few_devices_are_refused_as_mkfs_does(tools, sizes, data, meta):
+    from runners.exec import CommandError
+
+    with pytest.raises(PlanError, match=f"btrfs {data or meta} needs at least"):
+        btrfs_layout(sizes, data_profile=data, metadata_profile=meta)
+    opts = (["-d", data] if data else []) + (["-m", meta] if meta else [])
+    with pytest.raises(CommandError, match="devices are required"):
+        measure(sizes, opts)
+
+
+def test_an_unknown_profile_is_refused():
     with pytest.raises(PlanError, match="not one of"):
         btrfs_layout([GiB], data_profile="raid7")
 

@@ -86,6 +86,13 @@ def test_raid10_reader_uses_one_mirror_of_each_pair():
     assert term(single, "disks") == pytest.approx(term(raid0, "disks"))
 
 
+def test_raid10_over_an_odd_count_streams_on_the_pairs_of_a_chunk():
+    # mkfs.btrfs and the kernel take raid10's devices in pairs: 5 devices give chunks of 4, as 4 do.
+    for workload in ("seq-read", "seq-write"):
+        five, four = (term(one(btrfs(n, "raid10"), workload), "disks") for n in (5, 4))
+        assert five == pytest.approx(four)
+
+
 def test_raid0_writes_every_disk_and_raid1c3_writes_three_copies():
     # One request at a time, so no disk sorts a queue and only the I/Os per request differ.
     r0, c3 = (term(one(btrfs(6, d), "rand-write-4k", iodepth=1), "disks") for d in ("raid0", "raid1c3"))

@@ -144,10 +144,10 @@ def btrfs_layout(
             raise PlanError(
                 f"btrfs {what} profile {profile!r} is not one of {', '.join(PROFILES)}", f"filesystem.{what}_profile"
             )
-        if n < shape.devs_min or (profile == "raid10" and n < 4):
+        # raid10 counts its devs_min of 2 since btrfs-progs 5.15 (mkfs.btrfs 6.2 makes one on 2 or 3 devices).
+        if n < shape.devs_min:
             raise PlanError(
-                f"btrfs {profile} needs at least {max(shape.devs_min, 4 if profile == 'raid10' else 0)} "
-                f"devices, the plan has {n}",
+                f"btrfs {profile} needs at least {shape.devs_min} devices, the plan has {n}",
                 f"filesystem.{what}_profile",
             )
     devices = tuple(s // sector * sector for s in sizes)

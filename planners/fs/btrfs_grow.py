@@ -31,7 +31,10 @@ MiB = 1 << 20
 KERNEL_CHUNK = {"data": 10 * GiB, "system": 32 * MiB}  # calc_chunk_size; metadata by the filesystem's size
 STRIPE_ROUND = 16 * MiB  # a stripe cut to the chunk cap is rounded up to this
 MAX_STRIPE = 1 * GiB
-MAX_DEVS_SYS_CHUNK = 128 // 17  # BTRFS_MAX_DEVS_SYS_CHUNK: stripes that fit the superblock's system array
+# BTRFS_MAX_DEVS_SYS_CHUNK: the stripes of a system chunk that fit the superblock's 2048-byte system
+# array beside a second chunk (two 17-byte keys, two 80-byte chunk items with their first stripe;
+# each further stripe 32 bytes): 58.
+MAX_DEVS_SYS_CHUNK = (2048 - 2 * 17 - 2 * 80) // 32 + 1
 
 Extent = tuple[int, int]  # (start, bytes) on one device
 

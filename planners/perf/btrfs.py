@@ -3,7 +3,8 @@
 btrfs lays its data in chunks (1 GiB of data each) over the devices of the data profile, and the
 terms of planners.perf.terms are worked out on the array a workload meets in them:
 - raid0, raid10, raid5, raid6 stripe every chunk over the devices in 64 KiB elements
-  (BTRFS_STRIPE_LEN): md's arithmetic of a 64 KiB chunk, copies and parity;
+  (BTRFS_STRIPE_LEN): md's arithmetic of a 64 KiB chunk, copies and parity; raid10 takes devices in
+  pairs, so over an odd count each chunk leaves one out;
 - raid1, raid1c3, raid1c4 keep whole copies of a chunk on 2, 3 or 4 devices: a stream meets one
   chunk at a time (its copies' devices), random I/O every device;
 - single keeps a chunk on one device, dup twice on the same one.
@@ -56,6 +57,11 @@ def workload_group(g: GroupCtx, data: str, w: Workload, degraded: int) -> GroupC
     if data == "raid10" and reading:
         k = min(g.n, g.n // 2 * min(copies, jobs))  # one mirror of each pair per process
         return replace(g, level=0, n=k, members=g.members[:k], near=1, data=float(k))
+    if data == "raid10" and g.n % 2 and not w.is_random:
+        # A raid10 chunk takes an even count of devices (devs_increment 2): over an odd set a stream
+        # meets one device fewer than the set.
+        k = g.n - 1
+        return replace(g, n=k, members=g.members[:k], data=k / 2)
     if data.startswith("raid1") and data != "raid10":
         if reading and (not w.is_random or g.n == copies):
             k = min(copies, jobs)
