@@ -52,3 +52,17 @@ def test_real_spellings_and_the_bounds_are_read() -> None:
     for tool, (_, high) in MODELLED_TEXT.items():
         with pytest.raises(ValueError, match=f"tools.{tool}|not modelled"):
             ToolVersions(**{tool: high})
+
+
+def test_a_plan_names_only_the_tools_its_stack_uses():
+    from planners.example import EXAMPLES
+    from planners.versions import assumed_tools
+
+    said = {name: assumed_tools(EXAMPLES[name][1]()) for name in ("pod45", "luns8", "scratch", "btrfs6", "btrfsmd")}
+    assert said == {
+        "pod45": "mdadm 4.2, lvm2 2.03.16, xfsprogs 6.1.0, Linux 6.1",
+        "luns8": "lvm2 2.03.16, e2fsprogs 1.47.0, Linux 6.1",
+        "scratch": "e2fsprogs 1.47.0, Linux 6.1",
+        "btrfs6": "btrfs-progs 6.2, Linux 6.1",
+        "btrfsmd": "mdadm 4.2, btrfs-progs 6.2, Linux 6.1",
+    }

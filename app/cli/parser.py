@@ -25,13 +25,13 @@ class _Version(argparse.Action):
 
 def version_text() -> str:
     from planners import __version__
-    from planners.versions import ToolVersions
+    from planners.versions import BTRFS_PROGS, ToolVersions
 
     t = ToolVersions()
     return (
         f"podplan {__version__}\n"
         f"figures follow mdadm {t.mdadm}, lvm2 {t.lvm2}, e2fsprogs {t.e2fsprogs}, xfsprogs {t.xfsprogs}, "
-        f"Linux {t.kernel} unless a plan's [tools] says otherwise"
+        f"Linux {t.kernel} unless a plan's [tools] says otherwise, and btrfs-progs {BTRFS_PROGS}"
     )
 
 

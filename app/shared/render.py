@@ -16,6 +16,7 @@ from planners.results import PlanResult, VolumeResult
 from planners.units import format_bytes_binary as tib
 from planners.units import format_bytes_decimal as tb
 from planners.units import format_size_compact
+from planners.versions import assumed_tools
 
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 
@@ -216,14 +217,13 @@ def findings_text(result: PlanResult) -> Text:
 
 
 def render_plan(plan: Plan, result: PlanResult) -> Group:
-    t = plan.tools
     head = Text.assemble(
         (f"{plan.name}", "bold"),
         f": {result.disk_count} disks, raw {result.raw_bytes:,} B ({tb(result.raw_bytes)}, {tib(result.raw_bytes)}); "
         f"usable {result.usable_bytes:,} B ({tb(result.usable_bytes)}, {tib(result.usable_bytes)}), "
         f"{result.efficiency:.2%} of raw\n",
         (
-            f"assumes mdadm {t.mdadm}, lvm2 {t.lvm2}, e2fsprogs {t.e2fsprogs}, xfsprogs {t.xfsprogs}, Linux {t.kernel}",
+            f"assumes {assumed_tools(plan)}",
             "dim",
         ),
     )
