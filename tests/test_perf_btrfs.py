@@ -91,6 +91,10 @@ def test_raid10_over_an_odd_count_streams_on_the_pairs_of_a_chunk():
     for workload in ("seq-read", "seq-write"):
         five, four = (term(one(btrfs(n, "raid10"), workload), "disks") for n in (5, 4))
         assert five == pytest.approx(four)
+    # random reads meet every chunk's pair: one reader of 3 devices reads about one and a half devices' worth,
+    # of 2 one device's worth (the disks' queues, shallower over more devices, move the ratio a little)
+    three, two = (term(one(btrfs(n, "raid10"), "rand-read-4k"), "disks") for n in (3, 2))
+    assert 1.4 * two < three < 1.8 * two
 
 
 def test_raid0_writes_every_disk_and_raid1c3_writes_three_copies():

@@ -55,8 +55,12 @@ def workload_group(g: GroupCtx, data: str, w: Workload, degraded: int) -> GroupC
         return replace(g, level=0, chunk=None) if w.is_random else one
     reading = w.is_read and not degraded
     if data == "raid10" and reading:
-        k = min(g.n, g.n // 2 * min(copies, jobs))  # one mirror of each pair per process
-        return replace(g, level=0, n=k, members=g.members[:k], near=1, data=float(k))
+        # One mirror of each pair per process. Over an odd count the chunks' pairs rotate: random reads
+        # meet all of them (half the devices' worth each), a stream the pairs of one chunk.
+        pairs = g.n / 2 if w.is_random else g.n // 2
+        k = min(float(g.n if w.is_random else g.n // 2 * 2), pairs * min(copies, jobs))
+        n = ceil(k)
+        return replace(g, level=0, n=n, members=g.members[:n], near=1, data=k)
     if data == "raid10" and g.n % 2 and not w.is_random:
         # A raid10 chunk takes an even count of devices (devs_increment 2): over an odd set a stream
         # meets one device fewer than the set.
