@@ -4,14 +4,10 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from planners.errors import PlanError
-
-if TYPE_CHECKING:
-    from planners.models import Plan
 
 Version = tuple[int, ...]
 
@@ -96,20 +92,3 @@ class ToolVersions(BaseModel):
 # The mkfs.btrfs whose chunk allocator and defaults planners/fs/btrfs.py follows (Debian 12's), checked
 # against it over every profile; a plan does not choose it.
 BTRFS_PROGS = "6.2"
-
-
-def assumed_tools(plan: Plan) -> str:
-    """The tools (and versions) this plan's figures rest on: only those its stack uses."""
-    t = plan.tools
-    parts = [f"mdadm {t.mdadm}"] if plan.groups else []
-    if plan.lvm.enabled:
-        parts.append(f"lvm2 {t.lvm2}")
-    fs = plan.filesystem.type
-    parts.append(
-        f"xfsprogs {t.xfsprogs}"
-        if fs == "xfs"
-        else f"btrfs-progs {BTRFS_PROGS}"
-        if fs == "btrfs"
-        else f"e2fsprogs {t.e2fsprogs}"
-    )
-    return ", ".join([*parts, f"Linux {t.kernel}"])

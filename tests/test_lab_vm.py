@@ -5,7 +5,7 @@ import pathlib
 import time
 
 from runners.lab.scenario import LabDisk
-from runners.lab.vm import AttachedDisk, boot, last_stage, panicked, parse_mark, parse_marks, qemu_argv
+from runners.lab.vm import TCG_CPU, AttachedDisk, boot, last_stage, panicked, parse_mark, parse_marks, qemu_argv
 
 FIXTURES = pathlib.Path(__file__).parent / "fixtures" / "lab" / "boot"
 MiB = 1 << 20
@@ -44,7 +44,7 @@ def test_disks_by_serial_with_throttles_and_ssd_flag():
     assert "readonly=on" in drives[2]  # the jobs disk
     assert devices[-1] == "virtio-blk-pci,drive=results,serial=podplan-results"
     assert "podplan.disks=4" in _values(argv, "-append")[0]
-    assert argv[argv.index("-cpu") + 1] == "max"
+    assert argv[argv.index("-cpu") + 1] == TCG_CPU
 
 
 def test_disks_show_the_guest_their_sector_sizes():

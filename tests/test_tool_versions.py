@@ -55,8 +55,8 @@ def test_real_spellings_and_the_bounds_are_read() -> None:
 
 
 def test_a_plan_names_only_the_tools_its_stack_uses():
+    from planners.assumed import assumed_tools
     from planners.example import EXAMPLES
-    from planners.versions import assumed_tools
 
     said = {name: assumed_tools(EXAMPLES[name][1]()) for name in ("pod45", "luns8", "scratch", "btrfs6", "btrfsmd")}
     assert said == {

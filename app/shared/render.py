@@ -11,12 +11,12 @@ from rich.text import Text
 
 from app.shared.console import cli_console
 from app.shared.fit import Col, FitTable
+from planners.assumed import assumed_tools
 from planners.models import Plan
 from planners.results import PlanResult, VolumeResult
 from planners.units import format_bytes_binary as tib
 from planners.units import format_bytes_decimal as tb
 from planners.units import format_size_compact
-from planners.versions import assumed_tools
 
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 

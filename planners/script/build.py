@@ -14,6 +14,7 @@ from fractions import Fraction
 from typing import Protocol
 
 from planners import __version__ as PODPLAN_VERSION
+from planners.assumed import assumed_tools
 from planners.findings.alignment import write_unit
 from planners.findings.direct import placeholder
 from planners.fs.ext4.geometry import JOURNAL_MIN_BLOCKS, journal_device_args, mke2fs_args
@@ -23,7 +24,6 @@ from planners.models import MdGroup, Plan
 from planners.results import AlignmentChain, GroupResult, PlanResult, VolumeResult
 from planners.script.preamble import PREAMBLE, REFUSED, device_checks
 from planners.units import format_bytes_binary, format_bytes_decimal, format_size_compact
-from planners.versions import assumed_tools
 
 MDADM_CONF = "/etc/mdadm/mdadm.conf"
 FSTAB = "/etc/fstab"

@@ -12,13 +12,13 @@ from __future__ import annotations
 import shlex
 
 from planners import __version__ as PODPLAN_VERSION
+from planners.assumed import assumed_tools
 from planners.compute import compute
 from planners.grow.model import ArrayGrowth, Growth
 from planners.grow.steps import add_argv, backup_path, create_argv, fs_argv, grow_argv, lvm_argvs
 from planners.models import Plan
 from planners.script.build import MDADM_CONF, Write, _var
 from planners.script.preamble import PREAMBLE, REFUSED, device_checks
-from planners.versions import assumed_tools
 
 GROW_PREAMBLE = PREAMBLE.replace("build the array for real", "grow the pod for real").replace(
     "refusing to build without", "refusing to grow without"
