@@ -12,12 +12,6 @@ def assumed_tools(plan: Plan) -> str:
     parts = [f"mdadm {t.mdadm}"] if plan.groups else []
     if plan.lvm.enabled:
         parts.append(f"lvm2 {t.lvm2}")
-    fs = plan.filesystem.type
-    parts.append(
-        f"xfsprogs {t.xfsprogs}"
-        if fs == "xfs"
-        else f"btrfs-progs {BTRFS_PROGS}"
-        if fs == "btrfs"
-        else f"e2fsprogs {t.e2fsprogs}"
-    )
+    mkfs = {"xfs": f"xfsprogs {t.xfsprogs}", "btrfs": f"btrfs-progs {BTRFS_PROGS}"}
+    parts.append(mkfs.get(plan.filesystem.type, f"e2fsprogs {t.e2fsprogs}"))
     return ", ".join([*parts, f"Linux {t.kernel}"])

@@ -31,8 +31,12 @@ def tools() -> None:
         pytest.skip("this kernel has no btrfs to mount")
 
 
+def _opts(data: str | None, meta: str | None) -> list[str]:
+    return (["-d", data] if data else []) + (["-m", meta] if meta else [])
+
+
 def _check(sizes: list[int], data: str | None, meta: str | None) -> None:
-    opts = (["-d", data] if data else []) + (["-m", meta] if meta else [])
+    opts = _opts(data, meta)
     layout = btrfs_layout(sizes, data_profile=data, metadata_profile=meta)
     real = measure(sizes, opts)
     assert (list(real.used), real.df_size_bytes, real.df_available_bytes, real.free_estimated_bytes) == (
@@ -104,12 +108,13 @@ def test_sets_mkfs_has_no_room_for_are_refused(tools, sizes, data, meta):
     _check_refused(sizes, data, meta)
 
 
-def _check_refused(sizes: list[int], data: str | None, meta: str | None) -> None:
+def _check_refused(
+    sizes: list[int], data: str | None, meta: str | None, why: str = "not enough free space to allocate chunk"
+) -> None:
     from runners.exec import CommandError
 
-    opts = (["-d", data] if data else []) + (["-m", meta] if meta else [])
-    with pytest.raises(CommandError, match="not enough free space to allocate chunk"):
-        measure(sizes, opts)
+    with pytest.raises(CommandError, match=why):
+        measure(sizes, _opts(data, meta))
 
 
 # Fresh draws on each run: no mismatch is known (some 4,000 draws and 1,900 wider sets down to 300 MiB devices,
@@ -147,13 +152,9 @@ TOO_FEW = [
 @pytest.mark.root
 @pytest.mark.parametrize(("sizes", "data", "meta"), TOO_FEW)
 def test_too_few_devices_are_refused_as_mkfs_does(tools, sizes, data, meta):
-    from runners.exec import CommandError
-
     with pytest.raises(PlanError, match=f"btrfs {data or meta} needs at least"):
         btrfs_layout(sizes, data_profile=data, metadata_profile=meta)
-    opts = (["-d", data] if data else []) + (["-m", meta] if meta else [])
-    with pytest.raises(CommandError, match="devices are required"):
-        measure(sizes, opts)
+    _check_refused(sizes, data, meta, "devices are required")
 
 
 def test_an_unknown_profile_is_refused():

@@ -66,7 +66,7 @@ PROFILES: dict[str, ProfileShape] = {
     "raid1": ProfileShape(2, 2, 1, 2, 0, 1, 1),
     "raid1c3": ProfileShape(3, 3, 1, 3, 0, 1, 2),
     "raid1c4": ProfileShape(4, 4, 1, 4, 0, 1, 3),
-    "raid10": ProfileShape(2, 0, 1, 2, 0, 2, 1),
+    "raid10": ProfileShape(2, 0, 1, 2, 0, 2, 1),  # devs_min 2 since btrfs-progs and Linux 5.15 (was 4)
     "raid5": ProfileShape(2, 0, 1, 1, 1, 1, 1),
     "raid6": ProfileShape(3, 0, 1, 1, 2, 1, 2),
 }
@@ -144,7 +144,6 @@ def btrfs_layout(
             raise PlanError(
                 f"btrfs {what} profile {profile!r} is not one of {', '.join(PROFILES)}", f"filesystem.{what}_profile"
             )
-        # raid10 counts its devs_min of 2 since btrfs-progs 5.15 (mkfs.btrfs 6.2 makes one on 2 or 3 devices).
         if n < shape.devs_min:
             raise PlanError(
                 f"btrfs {profile} needs at least {shape.devs_min} devices, the plan has {n}",

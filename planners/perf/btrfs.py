@@ -54,18 +54,17 @@ def workload_group(g: GroupCtx, data: str, w: Workload, degraded: int) -> GroupC
         one = replace(g, level=0, n=1, members=g.members[:1], data=1.0, chunk=None)
         return replace(g, level=0, chunk=None) if w.is_random else one
     reading = w.is_read and not degraded
-    if data == "raid10" and reading:
-        # One mirror of each pair per process. Over an odd count the chunks' pairs rotate: random reads
-        # meet all of them (half the devices' worth each), a stream the pairs of one chunk.
-        pairs = g.n / 2 if w.is_random else g.n // 2
-        k = min(float(g.n if w.is_random else g.n // 2 * 2), pairs * min(copies, jobs))
-        n = ceil(k)
-        return replace(g, level=0, n=n, members=g.members[:n], near=1, data=k)
-    if data == "raid10" and g.n % 2 and not w.is_random:
-        # A raid10 chunk takes an even count of devices (devs_increment 2): over an odd set a stream
-        # meets one device fewer than the set.
-        k = g.n - 1
-        return replace(g, n=k, members=g.members[:k], data=k / 2)
+    if data == "raid10":
+        # A chunk takes the devices in pairs (devs_increment 2): over an odd count a stream meets one
+        # device fewer than the set, while random I/O meets every pair as the chunks rotate over them.
+        span = float(g.n if w.is_random else g.n - g.n % 2)
+        if reading:  # one mirror of each pair per process
+            k = min(span, span / 2 * min(copies, jobs))
+            n = ceil(k)
+            return replace(g, level=0, n=n, members=g.members[:n], near=1, data=k)
+        if span < g.n:
+            n = int(span)
+            return replace(g, n=n, members=g.members[:n], data=span / 2)
     if data.startswith("raid1") and data != "raid10":
         if reading and (not w.is_random or g.n == copies):
             k = min(copies, jobs)
