@@ -8,7 +8,6 @@ reach the generated script.
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 from typing import Annotated, Literal, NamedTuple
 
@@ -16,6 +15,18 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_valida
 
 from planners.errors import PlanError
 from planners.hardware.machine import Hardware
+from planners.names import (
+    LABELS,
+    LV_NAME,
+    MD_NAME,
+    MOUNT_OPTION,
+    MOUNT_OPTIONS_MAX,
+    PLAN_NAME,
+    VG_LV_MAX,
+    VG_NAME,
+    check_path,
+    check_text,
+)
 from planners.units import KiB, MiB, is_power_of_two, parse_size
 from planners.versions import ToolVersions
 
@@ -43,25 +54,9 @@ DEFAULT_CHUNK = 512 * KiB  # mdadm >= 3.1.1
 
 DiskBytes = Annotated[int, BeforeValidator(_disk_size)]
 
-_DEVICE = re.compile(r"^/dev/[A-Za-z0-9][A-Za-z0-9._:+@=/-]*$")
-_NAME = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.+-]*$")
-_MOUNTPOINT = re.compile(r"^/[A-Za-z0-9._/+-]*$")
-_MOUNT_OPTION = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_=.:+-]*$")
-_LABEL = re.compile(r"^[A-Za-z0-9_.+-]*$")
 
-
-def _check(pattern: re.Pattern[str], value: str, what: str, allowed: str, field: str = "") -> str:
-    if not pattern.match(value) or "/../" in value + "/" or "//" in value:
-        raise PlanError(f"{what} {value!r} is not allowed: use only {allowed}", field)
-    return value
-
-
-def check_device(path: str) -> str:
-    return _check(_DEVICE, path, "device path", "/dev/ followed by letters, digits and ._:+@=/-")
-
-
-def check_name(name: str, what: str = "name", field: str = "") -> str:
-    return _check(_NAME, name, what, "letters, digits and _.+- (not starting with - or .)", field)
+def check_device(path: str, what: str = "device path", field: str = "") -> str:
+    return check_path(path, what, field, device=True)
 
 
 DevicePath = Annotated[str, BeforeValidator(lambda v: check_device(str(v)) if isinstance(v, str) else v)]
@@ -87,6 +82,7 @@ class DiskSet(BaseModel):
 
     @model_validator(mode="after")
     def _valid(self) -> DiskSet:
+        check_text(self.model, "disk model", "disks.model")
         if self.logical_sector not in (512, 4096) or self.physical_sector not in (512, 4096):
             raise PlanError("sector sizes must be 512 or 4096 bytes", "disks.logical_sector")
         if self.physical_sector < self.logical_sector:
@@ -146,7 +142,7 @@ class MdGroup(BaseModel):
 
     @model_validator(mode="after")
     def _valid(self) -> MdGroup:
-        check_name(self.name, "md array name")
+        MD_NAME.check(self.name, "groups.name")
         if self.level == 10:
             if self.layout is not None and self.layout not in Raid10Layout.__args__:  # type: ignore[attr-defined]
                 raise PlanError(f"RAID10 layout {self.layout!r} is not one of n2, n3, f2, f3, o2, o3", "groups.layout")
@@ -209,8 +205,14 @@ class Lvm(BaseModel):
 
     @model_validator(mode="after")
     def _valid(self) -> Lvm:
-        check_name(self.vg, "volume group name")
-        check_name(self.lv, "logical volume name")
+        VG_NAME.check(self.vg, "lvm.vg")
+        LV_NAME.check(self.lv, "lvm.lv")
+        if len(self.vg) + len(self.lv) > VG_LV_MAX:
+            raise PlanError(
+                f"the volume group and logical volume names hold {len(self.vg) + len(self.lv)} characters together: "
+                f"lvcreate takes at most {VG_LV_MAX}",
+                "lvm.lv",
+            )
         if self.mode == "linear" and self.stripe_size is not None:
             raise PlanError("a stripe size was given but the LVM mode is linear", "lvm.stripe_size")
         return self
@@ -224,7 +226,9 @@ class Filesystem(BaseModel):
     type: Literal["xfs", "ext4", "ext3", "btrfs"] = Field("xfs", description="Filesystem type.")
     block_size: int = Field(4096, description="Filesystem block size in bytes.")
     reserved_percent: float = Field(5.0, ge=0, le=50, description="ext3/ext4 blocks reserved for root, in percent.")
-    label: str = Field("", max_length=16, description="Filesystem label (XFS: at most 12 characters).")
+    label: str = Field(
+        "", description="Filesystem label: at most 16 characters for ext3/ext4, 12 for XFS, 255 for btrfs."
+    )
     mount_point: str = Field(
         "/srv/pod", description="Where the filesystem is mounted; with several volumes a suffix is added."
     )
@@ -269,12 +273,16 @@ class Filesystem(BaseModel):
             raise PlanError(f"block size {self.block_size} must be 1024, 2048 or 4096", "filesystem.block_size")
         if self.type == "xfs" and self.block_size != 4096:
             pass  # XFS accepts smaller blocks; the geometry code validates the combination.
-        _check(_LABEL, self.label, "filesystem label", "letters, digits and _.+-") if self.label else None
-        if self.type == "xfs" and len(self.label) > 12:
-            raise PlanError("an XFS label is at most 12 characters", "filesystem.label")
-        _check(_MOUNTPOINT, self.mount_point, "mount point", "an absolute path of letters, digits and ._/+-")
+        if self.label:
+            LABELS[self.type].check(self.label, "filesystem.label")
+        check_path(self.mount_point, "mount point", "filesystem.mount_point")
         for opt in self.mount_options:
-            _check(_MOUNT_OPTION, opt, "mount option", "letters, digits and _=.:+-")
+            MOUNT_OPTION.check(opt, "filesystem.mount_options")
+        if len(",".join(self.mount_options)) > MOUNT_OPTIONS_MAX:
+            raise PlanError(
+                f"the mount options hold {len(','.join(self.mount_options))} characters: at most {MOUNT_OPTIONS_MAX}",
+                "filesystem.mount_options",
+            )
         btrfs_only = [
             n for n in ("data_profile", "metadata_profile", "nodesize", "sectorsize") if getattr(self, n) is not None
         ]
@@ -289,13 +297,7 @@ class Filesystem(BaseModel):
         if self.journal_device is not None:
             _check_journal_device(self)
         if self.log_device is not None:
-            _check(
-                _DEVICE,
-                self.log_device,
-                "log device",
-                "/dev/ followed by letters, digits and ._:+@=/-",
-                "filesystem.log_device",
-            )
+            check_device(self.log_device, "log device", "filesystem.log_device")
             if self.type != "xfs":
                 raise PlanError(
                     f"a log device is an XFS setting (ext4 has journal_device), and the filesystem is {self.type}",
@@ -314,18 +316,12 @@ class Filesystem(BaseModel):
         if not self.label or count == 1:
             return self.label
         suffix = f"-{index}"
-        return self.label[: (12 if self.type == "xfs" else 16) - len(suffix)] + suffix
+        return self.label[: LABELS[self.type].max_len - len(suffix)] + suffix
 
 
 def _check_journal_device(fs: Filesystem) -> None:
     assert fs.journal_device is not None
-    _check(
-        _DEVICE,
-        fs.journal_device,
-        "journal device",
-        "/dev/ followed by letters, digits and ._:+@=/-",
-        "filesystem.journal_device",
-    )
+    check_device(fs.journal_device, "journal device", "filesystem.journal_device")
     if fs.type not in ("ext4", "ext3"):
         raise PlanError(
             f"a journal device is an ext4/ext3 setting, and the filesystem is {fs.type}", "filesystem.journal_device"
@@ -402,7 +398,7 @@ class Plan(BaseModel):
 
     @model_validator(mode="after")
     def _valid(self) -> Plan:
-        check_name(self.name, "plan name", "name")
+        PLAN_NAME.check(self.name, "name")
         names = [g.name for g in self.groups]
         if len(set(names)) != len(names):
             raise PlanError("md array names must be distinct", "groups.name")

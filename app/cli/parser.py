@@ -54,6 +54,14 @@ def build_parser() -> argparse.ArgumentParser:
     add_plan_flags(sc)
     sc.add_argument("-o", "--output", metavar="FILE", help="write to FILE (executable) instead of stdout")
     sc.add_argument("--force", action="store_true", help="overwrite FILE if it exists")
+    sc.add_argument(
+        "--mount-over",
+        metavar="DIR",
+        action="append",
+        default=[],
+        help="mount the filesystem over DIR although it is a system directory (/, /etc, /var, /home, ...): "
+        "refused unless named here",
+    )
     rh = sub.add_parser("rehearse", help="run the plan's build script on virtual disks in a throwaway VM and compare")
     rh.add_argument("plan_file", nargs="?", metavar="PLAN.toml", help="plan file (default: the example pod)")
     rh.add_argument("--disk-size", metavar="SIZE", help="size of the largest virtual disk (default: small but enough)")

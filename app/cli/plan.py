@@ -63,7 +63,8 @@ def plan_command(args: argparse.Namespace) -> int:
 
 def script_command(args: argparse.Namespace) -> int:
     """The script on stdout, or in FILE with -o and a line on stderr saying what to do next."""
-    script = build_script(_request(args))
+    req = _request(args)
+    script = build_script(PlanRequest(req.plan, mount_over=tuple(args.mount_over)))
     if not args.output:
         sys.stdout.write(script.text)
         return EXIT_OK

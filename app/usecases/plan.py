@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from planners.errors import PlanError
 from planners.models import Plan
+from planners.names import system_directory
 from planners.results import PlanReport, PlanResult
 
 
@@ -14,6 +16,8 @@ class PlanRequest:
     """A plan as the user gave it: a file, flags on top, or the form."""
 
     plan: Plan
+    mount_over: tuple[str, ...] = ()
+    """System directories the user named (`script --mount-over DIR`) as meant to be mounted over."""
 
 
 @dataclass(frozen=True)
@@ -50,10 +54,17 @@ def plan_outputs(req: PlanRequest) -> PlanOutcome:
 
 
 def build_script(req: PlanRequest, result: PlanResult | None = None) -> ScriptOutcome:
-    """The guarded build script; `result` when the plan is already computed (the TUI keeps it)."""
+    """The guarded build script; `result` when the plan is already computed (the TUI keeps it). A volume
+    mounted over a system directory the request does not name is refused (PlanError)."""
     from planners.compute import compute
     from planners.script.build import build_script as script_text
     from planners.script.build import placeholders
 
     result = compute(req.plan) if result is None else result
+    for v in result.volumes:
+        if (why := system_directory(v.mount_point)) and v.mount_point not in req.mount_over:
+            raise PlanError(
+                f"mount point {why}; give another, or --mount-over {v.mount_point} if that is truly meant",
+                "filesystem.mount_point",
+            )
     return ScriptOutcome(script_text(req.plan, result), placeholders(result))

@@ -7,6 +7,7 @@ podplan's grow does not plan), and how much the root reserve keeps from everyone
 from __future__ import annotations
 
 from planners.models import Plan
+from planners.names import system_directory
 from planners.results import Finding, VolumeResult
 from planners.units import format_bytes_decimal
 
@@ -71,3 +72,18 @@ def fs_findings(plan: Plan, volumes: list[VolumeResult]) -> list[Finding]:
             )
         )
     return out
+
+
+def mount_findings(volumes: list[VolumeResult]) -> list[Finding]:
+    """A volume that would be mounted over a system directory: the build script refuses it."""
+    return [
+        Finding(
+            severity="error",
+            layer="filesystem",
+            field="filesystem.mount_point",
+            message=f"{why}. The build script refuses it: give another mount point, or "
+            f"`podplan script --mount-over {v.mount_point}` if that is truly meant.",
+        )
+        for v in volumes
+        if (why := system_directory(v.mount_point))
+    ]

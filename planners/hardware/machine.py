@@ -6,12 +6,13 @@ from __future__ import annotations
 
 from typing import Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from planners.errors import PlanError
 from planners.hardware.bounds import INT32_MAX, MAX_MICROSECONDS, Frozen, Hours, MbPerS
 from planners.hardware.disks import DiskSpec
 from planners.hardware.generations import CONTROLLER_MODELS, ControllerModel, CpuGeneration, cpu_figures
+from planners.names import check_text
 
 LinkKind = Literal[
     "sata1",
@@ -428,6 +429,13 @@ class Hardware(BaseModel):
         72.0,
         description="Hours from a failure to a replacement disk being inserted (unused when a hot spare takes over).",
     )
+
+    @field_validator("models")
+    @classmethod
+    def _model_names(cls, models: dict[str, DiskSpec]) -> dict[str, DiskSpec]:
+        for name in models:
+            check_text(name, "disk model name", "hardware.models")
+        return models
 
     def disk_spec(self, model: str) -> DiskSpec:
         return self.models.get(model, self.disk)

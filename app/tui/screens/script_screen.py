@@ -12,6 +12,7 @@ from textual.widgets import Footer, Header, Static
 
 from app.tui.keys import bindings
 from app.usecases.plan import PlanRequest, build_script
+from planners.errors import PlanError
 from planners.models import Plan
 from planners.results import PlanResult
 
@@ -23,9 +24,12 @@ class ScriptScreen(Screen[None]):
 
     def __init__(self, plan: Plan, result: PlanResult, *, stale: str = "") -> None:
         super().__init__(id="script-screen")
-        script = build_script(PlanRequest(plan), result)
-        self.script = script.text
-        self._unnamed = script.unnamed
+        try:
+            script = build_script(PlanRequest(plan), result)
+        except PlanError as exc:  # a refusal (a system directory as mount point) shows instead of a script
+            self.script, self._unnamed, self._refused = "", 0, exc.message
+        else:
+            self.script, self._unnamed, self._refused = script.text, script.unnamed, ""
         self._stale = stale
 
     def compose(self) -> ComposeResult:
@@ -35,6 +39,8 @@ class ScriptScreen(Screen[None]):
                 f"The form has an error ({self._stale}); this is the script of the last valid plan.",
                 classes="stale-note",
             )
+        if self._refused:
+            yield Static(f"No script: {self._refused}.", classes="stale-note")
         if unnamed := self._unnamed:
             yield Static(
                 f"{unnamed} disks have no device path: the script stops at their placeholders. f7 starts "
@@ -57,10 +63,18 @@ class ScriptScreen(Screen[None]):
         )
         self.query_one("#script", Static).update(syntax)
 
+    def _said_refusal(self) -> bool:
+        if self._refused:
+            self.notify(f"No script: {self._refused}", severity="error", timeout=8)
+        return bool(self._refused)
+
     def action_save_script(self) -> None:
-        self.app.save_script(self.script)  # type: ignore[attr-defined]
+        if not self._said_refusal():
+            self.app.save_script(self.script)  # type: ignore[attr-defined]
 
     def action_copy_script(self) -> None:
+        if self._said_refusal():
+            return
         self.app.copy_to_clipboard(self.script)
         # The copy travels as a terminal escape (OSC 52): podplan cannot see whether the terminal
         # took it, so it says where it went and what to do if nothing arrived.
