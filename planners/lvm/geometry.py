@@ -33,7 +33,7 @@ MAX_PE_COUNT = 2**32 - 1
 # before, it was 255 sectors and pe_start only reached 1 MiB through alignment.
 FULL_MIB_MDA_SINCE: Version = (2, 3, 3)
 
-_PERCENT = re.compile(r"^(\d{1,3})%(FREE|VG)$")
+_PERCENT = re.compile(r"(\d{1,3})%(FREE|VG)")
 
 
 def metadata_area_end(lvm2: Version = (2, 3, 16)) -> int:
@@ -274,7 +274,7 @@ def _requested_extents(spec: int | str, free: int, stripes: int) -> tuple[int, b
         if spec < 1:
             raise PlanError(f"LV size {spec} must be at least one extent", "lvm")
         return -(-spec // stripes) * stripes, False
-    m = _PERCENT.match(str(spec).strip().upper())
+    m = _PERCENT.fullmatch(str(spec).strip().upper())
     if not m or not 1 <= int(m.group(1)) <= 100:
         raise PlanError(f"LV size {spec!r} must be a count of extents or 1-100%FREE / %VG", "lvm")
     # Nothing is allocated yet, so %VG and %FREE count the same extents.

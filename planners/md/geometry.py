@@ -49,7 +49,7 @@ PARITY_LAYOUTS = {
     "parity-first": "parity-first",
     "parity-last": "parity-last",
 }
-_RAID10_LAYOUT = re.compile(r"^([nfo])([0-9]{1,3})$")
+_RAID10_LAYOUT = re.compile(r"([nfo])([0-9]{1,3})")
 
 
 class MdGeometry(BaseModel):
@@ -336,7 +336,7 @@ def _layout(level: int, layout: str | None, n: int) -> tuple[str | None, int, in
             )
         return name, 1, 1
     if level == 10:
-        m = _RAID10_LAYOUT.match(layout or "n2")
+        m = _RAID10_LAYOUT.fullmatch(layout or "n2")
         if not m:
             raise PlanError(
                 f"RAID10 layout {layout!r} must be n, f or o followed by the copies, such as n2 or f2", "layout"

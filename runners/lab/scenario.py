@@ -22,7 +22,7 @@ from runners.lab.guest_files import collect_script, guest_file
 SCSI_BY_ID = "/dev/disk/by-id/scsi-0QEMU_QEMU_HARDDISK_"
 JOBS_SERIAL = "podplan-jobs"
 RESULTS_SERIAL = "podplan-results"
-_NAME = re.compile(r"^[a-z0-9][a-z0-9_]{0,15}$")
+_NAME = re.compile(r"[a-z0-9][a-z0-9_]{0,15}")
 
 
 class LabDisk(BaseModel):
@@ -93,7 +93,7 @@ class Scenario(BaseModel):
     @field_validator("name")
     @classmethod
     def _name(cls, v: str) -> str:
-        if not _NAME.match(v):
+        if not _NAME.fullmatch(v):
             raise ValueError(f"scenario name {v!r}: use 1-16 of a-z, 0-9 and _ (starting with a letter or digit)")
         return v
 

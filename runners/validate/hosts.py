@@ -48,7 +48,7 @@ NoteFn = Callable[[str], None]
 """One line about a host worth showing at once (why it is skipped)."""
 TICK_S = 1.0
 _FROZEN = ConfigDict(frozen=True)
-_HOST = re.compile(r"^(?:\[(?P<v6>[0-9A-Fa-f:.]+)\]|(?P<name>[A-Za-z0-9_.-]+))(?::(?P<port>\d+))?$")
+_HOST = re.compile(r"(?:\[(?P<v6>[0-9A-Fa-f:.]+)\]|(?P<name>[A-Za-z0-9_.-]+))(?::(?P<port>\d+))?")
 
 
 class Host(BaseModel):
@@ -100,7 +100,7 @@ def parse_hosts(spec: str) -> tuple[Host, ...]:
     """'h1,h2:8766,[::1]:8767' -> hosts; a bad entry or a repeated one is a GuardError."""
     out: list[Host] = []
     for part in (p.strip() for p in spec.split(",")):
-        m = _HOST.match(part)
+        m = _HOST.fullmatch(part)
         port = int(m.group("port")) if m and m.group("port") else DEFAULT_PORT
         if not m or not 0 < port < 65536:
             raise GuardError(f"--hosts: {part!r} is not HOST or HOST:PORT")
