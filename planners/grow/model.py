@@ -8,6 +8,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from planners.errors import PlanError
 from planners.models import BTRFS_PROFILES, OptionalBytes, check_device
+from planners.names import MD_NAME
 
 Frozen = ConfigDict(frozen=True, extra="forbid")
 GrowMode = Literal["reshape", "new-array"]
@@ -39,6 +40,11 @@ class GrowRequest(BaseModel):
         if v is not None and v not in BTRFS_PROFILES:
             raise PlanError(f"btrfs profile {v!r} is not one of {', '.join(BTRFS_PROFILES)}", "data_profile")
         return v
+
+    @field_validator("group")
+    @classmethod
+    def _group(cls, v: str | None) -> str | None:
+        return v if v is None else MD_NAME.check(v, "group")
 
     @field_validator("devices")
     @classmethod

@@ -61,6 +61,9 @@ def _compact(widget: Input | Checkbox) -> Input | Checkbox:
     return widget
 
 
+_DIGITS = {"integer": r"[0-9]*", "number": r"[0-9.]*"}
+
+
 class PlanForm(VerticalScroll):
     """Every setting of a plan the form can edit. Post `FormEdited` on each change."""
 
@@ -185,6 +188,12 @@ class PlanForm(VerticalScroll):
 
     def _input(self, field: str, label: str, v: Values, **kw: Any) -> ComposeResult:
         tooltip = kw.pop("tooltip", None)
+        # Textual's own integer and number types check each keystroke with a regex of nested
+        # quantifiers, which backtracks exponentially on a long run of digits ending in a refused
+        # character (26 digits then 'x' froze the UI for seconds): a flat character class answers at
+        # once, and the form's own check refuses a number out of bounds in one line.
+        if (kind := kw.pop("type", "text")) != "text":
+            kw["restrict"] = _DIGITS[kind]
         control = _compact(Input(str(v[field]), id=field, select_on_focus=True, classes=_BORN_INPUT, **kw))
         control.tooltip = tooltip
         return self._row(label, control, field)
