@@ -50,3 +50,62 @@ async def test_a_number_too_long_for_python_is_one_line_not_a_crash() -> None:
         assert app.is_running
         assert "count" in text_of(app, "#form-error")
         assert len(text_of(app, "#form-error")) < 200
+
+
+async def _load_job(pilot, path: str | None, button: str = "") -> None:  # type: ignore[no-untyped-def]
+    from app.tui.screens.dialogs import PathPrompt
+
+    await pilot.press("ctrl+j")
+    await pilot.pause()
+    assert isinstance(pilot.app.screen, PathPrompt)
+    if button:
+        await pilot.click(f"#{button}")
+    else:
+        pilot.app.screen.query_one(Input).value = path
+        await pilot.press("enter")
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+    await pilot.pause()
+
+
+async def test_job_files_load_again_and_again_and_unload(tmp_path) -> None:
+    from app.tui.widgets import perf
+    from app.tui.widgets.curve import CurvePlot
+
+    one, two = tmp_path / "one.fio", tmp_path / "two.fio"
+    one.write_text("[global]\nioengine=libaio\ndirect=1\n[db]\nrw=randwrite\nbs=8k\n")
+    two.write_text("[global]\nioengine=libaio\ndirect=1\n[scan]\nrw=read\nbs=1m\n[logs]\nstonewall\nrw=write\n")
+    app = PodplanApp(example_pod())
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            # The Perf tab first, so that its charts are drawn before any job file comes.
+            app.screen.query_one("#result-tabs").active = "tab-performance"
+            await pilot.pause()
+            suite = len(app.screen.query(CurvePlot))
+            assert suite
+            for path in (one, two, one, two, two):
+                await _load_job(pilot, str(path))
+                assert app.is_running and app.return_code is None
+                assert perf.loaded_job()[1] == str(path)
+            assert "scan" in "".join(p.curves[0].section for p in app.screen.query(CurvePlot))
+            await _load_job(pilot, None, button="unload")
+            assert perf.loaded_job() == (None, "")
+            assert len(app.screen.query(CurvePlot)) == suite
+            assert app.is_running
+    finally:
+        perf.set_jobs(None, "")
+
+
+def test_the_tui_exits_non_zero_after_a_crash(monkeypatch) -> None:
+    from textual.app import App
+
+    from app.tui import run_tui
+
+    def crash(self):  # type: ignore[no-untyped-def]
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(PodplanApp, "get_default_screen", crash)
+    run = App.run
+    monkeypatch.setattr(App, "run", lambda self, **kw: run(self, headless=True, **kw))
+    assert run_tui(example_pod()) == 1

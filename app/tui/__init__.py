@@ -15,4 +15,5 @@ def run_tui(plan: Plan, plan_file: str | Path | None = None) -> int:
     app = PodplanApp(plan, plan_file)
     app.set_keymap(keymap)
     app.run()
-    return 0
+    # A crash ends the app with return code 1 (Textual's own handler sets it): a wrapper must see it.
+    return app.return_code or 0

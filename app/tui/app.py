@@ -330,10 +330,18 @@ class PodplanApp(App[int]):
         """An fio job file's sections, predicted on the Perf tab beside the suite."""
         from app.shared.planfile import load_job_file
         from app.tui.screens.dialogs import PathPrompt
-        from app.tui.widgets.perf import set_jobs
+        from app.tui.widgets.perf import loaded_job, set_jobs
 
-        answer = await self.push_screen_wait(PathPrompt("Predict the jobs of an fio job file", ""))
+        job, source = loaded_job()
+        answer = await self.push_screen_wait(
+            PathPrompt("Predict the jobs of an fio job file", source, unload="Unload" if job else "")
+        )
+        if answer is None:
+            return
         if not answer:
+            set_jobs(None, "")
+            self._redraw_figures()
+            self.notify(f"Unloaded {source}: the Perf tab shows the suite alone")
             return
         path = Path(answer).expanduser()
         parsed = load_job_file(path)  # a file it cannot read or parse: the app's one catch (_handle_exception) says so

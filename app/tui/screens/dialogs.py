@@ -16,10 +16,12 @@ class PathPrompt(ModalScreen[str | None]):
 
     BINDINGS = bindings("prompt")
 
-    def __init__(self, title: str, default: str = "") -> None:
+    def __init__(self, title: str, default: str = "", *, unload: str = "") -> None:
+        """`unload`: a button of that label that dismisses with "" (the job file prompt's 'Unload')."""
         super().__init__(classes="dialog-screen")
         self._title = title
         self._default = default
+        self._unload = unload
 
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
@@ -27,7 +29,13 @@ class PathPrompt(ModalScreen[str | None]):
             yield Input(self._default, id="path", placeholder="file name or path")
             with Horizontal(classes="dialog-buttons"):
                 yield Button("OK", variant="primary", id="ok")
+                if self._unload:
+                    yield Button(self._unload, id="unload")
                 yield Button("Cancel", id="cancel")
+
+    @on(Button.Pressed, "#unload")
+    def _unload_pressed(self) -> None:
+        self.dismiss("")
 
     @on(Input.Submitted)
     @on(Button.Pressed, "#ok")

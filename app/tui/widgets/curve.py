@@ -41,8 +41,8 @@ class CurvePlot(PlotextPlot):
     }}
     """
 
-    def __init__(self, curves: list[Curve], *, id: str | None = None) -> None:
-        super().__init__(id=id)
+    def __init__(self, curves: list[Curve], *, classes: str | None = None) -> None:
+        super().__init__(classes=classes)
         self.curves = curves
         self._draw()
 
@@ -133,8 +133,10 @@ def show_curves(scroll: VerticalScroll, plan: Plan, result: PlanResult) -> None:
         for p, g in zip(plots, groups, strict=True):
             p.show(g)
         return
+    # No ids on the plots: the old ones leave the DOM only after this call returns, and new ones of
+    # the same ids would collide with them (a second job file crashed the app with DuplicateIds).
     for p in plots:
         p.remove()
     if not scroll.query("#curves-heading"):
         scroll.mount(Static(HEADING, id="curves-heading", classes="curves-heading"))
-    scroll.mount_all([CurvePlot(g, id=f"curve-{i}") for i, g in enumerate(groups)])
+    scroll.mount_all([CurvePlot(g, classes=f"curve-{i}") for i, g in enumerate(groups)])
