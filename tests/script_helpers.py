@@ -19,3 +19,8 @@ def assert_clean_script(path: Path, text: str) -> None:
         pytest.skip("shellcheck is not installed (scripts/dev.sh setup installs it)")
     p = subprocess.run(["shellcheck", "-s", "bash", str(path)], capture_output=True, text=True)
     assert p.returncode == 0, p.stdout
+
+
+def devices_ok(stdout: str) -> list[str]:
+    """The devices a script's checks passed (`  ok      PATH`); the names it makes say `ok  NAME: why`."""
+    return [line[10:] for line in stdout.splitlines() if line.startswith("  ok      ") and ":" not in line]

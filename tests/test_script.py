@@ -23,7 +23,7 @@ from planners.example import example_pod
 from planners.models import DiskSet, Plan
 from planners.script.build import build_script
 from runners.probes.loopdev import sparse_loops
-from tests.script_helpers import assert_clean_script
+from tests.script_helpers import assert_clean_script, devices_ok
 
 MiB = 1024**2
 
@@ -156,7 +156,7 @@ def test_guards_on_loop_devices(tmp_path):
 
         clean = _run_script(path)
         assert clean.returncode == 0, clean.stderr
-        assert clean.stdout.count("  ok ") == 3
+        assert len(devices_ok(clean.stdout)) == 3
         assert "+ mdadm --create /dev/md/md0" in clean.stdout
         assert "dry run: nothing was changed" in clean.stdout
         assert all(_signature(d) == "" for d in devs)
@@ -252,7 +252,7 @@ def test_guards_work_when_root_is_not_a_block_device(tmp_path):
             f.write(text.replace(needle, "src=rootfs"))
         p = _run_script(path)
         assert p.returncode == 0, p.stderr
-        assert p.stdout.count("  ok ") == 3
+        assert len(devices_ok(p.stdout)) == 3
 
 
 def _refused_before_any_change(p: subprocess.CompletedProcess) -> None:
@@ -272,7 +272,7 @@ def test_disks_smaller_than_the_plan_are_refused_with_both_sizes(tmp_path):
             _refused_before_any_change(p)
             for d in devs:
                 assert f"REFUSED {d}: {64 * MiB} bytes, smaller than the plan's disk of {four_tb} bytes\n" in p.stdout
-            assert " ok " not in p.stdout
+            assert devices_ok(p.stdout) == []
         assert all(_signature(d) == "" for d in devs)
 
 
@@ -285,7 +285,7 @@ def test_a_larger_disk_is_accepted_with_the_bytes_left_unused(tmp_path):
             f"  note    {devs[0]}: {96 * MiB} bytes; the plan's figures use {64 * MiB} of them "
             f"and leave {32 * MiB} unused\n"
         ) in p.stdout
-        assert p.stdout.count("  note ") == 1 and p.stdout.count("  ok ") == 3
+        assert p.stdout.count("  note ") == 1 and len(devices_ok(p.stdout)) == 3
 
 
 def test_other_sector_sizes_than_the_plans_are_refused(tmp_path):
@@ -299,7 +299,7 @@ def test_other_sector_sizes_than_the_plans_are_refused(tmp_path):
         # the same disks planned as 4Kn pass
         native = _run_script(_script_for(devs, tmp_path, sector=4096))
         assert native.returncode == 0, native.stdout + native.stderr
-        assert native.stdout.count("  ok ") == 3
+        assert len(devices_ok(native.stdout)) == 3
 
 
 def _major_minor(dev: str) -> str:

@@ -9,7 +9,7 @@ validation ever loosens.
 from __future__ import annotations
 
 import shlex
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from fractions import Fraction
 from typing import Protocol
 
@@ -22,15 +22,12 @@ from planners.fs.xfs.model import LOG_MAX_BYTES, LOG_REALISTIC_MIN_BYTES
 from planners.lvm.geometry import LvmGeometry
 from planners.models import MdGroup, Plan
 from planners.results import AlignmentChain, GroupResult, PlanResult, VolumeResult
-from planners.script.preamble import PREAMBLE, REFUSED, device_checks
+from planners.script.fstab import mount_checks, mount_step, one_line
+from planners.script.guards import PLACEHOLDER_UUID, checked_twice
+from planners.script.preamble import MDADM_CONF, PREAMBLE, Write, device_checks
 from planners.units import format_bytes_binary, format_bytes_decimal, format_size_compact
 
-MDADM_CONF = "/etc/mdadm/mdadm.conf"
-FSTAB = "/etc/fstab"
-
-
-# A script is written a line at a time: each step function takes the list's append.
-Write = Callable[[str], None]
+__all__ = ["MDADM_CONF", "Write", "build_script", "placeholders"]
 
 
 class _Named(Protocol):
@@ -91,34 +88,44 @@ def build_script(plan: Plan, result: PlanResult) -> str:
         w(f"{DISKS}=({' '.join(q(d.device or _placeholder(i)) for i, d in enumerate(disks, 1))})")
         arrays.append((DISKS, [(d.size, d.logical_sector, d.physical_sector) for d in disks]))
     w("")
-    w('step "check every device (read-only)"')
+    w('step "check every device, and that what the run makes is free (read-only)"')
+    checks: list[str] = []
     for g, (_, members, spares) in zip(result.groups, plan.group_disks(), strict=True):
         for var, disks in ((_var(g, "MEMBERS"), members), (_var(g, "SPARES"), spares)):
             arrays.append((var, [(d.size, d.logical_sector, d.physical_sector) for d in disks]))
-    for line in device_checks(arrays):
-        w(line)
+    checks += device_checks(arrays)
     journal = result.volumes[0].ext4.journal_device if result.volumes[0].ext4 else None
     if journal:
         least = JOURNAL_MIN_BLOCKS * plan.filesystem.block_size
-        w(f"check_device {q(journal)} {least} - -  # the external journal: at least {JOURNAL_MIN_BLOCKS} blocks")
+        checks.append(
+            f"check_device {q(journal)} {least} - -  # the external journal: at least {JOURNAL_MIN_BLOCKS} blocks"
+        )
     log = plan.filesystem.log_device
     if log:
-        w(f"check_device {q(log)} {LOG_REALISTIC_MIN_BYTES} - -  # the external XFS log: 64 MiB at least")
-        w(
-            f'if [ "$(blockdev --getsize64 {q(log)} 2>/dev/null || echo 0)" -gt {LOG_MAX_BYTES} ]; then '
-            f'refuse "{log}: larger than the {LOG_MAX_BYTES}-byte longest XFS log (mkfs.xfs refuses it): '
-            'give a partition of at most that"; fi'
+        checks.append(f"check_device {q(log)} {LOG_REALISTIC_MIN_BYTES} - -  # the external XFS log: 64 MiB at least")
+        why = f"{log}: larger than the {LOG_MAX_BYTES}-byte longest XFS log (mkfs.xfs refuses it): give a partition of at most that"
+        checks.append(
+            f'if [ "$(blockdev --getsize64 {q(log)} 2>/dev/null || echo 0)" -gt {LOG_MAX_BYTES} ]; then refuse {q(why)}; fi'
         )
-    w("check_distinct")
-    w(f'[ "$PROBLEMS" -eq 0 ] || die "{REFUSED}"')
-    w("confirm")
+    checks.append("check_distinct")
+    checks += [f"md_free {q(g.name)}" for g in result.groups]
+    if any(v.lvm is not None for v in result.volumes):
+        checks.append(f"lvm_free {q(plan.lvm.vg)} {q(plan.lvm.lv)}")
+    for v in result.volumes:
+        checks += mount_checks(plan, v, PLACEHOLDER_UUID)
+    tuning, rules = _tuning(plan, result)
+    if rules:
+        checks.append(f"file_free {q(_rule_path(plan))} 'the udev rule file the run writes'")
+    for line in checked_twice(checks):
+        w(line)
     for g, pg in zip(result.groups, plan.groups, strict=True):
         _md_step(w, plan, g, pg)
     if result.groups:
         _mdadm_conf_step(w, result)
     for v in result.volumes:
         _volume_steps(w, plan, result, v)
-    _tuning_step(w, plan, result)
+    for line in tuning:
+        w(line)
     w("")
     w('step "done"')
     w('if [ "$RUN" -eq 1 ]; then')
@@ -153,7 +160,10 @@ def _md_step(w: Write, plan: Plan, g: GroupResult, pg: MdGroup) -> None:
     args.append(f"--name={pg.name}")
     cmd = " ".join(q(a) for a in args)
     mem, spa = _var(g, "MEMBERS"), _var(g, "SPARES")
-    w(f'run {cmd} "${{{mem}[@]}}" "${{{spa}[@]+"${{{spa}[@]}}"}}"')
+    disks = f'"${{{mem}[@]}}" "${{{spa}[@]+"${{{spa}[@]}}"}}"'
+    w(f"run {cmd} {disks}")
+    undo = f"mdadm --stop {q(g.device)} && mdadm --zero-superblock"
+    w(f"did {q(f'created {g.device}')} {q(undo)}\"$(printf ' %q' {disks})\"")
     if chunk:
         w(
             f"# --chunk={format_size_compact(chunk)}: the md chunk, {chunk} bytes; io_min {md.io_min_bytes} and io_opt {md.io_opt_bytes} follow from it."
@@ -163,22 +173,20 @@ def _md_step(w: Write, plan: Plan, g: GroupResult, pg: MdGroup) -> None:
 def _mdadm_conf_step(w: Write, result: PlanResult) -> None:
     w("")
     w('step "record the arrays in mdadm.conf so they assemble at boot"')
-    w(f"MDADM_CONF={q(MDADM_CONF)}")
-    w('[ -d "$(dirname "$MDADM_CONF")" ] || MDADM_CONF=/etc/mdadm.conf')
     for g in result.groups:
         w(f'changed "mdadm --detail --brief {g.device} >> $MDADM_CONF"')
         w('if [ "$RUN" -eq 1 ]; then')
         w(f"  line=$(mdadm --detail --brief {q(g.device)})")
-        w('  grep -qxF -- "$line" "$MDADM_CONF" 2>/dev/null || printf \'%s\\n\' "$line" >> "$MDADM_CONF"')
+        w('  grep -qxF -- "$line" "$MDADM_CONF" 2>/dev/null || add_lines "$MDADM_CONF" "$line"')
         w("fi")
-    w("if command -v update-initramfs >/dev/null 2>&1; then run update-initramfs -u; fi")
+    w("if command -v update-initramfs >/dev/null 2>&1; then run update-initramfs -u; initramfs_updated; fi")
 
 
 def _volume_steps(w: Write, plan: Plan, result: PlanResult, v: VolumeResult) -> None:
     if v.lvm is not None:
         _lvm_step(w, plan, result, v, v.lvm)
     _mkfs_step(w, plan, v)
-    _mount_step(w, plan, v)
+    mount_step(w, plan, v)
 
 
 def _lvm_step(w: Write, plan: Plan, result: PlanResult, v: VolumeResult, g: LvmGeometry) -> None:
@@ -197,10 +205,12 @@ def _lvm_step(w: Write, plan: Plan, result: PlanResult, v: VolumeResult, g: LvmG
         f"= LV of {g.lv_bytes} bytes."
     )
     w(f"run pvcreate {' '.join(q(x) for x in g.pvcreate_options)} {mds}")
+    w(f"did 'made physical volumes (pvcreate)' \"pvremove$(printf ' %q' {mds})\"")
     w(f"# -s {format_size_compact(g.extent_bytes)}: " + _extent_reason(plan, result, v))
     w(
         f"run vgcreate {' '.join(q(x) for x in g.vgcreate_options)} {q(lvm.vg)} {mds}  # extent size {g.extent_bytes} bytes"
     )
+    w(f"did {q(f'created the VG {lvm.vg}')} {q(f'vgremove {q(lvm.vg)}')}")
     lv = ["lvcreate", "-y", *g.lvcreate_options, "-n", lvm.lv]
     what = "arrays" if v.groups else "disks"
     comment = f"linear: the {'md arrays' if v.groups else 'disks'} concatenated"
@@ -209,6 +219,7 @@ def _lvm_step(w: Write, plan: Plan, result: PlanResult, v: VolumeResult, g: LvmG
     lv += ["--readahead", str(a.readahead_sectors)]
     w(f"# {comment}; -r {a.readahead_sectors} sectors = readahead {a.readahead_bytes} bytes, kept in LVM metadata.")
     w(f"run {' '.join(q(x) for x in lv)} {q(lvm.vg)}")
+    w(f"did {q(f'created the LV {lvm.vg}/{lvm.lv}')} {q(f'lvremove -y {q(lvm.vg + chr(47) + lvm.lv)}')}")
 
 
 def _mkfs_step(w: Write, plan: Plan, v: VolumeResult) -> None:
@@ -266,6 +277,7 @@ def _mkfs_step(w: Write, plan: Plan, v: VolumeResult) -> None:
                 f"# The journal goes on {e.journal_device} (-J device=), made a journal device first with the same block size."
             )
             w(f"run {' '.join(q(x) for x in journal_device_args(e, e.journal_device))}")
+            w(f"did {q(f'made {e.journal_device} a journal device')} {q(f'wipefs -a {q(e.journal_device)}')}")
         w(
             f"# Expect {e.block_count} blocks in {e.block_groups} groups, {e.inode_count} inodes, "
             f"a journal of {e.journal_blocks} blocks, {e.reserved_blocks} reserved blocks."
@@ -273,37 +285,9 @@ def _mkfs_step(w: Write, plan: Plan, v: VolumeResult) -> None:
     if v.label:
         args += ["-L", v.label]
     w(f"run {' '.join(q(x) for x in args)} {target}")
+    w(f"did {q(f'made a filesystem on {v.device}')} \"wipefs -a$(printf ' %q' {target})\"")
     if v.btrfs is not None and len(v.btrfs.device_bytes) > 1:
         w("run btrfs device scan  # the kernel learns every device of the filesystem before it is mounted")
-
-
-def _mount_step(w: Write, plan: Plan, v: VolumeResult) -> None:
-    """Mount the volume and add its fstab line by UUID, once."""
-    fs = plan.filesystem
-    w("")
-    w(f'step "mount {v.mount_point} and add it to fstab"')
-    journal = [f"journal_path={v.ext4.journal_device}"] if v.ext4 and v.ext4.journal_device else []
-    # journal_path: the device is found by its path, not by the device number recorded at mkfs (numbers change);
-    # XFS finds its external log only by the logdev= of every mount
-    journal += [f"logdev={v.xfs.log_device}"] if v.xfs and v.xfs.log_device else []
-    opts = ",".join([*fs.mount_options, *journal]) or "defaults"
-    passno = 0 if fs.type == "btrfs" else 2  # btrfs checks itself at mount; fsck.btrfs does nothing
-    w(f"run mkdir -p {q(v.mount_point)}")
-    # By UUID, which no other filesystem shares; the label, each volume's own, names it for a reader.
-    note = f"# LABEL={v.label}: {v.device} of the podplan plan {plan.name}" if v.label else ""
-    if note:
-        w(f"changed {q(f'echo {chr(34)}{note}{chr(34)} >> {FSTAB}')}")
-    w(f'changed "echo \\"UUID=<uuid of {v.device}> {v.mount_point} {fs.type} {opts} 0 {passno}\\" >> {FSTAB}"')
-    w('if [ "$RUN" -eq 1 ]; then')
-    w(f"  uuid=$(blkid -s UUID -o value {q(v.device)})")
-    w(f'  line="UUID=$uuid {v.mount_point} {fs.type} {opts} 0 {passno}"')
-    w(
-        f"  grep -q -- \"[[:space:]]{v.mount_point}[[:space:]]\" {FSTAB} || printf '%s\\n' "
-        + (f"{q(note)} " if note else "")
-        + f'"$line" >> {FSTAB}'
-    )
-    w("fi")
-    w(f"run mount -o {q(opts)} {q(v.device)} {q(v.mount_point)}")
 
 
 def _extent_reason(plan: Plan, result: PlanResult, v: VolumeResult) -> str:
@@ -353,10 +337,15 @@ def _disk_rule(device: str) -> str:
     return f'KERNEL=="{name}"' if "/" not in name else f'SYMLINK=="{name}"'
 
 
-def _tuning_step(w: Write, plan: Plan, result: PlanResult) -> None:
-    rule = f"/etc/udev/rules.d/65-podplan-{plan.name}.rules"
-    w("")
-    w('step "readahead and stripe cache, now and at every boot (udev rule)"')
+def _rule_path(plan: Plan) -> str:
+    return f"/etc/udev/rules.d/65-podplan-{plan.name}.rules"
+
+
+def _tuning(plan: Plan, result: PlanResult) -> tuple[list[str], list[str]]:
+    """The tuning step's lines, and the udev rules it writes (none: no rule file)."""
+    rule = _rule_path(plan)
+    lines = ["", 'step "readahead and stripe cache, now and at every boot (udev rule)"']
+    w = lines.append
     rules = []
     for v in result.volumes:
         if v.groups or v.lvm is not None or v.btrfs is not None:
@@ -386,17 +375,16 @@ def _tuning_step(w: Write, plan: Plan, result: PlanResult) -> None:
         if parts:
             rules.append(f'SUBSYSTEM=="block", KERNEL=="md*", ENV{{MD_DEVNAME}}=="{g.name}", ' + ", ".join(parts))
     if rules:
+        text = [f"# podplan plan {one_line(plan.name)}: md tuning that survives reboots", *rules]
         w(f'changed "write {rule}"')
         w('if [ "$RUN" -eq 1 ]; then')
         w(f"  mkdir -p {q(rule.rsplit('/', 1)[0])}")
-        w(f"  cat > {q(rule)} <<'RULES'")
-        w(f"# podplan plan {plan.name}: md tuning that survives reboots")
-        for r in rules:
-            w(r)
-        w("RULES")
+        w(f"  printf '%s\\n' {' '.join(q(t) for t in text)} >{q(rule)}")
+        w(f"  did {q(f'wrote {rule}')} {q(f'rm -- {q(rule)}')}")
         w("fi")
     else:
         w("say 'nothing to tune'")
+    return lines, rules
 
 
 def _group_volumes(result: PlanResult) -> Iterator[tuple[GroupResult, VolumeResult]]:

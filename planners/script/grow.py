@@ -17,8 +17,9 @@ from planners.compute import compute
 from planners.grow.model import ArrayGrowth, Growth
 from planners.grow.steps import add_argv, backup_path, create_argv, fs_argv, grow_argv, lvm_argvs
 from planners.models import Plan
-from planners.script.build import MDADM_CONF, Write, _var
-from planners.script.preamble import PREAMBLE, REFUSED, device_checks
+from planners.script.build import _var
+from planners.script.guards import checked_twice
+from planners.script.preamble import PREAMBLE, Write, device_checks
 
 GROW_PREAMBLE = PREAMBLE.replace("build the array for real", "grow the pod for real").replace(
     "refusing to build without", "refusing to grow without"
@@ -114,6 +115,7 @@ record_array() {
   uuid=$(printf '%s\n' "$line" | sed -n 's/.*UUID=\([0-9a-f:]*\).*/\1/p')
   if [ -n "$uuid" ] && [ -f "$MDADM_CONF" ]; then sed -i "/UUID=$uuid/d" "$MDADM_CONF"; fi
   printf '%s\n' "$line" >> "$MDADM_CONF"
+  did "replaced the line of $1 in $MDADM_CONF (it holds the array's new shape)" ""
 }
 """
 
@@ -150,6 +152,7 @@ def grow_script(old: Plan, growth: Growth) -> str:
             w("# The new PV gets the same --dataalignment as the others, so its pe_start is theirs.")
         for argv in lvm_argvs(g):
             w(_line(argv))
+            w(_did_lvm(argv))
         w(f"expect_size {q(g.volume_device)} {g.lv_bytes_after}")
     w("")
     w(f'step "grow the {g.fs_type} filesystem on {g.mount_point}"')
@@ -180,8 +183,6 @@ def _header(w: Write, old: Plan, g: Growth) -> None:
     w("set -euo pipefail")
     w("export LC_ALL=C")
     w(f"PLAN_NAME={q(old.name)}")
-    w(f"MDADM_CONF={q(MDADM_CONF)}")
-    w('[ -d "$(dirname "$MDADM_CONF")" ] || MDADM_CONF=/etc/mdadm.conf')
     w(GROW_PREAMBLE.rstrip())
     w(CHECKS.rstrip())
 
@@ -221,18 +222,27 @@ def _expect_system(w: Write, old: Plan, g: Growth) -> None:
 
 
 def _expect_added(w: Write, g: Growth) -> None:
-    """Read-only: the added disks are there, unused and distinct; then the one confirmation before any change."""
+    """Read-only: the added disks are there, unused and distinct, and no array has a new array's name;
+    then the one confirmation, and in a run the same checks again right after it."""
     w("")
     w('step "check the added disks (read-only)"')
     for a in g.arrays:
         w(f"{_var(a, 'ADDED')}=({' '.join(q(d) for d in a.added_devices)})")
+    checks = []
     for a in g.arrays:
         call = "check_device" if a.new else f'check_added "${_var(a, "RESUMED")}" {q(a.device)}'
-        for line in device_checks([(_var(a, "ADDED"), a.added_disks)], call):
-            w(line)
-    w("check_distinct")
-    w(f'[ "$PROBLEMS" -eq 0 ] || die "{REFUSED}"')
-    w("confirm")
+        checks += device_checks([(_var(a, "ADDED"), a.added_disks)], call)
+    checks.append("check_distinct")
+    checks += [f"md_free {q(a.name)}" for a in g.arrays if a.new]
+    for line in checked_twice(checks):
+        w(line)
+
+
+def _did_lvm(argv: list[str]) -> str:
+    """The record of an LVM step of the grow, with its undo where one is safe (none once the LV grew)."""
+    what = " ".join(q(x) for x in argv)
+    undo = {"pvcreate": ["pvremove", argv[-1]], "vgextend": ["vgreduce", *argv[1:]]}.get(argv[0])
+    return f"did {q(what)} {q(' '.join(q(x) for x in undo) if undo else '')}"
 
 
 def _alignment_steps(w: Write, old: Plan, g: Growth) -> None:
@@ -278,6 +288,8 @@ def _array_steps(w: Write, a: ArrayGrowth, plan_name: str) -> None:
             f"(about {a.hours:.1f} h) and takes data at once."
         )
         w(_line(create_argv(a)))
+        undo = f"mdadm --stop {q(a.device)} && mdadm --zero-superblock {' '.join(q(d) for d in a.added_devices)}"
+        w(f"did {q(f'created {a.device}')} {q(undo)}")
         w(f"expect_size {q(a.device)} {a.array_bytes_after}")
         if a.stripe_cache_size:
             w(
@@ -290,14 +302,15 @@ def _array_steps(w: Write, a: ArrayGrowth, plan_name: str) -> None:
                 f'SUBSYSTEM=="block", KERNEL=="md*", ENV{{MD_DEVNAME}}=="{a.name}", '
                 f'ATTR{{md/stripe_cache_size}}="{a.stripe_cache_size}"'
             )
-            fmt = q("%s\\n")
             w(f'changed "add {a.name} to {rule}"')
-            w(f'if [ "$RUN" -eq 1 ]; then printf {fmt} {q(line)} >> {q(rule)}; fi')
+            w(f'if [ "$RUN" -eq 1 ]; then add_lines {q(rule)} {q(line)}; fi')
         return
     resumed = _var(a, "RESUMED")
     w(f'step "add {len(a.added_devices)} disk(s) to {a.device} as spares"')
     w(f'if [ "${resumed}" -eq 0 ]; then')
     w("  " + _line(add_argv(a)))
+    undo = f"mdadm {q(a.device)} --remove {' '.join(q(d) for d in a.added_devices)}"
+    w(f"  did {q(f'added {len(a.added_devices)} spare(s) to {a.device}')} {q(undo)}")
     w("fi")
     w("")
     w(f'step "reshape {a.device} to {a.members_after} members"')
@@ -309,6 +322,7 @@ def _array_steps(w: Write, a: ArrayGrowth, plan_name: str) -> None:
         w(f"  # The backup file must not be on {a.device}; mdadm removes it when the reshape ends.")
         w(f'  if [ "$RUN" -eq 1 ] && [ -e {q(path)} ]; then die "{path} exists: an earlier reshape may need it"; fi')
     w("  " + _line(grow_argv(a)))
+    w(f"  did {q(f'started the reshape of {a.device} (md carries it through; it cannot be undone)')} ''")
     w(f'elif [ "$(cat "/sys/block/$(md_kernel_name {q(a.device)})/md/array_state" 2>/dev/null)" = read-auto ]; then')
     w("  # Assembled after an interruption, md holds the rest of the reshape until the array is written to.")
     w(f"  run mdadm --readwrite {q(a.device)}")

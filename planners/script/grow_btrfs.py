@@ -12,7 +12,8 @@ from planners.grow.btrfs import BtrfsGrowth
 from planners.models import Plan
 from planners.script.build import Write
 from planners.script.grow import GROW_PREAMBLE
-from planners.script.preamble import REFUSED, device_checks
+from planners.script.guards import checked_twice
+from planners.script.preamble import device_checks
 
 CHECKS = r"""
 MISMATCHES=0
@@ -99,17 +100,23 @@ def btrfs_grow_script(old: Plan, g: BtrfsGrowth) -> str:
     w('if [ "$RESUMED" -eq 1 ]; then')
     w(f'  for d in "${{ADDED[@]}}"; do expect_in_btrfs {mnt} "$d"; done')
     w('  [ "$MISMATCHES" -eq 0 ] || die "$MISMATCHES difference(s) from the plan; nothing was changed"')
-    w("else")
-    for line in device_checks([("ADDED", g.added_disks)]):
-        w("  " + line)
-    w("  check_distinct")
-    w(f'  [ "$PROBLEMS" -eq 0 ] || die "{REFUSED}"')
     w("fi")
-    w("confirm")
+    # Resumed, the disks are the filesystem's own by now: the device guards would refuse them.
+    checks = [
+        'if [ "$RESUMED" -eq 0 ]; then',
+        *(f"  {x}" for x in device_checks([("ADDED", g.added_disks)])),
+        "  check_distinct",
+        "fi",
+    ]
+    for line in checked_twice(checks):
+        w(line)
     add, balance, cleanup = g.steps
     _step(w, add.title, add.why)
     w('if [ "$RESUMED" -eq 0 ]; then')
     w(f'  run btrfs device add "${{ADDED[@]}}" {mnt}')
+    w(
+        f'  did {q(f"added the disks to the btrfs on {g.mount_point}")} "btrfs device remove$(printf \' %q\' "${{ADDED[@]}}")"{q(" " + mnt)}'
+    )
     w("fi")
     _step(w, balance.title, balance.why)
     w(f"run btrfs balance start {' '.join(q(a) for a in g.balance)} {mnt}")

@@ -1,49 +1,24 @@
-"""The fixed part of every build script: argument parsing, the dry-run switch and the guards.
+"""The fixed part of every script: argument parsing, the dry-run switch, the transcript, the record
+of what a run has done (and how to undo it) and the guards.
 
 It is plain bash kept as text; the generator fills in the plan-specific parts around it.
-The guards read only (blockdev, lsblk, findmnt, wipefs -n, stat, sysfs), so they run in a dry
-run too and a refusal shows up before anyone types --run.
+The guards (planners.script.guards) read only, so they run in a dry run too and a refusal
+shows up before anyone types --run.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable
 
-from planners.units import format_bytes_decimal
+from planners.script.guards import GUARDS, PLACEHOLDER_UUID, REFUSED, DiskFigures, device_checks
 
-# The last line of the checks when any failed (bash text, inside double quotes).
-REFUSED = "$PROBLEMS refusal(s); nothing was changed (--override accepts only a device whose data may be destroyed)"
+__all__ = ["FSTAB", "MDADM_CONF", "PREAMBLE", "REFUSED", "DiskFigures", "Write", "device_checks"]
 
-DiskFigures = tuple[int, int, int]
-"""A disk as the plan has it: bytes, logical and physical sector size in bytes."""
+# A script is written a line at a time: each step function takes the list's append.
+Write = Callable[[str], None]
 
-
-def device_checks(arrays: Sequence[tuple[str, Sequence[DiskFigures]]], call: str = "check_device") -> list[str]:
-    """Bash lines that run `call DEVICE BYTES LOGICAL PHYSICAL` on each device of each named bash
-    array, with its figures in the same order: a loop per array whose disks are alike, as they
-    mostly are, under a comment that says the figures in words wherever they change."""
-    lines: list[str] = []
-    said = None
-    for array, disks in arrays:
-        if not disks:
-            continue
-        if len(set(disks)) > 1:
-            lines += [
-                f'{call} "${{{array}[{i}]}}" {size} {logical} {physical}'
-                for i, (size, logical, physical) in enumerate(disks)
-            ]
-            said = None
-            continue
-        size, logical, physical = disks[0]
-        if disks[0] != said:
-            lines.append(
-                f"# The plan's disk: {size} bytes ({format_bytes_decimal(size)}), {logical}-byte logical and "
-                f"{physical}-byte physical sectors."
-            )
-            said = disks[0]
-        lines.append(f'for dev in "${{{array}[@]}}"; do {call} "$dev" {size} {logical} {physical}; done')
-    return lines
-
+FSTAB = "/etc/fstab"
+MDADM_CONF = "/etc/mdadm/mdadm.conf"
 
 PREAMBLE = r"""
 usage() {
@@ -73,19 +48,70 @@ while [ $# -gt 0 ]; do
 done
 
 say() { printf '%s\n' "$*"; }
-die() { printf 'podplan: %s\n' "$*" >&2; exit 1; }
+# SAID: the script already said why it stops (die), so the exit trap does not say it again.
+SAID=0
+die() { printf 'podplan: %s\n' "$*" >&2; SAID=1; exit 1; }
 
 STEP="checks"
-on_error() {
-  printf 'podplan: FAILED during step "%s"; the steps after it did not run.\n' "$STEP" >&2
+# What a run has done so far, one entry per completed change, beside the command that undoes it
+# (empty where nothing undoes it). Filled only after a change succeeded, so the list is exact.
+DONE_WHAT=()
+DONE_UNDO=()
+INITRAMFS=0
+did() {
+  [ "$RUN" -eq 1 ] || return 0
+  DONE_WHAT+=("$1")
+  DONE_UNDO+=("$2")
+  log "$(date -u +%FT%TZ) done: $1${2:+; undo: $2}"
 }
-trap on_error ERR
+initramfs_updated() { if [ "$RUN" -eq 1 ]; then INITRAMFS=1; fi; }
+
+# An EXIT trap, not an ERR trap: under set -e a failure inside a function ends the script without
+# running an ERR trap (bash inherits it into functions only with errtrace), and die exits on purpose.
+# Either way a run that stops half-way says what it did and how to take it back, last change first.
+on_exit() {
+  local status=$? i
+  [ "$status" -ne 0 ] || return 0
+  if [ "$SAID" -eq 0 ]; then
+    printf 'podplan: FAILED during step "%s" (exit status %d); the steps after it did not run.\n' "$STEP" "$status" >&2
+  fi
+  [ ${#DONE_WHAT[@]} -gt 0 ] || return 0
+  printf 'podplan: done before it stopped:\n' >&2
+  for ((i = 0; i < ${#DONE_WHAT[@]}; i++)); do printf '  %s\n' "${DONE_WHAT[i]}" >&2; done
+  printf 'podplan: the step "%s" may have done part of its work too; check it before undoing.\n' "$STEP" >&2
+  printf 'podplan: to undo what was done, run in this order:\n' >&2
+  for ((i = ${#DONE_UNDO[@]} - 1; i >= 0; i--)); do
+    if [ -n "${DONE_UNDO[i]}" ]; then printf '  %s\n' "${DONE_UNDO[i]}" >&2; fi
+  done
+  # The initramfs holds a copy of mdadm.conf: rebuilt once its lines are gone.
+  if [ "$INITRAMFS" -eq 1 ]; then printf '  update-initramfs -u\n' >&2; fi
+}
+trap on_exit EXIT
 
 # The transcript beside this script: one record per command it runs (or, in a dry run, would
 # run): start (UTC), run or dry-run, exit status, seconds, the command shell-quoted as it can be
 # pasted back, then the last lines of its stderr. A log that cannot be written stops nothing.
+# It lives beside the script, where whoever can write can change the script too; still, a planted
+# link must not make root append to another file, so a log that is a symbolic link, not a regular
+# file of ours, or has other hard links is not written (and a note says so). Mode 0600: commands
+# and their errors name devices and paths. Past LOG_MAX bytes it moves to .log.1 (the older goes).
 LOG="${BASH_SOURCE[0]:-podplan-script}.log"
-log() { printf '%s\n' "$@" 2>/dev/null >>"$LOG" || true; }
+LOG_MAX=1048576
+log_off() { say "note: no transcript this time: $LOG $1"; LOG=""; }
+log_open() {
+  if [ -L "$LOG" ]; then log_off "is a symbolic link (never followed)"; return 0; fi
+  if [ -e "$LOG" ]; then
+    if [ ! -f "$LOG" ]; then log_off "is not a regular file"; return 0; fi
+    if [ ! -O "$LOG" ]; then log_off "belongs to another user"; return 0; fi
+    if [ "$(stat -c %h -- "$LOG" 2>/dev/null || echo 0)" != 1 ]; then log_off "has other hard links"; return 0; fi
+    if [ "$(stat -c %s -- "$LOG" 2>/dev/null || echo 0)" -gt "$LOG_MAX" ] && ! mv -fT -- "$LOG" "$LOG.1" 2>/dev/null; then
+      log_off "is over $LOG_MAX bytes and could not move to $LOG.1"; return 0
+    fi
+  fi
+  if ! (umask 077 && : >>"$LOG") 2>/dev/null || ! chmod 600 -- "$LOG" 2>/dev/null; then LOG=""; fi
+}
+log_open
+log() { if [ -n "$LOG" ] && [ ! -L "$LOG" ]; then printf '%s\n' "$@" 2>/dev/null >>"$LOG" || true; fi; }
 now_us() { local t="${EPOCHREALTIME:-$(date +%s).000000}"; printf '%s\n' "${t/./}"; }
 log "# $(date -u +%FT%TZ) $([ "$RUN" -eq 1 ] && echo run || echo dry run) of $0"
 
@@ -123,118 +149,22 @@ step() {
   say "== $1"
 }
 
-is_overridden() {
-  local dev="$1" o
-  for o in "${OVERRIDES[@]+"${OVERRIDES[@]}"}"; do
-    [ "$(readlink -f -- "$o")" = "$dev" ] && return 0
-  done
-  return 1
+FSTAB=@FSTAB@
+MDADM_CONF=@MDADM_CONF@
+[ -d "$(dirname "$MDADM_CONF")" ] || MDADM_CONF=/etc/mdadm.conf
+PLACEHOLDER_UUID=@PLACEHOLDER_UUID@
+
+# add_lines FILE LINE...: append whole lines to a config file (after a newline when its last line
+# lacks one, which would otherwise join the first new line), and record the sed that takes them out.
+add_lines() {
+  local file="$1" from
+  shift
+  if [ -s "$file" ] && [ -n "$(tail -c 1 -- "$file")" ]; then printf '\n' >>"$file"; fi
+  from=$(($( (wc -l <"$file") 2>/dev/null || echo 0) + 1))
+  printf '%s\n' "$@" >>"$file"
+  did "added line(s) $from-$((from + $# - 1)) to $file: $*" "sed -i '$from,$((from + $# - 1))d' $(printf '%q' "$file")"
 }
-
-# The whole disk that holds the root filesystem (resolving md/LVM/partitions down to disks).
-root_disks() {
-  local src
-  src=$(findmnt -n -o SOURCE / 2>/dev/null || true)
-  [ -n "$src" ] || return 0
-  # An initramfs or container root has no block device behind it: then there is no root disk.
-  { lsblk -n -s -r -o PATH,TYPE -- "$src" 2>/dev/null || true; } | while read -r path type; do
-    if [ "$type" = disk ]; then readlink -f -- "$path"; fi
-  done
-}
-
-PROBLEMS=0
-ROOT_DISKS=""
-ROOT_DISKS_KNOWN=0
-refuse() { say "  REFUSED $*"; PROBLEMS=$((PROBLEMS + 1)); }
-
-# fits_plan PATH BYTES LOGICAL PHYSICAL: the disk holds at least the plan's bytes and has its
-# sector sizes, or the plan's figures do not describe what would be built. No --override for these.
-fits_plan() {
-  local given="$1" want="$2" logical="$3" physical="$4" figures size ss pbsz fits=0
-  figures=$(blockdev --getsize64 --getss --getpbsz "$given" 2>/dev/null) ||
-    { refuse "$given: cannot read its size (blockdev --getsize64 $given; run as root)"; return 1; }
-  { read -r size; read -r ss; read -r pbsz; } <<<"$figures"
-  if [ "$size" -lt "$want" ]; then refuse "$given: $size bytes, smaller than the plan's disk of $want bytes"; fits=1; fi
-  # A sector size of - is the plan's to leave open (an external journal's device).
-  if [ "$logical" != - ] && [ "$ss" -ne "$logical" ]; then refuse "$given: $ss-byte logical sectors, the plan's disk has $logical"; fits=1; fi
-  if [ "$physical" != - ] && [ "$pbsz" -ne "$physical" ]; then refuse "$given: $pbsz-byte physical sectors, the plan's disk has $physical"; fits=1; fi
-  if [ "$fits" -eq 0 ] && [ "$logical" != - ] && [ "$size" -gt "$want" ]; then
-    say "  note    $given: $size bytes; the plan's figures use $want of them and leave $((size - want)) unused"
-  fi
-  return "$fits"
-}
-
-# Every device checked, for check_distinct: the path given, major:minor, kernel name.
-LISTED=()
-LISTED_ID=()
-LISTED_NAME=()
-
-# check_device PATH BYTES LOGICAL PHYSICAL: the disk fits the plan and holds nothing in use.
-check_device() {
-  local given="$1" dev why=() info fits=0 id
-  case "$given" in
-    *FILL-IN*) die "device path $given is a placeholder: name the real disks (--devices PATH,... of the podplan command that wrote this script, or the devices list of the plan) and write the script again" ;;
-  esac
-  dev=$(readlink -f -- "$given")
-  [ -b "$dev" ] || die "$given is not a block device"
-  id=$(stat -L -c '%t %T' -- "$dev")
-  LISTED+=("$given")
-  LISTED_ID+=("$(printf '%d:%d' "0x${id% *}" "0x${id#* }")")
-  LISTED_NAME+=("$(basename "$(readlink -f "/sys/dev/block/${LISTED_ID[-1]}")")")
-  fits_plan "$given" "$2" "$3" "$4" || fits=1
-  if [ "$ROOT_DISKS_KNOWN" -eq 0 ]; then
-    ROOT_DISKS=$(root_disks || true)
-    ROOT_DISKS_KNOWN=1
-  fi
-  # One lsblk for the device and its partitions: mount points in column 1, signatures in column 2.
-  info=$(lsblk -n -r -o MOUNTPOINT,FSTYPE -- "$dev" 2>/dev/null || true)
-  if printf '%s\n' "$info" | grep -q '^/' || findmnt -n -S "$dev" >/dev/null 2>&1; then why+=("mounted"); fi
-  if printf '%s\n' "$info" | grep -Eq 'linux_raid_member|LVM2_member'; then why+=("in use by md or LVM"); fi
-  if [ -n "$(ls -A "/sys/class/block/$(basename "$dev")/holders" 2>/dev/null)" ]; then why+=("held by another device (md, LVM or dm)"); fi
-  if [ -n "$(wipefs -n --noheadings -- "$dev" 2>/dev/null)" ]; then why+=("carries a signature (wipefs -n $dev)"); fi
-  if [ -n "$ROOT_DISKS" ] && printf '%s\n' "$ROOT_DISKS" | grep -qxF -- "$dev"; then why+=("holds the root filesystem"); fi
-  if [ ${#why[@]} -eq 0 ]; then
-    if [ "$fits" -eq 0 ]; then say "  ok      $given"; fi
-  elif is_overridden "$dev"; then
-    say "  OVERRIDE $given: $(IFS=,; echo "${why[*]}") -- its data will be destroyed"
-  else
-    refuse "$given: $(IFS=,; echo "${why[*]}")"
-  fi
-}
-
-# The kernel name of the whole disk a partition (major:minor) is on; nothing for a whole disk.
-partition_of() {
-  [ -e "/sys/dev/block/$1/partition" ] || return 0
-  basename "$(dirname "$(readlink -f "/sys/dev/block/$1")")"
-}
-
-# related I J: how listed device J stands to listed device I, if it is the same disk or overlaps it.
-related() {
-  local i="$1" j="$2"
-  if [ "${LISTED_ID[i]}" = "${LISTED_ID[j]}" ]; then
-    echo "the same device as ${LISTED[i]} (major:minor ${LISTED_ID[i]})"
-  elif [ "$(partition_of "${LISTED_ID[j]}")" = "${LISTED_NAME[i]}" ]; then
-    echo "a partition of ${LISTED[i]}"
-  elif [ -e "/sys/dev/block/${LISTED_ID[i]}/holders/${LISTED_NAME[j]}" ] ||
-       [ -e "/sys/dev/block/${LISTED_ID[j]}/slaves/${LISTED_NAME[i]}" ]; then
-    echo "a holder of ${LISTED[i]} (built on it)"
-  fi
-}
-
-# check_distinct: no two listed paths share blocks (one disk under two names, a disk and its
-# partition, a device and what it is built on): md would write the same blocks twice.
-# No --override for these.
-check_distinct() {
-  local i j how
-  for ((i = 0; i < ${#LISTED[@]}; i++)); do
-    for ((j = i + 1; j < ${#LISTED[@]}; j++)); do
-      how=$(related "$i" "$j")
-      if [ -n "$how" ]; then refuse "${LISTED[j]}: $how"; continue; fi
-      how=$(related "$j" "$i")
-      if [ -n "$how" ]; then refuse "${LISTED[i]}: $how"; fi
-    done
-  done
-}
+@GUARDS@
 
 confirm() {
   [ "$RUN" -eq 1 ] || return 0
@@ -264,3 +194,10 @@ md_attr() {
   fi
 }
 """
+for _mark, _text in (
+    ("@GUARDS@", GUARDS.strip()),
+    ("@PLACEHOLDER_UUID@", PLACEHOLDER_UUID),
+    ("@FSTAB@", FSTAB),
+    ("@MDADM_CONF@", MDADM_CONF),
+):
+    PREAMBLE = PREAMBLE.replace(_mark, _text)
