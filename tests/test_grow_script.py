@@ -61,7 +61,7 @@ def test_steps_come_in_order_with_the_given_devices():
         f"expect_member /dev/md/md1 {BY_ID}11",
         "expect_lv pod/data ",
         "expect_fs /srv/lab xfs /dev/pod/data ",
-        f"MD1_ADDED=({BY_ID}12)",
+        f"MD_md1_ADDED=({BY_ID}12)",
         "\nconfirm\n",
         f"run mdadm --add /dev/md/md1 {BY_ID}12",
         "run mdadm --grow /dev/md/md1 --raid-devices=7",

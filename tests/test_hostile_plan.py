@@ -199,3 +199,19 @@ def test_the_names_page_has_every_rule():
         rows = [ln for ln in page.splitlines() if f"`{rule.pattern}`" in ln and f"| {rule.max_len} " in ln]
         assert any(all(f"`{w}`" in row for w in words) for row in rows), f"docs/names.md: no row for {rule.what}"
     assert all(f"`{d}`" in page for d in (*SYSTEM_DIRS, *SYSTEM_TREES))
+
+
+def test_md_names_that_differ_give_different_bash_arrays(capsys, tmp_path):
+    """md0 and MD0, a-b and a_b are distinct md names; a name may start with a digit (no bash name may)."""
+    data = _plan(("groups", 0, "name"), "0")
+    data["disks"][0]["count"] = 12
+    data["disks"][0]["devices"] = [f"/dev/sd{c}" for c in "bcdefghijklm"]
+    data["groups"] = [{"name": n, "level": 1, "members": 2} for n in ("0", "md0", "MD0", "a-b", "a_b", "a.b")]
+    assert _run_plan(capsys, tmp_path, data)[0] == 0
+    out = tmp_path / "build.sh"
+    assert main(["script", str(tmp_path / "plan.toml"), "-o", str(out)]) == 0
+    text = out.read_text()
+    arrays = [ln.split("=", 1)[0] for ln in text.splitlines() if ln.startswith("MD_") and "_MEMBERS=(" in ln]
+    assert len(set(arrays)) == 6, arrays
+    res = subprocess.run(["bash", "-n", str(out)], capture_output=True, text=True, check=False)
+    assert res.returncode == 0, res.stderr

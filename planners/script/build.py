@@ -139,7 +139,11 @@ def build_script(plan: Plan, result: PlanResult) -> str:
 
 
 def _var(g: _Named, what: str) -> str:
-    return f"{g.name.upper().replace('-', '_').replace('.', '_').replace('+', '_')}_{what}"
+    """The bash array of an md array's disks: MD_<name>_<what>, a valid name for any md name (one may
+    start with a digit) and a different one for each (md0 and MD0, a-b and a_b): '_' is written '__',
+    '-' '_h' and '.' '_d'."""
+    name = g.name.replace("_", "__").replace("-", "_h").replace(".", "_d")
+    return f"MD_{name}_{what}"
 
 
 def _md_step(w: Write, plan: Plan, g: GroupResult, pg: MdGroup) -> None:
