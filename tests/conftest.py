@@ -44,5 +44,12 @@ def _transcript_kept_from_home(tmp_path_factory):  # type: ignore[no-untyped-def
 
 
 @pytest.fixture(autouse=True)
+def _state_of_its_own(monkeypatch, tmp_path_factory):  # type: ignore[no-untyped-def]
+    """Each test its own XDG state directory: a TUI's recovery copy of unsaved edits left by one test
+    would be offered, as a dialog, to the next that opens the same plan."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("state")))
+
+
+@pytest.fixture(autouse=True)
 def _default_transcript(monkeypatch):  # type: ignore[no-untyped-def]
     monkeypatch.setattr(transcript, "_chosen", None)  # a --transcript given to main() in-process ends with its test

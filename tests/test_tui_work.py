@@ -109,3 +109,83 @@ def test_the_tui_exits_non_zero_after_a_crash(monkeypatch) -> None:
     run = App.run
     monkeypatch.setattr(App, "run", lambda self, **kw: run(self, headless=True, **kw))
     assert run_tui(example_pod()) == 1
+
+
+async def _edit_count(pilot, text: str) -> None:  # type: ignore[no-untyped-def]
+    widget = pilot.app.screen.query_one("#count", Input)
+    widget.focus()
+    await pilot.press("end", *["backspace"] * len(widget.value), *text)
+    await pilot.pause()
+
+
+def _kept_files():  # type: ignore[no-untyped-def]
+    from app.tui.recovery import recovery_dir
+
+    return sorted(recovery_dir().glob("*.toml")) if recovery_dir().is_dir() else []
+
+
+async def _hang_up(pilot) -> None:  # type: ignore[no-untyped-def]
+    import os
+    import signal
+
+    os.kill(os.getpid(), signal.SIGHUP)
+    for _ in range(100):
+        if not pilot.app.is_running:
+            break
+        await pilot.pause(0.05)
+
+
+@pytest.mark.parametrize("answer", ["Restore", "No"])
+async def test_a_hangup_keeps_the_edits_and_the_next_start_offers_them(answer: str, monkeypatch) -> None:
+    from app.tui.recovery import KeepsEdits
+    from app.tui.screens.dialogs import Confirm
+
+    monkeypatch.setattr(KeepsEdits, "DEBOUNCE_S", 0.05)
+    app = PodplanApp(example_pod())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await _edit_count(pilot, "44")
+        assert app.plan.disks[0].count == 44
+        await pilot.pause(0.2)
+        assert len(_kept_files()) == 1  # written a moment after the change, before any signal
+        await _hang_up(pilot)
+    assert app.return_code == 129
+    assert len(_kept_files()) == 1
+
+    again = PodplanApp(example_pod())
+    async with again.run_test(size=SIZE) as pilot:
+        for _ in range(50):
+            if isinstance(again.screen, Confirm):
+                break
+            await pilot.pause(0.05)
+        assert isinstance(again.screen, Confirm)
+        await pilot.click("#yes" if answer == "Restore" else "#no")
+        await pilot.pause()
+        await again.workers.wait_for_complete()
+        await pilot.pause()
+        if answer == "Restore":
+            assert again.plan.disks[0].count == 44 and again.modified
+            assert len(_kept_files()) == 1
+        else:
+            assert again.plan.disks[0].count == 45 and not again.modified
+            assert _kept_files() == []
+
+
+async def test_saving_drops_the_kept_copy(tmp_path, monkeypatch) -> None:
+    from app.tui.recovery import KeepsEdits
+
+    monkeypatch.setattr(KeepsEdits, "DEBOUNCE_S", 0.05)
+    app = PodplanApp(example_pod())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await _edit_count(pilot, "44")
+        await pilot.pause(0.2)
+        assert len(_kept_files()) == 1
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        pilot.app.screen.query_one("#path", Input).value = str(tmp_path / "pod.toml")
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert (tmp_path / "pod.toml").exists() and not app.modified
+        assert _kept_files() == []

@@ -16,6 +16,7 @@ from textual.worker import WorkerFailed
 
 from app.tui.keys import BY_ID, PALETTE, bindings, say
 from app.tui.messages import FileFailed, FileSaved, PlanComputed, PlanOpened, PlanRejected
+from app.tui.recovery import KeepsEdits, origin_of, when
 from app.tui.screens.plan_screen import TAB_OF_ALT_DIGIT, PlanScreen
 from app.tui.variants import Variant
 from app.tui.widgets.plan_form import PlanForm
@@ -28,7 +29,7 @@ from planners.results import PlanResult
 Writer = Callable[[Path, bool], object]
 
 
-class PodplanApp(App[int]):
+class PodplanApp(KeepsEdits, App[int]):
     """Plan a storage array interactively."""
 
     CSS_PATH = Path(__file__).with_name("podplan.tcss")
@@ -53,6 +54,7 @@ class PodplanApp(App[int]):
         self._saving: Plan | None = None
         self._quit_after_save = False  # 'save and quit': exit once the plan is written
         self._origin = f"example {plan.name}"
+        self._recovery_init()
 
     def _handle_exception(self, error: Exception) -> None:
         """The TUI's one catch of podplan's own errors (planners.errors.PodplanError): one that
@@ -77,7 +79,32 @@ class PodplanApp(App[int]):
         # the plan screen in place, figures computed.
         self._set_subtitle()
         await self._plan_screen().started.wait()
+        self._recovery_start()
+        self._offer_kept_edits()
         self.call_after_refresh(self._first_frame_painted)
+
+    def on_unmount(self) -> None:
+        self._recovery_stop()
+
+    @work(exclusive=True, group="recovery-dialog")
+    async def _offer_kept_edits(self) -> None:
+        """The edits a hangup or SIGTERM kept at the last start of this plan: restore them, or drop them."""
+        from app.tui.screens.dialogs import Confirm
+
+        kept, self._kept = self._kept, None
+        restored = False
+        if kept is not None and kept.plan != self.plan:
+            question = (
+                f"podplan ended on {when(kept.written)} with unsaved edits of {self._where()}; "
+                "they were kept. Restore them into the form?"
+            )
+            if restored := await self.push_screen_wait(Confirm(question, yes="Restore")):
+                self.load_into_form(kept.plan, "the kept edits")
+        self._keeping = True
+        if kept is not None and not restored:
+            self._edits_gone()  # declined (or the same as the file): the copy goes
+        else:
+            self._edits_changed()
 
     def _first_frame_painted(self) -> None:
         self._collect_garbage_again()
@@ -143,11 +170,13 @@ class PodplanApp(App[int]):
             self._take_saved_from_form = False
             self.saved_plan = event.plan
         self._set_subtitle()
+        self._edits_changed()
 
     @on(PlanRejected)
     def _plan_rejected(self, event: PlanRejected) -> None:
         self.error = event.message
         self._set_subtitle()
+        self._edits_changed()
 
     def _plan_screen(self) -> PlanScreen:
         return next(s for s in self.screen_stack if isinstance(s, PlanScreen))
@@ -318,6 +347,7 @@ class PodplanApp(App[int]):
 
         answer = await self.push_screen_wait(QuitDialog(f"{self._where()} has unsaved changes."))
         if answer == "quit":
+            self._edits_gone()
             self.exit()
         elif answer == "save":
             self._save_plan(then_quit=True)
@@ -387,7 +417,9 @@ class PodplanApp(App[int]):
     @on(FileSaved)
     def _file_saved(self, event: FileSaved) -> None:
         if event.what == "plan":
+            before = origin_of(self.plan_file, self._origin)
             self.plan_file = event.path
+            self._edits_gone(before)
             self.saved_plan = self._saving
             self._set_subtitle()
             if self._quit_after_save:
