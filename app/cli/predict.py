@@ -204,8 +204,12 @@ def sweep_command(plan: Plan, args: argparse.Namespace) -> int:
         doc = out.sweep.model_dump(mode="json", exclude={"rows": {"__all__": {"plan"}}})
         print(json.dumps({**doc, "cpu": origin_json(out.cpu)}, indent=2))
     else:
+        # The skip line under the table, not in its caption: it stays one line however narrow the table.
+        skipped = [Text(out.sweep.skipped_line)] if out.sweep.skipped else []
         cli_console().print(
-            sweep_table(out.sweep, args.top or None, show_risky=args.all), Text(f"CPU: {origin_text(out.cpu)}")
+            sweep_table(out.sweep, args.top or None, show_risky=args.all),
+            *skipped,
+            Text(f"CPU: {origin_text(out.cpu)}"),
         )
     return 0
 
@@ -360,8 +364,6 @@ def sweep_table(s: Sweep, top: int | None, *, show_risky: bool = False) -> Table
                 f"{hidden} layouts hidden ({RISK_MARKS[risk]}): {why} (--all shows them, {flags[risk]} "
                 "changes the limit)"
             )
-    if s.skipped:
-        notes.append(f"{s.skipped} layouts skipped: the tools would refuse them")
     if notes:
         t.caption = "\n".join(notes)
         t.caption_justify = "left"
