@@ -164,10 +164,12 @@ def dispatch(args: argparse.Namespace) -> int:
         }
         print(json.dumps(doc, indent=2))
     elif predictions:
-        notes = [Text(n) for n in grouping] + refused_lines(refused) + [Text(n, style="dim") for n in job_notes]
+        rows, merged = alike(predictions)
+        notes = [Text(n) for n in grouping + merged] + refused_lines(refused)
+        notes += [Text(n, style="dim") for n in job_notes]
         cli_console().print(
             Group(
-                prediction_table(predictions, title=f"{plan.name}: predicted ({args.mode})"),
+                prediction_table(rows, title=f"{plan.name}: predicted ({args.mode})"),
                 *notes,
                 *([Text(f"CPU: {origin_text(cpu)}")] if computes_parity(plan, result) else []),
                 Text(""),
@@ -202,10 +204,52 @@ def sweep_command(plan: Plan, args: argparse.Namespace) -> int:
         doc = out.sweep.model_dump(mode="json", exclude={"rows": {"__all__": {"plan"}}})
         print(json.dumps({**doc, "cpu": origin_json(out.cpu)}, indent=2))
     else:
+        # The skip line under the table, not in its caption: it stays one line however narrow the table.
+        skipped = [Text(out.sweep.skipped_line)] if out.sweep.skipped else []
         cli_console().print(
-            sweep_table(out.sweep, args.top or None, show_risky=args.all), Text(f"CPU: {origin_text(out.cpu)}")
+            sweep_table(out.sweep, args.top or None, show_risky=args.all),
+            *skipped,
+            Text(f"CPU: {origin_text(out.cpu)}"),
         )
     return 0
+
+
+MAX_ROWS = 100  # past it rows alike are one row: a table of thousands is read by no one and drawn for seconds
+
+
+def alike(preds: list[WorkloadPrediction]) -> tuple[list[WorkloadPrediction], list[str]]:
+    """`preds` with the rows that show the same figures and notes as one row each, when there are more
+    than MAX_ROWS, and a line per merged row naming what it stands for (--json keeps every row)."""
+    if len(preds) <= MAX_ROWS:
+        return preds, []
+    from planners.perf.jobtext import listed
+
+    groups: dict[tuple[object, ...], list[WorkloadPrediction]] = {}
+    for p in preds:
+        key = (
+            mb_text(p.mb_s),
+            range_text(p),
+            f"{p.iops:,.0f}",
+            p.binding,
+            p.runner_up,
+            f"{p.headroom:.2f}",
+            p.factor_note,
+            p.assumption,
+            p.outside_model,
+            tuple(p.shaping),
+            p.terms[0].note if p.binding in COUNTED_CPU_TERMS else "",
+        )
+        groups.setdefault(key, []).append(p)
+    rows, lines = [], []
+    for first, *rest in groups.values():
+        if not rest:
+            rows.append(first)
+            continue
+        label = f"{first.workload} +{len(rest):,} alike"
+        rows.append(first.model_copy(update={"workload": label}))
+        names = [p.workload for p in rest[:6]]
+        lines.append(f"{label}: {listed(names, len(rest))} predict the same figures (--json gives each)")
+    return rows, lines
 
 
 def refused_lines(refused: list[dict[str, str]]) -> list[Text]:
@@ -320,8 +364,6 @@ def sweep_table(s: Sweep, top: int | None, *, show_risky: bool = False) -> Table
                 f"{hidden} layouts hidden ({RISK_MARKS[risk]}): {why} (--all shows them, {flags[risk]} "
                 "changes the limit)"
             )
-    if s.skipped:
-        notes.append(f"{s.skipped} layouts skipped: the tools would refuse them")
     if notes:
         t.caption = "\n".join(notes)
         t.caption_justify = "left"

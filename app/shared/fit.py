@@ -11,7 +11,7 @@ short list of "heading: value" lines.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from rich import box
@@ -93,8 +93,22 @@ class FitTable:
 
     def _overhead(self, console: Console, options: ConsoleOptions, cols: list[Col]) -> int:
         """Borders and padding: what the table takes beyond its cells."""
-        whole = Measurement.get(console, options.update(width=100_000, max_width=100_000), self._build(cols))
+        whole = Measurement.get(console, options.update(width=100_000, max_width=100_000), self._sample(cols))
         return whole.maximum - sum(_natural(c, self._header) for c in cols)
+
+    def _sample(self, cols: list[Col]) -> Table:
+        """The table of only the rows that set its measure: each column's widest cell and the cell
+        holding its longest word. Rich measures every cell of every row, and a table of thousands
+        of rows (a generated job file's sections) would be measured for seconds to the same result."""
+        keep: set[int] = set()
+        for c in cols:
+            plain = [_plain(x) for x in c.cells]
+            if plain:
+                keep.add(max(range(len(plain)), key=lambda r: cell_len(plain[r])))
+                keep.add(max(range(len(plain)), key=lambda r: max(map(cell_len, plain[r].split()), default=0)))
+        rows = sorted(keep)
+        sampled = [replace(c, cells=[c.cells[r] for r in rows]) for c in cols]
+        return self._build(sampled)
 
     @property
     def _header(self) -> bool:
@@ -170,5 +184,5 @@ class FitTable:
         yield self.layout(console, options)
 
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
-        full = Measurement.get(console, options, self._build(self.columns))
+        full = Measurement.get(console, options, self._sample(self.columns))
         return Measurement(min(full.minimum, options.max_width), full.maximum)

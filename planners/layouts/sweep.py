@@ -9,10 +9,12 @@ front holds the layouts no other beats on all three at once, among those within 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Literal, TypedDict
 
-from pydantic import BaseModel, ConfigDict, Field
+import annotated_types
+from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 from planners.compute import compute
 from planners.errors import PlanError
@@ -28,6 +30,9 @@ Frozen = ConfigDict(frozen=True)
 MIN_MEMBERS = {0: 2, 5: 3, 6: 4, 10: 2}
 LEVELS: tuple[tuple[RaidLevel, str | None], ...] = ((0, None), (5, None), (6, None), (10, "n2"), (10, "f2"))
 CHUNKS = (64 * KiB, 512 * KiB)
+# The most members the plan model (and md's v1 superblock, which it follows) holds in one array.
+MAX_MEMBERS = int(next(m.le for m in MdGroup.model_fields["members"].metadata if isinstance(m, annotated_types.Le)))  # type: ignore[call-overload]
+TOO_WIDE = f"with more than {MAX_MEMBERS} members in an array (md's limit)"
 MAX_GROUPS = 12  # more, smaller arrays than this only add parity and spares without a new trade-off
 # A policy, not a physical figure: a layout more likely than 1 in 100 to lose data within a year
 # (at the 4 % end of disk failure rates) is not ranked among the ones a sysadmin would build.
@@ -70,7 +75,9 @@ class Sweep(BaseModel):
     workload: str = Field(description="Workload the speed figure is for.")
     disks: int = Field(description="Disks swept, count.")
     rows: list[SweepRow] = Field(description="Layouts: the Pareto front first, then by usable bytes, the risky last.")
-    skipped: int = Field(description="Layouts the tools would refuse, count.")
+    skips: dict[str, int] = Field(
+        default_factory=dict, description="Layouts left out, count by reason (the model's or the tools' refusal)."
+    )
     max_loss: float = Field(
         MAX_LOSS_PER_YEAR, description="Yearly loss odds (4 % AFR) above which a layout is risky, 0-1."
     )
@@ -79,9 +86,23 @@ class Sweep(BaseModel):
         description="Share of rebuilds losing data to a URE (4 % AFR) above which a layout is risky, 0-1.",
     )
 
+    @computed_field(description="Layouts left out, count.")  # type: ignore[prop-decorator]
+    @property
+    def skipped(self) -> int:
+        return sum(self.skips.values())
 
-def layouts(plan: Plan) -> list[tuple[str, list[MdGroup], Lvm]]:
-    """(label, groups, lvm) for every layout of the plan's disks that the sweep considers."""
+    @property
+    def skipped_line(self) -> str:
+        """One line: how many layouts were left out and why ('' for none)."""
+        if not self.skipped:
+            return ""
+        why = "; ".join(f"{n} {reason}" for reason, n in sorted(self.skips.items(), key=lambda x: -x[1]))
+        return f"{self.skipped} layouts skipped: {why}"
+
+
+def layouts(plan: Plan, skips: dict[str, int] | None = None) -> list[tuple[str, list[MdGroup], Lvm]]:
+    """(label, groups, lvm) for every layout of the plan's disks that the sweep considers; those the
+    plan model cannot hold are counted in `skips` by reason instead."""
     n = sum(d.count for d in plan.disks)
     out = []
     # Frozen, so every layout of one kind shares one.
@@ -100,6 +121,10 @@ def layouts(plan: Plan) -> list[tuple[str, list[MdGroup], Lvm]]:
                 members = (n - g * spares) // g
                 unused = n - g * (members + spares)
                 if members < MIN_MEMBERS[level] or unused >= g or (level == 10 and layout == "n2" and members % 2):
+                    continue
+                if members > MAX_MEMBERS:
+                    if skips is not None:
+                        skips[TOO_WIDE] = skips.get(TOO_WIDE, 0) + len(CHUNKS) * (2 if g > 1 else 1)
                     continue
                 names, kept = _names(plan, g), _kept(plan.groups[0] if plan.groups else _NO_GROUP, level)
                 for chunk in CHUNKS:
@@ -215,20 +240,22 @@ def sweep(
     """Sweep the layouts of `plan`'s disks (its hardware, filesystem and tools kept)."""
     w = workload or PRESETS["seq-write"]
     rows: list[SweepRow] = []
-    skipped = 0
+    skips: dict[str, int] = {}
     shapes: dict[
         tuple[object, ...], dict[str, GroupReliability]
     ] = {}  # one hardware for every layout: share array shapes
     raw = plan.lvm.model_copy(update={"enabled": False, "mode": "linear", "stripe_size": None})
     candidates: list[tuple[str, list[MdGroup], Lvm, Filesystem | None]]
-    candidates = [(label, groups, lvm, None) for label, groups, lvm in layouts(plan)]
+    candidates = [(label, groups, lvm, None) for label, groups, lvm in layouts(plan, skips)]
     candidates += [(label, [], raw, fs) for label, fs in btrfs_layouts(plan)]
     for label, groups, lvm, fs in candidates:
         try:
             p = layout_plan(plan, groups, lvm, fs)
             result = compute(p)
-        except PlanError:
-            skipped += 1
+        except PlanError as exc:
+            # Without the array's name and the count, one reason holds for every layout it refuses.
+            why = "refused: " + re.sub(r", got \S+$", "", re.sub(r"^[\w.-]+: ", "", exc.message))
+            skips[why] = skips.get(why, 0) + 1
             continue
         ctx = build_ctx(p, result)
         (pred,) = predict_ctx(ctx, result.volumes[0].alignment.top_io_opt_bytes, [w])
@@ -258,7 +285,7 @@ def sweep(
         workload=w.name,
         disks=sum(d.count for d in plan.disks),
         rows=rows[:limit] if limit else rows,
-        skipped=skipped,
+        skips=skips,
         max_loss=max_loss,
         max_rebuild_loss=max_rebuild_loss,
     )

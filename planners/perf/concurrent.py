@@ -14,9 +14,11 @@ measured. Phases (a stonewall, wait_for) run one after another and never share.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import islice
 
 from planners.models import Plan
 from planners.perf.jobfile import JobFile, Phase
+from planners.perf.jobtext import MOST, listed
 from planners.perf.predict import Mode, PredictedTerm, WorkloadPrediction
 from planners.perf.shaped import predict_shaped
 from planners.perf.workloads import Workload
@@ -52,7 +54,7 @@ def share(preds: Sequence[WorkloadPrediction], phases: Sequence[Phase]) -> list[
             continue
         for i in members:
             p = out[i]
-            others = ", ".join(out[j].workload for j in members if j != i)
+            others = listed([out[j].workload for j in islice((j for j in members if j != i), MOST)], len(members) - 1)
             mine, part = shares[i]
             note = (
                 f"runs at once with {others}: alone it would use {mine:.0%} of the {part} ceiling, "
@@ -89,8 +91,22 @@ def flow_paced(
     out = list(preds)
     weight = {w.name: w.flow * w.numjobs for w in workloads if w.flow}
     group = {w.name: w.flow_id for w in workloads if w.flow}
-    for phase, flow_id in ((ph, g) for ph in phases for g in sorted(set(group.values()))):
-        members = [i for i, p in enumerate(out) if p.workload in phase.sections and group.get(p.workload) == flow_id]
+    numjobs: dict[str, int] = {}
+    for w in workloads:
+        numjobs.setdefault(w.name, w.numjobs)
+    # Each (phase, flow group)'s sections, gathered in one pass: a file of thousands of sections
+    # would otherwise look each one up in every phase.
+    phase_of: dict[str, list[int]] = {}
+    for k, phase in enumerate(phases):
+        for name in dict.fromkeys(phase.sections):
+            phase_of.setdefault(name, []).append(k)
+    buckets: dict[tuple[int, int], list[int]] = {}
+    for i, p in enumerate(out):
+        if p.workload in group:
+            for k in phase_of.get(p.workload, []):
+                buckets.setdefault((k, group[p.workload]), []).append(i)
+    for key in sorted(buckets):
+        members = buckets[key]
         if len(members) < 2:
             continue
         cost = sum(
@@ -103,10 +119,12 @@ def flow_paced(
             if p.iops <= 0 or iops >= p.iops * (1 - 1e-9):
                 continue
             scale = iops / p.iops
+            first = members[:MOST]
             note = (
-                f"flow={weight[p.workload] // max(1, next(w.numjobs for w in workloads if w.name == p.workload))}: "
-                f"fio keeps the requests of {', '.join(out[j].workload for j in members)} in the ratio "
-                f"{':'.join(str(weight[out[j].workload]) for j in members)}; this one gets {iops:,.0f} IOPS"
+                f"flow={weight[p.workload] // max(1, numjobs.get(p.workload, 1))}: "
+                f"fio keeps the requests of {listed([out[j].workload for j in first], len(members))} in the ratio "
+                f"{listed([str(weight[out[j].workload]) for j in first], len(members), ':')}; "
+                f"this one gets {iops:,.0f} IOPS"
             )
             term = PredictedTerm(name="flow", mb_s=p.mb_s * scale, iops=iops, note=note)
             out[i] = p.model_copy(

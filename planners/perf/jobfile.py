@@ -29,7 +29,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from planners.errors import PlanError
 from planners.perf.jobmix import Sizes, Split, bs_split, clone_step, distribution, offset, shaping, stride, zoned
-from planners.perf.jobopts import IGNORED, MODELLED, REFUSED, canonical
+from planners.perf.jobopts import IGNORED, MODELLED, REFUSED
+from planners.perf.jobtext import MOST, is_global, listed, sections, total_jobs
 from planners.perf.jobvalues import Fail, Options, count, fio_bytes, flag, pacing, seconds
 from planners.perf.workloads import ASYNC_ENGINES, ONE_AT_A_TIME_AIO, Rw, Workload
 
@@ -97,58 +98,36 @@ def grouping_line(phases: list[Phase]) -> str:
     """'sections run together: a, b; then c (stonewall)'; '' when there is one section only."""
     if sum(len(p.sections) for p in phases) < 2:
         return ""
-    parts = [", ".join(p.sections) + (f" ({p.after})" if p.after else "") for p in phases]
+    parts = [listed(p.sections, len(p.sections)) + (f" ({p.after})" if p.after else "") for p in phases[:MOST]]
     together = any(len(p.sections) > 1 for p in phases)
-    return ("sections run together: " if together else "sections run one after another: ") + "; then ".join(parts)
-
-
-def _sections(text: str, source: str, env: Mapping[str, str]) -> list[tuple[str, Options]]:
-    """(name, {option: (value, line, section)}) per section, in file order."""
-    out: list[tuple[str, Options]] = []
-    for n, raw in enumerate(text.splitlines(), start=1):
-        line = re.split(r"[;#]", raw, maxsplit=1)[0].strip()
-        if not line:
-            continue
-        header = re.fullmatch(r"\[([^\]]+)\]", line)
-        if header:
-            out.append((header.group(1).strip(), {}))
-            continue
-        if not out:
-            raise PlanError(f"{source}:{n}: an option before any [section]: {line!r}")
-        if "=" in line:
-            key, _, value = line.partition("=")
-        else:  # a bare flag (time_based), or a directive and its argument (include FILE)
-            key, _, value = line.partition(" ")
-            value = value.strip() or "1"
-        out[-1][1][canonical(key.strip().lower())] = (_substitute(value.strip(), env), n, out[-1][0])
-    return out
-
-
-def _substitute(value: str, env: Mapping[str, str]) -> str:
-    """fio's ${VAR}: the environment's value; an unset one is kept as written, for the refusal to name."""
-    return re.sub(r"\$\{([^}]+)\}", lambda m: env.get(m.group(1), m.group(0)), value)
+    more = f"; then {len(phases) - MOST:,} more groups" if len(phases) > MOST else ""
+    return (
+        ("sections run together: " if together else "sections run one after another: ") + "; then ".join(parts) + more
+    )
 
 
 def parse_job_file(text: str, *, source: str = "job file", env: Mapping[str, str] | None = None) -> JobFile:
     """Every job section of `text` as a Workload, with [global] defaults applied as fio applies them.
 
     A section the model cannot predict is listed in `refused` with its reason; the others are
-    still predicted. `env` is the environment fio would see (for ${VAR} in values)."""
+    still predicted. `env` is the environment fio would see (for ${VAR} in values). A file fio
+    itself would not run (planners.perf.jobtext: too many jobs, a line fio splits, a name it
+    would make unsafe files from) is refused whole."""
     defaults: Options = {}
     workloads: list[Workload] = []
     refused: list[Refused] = []
     notes: list[str] = []
     names: list[str] = []  # every job section, predicted or not: fio runs them all
-    starts: list[tuple[int, str]] = []  # (phase, why it waited) per section
-    for name, options in _sections(text, source, env or {}):
-        if name == "global":
+    starts = _Starts()
+    for name, options in sections(text, source, env or {}):
+        if is_global(name):
             defaults = {**defaults, **options}
             continue
         merged = {**defaults, **options}
         try:
-            start = _phase(name, merged, names, starts, source)
+            start = starts.phase(name, merged, source)
         except PlanError as exc:
-            start = (max((n for n, why in starts if why == "stonewall"), default=0), "")
+            start = (starts.wall, "")
             refused.append(Refused(section=name, reason=exc.message))
         else:
             try:
@@ -162,17 +141,15 @@ def parse_job_file(text: str, *, source: str = "job file", env: Mapping[str, str
                 )
             except PlanError as exc:
                 refused.append(Refused(section=name, reason=exc.message))
-        starts.append(start)
+        starts.add(name, start)
         names.append(name)
     if not names:
         raise PlanError(f"{source}: no job section (only [global]): nothing to predict")
-    phases = [
-        Phase(
-            sections=[s for s, (n, _) in zip(names, starts, strict=True) if n == k],
-            after=next(why for m, why in starts if m == k),
-        )
-        for k in sorted({n for n, _ in starts})
-    ]
+    total_jobs([w.numjobs for w in workloads] + [1] * len(refused), source)
+    grouped: dict[int, tuple[list[str], str]] = {}
+    for s, (k, why) in zip(names, starts.all, strict=True):
+        grouped.setdefault(k, ([], why))[0].append(s)
+    phases = [Phase(sections=grouped[k][0], after=grouped[k][1]) for k in sorted(grouped)]
     notes += beside_refused(phases, refused)
     return JobFile(workloads=workloads, refused=refused, notes=list(dict.fromkeys(notes)), phases=phases)
 
@@ -181,7 +158,7 @@ def beside_refused(phases: list[Phase], refused: list[Refused]) -> list[str]:
     """A note for each predicted section that runs at once with a refused one: fio runs the refused
     section too, and what it takes of the array is unknown, so the figures beside it are upper bounds."""
     out = []
-    gone = [r.section for r in refused]
+    gone = {r.section for r in refused}
     for p in phases:
         others = [s for s in p.sections if s in gone]
         kept = [s for s in p.sections if s not in gone]
@@ -193,25 +170,40 @@ def beside_refused(phases: list[Phase], refused: list[Refused]) -> list[str]:
     return out
 
 
-def _phase(name: str, opts: Options, before: list[str], starts: list[tuple[int, str]], source: str) -> tuple[int, str]:
-    """(phase, why) of a section: a stonewall starts a phase after every earlier one and the sections
-    after it join it; wait_for=NAME starts one phase after NAME's without holding back the rest."""
-    wall = max((n for n, why in starts if why == "stonewall"), default=0)
-    for key in ("stonewall", "wait_for_previous"):
-        if key in opts:
-            value, line, _ = opts[key]
-            walled = flag(value, PlanError(f"{source}:{line}: [{name}] {key} must be 0 or 1 (or bare)"))
-            if walled and before:
-                return max(n for n, _ in starts) + 1, "stonewall"
-    if "wait_for" in opts:
-        value, line, _ = opts["wait_for"]
-        if value not in before:
-            raise PlanError(
-                f"{source}:{line}: [{name}] wait_for={value}: no section of that name before it "
-                "(fio waits only for an earlier section)"
-            )
-        return max(wall, starts[before.index(value)][0] + 1), f"wait_for={value}"
-    return wall, ""
+class _Starts:
+    """Where each section starts, kept as the file is read: a stonewall starts a phase after every
+    earlier one and the sections after it join it; wait_for=NAME starts one phase after NAME's
+    without holding back the rest. The running maxima keep each section's step constant-time."""
+
+    def __init__(self) -> None:
+        self.all: list[tuple[int, str]] = []  # (phase, why it waited) per section, in file order
+        self.wall = 0  # the phase of the latest stonewall
+        self.top = 0  # the latest phase of any section
+        self.first: dict[str, int] = {}  # a name's first section's phase: fio waits for the first of a name
+
+    def add(self, name: str, start: tuple[int, str]) -> None:
+        self.all.append(start)
+        if start[1] == "stonewall":
+            self.wall = max(self.wall, start[0])
+        self.top = max(self.top, start[0])
+        self.first.setdefault(name, start[0])
+
+    def phase(self, name: str, opts: Options, source: str) -> tuple[int, str]:
+        for key in ("stonewall", "wait_for_previous"):
+            if key in opts:
+                value, line, _ = opts[key]
+                walled = flag(value, PlanError(f"{source}:{line}: [{name}] {key} must be 0 or 1 (or bare)"))
+                if walled and self.all:
+                    return self.top + 1, "stonewall"
+        if "wait_for" in opts:
+            value, line, _ = opts["wait_for"]
+            if value not in self.first:
+                raise PlanError(
+                    f"{source}:{line}: [{name}] wait_for={value}: no section of that name before it "
+                    "(fio waits only for an earlier section)"
+                )
+            return max(self.wall, self.first[value] + 1), f"wait_for={value}"
+        return self.wall, ""
 
 
 def _account(opts: Options, source: str) -> list[str]:

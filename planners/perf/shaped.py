@@ -39,7 +39,7 @@ from planners.hardware.disks import DiskPerf
 from planners.models import Plan
 from planners.perf.context import PerfCtx, build_ctx, positioning_s
 from planners.perf.predict import Mode, PredictedTerm, WorkloadPrediction, geometry_for_speed, predict_ctx
-from planners.perf.workloads import Workload
+from planners.perf.workloads import PRESETS, Workload
 from planners.results import PlanResult
 
 Plain = Callable[[Workload], WorkloadPrediction]
@@ -60,10 +60,18 @@ def predict_shaped(
 
     stripe = result.volumes[0].alignment.top_io_opt_bytes
 
+    seen: dict[Workload, WorkloadPrediction] = {}
+
     def plain(w: Workload) -> WorkloadPrediction:
-        # predict_ctx shapes a suite preset for the array as validate runs it; anything else is as given
-        [row] = predict_ctx(ctx, stripe, [w], mode, missing)
-        return row
+        # Sections alike but for their names (a generated file of thousands) are one prediction, renamed.
+        # A preset keeps its name in the key: predict_ctx shapes a suite preset for the array as
+        # validate runs it; anything else is as given.
+        key = w if w.name in PRESETS else w.model_copy(update={"name": "", "description": ""})
+        row = seen.get(key)
+        if row is None:
+            [row] = predict_ctx(ctx, stripe, [w], mode, missing)
+            seen[key] = row
+        return row if row.workload == w.name else row.model_copy(update={"workload": w.name})
 
     return [row for w in workloads for row in shaped(ctx, w, plain)]
 

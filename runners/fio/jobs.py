@@ -168,6 +168,11 @@ def _user_section(w: workloads.Workload, target: Target, timing: Timing, steady:
         ("numjobs", str(w.numjobs)),
         *w.fio_extras(),
     ]
+    if w.verify:
+        # fio saves a verifying writer's state at its end as local-NAME-N-verify.state in the directory
+        # it runs in (backend.c, verify-state.h): a file named after the section, wherever podplan was
+        # started. Nothing here loads it back.
+        opts.append(("verify_state_save", "0"))
     if steady:
         opts += [
             ("steadystate", f"{'iops_slope' if w.is_random else 'bw_slope'}:{timing.ss_slope_pct:g}%"),

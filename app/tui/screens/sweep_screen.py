@@ -137,7 +137,7 @@ class SweepScreen(Screen[None]):
         table.move_cursor(row=at, scroll=True)
         if to_top:
             table.scroll_home(animate=False)
-        skipped = f"; {self.result.skipped} the tools would refuse" if self.result.skipped else ""
+        skipped = f"; {self.result.skipped_line}" if self.result.skipped else ""
         hidden = [c for c in SWEEP_COLUMNS if c not in shown]
         narrow = f" ({', '.join(hidden)}: on a wider terminal)" if hidden else ""
         self.query_one("#sweep-status", Static).update(
