@@ -189,3 +189,71 @@ async def test_saving_drops_the_kept_copy(tmp_path, monkeypatch) -> None:
         await pilot.pause()
         assert (tmp_path / "pod.toml").exists() and not app.modified
         assert _kept_files() == []
+
+
+async def test_a_hangup_during_validate_stops_fio_and_removes_its_file(tmp_path, monkeypatch) -> None:
+    import asyncio
+
+    from tests.test_tui_validate import SLOW, _open_and_start, _shrink, needs_fio
+
+    if needs_fio.args[0]:
+        pytest.skip(needs_fio.kwargs["reason"])
+    _shrink(monkeypatch, SLOW)
+    app = PodplanApp(example_pod())
+    async with app.run_test(size=SIZE) as pilot:
+        await _open_and_start(pilot, str(tmp_path))
+        for _ in range(150):
+            if "running" in text_of(app, "#validate-progress") and any(tmp_path.glob(".podplan-fio-*")):
+                break
+            await pilot.pause(0.1)
+        else:
+            pytest.fail("fio never started on the directory")
+        await _hang_up(pilot)
+        assert app.return_code == 129
+    # The worker's thread stops fio (SIGTERM, then its grace) and removes the file after the app ends.
+    for _ in range(300):
+        if not list(tmp_path.iterdir()):
+            break
+        await asyncio.sleep(0.1)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_dropped_terminal_keeps_the_edits(tmp_path) -> None:
+    """The real podplan in tmux; the session is killed (its terminal hangs up) after an edit: the
+    recovery copy is there, and the next start offers it."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+    import uuid
+
+    from tests.test_tui_e2e import ROOT, _tmux, _type, _wait_for, _wait_gone
+
+    if shutil.which("tmux") is None:
+        pytest.skip("tmux is not installed: setup installs it")
+    state = tmp_path / "state"
+    session = f"podplan-hup-{uuid.uuid4().hex[:8]}"
+    command = f"cd {ROOT} && XDG_STATE_HOME={state} {sys.executable} -m app.cli.main"
+    _tmux("new-session", "-d", "-s", session, "-x", "100", "-y", "30", command)
+    try:
+        _wait_for(session, "45 disks")
+        _type(session, "BSpace", "BSpace")
+        _wait_gone(session, "45 disks")
+        _type(session, "4", "4")
+        _wait_for(session, "44 disks")
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", session], check=False, timeout=10)
+    kept = state / "podplan" / "recovery"
+    for _ in range(100):
+        if kept.is_dir() and list(kept.glob("*.toml")):
+            break
+        time.sleep(0.1)
+    files = list(kept.glob("*.toml"))
+    assert len(files) == 1 and "count = 44" in files[0].read_text()
+    assert oct(os.stat(files[0]).st_mode & 0o777) == "0o600"
+    session = f"podplan-hup-{uuid.uuid4().hex[:8]}"
+    _tmux("new-session", "-d", "-s", session, "-x", "100", "-y", "30", command)
+    try:
+        _wait_for(session, "Restore")
+    finally:
+        subprocess.run(["tmux", "kill-session", "-t", session], check=False, timeout=10)
