@@ -205,10 +205,11 @@ def create_numbered(directory: str | os.PathLike[str], stem: str, suffix: str, t
     raise FileRefused(f"{directory}: holds {stem}-01{suffix} to {stem}-9999{suffix} already")
 
 
-def make_run_dir(path: str | os.PathLike[str], *, reuse: bool = False) -> Path:
+def make_run_dir(path: str | os.PathLike[str], *, reuse: bool = False, forceable: bool = True) -> Path:
     """The directory a run keeps its files in: made now, or an empty one the user made; with
     `reuse`, one that holds files already (podplan's files in it are then replaced, never written
-    through). A symbolic link is refused: what it points to is not the directory named."""
+    through). A symbolic link is refused: what it points to is not the directory named.
+    `forceable`: the command has a --force for the refusal to suggest."""
     p = Path(path)
     try:
         st = os.lstat(p)
@@ -218,7 +219,7 @@ def make_run_dir(path: str | os.PathLike[str], *, reuse: bool = False) -> Path:
                 p.parent.mkdir(parents=True, exist_ok=True)
             os.mkdir(p)
         except FileExistsError:
-            return make_run_dir(p, reuse=reuse)
+            return make_run_dir(p, reuse=reuse, forceable=forceable)
         except OSError as exc:
             raise FileRefused(f"{p}: cannot make the directory ({exc.strerror or exc})") from None
         return p
@@ -227,7 +228,8 @@ def make_run_dir(path: str | os.PathLike[str], *, reuse: bool = False) -> Path:
     if not stat.S_ISDIR(st.st_mode):
         raise FileRefused(f"{p}: exists and is not a directory")
     if not reuse and any(os.scandir(p)):
-        raise FileRefused(f"{p}: already holds files; name a new directory, or pass --force to replace podplan's")
+        hint = ", or pass --force to replace podplan's" if forceable else ""
+        raise FileRefused(f"{p}: already holds files; name a new or empty directory{hint}")
     return p
 
 

@@ -307,3 +307,13 @@ def test_a_section_named_like_markup_cannot_break_the_page() -> None:
     assert "\\u003c!--\\u003cscript\\u003e\\u003c/script\\u003e\\u0026" in data
     assert json.loads(data)[0]["datasets"][0]["label"] == f"{name}: predicted"  # JSON.parse reads it back
     assert page.count("<script") == 3  # Chart.js, the data, the drawing: no element opened by the name
+
+
+def test_rehearse_keep_refuses_a_used_or_linked_directory_before_the_vm(tmp_path: Path, outside: Path) -> None:
+    used = tmp_path / "kept"
+    used.mkdir()
+    plant(used / "build.sh", outside)
+    refused(cli("rehearse", "--keep", str(used)), f"{used}: already holds files; name a new or empty directory\n")
+    link = plant(tmp_path / "keeplink", outside.parent)
+    refused(cli("rehearse", "--keep", str(link)), f"{link}: is a symbolic link")
+    untouched(outside)

@@ -247,7 +247,9 @@ def rehearse(req: RehearseRequest, on_stage: Listener | None = None) -> Rehearsa
     if req.keep:
         from runners.files import make_run_dir
 
-        make_run_dir(req.keep)  # before the kit's minutes: a DIR holding files (or a link) is refused now
+        make_run_dir(
+            req.keep, forceable=False
+        )  # before the kit's minutes: a DIR holding files (or a link) is refused now
     stages = _Stages(on_stage or (lambda _e: None))
     stages.enter("kit", "checking the boot kit (first run downloads and builds it)")
     try:
