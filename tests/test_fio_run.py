@@ -43,10 +43,11 @@ def test_directory_suite_reports_files_and_cleans_up(tmp_path):
     )
     assert rep.kind == "file" and not rep.partial
     assert [w.status for w in rep.workloads] == ["done"] * 4
-    for w in rep.workloads:
+    for i, w in enumerate(rep.workloads, 1):
         assert w.figures.bytes_s > 0 and w.figures.steady is not None
-        assert (rep_dir / f"{w.name}.fio").read_text() == w.job_file
-        assert parse_output((rep_dir / f"{w.name}.json").read_text()).jobs  # progress objects, then the final one
+        # named by the order they ran, never by the section (a user's job file names those)
+        assert (rep_dir / f"job-{i:02d}.fio").read_text() == w.job_file
+        assert parse_output((rep_dir / f"job-{i:02d}.json").read_text()).jobs  # progress objects, then the final one
         assert (w.name, "start") in events and (w.name, "end") in events
     assert json.loads((rep_dir / "report.json").read_text())["target"] == str(data)
     assert _leftovers(data) == []
@@ -212,7 +213,7 @@ def test_cli_validate_records_fio_in_the_transcript_given(tmp_path):
     assert fio, (records, err)
     first = fio[0]
     assert {"argv", "start", "duration_s", "exit", "stderr_tail"} <= set(first)
-    assert "--output-format=json" in first["argv"] and first["argv"][-1].endswith("seq-read.fio")
+    assert "--output-format=json" in first["argv"] and first["argv"][-1].endswith("job-01.fio")
     assert first["duration_s"] > 0 and isinstance(first["exit"], int)
     # The default transcript got none of it.
     assert not (tmp_path / "state" / "podplan" / "commands.log").exists()

@@ -144,9 +144,7 @@ def _dispatch_btrfs(old: Plan, args: argparse.Namespace) -> int:
 def _write_files(args: argparse.Namespace, new: Plan, script: Callable[[], str]) -> None:
     """--save (the grown layout) and --script (the grow script), each refused over an existing file without --force."""
     if args.save:
-        if Path(args.save).exists() and not args.force:
-            raise PlanError(f"{args.save}: already exists (pass --force to overwrite)")
-        save_plan(new, args.save, overwrite=True)
+        save_plan(new, args.save, overwrite=args.force)
     if args.script:
         write_script(Path(args.script), script(), args.force)
 

@@ -102,7 +102,7 @@ def _dispatch(args: argparse.Namespace) -> int:
     if args.command == "report":
         from app.cli.scale import rebuild_report
 
-        return rebuild_report(args.dir, args.output)
+        return rebuild_report(args.dir, args.output, args.force)
     if args.command == "grow":
         from app.cli.grow import dispatch as grow_dispatch
 

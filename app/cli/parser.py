@@ -66,7 +66,9 @@ def build_parser() -> argparse.ArgumentParser:
     rh.add_argument("plan_file", nargs="?", metavar="PLAN.toml", help="plan file (default: the example pod)")
     rh.add_argument("--disk-size", metavar="SIZE", help="size of the largest virtual disk (default: small but enough)")
     rh.add_argument("--json", action="store_true", help="print the comparison as JSON")
-    rh.add_argument("--keep", metavar="DIR", help="keep the script, console log and checks in DIR")
+    rh.add_argument(
+        "--keep", metavar="DIR", help="keep the script, console log and checks in DIR, a new or empty directory"
+    )
     rh.add_argument(
         "--rebuild-kit", action="store_true", help="rebuild the VM boot kit even if the cached one is current"
     )

@@ -31,6 +31,7 @@ def add_scale_flags(p: argparse.ArgumentParser) -> None:
         "(iodepth=1..256x2, bs=4k..4mx2); a second --scale makes a grid, one curve per value",
     )
     p.add_argument("--html", metavar="FILE", help="with --scale: also write the curves as a self-contained HTML report")
+    p.add_argument("--force", action="store_true", help="overwrite the files of --html (and --report) if they exist")
 
 
 def axes_of(args: argparse.Namespace) -> list[Axis]:
@@ -66,6 +67,7 @@ def predict_scale(plan: Plan, result: Any, args: argparse.Namespace, axes: Seque
         write_html(
             args.html,
             curves_doc(f"{plan.name}: predicted scaling ({args.mode})", plan_summary(plan), axes_json(axes), cs),
+            force=args.force,
         )
     if args.json:
         from planners import __version__
@@ -163,14 +165,12 @@ def _small(m: Measured) -> bool:
     return bool(m.iops) and m.mb_s * 1e6 / m.iops < 64 * 1024
 
 
-def write_html(path: str, doc: dict) -> None:
+def write_html(path: str, doc: dict, *, force: bool = False) -> None:
+    """The page, refused over an existing file (or link) unless forced."""
     from app.shared.report_html import render
+    from runners.files import write_text
 
-    try:
-        with open(path, "w", encoding="utf-8") as f:
-            f.write(render(doc))
-    except OSError as exc:
-        raise PlanError(f"{path}: cannot write the report ({exc.strerror or exc})", "html") from None
+    write_text(path, render(doc), force=force)
 
 
 def scale_doc(target: str, plan: Plan | None, scale: Any, jobs: Sequence[Any]) -> dict:
@@ -220,24 +220,15 @@ def add_report_parser(sub: Any) -> None:
     rp = sub.add_parser("report", help="draw the HTML report again from a directory validate --scale --report kept")
     rp.add_argument("dir", metavar="DIR", help="the --report directory (its curves.json)")
     rp.add_argument("-o", "--output", metavar="FILE", help="where to write it (default DIR/report.html)")
+    rp.add_argument("--force", action="store_true", help="overwrite FILE (or DIR/report.html) if it exists")
 
 
-def rebuild_report(directory: str, output: str | None) -> int:
+def rebuild_report(directory: str, output: str | None, force: bool = False) -> int:
     """report.html from the curves.json a measured sweep kept."""
-    path = os.path.join(directory, "curves.json")
-    try:
-        with open(path, encoding="utf-8") as f:
-            doc = json.load(f)
-        from app.shared.curves import from_doc
+    from app.shared.kept_report import read_kept_report
 
-        from_doc(doc)  # a file that is not a kept sweep is refused here, in one line
-    except OSError as exc:
-        raise PlanError(
-            f"{path}: cannot read it ({exc.strerror or exc}); validate --scale --report DIR keeps it", "report"
-        ) from None
-    except (ValueError, KeyError, TypeError) as exc:
-        raise PlanError(f"{path}: not the curves of a kept sweep ({exc})", "report") from None
+    doc = read_kept_report(os.path.join(directory, "curves.json"))
     out = output or os.path.join(directory, "report.html")
-    write_html(out, doc)
+    write_html(out, doc, force=force)
     print(f"wrote {out}")
     return 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 
 from rich.console import Console
@@ -343,7 +344,12 @@ def add_parsers(sub) -> None:
     mode.add_argument("--quick", action="store_true", help="about a minute: each workload stops once steady (default)")
     mode.add_argument("--full", action="store_true", help="longer runs and wider steady-state windows")
     va.add_argument("--json", action="store_true", help="print the report as JSON")
-    va.add_argument("--report", metavar="DIR", help="keep the fio job files, fio's JSON and report.json in DIR")
+    va.add_argument(
+        "--report",
+        metavar="DIR",
+        help="keep the fio job files, fio's JSON, report.json and report.html in DIR, a new or empty "
+        "directory (--force: one that holds a former run's files)",
+    )
     va.add_argument(
         "--destroy-data",
         metavar="DEVICE",
@@ -380,6 +386,17 @@ def add_parsers(sub) -> None:
     ck.add_argument("--json", action="store_true", help="print the differences as JSON")
 
 
+def report_dir_of(args: argparse.Namespace) -> str | None:
+    """--report DIR made now (or an empty one the user made): a directory that holds files already,
+    or a link, is refused unless --force, so a run never writes among (or through) files it did not make."""
+    if not args.report:
+        return None
+    from runners.files import make_run_dir
+
+    make_run_dir(args.report, reuse=args.force)
+    return str(args.report)
+
+
 def dispatch(args) -> int:
     from app.cli.flags import load_plan_file
 
@@ -393,7 +410,7 @@ def dispatch(args) -> int:
         plan=plan,
         full=args.full,
         as_json=args.json,
-        report_dir=args.report,
+        report_dir=report_dir_of(args),
         destroy_data=args.destroy_data,
         hosts=args.hosts,
         baseline=args.baseline,

@@ -59,7 +59,7 @@ def validate_scale_cli(target: str, plan: Plan | None, args: argparse.Namespace,
 
         write_report(args.report, doc)
     if args.html:
-        write_html(args.html, doc)
+        write_html(args.html, doc, force=args.force)
     if args.json:
         preds = predicted_points(plan, scale, jobs) if plan else []
         print(
@@ -99,5 +99,9 @@ def suite_job(plan: Plan | None) -> JobFile:
 
 def dispatch(args: argparse.Namespace) -> int:
     from app.cli.flags import load_plan_file
+    from app.cli.validate import report_dir_of
 
-    return validate_scale_cli(args.target, load_plan_file(args.plan) if args.plan else None, args, axes_of(args))
+    plan = load_plan_file(args.plan) if args.plan else None
+    axes = axes_of(args)
+    report_dir_of(args)
+    return validate_scale_cli(args.target, plan, args, axes)

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import os
-import stat
-import tempfile
 from pathlib import Path
 from typing import Any, get_args
 
@@ -28,14 +26,9 @@ def plan_from_data(data: dict[str, Any], *, source: str = "plan") -> Plan:
 def plan_from_toml(text: str, *, source: str = "plan", notes: list[str] | None = None) -> Plan:
     """The plan in a TOML text; `notes` (when given) gets a line for each disk size written with a
     bare binary unit ('18T'), which is valid but rarely what a drive's label says."""
-    import tomllib  # here, not at the top: the TUI on the example pod paints before it reads any file
-
     if not text.strip():
         raise PlanError(f"{source}: the plan file is empty")
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise PlanError(f"{source}: not valid TOML ({exc})") from None
+    data = toml_data(text, source)
     plan = plan_from_data(data, source=source)
     if notes is not None:
         for i, disk_set in enumerate(data.get("disks") or []):
@@ -44,19 +37,24 @@ def plan_from_toml(text: str, *, source: str = "plan", notes: list[str] | None =
     return plan
 
 
-def load_plan(path: str | os.PathLike[str], *, notes: list[str] | None = None) -> Plan:
-    p = Path(path)
+def toml_data(text: str, source: str) -> dict[str, Any]:
+    """A TOML text's data; a syntax error, or nesting deeper than Python's parser can recurse
+    (`a = [[[[...`, which no plan or keymap needs), is one PlanError line."""
+    import tomllib  # here, not at the top: the TUI on the example pod paints before it reads any file
+
     try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise PlanError(f"{p}: no such plan file") from None
-    except IsADirectoryError:
-        raise PlanError(f"{p}: is a directory, not a plan file") from None
-    except UnicodeDecodeError:
-        raise PlanError(f"{p}: not a text file (plan files are UTF-8 TOML)") from None
-    except OSError as exc:
-        raise PlanError(f"{p}: cannot read ({exc.strerror})") from None
-    return plan_from_toml(text, source=str(p), notes=notes)
+        return tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise PlanError(f"{source}: not valid TOML ({exc})") from None
+    except RecursionError:
+        raise PlanError(f"{source}: not valid TOML (nested deeper than podplan reads)") from None
+
+
+def load_plan(path: str | os.PathLike[str], *, notes: list[str] | None = None) -> Plan:
+    from runners.files import read_text
+
+    text = read_text(path, what="plan file")
+    return plan_from_toml(text, source=str(path), notes=notes)
 
 
 def plan_to_toml(plan: Plan) -> str:
@@ -72,49 +70,9 @@ def plan_to_toml(plan: Plan) -> str:
 
 def save_plan(plan: Plan, path: str | os.PathLike[str], *, overwrite: bool = False) -> Path:
     """Write atomically (temp file + rename in the same directory) so a crash never leaves half a plan."""
-    p = Path(path)
-    if p.exists() and not overwrite:
-        raise PlanError(f"{p}: already exists; not overwriting it")
-    replace_atomically(p, plan_to_toml(plan))
-    return p
+    from runners.files import write_text
 
-
-def replace_atomically(path: Path, text: str, *, executable: bool = False) -> None:
-    """Write `text` to a temporary file beside `path`, then rename it over `path`.
-
-    The file gets the mode a file made by `open()` (or `chmod +x`) would get under the umask,
-    or keeps the mode of the file it replaces: mkstemp makes it 0600, which would turn a plan
-    that the rest of a team reads into one only its author can.
-    """
-    try:
-        mode = stat.S_IMODE(path.stat().st_mode)
-    except FileNotFoundError:
-        mode = (0o777 if executable else 0o666) & ~_umask()
-    else:
-        if executable:  # executable by whoever may read it, as chmod +x under the umask
-            mode |= (mode & 0o444) >> 2
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fchmod(fh.fileno(), mode)
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _umask() -> int:
-    """The process's umask, read without setting it (os.umask sets it, a race with other threads)."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as fh:
-            return next(int(line.split()[1], 8) for line in fh if line.startswith("Umask:"))
-    except (OSError, StopIteration, ValueError, IndexError):
-        mask = os.umask(0o022)
-        os.umask(mask)
-        return mask
+    return write_text(path, plan_to_toml(plan), force=overwrite)
 
 
 # Size fields written as "512K" / "4M" when that spelling is exact (disk sizes: format_disk_size).
@@ -240,25 +198,15 @@ def _model_in(annotation: Any) -> type[BaseModel] | None:
 
 def write_script(path: Path, text: str, force: bool) -> None:
     """Write a build script atomically, executable, never over an existing file unless forced."""
-    if path.exists() and not force:
-        raise PlanError(f"{path}: already exists (pass --force to overwrite)")
-    parent = path.parent if str(path.parent) else Path(".")
-    if not parent.is_dir():
-        raise PlanError(f"{parent}: no such directory")
-    try:
-        replace_atomically(path, text, executable=True)
-    except OSError as exc:
-        raise PlanError(f"{path}: cannot write ({exc.strerror})") from None
+    from runners.files import write_text
+
+    write_text(path, text, force=force, executable=True)
 
 
 def load_job_file(path: str | os.PathLike[str]):  # -> planners.perf.jobfile.JobFile
     """An fio job file's sections as workloads; an unreadable file or a refused option is one PlanError line."""
     from planners.perf.jobfile import parse_job_file
+    from runners.files import read_text
 
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise PlanError(f"{path}: cannot read the job file ({exc.strerror or exc})") from None
-    except UnicodeDecodeError:
-        raise PlanError(f"{path}: not a text file") from None
+    text = read_text(path, what="job file", missing="cannot read the job file (No such file or directory)")
     return parse_job_file(text, source=str(path), env=os.environ)  # ${VAR} as fio would read it here

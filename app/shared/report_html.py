@@ -243,6 +243,14 @@ def _bar_charts(doc: dict[str, Any], start: int) -> tuple[list[dict[str, Any]], 
     return charts, html
 
 
+def script_json(value: Any) -> str:
+    """JSON to put inside a <script> element. `<`, `>` and `&` only occur inside its strings, so
+    they are written as \\u escapes, which JSON.parse reads back: a section named `<!--<script>`
+    or `</script>` would otherwise end the element early or switch the parser into a state where
+    it never ends, and the page would draw nothing."""
+    return json.dumps(value).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
 CURVES_INTRO = """<p>Predicted: the line (a cross marks a point outside the model). Measured: diamonds.
 Knee: the triangle, where the next doubling gains under 10 %.</p>"""
 
@@ -277,7 +285,7 @@ def render(doc: dict[str, Any]) -> str:
     bar_charts, bars_html = _bar_charts(doc, len(charts))
     charts += bar_charts
     swept = ", ".join(f"{a['key']} = {', '.join(str(v) for v in a['values'])}" for a in axes)
-    data = json.dumps(charts).replace("</", "<\\/")
+    data = script_json(charts)
     return f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>{escape(title)}</title>
 <style>{CSS}</style></head><body>

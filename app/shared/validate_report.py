@@ -63,8 +63,8 @@ def validate_doc(
 def write_report(report_dir: str, doc: dict[str, Any]) -> None:
     """curves.json (what `podplan report DIR` reads) and report.html beside the run's own files."""
     from app.shared.report_html import render
+    from runners.files import write_text
 
-    with open(os.path.join(report_dir, "curves.json"), "w", encoding="utf-8") as f:
-        json.dump(doc, f, indent=2)
-    with open(os.path.join(report_dir, "report.html"), "w", encoding="utf-8") as f:
-        f.write(render(doc))
+    # The run's own directory (made fresh, or named again with --force): replaced, never written through.
+    write_text(os.path.join(report_dir, "curves.json"), json.dumps(doc, indent=2), force=True)
+    write_text(os.path.join(report_dir, "report.html"), render(doc), force=True)

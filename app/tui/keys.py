@@ -375,17 +375,17 @@ def read_keymap(path: Path | None = None) -> dict[str, str]:
 
     A name that is no binding's, or keys that are not a string, is refused in one line: a typo
     would otherwise leave the key where it was without a word."""
-    import tomllib
+    from app.shared.planfile import toml_data
+    from runners.files import read_text
 
     path = path or keymap_path()
-    try:
-        doc = tomllib.loads(path.read_text())
-    except FileNotFoundError:
+    if not path.exists():
         return {}
-    except OSError as exc:
-        raise PlanError(f"{path}: cannot read the keymap ({exc.strerror or exc})") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise PlanError(f"{path}: not a TOML keymap ({exc})") from None
+    text = read_text(path, what="keymap")
+    try:
+        doc = toml_data(text, str(path))
+    except PlanError as exc:
+        raise PlanError(exc.message.replace(": not valid TOML", ": not a TOML keymap", 1)) from None
     ours = [key.id for key in KEYS if key.where != "textual"]
     for name, keys in doc.items():
         if name not in ours:

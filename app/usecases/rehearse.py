@@ -244,6 +244,12 @@ def rehearse(req: RehearseRequest, on_stage: Listener | None = None) -> Rehearsa
     from runners.lab.rehearse import rehearsal_tools
 
     refuse(req)
+    if req.keep:
+        from runners.files import make_run_dir
+
+        make_run_dir(
+            req.keep, forceable=False
+        )  # before the kit's minutes: a DIR holding files (or a link) is refused now
     stages = _Stages(on_stage or (lambda _e: None))
     stages.enter("kit", "checking the boot kit (first run downloads and builds it)")
     try:
@@ -255,9 +261,10 @@ def rehearse(req: RehearseRequest, on_stage: Listener | None = None) -> Rehearsa
     stages.enter("plan", f"{prepared.detail}; Linux {kernel}")
     scenario = prepared.scenario
     if req.keep:
-        Path(req.keep).mkdir(parents=True, exist_ok=True)
+        from runners.files import write_text
+
         for name, text in scenario.files.items():
-            (Path(req.keep) / name).write_text(text)
+            write_text(Path(req.keep) / name, text)
     try:
         batch = run_batch(
             [scenario],
@@ -285,5 +292,7 @@ def rehearse(req: RehearseRequest, on_stage: Listener | None = None) -> Rehearsa
         facts=prepared.facts(run),
     )
     if req.keep and not not_collected:
-        (Path(req.keep) / "checks.json").write_text(json.dumps(out.rows, indent=2))
+        from runners.files import write_text
+
+        write_text(Path(req.keep) / "checks.json", json.dumps(out.rows, indent=2))
     return out

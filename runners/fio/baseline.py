@@ -8,6 +8,7 @@ nothing here ever writes to a disk.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import statistics
 import tempfile
@@ -19,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from planners.hardware.disks import DISK_CLASSES, DiskPerf, ResolvedDisk, resolve_disk
 from planners.hardware.machine import Hardware
 from planners.models import Plan
+from runners.files import make_run_dir, write_text
 from runners.fio.jobs import FioJobFile, fio_argv
 from runners.fio.result import FioRun
 from runners.fio.run import run_fio
@@ -153,10 +155,11 @@ def run_baseline(
             disks.append((d, f.seek(0, os.SEEK_END)))
     job = baseline_job(disks, runtime_s)
     with tempfile.TemporaryDirectory(prefix="podplan-baseline-") as tmp:
-        out = report_dir or tmp
+        out = str(make_run_dir(report_dir, reuse=True)) if report_dir else tmp
         job_path, json_path = os.path.join(out, "baseline.fio"), os.path.join(out, "baseline.json")
-        with open(job_path, "w") as f:
-            f.write(job.text)
+        write_text(job_path, job.text, force=True)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(json_path)  # fio opens its output by name: a link planted there is removed, not followed
         # --readonly makes fio itself refuse any write, whatever the job file says.
         outcome = run_fio(
             [*fio_argv(job_path, json_path)[:-1], "--readonly", job_path],

@@ -141,7 +141,7 @@ def workload(name: WorkloadName, target: Target, shape: ArrayShape, timing: Timi
         ("steadystate_duration", str(timing.ss_duration_s)),
         ("steadystate_ramp_time", _ramp(timing)),
     )
-    comment = f"podplan {name} on {target.path}\nre-run with: fio --output-format=json --output={name}.json {name}.fio"
+    comment = f"podplan {name} on {target.path}\nre-run with: fio --output-format=json --output=OUT.json THIS.fio"
     jf = FioJobFile(name=name, comment=comment, global_options=_global(target, timing), jobs=((name, job),))
     return FioWorkload(
         name=name, writes=name.endswith(("write", "write-4k")), block_bytes=bs, in_flight=depth * numjobs, job=jf
@@ -208,7 +208,7 @@ def user_phase(ws: Sequence[workloads.Workload], target: Target, timing: Timing)
     names = [w.name for w in ws]
     comment = (
         f"podplan: the jobs [{'], ['.join(names)}] on {target.path}, together as their job file runs them\n"
-        "re-run with: fio --output-format=json --output=NAME.json NAME.fio"
+        "re-run with: fio --output-format=json --output=OUT.json THIS.fio"
     )
     sections = tuple(
         (w.name, _user_section(w, target, timing, steady=False) + ((("new_group", ""),) if i else ()))

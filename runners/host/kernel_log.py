@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from planners.errors import PodplanError
 from planners.perf.parity_log import ParityLog, parse_parity_log
 from runners.exec import CommandError, run
+from runners.files import FileRefused, read_text
 
 KERN_LOG = "/var/log/kern.log"
 TIMEOUT_S = 10.0
@@ -63,18 +64,22 @@ def _command_text(name: str, argv: tuple[str, ...], timeout_s: float) -> tuple[s
 
 
 def _file_text(path: str, tail: int | None = None) -> tuple[str, str]:
-    """(the file's text, or its last `tail` bytes, '') or ('', why it cannot be read)."""
+    """(the file's text, or its last `tail` bytes, '') or ('', why it cannot be read). A file
+    given by name is refused past KERN_LOG_TAIL_BYTES (a saved `dmesg` is well under a MiB)."""
     try:
-        with open(path, "rb") as f:
-            if tail is not None:
-                f.seek(max(0, f.seek(0, os.SEEK_END) - tail))
-            return f.read().decode("utf-8", errors="replace"), ""
-    except FileNotFoundError:
-        return "", f"{path} absent"
-    except IsADirectoryError:
-        return "", f"{path} is a directory, not a kernel log"
-    except OSError as exc:
-        return "", f"{path} unreadable: {exc.strerror or exc}"
+        return (
+            read_text(
+                path,
+                what="kernel log",
+                cap=tail or KERN_LOG_TAIL_BYTES,
+                tail=tail is not None,
+                missing="absent",
+                lenient=True,
+            ),
+            "",
+        )
+    except FileRefused as exc:
+        return "", exc.message.replace(f"{path}: ", f"{path} ", 1)
 
 
 def read_host_parity(

@@ -32,6 +32,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from runners.exec import not_found, which
+from runners.files import make_run_dir, write_text
 from runners.fio.jobs import FULL, QUICK, WORKLOADS, ArrayShape, FioWorkload, Target, Timing, WorkloadName, suite
 from runners.fio.result import JobFigures
 from runners.validate.guard import GuardError
@@ -210,12 +211,14 @@ def _one_host(
     on_progress: ProgressFn | None,
     cancel: threading.Event | None,
     on_note: NoteFn | None = None,
+    index: int = 1,
 ) -> HostReport:
+    """The suite on one host, its files in the run directory's host-NN (NN: `index`)."""
     why = reachable(host)
     if why:
         return HostReport(host=host.label, status="unreachable", reason=why)
-    hdir = os.path.join(out, re.sub(r"[^A-Za-z0-9.-]+", "_", host.label))
-    os.makedirs(hdir, exist_ok=True)
+    # By index, not by the host's name: a name is the user's text, and ".." is one.
+    hdir = str(make_run_dir(os.path.join(out, f"host-{index:02d}"), reuse=True))
     why = preflight(fio_target, host.client, _tag(host), hdir, cancel)
     if why:
         if on_note is not None:
@@ -259,8 +262,7 @@ def _one_host(
         partial=any(r.status in ("partial", "failed") for r in reports),
         stopped=stopped,
     )
-    with open(os.path.join(hdir, "report.json"), "w") as f:
-        f.write(report.model_dump_json(indent=2))
+    write_text(os.path.join(hdir, "report.json"), report.model_dump_json(indent=2), force=True)
     if not report.partial:
         return HostReport(host=host.label, status="done", report=report)
     got = any(r.figures is not None for r in reports)
@@ -298,12 +300,12 @@ def validate_hosts(
     try:
         with _report_dir(report_dir) as out, ThreadPoolExecutor(max_workers=len(hosts)) as pool:
             futures = []
-            for h in hosts:
+            for i, h in enumerate(hosts, 1):
                 ft = remote_target(target, h, file_size, direct)
                 ws = remote_workloads(ft, shape, timing, names)
                 futures.append(
                     pool.submit(
-                        _one_host, h, target, ws, ft, shape, mode, timing, refusal, out, ticker, cancel, on_note
+                        _one_host, h, target, ws, ft, shape, mode, timing, refusal, out, ticker, cancel, on_note, i
                     )
                 )
             results = tuple(f.result() for f in futures)

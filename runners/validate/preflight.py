@@ -24,6 +24,7 @@ from runners.fio.jobs import FioJobFile, Target, fio_argv
 from runners.fio.result import objects
 from runners.fio.run import FioMissing, run_fio
 from runners.validate.guard import GuardError
+from runners.validate.suite import job_files
 
 PROBE_BYTES = 64 * 1024
 TIMEOUT_S = 120.0  # an fallocate emulated by glibc on an old filesystem writes one byte per block
@@ -156,10 +157,7 @@ def verdict(target: Target, text: str) -> str:
 
 def _run(job: FioJobFile, host_client: str, out: str, cancel: threading.Event | None) -> tuple[str, str]:
     """(the output file's text, '' or why fio stopped short or complained)."""
-    job_path = os.path.join(out, f"{job.name}.fio")
-    json_path = os.path.join(out, f"{job.name}.json")
-    with open(job_path, "w") as f:
-        f.write(job.text)
+    job_path, json_path = job_files(out, job.text, "preflight")
     try:
         outcome = run_fio(
             fio_argv(job_path, json_path, status_interval=0, client=(host_client,)),

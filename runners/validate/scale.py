@@ -20,6 +20,7 @@ from planners.hardware.disks import DiskPerf
 from planners.models import Plan
 from planners.perf.jobfile import JobFile
 from planners.perf.scale import Axis, PointPrediction, grid, job_at, mark_knees, size_text
+from runners.files import write_text
 from runners.fio.jobs import ArrayShape, Timing
 from runners.fio.result import JobFigures
 from runners.validate.suite import ProgressFn, ValidateReport, validate
@@ -126,8 +127,7 @@ def validate_scale(
         target=target, axes=tuple(axes), points=tuple(points), duration_s=time.monotonic() - t0, stopped=stopped
     )
     if report_dir:
-        with open(os.path.join(report_dir, "scale.json"), "w") as f:
-            f.write(out.model_dump_json(indent=2))
+        write_text(os.path.join(report_dir, "scale.json"), out.model_dump_json(indent=2), force=True)
     return out
 
 

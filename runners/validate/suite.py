@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from planners.perf.jobfile import JobFile
 from planners.perf.workloads import Workload as ModelWorkload
 from runners.exec import not_found, which
+from runners.files import create_numbered, make_run_dir, write_text
 from runners.fio.jobs import (
     FULL,
     QUICK,
@@ -99,8 +100,9 @@ ProgressFn = Callable[[str, str, float, JobFigures | None], None]
 @contextlib.contextmanager
 def _report_dir(path: str | None) -> Iterator[str]:
     if path:
-        os.makedirs(path, exist_ok=True)
-        yield path
+        # Made here when absent; the command line has already refused one that holds a former run's
+        # files without --force. A link is refused either way.
+        yield str(make_run_dir(path, reuse=True))
         return
     tmp = tempfile.mkdtemp(prefix="podplan-validate-")
     try:
@@ -236,8 +238,7 @@ def validate(
             else " | ".join(f"file {i}: {jf.grouping}" for i, jf in enumerate(jobs, 1) if jf.grouping),
         )
         if report_dir:
-            with open(os.path.join(out, "report.json"), "w") as f:
-                f.write(report.model_dump_json(indent=2))
+            write_text(os.path.join(out, "report.json"), report.model_dump_json(indent=2), force=True)
     return report
 
 
@@ -255,6 +256,18 @@ def job_phases(jf: JobFile) -> list[list[ModelWorkload]]:
                 group.append(w)
         out += [group] if group else []
     return out
+
+
+def job_files(out: str, text: str, stem: str = "job") -> tuple[str, str]:
+    """(job file, fio's output file) in the run directory, named by index (job-01.fio and
+    job-01.json): a section's name comes from the user's job file, and `[../../etc/x]` is a valid
+    one. The job file is written now; the output's name is cleared (a link planted there is
+    removed, not followed) for fio to create."""
+    job_path = create_numbered(out, stem, ".fio", text)
+    json_path = job_path.removesuffix(".fio") + ".json"
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(json_path)
+    return job_path, json_path
 
 
 def _skipped(w: FioWorkload, reason: str) -> WorkloadReport:
@@ -279,12 +292,7 @@ def _run_together(
     """One fio run of the job file the workloads share (one workload, or sections that run at once):
     a report per workload, from fio's reporting group of that name."""
     job = ws[0].job
-    job_path = os.path.join(out, f"{job.name}.fio")
-    json_path = os.path.join(out, f"{job.name}.json")
-    with open(job_path, "w") as f:
-        f.write(job.text)
-    with contextlib.suppress(FileNotFoundError):
-        os.unlink(json_path)
+    job_path, json_path = job_files(out, job.text)
     if on_progress:
         for w in ws:
             on_progress(w.name, "start", 0.0, None)

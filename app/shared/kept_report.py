@@ -1,0 +1,89 @@
+"""The curves.json a report directory keeps, as a model: `podplan report DIR` reads a file that may
+have been edited, truncated or planted, so every field is checked before a page is drawn from it."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from planners.errors import PlanError
+
+
+class _Strict(BaseModel):
+    # Unknown keys refused: the page is drawn from the file as it is, and a point's keys become arguments.
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class KeptMeasured(_Strict):
+    mb_s: float = Field(description="Measured MB/s (10^6 bytes/s).")
+    iops: float = Field(description="Measured I/Os per second.")
+    status: str = Field("done", description="How the run ended: done, partial, ...")
+    cpu_s_per_gb: float | None = Field(None, description="CPU seconds per GB moved.")
+    cpu_s_per_k_ios: float | None = Field(None, description="CPU seconds per 1000 I/Os.")
+
+
+class KeptPoint(_Strict):
+    x: int = Field(description="The swept value: a count, or bytes for bs.")
+    mb_s: float = Field(description="Predicted MB/s (10^6 bytes/s).")
+    iops: float = Field(description="Predicted I/Os per second.")
+    binding: str = Field(description="The term that limits the prediction ('' when measured only).")
+    knee: bool = Field(False, description="True at the knee of the curve.")
+    knee_cause: str = Field("", description="Why the curve bends there.")
+    outside: str = Field("", description="Why the point is outside the model ('' when inside).")
+    measured: KeptMeasured | None = Field(None, description="What fio measured there, if it ran.")
+
+
+class KeptCurve(_Strict):
+    section: str = Field(description="The job's section or suite workload.")
+    label: str = Field(description="The other swept options' values ('' for a one-option sweep).")
+    x_key: str = Field(description="The swept option: numjobs, iodepth or bs.")
+    metric: Literal["MB/s", "IOPS"] = Field(description="What the y axis shows.")
+    points: list[KeptPoint] = Field(description="The points, in x order.")
+
+
+class KeptAxis(BaseModel):
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    key: str = Field(description="The swept option.")
+    values: list[int] = Field(description="Its values: counts, or bytes for bs.")
+
+
+class KeptBar(_Strict):
+    workload: str = Field(description="The workload's name.")
+    metric: Literal["MB/s", "IOPS"] = Field(description="The unit of both figures.")
+    measured: float | None = Field(description="Measured, in `metric`.")
+    predicted: float | None = Field(description="Predicted, in `metric` (None without a plan).")
+
+
+class KeptDisk(_Strict):
+    device: str = Field(description="The member disk's path.")
+    outer_mb_s: float | None = Field(description="Sequential read of the outer zone, MB/s.")
+    slow: list[str] = Field(description="The phases where it was more than 20 % below the median.")
+
+
+class KeptReport(_Strict):
+    """A curves_doc (app.shared.curves) and, from validate --report, its bars and per-disk baseline."""
+
+    title: str = Field(description="The page's title.")
+    summary: list[str] = Field(description="The plan and the run, a line each.")
+    axes: list[KeptAxis] = Field(default_factory=list, description="The swept options.")
+    curves: list[KeptCurve] = Field(default_factory=list, description="One per section and value of a second axis.")
+    bars: list[KeptBar] = Field(default_factory=list, description="Measured beside predicted per workload.")
+    baseline: list[KeptDisk] = Field(default_factory=list, description="The per-disk read-only baseline.")
+
+
+def read_kept_report(path: str) -> dict[str, Any]:
+    """The kept curves.json as a curves_doc, checked against KeptReport; anything else is one line."""
+    import json
+
+    from app.shared.planfile import describe_validation_error
+    from runners.files import read_text
+
+    text = read_text(path, what="kept report", missing="no such file; validate --scale --report DIR keeps it")
+    try:
+        KeptReport.model_validate_json(text)
+    except ValidationError as exc:
+        raise PlanError(describe_validation_error(exc, f"{path}: not the curves of a kept report"), "report") from None
+    doc: dict[str, Any] = json.loads(text)
+    return doc
