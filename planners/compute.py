@@ -99,15 +99,8 @@ def compute(plan: Plan) -> PlanResult:
     array = sum(u.size for u in unders)
     df_size = sum(v.df_size_bytes for v in volumes)
     usable = sum(v.df_available_bytes for v in volumes)
-    findings = (
-        al.check_plan(
-            plan,
-            [(g.name, g.md.io_min_bytes, g.md.io_opt_bytes, g.md.chunk_bytes, g.md.level) for g in groups],
-            volumes[0],
-        )
-        + fs_findings(plan, volumes)
-        + mount_findings(volumes)
-    )
+    arrays = [(g.name, g.md.io_min_bytes, g.md.io_opt_bytes, g.md.chunk_bytes, g.md.level) for g in groups]
+    findings = al.check_plan(plan, arrays, volumes[0]) + fs_findings(plan, volumes) + mount_findings(volumes)
     if not groups:
         findings += direct_findings(plan, unders, volumes[0])
     findings += journal_findings(plan) + [f for v in volumes for f in btrfs_findings(v)]

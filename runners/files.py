@@ -106,11 +106,13 @@ def read_text(
         raise FileRefused(f"{os.fspath(path)}: not a text file (byte {exc.start} is not UTF-8)") from None
 
 
-def write_text(path: str | os.PathLike[str], text: str, *, force: bool = False, executable: bool = False) -> Path:
+def write_text(
+    path: str | os.PathLike[str], text: str, *, force: bool = False, executable: bool = False, private: bool = False
+) -> Path:
     """Write `text` as the file `path`: refused if anything (a file, a link, a FIFO) is there
     unless `force`; with it, a file is replaced and a link is replaced by the file, never written
     through. The file gets the mode `open()` (or `chmod +x`) would give it under the umask, or
-    keeps the mode of the regular file it replaces."""
+    keeps the mode of the regular file it replaces; `private`: 0600 whatever the umask."""
     p = Path(path)
     parent = p.parent if str(p.parent) else Path(".")
     if p.name in ("", ".", ".."):
@@ -134,6 +136,8 @@ def write_text(path: str | os.PathLike[str], text: str, *, force: bool = False, 
             mode |= (mode & 0o444) >> 2
     else:
         mode = (0o777 if executable else 0o666) & ~_umask()
+    if private:
+        mode = 0o600
     try:
         _place(p, parent, text.encode("utf-8"), mode, replace=force)
     except FileRefused:

@@ -2,8 +2,9 @@
 form's plan under the XDG state directory, offered at the next start of the same plan.
 
 The copy is named by a hash of where the plan came from (its file's absolute path, or the example
-it started from), never by user text; it is written 0600 (a plan may name a site's devices) with a
-temp file and a rename, so a second hangup mid-write leaves the last whole copy.
+it started from), never by user text; it is written 0600 (a plan may name a site's devices) by
+podplan's one writer (a temp file and a rename, never through a link), so a second hangup mid-write
+leaves the last whole copy.
 """
 
 from __future__ import annotations
@@ -46,19 +47,12 @@ def keep(plan: Plan, origin: str) -> None:
     """Write (or replace) the recovery copy of `origin`. Errors pass silently: a copy that cannot be
     written must not stop the app from ending, and the edit is still in the form while it runs."""
     from app.shared.planfile import plan_to_toml
+    from runners.files import write_text
 
     path = _path(origin)
-    try:
+    with contextlib.suppress(OSError, PodplanError):
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(f"# podplan recovery copy of {origin}\n" + plan_to_toml(plan))
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except (OSError, ValueError):
-        pass
+        write_text(path, f"# podplan recovery copy of {origin}\n" + plan_to_toml(plan), force=True, private=True)
 
 
 def found(origin: str) -> Kept | None:

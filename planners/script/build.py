@@ -24,7 +24,7 @@ from planners.models import MdGroup, Plan
 from planners.results import AlignmentChain, GroupResult, PlanResult, VolumeResult
 from planners.script.fstab import mount_checks, mount_step, one_line
 from planners.script.guards import PLACEHOLDER_UUID, checked_twice
-from planners.script.preamble import MDADM_CONF, PREAMBLE, Write, device_checks
+from planners.script.preamble import MDADM_CONF, PREAMBLE, DiskFigures, Write, device_checks
 from planners.units import format_bytes_binary, format_bytes_decimal, format_size_compact
 
 __all__ = ["MDADM_CONF", "Write", "build_script", "placeholders"]
@@ -89,33 +89,11 @@ def build_script(plan: Plan, result: PlanResult) -> str:
         arrays.append((DISKS, [(d.size, d.logical_sector, d.physical_sector) for d in disks]))
     w("")
     w('step "check every device, and that what the run makes is free (read-only)"')
-    checks: list[str] = []
     for g, (_, members, spares) in zip(result.groups, plan.group_disks(), strict=True):
         for var, disks in ((_var(g, "MEMBERS"), members), (_var(g, "SPARES"), spares)):
             arrays.append((var, [(d.size, d.logical_sector, d.physical_sector) for d in disks]))
-    checks += device_checks(arrays)
-    journal = result.volumes[0].ext4.journal_device if result.volumes[0].ext4 else None
-    if journal:
-        least = JOURNAL_MIN_BLOCKS * plan.filesystem.block_size
-        checks.append(
-            f"check_device {q(journal)} {least} - -  # the external journal: at least {JOURNAL_MIN_BLOCKS} blocks"
-        )
-    log = plan.filesystem.log_device
-    if log:
-        checks.append(f"check_device {q(log)} {LOG_REALISTIC_MIN_BYTES} - -  # the external XFS log: 64 MiB at least")
-        why = f"{log}: larger than the {LOG_MAX_BYTES}-byte longest XFS log (mkfs.xfs refuses it): give a partition of at most that"
-        checks.append(
-            f'if [ "$(blockdev --getsize64 {q(log)} 2>/dev/null || echo 0)" -gt {LOG_MAX_BYTES} ]; then refuse {q(why)}; fi'
-        )
-    checks.append("check_distinct")
-    checks += [f"md_free {q(g.name)}" for g in result.groups]
-    if any(v.lvm is not None for v in result.volumes):
-        checks.append(f"lvm_free {q(plan.lvm.vg)} {q(plan.lvm.lv)}")
-    for v in result.volumes:
-        checks += mount_checks(plan, v, PLACEHOLDER_UUID)
     tuning, rules = _tuning(plan, result)
-    if rules:
-        checks.append(f"file_free {q(_rule_path(plan))} 'the udev rule file the run writes'")
+    checks = _checks(plan, result, arrays, bool(rules))
     for line in checked_twice(checks):
         w(line)
     for g, pg in zip(result.groups, plan.groups, strict=True):
@@ -136,6 +114,34 @@ def build_script(plan: Plan, result: PlanResult) -> str:
     w('  say "dry run: nothing was changed; run again with --run to build"')
     w("fi")
     return "\n".join(lines) + "\n"
+
+
+def _checks(plan: Plan, result: PlanResult, arrays: list[tuple[str, list[DiskFigures]]], rules: bool) -> list[str]:
+    """The read-only checks, run before the confirmation and again after it: every device, and that
+    every name, node, mount point and file the run makes is free."""
+    checks = device_checks(arrays)
+    journal = result.volumes[0].ext4.journal_device if result.volumes[0].ext4 else None
+    if journal:
+        least = JOURNAL_MIN_BLOCKS * plan.filesystem.block_size
+        checks.append(
+            f"check_device {q(journal)} {least} - -  # the external journal: at least {JOURNAL_MIN_BLOCKS} blocks"
+        )
+    log = plan.filesystem.log_device
+    if log:
+        checks.append(f"check_device {q(log)} {LOG_REALISTIC_MIN_BYTES} - -  # the external XFS log: 64 MiB at least")
+        why = f"{log}: larger than the {LOG_MAX_BYTES}-byte longest XFS log (mkfs.xfs refuses it): give a partition of at most that"
+        checks.append(
+            f'if [ "$(blockdev --getsize64 {q(log)} 2>/dev/null || echo 0)" -gt {LOG_MAX_BYTES} ]; then refuse {q(why)}; fi'
+        )
+    checks.append("check_distinct")
+    checks += [f"md_free {q(g.name)}" for g in result.groups]
+    if any(v.lvm is not None for v in result.volumes):
+        checks.append(f"lvm_free {q(plan.lvm.vg)} {q(plan.lvm.lv)}")
+    for v in result.volumes:
+        checks += mount_checks(plan, v, PLACEHOLDER_UUID)
+    if rules:
+        checks.append(f"file_free {q(_rule_path(plan))} 'the udev rule file the run writes'")
+    return checks
 
 
 def _var(g: _Named, what: str) -> str:
