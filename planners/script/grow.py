@@ -179,12 +179,17 @@ def _header(w: Write, old: Plan, g: Growth) -> None:
         f"# df -B1 {g.mount_point}: size {g.df_size_bytes_before} -> {g.df_size_bytes_after}, "
         f"available {g.df_available_bytes_before} -> {g.df_available_bytes_after} (empty filesystem)."
     )
+    grow_prelude(w, old, CHECKS)
+
+
+def grow_prelude(w: Write, old: Plan, checks: str) -> None:
+    """After a grow script's own header comments: the shared settings and preamble, then its checks' functions."""
     w("# Default is a dry run that checks the system and the added disks and prints the commands; --run grows.")
     w("set -euo pipefail")
     w("export LC_ALL=C")
     w(f"PLAN_NAME={q(old.name)}")
     w(GROW_PREAMBLE.rstrip())
-    w(CHECKS.rstrip())
+    w(checks.rstrip())
 
 
 def _expect_system(w: Write, old: Plan, g: Growth) -> None:

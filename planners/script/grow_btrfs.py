@@ -11,7 +11,7 @@ from planners.assumed import assumed_tools
 from planners.grow.btrfs import BtrfsGrowth
 from planners.models import Plan
 from planners.script.build import Write
-from planners.script.grow import GROW_PREAMBLE
+from planners.script.grow import grow_prelude
 from planners.script.guards import checked_twice
 from planners.script.preamble import device_checks
 
@@ -135,12 +135,7 @@ def _header(w: Write, old: Plan, g: BtrfsGrowth) -> None:
         f"# df -B1 {g.mount_point}: size {g.df_size_bytes_before} -> {g.df_size_bytes_after}; btrfs filesystem usage -b "
         f"Free (estimated) {g.free_estimated_bytes_before} -> {g.free_estimated_bytes_after} (empty filesystem)."
     )
-    w("# Default is a dry run that checks the system and the added disks and prints the commands; --run grows.")
-    w("set -euo pipefail")
-    w("export LC_ALL=C")
-    w(f"PLAN_NAME={q(old.name)}")
-    w(GROW_PREAMBLE.rstrip())
-    w(CHECKS.rstrip())
+    grow_prelude(w, old, CHECKS)
 
 
 def _step(w: Write, title: str, why: str) -> None:
