@@ -53,7 +53,8 @@ class NameRule:
             raise PlanError(f"{self.what} is empty", field)
         if len(value) > self.max_len:
             raise PlanError(
-                f"{self.what} {_short(value)} is {len(value)} characters long: at most {self.max_len} ({self.source})",
+                f"{self.what[:1].upper()}{self.what[1:]} must be at most {self.max_len} characters, not {len(value)} "
+                f"({self.source}).",
                 field,
             )
         if not re.fullmatch(self.pattern, value):

@@ -61,7 +61,7 @@ def test_what_the_form_cannot_show_is_kept() -> None:
         ({"size": "2XB"}, "size", "unknown unit"),
         ({"chunk": "3K"}, "chunk", "power of two"),
         ({"label": "a b"}, "label", "not allowed"),
-        ({"label": "much-too-long-for-xfs"}, "label", "16 characters"),
+        ({"label": "much-too-long-for-xfs"}, "label", "at most 12 characters"),  # XFS's own limit
         ({"mount_point": "srv"}, "mount_point", "not allowed"),
         ({"groups": "1", "spares": "45"}, "members", "no members"),
         ({"members": "16"}, "members", "need 48 disks"),
@@ -156,7 +156,14 @@ def test_a_changed_disk_drops_the_old_model_text():
         ("members", "2000", "Group members must be from 1 to 384, not 2000."),
         ("spares", "65", "Group spares must be from 0 to 64, not 65."),  # members typed: not shared out
         ("reserved", "70", "Filesystem reserved percent must be from 0 to 50, not 70."),
-        ("label", "a" * 20, "Filesystem label must be at most 16 characters, not 20."),
+        (
+            "label",
+            "a" * 20,
+            (
+                "Ext4 label must be at most 16 characters, not 20 (e2fsprogs: the superblock's s_volume_name, "
+                "16 bytes; longer is cut)."
+            ),
+        ),
     ],
 )
 def test_a_value_out_of_bounds_is_one_sentence_with_the_range(field, typed, said) -> None:

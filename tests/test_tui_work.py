@@ -257,3 +257,109 @@ def test_a_dropped_terminal_keeps_the_edits(tmp_path) -> None:
         _wait_for(session, "Restore")
     finally:
         subprocess.run(["tmux", "kill-session", "-t", session], check=False, timeout=10)
+
+
+async def _save_to(pilot, path: str, key: str = "ctrl+s") -> None:  # type: ignore[no-untyped-def]
+    from app.tui.screens.dialogs import PathPrompt
+
+    await pilot.press(key)
+    await pilot.pause()
+    assert isinstance(pilot.app.screen, PathPrompt)
+    pilot.app.screen.query_one("#path", Input).value = path
+    await pilot.press("enter")
+    await pilot.pause()
+
+
+def _pod_file(tmp_path, count: int = 45):  # type: ignore[no-untyped-def]
+    from app.shared.planfile import plan_to_toml
+    from tests.tui_helpers import plan_with
+
+    f = tmp_path / "pod.toml"
+    f.write_text(plan_to_toml(plan_with(count=str(count))))
+    return f
+
+
+async def test_saving_to_the_opened_file_unchanged_asks_nothing(tmp_path) -> None:
+    from app.shared.planfile import load_plan
+
+    f = _pod_file(tmp_path)
+    app = PodplanApp(load_plan(f), f)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await _edit_count(pilot, "44")
+        await _save_to(pilot, str(f))
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert type(app.screen).__name__ == "PlanScreen"  # no "exists. Overwrite it?"
+        assert load_plan(f).disks[0].count == 44
+        # Saved once, the file is podplan's own again: a second save asks nothing either.
+        await _edit_count(pilot, "43")
+        await _save_to(pilot, str(f))
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert load_plan(f).disks[0].count == 43
+
+
+@pytest.mark.parametrize("answer", ["overwrite", "save_as", "reload", "cancel"])
+async def test_save_and_quit_over_a_file_changed_on_disk_asks(tmp_path, answer: str) -> None:
+    from app.shared.planfile import load_plan, plan_to_toml
+    from app.tui.screens.dialogs import ChangedOnDisk, PathPrompt, QuitDialog
+    from tests.tui_helpers import plan_with
+
+    f = _pod_file(tmp_path)
+    app = PodplanApp(load_plan(f), f)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await _edit_count(pilot, "44")
+        theirs = plan_to_toml(plan_with(count="30"))
+        f.write_text(theirs)  # an editor or git pull changes the file meanwhile
+        await pilot.press("ctrl+q")
+        await pilot.pause()
+        assert isinstance(app.screen, QuitDialog)
+        await pilot.click("#save")
+        await pilot.pause()
+        assert isinstance(app.screen, ChangedOnDisk)
+        await pilot.click(f"#{answer}")
+        await pilot.pause()
+        if answer == "save_as":
+            assert isinstance(app.screen, PathPrompt)
+            assert app.screen.query_one("#path", Input).value == str(tmp_path / "pod-mine.toml")
+            await pilot.press("enter")
+        if answer in ("overwrite", "save_as"):  # saved, the app quits: its workers end cancelled
+            for _ in range(200):
+                if not app.is_running:
+                    break
+                await pilot.pause(0.05)
+        else:
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+        if answer == "overwrite":
+            assert load_plan(f).disks[0].count == 44 and not app.is_running
+        else:
+            assert f.read_text() == theirs  # the other program's change is kept
+        if answer == "save_as":
+            assert load_plan(tmp_path / "pod-mine.toml").disks[0].count == 44 and not app.is_running
+        if answer == "reload":
+            assert app.is_running and app.plan.disks[0].count == 30 and not app.modified
+        if answer == "cancel":
+            assert app.is_running and app.plan.disks[0].count == 44
+
+
+@pytest.mark.parametrize("where", ["long name", "under a file", "a directory"])
+async def test_a_save_path_that_cannot_be_checked_is_one_notice(tmp_path, where: str) -> None:
+    (tmp_path / "afile").write_text("x")
+    path = {
+        "long name": str(tmp_path / ("A" * 300 + ".toml")),
+        "under a file": str(tmp_path / "afile" / "pod.toml"),
+        "a directory": str(tmp_path),
+    }[where]
+    app = PodplanApp(example_pod())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await _edit_count(pilot, "44")
+        await _save_to(pilot, path)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.is_running and app.plan.disks[0].count == 44 and app.modified
+        said = [str(n.message) for n in app._notifications]
+        assert any(m.startswith("Not saved") or "cannot write" in m for m in said), said

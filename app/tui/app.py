@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from functools import partial
 from pathlib import Path
 
@@ -17,6 +17,7 @@ from textual.worker import WorkerFailed
 from app.tui.keys import BY_ID, PALETTE, bindings, say
 from app.tui.messages import FileFailed, FileSaved, PlanComputed, PlanOpened, PlanRejected
 from app.tui.recovery import KeepsEdits, origin_of, when
+from app.tui.saving import SavesFiles, identity_of
 from app.tui.screens.plan_screen import TAB_OF_ALT_DIGIT, PlanScreen
 from app.tui.variants import Variant
 from app.tui.widgets.plan_form import PlanForm
@@ -26,10 +27,8 @@ from planners.results import PlanResult
 
 # Screens other than the plan screen are imported when first opened: first paint matters more.
 
-Writer = Callable[[Path, bool], object]
 
-
-class PodplanApp(KeepsEdits, App[int]):
+class PodplanApp(SavesFiles, KeepsEdits, App[int]):
     """Plan a storage array interactively."""
 
     CSS_PATH = Path(__file__).with_name("podplan.tcss")
@@ -54,6 +53,7 @@ class PodplanApp(KeepsEdits, App[int]):
         self._saving: Plan | None = None
         self._quit_after_save = False  # 'save and quit': exit once the plan is written
         self._origin = f"example {plan.name}"
+        self._remember_identity(self.plan_file)
         self._recovery_init()
 
     def _handle_exception(self, error: Exception) -> None:
@@ -274,68 +274,6 @@ class PodplanApp(KeepsEdits, App[int]):
         self.notify(f"Loaded {what} into the form")
 
     # -- files --------------------------------------------------------------------------------
-    def action_save_plan(self) -> None:
-        self._save_plan()
-
-    def _save_plan(self, *, then_quit: bool = False) -> None:
-        """ctrl+s, or 'save and quit': the plan to a file, atomically; asks where unless quitting to its own file."""
-        if self.error or self.result is None:
-            self.notify(f"Not saved: the form has an error ({self.error})", severity="error")
-            return
-        from app.shared.planfile import save_plan
-
-        plan = self.plan
-        self._saving = plan
-        self._quit_after_save = then_quit
-
-        def write(path: Path, force: bool) -> object:
-            return save_plan(plan, path, overwrite=force)
-
-        if then_quit and self.plan_file:
-            self._write(self.plan_file, write, True, "plan")
-            return
-        default = str(self.plan_file) if self.plan_file else f"{plan.name}.toml"
-        self.save_file("Save the plan as (TOML)" + (", then quit" if then_quit else ""), default, "plan", write)
-
-    def save_script(self, text: str) -> None:
-        from app.shared.planfile import write_script
-
-        default = f"build-{self.plan.name}.sh"
-        self.save_file(
-            "Save the build script as", default, "script", lambda path, force: write_script(path, text, force)
-        )
-
-    @work(exclusive=True, group="save-dialog")
-    async def save_file(self, title: str, default: str, what: str, write: Writer) -> None:
-        from app.tui.screens.dialogs import Confirm, PathPrompt
-
-        answer = await self.push_screen_wait(PathPrompt(title, default))
-        if not answer:
-            self._quit_after_save = False
-            return
-        path = Path(answer).expanduser()
-        overwrite = False
-        if path.exists():
-            if path.is_dir() or not await self.push_screen_wait(Confirm(f"{path} exists. Overwrite it?")):
-                self._quit_after_save = False
-                self.notify(
-                    f"Not saved: {path} {'is a directory' if path.is_dir() else 'kept as it was'}", severity="warning"
-                )
-                return
-            overwrite = True
-        self._write(path, write, overwrite, what)
-
-    @work(thread=True, exclusive=True, exit_on_error=False, group="file-io")
-    def _write(self, path: Path, write: Writer, overwrite: bool, what: str) -> None:
-        try:
-            write(path, overwrite)
-        except PlanError as exc:
-            self.post_message(FileFailed(exc.message))
-        except OSError as exc:
-            self.post_message(FileFailed(f"{path}: cannot write ({exc.strerror or exc})"))
-        else:
-            self.post_message(FileSaved(path, what))
-
     # A worker, so the dialog's answer can be awaited; Textual runs the action and drops what it returns.
     @work(exclusive=True, group="quit-dialog")
     async def action_quit(self) -> None:  # type: ignore[override]
@@ -400,14 +338,18 @@ class PodplanApp(KeepsEdits, App[int]):
 
         try:
             plan = load_plan(path)
+            identity = identity_of(path)
         except PlanError as exc:
             self.post_message(FileFailed(exc.message))
+        except OSError as exc:
+            self.post_message(FileFailed(f"{path}: cannot read ({exc.strerror or exc})"))
         else:
-            self.post_message(PlanOpened(plan, path))
+            self.post_message(PlanOpened(plan, path, identity))
 
     @on(PlanOpened)
     def _plan_opened(self, event: PlanOpened) -> None:
         self.plan_file = event.path
+        self.file_identity = event.identity  # type: ignore[assignment]
         self._take_saved_from_form = True
         self._back_to_plan()
         self._plan_screen().load(event.plan)
@@ -419,6 +361,7 @@ class PodplanApp(KeepsEdits, App[int]):
         if event.what == "plan":
             before = origin_of(self.plan_file, self._origin)
             self.plan_file = event.path
+            self.file_identity = event.identity  # type: ignore[assignment]
             self._edits_gone(before)
             self.saved_plan = self._saving
             self._set_subtitle()

@@ -241,6 +241,10 @@ KEYS: tuple[Key, ...] = (
     Key("quit.stay", "escape,n", "answer('stay')", "Stay", "quit"),
     Key("quit.save", "s", "answer('save')", "Save and quit", "quit"),
     Key("quit.quit", "q,y", "answer('quit')", "Quit without saving", "quit"),
+    Key("changed.cancel", "escape,c", "answer('')", "Cancel", "changed"),
+    Key("changed.save_as", "a", "answer('save_as')", "Save as", "changed"),
+    Key("changed.reload", "r", "answer('reload')", "Reload", "changed"),
+    Key("changed.overwrite", "o", "answer('overwrite')", "Overwrite", "changed"),
     Key("choice.previous", "left", "step(-1)", "Previous", "choice", show=False),
     Key("choice.next", "right,space", "step(1)", "Next", "choice", show=False),
     # Textual's own: named in the help, bound by Textual (App, Screen and the command palette).

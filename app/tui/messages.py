@@ -49,6 +49,8 @@ class PlanOpened(Message):
 
     plan: Plan
     path: Path
+    identity: object = None
+    """The file's FileIdentity as read (app.tui.saving)."""
 
 
 @dataclass
@@ -57,6 +59,8 @@ class FileSaved(Message):
 
     path: Path
     what: str
+    identity: object = None
+    """A plan file's FileIdentity as written (app.tui.saving), None for other files."""
 
 
 @dataclass

@@ -103,3 +103,37 @@ class QuitDialog(ModalScreen[str]):
 
     def action_answer(self, answer: str) -> None:
         self.dismiss(answer)
+
+
+class ChangedOnDisk(ModalScreen[str | None]):
+    """Saving over the plan file that another program changed since it was opened or saved:
+    'save_as' another file, 'reload' it (the form's edits are lost), 'overwrite' it, or None."""
+
+    BINDINGS = bindings("changed")
+
+    def __init__(self, path: object) -> None:
+        super().__init__(classes="dialog-screen")
+        self._question = (
+            f"{path} was changed on disk since podplan opened or saved it (an editor, git, another podplan): "
+            "saving over it would lose that change. Save as another file, reload it (the form's edits are lost), "
+            "or overwrite it?"
+        )
+
+    def compose(self) -> ComposeResult:
+        with Vertical(classes="dialog"):
+            yield Label(self._question, classes="dialog-title")
+            with Horizontal(classes="dialog-buttons"):
+                # Compact: four buttons of the usual width would not fit the dialog at 80 columns.
+                yield Button("Cancel", id="cancel", compact=True)
+                yield Button("Save as...", variant="primary", id="save_as", compact=True)
+                yield Button("Reload", id="reload", compact=True)
+                yield Button("Overwrite", variant="error", id="overwrite", compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#save_as").focus()  # the answer that loses nothing
+
+    def on_button_pressed(self, event: Button.Pressed) -> None:
+        self.dismiss(None if event.button.id == "cancel" else event.button.id)
+
+    def action_answer(self, answer: str) -> None:
+        self.dismiss(answer or None)
