@@ -363,3 +363,50 @@ async def test_a_save_path_that_cannot_be_checked_is_one_notice(tmp_path, where:
         assert app.is_running and app.plan.disks[0].count == 44 and app.modified
         said = [str(n.message) for n in app._notifications]
         assert any(m.startswith("Not saved") or "cannot write" in m for m in said), said
+
+
+async def test_a_big_job_file_never_blocks_typing(tmp_path) -> None:
+    from app.tui.widgets import perf
+    from app.tui.widgets.curve import MAX_CHARTS, CurvePlot
+    from tests.tui_helpers import rendered
+
+    job = tmp_path / "big.fio"
+    sections = "".join(
+        f"[j{i}]\nrw=randread\nbs={4 * (1 + i % 8)}k\niodepth={1 + i % 16}\nstonewall\n" for i in range(300)
+    )
+    job.write_text("[global]\nioengine=libaio\ndirect=1\nsize=1g\n" + sections)
+    app = PodplanApp(example_pod())
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            app.screen.query_one("#result-tabs").active = "tab-performance"
+            await pilot.pause()
+            await app.workers.wait_for_complete()
+            start = time.perf_counter()
+            await _edit_count(pilot, "41")  # the same four keys with the suite alone: the yardstick
+            alone = time.perf_counter() - start
+            await app.workers.wait_for_complete()
+            await _load_job(pilot, str(job))
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            assert len(app.screen.query(CurvePlot)) == MAX_CHARTS
+            assert "first 12 of 304 sections" in " ".join(str(app.screen.query_one("#curves-heading").content).split())
+            start = time.perf_counter()
+            await _edit_count(pilot, "40")  # four keys, each a new plan whose 300 sections are predicted
+            took = time.perf_counter() - start
+            # Was 3 s a key: the table of 300 rows laid out again on every keystroke, in the UI thread.
+            assert took < 2 * alone + 0.5, f"{took:.1f} s for four keystrokes, {alone:.1f} s with the suite alone"
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            from app.tui.widgets.perf import perf_view
+
+            shown = rendered(app, "#perf")
+            import io
+
+            from rich.console import Console
+
+            console = Console(width=200, record=True, file=io.StringIO())
+            console.print(perf_view(app.plan, app.result, app.screen.query_one("#results").size.width - 2))
+            assert app.plan.disks[0].count == 40 and shown == console.export_text()  # the last plan's, not a stale one
+    finally:
+        perf.set_jobs(None, "")

@@ -122,21 +122,39 @@ HEADING = (
 )
 
 
-def show_curves(scroll: VerticalScroll, plan: Plan, result: PlanResult) -> None:
-    """The Perf tab's charts, one per section, under its figures; redrawn in place when the
-    sections are the same, else mounted anew."""
+MAX_CHARTS = 12
+"""Charts mounted on the Perf tab: the suite's and the first job sections'. Hundreds of plot
+widgets would take seconds to lay out on every change; the command line draws them all."""
+
+
+def curve_groups(plan: Plan, result: PlanResult) -> list[list[Curve]]:
+    """The Perf tab's curves, computed off the UI thread (pure: no widget touched)."""
     from app.tui.widgets.perf import _with_host_cpu, loaded_job
 
-    groups = perf_curves(_with_host_cpu(plan)[0], result, loaded_job()[0])
+    return perf_curves(_with_host_cpu(plan)[0], result, loaded_job()[0])
+
+
+def show_curves(scroll: VerticalScroll, groups: list[list[Curve]]) -> None:
+    """The Perf tab's charts, one per section, under its figures; redrawn in place when the
+    sections are the same, else mounted anew. At most MAX_CHARTS, with a line that says so."""
+    shown = groups[:MAX_CHARTS]
+    heading = HEADING
+    if len(groups) > len(shown):
+        heading += (
+            f". Charts of the first {len(shown)} of {len(groups)} sections; "
+            "`podplan predict --job FILE --scale numjobs=...` draws every one"
+        )
     plots = list(scroll.query(CurvePlot))
-    if [p.curves[0].name for p in plots] == [g[0].name for g in groups]:
-        for p, g in zip(plots, groups, strict=True):
+    if [p.curves[0].name for p in plots] == [g[0].name for g in shown]:
+        for p, g in zip(plots, shown, strict=True):
             p.show(g)
         return
     # No ids on the plots: the old ones leave the DOM only after this call returns, and new ones of
     # the same ids would collide with them (a second job file crashed the app with DuplicateIds).
     for p in plots:
         p.remove()
-    if not scroll.query("#curves-heading"):
-        scroll.mount(Static(HEADING, id="curves-heading", classes="curves-heading"))
-    scroll.mount_all([CurvePlot(g, classes=f"curve-{i}") for i, g in enumerate(groups)])
+    if headings := scroll.query("#curves-heading"):
+        headings.first(Static).update(heading)
+    else:
+        scroll.mount(Static(heading, id="curves-heading", classes="curves-heading"))
+    scroll.mount_all([CurvePlot(g, classes=f"curve-{i}") for i, g in enumerate(shown)])

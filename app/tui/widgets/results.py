@@ -10,14 +10,22 @@ from __future__ import annotations
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
+from textual import work
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
+from textual.timer import Timer
 from textual.widgets import Static, TabbedContent, TabPane
+from textual.worker import get_current_worker
 
 from app.tui.tables import arrays, filesystems_text, summary_text, waterfall, waterfall_notes
 from planners.models import Plan
 from planners.results import PlanResult
 
+SECTIONS_SAID = 20
+"""Job sections from which the Perf tab predicts once typing pauses, and says so (fewer take no
+noticeable time)."""
+TYPING_PAUSE_S = 0.4
+"""Seconds without a change before a big job file is predicted again."""
 NARROW_BELOW = 70  # columns of the pane under which the wide tables lose their TB and note columns
 
 # The result tabs in order: (title, what each shows, for the command palette).
@@ -43,6 +51,7 @@ class ResultsPane(Vertical):
         self._narrow: bool | None = None
         self._shapes: dict[str, tuple[int, ...] | tuple[str]] = {}  # a table's shape, or a text's words
         self._filled: set[str] = set()
+        self._perf_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(id="summary")
@@ -127,7 +136,12 @@ class ResultsPane(Vertical):
             # the screen only when the scroll composes, after the figures below are put in it.
             scroll = VerticalScroll(classes="result-scroll")
             tabs.get_pane(active).mount(scroll)
-            scroll.mount(Static(id=LATER_TABS[active]))
+            if active == "tab-performance":
+                from app.tui.widgets.prerendered import Prerendered
+
+                scroll.mount(Static(id="perf-note"), Prerendered(id="perf"))
+            else:
+                scroll.mount(Static(id=LATER_TABS[active]))
         if active == "tab-capacity":
             room = self.size.width - 2  # the pane's left padding and the scroll bar (podplan.tcss)
             table = waterfall(result, narrow=narrow, width=room)
@@ -152,9 +166,43 @@ class ResultsPane(Vertical):
 
             self._put("#findings", findings_text(result))
         elif active == "tab-performance":
-            from app.tui.widgets.perf import perf_view
+            self._predict_soon(plan, result, self.size.width - 2)
 
-            self._put("#perf", perf_view(plan, result, self.size.width - 2))
-            from app.tui.widgets.curve import show_curves
+    def _predict_soon(self, plan: Plan, result: PlanResult, width: int) -> None:
+        """At once for the suite; for a big job file once typing pauses, with a note meanwhile: a
+        thread per keystroke would take the interpreter from the typing it should leave alone."""
+        from app.tui.widgets.perf import loaded_job
 
-            show_curves(self.query_one("#tab-performance .result-scroll", VerticalScroll), plan, result)
+        if self._perf_timer is not None:
+            self._perf_timer.stop()
+            self._perf_timer = None
+        job = loaded_job()[0]
+        sections = len(job.workloads) if job else 0
+        if sections < SECTIONS_SAID:
+            self._predict(plan, result, width)
+            return
+        self._put_if_changed("#perf-note", Text(f"Predicting {sections} job sections once typing pauses..."))
+        self._perf_timer = self.set_timer(TYPING_PAUSE_S, lambda: self._predict(plan, result, width))
+
+    # A big job file's predictions take seconds: in a thread, the next keystroke's run replaces this
+    # one (exclusive), and a run that was replaced shows nothing.
+    @work(thread=True, exclusive=True, exit_on_error=False, group="perf")
+    def _predict(self, plan: Plan, result: PlanResult, width: int) -> None:
+        from app.tui.widgets.curve import curve_groups
+        from app.tui.widgets.perf import perf_view
+        from app.tui.widgets.prerendered import render_strips
+
+        worker = get_current_worker()
+        view = perf_view(plan, result, width)
+        strips = render_strips(view, width) if not worker.is_cancelled else []
+        groups = curve_groups(plan, result) if not worker.is_cancelled else []
+        if not worker.is_cancelled:
+            self.app.call_from_thread(self._show_predictions, view, strips, groups)
+
+    def _show_predictions(self, view: Group, strips: list, groups: list) -> None:
+        from app.tui.widgets.curve import show_curves
+        from app.tui.widgets.prerendered import Prerendered
+
+        self.query_one("#perf", Prerendered).show(view, strips)
+        self._put_if_changed("#perf-note", Text(""))
+        show_curves(self.query_one("#tab-performance .result-scroll", VerticalScroll), groups)
