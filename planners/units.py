@@ -56,6 +56,9 @@ def parse_size(text: str | int, *, what: str = "size") -> int:
         value = Decimal(number) * _UNITS[unit]
     except InvalidOperation:  # pragma: no cover - the regex admits only valid decimals
         raise PlanError(f"{what} {text!r} is not a number") from None
+    if _UNITS[unit] == 1 and value != value.to_integral_value():
+        # A fraction of a unit is a size (1.8TiB, rounded down to a byte); a fraction of a byte is a typo.
+        raise PlanError(f"{what} {text.strip()!r} is a fraction of a byte: a byte count is a whole number")
     return _at_most_max(int(value), text, what)  # int() of a Decimal truncates: 1.8TiB rounds down to a whole byte
 
 

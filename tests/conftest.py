@@ -4,6 +4,8 @@ run is kept out of the user's home."""
 
 from __future__ import annotations
 
+import shutil
+
 import pytest
 
 from runners import transcript
@@ -44,10 +46,13 @@ def _transcript_kept_from_home(tmp_path_factory):  # type: ignore[no-untyped-def
 
 
 @pytest.fixture(autouse=True)
-def _state_of_its_own(monkeypatch, tmp_path_factory):  # type: ignore[no-untyped-def]
-    """Each test its own XDG state directory: a TUI's recovery copy of unsaved edits left by one test
-    would be offered, as a dialog, to the next that opens the same plan."""
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("state")))
+def _no_recovery_copy_left():  # type: ignore[no-untyped-def]
+    """A TUI's recovery copy of unsaved edits left by one test would be offered, as a dialog, to the
+    next that opens the same plan: each test ends with none (the state directory is the worker's)."""
+    yield
+    from app.tui.recovery import recovery_dir
+
+    shutil.rmtree(recovery_dir(), ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)

@@ -225,7 +225,7 @@ def test_btrfs_script_findings_and_refusals(tmp_path):
     r = compute(plan)
     text = build_script(plan, r)
     assert 'mkfs.btrfs -f -d raid5 -m raid1 -n 16384 -s 4096 "${DISKS[@]}"' in text and "mdadm --create" not in text
-    assert "btrfs noatime 0 0" in text
+    assert "btrfs noatime,nofail,x-systemd.device-timeout=180s 0 0" in text
     assert_clean_script(tmp_path / "b.sh", text)
     messages = " ".join(f.message for f in r.findings)
     assert "write hole" in messages and "scrub" in messages and "loses the volume" not in messages

@@ -119,11 +119,11 @@ async def test_save_then_reopen_round_trips_and_asks_before_overwriting(tmp_path
         edited = app.plan
         assert edited.filesystem.type == "ext4" and edited.groups[0].chunk == 256 * 1024
 
-        async def save(answer: str | None) -> None:
+        async def save(answer: str | None, to: Path = target) -> None:
             await pilot.press("ctrl+s")
             await pilot.pause()
             assert isinstance(app.screen, PathPrompt)
-            app.screen.query_one("#path", Input).value = str(target)
+            app.screen.query_one("#path", Input).value = str(to)
             await pilot.press("enter")
             await pilot.pause()
             if answer is not None:
@@ -138,10 +138,16 @@ async def test_save_then_reopen_round_trips_and_asks_before_overwriting(tmp_path
         assert not list(tmp_path.glob(".*.tmp"))  # the temporary file was renamed, not left behind
 
         await _type(pilot, "label", "other")
-        await save("n")
-        assert load_plan(target) == edited  # declined: untouched
-        await save("y")
-        assert load_plan(target).filesystem.label == "other"
+        someone_elses = tmp_path / "theirs.toml"
+        someone_elses.write_text(plan_to_toml(example_pod()))
+        await save("n", someone_elses)
+        assert load_plan(someone_elses) == example_pod()  # declined: untouched
+        await save("y", someone_elses)
+        assert load_plan(someone_elses).filesystem.label == "other"
+        # The plan's own file now, unchanged on disk since it was saved: written without a question.
+        await _type(pilot, "label", "third")
+        await save(None, someone_elses)
+        assert load_plan(someone_elses).filesystem.label == "third"
 
         # Start from the example again and open the first plan back.
         target.write_text(plan_to_toml(edited))

@@ -12,9 +12,9 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from app.tui.app import PodplanApp
-from app.tui.keys import BY_ID, HELP_ROWS, KEYS, PALETTE, bindings, help_table, say
+from app.tui.keys import BY_ID, HELP_ROWS, KEYS, PALETTE, bindings, help_table, palette_entry, palette_keys, say
 from app.tui.screens.compare_screen import CompareScreen
-from app.tui.screens.dialogs import Confirm, PathPrompt, QuitDialog
+from app.tui.screens.dialogs import ChangedOnDisk, Confirm, PathPrompt, QuitDialog
 from app.tui.screens.disks_screen import DisksScreen
 from app.tui.screens.grow_screen import GrowScreen
 from app.tui.screens.help_screen import HelpScreen, help_text
@@ -40,6 +40,7 @@ OWNERS = {
     "prompt": PathPrompt,
     "confirm": Confirm,
     "quit": QuitDialog,
+    "changed": ChangedOnDisk,
     "choice": Choice,
 }
 
@@ -113,12 +114,23 @@ async def test_the_palette_is_the_tables_and_names_each_key() -> None:
         assert isinstance(app.screen, ScriptScreen)
         on_script = {c.title: c.help for c in app.get_system_commands(app.screen)}
         textual_own |= {c.title for c in App.get_system_commands(app, app.screen)}
-    for commands in (on_plan, on_script):
+    for commands, where in ((on_plan, ("app", "plan")), (on_script, ("app", "script"))):
         ours = {title for title in commands if title not in textual_own}
-        assert ours <= {BY_ID[i].palette for i in PALETTE}, ours
+        offered = {palette_entry(k)[0]: k for k in palette_keys() if k.where in where}
+        assert ours <= set(offered), ours
+        for title in ours:  # every entry names its key
+            assert offered[title].keys.split(",")[0] in commands[title], title
+        # every action of the screen is there, but an app key the screen binds itself
+        screen_keys = {k for t in ours if offered[t].where != "app" for k in offered[t].keys.split(",")}
+        for title, key in offered.items():
+            if key.where == "app" and screen_keys & set(key.keys.split(",")):
+                continue
+            assert title in ours, f"{title} is missing from the palette on {where[1]}"
     for key_id in PALETTE:
         key = BY_ID[key_id]
         commands = on_script if key.where == "script" else on_plan
+        if key_id == "app.save":
+            continue  # on the script screen ctrl+s saves the script; on the plan screen it is below
         assert commands[key.palette] == say(key.palette_help)
         assert key.keys.split(",")[0] in commands[key.palette], key.id
     assert on_plan["Help"] == "Keys and what each screen does (f1)"
@@ -165,3 +177,21 @@ def test_a_keymap_file_moves_keys_and_a_bad_one_is_refused_in_one_line(tmp_path,
         assert main(["tui"]) == 2  # refused before the screen changes
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and words in err and str(keymap_path()) in err, err
+
+
+async def test_the_grow_screen_names_its_own_ctrl_s() -> None:
+    """On the grow screen ctrl+s saves the grow script: the palette says so, not 'Save plan'."""
+    from app.tui.screens.grow_screen import GrowScreen as Grow
+
+    app = PodplanApp(example_pod())
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.pause()
+        await pilot.press("f9")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert isinstance(app.screen, Grow)
+        commands = {c.title: c.help for c in app.get_system_commands(app.screen)}
+    assert BY_ID["app.save"].palette not in commands
+    assert commands["Save script"] == "Save script (ctrl+s)"
+    assert commands["Save layout"] == "Save layout (ctrl+l)"
+    assert commands["Back"] == "Back (escape)"

@@ -410,3 +410,48 @@ async def test_a_big_job_file_never_blocks_typing(tmp_path) -> None:
             assert app.plan.disks[0].count == 40 and shown == console.export_text()  # the last plan's, not a stale one
     finally:
         perf.set_jobs(None, "")
+
+
+@pytest.mark.parametrize("key", ["f2", "f3", "f5", "f6", "f7", "f9"])
+async def test_every_footer_at_80x24_shows_its_own_keys_whole(key: str) -> None:
+    import dataclasses
+
+    from textual.binding import Binding
+
+    from tests.test_tui_widths import screen_lines
+
+    app = PodplanApp(example_pod())
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        await pilot.press(key)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        await pilot.pause()
+        footer = screen_lines(app)[-1]
+        own = [b for b in type(app.screen).BINDINGS if isinstance(b, Binding) and b.show]
+        for b in own:
+            shown = app.get_key_display(dataclasses.replace(b, key=b.key.split(",")[0]))
+            assert f"{shown} {b.description}" in footer, (b.id, footer)
+        assert "^p palette" in footer
+
+
+@pytest.mark.parametrize("size", [(40, 12), (59, 20), (60, 20), (80, 24)])
+async def test_the_usable_figure_is_never_broken_across_lines(size) -> None:
+    from planners.compute import compute
+    from tests.test_tui_widths import screen_lines
+
+    app = PodplanApp(example_pod())
+    async with app.run_test(size=size) as pilot:
+        await pilot.pause()
+        await pilot.pause()
+        usable = f"{compute(example_pod()).usable_bytes:,}"
+        assert any(usable in line for line in screen_lines(app)), "\n".join(screen_lines(app))
+
+
+@pytest.mark.parametrize("typed", ["2000398934016.5", "1000.5B", "0.5"])
+def test_a_fraction_of_a_byte_is_refused_not_cut(capsys, typed: str) -> None:
+    from app.cli.main import main
+
+    assert main(["plan", "--disk-size", typed]) == 2
+    err = capsys.readouterr()[1]
+    assert "fraction of a byte" in err and len(err.strip().splitlines()) == 1

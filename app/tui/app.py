@@ -14,7 +14,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.worker import WorkerFailed
 
-from app.tui.keys import BY_ID, PALETTE, bindings, say
+from app.tui.keys import BY_ID, bindings, keys_of, palette_entry, palette_keys, say
 from app.tui.messages import FileFailed, FileSaved, PlanComputed, PlanOpened, PlanRejected
 from app.tui.recovery import KeepsEdits, origin_of, when
 from app.tui.saving import SavesFiles, identity_of
@@ -33,7 +33,9 @@ class PodplanApp(SavesFiles, KeepsEdits, App[int]):
 
     CSS_PATH = Path(__file__).with_name("podplan.tcss")
     TITLE = "podplan"
-    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (110, "-wide")]
+    # Under 60 columns the form and the figures stand one above the other: side by side the figures
+    # had a few columns, and a 17-digit byte count broke across lines.
+    HORIZONTAL_BREAKPOINTS = [(0, "-tiny"), (60, "-narrow"), (110, "-wide")]
     BINDINGS = bindings("app")  # every key is in app/tui/keys.py, with its id for a keymap
 
     def __init__(self, plan: Plan, plan_file: str | Path | None = None) -> None:
@@ -385,16 +387,27 @@ class PodplanApp(SavesFiles, KeepsEdits, App[int]):
         # Textual's own "Theme" offers every theme it ships; podplan's colours are chosen for the
         # dark and light pair its toggle switches between (contrast checked in both), no others.
         yield from (c for c in super().get_system_commands(screen) if c.callback != self.action_change_theme)
-        on_screen = {binding.id for binding in type(screen).BINDINGS if isinstance(binding, Binding)}
-        for key_id in PALETTE:
-            key = BY_ID[key_id]
-            target = self if key.where == "app" else screen
-            if target is screen and key.id not in on_screen:
+        on_screen = [b for b in type(screen).BINDINGS if isinstance(b, Binding)]
+        screen_ids = {b.id for b in on_screen}
+        # A screen's own binding of a key hides the app's (the grow screen's ctrl+s saves the grow
+        # script, not the plan): the palette names what the key does where the user is.
+        taken = {k.strip() for i in screen_ids if i in BY_ID for k in keys_of(i, self.keymap).split(",")}
+        seen: set[str] = set()
+        for key in palette_keys():
+            if key.where == "app":
+                if taken & {k.strip() for k in keys_of(key.id, self.keymap).split(",")}:
+                    continue
+            elif key.id not in screen_ids:
                 continue
-            _, name, params = parse_action(key.action)
-            method = getattr(target, f"action_{name}")
+            namespace, name, params = parse_action(key.action)
+            target = self if key.where == "app" or namespace == "app" else screen
+            method = getattr(target, f"action_{name}", None)
+            title, help_text = palette_entry(key)
+            if method is None or title in seen:
+                continue
+            seen.add(title)
             callback = partial(method, *params) if params else method
-            yield SystemCommand(key.palette, say(key.palette_help, self.keymap), callback)
+            yield SystemCommand(title, say(help_text, self.keymap), callback)
 
 
 def _variant_name(i: int) -> str:

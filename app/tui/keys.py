@@ -275,6 +275,22 @@ PALETTE = (
     "script.copy",
 )
 
+# Whose keys the palette offers: the app's and the screens'. A dialog's keys answer its one
+# question, the choice widget's step its value, and Textual names its own.
+PALETTE_WHERE = ("app", "plan", "script", "compare", "grow", "sweep", "validate", "disks")
+
+
+def palette_keys() -> list[Key]:
+    """Every key the palette offers, PALETTE's first (in its order), then the others in the table's."""
+    first = [BY_ID[i] for i in PALETTE]
+    return first + [k for k in KEYS if k.where in PALETTE_WHERE and k.id not in PALETTE]
+
+
+def palette_entry(key: Key) -> tuple[str, str]:
+    """A key's palette title and help text (`{id}` for its keys): its own, else its footer's label."""
+    return key.palette or key.description, key.palette_help or f"{key.description} ({{{key.id}}})"
+
+
 # The help screen's key table: (keys, what they do), with `{id}` for a binding's keys.
 HELP_ROWS: tuple[tuple[str, str], ...] = (
     ("{textual.focus_next} / {textual.focus_previous}", "next / previous field"),

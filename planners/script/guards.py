@@ -223,7 +223,7 @@ array_named() {
 }
 
 # md_free NAME: no array answers to the name the run gives its new array, running or recorded;
-# otherwise mdadm --create fails, or the next boot assembles the other array under that name.
+# otherwise creating the array fails, or the next boot assembles the other array under that name.
 md_free() {
   local name="$1" dev="/dev/md/$1" found
   if [ -e "$dev" ] || [ -L "$dev" ]; then
@@ -245,7 +245,7 @@ md_free() {
   ok "$dev: no array of that name, running or in $MDADM_CONF"
 }
 
-# lvm_free VG LV: no volume group of that name (vgcreate would fail after mdadm --create), and no
+# lvm_free VG LV: no volume group of that name (vgcreate would fail after the arrays are made), and no
 # device-mapper device where the LV's would go (a leftover makes lvcreate fail).
 lvm_free() {
   local vg="$1" lv="$2" dm

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from textual.app import ComposeResult
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Header, Static
 
 from app.tui.keys import bindings
 from app.tui.variants import Variant
+from app.tui.widgets.footer import ScreenFooter
 from planners.models import Plan
 from planners.results import PlanResult
 from planners.units import format_bytes_binary as tib
@@ -117,7 +118,7 @@ class CompareScreen(Screen[None]):
             id="compare-help",
         )
         yield DataTable(id="compare", zebra_stripes=True, cursor_type="column")
-        yield Footer()
+        yield ScreenFooter()
 
     def on_mount(self) -> None:
         self._fill()

@@ -15,10 +15,11 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Header, Static
 
 from app.tui.keys import bindings
 from app.tui.messages import DisksFailed, DisksRead
+from app.tui.widgets.footer import ScreenFooter
 from planners.errors import PlanError
 from planners.models import Plan
 from planners.units import format_bytes_decimal
@@ -53,7 +54,7 @@ class DisksScreen(Screen[None]):
         yield DataTable(id="disks", zebra_stripes=True, cursor_type="row")
         yield Static(id="disks-selection")
         yield Static(id="disks-warning")
-        yield Footer()
+        yield ScreenFooter()
 
     def on_mount(self) -> None:
         self.query_one(DataTable).focus()

@@ -17,11 +17,12 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Input, Label, Static
+from textual.widgets import Header, Input, Label, Static
 
 from app.shared.grow import alternative_line, render_growth
 from app.tui.keys import bindings
 from app.tui.widgets.choice import Choice
+from app.tui.widgets.footer import ScreenFooter
 from app.usecases.grow import GrowPlanRequest, plan_growth
 from planners.errors import PlanError
 from planners.grow import GrowMode, GrowRequest, Growth
@@ -61,7 +62,7 @@ class GrowScreen(Screen[None]):
             yield Choice(MODES, "", id="grow-mode")
         with VerticalScroll(id="grow-body"):
             yield Static(id="grow-result")
-        yield Footer()
+        yield ScreenFooter()
 
     def on_mount(self) -> None:
         self.query_one("#grow-add", Input).focus()

@@ -8,9 +8,10 @@ from rich.syntax import Syntax
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
 from app.tui.keys import bindings
+from app.tui.widgets.footer import ScreenFooter
 from app.usecases.plan import PlanRequest, build_script
 from planners.errors import PlanError
 from planners.models import Plan
@@ -49,7 +50,7 @@ class ScriptScreen(Screen[None]):
             )
         with VerticalScroll(id="script-scroll"):
             yield Static(id="script")
-        yield Footer()
+        yield ScreenFooter()
 
     def on_mount(self) -> None:
         self._highlight()

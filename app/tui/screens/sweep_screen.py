@@ -13,12 +13,13 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Header, Static
 from textual.worker import get_current_worker
 
 from app.shared.figures import SWEEP_COLUMNS, SWEEP_NUMERIC, sweep_cells, sweep_title
 from app.tui.keys import bindings
 from app.tui.messages import SweepComputed, SweepFailed
+from app.tui.widgets.footer import ScreenFooter
 from planners.errors import PlanError
 from planners.layouts.sweep import Sweep, SweepRow
 from planners.models import Plan
@@ -62,7 +63,7 @@ class SweepScreen(Screen[None]):
         yield Header()
         yield Static(id="sweep-status")
         yield DataTable(id="sweep", zebra_stripes=True, cursor_type="row")
-        yield Footer()
+        yield ScreenFooter()
 
     def on_mount(self) -> None:
         self.query_one(DataTable).focus()

@@ -15,13 +15,14 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Button, Checkbox, DataTable, Footer, Header, Input, Label, Static
+from textual.widgets import Button, Checkbox, DataTable, Header, Input, Label, Static
 from textual.worker import Worker, WorkerState
 
 from app.shared.figures import measured_text, running_figures
 from app.tui.keys import bindings
 from app.tui.messages import FioProgressed, TargetMismatched, ValidationFailed, ValidationFinished
 from app.tui.widgets.choice import Choice
+from app.tui.widgets.footer import ScreenFooter
 from app.tui.widgets.tick import Tick
 from app.usecases.validate import PlanMismatched, ValidateEvent, ValidateRequest, WorkloadProgressed, validate_session
 from planners.errors import PodplanError
@@ -168,7 +169,7 @@ class ValidateScreen(Screen[None]):
             yield DataTable(id="validate-table", zebra_stripes=True, cursor_type="row")
             yield Static(id="validate-chart")
             yield Static(id="validate-notes", markup=False)  # notes quote job files: [section] is no tag
-        yield Footer()
+        yield ScreenFooter()
 
     def on_mount(self) -> None:
         table = self.query_one("#validate-table", DataTable)

@@ -37,3 +37,23 @@ class PodplanFooter(Footer):
                     disabled=not enabled,
                     classes="-wide-only",
                 ).data_bind(compact=Footer.compact)
+
+
+class ScreenFooter(Footer):
+    """The footer of the screens other than the plan's: their own keys, then help and the palette.
+
+    The app's keys (f2 script, f3 compare, ctrl+s save, ...) still work there, but listed after a
+    screen's own they pushed its last keys past 80 columns, cut mid-label ('r R', 'f2 S'); the
+    palette (ctrl+p) and the help (f1) name them all.
+    """
+
+    def __init__(self) -> None:
+        super().__init__(compact=True, show_command_palette=True)
+
+    def compose(self) -> ComposeResult:
+        from app.tui.keys import KEYS
+
+        hidden = {k.action for k in KEYS if k.where == "app" and k.id != "app.help"}
+        shown = [w for w in super().compose() if not (isinstance(w, FooterKey) and w.action in hidden)]
+        self.styles.grid_size_columns = len(shown)
+        yield from shown
