@@ -264,7 +264,7 @@ def _filesystem(plan: Plan, groups: list[GroupResult], unders: list[Under], laye
     fs = plan.filesystem
     size = layer.size
     if fs.stripe_unit is not None and fs.stripe_width is not None:
-        su, sw = fs.stripe_unit, fs.stripe_width
+        su, sw = fs.stripe_unit, fs.stripe_width if fs.stripe_unit else 0
     else:
         su, sw = al.fs_stripe(layer.top_min, layer.top_opt, fs.block_size)
     rotational = all(d.rotational for d in plan.disks)

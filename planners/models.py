@@ -234,10 +234,12 @@ class Filesystem(BaseModel):
     )
     mount_options: list[str] = Field(default_factory=lambda: ["noatime"], description="Mount options for fstab.")
     stripe_unit: OptionalBytes = Field(
-        None, description="Override of the stripe unit in bytes (su / stride); None = derived."
+        None,
+        description="Override of the stripe unit in bytes (su / stride); None = derived from the device below; "
+        "0 = no stripe, written out (mkfs.xfs -d noalign, mke2fs -E stride=0,stripe_width=0) so mkfs adopts none.",
     )
     stripe_width: int | None = Field(
-        None, ge=1, description="Override of the stripe width in stripe units (sw); None = derived."
+        None, ge=0, description="Override of the stripe width in stripe units (sw); None = derived; 0 with no stripe."
     )
     journal: bool = Field(
         True, description="ext4 only: False makes it without a journal (mke2fs -O ^has_journal), for scratch space."
@@ -307,6 +309,11 @@ class Filesystem(BaseModel):
             raise PlanError("give both the stripe unit and the stripe width, or neither", "filesystem.stripe_unit")
         if self.stripe_unit is not None and self.stripe_unit % self.block_size:
             raise PlanError("the stripe unit must be a multiple of the block size", "filesystem.stripe_unit")
+        if self.stripe_unit and not self.stripe_width:
+            raise PlanError(
+                "a stripe width of 0 stripe units: give 1 or more, or stripe_unit = 0 for no stripe",
+                "filesystem.stripe_width",
+            )
         return self
 
     def volume_label(self, index: int, count: int) -> str:

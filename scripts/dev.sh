@@ -55,9 +55,8 @@ test_workers() { echo $(($(nproc 2>/dev/null || echo 1) + 1)); }
 PYTEST_PARALLEL=(--dist loadfile --no-loadscope-reorder --durations=15)
 
 # The whole suite: in parallel, then the tests that signal a running validate (Ctrl+C, SIGTERM) on
-# their own, away from the lab's load (under it a run once ended before its signal arrived), and
-# `podplan check` on loop devices (it reads the whole host's storage, other workers' loops too).
-SERIAL_TESTS=(tests/test_fio_run.py tests/test_check_host.py)
+# their own, away from the lab's load (under it a run once ended before its signal arrived).
+SERIAL_TESTS=(tests/test_fio_run.py)
 run_tests() {
   if [ $# -gt 0 ]; then
     exec .venv/bin/python -m pytest -q -n "$(test_workers)" "${PYTEST_PARALLEL[@]}" "$@"

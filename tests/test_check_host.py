@@ -1,8 +1,8 @@
-"""`podplan check` on filesystems built on loop devices, run alone (scripts/dev.sh's serial phase).
+"""`podplan check` on filesystems built on loop devices.
 
-check reads the whole host's storage (every md array, LV, mounted filesystem and its block device's
-queue), so a parallel worker attaching, formatting or retuning loop devices meanwhile shows up in its
-figures: in a parallel run the device under test once read another test's readahead and lost its XFS.
+check reads only the stack under its target, so other tests' loop devices, arrays and mounts (or a
+second pod, /boot, a data disk on a real server) are never compared with the plan: these tests run
+in the parallel suite beside them.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ import os
 import pytest
 
 from planners.compute import compute
+from planners.models import Plan
 from runners.exec import have, run
 from runners.probes.loopdev import sparse_loops
 from tests.test_btrfs import GiB, _plan, tools  # noqa: F401  # tools: the fixture (root, btrfs-progs, btrfs)
@@ -87,3 +88,57 @@ def test_check_reads_a_filesystem_straight_on_a_disk(tmp_path, capsys):
             assert main(["check", dev, "--plan", str(path), "--json"]) == 1
             figures = {d["figure"] for d in json.loads(capsys.readouterr().out)["differences"]}
             assert "df size (bytes)" in figures
+
+
+def _built_plain(dev: str, size: int, fs: str) -> Plan:
+    """A one-disk plan of `fs` on `dev`, built as its script builds it (mkfs options, readahead)."""
+    import subprocess
+
+    from runners.probes.ext4 import mkfs_argv
+
+    plan = _plain(1, size, fs=fs, physical=512, devices=[dev])
+    v = compute(plan).volumes[0]
+    if v.xfs is not None:
+        run(["mkfs.xfs", "-q", "-f", "-K", *v.xfs.mkfs_options, dev])
+    else:
+        assert v.ext4 is not None
+        run(mkfs_argv(v.ext4, dev, extended=("nodiscard",)), timeout=120)
+    env = {**os.environ, "PATH": os.environ.get("PATH", "") + ":/usr/sbin:/sbin"}
+    subprocess.run(["blockdev", "--setra", str(v.alignment.readahead_sectors), dev], check=True, env=env)
+    return plan
+
+
+@pytest.mark.root
+def test_check_compares_only_the_filesystem_under_its_target(tmp_path, capsys):
+    """Two filesystems of different geometry mounted side by side, each straight on its loop device:
+    check of either (by device or by mount point) against its own plan finds nothing different, and
+    against the other's plan reports its own figures, never the other filesystem's."""
+    if os.geteuid() != 0 or not have("losetup") or not have("mkfs.xfs") or not have("mke2fs"):
+        pytest.skip("needs root, losetup, mkfs.xfs and mke2fs for loop devices")
+    import json
+
+    from app.cli.main import main
+    from app.shared.planfile import plan_to_toml
+    from runners.probes.loopdev import mounted
+
+    def check(target: str, plan: Plan) -> dict:
+        path = tmp_path / "plan.toml"
+        path.write_text(plan_to_toml(plan))
+        capsys.readouterr()
+        code = main(["check", target, "--plan", str(path), "--json"])
+        report = json.loads(capsys.readouterr().out)
+        assert code == (1 if report["differences"] else 0)
+        return report
+
+    with sparse_loops([700 * MiB, 400 * MiB]) as (a, b):
+        plans = {a: _built_plain(a, 700 * MiB, "xfs"), b: _built_plain(b, 400 * MiB, "ext4")}
+        with mounted(a) as mnt_a, mounted(b) as mnt_b:
+            for dev, mnt, other in ((a, mnt_a, b), (b, mnt_b, a)):
+                for target in (dev, mnt):
+                    report = check(target, plans[dev])
+                    assert report["differences"] == [] and report["compared"] >= 8, (target, report)
+                wrong = check(dev, plans[other])
+                st = os.statvfs(mnt)
+                actual = {d["figure"]: d["actual"] for d in wrong["differences"]}
+                assert actual["df size (bytes)"] == st.f_blocks * st.f_frsize
+                assert actual["df available (bytes)"] == st.f_bavail * st.f_frsize

@@ -94,7 +94,26 @@ def test_mke2fs_args_are_explicit_and_share_one_E():
     assert args.count("-E") == 1
     assert args[args.index("-E") + 1] == "stride=128,stripe_width=1280,nodiscard"
     ext3 = mke2fs_args(ext4_geometry(GiB, fs_type="ext3"))
-    assert "-E" not in ext3 and "-G" not in ext3 and "extent" not in ext3[ext3.index("-O") + 1]
+    assert "-G" not in ext3 and "extent" not in ext3[ext3.index("-O") + 1]
+    # No stripe is said, or mke2fs takes one from the device's io_min/io_opt.
+    assert ext3[ext3.index("-E") + 1] == "stride=0,stripe_width=0"
+
+
+def test_no_stripe_is_what_the_real_mke2fs_writes(tmp_path):
+    """`-E stride=0,stripe_width=0` is accepted and leaves no RAID stride in the superblock (a file has no
+    topology; over md the same options override the one mke2fs reads, as its extended options come after)."""
+    from runners.probes.ext4 import mkfs_argv, parse_dumpe2fs_header
+
+    g = ext4_geometry(256 * MiB, fs_type="ext4")
+    assert (g.stride, g.stripe_width) == (0, 0)
+    image = tmp_path / "fs.img"
+    image.write_bytes(b"")
+    os.truncate(image, 256 * MiB)
+    argv = mkfs_argv(g, str(image), extended=("nodiscard",))
+    assert "stride=0,stripe_width=0,nodiscard" in argv
+    run(argv, timeout=120)
+    header = parse_dumpe2fs_header(run(["dumpe2fs", "-h", str(image)], timeout=60).stdout)
+    assert (header.stride, header.stripe_width) == (0, 0) and header.block_count == g.block_count
 
 
 def test_reserved_percent_survives_the_command_line_exactly():

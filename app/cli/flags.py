@@ -38,6 +38,7 @@ LAYOUT_FLAGS = (
     "data_profile",
     "metadata_profile",
     "block_size",
+    "stripe",
     "reserved",
     "label",
     "mount_point",
@@ -117,6 +118,13 @@ def add_plan_flags(p: argparse.ArgumentParser) -> None:
         help="XFS log on this device (mkfs.xfs -l logdev=PATH, 64 MiB to 2 GiB - 10 MiB); its data is destroyed",
     )
     f.add_argument("--block-size", type=int, choices=(1024, 2048, 4096), help="filesystem block size")
+    f.add_argument(
+        "--stripe",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="--no-stripe: XFS/ext4 aligned to no stripe, said to mkfs (-d noalign, -E stride=0,stripe_width=0) "
+        "so it adopts none from the device; --stripe: the stripe of the device below (drops a plan's override)",
+    )
     f.add_argument("--reserved", type=float, metavar="PCT", help="ext3/ext4 reserved blocks percentage")
     f.add_argument("--label", help="filesystem label")
     f.add_argument("--mount-point", metavar="DIR", help="mount point")
@@ -290,6 +298,11 @@ def _apply_layers(data: dict[str, Any], args: argparse.Namespace) -> None:
     ):
         if getattr(args, flag) is not None:
             fs[key] = getattr(args, flag)
+    if args.stripe is not None:
+        fs.pop("stripe_unit", None)
+        fs.pop("stripe_width", None)
+        if not args.stripe:
+            fs.update(stripe_unit=0, stripe_width=0)
     data["filesystem"] = fs
     tuning = dict(data.get("tuning", {}))
     if args.readahead is not None:

@@ -26,7 +26,16 @@ PLAN_FIELDS = ("name",)
 DISK_FIELDS = ("count", "size", "preset", "logical_sector", "physical_sector", "rotational", "count2", "size2")
 MD_FIELDS = ("groups", "level", "layout", "members", "spares", "chunk", "bitmap", "metadata")
 LVM_FIELDS = ("lvm", "lvm_mode", "stripe_size", "extent_size", "data_alignment")
-FS_FIELDS = ("fs", "data_profile", "metadata_profile", "block_size", "reserved", "label", "mount_point")
+FS_FIELDS = (
+    "fs",
+    "data_profile",
+    "metadata_profile",
+    "block_size",
+    "no_stripe",
+    "reserved",
+    "label",
+    "mount_point",
+)
 FIELDS = PLAN_FIELDS + DISK_FIELDS + MD_FIELDS + LVM_FIELDS + FS_FIELDS
 
 RAID10_LAYOUTS = ("n2", "n3", "f2", "f3", "o2", "o3")
@@ -109,6 +118,7 @@ def _values_from_plan(plan: Plan) -> Values:
         "data_profile": plan.filesystem.data_profile or "",
         "metadata_profile": plan.filesystem.metadata_profile or "",
         "block_size": str(plan.filesystem.block_size),
+        "no_stripe": plan.filesystem.stripe_unit == 0,
         "reserved": f"{plan.filesystem.reserved_percent:g}",
         "label": plan.filesystem.label,
         "mount_point": plan.filesystem.mount_point,
@@ -310,6 +320,12 @@ def _filesystem(old: dict[str, Any], values: Values) -> dict[str, Any]:
         fs.pop("journal_device", None)
     if values["fs"] != "xfs":
         fs.pop("log_device", None)
+    # Unticked, "no stripe" goes back to the device's stripe; a stripe unit the plan file gives stays.
+    if values["fs"] == "btrfs" or bool(values.get("no_stripe")) != (fs.get("stripe_unit") == 0):
+        fs.pop("stripe_unit", None)
+        fs.pop("stripe_width", None)
+        if values.get("no_stripe") and values["fs"] != "btrfs":
+            fs.update(stripe_unit=0, stripe_width=0)
     fs.update(
         type=values["fs"],
         block_size=_int(values, "block_size", "block size"),

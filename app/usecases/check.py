@@ -47,14 +47,18 @@ def check_built(req: CheckRequest) -> CheckOutcome:
     if os.geteuid() != 0:
         raise PlanError("check reads md superblocks and filesystem headers: run it as root")
     from runners.host.inventory import collect_host
+    from runners.host.stack import kernel_name
+    from runners.lab.collect import parse_collection
     from runners.validate.contents import describe_device
     from runners.validate.shape import mount_of
 
-    collection = collect_host()
     directory = os.path.isdir(target)
-    found = describe_target(
-        target, collection, mount_of(target) if directory else None, None if directory else describe_device(target)
-    )
+    mount = mount_of(target) if directory else None
+    # Only the stack under the target is read and compared: another filesystem, array or VG on this host
+    # is not what the plan built.
+    top = kernel_name(mount[0] if mount else target)
+    collection = collect_host(top) if top else parse_collection({})
+    found = describe_target(target, collection, mount, None if directory else describe_device(target))
     compared, diffs = check_collection(plan, collection)
     return CheckOutcome(target, found, compared, tuple(diffs))
 

@@ -248,6 +248,17 @@ def _check_fs_stripe(plan: Plan, md_io: MdIo, volume: VolumeResult, add: Callabl
     if fs.stripe_unit is None or not chunk:
         return
     want_su, want_width = (lv_stripe, None) if lv_stripe else (chunk, io_opt)
+    if fs.stripe_unit == 0:
+        # No stripe is a choice (small files, SSD arrays), not a misalignment: say what it gives up.
+        add(
+            "info",
+            "filesystem",
+            f"No filesystem stripe, as the plan asks: mkfs is told so, and allocation ignores the "
+            f"{format_size_compact(want_su)} stripe unit below (full stripe {format_size_compact(io_opt)}), so "
+            "large writes fill whole stripes only where they happen to start on one.",
+            "filesystem.stripe_unit",
+        )
+        return
     if want_su and fs.stripe_unit != want_su:
         add(
             "warning",

@@ -262,7 +262,7 @@ def _mkfs_step(w: Write, plan: Plan, v: VolumeResult) -> None:
                 "per full stripe. Block and sector size are explicit so mkfs cannot pick others from the device."
             )
         else:
-            w("# No stripe (-d noalign): nothing below stripes, so mkfs must not adopt a stripe hint.")
+            w(f"# No stripe (-d noalign): {_no_stripe_reason(plan)}.")
         w(
             f"# Expect {x.agcount} allocation groups of {x.agsize_blocks} blocks, {x.data_blocks} data blocks, "
             + (f"the log on {x.log_device} (the whole device)." if x.log_device else f"a log of {x.log_blocks} blocks.")
@@ -280,6 +280,8 @@ def _mkfs_step(w: Write, plan: Plan, v: VolumeResult) -> None:
                 f"# stride={a.ext4_stride_blocks} = stripe unit / {fs.block_size}-byte block; "
                 f"stripe_width={a.ext4_stripe_width_blocks} = stride x {a.fs_stripe_width_units}."
             )
+        elif "stride=0,stripe_width=0" in " ".join(args):
+            w(f"# No stripe (-E stride=0,stripe_width=0): {_no_stripe_reason(plan)}.")
         if not e.journal_requested:
             w("# No has_journal in -O: no journal (the plan's journal = false), so after a crash e2fsck checks it all.")
         if e.journal_device:
@@ -298,6 +300,12 @@ def _mkfs_step(w: Write, plan: Plan, v: VolumeResult) -> None:
     w(f"did {q(f'made a filesystem on {v.device}')} \"wipefs -a$(printf ' %q' {target})\"")
     if v.btrfs is not None and len(v.btrfs.device_bytes) > 1:
         w("run btrfs device scan  # the kernel learns every device of the filesystem before it is mounted")
+
+
+def _no_stripe_reason(plan: Plan) -> str:
+    if plan.filesystem.stripe_unit == 0:
+        return "the plan asks for none, so mkfs must not adopt the stripe the device below reports"
+    return "nothing below stripes, so mkfs must not adopt a stripe hint"
 
 
 def _extent_reason(plan: Plan, result: PlanResult, v: VolumeResult) -> str:

@@ -15,6 +15,7 @@ import re
 from pydantic import BaseModel, ConfigDict, Field
 
 from runners.exec import CommandError, have, run
+from runners.host.stack import lvm_within, stack_under
 from runners.lab.collect import LabCollection, parse_collection
 from runners.probes.lvm import LV_FIELDS, PV_FIELDS, VG_FIELDS
 
@@ -207,13 +208,29 @@ def _block_line(name: str) -> str:
     return " ".join([*parts, f"size={size}", f"ra={ra}"])
 
 
-def gather_files() -> dict[str, str]:
-    """The host's storage, read into the lab collector's {file: text} shape."""
+def gather_files(top: str | None = None) -> dict[str, str]:
+    """The host's storage, read into the lab collector's {file: text} shape; with `top` (a kernel name) only
+    the stack under that device: its filesystem, LVs, VG with all its PVs, md arrays and their members."""
     files: dict[str, str] = {"mdstat.txt": read_sysfs("/proc/mdstat"), "mounts.txt": read_sysfs("/proc/mounts")}
     try:
         names = sorted(os.listdir(SYS_BLOCK))
     except OSError:
         names = []
+    lvm = ["--reportformat", "json", "--units", "b", "--nosuffix"]
+    files["pvs.json"] = _tool(["pvs", *lvm, "-o", f"{PV_FIELDS},vg_name"])
+    files["vgs.json"] = _tool(["vgs", *lvm, "-o", VG_FIELDS])
+    files["lvs.json"] = _tool(
+        ["lvs", *lvm, "--segments", "-o", f"{LV_FIELDS},vg_name,lv_read_ahead,lv_kernel_read_ahead,lv_dm_path"]
+    )
+    if top is not None:
+        stack = stack_under([top])
+        files["pvs.json"], files["vgs.json"], files["lvs.json"], pvs = lvm_within(
+            stack, files["pvs.json"], files["vgs.json"], files["lvs.json"]
+        )
+        stack |= stack_under(pvs)
+        # The top itself is read even unmounted (a filesystem straight on a disk); other devices only
+        # where they are md or dm devices, members or mounted, as for the whole host.
+        names = [n for n in names if n in stack] + ([top] if top not in names else [])
     mds = [n for n in names if n.startswith("md")]
     members: set[str] = set()
     for n in mds:
@@ -241,12 +258,6 @@ def gather_files() -> dict[str, str]:
             files[f"examine/{m}.txt"] = _tool(["mdadm", "--examine", f"/dev/{m}"])
             rows.append(f"{m} {read_sysfs(os.path.join(md, d, 'slot'))} {read_sysfs(os.path.join(md, d, 'state'))}")
         files[f"md/{n}.members"] = "\n".join(rows)
-    lvm = ["--reportformat", "json", "--units", "b", "--nosuffix"]
-    files["pvs.json"] = _tool(["pvs", *lvm, "-o", f"{PV_FIELDS},vg_name"])
-    files["vgs.json"] = _tool(["vgs", *lvm, "-o", VG_FIELDS])
-    files["lvs.json"] = _tool(
-        ["lvs", *lvm, "--segments", "-o", f"{LV_FIELDS},vg_name,lv_read_ahead,lv_kernel_read_ahead,lv_dm_path"]
-    )
     block = [n for n in names if n.startswith(("md", "dm-"))] + sorted(
         m for m in members if os.path.isdir(os.path.join(SYS_BLOCK, m))
     )
@@ -256,7 +267,7 @@ def gather_files() -> dict[str, str]:
         for line in files["mounts.txt"].splitlines()
         if line.startswith("/dev/")
     }
-    block += [n for n in names if n in mounted and n not in block]
+    block += [n for n in names if (n in mounted or n == top) and n not in block]
     files["block.txt"] = "\n".join(_block_line(n) for n in block)
     for n in block:
         if n in members:
@@ -309,9 +320,9 @@ def _aliases() -> str:
     return "\n".join(lines)
 
 
-def collect_host() -> LabCollection:
-    """Everything `podplan check` compares, read from this machine."""
-    return parse_collection(gather_files())
+def collect_host(top: str | None = None) -> LabCollection:
+    """Everything `podplan check` compares, read from this machine: the whole host, or the stack under `top`."""
+    return parse_collection(gather_files(top))
 
 
 def disks() -> list[DiskInfo]:

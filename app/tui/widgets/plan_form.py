@@ -164,6 +164,7 @@ class PlanForm(VerticalScroll):
         yield from self._select("data_profile", "data", profiles, v, blank="default")
         yield from self._select("metadata_profile", "metadata", profiles, v, blank="default")
         yield from self._select("block_size", "block size", [(b, b) for b in ("4096", "2048", "1024")], v)
+        yield from self._check("no_stripe", "", "no stripe", v)
         yield from self._input("reserved", "reserved %", v, type="number")
         yield from self._input("label", "label", v)
         yield from self._input("mount_point", "mount point", v)
@@ -344,4 +345,9 @@ def _hidden(values: Values) -> dict[str, bool]:
     """Whether each row that can go is gone."""
     # XFS has no reserved blocks: the row goes rather than show a number that means nothing.
     btrfs = values["fs"] == "btrfs"
-    return {"reserved": values["fs"] in ("xfs", "btrfs"), "data_profile": not btrfs, "metadata_profile": not btrfs}
+    return {
+        "reserved": values["fs"] in ("xfs", "btrfs"),
+        "data_profile": not btrfs,
+        "metadata_profile": not btrfs,
+        "no_stripe": btrfs,  # btrfs takes no stripe from mkfs
+    }

@@ -446,11 +446,10 @@ def mke2fs_args(geometry: Ext4Geometry, *, extended: tuple[str, ...] = ()) -> li
         args += ["-G", str(g.flex_bg_size)]
     if g.journal_device:
         args += ["-J", f"device={g.journal_device}"]
-    ext = [f"stride={g.stride},stripe_width={g.stripe_width}"] if g.stride else []
-    ext += list(extended)
-    if ext:
-        args += ["-E", ",".join(ext)]
-    return args
+    # No stripe is written out too: without -E stride= mke2fs takes both from the device's io_min and io_opt
+    # (an md array, a striped LV, a disk reporting an optimal size); its -E is read after them.
+    ext = [f"stride={g.stride},stripe_width={g.stripe_width}", *extended]
+    return [*args, "-E", ",".join(ext)]
 
 
 def _requested_features(fs_type: FsType) -> tuple[str, ...]:
