@@ -247,7 +247,7 @@ def test_findmnt_verify_refuses_a_broken_line_and_ignores_the_hosts_old_ones(tmp
     path = _guard_script(
         tmp_path,
         f"FSTAB={copy}",
-        f"fstab_verify 'UUID={'0' * 8}-0000-0000-0000-{'0' * 12} /srv/podplan-{TAG} ext4 noatime,nofail 0 2'",
+        f"fstab_verify '/dev/podplan-not-made-yet /srv/podplan-{TAG} ext4 noatime,nofail 0 2'",
         f"fstab_verify 'UUID=x /srv/podplan-{TAG}-b'",
         'say "problems: $PROBLEMS"',
     )

@@ -23,7 +23,7 @@ from planners.lvm.geometry import LvmGeometry
 from planners.models import MdGroup, Plan
 from planners.results import AlignmentChain, GroupResult, PlanResult, VolumeResult
 from planners.script.fstab import mount_checks, mount_step, one_line
-from planners.script.guards import PLACEHOLDER_UUID, checked_twice
+from planners.script.guards import PLACEHOLDER_SOURCE, checked_twice
 from planners.script.preamble import MDADM_CONF, PREAMBLE, DiskFigures, Write, device_checks
 from planners.units import format_bytes_binary, format_bytes_decimal, format_size_compact
 
@@ -138,7 +138,7 @@ def _checks(plan: Plan, result: PlanResult, arrays: list[tuple[str, list[DiskFig
     if any(v.lvm is not None for v in result.volumes):
         checks.append(f"lvm_free {q(plan.lvm.vg)} {q(plan.lvm.lv)}")
     for v in result.volumes:
-        checks += mount_checks(plan, v, PLACEHOLDER_UUID)
+        checks += mount_checks(plan, v, PLACEHOLDER_SOURCE)
     if rules:
         checks.append(f"file_free {q(_rule_path(plan))} 'the udev rule file the run writes'")
     return checks

@@ -69,7 +69,7 @@ def mount_checks(plan: Plan, v: VolumeResult, placeholder: str) -> list[str]:
     """Check lines: the mount point is free, and the fstab line (placeholder source) passes findmnt --verify."""
     return [
         f"mount_point_free {q(v.mount_point)}",
-        f"fstab_verify {q(fstab_line(plan, v, f'UUID={placeholder}'))}",
+        f"fstab_verify {q(fstab_line(plan, v, placeholder))}",
     ]
 
 

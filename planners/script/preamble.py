@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from planners.script.guards import GUARDS, PLACEHOLDER_UUID, REFUSED, DiskFigures, device_checks
+from planners.script.guards import GUARDS, PLACEHOLDER_SOURCE, REFUSED, DiskFigures, device_checks
 
 __all__ = ["FSTAB", "MDADM_CONF", "PREAMBLE", "REFUSED", "DiskFigures", "Write", "device_checks"]
 
@@ -152,7 +152,7 @@ step() {
 FSTAB=@FSTAB@
 MDADM_CONF=@MDADM_CONF@
 [ -d "$(dirname "$MDADM_CONF")" ] || MDADM_CONF=/etc/mdadm.conf
-PLACEHOLDER_UUID=@PLACEHOLDER_UUID@
+PLACEHOLDER_SOURCE=@PLACEHOLDER_SOURCE@
 
 # add_lines FILE LINE...: append whole lines to a config file (after a newline when its last line
 # lacks one, which would otherwise join the first new line), and record the sed that takes them out.
@@ -196,7 +196,7 @@ md_attr() {
 """
 for _mark, _text in (
     ("@GUARDS@", GUARDS.strip()),
-    ("@PLACEHOLDER_UUID@", PLACEHOLDER_UUID),
+    ("@PLACEHOLDER_SOURCE@", PLACEHOLDER_SOURCE),
     ("@FSTAB@", FSTAB),
     ("@MDADM_CONF@", MDADM_CONF),
 ):
