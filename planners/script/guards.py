@@ -58,7 +58,8 @@ def device_checks(arrays: Sequence[tuple[str, Sequence[DiskFigures]]], call: str
 
 def checked_twice(checks: list[str], refused: str = REFUSED) -> list[str]:
     """The check lines as the function `checks`, run before the confirmation and, in a run, again
-    right after it: a disk mounted or given a signature while the prompt waited is refused then."""
+    right after it: a disk mounted or given a signature while the prompt waited is refused then.
+    With --yes nothing waited: the first check was right before the first change already."""
     return [
         "checks() {",
         "  PROBLEMS=0",
@@ -70,7 +71,7 @@ def checked_twice(checks: list[str], refused: str = REFUSED) -> list[str]:
         "checks",
         f'[ "$PROBLEMS" -eq 0 ] || die "{refused}"',
         "confirm",
-        'if [ "$RUN" -eq 1 ]; then',
+        'if [ "$RUN" -eq 1 ] && [ "$YES" -eq 0 ]; then',
         '  step "check again, right before the first change"',
         "  QUIET=1",
         "  checks",
