@@ -139,7 +139,9 @@ class ResultsPane(Vertical):
             if active == "tab-performance":
                 from app.tui.widgets.prerendered import Prerendered
 
-                scroll.mount(Static(id="perf-note"), Prerendered(id="perf"))
+                note = Static(id="perf-note")
+                note.display = False
+                scroll.mount(note, Prerendered(id="perf"))
             else:
                 scroll.mount(Static(id=LATER_TABS[active]))
         if active == "tab-capacity":
@@ -181,7 +183,7 @@ class ResultsPane(Vertical):
         if sections < SECTIONS_SAID:
             self._predict(plan, result, width)
             return
-        self._put_if_changed("#perf-note", Text(f"Predicting {sections} job sections once typing pauses..."))
+        self._note(f"Predicting {sections} job sections once typing pauses...")
         self._perf_timer = self.set_timer(TYPING_PAUSE_S, lambda: self._predict(plan, result, width))
 
     # A big job file's predictions take seconds: in a thread, the next keystroke's run replaces this
@@ -199,10 +201,16 @@ class ResultsPane(Vertical):
         if not worker.is_cancelled:
             self.app.call_from_thread(self._show_predictions, view, strips, groups)
 
+    def _note(self, text: str) -> None:
+        """The Perf tab's line above its figures: shown only while it says something."""
+        note = self.query_one("#perf-note", Static)
+        note.display = bool(text)
+        self._put_if_changed("#perf-note", Text(text))
+
     def _show_predictions(self, view: Group, strips: list, groups: list) -> None:
         from app.tui.widgets.curve import show_curves
         from app.tui.widgets.prerendered import Prerendered
 
         self.query_one("#perf", Prerendered).show(view, strips)
-        self._put_if_changed("#perf-note", Text(""))
+        self._note("")
         show_curves(self.query_one("#tab-performance .result-scroll", VerticalScroll), groups)
