@@ -50,6 +50,15 @@ async def _open_and_start(pilot, target: str, destroy: str = "") -> ValidateScre
     return screen
 
 
+async def wait_for_fio(pilot, target: Path) -> None:  # type: ignore[no-untyped-def]
+    """Until the screen says a workload runs and fio's file is on the target directory."""
+    for _ in range(150):
+        if "running" in text_of(pilot.app, "#validate-progress") and any(target.glob(".podplan-fio-*")):
+            return
+        await pilot.pause(0.1)
+    pytest.fail("fio never started on the directory")
+
+
 @needs_fio
 async def test_quick_suite_on_a_directory_fills_the_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     _shrink(monkeypatch, FAST)
@@ -134,12 +143,7 @@ async def test_cancel_mid_run_stops_fio_and_leaves_no_file(tmp_path: Path, monke
     app = PodplanApp(example_pod())
     async with app.run_test(size=SIZE) as pilot:
         screen = await _open_and_start(pilot, str(tmp_path))
-        for _ in range(150):
-            if "running" in text_of(app, "#validate-progress") and any(tmp_path.glob(".podplan-fio-*")):
-                break
-            await pilot.pause(0.1)
-        else:
-            pytest.fail("fio never started on the directory")
+        await wait_for_fio(pilot, tmp_path)
         await pilot.press("f8")
         await app.workers.wait_for_complete()
         await pilot.pause()

@@ -68,6 +68,12 @@ async def _load_job(pilot, path: str | None, button: str = "") -> None:  # type:
     await pilot.pause()
 
 
+async def _on_perf_tab(pilot) -> None:  # type: ignore[no-untyped-def]
+    await pilot.pause()
+    pilot.app.screen.query_one("#result-tabs").active = "tab-performance"
+    await pilot.pause()
+
+
 async def test_job_files_load_again_and_again_and_unload(tmp_path) -> None:
     from app.tui.widgets import perf
     from app.tui.widgets.curve import CurvePlot
@@ -78,10 +84,8 @@ async def test_job_files_load_again_and_again_and_unload(tmp_path) -> None:
     app = PodplanApp(example_pod())
     try:
         async with app.run_test(size=SIZE) as pilot:
-            await pilot.pause()
             # The Perf tab first, so that its charts are drawn before any job file comes.
-            app.screen.query_one("#result-tabs").active = "tab-performance"
-            await pilot.pause()
+            await _on_perf_tab(pilot)
             suite = len(app.screen.query(CurvePlot))
             assert suite
             for path in (one, two, one, two, two):
@@ -194,7 +198,7 @@ async def test_saving_drops_the_kept_copy(tmp_path, monkeypatch) -> None:
 async def test_a_hangup_during_validate_stops_fio_and_removes_its_file(tmp_path, monkeypatch) -> None:
     import asyncio
 
-    from tests.test_tui_validate import SLOW, _open_and_start, _shrink, needs_fio
+    from tests.test_tui_validate import SLOW, _open_and_start, _shrink, needs_fio, wait_for_fio
 
     if needs_fio.args[0]:
         pytest.skip(needs_fio.kwargs["reason"])
@@ -202,12 +206,7 @@ async def test_a_hangup_during_validate_stops_fio_and_removes_its_file(tmp_path,
     app = PodplanApp(example_pod())
     async with app.run_test(size=SIZE) as pilot:
         await _open_and_start(pilot, str(tmp_path))
-        for _ in range(150):
-            if "running" in text_of(app, "#validate-progress") and any(tmp_path.glob(".podplan-fio-*")):
-                break
-            await pilot.pause(0.1)
-        else:
-            pytest.fail("fio never started on the directory")
+        await wait_for_fio(pilot, tmp_path)
         await _hang_up(pilot)
         assert app.return_code == 129
     # The worker's thread stops fio (SIGTERM, then its grace) and removes the file after the app ends.
@@ -378,9 +377,7 @@ async def test_a_big_job_file_never_blocks_typing(tmp_path) -> None:
     app = PodplanApp(example_pod())
     try:
         async with app.run_test(size=SIZE) as pilot:
-            await pilot.pause()
-            app.screen.query_one("#result-tabs").active = "tab-performance"
-            await pilot.pause()
+            await _on_perf_tab(pilot)
             await app.workers.wait_for_complete()
             start = time.perf_counter()
             await _edit_count(pilot, "41")  # the same four keys with the suite alone: the yardstick
