@@ -14,7 +14,7 @@ from planners.hardware.machine import PCIE_LANE_MB_S, Hardware
 from planners.models import DiskSet, Filesystem, Lvm, MdGroup, Plan
 from planners.perf.context import build_ctx
 from planners.reliability.formulas import HOURS_PER_YEAR
-from planners.reliability.loss import reliability
+from planners.reliability.loss import reliability, standing
 from planners.reliability.stacks import lun_ctx, lun_rates, member_rate
 from planners.units import KiB
 
@@ -206,3 +206,48 @@ def test_a_failure_rehearsal_of_a_plan_without_md_is_refused_in_one_line(which):
     p = btrfs(4, "raid1", "raid1") if which == "btrfs" else luns(2)
     with pytest.raises(PlanError, match="no md array"):
         failure_plan(p, 1)
+
+
+def test_a_raid0_lun_has_no_rebuild_and_says_it_loses_data_with_any_disk():
+    r = rel(luns(1, level=0, disks=24))
+    (row,) = reliability_rows(r)
+    assert (row.rebuild, row.ure) == ("none", None)
+    assert row.binding == "no redundancy" and not row.rate
+    assert standing(r.groups[0]).rebuild_binding == "no rebuild (RAID0)"
+    assert survives_lines(r) == ["each RAID0 LUN loses its data with any one of its 24 disks: it has no rebuild"]
+    assert not any("rebuilds in" in a for a in r.assumptions)
+    # The figures behind the words stay: the controller's stated time is still the model's repair window.
+    assert standing(r.groups[0]).rebuild_hours == 24.0
+
+
+def test_an_md_raid0_shows_no_rebuild_either():
+    p = Plan(name="r0", disks=[DiskSet(count=4, size=4 * 10**12)], groups=[MdGroup(level=0, members=4)])
+    (row,) = reliability_rows(rel(p))
+    assert (row.rebuild, row.binding, row.ure) == ("none", "no redundancy", None)
+
+
+def test_a_range_of_odds_is_written_in_one_notation():
+    from app.shared.figures import odds_pair, share_text, ure_text
+
+    assert odds_pair((1 / 2100, 0.0078)) == "1 in 2,100 to 1 in 130"  # was "1 in 2,100 to 0.78%"
+    assert odds_pair((0.002, 0.0078)) == "0.20% to 0.78%"
+    assert odds_pair((1e-5, 1e-4)) == "1 in 100,000 to 1 in 10,000"
+    assert odds_pair((0.0, 0.0078)) == "0 to 0.78%"
+    assert odds_pair((1 / 1400, 0.0029), share_text) == "1 in 1,400 to 1 in 340"
+    assert (ure_text(1 / 8500), ure_text(0.123), ure_text(0.0)) == ("1 in 8,500", "12.3%", "0")
+
+
+def test_a_small_chance_of_a_ure_is_never_printed_as_zero():
+    from rich.console import Console
+
+    from app.cli.predict import reliability_table
+
+    hw = Hardware(disk=DiskSpec(disk_class="ssd-sata"))  # type: ignore[arg-type]
+    p = Plan(name="m", disks=[DiskSet(count=2, size=10**12)], groups=[MdGroup(level=1, members=2)], hardware=hw)
+    r = rel(p)
+    (row,) = reliability_rows(r)
+    assert row.ure is not None and 0 < row.ure < 5e-4
+    console = Console(width=100, record=True, color_system=None)
+    console.print(reliability_table(r))
+    text = console.export_text()
+    assert "0.0%" not in text and "1 in " in text.splitlines()[4]

@@ -23,6 +23,7 @@ from app.shared.figures import (
     survives_lines,
     sweep_cells,
     sweep_title,
+    ure_text,
 )
 from app.shared.fit import Col, FitTable
 from app.shared.host_cpu import add_cpu_flags, computes_parity, origin_json, origin_text, with_cpu_source
@@ -329,7 +330,8 @@ def reliability_table(rel: Reliability) -> Group:
         )
     rows = reliability_rows(rel)
     for r in rows:
-        t.add_row(r.name, r.kind, r.survives, r.rebuild, f"{r.binding} {r.rate}", f"{r.ure:.1%}")
+        ure = "-" if r.ure is None else ure_text(r.ure)
+        t.add_row(r.name, r.kind, r.survives, r.rebuild, f"{r.binding} {r.rate}".strip(), ure)
     years = tuple(h / 8766 for h in rel.mttdl_hours)
     lines = Text()
     for note in survives_lines(rel):

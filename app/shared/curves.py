@@ -140,21 +140,30 @@ def curve_notes(cs: Sequence[Curve]) -> list[str]:
 
 def plan_summary(plan: Plan) -> list[str]:
     """The plan in a few lines, for a report read away from podplan."""
-    from app.shared.figures import odds
+    from app.shared.figures import odds_pair
     from planners.perf.predict import geometry_for_speed
-    from planners.reliability.loss import reliability
+    from planners.reliability.loss import reliability, standing
 
     result = geometry_for_speed(plan)
-    lines = [f"plan {plan.name}: {sum(d.count for d in plan.disks)} disks, {plan.filesystem.type}"]
-    lines += [
-        f"{g.name}: RAID{g.level}, {g.members} members" + (f" + {g.spares} spares" if g.spares else "")
-        for g in reliability(plan, result).groups
-    ]
-    v = result.volumes[0]
-    lines.append(f"full stripe {v.alignment.top_io_opt_bytes // 1024} KiB")
     rel = reliability(plan, result)
-    lo, hi = rel.loss.per_year
-    lines.append(f"data loss within a year: {odds(lo)} to {odds(hi)} (arrays lost and unreadable sectors in rebuilds)")
+    lines = [f"plan {plan.name}: {sum(d.count for d in plan.disks)} disks, {plan.filesystem.type}"]
+    # A disk or LUN with no md above it is described as what it is, not as a RAID0 of one member;
+    # alike ones share a line.
+    alike: dict[str, list[str]] = {}
+    for g in rel.groups:
+        s = standing(g)
+        if s is not g or (g.members == 1 and not g.level):
+            what = s.kind if s is not g else "one disk, no RAID"
+        else:
+            what = f"RAID{g.level}, {g.members} members" + (f" + {g.spares} spares" if g.spares else "")
+        alike.setdefault(what, []).append(g.name)
+    lines += [f"{', '.join(names)}: {what}" for what, names in alike.items()]
+    v = result.volumes[0]
+    stripe = v.alignment.top_io_opt_bytes
+    lines.append(f"full stripe {stripe // 1024} KiB" if stripe else "no stripe")
+    lines.append(
+        f"data loss within a year: {odds_pair(rel.loss.per_year)} (arrays lost and unreadable sectors in rebuilds)"
+    )
     return lines
 
 

@@ -32,9 +32,19 @@ def odds(p: float) -> str:
         return "0"
     if p >= 1e-3:
         return f"{p:.2%}"
+    return _one_in(p)
+
+
+def _one_in(p: float) -> str:
+    """'1 in N', N to two significant figures."""
     n = 1 / p
     digits = len(str(int(n))) - 2
     return f"1 in {round(n, -digits):,.0f}"
+
+
+def ure_text(p: float, small: Callable[[float], str] = odds) -> str:
+    """P(URE) in a table cell: a tenth of a percent from 1 %, odds below, never a nonzero chance as 0.0 %."""
+    return f"{p:.1%}" if p >= 0.01 else small(p)
 
 
 def short_odds(p: float) -> str:
@@ -63,14 +73,19 @@ class ReliabilityRow(NamedTuple):
     rebuild: str
     binding: str
     rate: str
-    ure: float
+    ure: float | None
+    """P(URE) during a rebuild; None where there is no rebuild (RAID0, btrfs single)."""
     consequence: str
 
 
 def _row(name: str, g: GroupReliability) -> ReliabilityRow:
+    kind = g.kind or f"RAID{g.level} {g.members}"
+    if not g.tolerates:
+        # Nothing to rebuild from: the first failed disk takes the data with it.
+        return ReliabilityRow(name, kind, "0", "none", "no redundancy", "", None, "")
     return ReliabilityRow(
         name,
-        g.kind or f"RAID{g.level} {g.members}",
+        kind,
         str(g.tolerates),
         f"{g.rebuild_hours:.1f} h",
         g.rebuild_binding,
@@ -97,25 +112,29 @@ def survives_lines(rel: Reliability) -> list[str]:
     return list(dict.fromkeys(g.survives_note for g in rel.groups if g.survives_note))
 
 
-def _pair(pair: tuple[float, float], fmt: Callable[[float], str]) -> str:
+def odds_pair(pair: tuple[float, float], fmt: Callable[[float], str] = odds) -> str:
+    """'A to B' in one notation: where `fmt` would write one end as odds and the other as a percentage,
+    both are written as odds."""
     lo, hi = (fmt(v) for v in pair)
+    if lo.startswith("1 in ") != hi.startswith("1 in ") and min(pair) > 0:
+        lo, hi = (_one_in(v) for v in pair)
     return lo if lo == hi else f"{lo} to {hi}"
 
 
 def loss_lines(loss: Loss, afr_nominal: float) -> list[str]:
     """The loss figure in full, each part named, every line within 80 columns (1-4 %/yr disk failures)."""
     parts = [
-        ("Data loss within a year:", f"{_pair(loss.per_year, odds)} for 1-4 %/yr disk failures"),
+        ("Data loss within a year:", f"{odds_pair(loss.per_year, odds)} for 1-4 %/yr disk failures"),
         ("  (" + odds(loss.per_year_nominal), f"at the disks' own {afr_nominal:.1%}), made of:"),
-        ("  array loss (a failure too many):", f"{_pair(loss.array_per_year, odds)} a year;"),
+        ("  array loss (a failure too many):", f"{odds_pair(loss.array_per_year, odds)} a year;"),
     ]
     if any(loss.rebuilds_per_year):
         parts += [
             (
-                f"  data lost to UREs in {_pair(loss.ure_per_rebuild, share_text)} of rebuilds",
-                f"({_pair(loss.rebuilds_per_year, lambda v: f'{v:.2g}')} rebuilds a year):",
+                f"  data lost to UREs in {odds_pair(loss.ure_per_rebuild, share_text)} of rebuilds",
+                f"({odds_pair(loss.rebuilds_per_year, lambda v: f'{v:.2g}')} rebuilds a year):",
             ),
-            ("  " + _pair(loss.ure_per_year, odds), "a year."),
+            ("  " + odds_pair(loss.ure_per_year, odds), "a year."),
         ]
     else:
         parts.append(("  no data lost to UREs:", "RAID0 has no rebuilds."))

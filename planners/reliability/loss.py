@@ -193,7 +193,7 @@ def _lun_reliability(g: GroupCtx) -> GroupReliability | None:
         spares=0,
         tolerates=len(_partners(inner)),
         rebuild_mb_s=rate,
-        rebuild_binding="controller",
+        rebuild_binding="controller" if level else "no rebuild (RAID0)",
         rebuild_limits=[RebuildLimit(name="controller", mb_s=rate)],
         rebuild_hours=t,
         mttr_hours=t,

@@ -74,6 +74,8 @@ def survives_note(ctx: PerfCtx, g: GroupCtx) -> str:
     if lun is not None:
         inner = lun_ctx(g)
         t = len(partners(inner)) if inner else 0
+        if not t:
+            return f"each RAID{lun.level} LUN loses its data with any one of its {lun.disks} disks: it has no rebuild"
         return f"each RAID{lun.level} LUN survives {t} of its {lun.disks} disks failing"
     return ""
 
@@ -87,6 +89,11 @@ def stack_assumptions(ctx: PerfCtx) -> list[str]:
         )
     luns = {g.disk.lun for g in ctx.groups if g.disk.lun is not None}
     for lun in luns:
+        if not lun.level:
+            out.append(
+                f"Each LUN is a RAID0 of {lun.disks} disks: any one of them failing loses the LUN's data; there is no rebuild."
+            )
+            continue
         out.append(
             f"Each LUN is a RAID{lun.level} of {lun.disks} disks that the controller rebuilds in "
             f"{lun.rebuild_hours:g} h; a LUN is lost when its own RAID is, and corrects its disks' unreadable "

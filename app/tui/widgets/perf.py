@@ -77,13 +77,13 @@ def roofline(p: WorkloadPrediction, width: int) -> Text:
 
 
 def reliability_text(rel: Reliability) -> Table:
-    from app.shared.figures import loss_lines, reliability_rows, survives_lines
+    from app.shared.figures import loss_lines, reliability_rows, share_text, short_odds, survives_lines
 
     t = Table(title="Reliability", title_justify="left", show_edge=False, padding=(0, 1, 0, 0))
     for col in ("array", "survives", "rebuild", "limited by", "P(URE)"):
         t.add_column(col, overflow="fold", justify="left" if col in ("array", "limited by") else "right")
     for r in reliability_rows(rel):
-        t.add_row(r.name, r.survives, r.rebuild, r.binding, f"{r.ure:.0%}")
+        t.add_row(r.name, r.survives, r.rebuild, r.binding, "-" if r.ure is None else share_text(r.ure, short_odds))
     said = [f"Survives: {note}." for note in survives_lines(rel)]
     t.caption = "\n".join(said + [line.strip() for line in loss_lines(rel.loss, rel.afr_nominal)])
     t.caption_justify = "left"
