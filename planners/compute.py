@@ -249,6 +249,7 @@ def _lvm_layer(plan: Plan, groups: list[GroupResult], unders: list[Under]) -> _L
             extent_bytes=extent,
             stripes=lv_stripes,
             stripe_bytes=lv_stripe,
+            data_alignment=data_alignment,
         )
     except PlanError as exc:
         raise PlanError(exc.message, exc.field or "lvm") from None

@@ -332,3 +332,40 @@ def test_aligned_extents_and_array_starts_match_lvm():
     assert not wrong, wrong
     assert len({v.lvm.extent_bytes for v in vols}) == 5
     assert vols[-1].lvm.pv_lv_offset_bytes[-1] == 0  # lvcreate put the larger array first
+
+
+def test_the_script_passes_pvcreate_the_alignment_the_chain_shows_and_gets_the_planned_pe_start():
+    """The script's comment, the alignment chain and the pvcreate command name one --dataalignment: the
+    stripe (896K for 8 x 128K LUNs of 7 RAID5 disks), which pvcreate rounds the 1 MiB metadata area up
+    to (pe_start 1792K), on a device that reports that stripe and on one that reports none."""
+    from planners.script.build import build_script
+    from planners.units import format_size_compact
+    from tests.test_direct import _luns
+
+    plans = [
+        _luns(8, 4 * GiB, disks=8, lvm=Lvm(enabled=True, mode="striped")),  # 7 data disks: 896K
+        _luns(4, 4 * GiB, disks=4, level=6, strip=64 * KiB, lvm=Lvm(enabled=True, mode="striped")),  # 128K
+        _luns(2, 4 * GiB, lvm=Lvm(enabled=True, data_alignment=64 * KiB)),
+    ]
+    cases = []
+    for p in plans:
+        r = compute(p)
+        v = r.volumes[0]
+        a, g = v.alignment, v.lvm
+        assert a.pv_data_alignment_bytes is not None and g is not None
+        text = build_script(p, r)
+        shown = format_size_compact(a.pv_data_alignment_bytes)
+        assert g.pvcreate_options == ("--dataalignment", shown.lower())
+        assert f"# --dataalignment {shown}: " in text and f"run pvcreate --dataalignment {shown.lower()} " in text
+        for limits in ((a.md_io_min_bytes, a.md_io_opt_bytes, 0), None):
+            cases.append((g.pvcreate_options, limits, g.pe_start_bytes))
+    assert cases[0][0] == ("--dataalignment", "896k") and cases[0][2] == 1792 * KiB
+
+    def probe(case):
+        opts, limits, _ = case
+        return probe_volume([GiB], pvcreate_options=opts, queue_limits=limits, vgcreate_options=None)
+
+    if not have("unshare"):
+        pytest.skip("unshare is not installed")
+    got = [m.pvs[0].pe_start_bytes for m in _parallel(probe, cases)]
+    assert got == [pe for *_, pe in cases]

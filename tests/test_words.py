@@ -29,3 +29,27 @@ def test_the_report_describes_a_lun_or_a_disk_as_what_it_is():
     assert plan_summary(one_disk())[1:3] == ["disk1: one disk, no RAID", "no stripe"]
     assert plan_summary(example_pod())[1] == "md0, md1, md2: RAID6, 15 members"
     assert not any("1 members" in line for p in (one_disk(lun), one_disk()) for line in plan_summary(p))
+
+
+def test_the_compare_screen_gives_a_raid0_lun_no_rebuild_time():
+    from app.tui.screens.compare_screen import _reliability
+    from planners.compute import compute
+
+    raid0 = one_disk(Lun(disks=24, level=0, strip=128 * KiB))  # type: ignore[arg-type]
+    raid10 = one_disk(Lun(disks=24, level=10, strip=128 * KiB))  # type: ignore[arg-type]
+    assert _reliability(raid0, compute(raid0))[3] == "none"
+    assert _reliability(raid10, compute(raid10))[3] == "24 h"
+
+
+def test_the_udev_rule_of_a_plan_without_md_says_readahead_not_md_tuning():
+    from planners.compute import compute
+    from planners.example import example_pod
+    from planners.script.build import build_script
+
+    p = one_disk(Lun(disks=24, level=10, strip=128 * KiB))  # type: ignore[arg-type]
+    text = build_script(p, compute(p))
+    assert "md tuning" not in text and "stripe cache" not in text
+    assert 'step "readahead, now and at every boot (udev rule)"' in text
+    assert "'# podplan plan lun24: readahead that survives reboots'" in text
+    pod = build_script(example_pod(), compute(example_pod()))
+    assert "'# podplan plan pod45: md stripe cache that survives reboots'" in pod  # LVM keeps the readahead

@@ -164,10 +164,13 @@ def lvm_volume(
     stripes: int = 1,
     stripe_bytes: int | None = None,
     lv_extents: int | str = "100%FREE",
+    data_alignment: int | None = None,
 ) -> LvmGeometry:
     """VG over these PVs (all created with this pe_start) and one LV, or PlanError.
 
-    lv_extents is a count or, as lvcreate -l takes it, "P%FREE" or "P%VG".
+    lv_extents is a count or, as lvcreate -l takes it, "P%FREE" or "P%VG". data_alignment is what
+    pvcreate is told (--dataalignment): the alignment pe_start was rounded up to; pe_start itself
+    when not given (pvcreate rounds the metadata area's end up to it, so pe_start stays).
     """
     pvs = tuple(pv_bytes)
     if not pvs:
@@ -215,7 +218,7 @@ def lvm_volume(
         lv_extents=got,
         lv_pv_extents=tuple(taken),
         pv_lv_offset_bytes=_linear_offsets(rounds, len(pvs), extent_bytes) if stripes == 1 else (None,) * len(pvs),
-        pvcreate_options=("--dataalignment", _k(pe_start)),
+        pvcreate_options=("--dataalignment", _k(data_alignment or pe_start)),
         vgcreate_options=("--physicalextentsize", _k(extent_bytes)),
         lvcreate_options=tuple(lv_opts),
     )

@@ -207,8 +207,14 @@ def _lvm_step(w: Write, plan: Plan, result: PlanResult, v: VolumeResult, g: LvmG
     w(f'step "LVM: {lvm.vg}/{lvm.lv}"')
     mds = " ".join(q(f"/dev/md/{name}") for name in v.groups) or f'"${{{DISKS}[@]}}"'
     w(
-        f"# --dataalignment {format_size_compact(a.pv_data_alignment_bytes or 0)}: "
-        + ("given in the plan." if lvm.data_alignment else f"{_under_stripe(a)} ({a.md_io_opt_bytes} bytes).")
+        f"# --dataalignment {format_size_compact(a.pv_data_alignment_bytes or g.pe_start_bytes)}: "
+        + (
+            "given in the plan."
+            if lvm.data_alignment
+            else f"{_under_stripe(a)} ({a.md_io_opt_bytes} bytes)."
+            if a.pv_data_alignment_bytes
+            else "pe_start itself: the device under it reports no stripe."
+        )
     )
     w(
         f"# pe_start will be {g.pe_start_bytes} bytes; {g.lv_extents} extents of {g.extent_bytes} bytes "
@@ -362,7 +368,9 @@ def _rule_path(plan: Plan) -> str:
 def _tuning(plan: Plan, result: PlanResult) -> tuple[list[str], list[str]]:
     """The tuning step's lines, and the udev rules it writes (none: no rule file)."""
     rule = _rule_path(plan)
-    lines = ["", 'step "readahead and stripe cache, now and at every boot (udev rule)"']
+    # The step is titled after what the plan tunes: a plan without md RAID4/5/6 has no stripe cache.
+    what = "readahead and stripe cache" if any(v.alignment.stripe_cache_size for v in result.volumes) else "readahead"
+    lines = ["", f'step "{what}, now and at every boot (udev rule)"']
     w = lines.append
     rules = []
     for v in result.volumes:
@@ -393,7 +401,13 @@ def _tuning(plan: Plan, result: PlanResult) -> tuple[list[str], list[str]]:
         if parts:
             rules.append(f'SUBSYSTEM=="block", KERNEL=="md*", ENV{{MD_DEVNAME}}=="{g.name}", ' + ", ".join(parts))
     if rules:
-        text = [f"# podplan plan {one_line(plan.name)}: md tuning that survives reboots", *rules]
+        kept = [
+            name
+            for key, name in (("read_ahead_kb", "readahead"), ("stripe_cache_size", "md stripe cache"))
+            if any(key in r for r in rules)
+        ]
+        verb = "survive" if len(kept) > 1 else "survives"
+        text = [f"# podplan plan {one_line(plan.name)}: {' and '.join(kept)} that {verb} reboots", *rules]
         w(f'changed "write {rule}"')
         w('if [ "$RUN" -eq 1 ]; then')
         w(f"  mkdir -p {q(rule.rsplit('/', 1)[0])}")

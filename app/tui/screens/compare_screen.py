@@ -51,7 +51,7 @@ def _reliability(plan: Plan, result: PlanResult) -> tuple[str, str, str, str]:
     """Odds of losing data in a year (1-4 % disk failures), its two parts at 4 % (whole arrays lost,
     and the share of rebuilds that lose data to an unreadable sector), and the longest rebuild."""
     from app.shared.figures import share_text, short_odds
-    from planners.reliability.loss import reliability
+    from planners.reliability.loss import reliability, standing
 
     rel = reliability(plan, result)
     lo, hi = rel.loss.per_year
@@ -60,7 +60,10 @@ def _reliability(plan: Plan, result: PlanResult) -> tuple[str, str, str, str]:
         f"{short_odds(lo)}-{short_odds(hi)}",
         short_odds(loss.array_per_year[1]),
         share_text(loss.ure_per_rebuild[1], short_odds),
-        f"{max(g.rebuild_hours for g in rel.groups):.0f} h",
+        # RAID0 (a LUN, md or btrfs single) has nothing to rebuild from.
+        f"{max(hours):.0f} h"
+        if (hours := [standing(g).rebuild_hours for g in rel.groups if standing(g).tolerates])
+        else "none",
     )
 
 
