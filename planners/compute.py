@@ -22,7 +22,7 @@ from planners.findings.direct import (
 )
 from planners.findings.fs import fs_findings, mount_findings
 from planners.fs.btrfs import PROFILES, BtrfsGeometry, btrfs_geometry
-from planners.fs.ext4.df import ext4_df
+from planners.fs.ext4.df import ext4_df, kernel_holdback_blocks
 from planners.fs.ext4.geometry import Ext4Geometry, ext4_geometry
 from planners.fs.xfs.geometry import XfsGeometry, xfs_df, xfs_geometry
 from planners.lvm.geometry import LvmGeometry, aligned_extent, lvm_volume, pe_start_bytes
@@ -408,9 +408,9 @@ def _waterfall(
         ("lvm", "LVM overhead", array - block - aligned, "pe_start and what is left under one extent"),
         (
             "lvm_align",
-            "LVM alignment",
+            "LVM extent tail",
             aligned,
-            "full stripes past each array's last extent: the cost of aligned arrays",
+            "whole full stripes past each PV's last extent: too little for one more extent",
         ),
         ("fs_size", "fs rounding", block - fs_bytes, "mkfs uses whole blocks (and whole AGs / groups)"),
         (
@@ -419,7 +419,7 @@ def _waterfall(
             fs_bytes - df_size - copies,
             "log or journal, AG headers, bitmaps, inode tables",
         ),
-        ("reserved", "reserved", df_size - avail, "root reserve, kernel hold-back, XFS reserve pool and set-aside"),
+        ("reserved", _held_back(volumes), df_size - avail, _held_back_note(volumes)),
     ]
     out: list[CapacityStep] = []
     remaining = raw
@@ -431,4 +431,33 @@ def _waterfall(
         out.append(CapacityStep(key=key, label=label, removed_bytes=removed, remaining_bytes=remaining, note=note))
     if remaining != avail:  # the steps must add up; a mismatch is a bug in this module
         raise AssertionError(f"waterfall ends at {remaining}, available is {avail}")
-    return out
+    # A step of a layer the stack does not have is left out, not shown empty (one that removes bytes never is).
+    md, lvm = bool(groups), any(v.lvm for v in volumes)
+    applies = dict.fromkeys(("unassigned", "spares", "md_metadata", "md_remainder"), md)
+    applies |= {"md_redundancy": md or bool(copies), "lvm": lvm, "lvm_align": lvm}
+    return [s for s in out if s.removed_bytes or applies.get(s.key, True)]
+
+
+def _ext_parts(volumes: list[VolumeResult]) -> tuple[int, int] | None:
+    """Root reserve and kernel hold-back, in bytes, over ext3/ext4 volumes; None if any volume is not ext."""
+    exts = [v.ext4 for v in volumes]
+    if not all(exts):
+        return None
+    reserve = sum(e.reserved_blocks * e.block_size for e in exts if e)
+    return reserve, sum(kernel_holdback_blocks(e) * e.block_size for e in exts if e)
+
+
+def _held_back(volumes: list[VolumeResult]) -> str:
+    """The last step's name: on ext3/ext4 with no root reserve and no hold-back (ext3 -m 0) it holds
+    only what df counts as Used right after mkfs."""
+    return "in use after mkfs" if _ext_parts(volumes) == (0, 0) else "reserved"
+
+
+def _held_back_note(volumes: list[VolumeResult]) -> str:
+    used = "df's Used after mkfs (root directory, lost+found, the resize inode's and journal's mapping blocks)"
+    parts = _ext_parts(volumes)
+    if parts is None:
+        return "root reserve, kernel hold-back, XFS reserve pool and set-aside"
+    reserve, hold = parts
+    named = [w for w, n in (("root reserve (-m)", reserve), ("kernel hold-back (2 %, at most 4096 blocks)", hold)) if n]
+    return ", ".join(named) + f" and {used}" if named else used

@@ -107,6 +107,11 @@ def journal_map_blocks(geometry: Ext4Geometry) -> int:
         raise PlanError(f"podplan cannot predict this ext4 layout exactly ({exc}).", field="size_bytes") from None
 
 
+def kernel_holdback_blocks(g: Ext4Geometry) -> int:
+    """Blocks the kernel holds back from everyone (s_resv_clusters): min(2 %, 4096 blocks), with extents only."""
+    return min(g.block_count // 50, RESV_CLUSTERS_MAX) if "extent" in g.features else 0
+
+
 def ext4_df(geometry: Ext4Geometry) -> Ext4Df:
     """Predicted statfs figures of `geometry` freshly made and mounted, nothing written."""
     g = geometry
@@ -116,9 +121,7 @@ def ext4_df(geometry: Ext4Geometry) -> Ext4Df:
     # lost+found is at most 11 blocks, all direct, in either mapping scheme
     files = 1 + lost_found + (1 if "resize_inode" in g.features else 0)
     free = g.block_count - overhead - journal_map_blocks(g) - files
-    resv = 0
-    if "extent" in g.features:
-        resv = min(g.block_count // 50, RESV_CLUSTERS_MAX)
+    resv = kernel_holdback_blocks(g)
     avail = max(free - g.reserved_blocks - resv, 0)
     return Ext4Df(
         block_size=g.block_size,
