@@ -149,3 +149,35 @@ def test_labels_fit_what_mkfs_accepts(tmp_path, fs_type, label, groups, want):
         res = run(["mke2fs", "-F", "-q", "-t", "ext4", "-L", lab, img])
         assert "too long" not in res.stderr
         assert f"Filesystem volume name:   {lab}\n" in run(["dumpe2fs", "-h", img]).stdout
+
+
+def test_ext3_is_told_its_32_bit_limit_not_a_meta_bg_conversion():
+    """ext3 of 12 TB on LVM: its reserved descriptor blocks reach 2^32 blocks (mke2fs -n says so), so what
+    stops it is ext3's 32-bit block numbers, not a meta_bg conversion past the reserved blocks."""
+    plan = Plan(
+        name="e3",
+        disks=[DiskSet(count=1, size=12 * 10**12)],
+        groups=[],
+        lvm=Lvm(enabled=True),
+        filesystem=Filesystem(type="ext3", reserved_percent=0.0),
+    )
+    f = _finding(plan, "can grow")
+    assert "2^32 - 1" in f.message and "meta_bg" not in f.message and "no further" in f.message
+    geometry = compute(plan).volumes[0].ext4
+    assert geometry is not None and geometry.online_grow_blocks == 2**32 - 1
+    need("mke2fs")
+    assert probe(geometry).max_fs_blocks >= 2**32  # mke2fs reserves past what 32-bit block numbers reach
+
+
+def test_a_filesystem_on_one_disk_or_lun_without_lvm_gets_no_online_growth_warning():
+    """Nothing under it can grow (no md to reshape, no LVM to extend): its ceiling is never reached."""
+    for fs in ("ext3", "ext4"):
+        plan = Plan(
+            name="one",
+            disks=[DiskSet(count=1, size=4 * 10**12)],
+            groups=[],
+            lvm=Lvm(enabled=False),
+            filesystem=Filesystem(type=fs),  # type: ignore[arg-type]
+        )
+        assert not [f.message for f in compute(plan).findings if "grow" in f.message]
+        assert [f for f in compute(plan).findings if "for root" in f.message]  # the reserve is still said

@@ -294,3 +294,18 @@ def test_raid10_figures_seen_in_the_vm(layout, members, add, fs, offset, array, 
     assert compute(p).groups[0].md.data_offset_sectors - a.offset_change_bytes // 512 == offset
     assert a.array_bytes_after == array
     assert (g.df_size_bytes_after, g.df_available_bytes_after) == (size, avail)
+
+
+def test_an_ext3_grow_names_ext3_and_the_driver_that_reads_its_stripe():
+    """ext3 is not ext4: since Linux 4.3 the ext4 driver (mballoc) mounts it and follows the stripe width;
+    before, ext3's own driver never read it. The fix (tune2fs -E) is the same."""
+    old = plan(fs="ext3", members=6, disk=2 * TB)
+    fix = next(c for c in grow(old, add_disks=2).alignment if c.layer == "filesystem")
+    assert fix.figure == "ext3 stride/stripe_width (blocks)" and "ext4's allocator" not in fix.cost
+    assert "ext4 driver mounts ext3" in fix.cost and fix.in_script
+    assert fix.commands == ("tune2fs -E stride=128,stripe_width=768 /dev/md/md0",)
+    tools = old.tools.model_copy(update={"kernel": "2.6.18"})
+    fix = next(
+        c for c in grow(old.model_copy(update={"tools": tools}), add_disks=2).alignment if c.layer == "filesystem"
+    )
+    assert "costs nothing now" in fix.cost and "allocator aligns" not in fix.cost

@@ -90,20 +90,40 @@ def _fs_stripe(old: Plan, vol: VolumeResult, vol_new: VolumeResult, rmw: str) ->
             "superblock; a remount does not. The script does not take the pod offline for it.",
             commands=(_cmd("umount", vol.mount_point), _cmd("mount", "-o", opts, vol.device, vol.mount_point)),
         )
-    else:
-        blk = old.filesystem.block_size
-        ext = f"stride={su // blk},stripe_width={su // blk * sw}"
-        return AlignmentChange(
-            layer="filesystem",
-            figure="ext4 stride/stripe_width (blocks)",
-            before=f"stride={a.ext4_stride_blocks},stripe_width={a.ext4_stripe_width_blocks}",
-            ideal=ext,
-            cost=f"ext4's allocator aligns large files to the old stripe width: {rmw}.",
-            remedy="tune2fs -E changes the hint on the mounted filesystem; new allocations follow it at once "
-            "(the script does it).",
-            commands=(_cmd("tune2fs", "-E", ext, vol.device),),
-            in_script=True,
+    blk = old.filesystem.block_size
+    ext = f"stride={su // blk},stripe_width={su // blk * sw}"
+    fs = old.filesystem.type
+    return AlignmentChange(
+        layer="filesystem",
+        figure=f"{fs} stride/stripe_width (blocks)",
+        before=f"stride={a.ext4_stride_blocks},stripe_width={a.ext4_stripe_width_blocks}",
+        ideal=ext,
+        cost=_ext_stripe_cost(old, rmw),
+        remedy="tune2fs -E changes the hint on the mounted filesystem; new allocations follow it at once "
+        "(the script does it).",
+        commands=(_cmd("tune2fs", "-E", ext, vol.device),),
+        in_script=True,
+    )
+
+
+# Linux 4.3 removed the ext3 driver: from then on the ext4 driver (and its allocator) mounts ext3.
+EXT4_DRIVER_FOR_EXT3 = (4, 3)
+
+
+def _ext_stripe_cost(old: Plan, rmw: str) -> str:
+    """What the old stripe width costs: the allocator that reads it is ext4's (mballoc), which mounts
+    ext3 too on the kernels that have no ext3 driver; ext3's own driver never read it."""
+    if old.filesystem.type == "ext4":
+        return f"ext4's allocator aligns large files to the old stripe width: {rmw}."
+    if old.tools.v("kernel") >= EXT4_DRIVER_FOR_EXT3:
+        return (
+            "on the plan's kernel the ext4 driver mounts ext3 (Linux 4.3 and later have no other), and its allocator aligns "
+            f"large allocations to the stripe width in the superblock, now the old one: {rmw}."
         )
+    return (
+        "ext3's own driver (before Linux 4.3) allocates without reading the stripe width, so the old value "
+        "costs nothing now; set it anyway for a later kernel, where the ext4 driver mounts ext3 and follows it."
+    )
 
 
 def _pe_starts(vol: VolumeResult, reshaped: list[ArrayGrowth], rmw: str) -> list[AlignmentChange]:
