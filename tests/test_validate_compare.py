@@ -164,3 +164,40 @@ def test_sections_that_ran_together_are_compared_with_their_shared_prediction():
     alone = load_predictions(example_pod(), report.model_copy(update={"workloads": rows[:1]}))
     assert [p.binding for p in together] == ["sections at once"] * 2
     assert together[0].mb_s < alone[0].mb_s
+
+
+@pytest.mark.root
+@pytest.mark.parametrize("dio", ["on", "off"])
+def test_a_loop_device_with_direct_io_is_not_blamed_on_the_page_cache(tmp_path, dio):
+    """losetup --direct-io=on reads the backing file with O_DIRECT: nothing of it sits in the page cache
+    (/sys/block/loopN/loop/dio says 1). The backing file is on a disk filesystem, which takes O_DIRECT."""
+    import subprocess
+
+    from runners.validate.compare import gather_conditions
+
+    if os.geteuid() != 0:
+        pytest.skip("loop devices need root")
+    image = tmp_path / "backing.img"
+    image.write_bytes(b"")
+    os.truncate(image, 64 << 20)
+    dev = subprocess.run(
+        ["losetup", "-f", "--show", f"--direct-io={dio}", str(image)], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    try:
+        with open(f"/sys/block/{os.path.basename(dev)}/loop/dio") as f:
+            if f.read().strip() != ("1" if dio == "on" else "0"):
+                pytest.skip(f"the filesystem under {tmp_path} does not take O_DIRECT: dio stays off")
+        cond = gather_conditions(dev)
+    finally:
+        subprocess.run(["losetup", "-d", dev], check=False)
+    assert cond.loop is (dio == "off") and not cond.stacked
+    why = likely_reasons("seq-read", 200.0, cond, True, True)
+    assert any("page cache" in w for w in why) is (dio == "off")
+
+
+def test_a_slow_plain_disk_is_not_sent_to_the_baseline():
+    """The per-disk baseline reads md members and PVs only: a plain disk is pointed at its class instead."""
+    plain = likely_reasons("rand-read-4k", -40.0, Conditions(stacked=False), True, True)
+    assert not any("baseline" in w for w in plain) and "the disk's class in the plan" in plain[0]
+    md = likely_reasons("rand-read-4k", -40.0, Conditions(), True, True)
+    assert "per-disk baseline (--baseline)" in md[0]

@@ -53,3 +53,33 @@ def test_the_udev_rule_of_a_plan_without_md_says_readahead_not_md_tuning():
     assert "'# podplan plan lun24: readahead that survives reboots'" in text
     pod = build_script(example_pod(), compute(example_pod()))
     assert "'# podplan plan pod45: md stripe cache that survives reboots'" in pod  # LVM keeps the readahead
+
+
+def test_validate_names_the_parity_cpu_only_where_the_plan_computes_parity():
+    """'CPU: raid6 gen() ...' says nothing on a single ext4 disk: no parity anywhere."""
+    from typing import Any
+
+    from app.shared.host_cpu import apply_parity
+    from app.usecases.validate import ValidateOutcome
+    from planners.models import MdGroup
+
+    def outcome(p: Plan) -> ValidateOutcome:
+        plan, origin = apply_parity(p, None, "", "--no-host-cpu")
+        none: Any = None
+        return ValidateOutcome(
+            report=none,
+            jobs=(),
+            rows=(),
+            predictions=(),
+            plan=plan,
+            cpu=origin,
+            mismatch=(),
+            baseline=None,
+            disk_override=None,
+        )
+
+    plain = outcome(one_disk(fs="ext4"))
+    assert plain.cpu is not None and plain.parity_cpu is None
+    raid6 = one_disk(fs="ext4", count=6).model_copy(update={"groups": [MdGroup(level=6, members=6)], "lvm": Lvm()})
+    said = outcome(raid6)
+    assert said.cpu is not None and said.parity_cpu == said.cpu

@@ -131,8 +131,8 @@ def run_validate(
         if out.baseline is not None:
             print_baseline(cli_console(), out.baseline, out.disk_override)
         print_report(cli_console(), report, rows, out.predicted, mismatch=out.mismatch)
-        if out.cpu and out.predicted:
-            cli_console().print(f"  CPU: {origin_text(out.cpu)}")
+        if out.parity_cpu:
+            cli_console().print(f"  CPU: {origin_text(out.parity_cpu)}")
     if report.stopped == "interrupted":
         return EXIT_INTERRUPTED
     return EXIT_PARTIAL if report.partial else EXIT_OK

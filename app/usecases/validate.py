@@ -134,6 +134,17 @@ class ValidateOutcome:
     def predicted(self) -> bool:
         return self.predictions is not None
 
+    @property
+    def parity_cpu(self) -> CpuOrigin | None:
+        """Where the parity figures came from, where this host's CPU computes parity for the plan (md
+        RAID4/5/6, btrfs raid5/6); None on a stack with no parity, where they say nothing."""
+        from app.shared.host_cpu import computes_parity
+        from planners.compute import compute
+
+        if self.cpu is None or self.plan is None or self.predictions is None:
+            return None
+        return self.cpu if computes_parity(self.plan, compute(self.plan)) else None
+
 
 Listener = Callable[[ValidateEvent], None]
 

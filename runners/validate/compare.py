@@ -31,7 +31,14 @@ class Conditions(BaseModel):
     full_stripe_bytes: int = Field(0, description="Full stripe of the array, in bytes (0 unknown).")
     stripe_cache_size: int | None = Field(None, description="md stripe_cache_size of a RAID4/5/6 array, entries.")
     slow_disks: tuple[str, ...] = Field((), description="Members more than 20 % below the median in the baseline.")
-    loop: bool = Field(False, description="The target sits on a loop device (a file on another filesystem).")
+    loop: bool = Field(
+        False,
+        description="The target sits on a loop device that reads its backing file through this host's page cache "
+        "(direct I/O off, /sys/block/loopN/loop/dio 0).",
+    )
+    stacked: bool = Field(
+        True, description="The target is an md array or LV: the per-disk baseline (--baseline) reads its disks."
+    )
 
 
 class SideBySide(BaseModel):
@@ -147,10 +154,12 @@ def likely_reasons(
             "without touching the disks: on a raw device, write it once (fio or dd), then measure reads"
         )
     if not out:
+        # The baseline reads md members and PVs; a plain disk is its own baseline.
+        check = "the per-disk baseline (--baseline)" if cond.stacked else "the disk's class in the plan"
         out.append(
             "faster than the model: disks or caches beat the assumed figures"
             if not slow
-            else "slower than the model: check the per-disk baseline and the as-built check"
+            else f"slower than the model: check {check} and the as-built check"
         )
     return tuple(out)
 
@@ -208,11 +217,14 @@ def gather_conditions(target: str, slow_disks: Sequence[str] = ()) -> Conditions
             cache = int(c)
     from runners.validate.shape import leaf_disks
 
+    leaves = leaf_disks(sysdir)
     return Conditions(
         resync=resync,
         readahead_bytes=int(ra) * 1024 if ra.isdigit() else 0,
         full_stripe_bytes=int(io_opt) if io_opt.isdigit() else 0,
         stripe_cache_size=cache,
         slow_disks=tuple(slow_disks),
-        loop=any(n.startswith("loop") for n in leaf_disks(sysdir)),
+        # A loop device with direct I/O on reads its file with O_DIRECT: nothing of it stays in the page cache.
+        loop=any(n.startswith("loop") and read_sysfs(f"/sys/block/{n}/loop/dio") != "1" for n in leaves),
+        stacked=bool(listdir_or_empty(os.path.join(sysdir, "slaves"))),
     )
