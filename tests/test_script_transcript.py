@@ -85,3 +85,48 @@ def test_a_transcript_that_cannot_be_written_stops_nothing(tmp_path):
     log = tmp_path / "steps.sh.log"
     assert (out.returncode, out.stderr) == (0, "")
     assert out.stdout == f"note: no transcript this time: {log} is not a regular file\ndone\n"
+
+
+def test_a_run_records_the_fstab_line_it_wrote_not_the_placeholder(tmp_path):
+    """A real run of a one-disk ext4 plan on a loop device, every /etc file it touches moved under tmp_path:
+    the transcript's fstab edit is the line in the fstab, with the filesystem's UUID."""
+    import os
+
+    from planners.compute import compute
+    from planners.models import DiskSet, Lvm, Plan
+    from planners.script.build import build_script
+
+    _need_root_tools()
+    mnt = tmp_path / "mnt"
+    etc = tmp_path / "etc"
+    (etc / "udev" / "rules.d").mkdir(parents=True)
+    fstab = etc / "fstab"
+    fstab.write_text("")
+    with sparse_loops([64 * MiB]) as devs:
+        plan = Plan(
+            name="transcript",
+            disks=[DiskSet(count=1, size=64 * MiB, logical_sector=512, physical_sector=512, devices=devs)],
+            groups=[],
+            lvm=Lvm(enabled=False),
+            filesystem={"type": "ext4", "mount_point": str(mnt)},
+        )
+        text = build_script(plan, compute(plan)).replace("/etc/", f"{etc}/")
+        path = tmp_path / "build.sh"
+        assert_clean_script(path, text)
+        try:
+            p = _run_script(str(path), "--run", "--yes")
+            assert p.returncode == 0, p.stdout + p.stderr
+        finally:
+            if os.path.ismount(mnt):
+                subprocess.run(["umount", str(mnt)], check=False)
+    (written,) = fstab.read_text().splitlines()
+    assert written.startswith("UUID=") and "<uuid of" not in written and f" {mnt} ext4 " in written
+    edits = [m.group(5) for m in map(RECORD.match, (tmp_path / "build.sh.log").read_text().splitlines()) if m]
+    fstab_edits = [e for e in edits if e.endswith(f">> {fstab}")]
+    assert len(fstab_edits) == 1 and "<uuid of" not in fstab_edits[0]
+    assert (
+        subprocess.run(
+            ["bash", "-c", fstab_edits[0].removesuffix(f" >> {fstab}")], capture_output=True, text=True
+        ).stdout
+        == written + "\n"
+    )

@@ -87,16 +87,22 @@ def mount_step(w: Write, plan: Plan, v: VolumeResult) -> None:
     )
     shown = fstab_line(plan, v, f"UUID=<uuid of {one_line(v.device)}>")
     w(f"# {fstab_options([])[0]} and {DEVICE_TIMEOUT}: the boot goes on without this volume if it fails to appear.")
-    for line in [*lines, shown]:
-        w(f"changed {q(f'echo {q(line)} >> {FSTAB}')}")
     w('if [ "$RUN" -eq 1 ]; then')
     w(f"  uuid=$(blkid -s UUID -o value {q(v.device)})")
     w(f"  line={q(fstab_line(plan, v, 'UUID='))}")
     w('  line="${line/UUID=/UUID=$uuid}"')
     target = fstab_field(v.mount_point)
     # The checks refused an fstab that mounts something here already; this holds if it changed since.
-    w(f'  if [ -z "$(fstab_has {q(target)})" ]; then add_lines {FSTAB} {"".join(q(x) + " " for x in lines)}"$line"')
+    w(f'  if [ -z "$(fstab_has {q(target)})" ]; then')
+    # The transcript records the lines as written, the filesystem's UUID in place of the placeholder.
+    for line in lines:
+        w(f"    changed {q(f'echo {q(line)} >> {FSTAB}')}")
+    w(f'    changed "echo $(printf \'%q\' "$line") >> {FSTAB}"')
+    w(f'    add_lines {FSTAB} {"".join(q(x) + " " for x in lines)}"$line"')
     w(f"  else say {q(f'note: {FSTAB} has a line for {v.mount_point} already; not adding another')}; fi")
+    w("else")
+    for line in [*lines, shown]:
+        w(f"  changed {q(f'echo {q(line)} >> {FSTAB}')}")
     w("fi")
     opts = ",".join(_mount_options(plan, v))
     w(f"run mount -o {q(opts)} {q(v.device)} {mp}")
