@@ -10,6 +10,7 @@ from rich.table import Table
 
 from app.shared.console import cli_console
 from app.usecases.rehearse import Rehearsal
+from runners.lab.failure import FailureCheck
 
 
 def render_failure(out: Rehearsal, err: Console, as_json: bool) -> None:
@@ -43,9 +44,7 @@ def render_failure(out: Rehearsal, err: Console, as_json: bool) -> None:
         for col, just in columns:
             t.add_column(col, justify=just)
         for c in checks:
-            t.add_row(
-                c.figure, c.shown, _fmt(c.actual), "[green]yes[/green]" if c.match else "[bold red]NO[/bold red]", c.why
-            )
+            t.add_row(c.figure, c.shown, _fmt(c.actual), _verdict(c), c.why)
         cli_console().print(t)
     if out.script_exit_status != 0:
         err.print(
@@ -54,13 +53,22 @@ def render_failure(out: Rehearsal, err: Console, as_json: bool) -> None:
         )
         err.print("\n".join((out.stdout + out.stderr).strip().splitlines()[-8:]))
     if not as_json:
-        bad = sum(not c.match for c in checks)
+        bad = sum(c.witnessed and not c.match for c in checks)
+        unseen = sum(not c.witnessed for c in checks)
         err.print(
-            f"{len(checks)} figures compared: "
+            f"{len(checks) - unseen} figures compared"
+            + (f" ({unseen} not witnessed: a band from 0 holds any lower figure)" if unseen else "")
+            + ": "
             + ("[green]all match[/green]" if out.ok else f"[red]{bad} differ[/red]")
             + f" (numbers within {int(checks[0].tolerance * 100) if checks else 0} %); script took "
             f"{out.script_s or 0:.0f} s"
         )
+
+
+def _verdict(c: FailureCheck) -> str:
+    if not c.witnessed:
+        return "[yellow]not witnessed[/yellow]"
+    return "[green]yes[/green]" if c.match else "[bold red]NO[/bold red]"
 
 
 def _fmt(v) -> str:

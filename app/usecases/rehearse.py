@@ -106,13 +106,13 @@ class Rehearsal:
             not self.vm_error
             and not self.not_collected
             and self.script_exit_status == 0
-            and all(c.match for c in self.checks)
+            and all(c.match for c in self.checks if c.witnessed)
         )
 
     @property
     def rows(self) -> list[dict[str, Any]]:
         """Each check as checks.json and --json write it."""
-        return [{**c.model_dump(), "match": c.match} for c in self.checks]
+        return [{**c.model_dump(), "match": c.match, "witnessed": c.witnessed} for c in self.checks]
 
 
 Listener = Callable[[StageEntered], None]

@@ -54,8 +54,13 @@ class FailureCheck(BaseModel):
         return f"{self.predicted:,.2f}"
 
     @property
+    def witnessed(self) -> bool:
+        """False for a band from 0: any measurement below its top falls in it, so it witnesses nothing."""
+        return self.low is None or self.low > 0
+
+    @property
     def match(self) -> bool:
-        if self.actual is None:
+        if self.actual is None or not self.witnessed:
             return False
         if isinstance(self.predicted, str) or isinstance(self.actual, str):
             return self.predicted == self.actual

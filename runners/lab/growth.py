@@ -18,7 +18,7 @@ from planners.models import Plan
 from planners.script.build import build_script
 from planners.script.grow import grow_script
 from planners.versions import ToolVersions
-from runners.lab.collect import LabCollection
+from runners.lab.collect import FilesystemFound, LabCollection
 from runners.lab.guest_files import guest_file
 from runners.lab.rehearse import Check
 from runners.lab.scenario import LabDisk, Scenario
@@ -96,18 +96,36 @@ def compare_growth(new: Plan, growth: Growth, c: LabCollection, outputs: dict[st
         lv = next((x for x in c.lvs if x.name == growth.lv), None)
         add("lvm", "LV size (bytes)", growth.lv_bytes_after or 0, lv.lv_bytes if lv else None)
     dev = growth.volume_device
+    top = (
+        next((b.name for b in c.block.values() if b.dm_name == f"{growth.vg}-{growth.lv}"), None)
+        if growth.lvm
+        else kernel_name.get(growth.arrays[0].name)
+    )
     fs = next((f for f in c.filesystems if f.mountpoint == growth.mount_point), None)
     if fs is None:
-        top = (
-            next((b.name for b in c.block.values() if b.dm_name == f"{growth.vg}-{growth.lv}"), None)
-            if growth.lvm
-            else kernel_name.get(growth.arrays[0].name)
-        )
         fs = next((f for f in c.filesystems if f.device == top), None)
     add("filesystem", f"df size (bytes) of {dev}", growth.df_size_bytes_after, fs.df_size if fs else None)
     add("filesystem", f"df available (bytes) of {dev}", growth.df_available_bytes_after, fs.df_avail if fs else None)
+    out += alignment_checks(growth, c, fs, top)
     got = records(outputs) or records(outputs, "interrupt.txt")
     add("data", f"{DATA_MIB} MiB written before the growth read back intact", "yes", got.get("data_intact"))
+    return out
+
+
+def alignment_checks(growth: Growth, c: LabCollection, fs: FilesystemFound | None, top: str | None) -> list[Check]:
+    """Each alignment the grow script claims to fix (ext3/ext4 stride and stripe width, readahead), as the
+    VM found it after the growth."""
+    out = []
+    for change in (ch for ch in growth.alignment if ch.in_script):
+        figure = f"{change.figure} after the growth"
+        if change.layer == "filesystem":
+            ext = fs.ext if fs else None
+            got = f"stride={ext.stride},stripe_width={ext.stripe_width}" if ext else None
+            out.append(Check(layer="filesystem", figure=figure, predicted=change.ideal, actual=got))
+        elif change.layer == "tuning":
+            blk = c.block.get(top) if top else None
+            want = int(change.ideal)
+            out.append(Check(layer="tuning", figure=figure, predicted=want, actual=blk.ra_sectors if blk else None))
     return out
 
 

@@ -49,6 +49,11 @@ class Check(BaseModel):
     actual: int | str | None = Field(description="What the VM reported; None if it reported nothing.")
 
     @property
+    def witnessed(self) -> bool:
+        """An exact figure always says something (a FailureCheck's band from 0 does not)."""
+        return True
+
+    @property
     def match(self) -> bool:
         return self.actual is not None and self.actual == self.predicted
 
