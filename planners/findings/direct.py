@@ -140,9 +140,8 @@ def btrfs_findings(volume: VolumeResult) -> list[Finding]:
                 layer="disks",
                 field="disks",
                 message=(
-                    f"btrfs {b.data_profile} over these mixed sizes leaves {b.stranded_bytes:,} bytes the kernel counts as "
-                    "unusable for data (the largest devices outgrow what the others can pair them with): df's available "
-                    "space leaves them out."
+                    f"btrfs {b.data_profile} over these mixed sizes strands {b.stranded_bytes:,} device bytes: filled "
+                    "to ENOSPC, no chunk can take them (the largest devices outgrow what the others can pair them with)."
                 ),
             )
         )

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from planners.built.rehearsal import choose_disk_size, scale_plan
 from planners.compute import compute
 from planners.findings.alignment import write_unit
-from planners.fs.btrfs import BtrfsGeometry
+from planners.fs.btrfs_geometry import BtrfsGeometry
 from planners.models import Plan
 from planners.results import PlanResult
 from planners.script.build import build_script
