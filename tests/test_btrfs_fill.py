@@ -90,3 +90,37 @@ def test_a_45_disk_pod_is_filled_quickly():
     assert time.monotonic() - t0 < 2.0
     assert g.fits_bytes == 90_016_598_327_296  # what the chunk-at-a-time walk gives
     assert g.stranded_bytes < 64 * MiB and g.fill_parity_bytes == 0
+
+
+def _plan(sizes: list[int], data: str, meta: str | None = None):
+    from planners.models import DiskSet, Filesystem, Plan
+
+    return Plan(
+        name="bt",
+        disks=[DiskSet(count=1, size=s, physical_sector=512) for s in sizes],
+        filesystem=Filesystem(type="btrfs", data_profile=data, metadata_profile=meta),
+    )
+
+
+def test_the_waterfall_ends_at_what_fits_with_parity_on_its_own_row():
+    from planners.compute import compute
+
+    r = compute(_plan([4 * 10**12] * 3 + [8 * 10**12], "raid5", "raid1"))
+    b = r.volumes[0].btrfs
+    assert b is not None
+    steps = {s.key: s for s in r.capacity}
+    # RAID5 over 4+4+4+8 TB: a parity stripe a chunk; 4 TB of the 8 TB device (less a metadata chunk) is left alone
+    assert steps["parity"].label == "btrfs parity" and steps["parity"].removed_bytes == b.fill_parity_bytes > 3 * 10**12
+    assert steps["md_redundancy"].removed_bytes == 0 and "reserved" not in steps
+    assert 4 * 10**12 - 2 * GiB < steps["stranded"].removed_bytes == b.stranded_bytes < 4 * 10**12 + GiB
+    assert r.usable_bytes == b.fits_bytes == r.capacity[-1].remaining_bytes >= r.volumes[0].df_available_bytes
+
+
+def test_the_sweep_ranks_btrfs_by_what_fits():
+    from planners.compute import compute
+    from planners.layouts.sweep import sweep
+
+    plan = _plan([10 * GiB, 20 * GiB, 30 * GiB], "raid1")
+    rows = {r.label: r for r in sweep(plan, max_loss=1.0, max_rebuild_loss=1.0).rows}
+    mirrored = rows["btrfs raid1/raid1"]
+    assert mirrored.usable_bytes == compute(mirrored.plan).volumes[0].btrfs.fits_bytes == 31_128_027_136  # type: ignore[union-attr]
