@@ -21,6 +21,7 @@ from planners.findings.direct import (
     placeholder,
 )
 from planners.findings.fs import fs_findings, mount_findings
+from planners.fs.btrfs import PROFILES
 from planners.fs.btrfs_geometry import BtrfsGeometry, btrfs_geometry
 from planners.fs.ext4.df import ext4_df
 from planners.fs.ext4.geometry import Ext4Geometry, ext4_geometry
@@ -431,8 +432,14 @@ def _waterfall(
         ("reserved", "reserved", df_size - avail, "root reserve, kernel hold-back, XFS reserve pool and set-aside"),
     ]
     if fills:
+        parity_row = (
+            "parity",
+            "btrfs parity",
+            parity,
+            "the data chunks' parity stripes (raid5 one a chunk, raid6 two)",
+        )
         steps[-2:] = [
-            ("parity", "btrfs parity", parity, "the data chunks' parity stripes (raid5 one a chunk, raid6 two)"),
+            *([parity_row] if any(PROFILES[b.data_profile].nparity for b in fills) else []),
             (
                 "fs_metadata",
                 "fs metadata",
