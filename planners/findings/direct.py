@@ -106,6 +106,19 @@ def btrfs_findings(volume: VolumeResult) -> list[Finding]:
                 ),
             )
         )
+    if b.metadata_profile == "single":
+        out.append(
+            Finding(
+                severity="info",
+                layer="filesystem",
+                field="filesystem.metadata_profile",
+                message=(
+                    "btrfs metadata single keeps only mkfs.btrfs's 8 MiB metadata chunk: the kernel adds metadata chunks "
+                    "while files are written, so less than the usable figure fits, by up to a few metadata chunks "
+                    f"({'1 GiB' if sum(b.device_bytes) > 50 << 30 else '256 MiB'} each)."
+                ),
+            )
+        )
     if b.metadata_tolerates < b.data_tolerates:
         out.append(
             Finding(
