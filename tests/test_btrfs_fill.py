@@ -87,7 +87,7 @@ def test_a_45_disk_pod_is_filled_quickly():
 
     t0 = time.monotonic()
     g = btrfs_geometry([4_000_787_030_016] * 45, data_profile="raid1")
-    assert time.monotonic() - t0 < 2.0
+    assert time.monotonic() - t0 < 5.0  # chunk by chunk it took 27 s
     assert g.fits_bytes == 90_016_598_327_296  # what the chunk-at-a-time walk gives
     assert g.stranded_bytes < 64 * MiB and g.fill_parity_bytes == 0
 
