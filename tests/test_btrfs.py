@@ -271,6 +271,7 @@ async def test_tui_opens_a_btrfs_plan_and_keeps_its_profiles() -> None:
         want = compute(plan).usable_bytes
         assert app.result is not None and app.result.usable_bytes == want
         assert f"{want:,} B" in text_of(app, "#summary")
+        assert "fits until ENOSPC; df shows" in text_of(app, "#summary")  # df's figure named beside what fits
         assert not app.screen.query_one("#reserved").display
     values = values_from_plan(plan)
     values["label"] = "scratch"  # an edit elsewhere keeps the profiles the form does not show
