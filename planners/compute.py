@@ -21,7 +21,8 @@ from planners.findings.direct import (
     placeholder,
 )
 from planners.findings.fs import fs_findings, mount_findings
-from planners.fs.btrfs import PROFILES, BtrfsGeometry, btrfs_geometry
+from planners.fs.btrfs import PROFILES
+from planners.fs.btrfs_geometry import BtrfsGeometry, btrfs_geometry
 from planners.fs.ext4.df import ext4_df, kernel_holdback_blocks
 from planners.fs.ext4.geometry import Ext4Geometry, ext4_geometry
 from planners.fs.xfs.geometry import XfsGeometry, xfs_df, xfs_geometry
@@ -98,7 +99,7 @@ def compute(plan: Plan) -> PlanResult:
     unassigned = sum(d.size for d in plan.unassigned_disks())
     array = sum(u.size for u in unders)
     df_size = sum(v.df_size_bytes for v in volumes)
-    usable = sum(v.df_available_bytes for v in volumes)
+    usable = sum(_fits(v) for v in volumes)
     arrays = [(g.name, g.md.io_min_bytes, g.md.io_opt_bytes, g.md.chunk_bytes, g.md.level) for g in groups]
     findings = al.check_plan(plan, arrays, volumes[0]) + fs_findings(plan, volumes) + mount_findings(volumes)
     if not groups:
@@ -124,6 +125,12 @@ def compute(plan: Plan) -> PlanResult:
         capacity=_waterfall(raw, unassigned, spare, groups, array, aligned, volumes),
         findings=findings,
     )
+
+
+def _fits(v: VolumeResult) -> int:
+    """What a volume holds: df's available, but for btrfs what a fill stores until ENOSPC (df's available there is
+    the kernel's estimate, far under it over mixed sizes)."""
+    return v.btrfs.fits_bytes if v.btrfs else v.df_available_bytes
 
 
 def _md_under(g: GroupResult) -> Under:
@@ -395,9 +402,13 @@ def _waterfall(
     block = sum(v.block_device_bytes for v in volumes)
     fs_bytes = sum(v.fs_bytes for v in volumes)
     df_size = sum(v.df_size_bytes for v in volumes)
-    avail = sum(v.df_available_bytes for v in volumes)
-    # btrfs keeps its copies in the filesystem: what the data profile costs is shown as mirrors.
-    copies = sum(v.fs_bytes - v.fs_bytes // PROFILES[v.btrfs.data_profile].factor for v in volumes if v.btrfs)
+    avail = sum(_fits(v) for v in volumes)
+    # btrfs keeps its copies and parity in the filesystem, in the data chunks a fill to ENOSPC ends with; what
+    # no chunk holds then is stranded, and what it stores is the end of the waterfall, not df's estimate.
+    fills = [v.btrfs for v in volumes if v.btrfs]
+    copies = sum(b.fill_copies_bytes for b in fills)
+    parity = sum(b.fill_parity_bytes for b in fills)
+    stranded = sum(b.stranded_bytes for b in fills)
     steps = [
         ("raw", "raw disks", raw, "sum of every disk's size"),
         ("unassigned", "disks in no group", unassigned, "disks after the last group's members and spares"),
@@ -421,6 +432,28 @@ def _waterfall(
         ),
         ("reserved", _held_back(volumes), df_size - avail, _held_back_note(volumes)),
     ]
+    if fills:
+        parity_row = (
+            "parity",
+            "btrfs parity",
+            parity,
+            "the data chunks' parity stripes (raid5 one a chunk, raid6 two)",
+        )
+        steps[-2:] = [
+            *([parity_row] if any(PROFILES[b.data_profile].nparity for b in fills) else []),
+            (
+                "fs_metadata",
+                "fs metadata",
+                fs_bytes - copies - parity - stranded - avail,
+                "btrfs metadata and system chunks, every copy",
+            ),
+            (
+                "stranded",
+                "stranded",
+                stranded,
+                "device bytes no chunk can take once a fill reaches ENOSPC (each device's first MiB included)",
+            ),
+        ]
     out: list[CapacityStep] = []
     remaining = raw
     for i, (key, label, removed, note) in enumerate(steps):

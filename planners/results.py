@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from planners.fs.btrfs import BtrfsGeometry
+from planners.fs.btrfs_geometry import BtrfsGeometry
 from planners.fs.ext4.geometry import Ext4Geometry
 from planners.fs.xfs.geometry import XfsGeometry
 from planners.lvm.geometry import LvmGeometry
@@ -129,11 +129,14 @@ class PlanResult(BaseModel):
     unassigned_bytes: int = Field(description="Bytes on disks no group uses, in bytes.")
     array_bytes: int = Field(description="Sum of md array sizes, in bytes.")
     df_size_bytes: int = Field(description="Sum of df sizes over the volumes, in bytes.")
-    usable_bytes: int = Field(description="Sum of df available over the volumes: what users can write, in bytes.")
+    usable_bytes: int = Field(
+        description="What users can write, summed over the volumes: df's available, but for btrfs what a fill stores "
+        "until ENOSPC (fits_bytes; df's available there is the kernel's estimate), in bytes."
+    )
     efficiency: float = Field(description="usable_bytes / raw_bytes.")
     groups: list[GroupResult] = Field(description="md arrays.")
     volumes: list[VolumeResult] = Field(description="Filesystems.")
-    capacity: list[CapacityStep] = Field(description="The waterfall from raw to available.")
+    capacity: list[CapacityStep] = Field(description="The waterfall from raw to usable_bytes.")
     findings: list[Finding] = Field(description="Misalignments and other remarks, one sentence each.")
 
 

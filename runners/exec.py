@@ -63,6 +63,7 @@ PROGRAMS: dict[str, Program] = {
     **dict.fromkeys(("mkfs.btrfs", "btrfs"), Program("btrfs-progs")),
     "fio": Program("fio"),
     "losetup": _MOUNT,
+    "fallocate": _UTIL,
     "mount": _MOUNT,
     "umount": _MOUNT,
     "lsblk": _UTIL,

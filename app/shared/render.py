@@ -29,6 +29,19 @@ def _sz(n: int | None) -> str:
     return "-" if not n else format_size_compact(n)
 
 
+def _btrfs(result: PlanResult) -> bool:
+    """btrfs's usable figure is what a fill stores until ENOSPC, not df's available (the kernel's estimate)."""
+    return any(v.btrfs for v in result.volumes)
+
+
+def df_available_note(result: PlanResult) -> str:
+    """Where the usable figure is not df's available, what df will show instead, named."""
+    if not _btrfs(result):
+        return ""
+    avail = sum(v.df_available_bytes for v in result.volumes)
+    return f"; df -B1 shows {avail:,} B available (the kernel's estimate)"
+
+
 def waterfall_table(result: PlanResult) -> FitTable:
     """Narrower than the table, TB goes first, then the amount removed: bytes and TiB stay."""
     steps = result.capacity
@@ -43,10 +56,10 @@ def waterfall_table(result: PlanResult) -> FitTable:
         [("TB",), ("TB", "removed")],
         rows_are="step",
         table=dict(
-            title="Capacity, raw to available",
+            title="Capacity, raw to what fits" if _btrfs(result) else "Capacity, raw to available",
             title_justify="left",
             expand=False,
-            caption=f"efficiency (df available / raw): {result.efficiency:.2%}",
+            caption=f"efficiency ({'what fits' if _btrfs(result) else 'df available'} / raw): {result.efficiency:.2%}",
         ),
     )
 
@@ -136,8 +149,9 @@ def volume_table(plan: Plan, v: VolumeResult) -> FitTable:
         t.add_row("btrfs data / metadata", f"{b.data_profile} / {b.metadata_profile}")
         t.add_row("device failures survived", f"data {b.data_tolerates}, metadata {b.metadata_tolerates}")
         t.add_row("chunks after mkfs", " + ".join(_sz(u) if u else "0" for u in b.used_bytes))
-        if b.stranded_bytes:
-            t.add_row("unusable for data", f"{_n(b.stranded_bytes)} B")
+        t.add_row("fits until ENOSPC", f"{_n(b.fits_bytes)} B")
+        t.add_row("", f"({tb(b.fits_bytes)}, {tib(b.fits_bytes)})")
+        t.add_row("stranded after a fill", f"{_n(b.stranded_bytes)} B")
     t.add_row("filesystem size", f"{_n(v.fs_bytes)} B")
     for what, n in (("df -B1 size", v.df_size_bytes), ("df -B1 available", v.df_available_bytes)):
         t.add_row(what, f"{_n(n)} B")
@@ -221,7 +235,7 @@ def render_plan(plan: Plan, result: PlanResult) -> Group:
         (f"{plan.name}", "bold"),
         f": {result.disk_count} disks, raw {result.raw_bytes:,} B ({tb(result.raw_bytes)}, {tib(result.raw_bytes)}); "
         f"usable {result.usable_bytes:,} B ({tb(result.usable_bytes)}, {tib(result.usable_bytes)}), "
-        f"{result.efficiency:.2%} of raw\n",
+        f"{result.efficiency:.2%} of raw{df_available_note(result)}\n",
         (
             f"assumes {assumed_tools(plan)}",
             "dim",

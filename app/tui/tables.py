@@ -45,6 +45,8 @@ def summary_text(result: PlanResult | None, *, error: str = "") -> Text:
     out.append(f"{result.efficiency:.2%}", style=style)
     out.append(" of raw\n")
     out.append(f"raw {tb(result.raw_bytes)} on {result.disk_count} disks")
+    if any(v.btrfs for v in result.volumes):
+        out.append(f", fits until ENOSPC; df shows {tb(sum(v.df_available_bytes for v in result.volumes))}")
     if len(result.volumes) > 1:
         out.append(
             f"\nin {len(result.volumes)} filesystems, one per array (no LVM): each under Capacity", style="yellow"

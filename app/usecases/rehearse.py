@@ -30,6 +30,7 @@ STAGES = (
     ("== filesystem", "mkfs"),
     ("== mount", "mount"),
     ("== readahead", "tuning"),
+    ("== tuning", "tuning"),
     ("== wait for the md resync", "resync"),
     ("== measure one disk", "baseline"),
     ("== write ", "data"),

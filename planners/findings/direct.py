@@ -106,6 +106,19 @@ def btrfs_findings(volume: VolumeResult) -> list[Finding]:
                 ),
             )
         )
+    if b.metadata_profile == "single":
+        out.append(
+            Finding(
+                severity="info",
+                layer="filesystem",
+                field="filesystem.metadata_profile",
+                message=(
+                    "btrfs metadata single keeps only mkfs.btrfs's 8 MiB metadata chunk: the kernel adds metadata chunks "
+                    "while files are written, so less than the usable figure fits, by up to a few metadata chunks "
+                    f"({'1 GiB' if sum(b.device_bytes) > 50 << 30 else '256 MiB'} each)."
+                ),
+            )
+        )
     if b.metadata_tolerates < b.data_tolerates:
         out.append(
             Finding(
@@ -140,9 +153,8 @@ def btrfs_findings(volume: VolumeResult) -> list[Finding]:
                 layer="disks",
                 field="disks",
                 message=(
-                    f"btrfs {b.data_profile} over these mixed sizes leaves {b.stranded_bytes:,} bytes the kernel counts as "
-                    "unusable for data (the largest devices outgrow what the others can pair them with): df's available "
-                    "space leaves them out."
+                    f"btrfs {b.data_profile} over these mixed sizes strands {b.stranded_bytes:,} device bytes: filled "
+                    "to ENOSPC, no chunk can take them (the largest devices outgrow what the others can pair them with)."
                 ),
             )
         )

@@ -47,7 +47,7 @@ class SweepRow(BaseModel):
 
     label: str = Field(description="Short description of the layout.")
     plan: Plan = Field(description="The plan of this layout (`layout_plan`: the input plan with new groups and LVM).")
-    usable_bytes: int = Field(description="What df shows as available, in bytes.")
+    usable_bytes: int = Field(description="What df shows as available (btrfs: what fits until ENOSPC), in bytes.")
     mb_s: float = Field(description="Predicted throughput of the ranking workload, MB/s.")
     iops: float = Field(description="Predicted requests per second of the ranking workload.")
     binding: str = Field(description="The term limiting that figure.")

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from math import sqrt
 
-from planners.fs.btrfs import PROFILES, BtrfsGeometry, btrfs_readahead
+from planners.fs.btrfs import PROFILES, btrfs_readahead
+from planners.fs.btrfs_geometry import BtrfsGeometry
 from planners.hardware.disks import DISK_CLASSES, DiskPerf, DiskSpec, ResolvedDisk, resolve_disk
 from planners.hardware.machine import Hardware, ResolvedController, ResolvedCpu, Wiring, resolve_controller, resolve_cpu
 from planners.models import Plan
