@@ -433,27 +433,7 @@ def _waterfall(
         ("reserved", _held_back(volumes), df_size - avail, _held_back_note(volumes)),
     ]
     if fills:
-        parity_row = (
-            "parity",
-            "btrfs parity",
-            parity,
-            "the data chunks' parity stripes (raid5 one a chunk, raid6 two)",
-        )
-        steps[-2:] = [
-            *([parity_row] if any(PROFILES[b.data_profile].nparity for b in fills) else []),
-            (
-                "fs_metadata",
-                "fs metadata",
-                fs_bytes - copies - parity - stranded - avail,
-                "btrfs metadata and system chunks, every copy",
-            ),
-            (
-                "stranded",
-                "stranded",
-                stranded,
-                "device bytes no chunk can take once a fill reaches ENOSPC (each device's first MiB included)",
-            ),
-        ]
+        steps[-2:] = _btrfs_steps(fills, fs_bytes - copies - parity - stranded - avail, parity, stranded)
     out: list[CapacityStep] = []
     remaining = raw
     for i, (key, label, removed, note) in enumerate(steps):
@@ -469,6 +449,24 @@ def _waterfall(
     applies = dict.fromkeys(("unassigned", "spares", "md_metadata", "md_remainder"), md)
     applies |= {"md_redundancy": md or bool(copies), "lvm": lvm, "lvm_align": lvm}
     return [s for s in out if s.removed_bytes or applies.get(s.key, True)]
+
+
+def _btrfs_steps(
+    fills: list[BtrfsGeometry], metadata: int, parity: int, stranded: int
+) -> list[tuple[str, str, int, str]]:
+    """The waterfall's last rows for btrfs, which ends at what a fill stores: its parity (raid5/6 only), its
+    metadata and system chunks, and what no chunk can take."""
+    parity_row = ("parity", "btrfs parity", parity, "the data chunks' parity stripes (raid5 one a chunk, raid6 two)")
+    return [
+        *([parity_row] if any(PROFILES[b.data_profile].nparity for b in fills) else []),
+        ("fs_metadata", "fs metadata", metadata, "btrfs metadata and system chunks, every copy"),
+        (
+            "stranded",
+            "stranded",
+            stranded,
+            "device bytes no chunk can take once a fill reaches ENOSPC (each device's first MiB included)",
+        ),
+    ]
 
 
 def _ext_parts(volumes: list[VolumeResult]) -> tuple[int, int] | None:
