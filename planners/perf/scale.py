@@ -23,7 +23,7 @@ from planners.errors import PlanError
 from planners.models import Plan
 from planners.perf.concurrent import predict_job_file
 from planners.perf.context import build_ctx
-from planners.perf.jobfile import JobFile, Phase
+from planners.perf.jobfile import JobFile, Phase, edited
 from planners.perf.jobvalues import fio_bytes
 from planners.perf.predict import Mode, WorkloadPrediction
 from planners.perf.workloads import Workload, for_plan
@@ -144,7 +144,11 @@ def shaped(plan: Plan, result: PlanResult, workloads: Sequence[Workload]) -> lis
 
 
 def job_at(job: JobFile, point: dict[str, int]) -> JobFile:
-    """The job file with every section at the point."""
+    """The job file with every section at the point: a file fio reads is read again with the values
+    written in it (each clone's size and file follow numjobs, number_ios follows bs), so a point is
+    exactly the prediction of the edited file; built-in workloads take the values as they are."""
+    if job.options:
+        return edited(job, point)
     return job.model_copy(update={"workloads": [at_point(w, point) for w in job.workloads]})
 
 
