@@ -13,26 +13,13 @@ from planners.perf.concurrent import predict_job_file
 from planners.perf.jobfile import parse_job_file
 from planners.perf.predict import WorkloadPrediction, geometry_for_speed
 from planners.perf.scale import parse_scale, sweep_job
+from tests.test_perf_scale import JOB as TWO_PHASES  # two sections in two phases, clones sharing one file
 
 # The issue's case: one clone's 1 GiB of buffered random writes fits the page cache; 48 clones' 48 GiB do not.
 BUFFERED_RANDWRITE = "[rw]\nrw=randwrite\nbs=4k\nsize=1g\nioengine=psync\n"
 DIRECT_READ = "[rd]\nrw=randread\nbs=4k\nsize=20g\nioengine=libaio\ndirect=1\niodepth=4\n"
 # number_ios counts requests, so the bytes a run moves follow bs; offset_increment spreads the clones.
 BUFFERED_STREAM = "[st]\nrw=read\nbs=128k\nsize=4g\nnumber_ios=2000\noffset_increment=8g\nfilename=/srv/pod/big\n"
-TWO_PHASES = """[global]
-ioengine=libaio
-direct=1
-size=2g
-[randread]
-rw=randread
-bs=4k
-iodepth=4
-[seqwrite]
-stonewall
-rw=write
-bs=1m
-iodepth=2
-"""
 AXES = ("numjobs=1,2,8,48", "iodepth=1,4,32", "bs=4k,64k,1m")
 
 
