@@ -149,8 +149,8 @@ def _sequential(ctx: PerfCtx, group: GroupCtx, workload: Workload, share: float,
         terms = [Term(t.name, t.mb_s, t.note + marked) if t.name == "disks" else t for t in terms]
     if group.parity and (write or degraded):
         terms += _md_cpu(ctx, group, write)
-    if in_flight != inf and group.chunk:
-        terms.append(_in_flight(ctx, group, workload, share, in_flight, min(work.disks_worth, chunks), rate))
+    if in_flight != inf:
+        terms.append(_in_flight(ctx, group, workload, in_flight, min(work.disks_worth, chunks), rate))
     return GroupTerms(terms, work.amplification)
 
 
@@ -226,34 +226,40 @@ def _md_cpu(ctx: PerfCtx, group: GroupCtx, write: bool) -> list[Term]:
     ]
 
 
-def _in_flight(
-    ctx: PerfCtx, group: GroupCtx, workload: Workload, share: float, in_flight: float, busy: float, rate: float
-) -> Term:
-    """What the data in flight (queue depth, or readahead windows) keeps busy, by Little's law per disk."""
-    assert group.chunk is not None  # only striped groups are asked
+def _in_flight(ctx: PerfCtx, group: GroupCtx, workload: Workload, in_flight: float, busy: float, rate: float) -> Term:
+    """What the data in flight (queue depth, or readahead windows) keeps busy, by Little's law per disk.
+
+    Every stack alike: each request (a readahead window, or a direct one) reaches the group cut at
+    its request unit (md's chunk, a striped LV's stripe, else the top device's largest request),
+    and each piece is a round trip to the device behind it: its transfer on the disks it covers (a
+    piece smaller than a LUN's full stripe moves on the LUN's disks it covers only) plus what every
+    request pays besides (a controller's round trip, flash's access time). A queue of two pieces
+    or more hides that cost behind the next transfer."""
     name = "queue depth" if workload.direct else "readahead"
+    request = workload.bs if workload.direct else readahead(ctx, workload)
     what = (
         f"{workload.in_flight} x {workload.bs >> 10} KiB in flight"
         if workload.direct
-        else f"two readahead windows of {readahead(ctx, workload) >> 10} KiB per stream"
+        else f"two readahead windows of {request >> 10} KiB per stream"
     )
-    # Little's law per busy disk: each holds `queued` pieces; a piece costs its transfer plus what
-    # every request pays besides (controller round trip, flash access), which a queue of two
-    # or more hides behind the transfer of the next.
-    piece = min(group.chunk, workload.bs * share if workload.direct else in_flight / workload.numjobs)
-    # A LUN moves a piece smaller than its full stripe on the disks the piece covers only.
+    piece = min(ctx.request_unit(group), request)
     disk = group.disk
     covered = min(disk.data_disks, ceil(piece / disk.strip)) if disk.strip else disk.data_disks
     transfer_s = piece / (rate * 1e6 * covered / disk.data_disks)
     overhead_s = ctx.round_trip_s + disk.latency_us * 1e-6
-    queued = in_flight / piece / busy if busy else 0.0
     kept = (
-        min(1.0, queued * piece / (transfer_s + overhead_s) / (rate * 1e6))
-        if (overhead_s or covered < disk.data_disks)
+        min(1.0, in_flight / busy / (transfer_s + overhead_s) / (rate * 1e6))
+        if busy and (overhead_s or covered < disk.data_disks)
         else 1.0
     )
-    extra = f", {overhead_s * 1e3:.2f} ms per request besides the transfer" if kept < 1.0 else ""
-    return Term(name, busy * rate * kept, f"{what} keeps {busy * kept:.3g} of {group.n} disks busy{extra}")
+    extra = f", {overhead_s * 1e3:.2f} ms per request besides the transfer" if kept < 1.0 and overhead_s else ""
+    if group.chunk or group.n > 1:
+        busy_text = f"{busy * kept:.3g} of {group.n} disks"
+    elif disk.lun is not None:
+        busy_text = f"{busy * kept * disk.data_disks:.3g} of the LUN's {disk.data_disks} data disks"
+    else:
+        busy_text = f"the disk {busy * kept:.0%} of the time"
+    return Term(name, busy * rate * kept, f"{what} keeps {busy_text} busy{extra}")
 
 
 def _links(ctx: PerfCtx, traffic: dict[int, float]) -> list[Term | None]:
