@@ -134,7 +134,8 @@ def predict_ctx(
     stripes = len(vg) if ctx.lvm_mode == "striped" else 1
     disks = sum(ctx.groups[i].n for i in vg)
     for w in workloads if workloads is not None else VALIDATION:
-        out.append(predict_one(ctx, for_plan(w, stripe, stripes=stripes, disks=disks), mode, missing))
+        shaped = for_plan(w, stripe, stripes=stripes, disks=disks, memory_bytes=ctx.hardware.memory_bytes)
+        out.append(predict_one(ctx, shaped, mode, missing))
     return out
 
 
