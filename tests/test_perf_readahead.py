@@ -85,3 +85,13 @@ def test_direct_io_does_not_follow_readahead(make) -> None:
     plan = make()
     for w in (PRESETS["seq-read"], READER.model_copy(update={"direct": True, "ioengine": "libaio", "iodepth": 2})):
         assert len({at(plan, ra, w) for ra in STEPS}) == 1
+
+
+def test_a_stream_the_cpu_copy_stops_names_the_copy_not_the_page_cache() -> None:
+    """A buffered read of a 14 TB-class volume that the CPU's copy out of the page cache caps: the
+    cache holds nothing back, the copy does, and the term says so."""
+    p = prediction(example_luns(), 32 * MiB, PRESETS["dd-read"])
+    assert p.binding == "CPU copy"
+    assert "the CPU copying out of the page cache" in next(t.note for t in p.terms if t.name == p.binding)
+    write = predict(example_luns(), workloads=[PRESETS["dd-write"]])[0]
+    assert "CPU copying into the page cache" in next(t.note for t in write.terms if t.name == "CPU copy")

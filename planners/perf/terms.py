@@ -26,7 +26,8 @@ Terms and why each exists:
   barrier's locks), which move between cores one transfer at a time (planners.perf.md_locks).
 - link (NVMe), host PCIe, memory: each NVMe drive's own PCIe link, the sockets' lanes and memory
   bandwidth (planners.perf.host).
-- page cache: one buffered reader or writer is bounded by the CPU's copy and bookkeeping;
+- CPU copy: one buffered reader or writer is bounded by the CPU copying its bytes out of or into
+  the page cache, and its bookkeeping (named for the copy: the cache itself is rarely what is short);
   a buffered write of known length is lifted above the disks by the dirty page cache
   (planners.perf.memory).
 - write cache: a controller's write-back cache takes writes at the host's rate until full,
@@ -56,7 +57,7 @@ from planners.perf.memory import kernel_before
 from planners.perf.placement import shares
 from planners.perf.random_io import GroupTerms, md_threads, random_terms, span_of
 from planners.perf.request_cpu import device_requests, merged_bytes, request_cpu_term
-from planners.perf.roof import Term, Terms, lowest
+from planners.perf.roof import CPU_COPY, Term, Terms, lowest
 from planners.perf.workloads import Workload
 
 NR_REQUESTS = 128  # the block layer's default queue (queue/nr_requests)
@@ -328,8 +329,9 @@ def _buffered(ctx: PerfCtx, workload: Workload, terms: Terms) -> Terms:
     cpu = ctx.cpu
     jobs = min(workload.numjobs, cpu.cores)
     rate = cpu.buffered_read_mb_s if workload.is_read else cpu.buffered_write_mb_s
-    note = f"{jobs} buffered stream(s) at {rate:.0f} MB/s (CPU copy and bookkeeping)"
-    out = lowest(terms.values(), [Term("page cache", rate * jobs, note)])
+    way = "out of" if workload.is_read else "into"
+    note = f"{jobs} buffered stream(s) at {rate:.0f} MB/s: the CPU copying {way} the page cache, and its bookkeeping"
+    out = lowest(terms.values(), [Term(CPU_COPY, rate * jobs, note)])
     if "readahead" in out:
         # The next window starts only when the reader reaches the current one, so while it
         # copies a window out the disks have one window to do instead of two: per window,
