@@ -95,3 +95,11 @@ def test_a_stream_the_cpu_copy_stops_names_the_copy_not_the_page_cache() -> None
     assert "the CPU copying out of the page cache" in next(t.note for t in p.terms if t.name == p.binding)
     write = predict(example_luns(), workloads=[PRESETS["dd-write"]])[0]
     assert "CPU copying into the page cache" in next(t.note for t in write.terms if t.name == "CPU copy")
+
+
+def test_the_whole_lv_read_of_the_calibration_notes() -> None:
+    """docs/calibration.md's figures: a buffered reader of the whole 8-LUN LV (128 KiB read()s, no hint)."""
+    whole = READER.model_copy(update={"target": "raw", "size": None})
+    small, mid, big = (prediction(example_luns(), ra, whole) for ra in STEPS)
+    assert [round(p.mb_s) for p in (small, mid, big)] == [315, 3010, 3500]
+    assert [p.binding for p in (small, mid, big)] == ["readahead", "readahead", "CPU copy"]
