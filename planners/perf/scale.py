@@ -11,8 +11,10 @@ Why not "the first doubling that gains under KNEE_GAIN": a curve that climbs slo
 its first point, where a user would stop adding jobs and leave a third of the throughput unused.
 The gain left to the end of the sweep is what a user gives up by stopping there; the point where
 it falls under KNEE_GAIN is where more of the swept option stops paying, and a curve that keeps
-rising materially has no knee within the sweep at all. A point whose figure depends on contention the model does not
-know (many jobs sharing one filesystem's journal or allocator) is marked outside the model.
+rising materially has no knee within the sweep at all.
+
+A point whose figure depends on contention the model does not know (many jobs sharing one
+filesystem's journal or allocator) is marked outside the model.
 
 The first axis is the curve's x axis; a second axis gives one curve per value.
 """
@@ -252,7 +254,7 @@ def _knee(idx: Sequence[int], preds: Sequence[PointPrediction]) -> int | None:
 
 
 def knee_cause(p: PointPrediction, gain: float, x_key: str, last: int) -> str:
-    """'disks: up to numjobs=256 more gains at most +3 %' (the term that binds past the knee)."""
+    """'disks: more numjobs (up to 256) gains at most +3%' (the term that binds past the knee)."""
     shown = size_text(last) if x_key == "bs" else str(last)
     return f"{p.binding}: more {x_key} (up to {shown}) gains at most {0.0 if abs(gain) < 0.005 else gain:+.0%}"
 
