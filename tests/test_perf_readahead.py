@@ -3,6 +3,8 @@ LUNs, a LUN or a disk alone, as on md (tests/test_lab_readahead.py witnesses the
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from planners.example import example_luns, example_nvme, example_scratch
@@ -103,3 +105,20 @@ def test_the_whole_lv_read_of_the_calibration_notes() -> None:
     small, mid, big = (prediction(example_luns(), ra, whole) for ra in STEPS)
     assert [round(p.mb_s) for p in (small, mid, big)] == [315, 3010, 3500]
     assert [p.binding for p in (small, mid, big)] == ["readahead", "readahead", "CPU copy"]
+
+
+def test_predict_readahead_flag_moves_the_eight_lun_stream(tmp_path, capsys) -> None:
+    """`podplan predict luns8.toml --readahead 128K` and `32M`: the note's commands."""
+    from app.cli.main import main
+
+    assert main(["example", "luns8"]) == 0
+    plan = tmp_path / "luns8.toml"
+    plan.write_text(capsys.readouterr().out)
+    figures = []
+    for ra in ("128K", "2M", "32M"):
+        argv = ["predict", str(plan), "--no-host-cpu", "--readahead", ra, "--workload", "bonnie-read", "--json"]
+        assert main([*argv, "--workload", "seq-read"]) == 0
+        buffered, direct = json.loads(capsys.readouterr().out)["predictions"]
+        figures.append((buffered["mb_s"], direct["mb_s"]))
+    assert figures[0][0] < figures[1][0] <= figures[2][0] and figures[1][0] > 5 * figures[0][0]
+    assert len({d for _, d in figures}) == 1  # direct I/O has no readahead
