@@ -252,7 +252,7 @@ def script_json(value: Any) -> str:
 
 
 CURVES_INTRO = """<p>Predicted: the line (a cross marks a point outside the model). Measured: diamonds.
-Knee: the triangle, where the next doubling gains under 10 %.</p>"""
+Knee: the triangle, past which the rest of the sweep gains under 10 %.</p>"""
 
 
 def render(doc: dict[str, Any]) -> str:

@@ -113,9 +113,9 @@ def _with_host_cpu(plan: Plan) -> tuple[Plan, str]:
     """The plan with this host's raid6/xor figures where the plan states none, as `podplan predict` does."""
     if _host_parity is None:
         return plan, ""
-    from app.shared.host_cpu import apply_parity, origin_text
+    from app.shared.host_cpu import for_this_host, origin_text
 
-    plan, origin = apply_parity(plan, *_host_parity)
+    plan, origin = for_this_host(plan, *_host_parity)
     return plan, origin_text(origin)
 
 
