@@ -391,9 +391,9 @@ def sweep_table(
     s: Sweep, top: int | None, *, show_risky: bool = False, priced: bool = False, rank: str = "front"
 ) -> Table:
     """The layouts as ranked; with prices or watts, their price and watts per usable TiB as two more columns."""
-    from app.shared.cost_view import COST_COLUMNS, RANK_TITLES, sweep_cost_cells
+    from app.shared.cost_view import COST_COLUMNS, COST_NOTE, RANK_TITLES, sweep_cost_cells
 
-    title = sweep_title(s) + RANK_TITLES.get(rank, "")
+    title = sweep_title(s) + (COST_NOTE if priced else "") + RANK_TITLES.get(rank, "")
     t = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 1, 0, 0), show_edge=False)
     # Figures never shrink into an ellipsis on a narrow terminal; the words wrap instead.
     for col in SWEEP_COLUMNS + (COST_COLUMNS if priced else ()):

@@ -3,12 +3,16 @@ sweep's columns and the HTML report: one place says how each figure reads."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from planners.cost import Cost
+from planners.models import Plan
 
 # The sweep's extra columns when its layouts have prices or watts.
 COST_COLUMNS = ("price/TiB", "W/TiB")
 # What a sweep's title adds for each ranking but its own (the Pareto front first).
-RANK_TITLES = {"cost": "; ranked by price per usable TiB; W/TiB: the disks at work"}
+RANK_TITLES = {"cost": "; ranked by price per usable TiB"}
+COST_NOTE = "; price/TiB and W/TiB: the price and the disks' watts at work per usable TiB"
 
 
 def money(v: float) -> str:
@@ -70,3 +74,23 @@ def sweep_cost_cells(c: Cost | None) -> tuple[str, str]:
         "-" if c.per_usable_tib is None else money(c.per_usable_tib),
         "-" if c.watts_active_per_usable_tib is None else f"{c.watts_active_per_usable_tib:,.2f}",
     )
+
+
+def report_cost(plan: Plan | None) -> dict[str, Any] | None:
+    """The HTML report's cost table for `plan` (title and rows), or None when it gives no price or watts."""
+    from planners.cost import plan_cost, priced
+    from planners.perf.predict import geometry_for_speed
+    from planners.reliability.formulas import AFR_RANGE
+    from planners.reliability.loss import reliability
+
+    if plan is None or not priced(plan):
+        return None
+    result = geometry_for_speed(plan)
+    cost = plan_cost(plan, result.usable_bytes, reliability(plan, result).afr_nominal, AFR_RANGE)
+    return None if cost is None else {"title": cost_title(cost), "rows": [list(r) for r in cost_rows(cost)]}
+
+
+def with_report_cost(doc: dict[str, Any], plan: Plan | None) -> dict[str, Any]:
+    """`doc` (a curves_doc) with its plan's cost table when the plan has prices or watts; as it was otherwise."""
+    table = report_cost(plan)
+    return doc if table is None else {**doc, "cost": table}
