@@ -79,10 +79,15 @@ def test_plan_text_shows_the_cost_table(capsys: pytest.CaptureFixture[str]) -> N
         "per usable TiB",
         "111.66",
         "101.56",
-        "360.0 W, 5.11 W per usable TiB",
-        "522.0 W, 7.41 W per usable TiB",
-        "0.90 at 2.0 % AFR (0.45-1.80 at 1-4 %)",
-        "108.00 (54.00-216.00 at 1-4 %)",
+        "360.0 W",
+        "5.11 W",
+        "522.0 W",
+        "7.41 W",
+        "disk replacements a year (2.0 % AFR)",
+        "0.90",
+        "0.45-1.80",
+        "108.00",
+        "54.00-216.00",
     ):
         assert words in out
 
@@ -204,3 +209,15 @@ def test_the_report_has_the_cost_table() -> None:
     table = report_cost(load_plan(PRICED))
     assert table is not None and table["title"] == "Cost (USD)"
     assert ["total", "7,867.00"] in table["rows"] and ["per usable TiB", "111.66"] in table["rows"]
+
+
+@pytest.mark.parametrize("columns", [80, 100])
+def test_every_cost_figure_stays_whole_on_a_narrow_terminal(columns: int) -> None:
+    from tests.test_cli_width import assert_whole, on_a_terminal
+
+    plan = on_a_terminal(["plan", PRICED], columns)
+    assert_whole(plan, {"7,867.00", "111.66", "101.56", "522.0 W", "7.41 W", "54.00-216.00"}, columns)
+    text = on_a_terminal(["sweep", PRICED, "--rank", "cost", "--no-host-cpu", "--top", "4"], columns)
+    # The cheapest per usable TiB: one RAID6 of 44 and a spare; the columns that did not fit are named.
+    assert_whole(text, {"RAID6 44+1 64K", "103.69", "6.88", "111.66", "7.41", "1/9.2k-1/574"}, columns)
+    assert "limited by: on a wider terminal, or in --json" in text or "limited by, rebuild" in text

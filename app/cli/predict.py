@@ -251,7 +251,7 @@ def sweep_command(plan: Plan, args: argparse.Namespace) -> int:
         # The skip line under the table, not in its caption: it stays one line however narrow the table.
         skipped = [Text(out.sweep.skipped_line)] if out.sweep.skipped else []
         cli_console().print(
-            sweep_table(out.sweep, args.top or None, show_risky=args.all, priced=out.priced, rank=out.rank),
+            fitting_sweep_table(out.sweep, args.top or None, show_risky=args.all, priced=out.priced, rank=out.rank),
             *skipped,
             Text(f"CPU: {origin_text(out.cpu)}"),
         )
@@ -387,16 +387,49 @@ def reliability_table(rel: Reliability) -> Group:
     return Group(t, lines, Text("Assumptions:", style="dim"), assumptions)
 
 
+# With the cost columns, where the sweep's table is wider than the terminal, these go, in order (as the
+# TUI's sweep drops them): Rich would otherwise squeeze a figure or a word into an ellipsis.
+NARROW_DROPS: tuple[tuple[str, ...], ...] = (
+    (),
+    ("limited by",),
+    ("limited by", "rebuild"),
+    ("limited by", "rebuild", "URE/rb"),
+)
+
+
+def fitting_sweep_table(s: Sweep, top: int | None, *, show_risky: bool, priced: bool, rank: str) -> Table:
+    """`sweep_table`, less the columns NARROW_DROPS names first where it would not fit the terminal
+    whole; without prices the table is the one it always was."""
+    from rich.measure import Measurement
+
+    console = cli_console()
+    t = sweep_table(s, top, show_risky=show_risky, priced=priced, rank=rank)
+    unbounded = console.options.update_width(1 << 16)  # the table's natural width, not the one it is squeezed to
+    for dropped in NARROW_DROPS[1:] if priced else ():
+        if Measurement.get(console, unbounded, t).maximum <= console.width:
+            break
+        t = sweep_table(s, top, show_risky=show_risky, priced=priced, rank=rank, dropped=dropped)
+    return t
+
+
 def sweep_table(
-    s: Sweep, top: int | None, *, show_risky: bool = False, priced: bool = False, rank: str = "front"
+    s: Sweep,
+    top: int | None,
+    *,
+    show_risky: bool = False,
+    priced: bool = False,
+    rank: str = "front",
+    dropped: tuple[str, ...] = (),
 ) -> Table:
     """The layouts as ranked; with prices or watts, their price and watts per usable TiB as two more columns."""
     from app.shared.cost_view import COST_COLUMNS, COST_NOTE, RANK_TITLES, sweep_cost_cells
 
     title = sweep_title(s) + (COST_NOTE if priced else "") + RANK_TITLES.get(rank, "")
     t = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 1, 0, 0), show_edge=False)
+    columns = SWEEP_COLUMNS + (COST_COLUMNS if priced else ())
+    shown = [i for i, col in enumerate(columns) if col not in dropped]
     # Figures never shrink into an ellipsis on a narrow terminal; the words wrap instead.
-    for col in SWEEP_COLUMNS + (COST_COLUMNS if priced else ()):
+    for col in (columns[i] for i in shown):
         t.add_column(
             col,
             no_wrap=col not in ("layout", "limited by"),
@@ -404,9 +437,9 @@ def sweep_table(
         )
     rows = [(i, r) for i, r in enumerate(s.rows, start=1) if show_risky or not r.risky]
     for i, r in rows[:top] if top else rows:
-        extra = sweep_cost_cells(r.cost) if priced else ()
-        t.add_row(*sweep_cells(i, r), *extra, style="" if r.pareto else "dim")
-    notes = []
+        cells = sweep_cells(i, r) + (sweep_cost_cells(r.cost) if priced else ())
+        t.add_row(*(cells[j] for j in shown), style="" if r.pareto else "dim")
+    notes = [f"{', '.join(dropped)}: on a wider terminal, or in --json"] if dropped else []
     if top and len(rows) > top:
         notes.append(f"the first {top} of {len(rows)} shown (--top 0 shows them all)")
     flags = {"rebuilds": "--max-rebuild-loss", "yearly": "--max-loss"}

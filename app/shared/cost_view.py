@@ -38,17 +38,21 @@ def cost_rows(c: Cost) -> list[tuple[str, str]]:
         ("at work", c.watts_active, c.watts_active_per_usable_tib),
     ):
         if w is not None:
-            rows.append((f"disks' power {when}", f"{w:,.1f} W" + (f", {per:,.2f} W per usable TiB" if per else "")))
+            rows.append((f"disks {when}", f"{w:,.1f} W"))
+            if per is not None:
+                rows.append((f"{when} per usable TiB", f"{per:,.2f} W"))
+    # A row a figure, its range on a row of its own: a narrow table wraps the words, never a figure.
     lo, hi = c.replacements_per_year_range
-    rows.append(
-        (
-            "disk replacements a year",
-            f"{c.replacements_per_year:,.2f} at {c.afr * 100:.1f} % AFR ({lo:,.2f}-{hi:,.2f} at 1-4 %)",
-        )
-    )
+    rows += [
+        (f"disk replacements a year ({c.afr * 100:.1f} % AFR)", f"{c.replacements_per_year:,.2f}"),
+        ("at 1-4 % AFR", f"{lo:,.2f}-{hi:,.2f}"),
+    ]
     if c.replacement_cost_per_year is not None and c.replacement_cost_per_year_range is not None:
         lo, hi = c.replacement_cost_per_year_range
-        rows.append(("their price a year", f"{money(c.replacement_cost_per_year)} ({money(lo)}-{money(hi)} at 1-4 %)"))
+        rows += [
+            ("their price a year", money(c.replacement_cost_per_year)),
+            ("at 1-4 % AFR", f"{money(lo)}-{money(hi)}"),
+        ]
     return rows
 
 

@@ -223,7 +223,7 @@ def cost_table(cost: Cost) -> FitTable:
 
     rows = cost_rows(cost)
     return FitTable(
-        [Col("what", [r[0] for r in rows], right=False, words=True), Col("value", [r[1] for r in rows], words=True)],
+        [Col("what", [r[0] for r in rows], right=False, words=True), Col("value", [r[1] for r in rows])],
         table=dict(title=cost_title(cost), title_justify="left", show_header=False),
     )
 
