@@ -57,7 +57,7 @@ def plan_command(args: argparse.Namespace) -> int:
     else:
         from app.shared.render import print_plan
 
-        print_plan(out.plan, out.result)
+        print_plan(out.plan, out.result, cost=out.cost)
     return EXIT_FINDINGS if out.has_errors else EXIT_OK
 
 

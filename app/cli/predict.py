@@ -27,6 +27,7 @@ from app.shared.figures import (
 )
 from app.shared.fit import Col, FitTable
 from app.shared.host_cpu import add_cpu_flags, computes_parity, origin_json, origin_text, with_cpu_source
+from planners.cost import Cost
 from planners.errors import PlanError
 from planners.hardware.disks import DISK_CLASSES
 from planners.hardware.machine import CPU_CLASSES, Cpu, Hardware
@@ -94,6 +95,13 @@ def add_parsers(sub: Any) -> None:
         help="share of rebuilds losing data to an unreadable sector (URE) above which a layout is "
         "risky: ranked last and hidden from the table (default %(default)g %%)",
     )
+    sw.add_argument(
+        "--rank",
+        choices=("front", "cost"),
+        default="front",
+        help="front: the Pareto front first, then by usable space (default); cost: by price per usable TiB "
+        "(the plan's disk prices and [hardware.cost]), the risky layouts still last",
+    )
     sw.add_argument("--all", action="store_true", help="show the risky layouts too")
     sw.add_argument("--json", action="store_true", help="print JSON (every row)")
 
@@ -149,6 +157,7 @@ def dispatch(args: argparse.Namespace) -> int:
             grouping += [f"{path}: {jf.grouping}"] if jf.grouping else []
             refused += [{"file": path, "section": r.section, "reason": r.reason} for r in jf.refused]
     rel = reliability(plan, result)
+    cost = predicted_cost(plan, result, rel, predictions)
     if args.json:
         from planners import __version__
 
@@ -163,6 +172,8 @@ def dispatch(args: argparse.Namespace) -> int:
             "job_grouping": grouping,
             "refused_sections": refused,
         }
+        if cost is not None:
+            doc["cost"] = cost.model_dump(mode="json")
         print(json.dumps(doc, indent=2))
     elif predictions:
         rows, merged = alike(predictions)
@@ -175,12 +186,42 @@ def dispatch(args: argparse.Namespace) -> int:
                 *([Text(f"CPU: {origin_text(cpu)}")] if computes_parity(plan, result) else []),
                 Text(""),
                 reliability_table(rel),
+                *(() if cost is None else (Text(""), predicted_cost_view(cost))),
             )
         )
     else:
         cli_console().print(Group(*refused_lines(refused)))
     # Nothing predicted at all: the refusals are the answer, and a script must see that it got no figure.
     return 0 if predictions else 1
+
+
+def predicted_cost(plan: Plan, result: Any, rel: Reliability, preds: list[WorkloadPrediction]) -> Cost | None:
+    """The plan's cost figures with each workload's price per MB/s and per 1,000 IOPS; None without prices or watts."""
+    from planners.cost import plan_cost, with_workloads
+    from planners.reliability.formulas import AFR_RANGE
+
+    cost = plan_cost(plan, result.usable_bytes, rel.afr_nominal, AFR_RANGE)
+    return None if cost is None else with_workloads(cost, [(p.workload, p.mb_s, p.iops) for p in preds])
+
+
+def predicted_cost_view(cost: Cost) -> Group:
+    """The plan's cost rows, then (with a price) what each workload's speed costs."""
+    from app.shared.cost_view import workload_rows
+    from app.shared.render import cost_table
+
+    rows = workload_rows(cost)
+    if not rows:
+        return Group(cost_table(cost))
+    per = FitTable(
+        [
+            Col("workload", [r[0] for r in rows], right=False),
+            Col("price per MB/s", [r[1] for r in rows]),
+            Col("per 1,000 IOPS", [r[2] for r in rows]),
+        ],
+        rows_are="workload",
+        table=dict(title="Price of the predicted speed", title_justify="left", box=box.SIMPLE_HEAD),
+    )
+    return Group(cost_table(cost), per)
 
 
 def sweep_command(plan: Plan, args: argparse.Namespace) -> int:
@@ -199,16 +240,19 @@ def sweep_command(plan: Plan, args: argparse.Namespace) -> int:
             max_loss=args.max_loss / 100,
             max_rebuild_loss=args.max_rebuild_loss / 100,
             cpu=CpuSource(args.kernel_log, args.no_host_cpu, args.cpu_class),
+            rank=args.rank,
         )
     )
     if args.json:
-        doc = out.sweep.model_dump(mode="json", exclude={"rows": {"__all__": {"plan"}}})
-        print(json.dumps({**doc, "cpu": origin_json(out.cpu)}, indent=2))
+        left_out = {"plan"} if out.priced else {"plan", "cost"}
+        doc = out.sweep.model_dump(mode="json", exclude={"rows": {"__all__": left_out}})
+        ranked = {"rank": out.rank} if out.rank != "front" else {}
+        print(json.dumps({**doc, **ranked, "cpu": origin_json(out.cpu)}, indent=2))
     else:
         # The skip line under the table, not in its caption: it stays one line however narrow the table.
         skipped = [Text(out.sweep.skipped_line)] if out.sweep.skipped else []
         cli_console().print(
-            sweep_table(out.sweep, args.top or None, show_risky=args.all),
+            fitting_sweep_table(out.sweep, args.top or None, show_risky=args.all, priced=out.priced, rank=out.rank),
             *skipped,
             Text(f"CPU: {origin_text(out.cpu)}"),
         )
@@ -345,17 +389,59 @@ def reliability_table(rel: Reliability) -> Group:
     return Group(t, lines, Text("Assumptions:", style="dim"), assumptions)
 
 
-def sweep_table(s: Sweep, top: int | None, *, show_risky: bool = False) -> Table:
-    t = Table(title=sweep_title(s), title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 1, 0, 0), show_edge=False)
+# With the cost columns, where the sweep's table is wider than the terminal, these go, in order (as the
+# TUI's sweep drops them): Rich would otherwise squeeze a figure or a word into an ellipsis.
+NARROW_DROPS: tuple[tuple[str, ...], ...] = (
+    (),
+    ("limited by",),
+    ("limited by", "rebuild"),
+    ("limited by", "rebuild", "URE/rb"),
+)
+
+
+def fitting_sweep_table(s: Sweep, top: int | None, *, show_risky: bool, priced: bool, rank: str) -> Table:
+    """`sweep_table`, less the columns NARROW_DROPS names first where it would not fit the terminal
+    whole; without prices the table is the one it always was."""
+    from rich.measure import Measurement
+
+    console = cli_console()
+    t = sweep_table(s, top, show_risky=show_risky, priced=priced, rank=rank)
+    unbounded = console.options.update_width(1 << 16)  # the table's natural width, not the one it is squeezed to
+    for dropped in NARROW_DROPS[1:] if priced else ():
+        if Measurement.get(console, unbounded, t).maximum <= console.width:
+            break
+        t = sweep_table(s, top, show_risky=show_risky, priced=priced, rank=rank, dropped=dropped)
+    return t
+
+
+def sweep_table(
+    s: Sweep,
+    top: int | None,
+    *,
+    show_risky: bool = False,
+    priced: bool = False,
+    rank: str = "front",
+    dropped: tuple[str, ...] = (),
+) -> Table:
+    """The layouts as ranked; with prices or watts, their price and watts per usable TiB as two more columns."""
+    from app.shared.cost_view import COST_COLUMNS, COST_NOTE, RANK_TITLES, sweep_cost_cells
+
+    title = sweep_title(s) + (COST_NOTE if priced else "") + RANK_TITLES.get(rank, "")
+    t = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 1, 0, 0), show_edge=False)
+    columns = SWEEP_COLUMNS + (COST_COLUMNS if priced else ())
+    shown = [i for i, col in enumerate(columns) if col not in dropped]
     # Figures never shrink into an ellipsis on a narrow terminal; the words wrap instead.
-    for col in SWEEP_COLUMNS:
+    for col in (columns[i] for i in shown):
         t.add_column(
-            col, no_wrap=col not in ("layout", "limited by"), justify="right" if col in SWEEP_NUMERIC else "left"
+            col,
+            no_wrap=col not in ("layout", "limited by"),
+            justify="right" if col in SWEEP_NUMERIC + COST_COLUMNS else "left",
         )
     rows = [(i, r) for i, r in enumerate(s.rows, start=1) if show_risky or not r.risky]
     for i, r in rows[:top] if top else rows:
-        t.add_row(*sweep_cells(i, r), style="" if r.pareto else "dim")
-    notes = []
+        cells = sweep_cells(i, r) + (sweep_cost_cells(r.cost) if priced else ())
+        t.add_row(*(cells[j] for j in shown), style="" if r.pareto else "dim")
+    notes = [f"{', '.join(dropped)}: on a wider terminal, or in --json"] if dropped else []
     if top and len(rows) > top:
         notes.append(f"the first {top} of {len(rows)} shown (--top 0 shows them all)")
     flags = {"rebuilds": "--max-rebuild-loss", "yearly": "--max-loss"}

@@ -14,6 +14,7 @@ from rich.console import Group
 from rich.text import Text
 
 from app.shared.console import cli_console
+from app.shared.cost_view import with_report_cost
 from app.shared.curves import Curve, Measured, curve_notes, curves, curves_doc, figure, plan_summary, point_key
 from app.shared.figures import mb_text
 from app.shared.fit import Col, FitTable
@@ -66,7 +67,10 @@ def predict_scale(plan: Plan, result: Any, args: argparse.Namespace, axes: Seque
     if args.html:
         write_html(
             args.html,
-            curves_doc(f"{plan.name}: predicted scaling ({args.mode})", plan_summary(plan), axes_json(axes), cs),
+            with_report_cost(
+                curves_doc(f"{plan.name}: predicted scaling ({args.mode})", plan_summary(plan), axes_json(axes), cs),
+                plan,
+            ),
             force=args.force,
         )
     if args.json:
@@ -213,7 +217,8 @@ def scale_doc(target: str, plan: Plan | None, scale: Any, jobs: Sequence[Any]) -
     cs = curves(preds, x_key, measured)
     summary = plan_summary(plan) if plan else ["no plan given: measured only"]
     title = f"{target}: measured" + (f" beside {plan.name}'s prediction" if plan else "")
-    return curves_doc(title, [*summary, f"sweep took {scale.duration_s:.0f} s"], axes_json(scale.axes), cs)
+    doc = curves_doc(title, [*summary, f"sweep took {scale.duration_s:.0f} s"], axes_json(scale.axes), cs)
+    return with_report_cost(doc, plan)
 
 
 def add_report_parser(sub: Any) -> None:

@@ -62,6 +62,11 @@ class KeptDisk(_Strict):
     slow: list[str] = Field(description="The phases where it was more than 20 % below the median.")
 
 
+class KeptCost(_Strict):
+    title: str = Field(description="The table's title, with the plan's currency.")
+    rows: list[tuple[str, str]] = Field(description="(what, figure) a row, as app.shared.cost_view words them.")
+
+
 class KeptReport(_Strict):
     """A curves_doc (app.shared.curves) and, from validate --report, its bars and per-disk baseline."""
 
@@ -71,6 +76,7 @@ class KeptReport(_Strict):
     curves: list[KeptCurve] = Field(default_factory=list, description="One per section and value of a second axis.")
     bars: list[KeptBar] = Field(default_factory=list, description="Measured beside predicted per workload.")
     baseline: list[KeptDisk] = Field(default_factory=list, description="The per-disk read-only baseline.")
+    cost: KeptCost | None = Field(None, description="The plan's price, power and replacements, when it gives them.")
 
 
 def read_kept_report(path: str) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from rich.text import Text
 from app.shared.console import cli_console
 from app.shared.fit import Col, FitTable
 from planners.assumed import assumed_tools
+from planners.cost import Cost
 from planners.models import Plan
 from planners.results import PlanResult, VolumeResult
 from planners.units import format_bytes_binary as tib
@@ -230,7 +231,18 @@ def findings_text(result: PlanResult) -> Text:
     return out
 
 
-def render_plan(plan: Plan, result: PlanResult) -> Group:
+def cost_table(cost: Cost) -> FitTable:
+    """The cost figures the plan's prices and watts give, a row each; the words wrap, the figures stay whole."""
+    from app.shared.cost_view import cost_rows, cost_title
+
+    rows = cost_rows(cost)
+    return FitTable(
+        [Col("what", [r[0] for r in rows], right=False, words=True), Col("value", [r[1] for r in rows])],
+        table=dict(title=cost_title(cost), title_justify="left", show_header=False),
+    )
+
+
+def render_plan(plan: Plan, result: PlanResult, cost: Cost | None = None) -> Group:
     head = Text.assemble(
         (f"{plan.name}", "bold"),
         f": {result.disk_count} disks, raw {result.raw_bytes:,} B ({tb(result.raw_bytes)}, {tib(result.raw_bytes)}); "
@@ -242,6 +254,8 @@ def render_plan(plan: Plan, result: PlanResult) -> Group:
         ),
     )
     parts: list = [head, waterfall_table(result)]
+    if cost is not None:
+        parts.append(cost_table(cost))
     if result.groups:
         parts.append(groups_table(plan, result))
     several = filesystems_table(result)
@@ -253,8 +267,8 @@ def render_plan(plan: Plan, result: PlanResult) -> Group:
     return Group(*parts)
 
 
-def print_plan(plan: Plan, result: PlanResult, console: Console | None = None) -> None:
-    (console or cli_console()).print(render_plan(plan, result))
+def print_plan(plan: Plan, result: PlanResult, console: Console | None = None, cost: Cost | None = None) -> None:
+    (console or cli_console()).print(render_plan(plan, result, cost))
 
 
 def checks_table(title: str, checks: Sequence[Any]) -> Table:

@@ -255,6 +255,15 @@ CURVES_INTRO = """<p>Predicted: the line (a cross marks a point outside the mode
 Knee: the triangle, past which the rest of the sweep gains under 10 %.</p>"""
 
 
+def cost_html(doc: dict[str, Any]) -> str:
+    """The plan's cost table (a row per figure its prices and watts give), or '' when the plan has none."""
+    cost = doc.get("cost")
+    if not cost:
+        return ""
+    rows = "".join(f"<tr><td>{escape(what)}</td><td>{escape(value)}</td></tr>" for what, value in cost["rows"])
+    return f'<h2>{escape(cost["title"])}</h2><table class="cost"><tbody>{rows}</tbody></table>'
+
+
 def render(doc: dict[str, Any]) -> str:
     """The page for a `curves_doc`."""
     title, summary, axes, cs = from_doc(doc)
@@ -291,7 +300,7 @@ def render(doc: dict[str, Any]) -> str:
 <style>{CSS}</style></head><body>
 <h1>{escape(title)}</h1>
 <ul>{"".join(f"<li>{escape(s)}</li>" for s in summary)}{f"<li>swept: {escape(swept)}</li>" if axes else ""}</ul>
-{bars_html}
+{cost_html(doc)}{bars_html}
 {CURVES_INTRO + "".join(sections) + "<h2>Every point</h2>" + _table(cs) if cs else ""}
 <script>{chart_js()}</script>
 <script type="application/json" id="podplan-data">{data}</script>

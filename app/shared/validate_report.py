@@ -9,6 +9,7 @@ import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from app.shared.cost_view import with_report_cost
 from app.shared.curves import curves_doc, measured_of, plan_summary, suite_curves
 from planners.models import Plan
 
@@ -52,7 +53,9 @@ def validate_doc(
         f"{report.target}: {report.mode} run, {report.duration_s:.0f} s, "
         f"{'direct I/O' if report.direct else 'buffered'}"
     )
-    doc = curves_doc(f"{target}: validated" + (f" against {plan.name}" if plan else ""), summary, [], cs)
+    doc = with_report_cost(
+        curves_doc(f"{target}: validated" + (f" against {plan.name}" if plan else ""), summary, [], cs), plan
+    )
     doc["bars"] = bars
     doc["baseline"] = [
         {"device": d.device, "outer_mb_s": d.outer_mb_s, "slow": list(d.slow)} for d in (base.disks if base else ())

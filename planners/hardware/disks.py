@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer, model_validator
 
 from planners.errors import PlanError
 from planners.hardware.bounds import MAX_MICROSECONDS, Frozen, Hours, MbPerS, PerSecond
+from planners.hardware.prices import Price, Watts, dump_without_unset
 
 DiskClassName = Literal["hdd5400", "hdd7200", "hdd10k", "hdd15k", "ssd-sata", "nvme"]
 
@@ -123,6 +124,19 @@ class DiskSpec(BaseModel):
         le=65536,
         description="Requests the device takes at once (/sys/block/X/device/queue_depth; SATA NCQ: 32), count.",
     )
+    price: Price | None = Field(
+        None, description="What one disk costs, in [hardware.cost]'s currency (a LUN: one of its disks)."
+    )
+    watts_idle: Watts | None = Field(None, description="One disk spinning, doing nothing (datasheet idle), watts.")
+    watts_active: Watts | None = Field(None, description="One disk reading and writing (datasheet operating), watts.")
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> object:
+        return dump_without_unset(self, handler, COST_FIELDS)
+
+
+COST_FIELDS = ("price", "watts_idle", "watts_active")
+"""DiskSpec's figures that are no disk's speed or odds: planners.cost reads them, the models leave them."""
 
 
 class DiskPerf(BaseModel):
@@ -309,7 +323,7 @@ MEASURED_SPREAD = 0.1
 
 def resolve_disk(spec: DiskSpec, measured: DiskPerf | None = None) -> ResolvedDisk:
     base = DISK_CLASSES[spec.disk_class]
-    given = {k: v for k, v in spec.model_dump(exclude={"disk_class"}).items() if v is not None}
+    given = {k: v for k, v in spec.model_dump(exclude={"disk_class", *COST_FIELDS}).items() if v is not None}
     if "seq_outer_mb_s" in given and "spread" not in given:
         given["spread"] = min(base.spread, DATASHEET_SPREAD)
     disk = base.model_copy(update=given)

@@ -17,12 +17,14 @@ import annotated_types
 from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 from planners.compute import compute
+from planners.cost import Cost, plan_cost
 from planners.errors import PlanError
 from planners.fs.btrfs import PROFILES
 from planners.models import Filesystem, Lvm, MdGroup, Plan, RaidLevel
 from planners.perf.context import build_ctx
 from planners.perf.predict import predict_ctx
 from planners.perf.workloads import PRESETS, Workload
+from planners.reliability.formulas import AFR_RANGE
 from planners.reliability.loss import MAX_REBUILD_LOSS, GroupReliability, Loss, reliability_ctx, standing
 from planners.units import KiB, format_size_compact
 
@@ -67,6 +69,7 @@ class SweepRow(BaseModel):
         "above max_rebuild_loss; 'yearly' = the yearly loss odds (4 % AFR) are above max_loss.",
     )
     extent_bytes: int = Field(0, description="The LV's extent size in bytes (0 without LVM).")
+    cost: Cost | None = Field(None, description="Price, power and replacements of the layout (planners.cost).")
 
 
 class Sweep(BaseModel):
@@ -275,6 +278,7 @@ def sweep(
                 risky=bool(risk),
                 risk=risk,
                 extent_bytes=result.volumes[0].lvm.extent_bytes if result.volumes[0].lvm else 0,
+                cost=plan_cost(p, result.usable_bytes, rel.afr_nominal, AFR_RANGE),
             )
         )
     # RAID0 always has the most space and speed; the front is drawn among the layouts worth building.
