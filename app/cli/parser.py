@@ -26,13 +26,13 @@ class _Version(argparse.Action):
 
 def version_text() -> str:
     from planners import __version__
-    from planners.versions import BTRFS_PROGS, ToolVersions
+    from planners.tool_defaults import BTRFS_PROGS, DEFAULT_TOOLS
 
-    t = ToolVersions()
+    t = DEFAULT_TOOLS
     return (
         f"podplan {__version__}\n"
-        f"figures follow mdadm {t.mdadm}, lvm2 {t.lvm2}, e2fsprogs {t.e2fsprogs}, xfsprogs {t.xfsprogs}, "
-        f"Linux {t.kernel} unless a plan's [tools] says otherwise, and btrfs-progs {BTRFS_PROGS}"
+        f"figures follow mdadm {t['mdadm']}, lvm2 {t['lvm2']}, e2fsprogs {t['e2fsprogs']}, xfsprogs "
+        f"{t['xfsprogs']}, Linux {t['kernel']} unless a plan's [tools] says otherwise, and btrfs-progs {BTRFS_PROGS}"
     )
 
 
