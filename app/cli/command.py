@@ -8,7 +8,7 @@ that runs imports what it uses (its flags' choices, the use case, Rich).
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -16,6 +16,12 @@ if TYPE_CHECKING:
     import argparse
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE, EXIT_INTERRUPTED = 0, 1, 2, 130
+# What status 1 means, command by command, as `podplan --help` and the man page say it.
+EXIT_ONE = (
+    "the answer is no: a plan finding is an error (plan), the array differs from its plan (check), a "
+    "rehearsal did not match (rehearse), a workload failed (validate), no job could be predicted "
+    "(predict); or a program podplan runs is missing or failed"
+)
 
 
 @dataclass(frozen=True)
@@ -51,3 +57,20 @@ def exit_statuses(one: str = "") -> str:
 
 def no_arguments(p: argparse.ArgumentParser) -> None:
     """A command that takes no argument of its own."""
+
+
+def subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    """The commands' parsers of `podplan`'s parser, by name, in the order --help lists them."""
+    import argparse
+
+    sub = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    return dict(sub.choices)
+
+
+def unknown_command(word: str, names: Iterable[str]) -> str:
+    """One line for a word that is neither a command nor a plan file: the command meant, where one is close."""
+    import difflib
+
+    close = difflib.get_close_matches(word, list(names), n=1, cutoff=0.6)
+    meant = f"did you mean {close[0]}? " if close else ""
+    return f"{word}: no such command; {meant}(podplan help lists them; a plan file is opened as a path: ./{word})"

@@ -27,6 +27,12 @@ def build_parser(command: str | None = "*") -> argparse.ArgumentParser:
     return build(command)
 
 
+def _names_a_file(word: str) -> bool:
+    """`podplan WORD` opens the planner on WORD when it is a file or reads as a path (a slash, a
+    suffix), so that a missing plan file is said to be missing; any other word is a mistyped command."""
+    return "/" in word or "." in word or os.path.exists(word)
+
+
 def _sigterm(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
@@ -42,6 +48,11 @@ def _stop_on_sigterm() -> None:
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     _stop_on_sigterm()
+    if argv and argv[0] not in COMMANDS and not argv[0].startswith("-") and not _names_a_file(argv[0]):
+        from app.cli.command import unknown_command
+
+        print(f"podplan: {unknown_command(argv[0], COMMANDS)}", file=sys.stderr)
+        return EXIT_USAGE
     if not argv or (argv[0] not in COMMANDS and not argv[0].startswith("-")):
         argv = [TUI.name, *argv]
     try:

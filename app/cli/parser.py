@@ -5,12 +5,19 @@ from __future__ import annotations
 import argparse
 import sys
 import textwrap
+from typing import TYPE_CHECKING
 
 from planners.errors import PlanError
+
+if TYPE_CHECKING:
+    from app.cli.command import Command
 
 
 class _Parser(argparse.ArgumentParser):
     """argparse that reports a bad flag in one line (no usage dump) with status 2."""
+
+    command: Command | None = None
+    """The registry's command this parser is the parser of (None: podplan's own)."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
         raise PlanError(f"{message} (see podplan {self.prog.split()[-1]} --help)" if " " in self.prog else message)
@@ -44,7 +51,7 @@ def build_parser(command: str | None = EVERY) -> argparse.ArgumentParser:
     """The parser of `podplan`, every command listed, with the flags of COMMAND only (of each for
     EVERY, of none for None): a command's flags import what they offer (presets, the plan's models),
     which `podplan --help` or another command does not need."""
-    from app.cli.command import exit_statuses
+    from app.cli.command import EXIT_ONE, exit_statuses
     from app.cli.commands import COMMANDS
 
     p = _Parser(
@@ -62,15 +69,18 @@ def build_parser(command: str | None = EVERY) -> argparse.ArgumentParser:
     )
     sub = p.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND")
     for c in COMMANDS.values():
-        cp = sub.add_parser(
+        cp: _Parser = sub.add_parser(
             c.name,
             help=c.help,
             description=c.wrapped_description(),
             epilog=c.epilog(),
             formatter_class=argparse.RawDescriptionHelpFormatter,
         )
+        cp.command = c
         if command in (EVERY, c.name):
             c.add_arguments(cp)
+    # help, man and completion read the parser; given it here, they import neither it nor the registry.
+    p.set_defaults(build_parser=build_parser)
     # Global, and taken after the command too (`podplan validate DIR --transcript F`), where one types it last.
     p.add_argument("--transcript", metavar="FILE", help=TRANSCRIPT_HELP)
     for cp in sub.choices.values():
@@ -80,15 +90,9 @@ def build_parser(command: str | None = EVERY) -> argparse.ArgumentParser:
 
 EPILOG = """\
 `podplan` alone opens the interactive planner on the example pod, and
-`podplan PLAN.toml` on a plan file. `podplan COMMAND --help` describes a
-command, with examples."""
-EXIT_ONE = (
-    "the answer is no: a plan finding is an error (plan), the array differs from its plan (check), a "
-    "rehearsal did not match (rehearse), a workload failed (validate), no job could be predicted "
-    "(predict); or a program podplan runs is missing or failed"
-)
-
-
+`podplan PLAN.toml` on a plan file. `podplan help COMMAND` (or `podplan
+COMMAND --help`) describes a command, with examples; `podplan man` is the
+whole manual and `podplan completion bash|zsh|fish` completes commands."""
 TRANSCRIPT_HELP = (
     "append a record of every command podplan runs on this machine (argv, start, duration, exit "
     "status, last lines of stderr) to FILE instead of $XDG_STATE_HOME/podplan/commands.log"

@@ -8,8 +8,10 @@ from __future__ import annotations
 from app.cli.command import Command
 from app.cli.commands import (
     check,
+    completion,
     example,
     grow,
+    man,
     plan,
     predict,
     rehearse,
@@ -20,6 +22,7 @@ from app.cli.commands import (
     tui,
     validate,
 )
+from app.cli.commands import help as help_command
 
 COMMANDS: dict[str, Command] = {
     c.name: c
@@ -36,5 +39,8 @@ COMMANDS: dict[str, Command] = {
         sweep.COMMAND,
         grow.COMMAND,
         report.COMMAND,
+        help_command.COMMAND,
+        completion.COMMAND,
+        man.COMMAND,
     )
 }
