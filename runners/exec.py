@@ -89,6 +89,8 @@ PROGRAMS: dict[str, Program] = {
     "tmux": Program("tmux"),
     # The HTML report is opened in a real headless browser.
     "chromium": Program("chromium"),
+    # The man page is rendered as man renders it.
+    "groff": Program("groff-base", optional="only a test renders podplan's man page with it"),
     "valgrind": Program("valgrind", optional="only benchmarks/bench_tui.py --instructions counts instructions with it"),
 }
 

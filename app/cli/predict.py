@@ -1,4 +1,4 @@
-"""`podplan predict` and `podplan sweep`: predicted speed with its limiting component, loss odds, layouts ranked."""
+"""What `podplan predict` and `podplan sweep` show: predicted speed with its limiting component, loss odds, layouts ranked."""
 
 from __future__ import annotations
 
@@ -26,173 +26,23 @@ from app.shared.figures import (
     ure_text,
 )
 from app.shared.fit import Col, FitTable
-from app.shared.host_cpu import add_cpu_flags, computes_parity, origin_json, origin_text, with_cpu_source
+from app.shared.host_cpu import origin_json, origin_text
 from planners.cost import Cost
 from planners.errors import PlanError
-from planners.hardware.disks import DISK_CLASSES
-from planners.hardware.machine import CPU_CLASSES, Cpu, Hardware
-from planners.layouts.sweep import MAX_LOSS_PER_YEAR, Sweep
+from planners.hardware.machine import Cpu, Hardware
+from planners.layouts.sweep import Sweep
 from planners.models import Plan
 from planners.perf.predict import COUNTED_CPU_TERMS, WorkloadPrediction
-from planners.reliability.loss import MAX_REBUILD_LOSS, Reliability
-
-MODES = ("normal", "degraded", "rebuild")
+from planners.reliability.loss import Reliability
 
 
-def add_parsers(sub: Any) -> None:
-    from app.cli.flags import add_plan_flags
-    from planners.perf.workloads import PRESETS
-
-    pr = sub.add_parser(
-        "predict",
-        help="predict throughput and IOPS per workload, the part that limits each, rebuild time and data-loss odds",
-    )
-    add_plan_flags(pr)
-    _hardware_flags(pr)
-    pr.add_argument(
-        "--workload",
-        action="append",
-        metavar="NAME",
-        choices=tuple(PRESETS),
-        help=f"workload to predict (repeatable): {', '.join(PRESETS)}; default: the validation suite",
-    )
-    pr.add_argument(
-        "--job",
-        action="append",
-        metavar="FILE.fio",
-        help="predict each job section of an fio job file as fio runs it (repeatable; with --workload "
-        "too, both are predicted)",
-    )
-    pr.add_argument("--mode", choices=MODES, default="normal", help="healthy, one member missing, or rebuilding")
-    pr.add_argument("--json", action="store_true", help="print JSON")
-    from app.cli.scale import add_scale_flags
-
-    add_scale_flags(pr)
-    sw = sub.add_parser("sweep", help="rank every layout of the plan's disks by usable space, speed and loss odds")
-    add_plan_flags(sw)
-    _hardware_flags(sw)
-    sw.add_argument(
-        "--workload",
-        metavar="NAME",
-        choices=tuple(PRESETS),
-        default="seq-write",
-        help="workload the speed column is for (default seq-write)",
-    )
-    sw.add_argument("--top", type=int, default=25, metavar="N", help="rows to show (default 25; 0 = all)")
-    sw.add_argument(
-        "--max-loss",
-        type=float,
-        default=100 * MAX_LOSS_PER_YEAR,
-        metavar="PCT",
-        help="yearly data-loss odds (at 4 %% disk failures a year) above which a layout is risky: "
-        "ranked last and hidden from the table (default %(default)g %%)",
-    )
-    sw.add_argument(
-        "--max-rebuild-loss",
-        type=float,
-        default=100 * MAX_REBUILD_LOSS,
-        metavar="PCT",
-        help="share of rebuilds losing data to an unreadable sector (URE) above which a layout is "
-        "risky: ranked last and hidden from the table (default %(default)g %%)",
-    )
-    sw.add_argument(
-        "--rank",
-        choices=("front", "cost"),
-        default="front",
-        help="front: the Pareto front first, then by usable space (default); cost: by price per usable TiB "
-        "(the plan's disk prices and [hardware.cost]), the risky layouts still last",
-    )
-    sw.add_argument("--all", action="store_true", help="show the risky layouts too")
-    sw.add_argument("--json", action="store_true", help="print JSON (every row)")
-
-
-def _hardware_flags(p: argparse.ArgumentParser) -> None:
-    h = p.add_argument_group("hardware")
-    h.add_argument("--disk-class", choices=tuple(DISK_CLASSES), help="disk class preset for every disk")
-    h.add_argument(
-        "--cpu-class",
-        choices=tuple(CPU_CLASSES),
-        help="host CPU class preset (this host's kernel log is then not read)",
-    )
-    add_cpu_flags(h)
-
-
-def _with_hardware(plan: Plan, args: argparse.Namespace) -> Plan:
+def with_hardware(plan: Plan, args: argparse.Namespace) -> Plan:
     hw = plan.hardware or Hardware()
     if args.disk_class:
         hw = hw.model_copy(update={"disk": hw.disk.model_copy(update={"disk_class": args.disk_class}), "models": {}})
     if args.cpu_class:
         hw = hw.model_copy(update={"cpu": Cpu(cpu_class=args.cpu_class)})
     return plan.model_copy(update={"hardware": hw}) if (args.disk_class or args.cpu_class) else plan
-
-
-def dispatch(args: argparse.Namespace) -> int:
-    from app.cli.flags import load_plan_file, plan_from_args
-    from planners.example import example_pod
-
-    base = load_plan_file(args.plan_file) if args.plan_file else example_pod()
-    if args.command == "sweep":
-        return sweep_command(_with_hardware(plan_from_args(args, base), args), args)
-    plan, cpu = with_cpu_source(_with_hardware(plan_from_args(args, base), args), args)
-    from planners.perf.predict import geometry_for_speed, predict
-    from planners.perf.workloads import preset
-    from planners.reliability.loss import reliability
-
-    result = geometry_for_speed(plan)
-    from app.cli.scale import axes_of, predict_scale
-
-    if axes := axes_of(args):
-        return predict_scale(plan, result, args, axes, cpu)
-    workloads = [preset(n) for n in args.workload] if args.workload else None
-    job_notes: list[str] = []
-    grouping: list[str] = []
-    refused: list[dict[str, str]] = []
-    predictions = predict(plan, result, workloads, mode=args.mode) if workloads or not args.job else []
-    if args.job:
-        from planners.perf.concurrent import predict_job_file
-
-        for path, jf in zip(args.job, read_jobs(args.job), strict=True):
-            predictions += predict_job_file(plan, result, jf, args.mode)
-            job_notes += jf.notes
-            grouping += [f"{path}: {jf.grouping}"] if jf.grouping else []
-            refused += [{"file": path, "section": r.section, "reason": r.reason} for r in jf.refused]
-    rel = reliability(plan, result)
-    cost = predicted_cost(plan, result, rel, predictions)
-    if args.json:
-        from planners import __version__
-
-        doc = {
-            "podplan_version": __version__,
-            "plan": plan.name,
-            "mode": args.mode,
-            "cpu": origin_json(cpu),
-            "predictions": [p.model_dump(mode="json") for p in predictions],
-            "reliability": rel.model_dump(mode="json"),
-            "job_notes": job_notes,
-            "job_grouping": grouping,
-            "refused_sections": refused,
-        }
-        if cost is not None:
-            doc["cost"] = cost.model_dump(mode="json")
-        print(json.dumps(doc, indent=2))
-    elif predictions:
-        rows, merged = alike(predictions)
-        notes = [Text(n) for n in grouping + merged] + refused_lines(refused)
-        notes += [Text(n, style="dim") for n in job_notes]
-        cli_console().print(
-            Group(
-                prediction_table(rows, title=f"{plan.name}: predicted ({args.mode})"),
-                *notes,
-                *([Text(f"CPU: {origin_text(cpu)}")] if computes_parity(plan, result) else []),
-                Text(""),
-                reliability_table(rel),
-                *(() if cost is None else (Text(""), predicted_cost_view(cost))),
-            )
-        )
-    else:
-        cli_console().print(Group(*refused_lines(refused)))
-    # Nothing predicted at all: the refusals are the answer, and a script must see that it got no figure.
-    return 0 if predictions else 1
 
 
 def predicted_cost(plan: Plan, result: Any, rel: Reliability, preds: list[WorkloadPrediction]) -> Cost | None:
