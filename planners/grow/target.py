@@ -130,6 +130,19 @@ NO_MD_GROWTH = (
     "growing a plan without md (LVM straight on the disks, or a filesystem on one disk) is not planned "
     "yet: add the disks with pvcreate, vgextend and lvextend, then grow the filesystem"
 )
+# The growth figures after a reshape are those of growing XFS or ext4 (xfs_growfs, resize2fs); a btrfs on md
+# or LVM grows by `btrfs filesystem resize max`, whose chunk figures are not modelled after a reshape.
+BTRFS_ON_MD_GROWTH = (
+    "growing a btrfs on md or LVM is not planned yet: grow the array (mdadm --grow, then pvresize and lvextend "
+    "with LVM), then run btrfs filesystem resize max on the mount point; podplan plans btrfs growth across raw disks"
+)
+
+
+def growable(plan: Plan) -> None:
+    if not plan.groups:
+        raise PlanError(NO_MD_GROWTH, "groups")
+    if plan.filesystem.type == "btrfs":
+        raise PlanError(BTRFS_ON_MD_GROWTH, "filesystem")
 
 
 def possible_modes(plan: Plan, req: GrowRequest) -> dict[GrowMode, Plan | PlanError]:
@@ -147,8 +160,7 @@ def possible_modes(plan: Plan, req: GrowRequest) -> dict[GrowMode, Plan | PlanEr
 
 def target_plan(plan: Plan, req: GrowRequest) -> Plan:
     """The layout after growth. mode None: reshape when md can, else a new array when LVM can take one."""
-    if not plan.groups:
-        raise PlanError(NO_MD_GROWTH, "groups")
+    growable(plan)
     if req.mode == "reshape":
         return reshaped_plan(plan, req)
     if req.mode == "new-array":
