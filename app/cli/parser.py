@@ -36,7 +36,7 @@ def version_text() -> str:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from app.cli.flags import add_plan_flags
+    from app.cli.flags import add_plan_flags, add_save_flags
 
     p = _Parser(prog="podplan", description="Plan, build and validate Linux storage arrays (md, LVM, ext4/XFS, btrfs).")
     p.add_argument(
@@ -50,6 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
     pl = sub.add_parser("plan", help="compute a plan: capacity to the byte, alignment, mkfs geometry")
     add_plan_flags(pl)
     pl.add_argument("--json", action="store_true", help="print JSON (see `podplan schema`)")
+    add_save_flags(pl)
     sc = sub.add_parser("script", help="write the guarded build script for a plan")
     add_plan_flags(sc)
     sc.add_argument("-o", "--output", metavar="FILE", help="write to FILE (executable) instead of stdout")

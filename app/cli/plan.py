@@ -51,7 +51,10 @@ def _request(args: argparse.Namespace) -> PlanRequest:
 
 def plan_command(args: argparse.Namespace) -> int:
     """Tables, or JSON with --json; exit 1 when a finding is an error."""
+    from app.cli.flags import save_plan_file
+
     out = plan_outputs(_request(args))
+    save_plan_file(out.plan, args)
     if args.json:
         print(out.report().model_dump_json(indent=2))
     else:
