@@ -222,7 +222,7 @@ def _lvm_layer(plan: Plan, groups: list[GroupResult], unders: list[Under]) -> _L
     lvm = plan.lvm
     md0 = unders[0]
     if not lvm.enabled:
-        return _Lvm(None, None, None, None, None, md0.size, md0.io_min, md0.io_opt)
+        return _Lvm(None, None, None, None, None, md0.size, *md0.exported)
     # pvcreate's alignment and the filesystem's stripe follow the first array (or LUN), and so does a
     # linear LV's extent. A striped LV keeps LVM's 4 MiB: device-mapper wants each stripe's length in whole
     # stripe sizes, which 4 MiB extents give every stripe size lvcreate takes (a power of two up to the
@@ -230,7 +230,7 @@ def _lvm_layer(plan: Plan, groups: list[GroupResult], unders: list[Under]) -> _L
     unit = al.write_unit(md0.level, md0.chunk, md0.io_opt) if lvm.mode == "linear" else 0
     extent = lvm.extent_size or aligned_extent(unit)
     data_alignment = lvm.data_alignment or md0.io_opt or md0.io_min or None
-    pe_start = pe_start_bytes(md0.io_min, md0.io_opt, data_alignment=data_alignment, lvm2=plan.tools.v("lvm2"))
+    pe_start = pe_start_bytes(*md0.exported, data_alignment=data_alignment, lvm2=plan.tools.v("lvm2"))
     # Striping needs two arrays or more: over one array the LV is one stripe, which lvcreate
     # makes linear, so there is no stripe size to choose (and one the plan gives is refused).
     lv_stripes = len(unders) if lvm.mode == "striped" else 1
@@ -255,7 +255,7 @@ def _lvm_layer(plan: Plan, groups: list[GroupResult], unders: list[Under]) -> _L
     if lv_stripe:
         top_min, top_opt = lv_stripe, lv_stripe * lv_stripes
     else:
-        top_min, top_opt = md0.io_min, md0.io_opt
+        top_min, top_opt = md0.exported  # a linear LV stacks the limits of the device under it
     return _Lvm(lvg, data_alignment, extent, lv_stripes, lv_stripe, lvg.lv_bytes, top_min, top_opt)
 
 

@@ -12,6 +12,7 @@ from rich.text import Text
 from app.shared.console import cli_console
 from app.shared.fit import Col, FitTable
 from planners.assumed import assumed_tools
+from planners.findings.direct import lun_exports_geometry
 from planners.models import Plan
 from planners.results import PlanResult, VolumeResult
 from planners.units import format_bytes_binary as tib
@@ -157,7 +158,11 @@ def alignment_table(plan: Plan, v: VolumeResult) -> FitTable:
         t.add_row("md", "chunk", _sz(a.md_chunk_bytes))
     elif a.lun_strip_bytes:
         t.add_row(under, "strip", _sz(a.lun_strip_bytes))
-    t.add_row(under, "io_min / io_opt", f"{_sz(a.md_io_min_bytes)} / {_sz(a.md_io_opt_bytes)}")
+    if a.under == "lun" and not lun_exports_geometry(plan):
+        # The driver exports none of it: the kernel, mkfs and LVM see 0 / 0, the controller still stripes.
+        t.add_row(under, "io_min / io_opt", f"0 / 0 exported (stripes {_sz(a.md_io_opt_bytes)})")
+    else:
+        t.add_row(under, "io_min / io_opt", f"{_sz(a.md_io_min_bytes)} / {_sz(a.md_io_opt_bytes)}")
     if a.pv_data_alignment_bytes is not None:
         t.add_row("LVM", "pvcreate --dataalignment", _sz(a.pv_data_alignment_bytes))
         t.add_row("LVM", "pe_start", _sz(a.pe_start_bytes))

@@ -16,7 +16,7 @@ from typing import Protocol
 from planners import __version__ as PODPLAN_VERSION
 from planners.assumed import assumed_tools
 from planners.findings.alignment import write_unit
-from planners.findings.direct import placeholder
+from planners.findings.direct import lun_exports_geometry, placeholder
 from planners.fs.ext4.geometry import JOURNAL_MIN_BLOCKS, journal_device_args, mke2fs_args
 from planners.fs.xfs.model import LOG_MAX_BYTES, LOG_REALISTIC_MIN_BYTES
 from planners.lvm.geometry import LvmGeometry
@@ -258,7 +258,7 @@ def _mkfs_step(w: Write, plan: Plan, v: VolumeResult) -> None:
         args = ["mkfs.xfs", "-f", *x.mkfs_options]
         if a.xfs_su_bytes:
             w(
-                f"# su = {a.xfs_su_bytes} bytes, the stripe unit of the device below; sw = {a.xfs_sw} stripe units "
+                f"# su = {a.xfs_su_bytes} bytes, {'given in the plan' if fs.stripe_unit else 'the stripe unit of the device below'}; sw = {a.xfs_sw} stripe units "
                 "per full stripe. Block and sector size are explicit so mkfs cannot pick others from the device."
             )
         else:
@@ -305,6 +305,8 @@ def _mkfs_step(w: Write, plan: Plan, v: VolumeResult) -> None:
 def _no_stripe_reason(plan: Plan) -> str:
     if plan.filesystem.stripe_unit == 0:
         return "the plan asks for none, so mkfs must not adopt the stripe the device below reports"
+    if not plan.groups and not lun_exports_geometry(plan):
+        return "the LUN exports no geometry and the plan gives no stripe (stripe_unit, stripe_width), so none"
     return "nothing below stripes, so mkfs must not adopt a stripe hint"
 
 
