@@ -121,7 +121,7 @@ def compute(plan: Plan) -> PlanResult:
         efficiency=usable / raw if raw else 0.0,
         groups=groups,
         volumes=volumes,
-        capacity=_waterfall(raw, unassigned, spare, groups, array, aligned, volumes),
+        capacity=_waterfall(raw, unassigned, spare, groups, array, aligned, volumes, _vg_free(plan, volumes)),
         findings=findings,
     )
 
@@ -249,14 +249,27 @@ def _lvm_layer(plan: Plan, groups: list[GroupResult], unders: list[Under]) -> _L
             extent_bytes=extent,
             stripes=lv_stripes,
             stripe_bytes=lv_stripe,
+            lv_extents=lv_extents(lvm.lv_size, extent),
         )
     except PlanError as exc:
+        if isinstance(lvm.lv_size, int) and "room for" in exc.message:
+            raise PlanError(f"an LV of {lvm.lv_size} bytes does not fit: {exc.message}", "lvm.lv_size") from None
         raise PlanError(exc.message, exc.field or "lvm") from None
     if lv_stripe:
         top_min, top_opt = lv_stripe, lv_stripe * lv_stripes
     else:
         top_min, top_opt = md0.exported  # a linear LV stacks the limits of the device under it
     return _Lvm(lvg, data_alignment, extent, lv_stripes, lv_stripe, lvg.lv_bytes, top_min, top_opt)
+
+
+def lv_extents(size: int | str | None, extent: int) -> int | str:
+    """lvcreate -l for an LV size: the whole VG, a percent of it, or the extents that hold the bytes
+    (rounded up, as lvcreate -L rounds; `lvm_volume` rounds up again to whole stripes)."""
+    if size is None or size == "rest":
+        return "100%FREE"
+    if isinstance(size, str):
+        return f"{size.removesuffix('%')}%VG"
+    return -(-size // extent)
 
 
 def _filesystem(plan: Plan, groups: list[GroupResult], unders: list[Under], layer: _Lvm) -> _Fs:
@@ -378,6 +391,13 @@ def lvm_alignment_bytes(v: VolumeResult, units: list[int]) -> int:
     return out
 
 
+def _vg_free(plan: Plan, volumes: list[VolumeResult]) -> int:
+    """Bytes an LV of a given size leaves in its VG (0 when the LV takes all: LVM's rounding is overhead)."""
+    if plan.lvm.lv_size in (None, "rest"):
+        return 0
+    return sum(v.lvm.vg_free_extents * v.lvm.extent_bytes for v in volumes if v.lvm)
+
+
 def _waterfall(
     raw: int,
     unassigned: int,
@@ -386,6 +406,7 @@ def _waterfall(
     array: int,
     aligned: int,
     volumes: list[VolumeResult],
+    vg_free: int = 0,
 ) -> list[CapacityStep]:
     member_raw = sum(g.member_raw_bytes for g in groups)
     offsets = sum(sum(g.md.member_reserved_bytes) for g in groups)
@@ -404,7 +425,12 @@ def _waterfall(
         ("md_metadata", "md data offset", offsets, "superblock, bitmap and headroom before the data on each member"),
         ("md_remainder", "md rounding", remainder, "members cut to the smallest member, in whole chunks"),
         ("md_redundancy", "parity / mirrors", components - array + copies, "md array size = data disks x component"),
-        ("lvm", "LVM overhead", array - block - aligned, "pe_start and what is left under one extent"),
+        ("lvm", "LVM overhead", array - block - aligned - vg_free, "pe_start and what is left under one extent"),
+        *(
+            [("vg_free", "free in the VG", vg_free, "extents no LV takes (lvm.lv_size): room to grow it")]
+            if vg_free
+            else []
+        ),
         (
             "lvm_align",
             "LVM alignment",

@@ -46,9 +46,26 @@ def _disk_size(value: object) -> int:
     return n
 
 
+def _lv_size(value: object) -> int | str | None:
+    """An LV's size: bytes ("10GB"), "rest" (what the VG has left) or a percent of the VG ("25%")."""
+    if value is None or value == "":
+        return None
+    if isinstance(value, str):
+        text = value.strip().lower()
+        if text == "rest":
+            return "rest"
+        if text.endswith("%"):
+            digits = text[:-1].strip()
+            if not digits.isdigit() or not 1 <= int(digits) <= 100:
+                raise PlanError(f"LV size {value!r}: a percent of the volume group is 1% to 100%", "lvm.lv_size")
+            return f"{int(digits)}%"
+    return parse_size(value, what="LV size")  # type: ignore[arg-type]
+
+
 # Sizes are ints in Python and JSON; plan files may spell them "2TB" or "512K".
 Bytes = Annotated[int, BeforeValidator(_size)]
 OptionalBytes = Annotated[int | None, BeforeValidator(_optional_size)]
+LvSize = Annotated[int | str | None, BeforeValidator(_lv_size)]
 
 DEFAULT_CHUNK = 512 * KiB  # mdadm >= 3.1.1
 
@@ -203,6 +220,12 @@ class Lvm(BaseModel):
         description="lvcreate -I in bytes for striped mode (power of two, <= extent size); None = 64 KiB, LVM's default.",
     )
 
+    lv_size: LvSize = Field(
+        None,
+        description="Size of the LV: bytes (rounded up to whole extents, and to whole stripes when striped, as "
+        "lvcreate does), 'rest' or None = all the VG, or 'N%' = N percent of the VG's extents (lvcreate -l N%VG).",
+    )
+
     @model_validator(mode="after")
     def _valid(self) -> Lvm:
         VG_NAME.check(self.vg, "lvm.vg")
@@ -215,6 +238,8 @@ class Lvm(BaseModel):
             )
         if self.mode == "linear" and self.stripe_size is not None:
             raise PlanError("a stripe size was given but the LVM mode is linear", "lvm.stripe_size")
+        if self.lv_size is not None and not self.enabled:
+            raise PlanError("an LV size was given but LVM is off (lvm.enabled = false)", "lvm.lv_size")
         return self
 
 

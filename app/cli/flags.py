@@ -32,6 +32,7 @@ LAYOUT_FLAGS = (
     "stripe_size",
     "extent_size",
     "data_alignment",
+    "lv_size",
     "fs",
     "journal",
     "journal_device",
@@ -108,6 +109,12 @@ def add_plan_flags(p: argparse.ArgumentParser) -> None:
     lv.add_argument("--stripe-size", metavar="SIZE", help="lvcreate -I for striped mode, e.g. 512K")
     lv.add_argument("--extent-size", metavar="SIZE", help="vgcreate -s, e.g. 4M")
     lv.add_argument("--data-alignment", metavar="SIZE", help="pvcreate --dataalignment (default: the md full stripe)")
+    lv.add_argument(
+        "--lv-size",
+        metavar="SIZE|N%|rest",
+        help="size of the LV: bytes such as 10GB (rounded up to whole extents, as lvcreate -L), N%% of the VG, "
+        "or rest (all of it, the default)",
+    )
     f = p.add_argument_group("filesystem")
     f.add_argument("--fs", choices=("xfs", "ext4", "ext3", "btrfs"), help="filesystem type")
     f.add_argument("--data-profile", choices=BTRFS_PROFILES, help="btrfs data profile (mkfs.btrfs -d)")
@@ -355,6 +362,11 @@ def _apply_layers(data: dict[str, Any], args: argparse.Namespace) -> None:
     ):
         if getattr(args, flag) is not None:
             lvm[key] = _size(getattr(args, flag), what)
+    if args.lv_size is not None:
+        if args.lvm is False:
+            raise PlanError("--lv-size sizes the LVM logical volume, and --no-lvm leaves LVM out")
+        lvm["lv_size"] = args.lv_size
+        lvm["enabled"] = True
     data["lvm"] = lvm
     fs = dict(data.get("filesystem", {}))
     for key, flag in (

@@ -293,6 +293,8 @@ def _groups(base: Plan, values: Values, total: int) -> list[dict[str, Any]]:
 def _lvm(old: dict[str, Any], values: Values) -> dict[str, Any]:
     lvm = {k: v for k, v in old.items() if k not in ("stripe_size", "data_alignment")}
     lvm.update(enabled=bool(values["lvm"]), mode=values["lvm_mode"])
+    if not lvm["enabled"]:
+        lvm.pop("lv_size", None)  # the plan's LV size goes with its LV
     lvm.pop("extent_size", None)
     extent = _opt_size(values, "extent_size", "PE size")
     if extent is not None:

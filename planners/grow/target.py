@@ -132,10 +132,20 @@ NO_MD_GROWTH = (
 )
 
 
-def possible_modes(plan: Plan, req: GrowRequest) -> dict[GrowMode, Plan | PlanError]:
-    """Each mode with the plan it gives, or the reason it cannot."""
+def _growable(plan: Plan) -> None:
     if not plan.groups:
         raise PlanError(NO_MD_GROWTH, "groups")
+    if plan.lvm.enabled and plan.lvm.lv_size not in (None, "rest"):
+        raise PlanError(
+            "podplan grows an LV that takes all of its VG; this plan's LV has a size of its own (lvm.lv_size): "
+            "grow it with lvextend by hand",
+            "lvm.lv_size",
+        )
+
+
+def possible_modes(plan: Plan, req: GrowRequest) -> dict[GrowMode, Plan | PlanError]:
+    """Each mode with the plan it gives, or the reason it cannot."""
+    _growable(plan)
     out: dict[GrowMode, Plan | PlanError] = {}
     for mode, fn in (("reshape", reshaped_plan), ("new-array", new_array_plan)):
         try:
@@ -147,8 +157,7 @@ def possible_modes(plan: Plan, req: GrowRequest) -> dict[GrowMode, Plan | PlanEr
 
 def target_plan(plan: Plan, req: GrowRequest) -> Plan:
     """The layout after growth. mode None: reshape when md can, else a new array when LVM can take one."""
-    if not plan.groups:
-        raise PlanError(NO_MD_GROWTH, "groups")
+    _growable(plan)
     if req.mode == "reshape":
         return reshaped_plan(plan, req)
     if req.mode == "new-array":
