@@ -158,3 +158,21 @@ def test_the_filesystem_on_the_sized_lv_is_what_mkfs_makes(fs):
             v.ext4.stride,
             v.ext4.stripe_width,
         )
+
+
+def test_the_form_writes_and_reads_the_lv_size():
+    from app.tui.form_model import FormError, plan_from_values, values_from_plan
+
+    base = example_pod()
+    values = values_from_plan(base)
+    assert values["lv_size"] == ""
+    for text, want in (("10G", 10 * GiB), ("25%", "25%"), ("rest", "rest")):
+        plan = plan_from_values(base, {**values, "lv_size": text})
+        assert plan.lvm.lv_size == want
+        assert values_from_plan(plan)["lv_size"] == text and plan_from_values(plan, values_from_plan(plan)) == plan
+    sized = plan_from_values(base, {**values, "lv_size": "10G"})
+    assert plan_from_values(sized, {**values_from_plan(sized), "lv_size": ""}).lvm.lv_size is None
+    assert plan_from_values(sized, {**values_from_plan(sized), "lvm": False}).lvm.lv_size is None
+    with pytest.raises(PlanError) as exc:
+        plan_from_values(base, {**values, "lv_size": "150%"})
+    assert exc.value.field == "lv_size" and isinstance(exc.value, (FormError, PlanError))
