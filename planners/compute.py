@@ -26,6 +26,7 @@ from planners.fs.ext4.df import ext4_df
 from planners.fs.ext4.geometry import Ext4Geometry, ext4_geometry
 from planners.fs.xfs.geometry import XfsGeometry, xfs_df, xfs_geometry
 from planners.lvm.geometry import LvmGeometry, aligned_extent, lvm_volume, pe_start_bytes
+from planners.lvm.volumes import volume_plans
 from planners.md.geometry import md_geometry
 from planners.models import Disk, MdGroup, Plan
 from planners.results import AlignmentChain, CapacityStep, GroupResult, PlanResult, VolumeResult
@@ -56,17 +57,9 @@ def compute(plan: Plan) -> PlanResult:
     groups = [_group(g, tuple(members), tuple(spares), mdadm) for g, members, spares in plan.group_disks()]
     unders = [_md_under(g) for g in groups] if groups else direct_unders(plan)
 
+    subs = volume_plans(plan)
     if plan.lvm.enabled:
-        volumes = [
-            _volume(
-                plan,
-                groups,
-                unders,
-                f"/dev/{plan.lvm.vg}/{plan.lvm.lv}",
-                plan.filesystem.mount_point,
-                plan.filesystem.label,
-            )
-        ]
+        volumes = _lvm_volumes(plan, subs, groups, unders)
     elif not groups and plan.filesystem.type == "btrfs":  # btrfs's own RAID across the disks
         volumes = [
             _volume(
@@ -100,13 +93,20 @@ def compute(plan: Plan) -> PlanResult:
     df_size = sum(v.df_size_bytes for v in volumes)
     usable = sum(v.df_available_bytes for v in volumes)
     arrays = [(g.name, g.md.io_min_bytes, g.md.io_opt_bytes, g.md.chunk_bytes, g.md.level) for g in groups]
-    findings = al.check_plan(plan, arrays, volumes[0]) + fs_findings(plan, volumes) + mount_findings(volumes)
+    own = (
+        fs_findings(plan, volumes)
+        if len(subs) == 1
+        else [f for s, v in zip(subs, volumes, strict=True) for f in fs_findings(s, [v])]
+    )
+    findings = al.check_plan(subs[0], arrays, volumes[0]) + own + mount_findings(volumes)
     if not groups:
         findings += direct_findings(plan, unders, volumes[0])
     findings += journal_findings(plan) + [f for v in volumes for f in btrfs_findings(v)]
     # With LVM there is one volume, and its PVs are the devices under it, in order.
-    aligned = sum(
-        lvm_alignment_bytes(v, [al.write_unit(u.level, u.chunk, u.io_opt) for u in unders]) for v in volumes if v.lvm
+    aligned = sum(  # the PVs' tails, once: every LV shares the VG
+        lvm_alignment_bytes(v, [al.write_unit(u.level, u.chunk, u.io_opt) for u in unders])
+        for v in volumes[:1]
+        if v.lvm
     )
     return PlanResult(
         plan_name=plan.name,
@@ -124,6 +124,20 @@ def compute(plan: Plan) -> PlanResult:
         capacity=_waterfall(raw, unassigned, spare, groups, array, aligned, volumes, _vg_free(plan, volumes)),
         findings=findings,
     )
+
+
+def _lvm_volumes(plan: Plan, subs: list[Plan], groups: list[GroupResult], unders: list[Under]) -> list[VolumeResult]:
+    """The LV of each volume plan, one after another on the VG: each is allocated from what the ones
+    before it leave."""
+    volumes: list[VolumeResult] = []
+    used = [0] * len(unders)
+    for sub in subs:
+        device = f"/dev/{plan.lvm.vg}/{sub.lvm.lv}"
+        v = _volume(sub, groups, unders, device, sub.filesystem.mount_point, sub.filesystem.label, tuple(used))
+        assert v.lvm is not None
+        used = [a + b for a, b in zip(used, v.lvm.lv_pv_extents, strict=True)]
+        volumes.append(v)
+    return volumes
 
 
 def _md_under(g: GroupResult) -> Under:
@@ -193,11 +207,17 @@ class _Fs(NamedTuple):
 
 
 def _volume(
-    plan: Plan, groups: list[GroupResult], unders: list[Under], device: str, mount_point: str, label: str
+    plan: Plan,
+    groups: list[GroupResult],
+    unders: list[Under],
+    device: str,
+    mount_point: str,
+    label: str,
+    used: tuple[int, ...] = (),
 ) -> VolumeResult:
     """One volume, layer by layer: LVM on the arrays (or LUNs or disks), the filesystem on its top
-    device, then the alignment chain that names every layer's stripe."""
-    layer = _lvm_layer(plan, groups, unders)
+    device, then the alignment chain that names every layer's stripe. `used`: extents earlier LVs took."""
+    layer = _lvm_layer(plan, groups, unders, used)
     fsr = _filesystem(plan, groups, unders, layer)
     return VolumeResult(
         device=device,
@@ -217,7 +237,7 @@ def _volume(
     )
 
 
-def _lvm_layer(plan: Plan, groups: list[GroupResult], unders: list[Under]) -> _Lvm:
+def _lvm_layer(plan: Plan, groups: list[GroupResult], unders: list[Under], used: tuple[int, ...] = ()) -> _Lvm:
     """The PVs, extent and LV over the devices under LVM; without LVM the first device is the top."""
     lvm = plan.lvm
     md0 = unders[0]
@@ -250,6 +270,7 @@ def _lvm_layer(plan: Plan, groups: list[GroupResult], unders: list[Under]) -> _L
             stripes=lv_stripes,
             stripe_bytes=lv_stripe,
             lv_extents=lv_extents(lvm.lv_size, extent),
+            used=used,
         )
     except PlanError as exc:
         if isinstance(lvm.lv_size, int) and "room for" in exc.message:
@@ -393,9 +414,10 @@ def lvm_alignment_bytes(v: VolumeResult, units: list[int]) -> int:
 
 def _vg_free(plan: Plan, volumes: list[VolumeResult]) -> int:
     """Bytes an LV of a given size leaves in its VG (0 when the LV takes all: LVM's rounding is overhead)."""
-    if plan.lvm.lv_size in (None, "rest"):
+    lvs = [v.lvm for v in volumes if v.lvm]
+    if not lvs or (plan.lvm.lv_size in (None, "rest") and not plan.lvm.volumes):
         return 0
-    return sum(v.lvm.vg_free_extents * v.lvm.extent_bytes for v in volumes if v.lvm)
+    return (lvs[0].vg_extents - sum(g.lv_extents for g in lvs)) * lvs[0].extent_bytes
 
 
 def _waterfall(

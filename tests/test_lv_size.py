@@ -14,6 +14,7 @@ from planners.compute import compute
 from planners.errors import PlanError
 from planners.example import example_pod
 from planners.models import DiskSet, Filesystem, Lvm, MdGroup, Plan
+from planners.results import VolumeResult
 from planners.script.build import build_script
 from runners.exec import have
 from runners.probes import ext4 as ext4_probe
@@ -142,7 +143,11 @@ def test_lvcreate_makes_the_lv_of_the_predicted_bytes(lv_size):
 @pytest.mark.skipif(not (have("mkfs.xfs") and have("mke2fs")), reason="mkfs.xfs or mke2fs is not installed")
 @pytest.mark.parametrize("fs", ["xfs", "ext4"])
 def test_the_filesystem_on_the_sized_lv_is_what_mkfs_makes(fs):
-    v = compute(stride_test(fs=fs)).volumes[0]
+    assert_mkfs_makes(compute(stride_test(fs=fs)).volumes[0])
+
+
+def assert_mkfs_makes(v: VolumeResult) -> None:
+    """mkfs.xfs -N or mke2fs -n, told what the script tells mkfs, reports the volume's filesystem."""
     a = v.alignment
     if v.xfs is not None:
         got = xfs_probe.probe(

@@ -13,6 +13,7 @@ from app.shared.console import cli_console
 from app.shared.fit import Col, FitTable
 from planners.assumed import assumed_tools
 from planners.findings.direct import lun_exports_geometry
+from planners.lvm.volumes import plan_of_volume
 from planners.models import Plan
 from planners.results import PlanResult, VolumeResult
 from planners.units import format_bytes_binary as tib
@@ -70,7 +71,9 @@ def filesystems_table(result: PlanResult) -> FitTable | None:
         [("TiB",), ("TiB", "df size B"), ("TiB", "df size B", "device")],
         rows_are="filesystem",
         table=dict(
-            title=f"{len(vs)} filesystems, one per md array (no LVM joins them); usable is their sum",
+            title=f"{len(vs)} filesystems, "
+            + ("one per LV" if vs[0].lvm else "one per md array (no LVM joins them)")
+            + "; usable is their sum",
             title_justify="left",
             show_edge=False,
         ),
@@ -110,6 +113,7 @@ def groups_table(plan: Plan, result: PlanResult) -> FitTable:
 def volume_table(plan: Plan, v: VolumeResult) -> FitTable:
     """What each layer makes of the volume. The labels wrap between words where the room is short;
     a figure is never folded."""
+    plan = plan_of_volume(plan, v.device)
     t = _Rows()
     if v.lvm:
         t.add_row("pe_start", f"{_n(v.lvm.pe_start_bytes)} B")
@@ -151,6 +155,7 @@ def volume_table(plan: Plan, v: VolumeResult) -> FitTable:
 
 def alignment_table(plan: Plan, v: VolumeResult) -> FitTable:
     """Each layer's alignment parameters; the parameter names and the notes beside values wrap."""
+    plan = plan_of_volume(plan, v.device)
     a = v.alignment
     t = _Rows()
     under = UNDER_LABEL[a.under]

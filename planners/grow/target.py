@@ -5,6 +5,7 @@ from __future__ import annotations
 from planners.errors import PlanError
 from planners.grow.model import GrowMode, GrowRequest
 from planners.grow.reshape import reshape_refusal
+from planners.lvm.volumes import one_volume_only
 from planners.models import Disk, DiskSet, MdGroup, Plan
 
 
@@ -135,7 +136,8 @@ NO_MD_GROWTH = (
 def _growable(plan: Plan) -> None:
     if not plan.groups:
         raise PlanError(NO_MD_GROWTH, "groups")
-    if plan.lvm.enabled and plan.lvm.lv_size not in (None, "rest"):
+    one_volume_only(plan, "grow")
+    if plan.lvm.enabled and (plan.lvm.volumes or plan.lvm.lv_size not in (None, "rest")):
         raise PlanError(
             "podplan grows an LV that takes all of its VG; this plan's LV has a size of its own (lvm.lv_size): "
             "grow it with lvextend by hand",

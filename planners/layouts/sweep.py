@@ -121,7 +121,13 @@ def layouts(plan: Plan, skips: dict[str, int] | None = None) -> list[tuple[str, 
     # Frozen, so every layout of one kind shares one.
     lvms = {
         (several, mode): plan.lvm.model_copy(
-            update={"enabled": several or plan.lvm.enabled, "mode": mode, "stripe_size": None, "lv_size": None}
+            update={
+                "enabled": several or plan.lvm.enabled,
+                "mode": mode,
+                "stripe_size": None,
+                "lv_size": None,
+                "volumes": [],
+            }
         )
         for several in (False, True)
         for mode in ("linear", "striped")
@@ -161,7 +167,13 @@ def layouts(plan: Plan, skips: dict[str, int] | None = None) -> list[tuple[str, 
     out += _mirrors(plan, n, lvms)
     # No md: the filesystem on the one disk, or LVM straight over the disks (hardware RAID LUNs, mostly).
     if n == 1:
-        out.append(("no md", [], plan.lvm.model_copy(update={"mode": "linear", "stripe_size": None, "lv_size": None})))
+        out.append(
+            (
+                "no md",
+                [],
+                plan.lvm.model_copy(update={"mode": "linear", "stripe_size": None, "lv_size": None, "volumes": []}),
+            )
+        )
     else:
         out += [(f"no md {mode}", [], lvms[True, mode]) for mode in ("linear", "striped")]
     return out
@@ -283,7 +295,9 @@ def sweep(
     shapes: dict[
         tuple[object, ...], dict[str, GroupReliability]
     ] = {}  # one hardware for every layout: share array shapes
-    raw = plan.lvm.model_copy(update={"enabled": False, "mode": "linear", "stripe_size": None, "lv_size": None})
+    raw = plan.lvm.model_copy(
+        update={"enabled": False, "mode": "linear", "stripe_size": None, "lv_size": None, "volumes": []}
+    )
     candidates: list[tuple[str, list[MdGroup], Lvm, Filesystem | None]]
     candidates = [(label, groups, lvm, None) for label, groups, lvm in layouts(plan, skips)]
     candidates += [(label, [], raw, fs) for label, fs in btrfs_layouts(plan)]
