@@ -209,3 +209,23 @@ def test_lvcreate_one_after_another_makes_each_lv_of_the_predicted_bytes(volumes
 def test_each_filesystem_is_what_mkfs_makes_on_its_lv():
     for v in compute(multi()).volumes:
         assert_mkfs_makes(v)
+
+
+async def test_the_tui_shows_every_lv_and_its_own_filesystem(tmp_path, monkeypatch) -> None:
+    """The form edits the shared [filesystem]; the results show each LV with its own figures."""
+    from app.tui.app import PodplanApp
+    from tests.tui_helpers import rendered
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path))
+    app = PodplanApp(multi())
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        several = rendered(app, "#filesystems")
+        assert "3 filesystems" in several and "/srv/stride on /dev/pod/stride" in several
+        await pilot.press("f8")  # the alignment tab: each volume's tables
+        await pilot.pause()
+        assert app.screen.query_one("#result-tabs").active == "tab-alignment"
+        tables = rendered(app, "#alignment")
+        assert "Volume /dev/pod/stride on /srv/stride" in tables and "ext4 blocks" in tables
+        assert "Volume /dev/pod/bulk on /srv/multi/bulk" in tables and "XFS agcount" in tables
+        assert not app.error
