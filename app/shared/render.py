@@ -13,6 +13,8 @@ from app.shared.console import cli_console
 from app.shared.fit import Col, FitTable
 from planners.assumed import assumed_tools
 from planners.cost import Cost
+from planners.findings.direct import lun_exports_geometry
+from planners.lvm.volumes import plan_of_volume
 from planners.models import Plan
 from planners.results import PlanResult, VolumeResult
 from planners.units import format_bytes_binary as tib
@@ -83,7 +85,9 @@ def filesystems_table(result: PlanResult) -> FitTable | None:
         [("TiB",), ("TiB", "df size B"), ("TiB", "df size B", "device")],
         rows_are="filesystem",
         table=dict(
-            title=f"{len(vs)} filesystems, one per md array (no LVM joins them); usable is their sum",
+            title=f"{len(vs)} filesystems, "
+            + ("one per LV" if vs[0].lvm else "one per md array (no LVM joins them)")
+            + "; usable is their sum",
             title_justify="left",
             show_edge=False,
         ),
@@ -123,6 +127,7 @@ def groups_table(plan: Plan, result: PlanResult) -> FitTable:
 def volume_table(plan: Plan, v: VolumeResult) -> FitTable:
     """What each layer makes of the volume. The labels wrap between words where the room is short;
     a figure is never folded."""
+    plan = plan_of_volume(plan, v.device)
     t = _Rows()
     if v.lvm:
         t.add_row("pe_start", f"{_n(v.lvm.pe_start_bytes)} B")
@@ -165,6 +170,7 @@ def volume_table(plan: Plan, v: VolumeResult) -> FitTable:
 
 def alignment_table(plan: Plan, v: VolumeResult) -> FitTable:
     """Each layer's alignment parameters; the parameter names and the notes beside values wrap."""
+    plan = plan_of_volume(plan, v.device)
     a = v.alignment
     t = _Rows()
     under = UNDER_LABEL[a.under]
@@ -172,7 +178,11 @@ def alignment_table(plan: Plan, v: VolumeResult) -> FitTable:
         t.add_row("md", "chunk", _sz(a.md_chunk_bytes))
     elif a.lun_strip_bytes:
         t.add_row(under, "strip", _sz(a.lun_strip_bytes))
-    t.add_row(under, "io_min / io_opt", f"{_sz(a.md_io_min_bytes)} / {_sz(a.md_io_opt_bytes)}")
+    if a.under == "lun" and not lun_exports_geometry(plan):
+        # The driver exports none of it: the kernel, mkfs and LVM see 0 / 0, the controller still stripes.
+        t.add_row(under, "io_min / io_opt", f"0 / 0 exported (stripes {_sz(a.md_io_opt_bytes)})")
+    else:
+        t.add_row(under, "io_min / io_opt", f"{_sz(a.md_io_min_bytes)} / {_sz(a.md_io_opt_bytes)}")
     if a.pv_data_alignment_bytes is not None:
         t.add_row("LVM", "pvcreate --dataalignment", _sz(a.pv_data_alignment_bytes))
         t.add_row("LVM", "pe_start", _sz(a.pe_start_bytes))

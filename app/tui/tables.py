@@ -59,7 +59,7 @@ def summary_text(result: PlanResult | None, *, error: str = "") -> Text:
 
 
 def filesystems_text(result: PlanResult) -> Text:
-    """Each filesystem with its mount point and size, when the plan makes several (no LVM)."""
+    """Each filesystem with its mount point and size, when the plan makes several (arrays without LVM, or LVs)."""
     out = Text()
     if len(result.volumes) < 2:
         return out

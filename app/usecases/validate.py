@@ -162,11 +162,14 @@ def validate_session(
     PodplanError before or instead of the measurement; `cancel` stops fio and keeps what it measured.
     """
     from app.shared.planfile import load_job_file
+    from planners.lvm.volumes import one_volume_only
     from runners.validate.compare import gather_conditions, load_predictions, side_by_side
     from runners.validate.shape import plan_mismatch, shape_of_plan
 
     emit = on_event or _ignore
     plan = req.plan
+    if plan is not None:
+        one_volume_only(plan, "validate")
     # Said first, before a minute of fio: figures of other storage set beside this plan mean
     # nothing, and that plan's stripe must not choose the block sizes either.
     mismatch = plan_mismatch(req.target, plan) if plan and os.path.exists(req.target) else ()

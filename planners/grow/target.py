@@ -5,6 +5,7 @@ from __future__ import annotations
 from planners.errors import PlanError
 from planners.grow.model import GrowMode, GrowRequest
 from planners.grow.reshape import reshape_refusal
+from planners.lvm.volumes import one_volume_only
 from planners.models import Disk, DiskSet, MdGroup, Plan
 
 
@@ -139,16 +140,23 @@ BTRFS_ON_MD_GROWTH = (
 
 
 def growable(plan: Plan) -> None:
+    """PlanError unless podplan plans this pod's growth: md under XFS or ext4, one LV taking all of its VG."""
     if not plan.groups:
         raise PlanError(NO_MD_GROWTH, "groups")
     if plan.filesystem.type == "btrfs":
         raise PlanError(BTRFS_ON_MD_GROWTH, "filesystem")
+    one_volume_only(plan, "grow")
+    if plan.lvm.enabled and (plan.lvm.volumes or plan.lvm.lv_size not in (None, "rest")):
+        raise PlanError(
+            "podplan grows an LV that takes all of its VG; this plan's LV has a size of its own (lvm.lv_size): "
+            "grow it with lvextend by hand",
+            "lvm.lv_size",
+        )
 
 
 def possible_modes(plan: Plan, req: GrowRequest) -> dict[GrowMode, Plan | PlanError]:
     """Each mode with the plan it gives, or the reason it cannot."""
-    if not plan.groups:
-        raise PlanError(NO_MD_GROWTH, "groups")
+    growable(plan)
     out: dict[GrowMode, Plan | PlanError] = {}
     for mode, fn in (("reshape", reshaped_plan), ("new-array", new_array_plan)):
         try:

@@ -31,6 +31,13 @@ class Lun(BaseModel):
         description="Hours the controller needs to rebuild a failed disk "
         "onto its spare (a day: a slow background rebuild).",
     )
+    exports_geometry: bool = Field(
+        True,
+        description="True: the controller's driver exports the strip and full stripe as the LUN's io_min and io_opt. "
+        "False: it exports none (cciss/hpsa on a Smart Array P800: io_min/io_opt 0), so the kernel's readahead "
+        "stays at its 128 KiB default and mkfs aligns to no stripe unless the plan's filesystem gives "
+        "stripe_unit and stripe_width, which the script then passes.",
+    )
 
     @model_validator(mode="after")
     def _valid(self) -> Lun:

@@ -16,10 +16,11 @@ from typing import Protocol
 from planners import __version__ as PODPLAN_VERSION
 from planners.assumed import assumed_tools
 from planners.findings.alignment import write_unit
-from planners.findings.direct import placeholder
+from planners.findings.direct import lun_exports_geometry, placeholder
 from planners.fs.ext4.geometry import JOURNAL_MIN_BLOCKS, journal_device_args, mke2fs_args
 from planners.fs.xfs.model import LOG_MAX_BYTES, LOG_REALISTIC_MIN_BYTES
 from planners.lvm.geometry import LvmGeometry
+from planners.lvm.volumes import plan_of_volume
 from planners.models import MdGroup, Plan
 from planners.results import AlignmentChain, GroupResult, PlanResult, VolumeResult
 from planners.script.fstab import mount_checks, mount_step, one_line
@@ -101,8 +102,8 @@ def build_script(plan: Plan, result: PlanResult) -> str:
         _md_step(w, plan, g, pg)
     if result.groups:
         _mdadm_conf_step(w, result)
-    for v in result.volumes:
-        _volume_steps(w, plan, result, v)
+    for i, v in enumerate(result.volumes):
+        _volume_steps(w, plan_of_volume(plan, v.device), result, v, new_vg=i == 0)
     for line in tuning:
         w(line)
     w("")
@@ -136,10 +137,11 @@ def _checks(plan: Plan, result: PlanResult, arrays: list[tuple[str, list[DiskFig
         )
     checks.append("check_distinct")
     checks += [f"md_free {q(g.name)}" for g in result.groups]
-    if any(v.lvm is not None for v in result.volumes):
-        checks.append(f"lvm_free {q(plan.lvm.vg)} {q(plan.lvm.lv)}")
     for v in result.volumes:
-        checks += mount_checks(plan, v, PLACEHOLDER_SOURCE)
+        if v.lvm is not None:
+            checks.append(f"lvm_free {q(plan.lvm.vg)} {q(plan_of_volume(plan, v.device).lvm.lv)}")
+    for v in result.volumes:
+        checks += mount_checks(plan_of_volume(plan, v.device), v, PLACEHOLDER_SOURCE)
     if rules:
         checks.append(f"file_free {q(_rule_path(plan))} 'the udev rule file the run writes'")
     return checks
@@ -193,19 +195,30 @@ def _mdadm_conf_step(w: Write, result: PlanResult) -> None:
     w("if command -v update-initramfs >/dev/null 2>&1; then run update-initramfs -u; initramfs_updated; fi")
 
 
-def _volume_steps(w: Write, plan: Plan, result: PlanResult, v: VolumeResult) -> None:
+def _volume_steps(w: Write, plan: Plan, result: PlanResult, v: VolumeResult, *, new_vg: bool = True) -> None:
+    """One volume's steps; `plan` is its own (its LV and filesystem). The first LV makes the PVs and the VG."""
     if v.lvm is not None:
-        _lvm_step(w, plan, result, v, v.lvm)
+        _lvm_step(w, plan, result, v, v.lvm, new_vg=new_vg)
     _mkfs_step(w, plan, v)
     mount_step(w, plan, v)
 
 
-def _lvm_step(w: Write, plan: Plan, result: PlanResult, v: VolumeResult, g: LvmGeometry) -> None:
-    """pvcreate, vgcreate and lvcreate, each with the reason for its alignment, extent size and layout."""
-    a = v.alignment
+def _lvm_step(w: Write, plan: Plan, result: PlanResult, v: VolumeResult, g: LvmGeometry, *, new_vg: bool) -> None:
+    """pvcreate, vgcreate and lvcreate, each with the reason for its alignment, extent size and layout;
+    a later LV of the VG ([[lvm.volumes]]) only its lvcreate."""
     lvm = plan.lvm
     w("")
     w(f'step "LVM: {lvm.vg}/{lvm.lv}"')
+    if new_vg:
+        _pv_vg(w, plan, result, v, g)
+    else:
+        w(f"# {g.lv_extents} extents of {g.extent_bytes} bytes = LV of {g.lv_bytes} bytes, after the LVs before it.")
+    _lvcreate(w, plan, v)
+
+
+def _pv_vg(w: Write, plan: Plan, result: PlanResult, v: VolumeResult, g: LvmGeometry) -> None:
+    a = v.alignment
+    lvm = plan.lvm
     mds = " ".join(q(f"/dev/md/{name}") for name in v.groups) or f'"${{{DISKS}[@]}}"'
     w(
         f"# --dataalignment {format_size_compact(a.pv_data_alignment_bytes or g.pe_start_bytes)}: "
@@ -228,6 +241,11 @@ def _lvm_step(w: Write, plan: Plan, result: PlanResult, v: VolumeResult, g: LvmG
         f"run vgcreate {' '.join(q(x) for x in g.vgcreate_options)} {q(lvm.vg)} {mds}  # extent size {g.extent_bytes} bytes"
     )
     w(f"did {q(f'created the VG {lvm.vg}')} {q(f'vgremove {q(lvm.vg)}')}")
+
+
+def _lvcreate(w: Write, plan: Plan, v: VolumeResult) -> None:
+    a, g, lvm = v.alignment, v.lvm, plan.lvm
+    assert g is not None
     lv = ["lvcreate", "-y", *g.lvcreate_options, "-n", lvm.lv]
     what = "arrays" if v.groups else "disks"
     comment = f"linear: the {'md arrays' if v.groups else 'disks'} concatenated"
@@ -266,7 +284,7 @@ def _mkfs_step(w: Write, plan: Plan, v: VolumeResult) -> None:
         args = ["mkfs.xfs", "-f", *x.mkfs_options]
         if a.xfs_su_bytes:
             w(
-                f"# su = {a.xfs_su_bytes} bytes, the stripe unit of the device below; sw = {a.xfs_sw} stripe units "
+                f"# su = {a.xfs_su_bytes} bytes, {'given in the plan' if fs.stripe_unit else 'the stripe unit of the device below'}; sw = {a.xfs_sw} stripe units "
                 "per full stripe. Block and sector size are explicit so mkfs cannot pick others from the device."
             )
         else:
@@ -313,6 +331,8 @@ def _mkfs_step(w: Write, plan: Plan, v: VolumeResult) -> None:
 def _no_stripe_reason(plan: Plan) -> str:
     if plan.filesystem.stripe_unit == 0:
         return "the plan asks for none, so mkfs must not adopt the stripe the device below reports"
+    if not plan.groups and not lun_exports_geometry(plan):
+        return "the LUN exports no geometry and the plan gives no stripe (stripe_unit, stripe_width), so none"
     return "nothing below stripes, so mkfs must not adopt a stripe hint"
 
 

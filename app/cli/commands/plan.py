@@ -13,10 +13,11 @@ if TYPE_CHECKING:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    from app.cli.flags import add_plan_flags
+    from app.cli.flags import add_plan_flags, add_save_flags
 
     add_plan_flags(p)
     p.add_argument("--json", action="store_true", help="print JSON (see `podplan schema`)")
+    add_save_flags(p)
 
 
 def plan_request(args: argparse.Namespace) -> PlanRequest:
@@ -30,9 +31,11 @@ def plan_request(args: argparse.Namespace) -> PlanRequest:
 
 def run(args: argparse.Namespace) -> int:
     """Tables, or JSON with --json; exit 1 when a finding is an error."""
+    from app.cli.flags import save_plan_file
     from app.usecases.plan import plan_outputs
 
     out = plan_outputs(plan_request(args))
+    save_plan_file(out.plan, args)
     if args.json:
         print(out.report().model_dump_json(indent=2))
     else:
