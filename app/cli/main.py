@@ -107,6 +107,10 @@ def _dispatch(args: argparse.Namespace) -> int:
         from app.cli.grow import dispatch as grow_dispatch
 
         return grow_dispatch(args)
+    if args.command == "validate" and (args.health or args.burn_in or args.resume):
+        from app.cli.validate_health import dispatch as health_dispatch
+
+        return health_dispatch(args)
     if args.command == "validate" and (args.scale or args.html):
         from app.cli.validate_scale import dispatch as scale_dispatch
 
