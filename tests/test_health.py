@@ -143,3 +143,38 @@ def test_health_refuses_what_lsblk_does_not_know(capsys):
     assert capsys.readouterr().err.strip() == (
         "podplan: /dev/nosuch-disk: not a block device or a directory on one that lsblk knows"
     )
+
+
+def test_the_table_names_the_failing_disk_with_what_to_do():
+    from rich.console import Console
+
+    from app.cli.validate_health import print_health
+
+    console = Console(record=True, width=200)
+    disks = [
+        _fixture("ata-healthy-written.json", "/dev/sdb"),
+        _fixture("ata-pending-written.json", "/dev/sdc"),
+        _fixture("nvme-healthy-written.json", "/dev/nvme0"),
+        _fixture("loop-recorded.json", "/dev/loop0"),
+    ]
+    print_health(console, disks)
+    text = console.export_text()
+    assert (
+        "│ /dev/sdc   │ WDC WUH721816ALE6L4        │ PASSED │ 29,551 │ 41 │       8 │      24 │       24 │   3 │"
+        in text
+    )
+    assert "│ /dev/nvme0 │ SAMSUNG MZQL23T8HCLS-00A07 │ PASSED │  4,380 │ 36 │" in text
+    assert "  /dev/loop0: no SMART (smartctl: Unable to detect device type)" in text
+    assert "  failing disk /dev/sdc: 24 pending sectors (unreadable): replace it, or write the whole disk" in text
+    assert "  watch /dev/sdc: 3 CRC errors: reseat or replace the cable or backplane slot" in text
+    assert "no disk failing" not in text
+
+
+@pytest.mark.skipif(not REAL, reason="needs root, smartctl (smartmontools) and losetup for a real loop device")
+def test_baseline_reads_the_health_of_the_disk_under_the_target():
+    from app.usecases.validate import health_under
+
+    with sparse_loops([16 * MiB]) as (dev,):
+        (h,) = health_under(dev)
+    assert h.device == dev and not h.smart
+    assert health_under("/dev/nosuch-disk") == ()

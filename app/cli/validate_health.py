@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.progress import BarColumn, DownloadColumn, Progress, TaskID, TextColumn, TimeRemainingColumn
@@ -14,6 +15,10 @@ from rich.table import Table
 from app.shared.console import cli_console
 from planners.errors import PlanError
 from planners.health import DiskHealth
+
+if TYPE_CHECKING:
+    from app.usecases.validate_burnin import BurnInOutcome
+    from runners.validate.burnin import BurnState
 
 EXIT_OK, EXIT_FAILING, EXIT_INTERRUPTED = 0, 1, 130
 
@@ -83,7 +88,7 @@ class _Bars:
         self.live = live
         self.tasks: dict[str, TaskID] = {}
 
-    def start(self, state) -> None:
+    def start(self, state: BurnState) -> None:
         cli_console(stderr=True).print(
             f"burn-in of {state.target}: {'writing then reading' if state.write else 'reading'} "
             f"{len(state.disks)} disk(s) at once, {state.chunk_bytes // 2**20} MiB per dd run",
@@ -137,7 +142,7 @@ def run_burn_in_cli(args: argparse.Namespace) -> int:
     return EXIT_FAILING if out.moved or out.stopped or any(v.before.failing for v in out.verdicts) else EXIT_OK
 
 
-def _print_verdicts(console: Console, out) -> None:
+def _print_verdicts(console: Console, out: BurnInOutcome) -> None:
     for v in out.verdicts:
         line = (
             f"  {v.device}: {v.done_bytes:,} of {v.size_bytes:,} bytes {'written and ' if out.state.write else ''}read"

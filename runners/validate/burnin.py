@@ -104,7 +104,9 @@ def save_state(state: BurnState) -> None:
 
 def load_state() -> BurnState:
     path = state_path()
-    text = read_text(path, what="burn-in state", missing="no stopped burn-in to resume")
+    if not path.exists():
+        raise BurnInError(f"no stopped burn-in to resume (none saved in {path})")
+    text = read_text(path, what="burn-in state")
     try:
         return BurnState.model_validate(json.loads(text))
     except (ValueError, ValidationError):
