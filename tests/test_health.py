@@ -178,3 +178,22 @@ def test_baseline_reads_the_health_of_the_disk_under_the_target():
         (h,) = health_under(dev)
     assert h.device == dev and not h.smart
     assert health_under("/dev/nosuch-disk") == ()
+
+
+def test_the_validate_report_page_carries_the_health_lines():
+    from app.shared.report_html import render
+    from app.shared.validate_report import validate_doc
+    from tests.test_report_html import _suite_report
+
+    report = _suite_report()
+    disks = (_fixture("ata-failing-written.json", "/dev/sdd"), _fixture("loop-recorded.json", "/dev/loop0"))
+    doc = validate_doc("/dev/md0", None, report, [], None, disks)
+    assert [d["device"] for d in doc["health"]] == ["/dev/sdd", "/dev/loop0"]
+    page = render(doc)
+    assert "<h2>SMART health</h2>" in page
+    assert "<li>/dev/sdd: FAILED, 40,210 h, 44 °C, SMART overall health FAILED: replace it" in page
+    assert "<li>/dev/loop0: no SMART (smartctl: Unable to detect device type)</li>" in page
+    # podplan report DIR draws the page again from the kept file, whose health rows are checked
+    from app.shared.kept_report import KeptReport
+
+    assert KeptReport.model_validate(doc).health[0].failing == doc["health"][0]["failing"]
