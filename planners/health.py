@@ -103,7 +103,12 @@ def _why_not(device: str, doc: dict[str, Any]) -> str:
     errors = [str(m.get("string", "")) for m in msgs if isinstance(m, dict) and m.get("severity") == "error"]
     # smartctl starts most messages with the device's name, which the line that shows this names already
     said = "; ".join(e.removeprefix(f"{device}: ") for e in errors if e)
-    return f"smartctl: {said}" if said else "smartctl printed no SMART data"
+    if said:
+        return f"smartctl: {said}"
+    support = doc.get("smart_support")
+    if isinstance(support, dict) and support.get("available") is False:
+        return "smartctl: the device reports no SMART support"  # a virtual SCSI disk, for one
+    return "smartctl printed no SMART data"
 
 
 def parse_smartctl(device: str, text: str) -> DiskHealth:

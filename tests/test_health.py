@@ -197,3 +197,27 @@ def test_the_validate_report_page_carries_the_health_lines():
     from app.shared.kept_report import KeptReport
 
     assert KeptReport.model_validate(doc).health[0].failing == doc["health"][0]["failing"]
+
+
+def test_recorded_qemu_drives():
+    nvme = _fixture("qemu-nvme-recorded.json", "/dev/nvme0n1")
+    assert (nvme.protocol, nvme.model, nvme.passed, nvme.critical_warning, nvme.media_errors) == (
+        "NVMe",
+        "QEMU NVMe Ctrl",
+        True,
+        0,
+        0,
+    )
+    assert (nvme.percentage_used, nvme.available_spare, nvme.temperature_c, nvme.power_on_hours) == (0, 0, 50, 0)
+    assert nvme.failing == ()  # qemu's spare of 0 raises no critical warning: the warning bit decides
+    ata = _fixture("qemu-ata-recorded.json", "/dev/sdb")
+    assert (ata.protocol, ata.model, ata.passed, ata.power_on_hours, ata.temperature_c) == (
+        "ATA",
+        "QEMU HARDDISK",
+        True,
+        1,
+        31,
+    )
+    assert ata.reallocated == 0 and ata.pending is None and ata.crc_errors is None  # qemu keeps no 197-199
+    scsi = _fixture("qemu-scsi-recorded.json", "/dev/sda")
+    assert not scsi.smart and scsi.why_not == "smartctl: the device reports no SMART support"
