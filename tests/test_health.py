@@ -221,3 +221,14 @@ def test_recorded_qemu_drives():
     assert ata.reallocated == 0 and ata.pending is None and ata.crc_errors is None  # qemu keeps no 197-199
     scsi = _fixture("qemu-scsi-recorded.json", "/dev/sda")
     assert not scsi.smart and scsi.why_not == "smartctl: the device reports no SMART support"
+
+
+def test_a_slower_workload_names_the_failing_disk_as_the_slow_one():
+    from runners.validate.compare import Conditions, gather_conditions, likely_reasons
+
+    cond = Conditions(failing_disks=("/dev/sdc",))
+    assert likely_reasons("seq-read", -40.0, cond, steady=True, direct=True)[0] == (
+        "failing disk(s) /dev/sdc (SMART): a read of an unreadable sector retries for seconds; replace it"
+    )
+    assert not any("failing" in r for r in likely_reasons("seq-read", 40.0, cond, steady=True, direct=True))
+    assert gather_conditions("/nowhere", (), ("/dev/sdc",)).failing_disks == ("/dev/sdc",)

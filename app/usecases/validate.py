@@ -205,7 +205,11 @@ def validate_session(
         # validate runs on the machine that holds the array: its own parity benchmark is the one that counts.
         plan, origin = with_host_cpu(plan)
     predictions = load_predictions(plan, report, disk_override=perf) if plan else None
-    rows = side_by_side(report, predictions, gather_conditions(req.target, base.slow_disks if base else ()))
+    rows = side_by_side(
+        report,
+        predictions,
+        gather_conditions(req.target, base.slow_disks if base else (), tuple(h.device for h in health if h.failing)),
+    )
     if req.report_dir:
         from app.shared.validate_report import validate_doc, write_report
 
