@@ -62,6 +62,8 @@ PROGRAMS: dict[str, Program] = {
     "filefrag": _E2FS,
     **dict.fromkeys(("mkfs.btrfs", "btrfs"), Program("btrfs-progs")),
     "fio": Program("fio"),
+    # validate's SMART health and burn-in read every member disk with it.
+    "smartctl": Program("smartmontools"),
     "losetup": _MOUNT,
     "fallocate": _UTIL,
     "mount": _MOUNT,

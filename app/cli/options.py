@@ -40,4 +40,9 @@ def add_scale_flags(p: argparse.ArgumentParser) -> None:
         "(iodepth=1..256x2, bs=4k..4mx2); a second --scale makes a grid, one curve per value",
     )
     p.add_argument("--html", metavar="FILE", help="with --scale: also write the curves as a self-contained HTML report")
-    p.add_argument("--force", action="store_true", help="overwrite the files of --html (and --report) if they exist")
+    p.add_argument(
+        "--force",
+        action="store_true",
+        help="overwrite the files of --html (and --report) if they exist; with --burn-in: start over although a "
+        "stopped burn-in is saved",
+    )

@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from app.cli.validate_health import print_health
 from app.shared.console import cli_console
 from app.shared.figures import measured_text, running_figures
 from app.shared.host_cpu import origin_json, origin_text
@@ -27,6 +28,7 @@ from app.usecases.validate import (
 from app.usecases.validate_hosts import HostNoted, HostsEvent, RemoteDiskUnguarded
 from planners.errors import PlanError
 from planners.hardware.disks import DiskPerf
+from planners.health import health_json
 from planners.models import Plan
 from runners.fio.baseline import Baseline
 from runners.fio.jobs import FULL, QUICK
@@ -126,8 +128,11 @@ def run_validate(
         if baseline:
             doc["baseline"] = out.baseline.model_dump(mode="json") if out.baseline else None
             doc["disk_override"] = out.disk_override.model_dump(mode="json") if out.disk_override else None
+            doc["health"] = health_json(out.health)
         print(json.dumps(doc, indent=2))
     else:
+        if out.health:
+            print_health(cli_console(), out.health)
         if out.baseline is not None:
             print_baseline(cli_console(), out.baseline, out.disk_override)
         print_report(cli_console(), report, rows, out.predicted, mismatch=out.mismatch)

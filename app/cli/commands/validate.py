@@ -53,9 +53,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="first measure each member disk of an md array or LV (read-only) and feed the model",
     )
     add_scale_flags(p)
+    from app.cli.validate_health import add_health_flags
+
+    add_health_flags(p)
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.health or args.burn_in or args.resume:
+        from app.cli.validate_health import dispatch as health_dispatch
+
+        return health_dispatch(args)
     if args.scale or args.html:
         from app.cli.validate_scale import dispatch
 
@@ -92,6 +99,7 @@ COMMAND = Command(
             "the suite on the raw array, its data destroyed, every file kept in run1/",
         ),
         ("podplan validate /srv/pod --job mixed.fio --scale iodepth=1..64x2", "your fio job at each queue depth"),
+        ("podplan validate /dev/md0 --health", "SMART of every member disk, read with smartctl"),
     ),
     add_arguments=add_arguments,
     run=run,
