@@ -98,7 +98,6 @@ COMMAND = Command(
             "podplan validate /dev/md0 --plan pod.toml --destroy-data /dev/md0 --report run1",
             "the suite on the raw array, its data destroyed, every file kept in run1/",
         ),
-        ("podplan validate /srv/pod --job mixed.fio --scale iodepth=1..64x2", "your fio job at each queue depth"),
         ("podplan validate /dev/md0 --health", "SMART of every member disk, read with smartctl"),
     ),
     add_arguments=add_arguments,
