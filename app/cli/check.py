@@ -21,7 +21,8 @@ def run_check(target: str, *, plan: Plan | None, as_json: bool) -> int:
     out = check_built(CheckRequest(target, plan))
     diffs = list(out.differences)
     if as_json:
-        from app.shared.documents import CheckDocument, dumps
+        from app.shared.documents import dumps
+        from app.shared.documents_built import CheckDocument
 
         print(dumps(CheckDocument(target=target, found=out.found, compared=out.compared, differences=diffs)))
     else:

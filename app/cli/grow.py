@@ -61,7 +61,8 @@ def dispatch(args: argparse.Namespace) -> int:
     others = [alternative_line(mode, g) for mode, g in grown.alternatives]
     _write_files(args, new, grown.script)
     if args.json:
-        from app.shared.documents import GrowDocument, dumps
+        from app.shared.documents import dumps
+        from app.shared.documents_built import GrowDocument
 
         print(dumps(GrowDocument(growth=growth, also_possible=others, target_plan=new)))
     else:
@@ -86,7 +87,8 @@ def _dispatch_btrfs(old: Plan, args: argparse.Namespace) -> int:
     new, growth = grown.target, grown.growth
     _write_files(args, new, grown.script)
     if args.json:
-        from app.shared.documents import GrowBtrfsDocument, dumps
+        from app.shared.documents import dumps
+        from app.shared.documents_built import GrowBtrfsDocument
 
         print(dumps(GrowBtrfsDocument(growth=growth, target_plan=new)))
     else:

@@ -93,7 +93,8 @@ def sweep_command(plan: Plan, args: argparse.Namespace) -> int:
         )
     )
     if args.json:
-        from app.shared.documents import SweepDocument, dumps
+        from app.shared.documents import dumps
+        from app.shared.documents_built import SweepDocument
 
         left_out: dict[str, Any] = {} if out.priced else {"rows": {"__all__": {"cost"}}}
         doc = SweepDocument.of(out.sweep, rank=out.rank, cpu=origin_json(out.cpu))

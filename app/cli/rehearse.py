@@ -68,7 +68,8 @@ def render_build(out: Rehearsal, err: Console, as_json: bool) -> None:
         err.print(f"[red]podplan: nothing was collected ({out.not_collected})[/red]")
         return
     if as_json:
-        from app.shared.documents import RehearseDocument, dumps
+        from app.shared.documents import dumps
+        from app.shared.documents_built import RehearseDocument
 
         doc = RehearseDocument(
             all_match=out.ok,

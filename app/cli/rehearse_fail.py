@@ -14,7 +14,8 @@ from runners.lab.failure import FailureCheck
 def render_failure(out: Rehearsal, err: Console, as_json: bool) -> None:
     checks, facts = out.checks, out.facts
     if as_json:
-        from app.shared.documents import RehearseFailureDocument, dumps
+        from app.shared.documents import dumps
+        from app.shared.documents_built import RehearseFailureDocument
 
         doc = RehearseFailureDocument(
             all_match=out.ok,

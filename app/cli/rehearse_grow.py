@@ -18,7 +18,8 @@ def render_growth(out: Rehearsal, err: Console, as_json: bool) -> None:
         return
     checks, grow_s = out.checks, out.facts["grow_s"]
     if as_json:
-        from app.shared.documents import RehearseGrowthDocument, dumps
+        from app.shared.documents import dumps
+        from app.shared.documents_built import RehearseGrowthDocument
 
         doc = RehearseGrowthDocument(
             all_match=out.ok,

@@ -1,25 +1,20 @@
-"""The documents `--json` prints for what podplan plans (predict, sweep, grow, check, rehearse), one model each.
+"""The documents `--json` prints, one model each: the rules they share, the registry of names, predict's.
 
 Each document names its schema and version in its first key, "schema" (podplan/COMMAND/N); `podplan schema
 COMMAND` prints the JSON Schema generated from these models, so the schema and the output cannot drift.
 N grows when a key is removed or changes meaning; an added key keeps N (docs/commands.md). What validate prints
-is in documents_measured, so that a planning command does not import the measuring side.
+is in documents_measured, what sweep, grow, check and rehearse print in documents_built: each command imports
+only the models of its own document.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PlainSerializer
-from pydantic.json_schema import SkipJsonSchema
+from pydantic import BaseModel, ConfigDict, Field
 
-from planners.built.asbuilt import Difference
 from planners.cost import Cost
-from planners.grow import Growth
-from planners.grow.btrfs import BtrfsGrowth
-from planners.layouts.sweep import Sweep, SweepRow
-from planners.models import Plan
 from planners.perf.predict import WorkloadPrediction
 from planners.perf.scale import PointPrediction
 from planners.reliability.loss import Reliability
@@ -36,13 +31,13 @@ DOCUMENTS = {
     "plan": "planners.results:PlanReport",
     "predict": "app.shared.documents:PredictDocument",
     "predict-scale": "app.shared.documents:PredictScaleDocument",
-    "sweep": "app.shared.documents:SweepDocument",
-    "grow": "app.shared.documents:GrowDocument",
-    "grow-btrfs": "app.shared.documents:GrowBtrfsDocument",
-    "check": "app.shared.documents:CheckDocument",
-    "rehearse": "app.shared.documents:RehearseDocument",
-    "rehearse-failure": "app.shared.documents:RehearseFailureDocument",
-    "rehearse-growth": "app.shared.documents:RehearseGrowthDocument",
+    "sweep": "app.shared.documents_built:SweepDocument",
+    "grow": "app.shared.documents_built:GrowDocument",
+    "grow-btrfs": "app.shared.documents_built:GrowBtrfsDocument",
+    "check": "app.shared.documents_built:CheckDocument",
+    "rehearse": "app.shared.documents_built:RehearseDocument",
+    "rehearse-failure": "app.shared.documents_built:RehearseFailureDocument",
+    "rehearse-growth": "app.shared.documents_built:RehearseGrowthDocument",
     "validate": "app.shared.documents_measured:ValidateDocument",
     "validate-hosts": "app.shared.documents_measured:ValidateHostsDocument",
     "validate-scale": "app.shared.documents_measured:ValidateScaleDocument",
@@ -69,7 +64,7 @@ def dumps(doc: BaseModel, exclude: Any = None) -> str:
     return json.dumps(doc.model_dump(mode="json", exclude=exclude), indent=2)
 
 
-class FileRefused(BaseModel):
+class JobSectionRefused(BaseModel):
     model_config = DOC
     file: str = Field(description="The job file, as given.")
     section: str = Field(description="The job section podplan does not predict.")
@@ -89,7 +84,7 @@ class PredictDocument(BaseModel):
     reliability: Reliability = Field(description="The odds of losing data.")
     job_notes: list[str] = Field(description="What the job files' options mean for the prediction.")
     job_grouping: list[str] = Field(description="'FILE: how its sections run together', per job file.")
-    refused_sections: list[FileRefused] = Field(description="Job sections not predicted.")
+    refused_sections: list[JobSectionRefused] = Field(description="Job sections not predicted.")
     cost: Cost | None = Field(None, description="Price, power and replacements; absent without prices.")
 
 
@@ -105,114 +100,3 @@ class PredictScaleDocument(BaseModel):
     scale: list[Fields] = Field(description="The axes swept: each its key and values.")
     predictions: list[PointPrediction] = Field(description="One per workload and point.")
     job_notes: list[str] = Field(description="What the job files' options mean for the prediction.")
-
-
-class SweepRowDoc(SweepRow):
-    """A sweep row as --json prints it: without its plan (a plan file's worth per row)."""
-
-    plan: SkipJsonSchema[Plan | None] = Field(None, exclude=True)  # type: ignore[assignment]  # left out
-
-
-class SweepDocument(BaseModel):
-    """`podplan sweep --json`: the fields of planners.layouts.sweep.Sweep, the rank and the CPU origin."""
-
-    model_config = DOC
-    schema_: Literal["podplan/sweep/1"] = schema_field("podplan/sweep/1")
-    workload: str = Field(description="Workload the speed figure is for.")
-    disks: int = Field(description="Disks swept, count.")
-    rows: list[SweepRowDoc] = Field(description="Layouts; 'cost' only when the plan has prices.")
-    skips: dict[str, int] = Field(description="Layouts left out, count by reason.")
-    max_loss: float = Field(description="Yearly loss odds (4 % AFR) above which a layout is risky, 0-1.")
-    max_rebuild_loss: float = Field(description="Share of rebuilds losing data to a URE above which it is risky, 0-1.")
-    skipped: int = Field(description="Layouts left out, count.")
-    rank: str | None = Field(None, description="The ranking asked for; absent for the Pareto front (the default).")
-    cpu: Fields = Field(description="Where the parity CPU figures came from: 'summary' and the origin's fields.")
-
-    @classmethod
-    def of(cls, sweep: Sweep, *, rank: str, cpu: Fields) -> SweepDocument:
-        # model_construct: the rows are SweepRows already checked; the document only leaves their plan out.
-        rows = [SweepRowDoc.model_construct(**dict(r)) for r in sweep.rows]
-        fields = {k: getattr(sweep, k) for k in ("workload", "disks", "skips", "max_loss", "max_rebuild_loss")}
-        return cls(**fields, rows=rows, skipped=sweep.skipped, rank=rank, cpu=cpu)
-
-
-def _sparse(plan: Plan) -> Fields:
-    return plan.model_dump(mode="json", exclude_none=True)
-
-
-# A plan file's keys only: those left unset stay out, as in a saved plan.
-SparsePlan = Annotated[Plan, PlainSerializer(_sparse)]
-
-
-class GrowDocument(BaseModel):
-    """`podplan grow --json` for md and LVM."""
-
-    model_config = DOC
-    schema_: Literal["podplan/grow/1"] = schema_field("podplan/grow/1")
-    growth: Growth = Field(description="The growth step by step, with its figures.")
-    also_possible: list[str] = Field(description="The other modes that would work, a line each.")
-    target_plan: SparsePlan = Field(description="The plan after the growth (keys left unset are absent).")
-
-
-class GrowBtrfsDocument(BaseModel):
-    """`podplan grow --json` for a btrfs across raw disks."""
-
-    model_config = DOC
-    schema_: Literal["podplan/grow-btrfs/1"] = schema_field("podplan/grow-btrfs/1")
-    growth: BtrfsGrowth = Field(description="Device add and balance, with the figures before and after.")
-    target_plan: SparsePlan = Field(description="The plan after the growth (keys left unset are absent).")
-
-
-class CheckDocument(BaseModel):
-    """`podplan check --json`."""
-
-    model_config = DOC
-    schema_: Literal["podplan/check/1"] = schema_field("podplan/check/1")
-    target: str = Field(description="The device or directory checked, as given.")
-    found: str = Field(description="What podplan found there, a line.")
-    compared: int = Field(description="Figures compared with the plan, count.")
-    differences: list[Difference] = Field(description="Each figure that differs from the plan.")
-
-
-class RehearseDocument(BaseModel):
-    """`podplan rehearse --json`: the build in a throwaway VM, checked against the plan."""
-
-    model_config = DOC
-    schema_: Literal["podplan/rehearse/1"] = schema_field("podplan/rehearse/1")
-    all_match: bool = Field(description="The script ran and every witnessed figure matches.")
-    script_exit_status: int | None = Field(description="The build script's exit status; null when it did not run.")
-    disk_bytes: list[int] = Field(description="The VM's disks, bytes each.")
-    kernel: str = Field(description="The VM's kernel release.")
-    boot_seconds: float | None = Field(description="Until the disks were ready, seconds.")
-    script_seconds: float | None = Field(description="The script and the resync, seconds.")
-    checks: list[Fields] = Field(description="Each figure: predicted, actual, match and witnessed (checks.json).")
-
-
-class RehearseFailureDocument(BaseModel):
-    """`podplan rehearse --fail --json`: a member failed and rebuilt in the VM."""
-
-    model_config = DOC
-    schema_: Literal["podplan/rehearse-failure/1"] = schema_field("podplan/rehearse-failure/1")
-    all_match: bool = Field(description="The script ran and every witnessed figure matches.")
-    script_exit_status: int | None = Field(description="The rehearsal script's exit status; null when it did not run.")
-    group: str = Field(description="The group failed.")
-    failed: int = Field(description="Members failed, count.")
-    disk_bytes: list[int] = Field(description="The VM's disks, bytes each.")
-    disk_bytes_per_s: int = Field(description="The disks' throttled speed, bytes per second.")
-    kernel: str = Field(description="The VM's kernel release.")
-    script_seconds: float | None = Field(description="The rehearsal script, seconds.")
-    checks: list[Fields] = Field(description="Each figure: predicted, measured, match and witnessed.")
-
-
-class RehearseGrowthDocument(BaseModel):
-    """`podplan rehearse --grow --json`: the grow script run in the VM."""
-
-    model_config = DOC
-    schema_: Literal["podplan/rehearse-growth/1"] = schema_field("podplan/rehearse-growth/1")
-    all_match: bool = Field(description="The script ran and every witnessed figure matches.")
-    script_exit_status: int | None = Field(description="The rehearsal script's exit status; null when it did not run.")
-    mode: str = Field(description="The grow mode rehearsed.")
-    disk_bytes: list[int] = Field(description="The VM's disks, bytes each.")
-    kernel: str = Field(description="The VM's kernel release.")
-    grow_seconds: float | None = Field(description="The grow script, seconds.")
-    checks: list[Fields] = Field(description="Each figure: predicted, actual, match and witnessed.")

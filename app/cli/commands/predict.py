@@ -79,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
     rel = reliability(plan, result)
     cost = predicted_cost(plan, result, rel, predictions)
     if args.json:
-        from app.shared.documents import FileRefused, PredictDocument, dumps
+        from app.shared.documents import JobSectionRefused, PredictDocument, dumps
         from planners import __version__
 
         doc = PredictDocument(
@@ -91,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
             reliability=rel,
             job_notes=job_notes,
             job_grouping=grouping,
-            refused_sections=[FileRefused(**r) for r in refused],
+            refused_sections=[JobSectionRefused(**r) for r in refused],
             cost=cost,
         )
         print(dumps(doc, exclude={"cost"} if cost is None else None))
