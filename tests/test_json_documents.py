@@ -5,6 +5,7 @@ ones on a directory or a loop device, briefly; rehearse from a constructed outco
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import jsonschema
@@ -16,6 +17,7 @@ from app.shared.documents import DOCUMENTS, document_model
 from app.shared.planfile import plan_to_toml
 from planners.example import example_btrfs, example_pod
 
+PRICED = Path(__file__).parent / "fixtures" / "plans" / "pod45-priced.toml"
 JOB = "[global]\nioengine=psync\nsize=8m\nruntime=2\n[rr]\nrw=randread\nbs=4k\n"
 
 
@@ -57,14 +59,16 @@ def test_every_document_has_a_schema_the_command_prints(capsys):
         ("plan", ["plan", "{pod}", "--json"]),
         ("predict", ["predict", "{pod}", "--json"]),
         ("predict", ["predict", "{pod}", "--job", "{job}", "--json"]),
+        ("predict", ["predict", "{priced}", "--json"]),
         ("predict-scale", ["predict", "{pod}", "--job", "{job}", "--scale", "iodepth=1,8", "--json"]),
         ("sweep", ["sweep", "{pod}", "--json"]),
+        ("sweep", ["sweep", "{priced}", "--rank", "cost", "--json"]),
         ("grow", ["grow", "{pod}", "--add-disks", "15", "--json"]),
         ("grow-btrfs", ["grow", "{btrfs}", "--add-disks", "1", "--json"]),
     ],
 )
 def test_the_planning_commands_print_what_their_schema_says(name, argv, tmp_path, capsys):
-    files = {"pod": tmp_path / "pod.toml", "btrfs": tmp_path / "bt.toml", "job": tmp_path / "j.fio"}
+    files = {"pod": tmp_path / "pod.toml", "btrfs": tmp_path / "bt.toml", "job": tmp_path / "j.fio", "priced": PRICED}
     files["pod"].write_text(plan_to_toml(example_pod()))
     files["btrfs"].write_text(plan_to_toml(example_btrfs()))
     files["job"].write_text(JOB)
@@ -75,3 +79,7 @@ def test_sweep_rows_leave_the_plan_out_and_the_cost_without_prices(tmp_path, cap
     (tmp_path / "pod.toml").write_text(plan_to_toml(example_pod()))
     doc = _holds(_run(["sweep", str(tmp_path / "pod.toml"), "--json"], capsys), "sweep", capsys)
     assert "plan" not in doc["rows"][0] and "cost" not in doc["rows"][0] and "rank" not in doc
+    doc = _holds(_run(["sweep", str(PRICED), "--rank", "cost", "--json"], capsys), "sweep", capsys)
+    assert doc["rows"][0]["cost"] and doc["rank"] == "cost"
+    doc = _holds(_run(["predict", str(PRICED), "--json"], capsys), "predict", capsys)
+    assert doc["cost"] and list(doc)[-1] == "cost"
