@@ -41,7 +41,9 @@ class PodplanApp(SavesFiles, KeepsEdits, App[int]):
     HORIZONTAL_BREAKPOINTS = [(0, "-tiny"), (60, "-narrow"), (110, "-wide")]
     BINDINGS = bindings("app")  # every key is in app/tui/keys.py, with its id for a keymap
 
-    def __init__(self, plan: Plan, plan_file: str | Path | None = None) -> None:
+    def __init__(
+        self, plan: Plan, plan_file: str | Path | None = None, theme: str = "textual-dark", units: str = "decimal"
+    ) -> None:
         super().__init__()
         self.start_plan = plan
         self.plan_file = Path(plan_file) if plan_file else None
@@ -49,7 +51,8 @@ class PodplanApp(SavesFiles, KeepsEdits, App[int]):
         self.result: PlanResult | None = None
         self.error = ""
         self.variants: list[Variant] = []
-        self.theme = "textual-dark"
+        self.units = units  # TB or TiB first where both are shown: the config file's
+        self.theme = theme  # the config file's (read by the caller, where a bad file is one line)
         # The plan as last opened or saved (None: never saved); compared with the form's plan for
         # the modified mark. Taken from the form's first computation after an open, so that the
         # form's own spelling of a file's plan does not count as a change.
@@ -273,6 +276,19 @@ class PodplanApp(SavesFiles, KeepsEdits, App[int]):
 
     def action_toggle_theme(self) -> None:
         self.theme = "textual-light" if self.current_theme.dark else "textual-dark"
+        self._save_theme(self.theme)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="config")
+    def _save_theme(self, theme: str) -> None:
+        """The toggled theme into the config file (its one line; the file's other keys and comments
+        stay), so the next start has it. A file that cannot be written is said, the toggle stands."""
+        from app.shared.config import save_setting
+
+        try:
+            save_setting("theme", theme)
+        except (PodplanError, OSError) as exc:
+            message = exc.message if isinstance(exc, PodplanError) else f"{exc.strerror or exc}"
+            self.call_from_thread(self.notify, f"Theme not saved: {message}", severity="warning")
 
     def load_variant(self, variant: Variant) -> None:
         self.load_into_form(variant.plan, f"variant {variant.name}")

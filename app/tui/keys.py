@@ -384,10 +384,10 @@ def help_table(keymap: Mapping[str, str] | None = None) -> str:
 
 
 def keymap_path() -> Path:
-    """Where a person's keymap is read from."""
-    from runners.dirs import config_dir
+    """Where a person's keymap is read from: beside the config file."""
+    from app.shared.config import keymap_path as beside_the_config
 
-    return config_dir() / "keys.toml"
+    return beside_the_config()
 
 
 def read_keymap(path: Path | None = None) -> dict[str, str]:
