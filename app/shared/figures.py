@@ -36,7 +36,9 @@ def odds(p: float) -> str:
 
 
 def _one_in(p: float) -> str:
-    """'1 in N', N to two significant figures."""
+    """'1 in N', N to two significant figures; past 10^15 (a denormal p makes N infinite) a bound."""
+    if p < 1e-15:
+        return "under 1 in 10^15"
     n = 1 / p
     digits = len(str(int(n))) - 2
     return f"1 in {round(n, -digits):,.0f}"
