@@ -75,30 +75,26 @@ async def _on_perf_tab(pilot) -> None:  # type: ignore[no-untyped-def]
 
 
 async def test_job_files_load_again_and_again_and_unload(tmp_path) -> None:
-    from app.tui.widgets import perf
     from app.tui.widgets.curve import CurvePlot
 
     one, two = tmp_path / "one.fio", tmp_path / "two.fio"
     one.write_text("[global]\nioengine=libaio\ndirect=1\n[db]\nrw=randwrite\nbs=8k\n")
     two.write_text("[global]\nioengine=libaio\ndirect=1\n[scan]\nrw=read\nbs=1m\n[logs]\nstonewall\nrw=write\n")
     app = PodplanApp(example_pod())
-    try:
-        async with app.run_test(size=SIZE) as pilot:
-            # The Perf tab first, so that its charts are drawn before any job file comes.
-            await _on_perf_tab(pilot)
-            suite = len(app.screen.query(CurvePlot))
-            assert suite
-            for path in (one, two, one, two, two):
-                await _load_job(pilot, str(path))
-                assert app.is_running and app.return_code is None
-                assert perf.loaded_job()[1] == str(path)
-            assert "scan" in "".join(p.curves[0].section for p in app.screen.query(CurvePlot))
-            await _load_job(pilot, None, button="unload")
-            assert perf.loaded_job() == (None, "")
-            assert len(app.screen.query(CurvePlot)) == suite
-            assert app.is_running
-    finally:
-        perf.set_jobs(None, "")
+    async with app.run_test(size=SIZE) as pilot:
+        # The Perf tab first, so that its charts are drawn before any job file comes.
+        await _on_perf_tab(pilot)
+        suite = len(app.screen.query(CurvePlot))
+        assert suite
+        for path in (one, two, one, two, two):
+            await _load_job(pilot, str(path))
+            assert app.is_running and app.return_code is None
+            assert app.loaded_job[1] == str(path)
+        assert "scan" in "".join(p.curves[0].section for p in app.screen.query(CurvePlot))
+        await _load_job(pilot, None, button="unload")
+        assert app.loaded_job == (None, "")
+        assert len(app.screen.query(CurvePlot)) == suite
+        assert app.is_running
 
 
 def test_the_tui_exits_non_zero_after_a_crash(monkeypatch) -> None:
@@ -365,7 +361,6 @@ async def test_a_save_path_that_cannot_be_checked_is_one_notice(tmp_path, where:
 
 
 async def test_a_big_job_file_never_blocks_typing(tmp_path) -> None:
-    from app.tui.widgets import perf
     from app.tui.widgets.curve import MAX_CHARTS, CurvePlot
     from tests.tui_helpers import rendered
 
@@ -375,42 +370,40 @@ async def test_a_big_job_file_never_blocks_typing(tmp_path) -> None:
     )
     job.write_text("[global]\nioengine=libaio\ndirect=1\nsize=1g\n" + sections)
     app = PodplanApp(example_pod())
-    try:
-        async with app.run_test(size=SIZE) as pilot:
-            await _on_perf_tab(pilot)
+    async with app.run_test(size=SIZE) as pilot:
+        await _on_perf_tab(pilot)
+        await app.workers.wait_for_complete()
+        start = time.perf_counter()
+        await _edit_count(pilot, "42")  # the same four keys with the suite alone: the yardstick
+        alone = time.perf_counter() - start
+        await app.workers.wait_for_complete()
+        await _load_job(pilot, str(job))
+        for _ in range(200):  # a big job is predicted once typing pauses: after a timer, then a worker
             await app.workers.wait_for_complete()
-            start = time.perf_counter()
-            await _edit_count(pilot, "42")  # the same four keys with the suite alone: the yardstick
-            alone = time.perf_counter() - start
-            await app.workers.wait_for_complete()
-            await _load_job(pilot, str(job))
-            for _ in range(200):  # a big job is predicted once typing pauses: after a timer, then a worker
-                await app.workers.wait_for_complete()
-                if len(app.screen.query(CurvePlot)) == MAX_CHARTS:
-                    break
-                await pilot.pause(0.05)
-            assert len(app.screen.query(CurvePlot)) == MAX_CHARTS
-            assert "first 12 of 304 sections" in " ".join(str(app.screen.query_one("#curves-heading").content).split())
-            start = time.perf_counter()
-            await _edit_count(pilot, "39")  # four keys, each a new plan whose 300 sections are predicted
-            took = time.perf_counter() - start
-            await pilot.pause(0.6)  # the pause after typing, then its prediction
-            # Was 3 s a key: the table of 300 rows laid out again on every keystroke, in the UI thread.
-            assert took < 2 * alone + 0.5, f"{took:.1f} s for four keystrokes, {alone:.1f} s with the suite alone"
-            await app.workers.wait_for_complete()
-            await pilot.pause()
-            from app.tui.widgets.perf import perf_view
+            if len(app.screen.query(CurvePlot)) == MAX_CHARTS:
+                break
+            await pilot.pause(0.05)
+        assert len(app.screen.query(CurvePlot)) == MAX_CHARTS
+        assert "first 12 of 304 sections" in " ".join(str(app.screen.query_one("#curves-heading").content).split())
+        start = time.perf_counter()
+        await _edit_count(pilot, "39")  # four keys, each a new plan whose 300 sections are predicted
+        took = time.perf_counter() - start
+        await pilot.pause(0.6)  # the pause after typing, then its prediction
+        # Was 3 s a key: the table of 300 rows laid out again on every keystroke, in the UI thread.
+        assert took < 2 * alone + 0.5, f"{took:.1f} s for four keystrokes, {alone:.1f} s with the suite alone"
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        from app.tui.widgets.perf import perf_view
 
-            shown = rendered(app, "#perf")
-            import io
+        shown = rendered(app, "#perf")
+        import io
 
-            from rich.console import Console
+        from rich.console import Console
 
-            console = Console(width=200, record=True, file=io.StringIO())
-            console.print(perf_view(app.plan, app.result, app.screen.query_one("#results").size.width - 2))
-            assert app.plan.disks[0].count == 39 and shown == console.export_text()  # the last plan's, not a stale one
-    finally:
-        perf.set_jobs(None, "")
+        console = Console(width=200, record=True, file=io.StringIO())
+        width = app.screen.query_one("#results").size.width - 2
+        console.print(perf_view(app.plan, app.result, width, app.host_parity, *app.loaded_job))
+        assert app.plan.disks[0].count == 39 and shown == console.export_text()  # the last plan's, not a stale one
 
 
 @pytest.mark.parametrize("key", ["f2", "f3", "f5", "f6", "f7", "f9"])

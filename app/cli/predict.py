@@ -26,7 +26,7 @@ from app.shared.figures import (
     ure_text,
 )
 from app.shared.fit import Col, FitTable
-from app.shared.host_cpu import add_cpu_flags, computes_parity, origin_json, origin_text, with_cpu_source
+from app.shared.host_cpu import add_cpu_flags, computes_parity, origin_json, origin_text
 from planners.errors import PlanError
 from planners.hardware.disks import DISK_CLASSES
 from planners.hardware.machine import CPU_CLASSES, Cpu, Hardware
@@ -125,30 +125,24 @@ def dispatch(args: argparse.Namespace) -> int:
     base = load_plan_file(args.plan_file) if args.plan_file else example_pod()
     if args.command == "sweep":
         return sweep_command(_with_hardware(plan_from_args(args, base), args), args)
-    plan, cpu = with_cpu_source(_with_hardware(plan_from_args(args, base), args), args)
-    from planners.perf.predict import geometry_for_speed, predict
-    from planners.perf.workloads import preset
-    from planners.reliability.loss import reliability
+    from app.usecases.predict import PredictRequest, predict_plan
+    from app.usecases.sweep import CpuSource
 
-    result = geometry_for_speed(plan)
+    asked = PredictRequest(
+        _with_hardware(plan_from_args(args, base), args),
+        tuple(args.workload) if args.workload else None,
+        tuple(zip(args.job, read_jobs(args.job), strict=True)) if args.job else (),
+        args.mode,
+        CpuSource(args.kernel_log, args.no_host_cpu, args.cpu_class),
+    )
     from app.cli.scale import axes_of, predict_scale
 
     if axes := axes_of(args):
-        return predict_scale(plan, result, args, axes, cpu)
-    workloads = [preset(n) for n in args.workload] if args.workload else None
-    job_notes: list[str] = []
-    grouping: list[str] = []
-    refused: list[dict[str, str]] = []
-    predictions = predict(plan, result, workloads, mode=args.mode) if workloads or not args.job else []
-    if args.job:
-        from planners.perf.concurrent import predict_job_file
-
-        for path, jf in zip(args.job, read_jobs(args.job), strict=True):
-            predictions += predict_job_file(plan, result, jf, args.mode)
-            job_notes += jf.notes
-            grouping += [f"{path}: {jf.grouping}"] if jf.grouping else []
-            refused += [{"file": path, "section": r.section, "reason": r.reason} for r in jf.refused]
-    rel = reliability(plan, result)
+        return predict_scale(asked, args, axes)
+    out = predict_plan(asked)
+    plan, result, cpu, rel = out.plan, out.result, out.cpu, out.reliability
+    predictions, job_notes, grouping, refused = list(out.predictions), out.job_notes, out.job_grouping, out.refused
+    assert cpu is not None  # a CpuSource always names where each figure came from
     if args.json:
         from planners import __version__
 
@@ -159,14 +153,14 @@ def dispatch(args: argparse.Namespace) -> int:
             "cpu": origin_json(cpu),
             "predictions": [p.model_dump(mode="json") for p in predictions],
             "reliability": rel.model_dump(mode="json"),
-            "job_notes": job_notes,
-            "job_grouping": grouping,
-            "refused_sections": refused,
+            "job_notes": list(job_notes),
+            "job_grouping": list(grouping),
+            "refused_sections": list(refused),
         }
         print(json.dumps(doc, indent=2))
     elif predictions:
         rows, merged = alike(predictions)
-        notes = [Text(n) for n in grouping + merged] + refused_lines(refused)
+        notes = [Text(n) for n in [*grouping, *merged]] + refused_lines(list(refused))
         notes += [Text(n, style="dim") for n in job_notes]
         cli_console().print(
             Group(
@@ -178,7 +172,7 @@ def dispatch(args: argparse.Namespace) -> int:
             )
         )
     else:
-        cli_console().print(Group(*refused_lines(refused)))
+        cli_console().print(Group(*refused_lines(list(refused))))
     # Nothing predicted at all: the refusals are the answer, and a script must see that it got no figure.
     return 0 if predictions else 1
 
