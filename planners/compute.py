@@ -21,16 +21,18 @@ from planners.findings.direct import (
     placeholder,
 )
 from planners.findings.fs import fs_findings, mount_findings
-from planners.fs.btrfs import PROFILES, BtrfsGeometry, btrfs_geometry
-from planners.fs.ext4.df import ext4_df, kernel_holdback_blocks
+from planners.fs.btrfs_geometry import BtrfsGeometry, btrfs_geometry
+from planners.fs.ext4.df import ext4_df
 from planners.fs.ext4.geometry import Ext4Geometry, ext4_geometry
 from planners.fs.xfs.geometry import XfsGeometry, xfs_df, xfs_geometry
 from planners.lvm.geometry import LvmGeometry, aligned_extent, lvm_volume, pe_start_bytes
+from planners.lvm.volumes import volume_plans
 from planners.md.geometry import md_geometry
 from planners.models import Disk, MdGroup, Plan
-from planners.results import AlignmentChain, CapacityStep, GroupResult, PlanResult, VolumeResult
+from planners.results import AlignmentChain, GroupResult, PlanResult, VolumeResult
 from planners.units import is_power_of_two
 from planners.versions import Version
+from planners.waterfall import fits, lvm_alignment_bytes, vg_free, waterfall
 
 DEFAULT_LV_STRIPE = 64 * 1024  # lvcreate -I default, when the md arrays offer nothing better
 PAGE_BYTES = 4096  # lvcreate refuses a stripe below the page size
@@ -56,17 +58,9 @@ def compute(plan: Plan) -> PlanResult:
     groups = [_group(g, tuple(members), tuple(spares), mdadm) for g, members, spares in plan.group_disks()]
     unders = [_md_under(g) for g in groups] if groups else direct_unders(plan)
 
+    subs = volume_plans(plan)
     if plan.lvm.enabled:
-        volumes = [
-            _volume(
-                plan,
-                groups,
-                unders,
-                f"/dev/{plan.lvm.vg}/{plan.lvm.lv}",
-                plan.filesystem.mount_point,
-                plan.filesystem.label,
-            )
-        ]
+        volumes = _lvm_volumes(plan, subs, groups, unders)
     elif not groups and plan.filesystem.type == "btrfs":  # btrfs's own RAID across the disks
         volumes = [
             _volume(
@@ -98,15 +92,22 @@ def compute(plan: Plan) -> PlanResult:
     unassigned = sum(d.size for d in plan.unassigned_disks())
     array = sum(u.size for u in unders)
     df_size = sum(v.df_size_bytes for v in volumes)
-    usable = sum(v.df_available_bytes for v in volumes)
+    usable = sum(fits(v) for v in volumes)
     arrays = [(g.name, g.md.io_min_bytes, g.md.io_opt_bytes, g.md.chunk_bytes, g.md.level) for g in groups]
-    findings = al.check_plan(plan, arrays, volumes[0]) + fs_findings(plan, volumes) + mount_findings(volumes)
+    own = (
+        fs_findings(plan, volumes)
+        if len(subs) == 1
+        else [f for s, v in zip(subs, volumes, strict=True) for f in fs_findings(s, [v])]
+    )
+    findings = al.check_plan(subs[0], arrays, volumes[0]) + own + mount_findings(volumes)
     if not groups:
         findings += direct_findings(plan, unders, volumes[0])
     findings += journal_findings(plan) + [f for v in volumes for f in btrfs_findings(v)]
     # With LVM there is one volume, and its PVs are the devices under it, in order.
-    aligned = sum(
-        lvm_alignment_bytes(v, [al.write_unit(u.level, u.chunk, u.io_opt) for u in unders]) for v in volumes if v.lvm
+    aligned = sum(  # the PVs' tails, once: every LV shares the VG
+        lvm_alignment_bytes(v, [al.write_unit(u.level, u.chunk, u.io_opt) for u in unders])
+        for v in volumes[:1]
+        if v.lvm
     )
     return PlanResult(
         plan_name=plan.name,
@@ -121,9 +122,23 @@ def compute(plan: Plan) -> PlanResult:
         efficiency=usable / raw if raw else 0.0,
         groups=groups,
         volumes=volumes,
-        capacity=_waterfall(raw, unassigned, spare, groups, array, aligned, volumes),
+        capacity=waterfall(raw, unassigned, spare, groups, array, aligned, volumes, vg_free(plan, volumes)),
         findings=findings,
     )
+
+
+def _lvm_volumes(plan: Plan, subs: list[Plan], groups: list[GroupResult], unders: list[Under]) -> list[VolumeResult]:
+    """The LV of each volume plan, one after another on the VG: each is allocated from what the ones
+    before it leave."""
+    volumes: list[VolumeResult] = []
+    used = [0] * len(unders)
+    for sub in subs:
+        device = f"/dev/{plan.lvm.vg}/{sub.lvm.lv}"
+        v = _volume(sub, groups, unders, device, sub.filesystem.mount_point, sub.filesystem.label, tuple(used))
+        assert v.lvm is not None
+        used = [a + b for a, b in zip(used, v.lvm.lv_pv_extents, strict=True)]
+        volumes.append(v)
+    return volumes
 
 
 def _md_under(g: GroupResult) -> Under:
@@ -193,11 +208,17 @@ class _Fs(NamedTuple):
 
 
 def _volume(
-    plan: Plan, groups: list[GroupResult], unders: list[Under], device: str, mount_point: str, label: str
+    plan: Plan,
+    groups: list[GroupResult],
+    unders: list[Under],
+    device: str,
+    mount_point: str,
+    label: str,
+    used: tuple[int, ...] = (),
 ) -> VolumeResult:
     """One volume, layer by layer: LVM on the arrays (or LUNs or disks), the filesystem on its top
-    device, then the alignment chain that names every layer's stripe."""
-    layer = _lvm_layer(plan, groups, unders)
+    device, then the alignment chain that names every layer's stripe. `used`: extents earlier LVs took."""
+    layer = _lvm_layer(plan, groups, unders, used)
     fsr = _filesystem(plan, groups, unders, layer)
     return VolumeResult(
         device=device,
@@ -217,12 +238,12 @@ def _volume(
     )
 
 
-def _lvm_layer(plan: Plan, groups: list[GroupResult], unders: list[Under]) -> _Lvm:
+def _lvm_layer(plan: Plan, groups: list[GroupResult], unders: list[Under], used: tuple[int, ...] = ()) -> _Lvm:
     """The PVs, extent and LV over the devices under LVM; without LVM the first device is the top."""
     lvm = plan.lvm
     md0 = unders[0]
     if not lvm.enabled:
-        return _Lvm(None, None, None, None, None, md0.size, md0.io_min, md0.io_opt)
+        return _Lvm(None, None, None, None, None, md0.size, *md0.exported)
     # pvcreate's alignment and the filesystem's stripe follow the first array (or LUN), and so does a
     # linear LV's extent. A striped LV keeps LVM's 4 MiB: device-mapper wants each stripe's length in whole
     # stripe sizes, which 4 MiB extents give every stripe size lvcreate takes (a power of two up to the
@@ -230,7 +251,7 @@ def _lvm_layer(plan: Plan, groups: list[GroupResult], unders: list[Under]) -> _L
     unit = al.write_unit(md0.level, md0.chunk, md0.io_opt) if lvm.mode == "linear" else 0
     extent = lvm.extent_size or aligned_extent(unit)
     data_alignment = lvm.data_alignment or md0.io_opt or md0.io_min or None
-    pe_start = pe_start_bytes(md0.io_min, md0.io_opt, data_alignment=data_alignment, lvm2=plan.tools.v("lvm2"))
+    pe_start = pe_start_bytes(*md0.exported, data_alignment=data_alignment, lvm2=plan.tools.v("lvm2"))
     # Striping needs two arrays or more: over one array the LV is one stripe, which lvcreate
     # makes linear, so there is no stripe size to choose (and one the plan gives is refused).
     lv_stripes = len(unders) if lvm.mode == "striped" else 1
@@ -250,14 +271,28 @@ def _lvm_layer(plan: Plan, groups: list[GroupResult], unders: list[Under]) -> _L
             stripes=lv_stripes,
             stripe_bytes=lv_stripe,
             data_alignment=data_alignment,
+            lv_extents=lv_extents(lvm.lv_size, extent),
+            used=used,
         )
     except PlanError as exc:
+        if isinstance(lvm.lv_size, int) and "room for" in exc.message:
+            raise PlanError(f"an LV of {lvm.lv_size} bytes does not fit: {exc.message}", "lvm.lv_size") from None
         raise PlanError(exc.message, exc.field or "lvm") from None
     if lv_stripe:
         top_min, top_opt = lv_stripe, lv_stripe * lv_stripes
     else:
-        top_min, top_opt = md0.io_min, md0.io_opt
+        top_min, top_opt = md0.exported  # a linear LV stacks the limits of the device under it
     return _Lvm(lvg, data_alignment, extent, lv_stripes, lv_stripe, lvg.lv_bytes, top_min, top_opt)
+
+
+def lv_extents(size: int | str | None, extent: int) -> int | str:
+    """lvcreate -l for an LV size: the whole VG, a percent of it, or the extents that hold the bytes
+    (rounded up, as lvcreate -L rounds; `lvm_volume` rounds up again to whole stripes)."""
+    if size is None or size == "rest":
+        return "100%FREE"
+    if isinstance(size, str):
+        return f"{size.removesuffix('%')}%VG"
+    return -(-size // extent)
 
 
 def _filesystem(plan: Plan, groups: list[GroupResult], unders: list[Under], layer: _Lvm) -> _Fs:
@@ -362,102 +397,3 @@ def _alignment_chain(
         stripe_cache_size=cache,
         stripe_cache_bytes=al.stripe_cache_bytes(cache, members) if cache else None,
     )
-
-
-def lvm_alignment_bytes(v: VolumeResult, units: list[int]) -> int:
-    """Bytes a volume's LVM leaves unused for alignment: on each PV whose extent is a whole number
-    of its write unit (full stripe or chunk, `al.write_unit` of the array or LUN under it), the
-    whole units past its last extent."""
-    lvg = v.lvm
-    if lvg is None:
-        return 0
-    out = 0
-    for unit, size, extents in zip(units, lvg.pv_bytes, lvg.pv_extents, strict=True):
-        if unit and lvg.extent_bytes % unit == 0:
-            tail = size // 512 * 512 - lvg.pe_start_bytes - extents * lvg.extent_bytes
-            out += tail - tail % unit
-    return out
-
-
-def _waterfall(
-    raw: int,
-    unassigned: int,
-    spare: int,
-    groups: list[GroupResult],
-    array: int,
-    aligned: int,
-    volumes: list[VolumeResult],
-) -> list[CapacityStep]:
-    member_raw = sum(g.member_raw_bytes for g in groups)
-    offsets = sum(sum(g.md.member_reserved_bytes) for g in groups)
-    components = sum(sum(g.md.member_used_bytes) for g in groups) if groups else array
-    remainder = member_raw - offsets - components if groups else 0
-    block = sum(v.block_device_bytes for v in volumes)
-    fs_bytes = sum(v.fs_bytes for v in volumes)
-    df_size = sum(v.df_size_bytes for v in volumes)
-    avail = sum(v.df_available_bytes for v in volumes)
-    # btrfs keeps its copies in the filesystem: what the data profile costs is shown as mirrors.
-    copies = sum(v.fs_bytes - v.fs_bytes // PROFILES[v.btrfs.data_profile].factor for v in volumes if v.btrfs)
-    steps = [
-        ("raw", "raw disks", raw, "sum of every disk's size"),
-        ("unassigned", "disks in no group", unassigned, "disks after the last group's members and spares"),
-        ("spares", "hot spares", spare, "spare disks hold no data until a member fails"),
-        ("md_metadata", "md data offset", offsets, "superblock, bitmap and headroom before the data on each member"),
-        ("md_remainder", "md rounding", remainder, "members cut to the smallest member, in whole chunks"),
-        ("md_redundancy", "parity / mirrors", components - array + copies, "md array size = data disks x component"),
-        ("lvm", "LVM overhead", array - block - aligned, "pe_start and what is left under one extent"),
-        (
-            "lvm_align",
-            "LVM extent tail",
-            aligned,
-            "whole full stripes past each PV's last extent: too little for one more extent",
-        ),
-        ("fs_size", "fs rounding", block - fs_bytes, "mkfs uses whole blocks (and whole AGs / groups)"),
-        (
-            "fs_metadata",
-            "fs metadata",
-            fs_bytes - df_size - copies,
-            "log or journal, AG headers, bitmaps, inode tables",
-        ),
-        ("reserved", _held_back(volumes), df_size - avail, _held_back_note(volumes)),
-    ]
-    out: list[CapacityStep] = []
-    remaining = raw
-    for i, (key, label, removed, note) in enumerate(steps):
-        if i == 0:
-            out.append(CapacityStep(key=key, label=label, removed_bytes=0, remaining_bytes=raw, note=note))
-            continue
-        remaining -= removed
-        out.append(CapacityStep(key=key, label=label, removed_bytes=removed, remaining_bytes=remaining, note=note))
-    if remaining != avail:  # the steps must add up; a mismatch is a bug in this module
-        raise AssertionError(f"waterfall ends at {remaining}, available is {avail}")
-    # A step of a layer the stack does not have is left out, not shown empty (one that removes bytes never is).
-    md, lvm = bool(groups), any(v.lvm for v in volumes)
-    applies = dict.fromkeys(("unassigned", "spares", "md_metadata", "md_remainder"), md)
-    applies |= {"md_redundancy": md or bool(copies), "lvm": lvm, "lvm_align": lvm}
-    return [s for s in out if s.removed_bytes or applies.get(s.key, True)]
-
-
-def _ext_parts(volumes: list[VolumeResult]) -> tuple[int, int] | None:
-    """Root reserve and kernel hold-back, in bytes, over ext3/ext4 volumes; None if any volume is not ext."""
-    exts = [v.ext4 for v in volumes]
-    if not all(exts):
-        return None
-    reserve = sum(e.reserved_blocks * e.block_size for e in exts if e)
-    return reserve, sum(kernel_holdback_blocks(e) * e.block_size for e in exts if e)
-
-
-def _held_back(volumes: list[VolumeResult]) -> str:
-    """The last step's name: on ext3/ext4 with no root reserve and no hold-back (ext3 -m 0) it holds
-    only what df counts as Used right after mkfs."""
-    return "in use after mkfs" if _ext_parts(volumes) == (0, 0) else "reserved"
-
-
-def _held_back_note(volumes: list[VolumeResult]) -> str:
-    used = "df's Used after mkfs (root directory, lost+found, the resize inode's and journal's mapping blocks)"
-    parts = _ext_parts(volumes)
-    if parts is None:
-        return "root reserve, kernel hold-back, XFS reserve pool and set-aside"
-    reserve, hold = parts
-    named = [w for w, n in (("root reserve (-m)", reserve), ("kernel hold-back (2 %, at most 4096 blocks)", hold)) if n]
-    return ", ".join(named) + f" and {used}" if named else used

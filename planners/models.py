@@ -14,7 +14,10 @@ from typing import Annotated, Literal, NamedTuple
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
 from planners.errors import PlanError
+from planners.fs_rules import BTRFS_PROFILES as BTRFS_PROFILES
+from planners.fs_rules import check_btrfs, check_journal_device
 from planners.hardware.machine import Hardware
+from planners.lv_model import LogicalVolume, LvSize
 from planners.names import (
     LABELS,
     LV_NAME,
@@ -203,6 +206,19 @@ class Lvm(BaseModel):
         description="lvcreate -I in bytes for striped mode (power of two, <= extent size); None = 64 KiB, LVM's default.",
     )
 
+    lv_size: LvSize = Field(
+        None,
+        description="Size of the LV: bytes (rounded up to whole extents, and to whole stripes when striped, as "
+        "lvcreate does), 'rest' or None = all the VG, or 'N%' = N percent of the VG's extents (lvcreate -l N%VG).",
+    )
+
+    volumes: list[LogicalVolume] = Field(
+        default_factory=list,
+        max_length=64,
+        description="Several LVs on the VG, in the order lvcreate makes them, each with its filesystem; empty = "
+        "the one LV `lv` of `lv_size` with the plan's [filesystem].",
+    )
+
     @model_validator(mode="after")
     def _valid(self) -> Lvm:
         VG_NAME.check(self.vg, "lvm.vg")
@@ -215,7 +231,24 @@ class Lvm(BaseModel):
             )
         if self.mode == "linear" and self.stripe_size is not None:
             raise PlanError("a stripe size was given but the LVM mode is linear", "lvm.stripe_size")
+        if (self.lv_size is not None or self.volumes) and not self.enabled:
+            raise PlanError("an LV size or volumes were given but LVM is off (lvm.enabled = false)", "lvm.lv_size")
+        if self.volumes:
+            _check_volumes(self)
         return self
+
+
+def _check_volumes(lvm: Lvm) -> None:
+    """Several LVs: distinct names, each with a size, the rest only last."""
+    names = [v.name for v in lvm.volumes]
+    if len(set(names)) != len(names):
+        raise PlanError("the LV names of lvm.volumes must be distinct", "lvm.volumes.name")
+    if lvm.lv_size is not None:
+        raise PlanError("lvm.lv_size sizes the one LV: with lvm.volumes give each its size", "lvm.lv_size")
+    if any(v.size == "rest" for v in lvm.volumes[:-1]):
+        raise PlanError("only the last LV can take the rest of the VG", "lvm.volumes.size")
+    if len(lvm.vg) + max(len(n) for n in names) > VG_LV_MAX:
+        raise PlanError(f"a volume group and LV name hold more than {VG_LV_MAX} characters together", "lvm.volumes")
 
 
 class Filesystem(BaseModel):
@@ -293,11 +326,11 @@ class Filesystem(BaseModel):
                 f"{btrfs_only[0]} is a btrfs setting, and the filesystem is {self.type}", f"filesystem.{btrfs_only[0]}"
             )
         if self.type == "btrfs":
-            _check_btrfs(self)
+            check_btrfs(self)
         if not self.journal and self.type != "ext4":
             raise PlanError(f"only ext4 can go without a journal ({self.type} cannot)", "filesystem.journal")
         if self.journal_device is not None:
-            _check_journal_device(self)
+            check_journal_device(self)
         if self.log_device is not None:
             check_device(self.log_device, "log device", "filesystem.log_device")
             if self.type != "xfs":
@@ -324,44 +357,6 @@ class Filesystem(BaseModel):
             return self.label
         suffix = f"-{index}"
         return self.label[: LABELS[self.type].max_len - len(suffix)] + suffix
-
-
-def _check_journal_device(fs: Filesystem) -> None:
-    assert fs.journal_device is not None
-    check_device(fs.journal_device, "journal device", "filesystem.journal_device")
-    if fs.type not in ("ext4", "ext3"):
-        raise PlanError(
-            f"a journal device is an ext4/ext3 setting, and the filesystem is {fs.type}", "filesystem.journal_device"
-        )
-    if not fs.journal:
-        raise PlanError("journal = false and a journal device contradict each other", "filesystem.journal_device")
-
-
-BTRFS_PROFILES = ("single", "dup", "raid0", "raid1", "raid1c3", "raid1c4", "raid10", "raid5", "raid6")
-
-
-def _check_btrfs(fs: Filesystem) -> None:
-    for name in ("data_profile", "metadata_profile"):
-        value = getattr(fs, name)
-        if value is not None and value not in BTRFS_PROFILES:
-            raise PlanError(
-                f"btrfs {name.replace('_', ' ')} {value!r} is not one of {', '.join(BTRFS_PROFILES)}",
-                f"filesystem.{name}",
-            )
-    if fs.block_size != 4096:
-        raise PlanError("btrfs is planned with its 4096-byte sector (block_size 4096)", "filesystem.block_size")
-    if fs.sectorsize is not None and fs.sectorsize != 4096:
-        # btrfs reads a block through one page: a sector larger than the 4 KiB page of x86-64 (and of
-        # most arm64 kernels) is refused at mount, and mkfs.btrfs makes no sector smaller than 4 KiB.
-        raise PlanError(
-            f"btrfs sector size {fs.sectorsize} cannot be mounted by a kernel of 4 KiB pages: give 4096",
-            "filesystem.sectorsize",
-        )
-    node = fs.nodesize
-    if node is not None and (node & (node - 1) or not 4096 <= node <= 65536):
-        raise PlanError(f"btrfs node size {node} must be a power of two from 4 KiB to 64 KiB", "filesystem.nodesize")
-    if fs.stripe_unit is not None:
-        raise PlanError("btrfs takes no stripe unit", "filesystem.stripe_unit")
 
 
 class Tuning(BaseModel):
@@ -423,6 +418,9 @@ class Plan(BaseModel):
                 "enable LVM to span them, add md groups, or use btrfs across them",
                 "groups",
             )
+        mounts = [v.mount_point or f"{self.filesystem.mount_point}/{v.name}" for v in self.lvm.volumes]
+        if len(set(mounts)) != len(mounts):
+            raise PlanError("two LVs of lvm.volumes would mount on the same directory", "lvm.volumes.mount_point")
         paths = [p for d in self.disks for p in d.devices]
         if len(set(paths)) != len(paths):
             raise PlanError("the same device path is listed twice", "disks.devices")

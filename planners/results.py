@@ -4,11 +4,13 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
-from planners.fs.btrfs import BtrfsGeometry
+from planners.cost import Cost
+from planners.fs.btrfs_geometry import BtrfsGeometry
 from planners.fs.ext4.geometry import Ext4Geometry
 from planners.fs.xfs.geometry import XfsGeometry
+from planners.hardware.prices import dump_without_unset
 from planners.lvm.geometry import LvmGeometry
 from planners.md.geometry import MdGeometry
 from planners.models import Plan
@@ -129,11 +131,14 @@ class PlanResult(BaseModel):
     unassigned_bytes: int = Field(description="Bytes on disks no group uses, in bytes.")
     array_bytes: int = Field(description="Sum of md array sizes, in bytes.")
     df_size_bytes: int = Field(description="Sum of df sizes over the volumes, in bytes.")
-    usable_bytes: int = Field(description="Sum of df available over the volumes: what users can write, in bytes.")
+    usable_bytes: int = Field(
+        description="What users can write, summed over the volumes: df's available, but for btrfs what a fill stores "
+        "until ENOSPC (fits_bytes; df's available there is the kernel's estimate), in bytes."
+    )
     efficiency: float = Field(description="usable_bytes / raw_bytes.")
     groups: list[GroupResult] = Field(description="md arrays.")
     volumes: list[VolumeResult] = Field(description="Filesystems.")
-    capacity: list[CapacityStep] = Field(description="The waterfall from raw to available.")
+    capacity: list[CapacityStep] = Field(description="The waterfall from raw to usable_bytes.")
     findings: list[Finding] = Field(description="Misalignments and other remarks, one sentence each.")
 
 
@@ -145,9 +150,14 @@ class PlanReport(BaseModel):
     podplan_version: str = Field(description="Version of podplan that computed the figures.")
     plan: Plan = Field(description="The plan, with every default filled in.")
     result: PlanResult = Field(description="The figures.")
+    cost: Cost | None = Field(None, description="Price, power and replacements; left out when the plan gives none.")
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> object:
+        return dump_without_unset(self, handler, ("cost",))
 
     @classmethod
-    def build(cls, plan: Plan, result: PlanResult) -> PlanReport:
+    def build(cls, plan: Plan, result: PlanResult, cost: Cost | None = None) -> PlanReport:
         from planners import __version__
 
-        return cls(podplan_version=__version__, plan=plan, result=result)
+        return cls(podplan_version=__version__, plan=plan, result=result, cost=cost)

@@ -8,6 +8,8 @@ from functools import lru_cache
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator
 
 from planners.errors import PlanError
+from planners.tool_defaults import BTRFS_PROGS as BTRFS_PROGS
+from planners.tool_defaults import DEFAULT_TOOLS
 
 Version = tuple[int, ...]
 
@@ -62,11 +64,11 @@ class ToolVersions(BaseModel):
 
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    mdadm: str = Field("4.2", description="mdadm version (data offset, bitmap defaults).")
-    lvm2: str = Field("2.03.16", description="lvm2 version (pe_start, extent rules).")
-    e2fsprogs: str = Field("1.47.0", description="e2fsprogs version (mke2fs defaults).")
-    xfsprogs: str = Field("6.1.0", description="xfsprogs version (mkfs.xfs AG and log rules).")
-    kernel: str = Field("6.1", description="Linux kernel version (md topology, df accounting).")
+    mdadm: str = Field(DEFAULT_TOOLS["mdadm"], description="mdadm version (data offset, bitmap defaults).")
+    lvm2: str = Field(DEFAULT_TOOLS["lvm2"], description="lvm2 version (pe_start, extent rules).")
+    e2fsprogs: str = Field(DEFAULT_TOOLS["e2fsprogs"], description="e2fsprogs version (mke2fs defaults).")
+    xfsprogs: str = Field(DEFAULT_TOOLS["xfsprogs"], description="xfsprogs version (mkfs.xfs AG and log rules).")
+    kernel: str = Field(DEFAULT_TOOLS["kernel"], description="Linux kernel version (md topology, df accounting).")
 
     @field_validator("mdadm", "lvm2", "e2fsprogs", "xfsprogs", "kernel")
     @classmethod
@@ -87,8 +89,3 @@ class ToolVersions(BaseModel):
 
     def v(self, tool: str) -> Version:
         return parse_version(getattr(self, tool))
-
-
-# The mkfs.btrfs whose chunk allocator and defaults planners/fs/btrfs.py follows (Debian 12's), checked
-# against it over every profile; a plan does not choose it.
-BTRFS_PROGS = "6.2"

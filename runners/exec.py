@@ -62,7 +62,10 @@ PROGRAMS: dict[str, Program] = {
     "filefrag": _E2FS,
     **dict.fromkeys(("mkfs.btrfs", "btrfs"), Program("btrfs-progs")),
     "fio": Program("fio"),
+    # validate's SMART health and burn-in read every member disk with it.
+    "smartctl": Program("smartmontools"),
     "losetup": _MOUNT,
+    "fallocate": _UTIL,
     "mount": _MOUNT,
     "umount": _MOUNT,
     "lsblk": _UTIL,
@@ -88,6 +91,8 @@ PROGRAMS: dict[str, Program] = {
     "tmux": Program("tmux"),
     # The HTML report is opened in a real headless browser.
     "chromium": Program("chromium"),
+    # The man page is rendered as man renders it.
+    "groff": Program("groff-base", optional="only a test renders podplan's man page with it"),
     "valgrind": Program("valgrind", optional="only benchmarks/bench_tui.py --instructions counts instructions with it"),
 }
 

@@ -8,9 +8,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 # The storage tools podplan drives and the tests ask for real answers.
-APT_PACKAGES=(mdadm lvm2 xfsprogs e2fsprogs btrfs-progs fio util-linux kmod shellcheck tmux qemu-system-x86 chromium)
+APT_PACKAGES=(mdadm lvm2 xfsprogs e2fsprogs btrfs-progs fio smartmontools util-linux kmod shellcheck tmux
+  qemu-system-x86 chromium)
 declare -A PROVIDES=([mdadm]=mdadm [lvm2]=pvcreate [xfsprogs]=mkfs.xfs [e2fsprogs]=mke2fs [btrfs-progs]=mkfs.btrfs [fio]=fio
-  [util-linux]=lsblk [kmod]=depmod [shellcheck]=shellcheck [tmux]=tmux [qemu-system-x86]=qemu-system-x86_64
+  [smartmontools]=smartctl [util-linux]=lsblk [kmod]=depmod [shellcheck]=shellcheck [tmux]=tmux [qemu-system-x86]=qemu-system-x86_64
   [chromium]=chromium)
 
 need_root() {

@@ -58,3 +58,21 @@ def _no_recovery_copy_left():  # type: ignore[no-untyped-def]
 @pytest.fixture(autouse=True)
 def _default_transcript(monkeypatch):  # type: ignore[no-untyped-def]
     monkeypatch.setattr(transcript, "_chosen", None)  # a --transcript given to main() in-process ends with its test
+
+
+@pytest.fixture(scope="session")
+def btrfs_host() -> None:
+    """Skip unless this host can make, mount and fill a btrfs on loop devices (root, btrfs-progs, a btrfs kernel)."""
+    import os
+
+    from runners.exec import have
+
+    if os.geteuid() != 0:
+        pytest.skip("needs root for loop devices and mount")
+    for tool in ("mkfs.btrfs", "btrfs", "losetup", "mount", "fallocate"):
+        if not have(tool):
+            pytest.skip(f"{tool} is not installed (scripts/dev.sh setup installs btrfs-progs)")
+    with open("/proc/filesystems") as f:
+        kernel_has_btrfs = "btrfs" in f.read()
+    if not kernel_has_btrfs:
+        pytest.skip("this kernel has no btrfs to mount")

@@ -4,31 +4,20 @@ every profile at its fewest devices and more, over mixed sizes (Hypothesis)."""
 
 from __future__ import annotations
 
-import os
-
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from planners.errors import PlanError
 from planners.fs.btrfs import PROFILES, btrfs_layout, default_profiles
-from runners.exec import have
 from runners.probes.btrfs import measure, parse_show
 
 MiB, GiB = 1 << 20, 1 << 30
 
 
-@pytest.fixture(scope="module")
-def tools() -> None:
-    if os.geteuid() != 0:
-        pytest.skip("needs root for loop devices and mount")
-    for tool in ("mkfs.btrfs", "btrfs", "losetup", "mount"):
-        if not have(tool):
-            pytest.skip(f"{tool} is not installed (scripts/dev.sh setup installs btrfs-progs)")
-    with open("/proc/filesystems") as f:
-        kernel_has_btrfs = "btrfs" in f.read()
-    if not kernel_has_btrfs:
-        pytest.skip("this kernel has no btrfs to mount")
+@pytest.fixture
+def tools(btrfs_host: None) -> None:
+    """The host's btrfs tools and kernel (tests/conftest.py skips without them)."""
 
 
 def _opts(data: str | None, meta: str | None) -> list[str]:
@@ -163,11 +152,13 @@ def test_an_unknown_profile_is_refused():
 
 
 def test_defaults_and_stranded_space():
+    from planners.fs.btrfs_geometry import btrfs_geometry
+
     assert default_profiles(1) == ("single", "dup") and default_profiles(4) == ("single", "raid1")
     # RAID1 over 1 TB + 4 TB: the large device has 3 TB no mirror can pair.
-    lay = btrfs_layout([10**12, 4 * 10**12], data_profile="raid1")
-    assert 3 * 10**12 - 2 * GiB < lay.stranded_bytes < 3 * 10**12
-    assert btrfs_layout([10**12] * 2, data_profile="raid1").stranded_bytes < 300 * MiB
+    g = btrfs_geometry([10**12, 4 * 10**12], data_profile="raid1")
+    assert 3 * 10**12 < g.stranded_bytes < 3 * 10**12 + GiB
+    assert btrfs_geometry([10**12] * 2, data_profile="raid1").stranded_bytes < 4 * MiB
 
 
 def test_parse_show():
@@ -210,9 +201,9 @@ def test_plan_json_figures_are_what_statvfs_reports(tools, sizes, data, meta):
     v = r.volumes[0]
     assert v.btrfs is not None and r.groups == []
     real = measure(sizes, v.btrfs.mkfs_options)
-    assert (real.df_size_bytes, real.df_available_bytes) == (r.df_size_bytes, r.usable_bytes)
+    assert (real.df_size_bytes, real.df_available_bytes) == (r.df_size_bytes, v.df_available_bytes)
     assert list(real.used) == v.btrfs.used_bytes
-    assert r.capacity[-1].remaining_bytes == r.usable_bytes
+    assert r.capacity[-1].remaining_bytes == r.usable_bytes == v.btrfs.fits_bytes
 
 
 def test_btrfs_script_findings_and_refusals(tmp_path):
@@ -232,9 +223,12 @@ def test_btrfs_script_findings_and_refusals(tmp_path):
     weak = compute(_plan([4 * 10**12] * 4, "raid1c3", "raid1"))
     assert any(f.field == "filesystem.metadata_profile" for f in weak.findings)
     mixed = compute(_plan([10**12, 4 * 10**12], "raid1", "raid1"))
-    assert any("unusable for data" in f.message for f in mixed.findings)
+    assert any("strands" in f.message for f in mixed.findings)
     steps = {s.key: s.removed_bytes for s in mixed.capacity}
-    assert steps["md_redundancy"] == 5 * 10**12 // 2  # the mirror's copy
+    b = mixed.volumes[0].btrfs
+    assert b is not None and steps["md_redundancy"] == b.fill_copies_bytes == b.fits_bytes  # the mirror's copy
+    assert steps["stranded"] == b.stranded_bytes > 3 * 10**12 and "parity" not in steps and "reserved" not in steps
+    assert mixed.usable_bytes == b.fits_bytes == mixed.capacity[-1].remaining_bytes
     # On an LV it is a one-device btrfs: mkfs.btrfs's defaults for one device.
     on_lv = compute(_plan([10**12] * 3).model_copy(update={"lvm": Lvm(enabled=True)}))
     b = on_lv.volumes[0].btrfs
@@ -277,6 +271,7 @@ async def test_tui_opens_a_btrfs_plan_and_keeps_its_profiles() -> None:
         want = compute(plan).usable_bytes
         assert app.result is not None and app.result.usable_bytes == want
         assert f"{want:,} B" in text_of(app, "#summary")
+        assert "fits until ENOSPC; df shows" in text_of(app, "#summary")  # df's figure named beside what fits
         assert not app.screen.query_one("#reserved").display
     values = values_from_plan(plan)
     values["label"] = "scratch"  # an edit elsewhere keeps the profiles the form does not show

@@ -172,3 +172,12 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, args, needle):
     assert res.stderr.count("\n") == 1 and res.stderr.startswith("podplan: "), res.stderr
     assert needle in res.stderr
     assert "Traceback" not in res.stderr
+
+
+@pytest.mark.parametrize("extra", [[], ["--json"], ["--mode", "new-array"]])
+def test_a_btrfs_on_md_is_refused_in_one_line_not_a_traceback(tmp_path, extra):
+    """Its growth after a reshape would be btrfs resize's, which the md growth figures (XFS, ext4) are not."""
+    (tmp_path / "bmd.toml").write_text(podplan("example", "btrfsmd").stdout)
+    res = podplan("grow", str(tmp_path / "bmd.toml"), "--add-disks", "2", *extra)
+    assert res.returncode == 2 and "Traceback" not in res.stderr, res.stderr
+    assert res.stderr.startswith("podplan: growing a btrfs on md or LVM is not planned yet")

@@ -241,3 +241,24 @@ def test_the_perf_tab_names_parity_figures_only_where_this_host_computes_parity(
 
     assert "CPU: raid6 gen()" in text(example_pod())
     assert "raid6 gen()" not in text(example_luns())
+
+
+def test_this_hosts_kernel_speaks_only_for_a_plan_of_this_host(capsys, tmp_path, monkeypatch):
+    """A plan of a 2007 Xeon predicted here: what this host's kernel chose (avx512x4) is not that
+    machine's; its class preset gives the figures and the line says why this host's log was not read."""
+    import app.shared.host_cpu as host_cpu
+
+    skipped = read_log_file(str(FIXTURES / "dmesg-6.8-fedora-skipped.txt"))
+    monkeypatch.setattr(host_cpu, "host_parity", lambda: (skipped, "this host's kernel log (dmesg)", ""))
+    old = tmp_path / "old.toml"
+    old.write_text(
+        'name = "old"\n[[disks]]\ncount = 8\nsize = "500GB"\n[[groups]]\nlevel = 6\nmembers = 8\n'
+        '[hardware.cpu]\ncpu_class = "xeon-5300-2007"\n'
+    )
+    code, out, _ = predict(capsys, str(old), "--workload", "seq-write")
+    line = " ".join(out.split())
+    assert code == 0 and "avx512x4" not in line and "chose" not in line
+    assert "from preset xeon-5300-2007 (the plan's CPU is of class xeon-5300-2007" in line
+    # a plan that names no CPU of its own is predicted for this host, and the line says whose kernel chose
+    code, out, _ = predict(capsys, "--workload", "seq-write")
+    assert code == 0 and "(this host's kernel chose avx512x4 without benchmarking it)" in " ".join(out.split())

@@ -119,3 +119,18 @@ def test_boot_returns_when_the_process_ends(tmp_path):
     )
     assert not out.timed_out and out.returncode == 3
     assert out.stderr.strip() == "oops" and out.stage == "poweroff"
+
+
+def test_nvme_and_ahci_disks_for_smart():
+    from runners.lab.scenario import Scenario
+
+    disks = (LabDisk(size_bytes=MiB, bus="nvme"), LabDisk(size_bytes=MiB, bus="ahci"), LabDisk(size_bytes=MiB))
+    devices = _values(_argv([AttachedDisk(f"/t/{i}.img", f"s-{i}", d) for i, d in enumerate(disks)]), "-device")
+    assert "ahci,id=ahci0" in devices
+    assert "nvme,drive=d0,serial=s-0" in devices and "ide-hd,drive=d1,bus=ahci0.0,serial=s-1" in devices
+    assert any(d.startswith("scsi-hd,drive=d2,") for d in devices)
+    assert Scenario(name="s", script="", disks=disks).disk_paths() == (
+        "/dev/disk/by-id/nvme-s-0",
+        "/dev/disk/by-id/scsi-0QEMU_QEMU_HARDDISK_s-1",  # libata answers the SCSI serial page with the ATA serial
+        "/dev/disk/by-id/scsi-0QEMU_QEMU_HARDDISK_s-2",
+    )

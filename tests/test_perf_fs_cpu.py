@@ -85,7 +85,7 @@ def test_cpu_class_figures_carry_a_range_until_stated():
     raid6 = plan("xfs", 6, 24, disk="ssd-sata")
     w = STREAM.model_copy(update={"size": None})
     p = one(raid6, w)
-    assert p.binding in ("md thread", "page cache", "parity CPU")
+    assert p.binding in ("md thread", "CPU copy", "parity CPU")
     assert p.mb_s_low < p.mb_s < p.mb_s_high
     assert "CPU figures from the class preset" in p.assumption
     stated = Cpu(

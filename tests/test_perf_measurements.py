@@ -53,10 +53,10 @@ def r1_plan(level: int, members: int, spares: int = 0) -> Plan:
 
 
 R1 = [
-    ("raid0 x43", r1_plan(0, 43), [416, 416, 423], {"page cache", "link"}),
-    ("raid5 x44", r1_plan(5, 44), [416, 424, 433], {"page cache", "md thread"}),
-    ("raid6 x45", r1_plan(6, 45), [390, 395, 397], {"page cache", "md thread"}),
-    ("raid6 x43+2", r1_plan(6, 43, 2), [406, 397, 399], {"page cache", "md thread"}),
+    ("raid0 x43", r1_plan(0, 43), [416, 416, 423], {"CPU copy", "link"}),
+    ("raid5 x44", r1_plan(5, 44), [416, 424, 433], {"CPU copy", "md thread"}),
+    ("raid6 x45", r1_plan(6, 45), [390, 395, 397], {"CPU copy", "md thread"}),
+    ("raid6 x43+2", r1_plan(6, 43, 2), [406, 397, 399], {"CPU copy", "md thread"}),
 ]
 
 
@@ -126,7 +126,7 @@ def test_r2_desktop_raid5_bonnie(fs, stride, test, measured):
         # 2.6.32's writer wrote back pages itself: the figure stands, marked as outside the model,
         # with the drain it waited on as the runner-up.
         assert test in ("write", "rewrite") and "before 3.2" in p.outside_model, p
-        assert p.runner_up in R2_PLAUSIBLE[test] | {"page cache"}, p
+        assert p.runner_up in R2_PLAUSIBLE[test] | {"CPU copy"}, p
     else:
         assert p.binding in R2_PLAUSIBLE[test], p
     assert abs(got - want) / want <= TOLERANCE, (got, want)

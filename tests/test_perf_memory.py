@@ -48,12 +48,12 @@ def test_dirty_thresholds_are_the_ratios_of_memory():
 
 def test_a_run_with_no_end_measures_the_drain():
     steady = one(plan(16 * GiB), writer())
-    assert steady.binding != "page cache" and not steady.outside_model
+    assert steady.binding != "CPU copy" and not steady.outside_model
 
 
 def test_a_short_buffered_run_under_the_dirty_limit_is_outside_the_model():
     p = one(plan(16 * GiB), writer(size=1 * GiB))
-    assert p.binding == "page cache" and "never has" in p.outside_model and "dirty" in p.outside_model
+    assert p.binding == "CPU copy" and "never has" in p.outside_model and "dirty" in p.outside_model
     # end_fsync makes the run wait for the disks: a prediction again, below the copy rate.
     synced = one(plan(16 * GiB), writer(size=1 * GiB, end_fsync=True))
     assert not synced.outside_model and synced.mb_s < p.mb_s

@@ -103,8 +103,8 @@ def _point(x: int, mb_s: float, binding: str = "disks") -> PointPrediction:
     )
 
 
-def test_the_knee_is_where_the_next_doubling_first_gains_under_ten_percent() -> None:
-    # 1 -> 2 doubles, 2 -> 4 +50 %, 4 -> 8 +9 % (under 10: the knee is at 4), 8 -> 16 +1 %
+def test_the_knee_is_where_the_rest_of_the_sweep_gains_under_ten_percent() -> None:
+    # 1 -> 2 doubles, 2 -> 4 +50 %, 4 -> 8 +9 % but 4 -> 16 +10 %: the knee is at 8, past which +0.9 %
     pts = [
         _point(1, 100, "queue depth"),
         _point(2, 200, "queue depth"),
@@ -113,10 +113,26 @@ def test_the_knee_is_where_the_next_doubling_first_gains_under_ten_percent() -> 
         _point(16, 330, "disks"),
     ]
     out = mark_knees(pts, "numjobs")
-    assert [p.knee for p in out] == [False, False, True, False, False]
+    assert [p.knee for p in out] == [False, False, False, True, False]
     # the part that binds past the knee is the one to blame
-    assert out[2].knee_cause == "disks: the next doubling of numjobs gains +9%"
+    assert out[3].knee_cause == "disks: more numjobs (up to 16) gains at most +1%"
     assert out[0].gain_next == pytest.approx(1.0) and out[-1].gain_next is None
+
+
+def test_a_curve_that_keeps_rising_slowly_has_no_early_knee() -> None:
+    """The issue's curve: +36 % from numjobs=1 to 64, about 5 % a doubling. The old rule (the first
+    doubling under 10 %) put the knee at 1; what is left to gain there is a third."""
+    ys = [100, 105, 110.5, 116, 122, 129, 136]
+    out = mark_knees([_point(2**i, y) for i, y in enumerate(ys)], "numjobs")
+    assert not out[0].knee
+    # the knee is the first point with under 10 % left: 122 -> 136 is +11.5 %, 129 -> 136 +5.4 %
+    assert [p.point["numjobs"] for p in out if p.knee] == [32]
+    # a curve still climbing 12 % at its last step has no knee in the sweep
+    out = mark_knees([_point(2**i, 100 * 1.12**i) for i in range(6)], "numjobs")
+    assert not any(p.knee for p in out)
+    # a curve that falls after its peak has its knee at the peak at the latest
+    out = mark_knees([_point(1, 100), _point(2, 190), _point(4, 200), _point(8, 150)], "numjobs")
+    assert [p.knee for p in out] == [False, True, False, False]
 
 
 def test_gain_is_per_doubling_when_the_points_are_not_doublings() -> None:
@@ -137,8 +153,8 @@ def test_each_point_names_its_binding_term_and_the_knee_its_cause() -> None:
     knees = [p for p in rr if p.knee]
     assert len(knees) == 1
     after = rr[rr.index(knees[0]) + 1]
-    assert knees[0].knee_cause.startswith(after.binding + ": the next doubling of numjobs gains")
-    assert after.mb_s < knees[0].mb_s * 1.10**1.0001
+    assert knees[0].knee_cause.startswith(after.binding + ": more numjobs (up to 1024) gains at most")
+    assert max(p.mb_s for p in rr[rr.index(knees[0]) + 1 :]) < knees[0].mb_s * 1.10
     # more jobs never predict less
     assert all(b.mb_s >= a.mb_s * 0.999 for a, b in itertools.pairwise(rr))
 
@@ -164,7 +180,8 @@ def test_a_point_keeps_the_model_outside_reason_it_already_had() -> None:
     plan = example_pod()
     result = geometry_for_speed(plan)
     job = parse_job_file("[w]\nfilename=/srv/pod/f\nrw=write\nbs=1m\nsize=1g\nioengine=psync\ndirect=0\n")
-    preds = sweep_job(plan, result, job, [parse_scale("numjobs=1,192")])
+    # two clones' 2 GiB are still far under the dirty limit (192 of them are not: a point is the edited job)
+    preds = sweep_job(plan, result, job, [parse_scale("numjobs=1,2")])
     assert all(p.outside_model for p in preds)
 
 

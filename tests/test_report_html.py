@@ -133,8 +133,26 @@ def _suite_report():  # type: ignore[no-untyped-def]
     )
 
 
-def test_a_validate_report_draws_bars_baseline_and_curves(browser, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def _kept_and_opened(browser, tmp_path, canvases: int = 0):  # type: ignore[no-untyped-def]
+    """The report a validate run kept in tmp_path, drawn again by `podplan report DIR` (the same page from
+    what the run kept), then opened: every chart drawn (`canvases` of them, or any), no console error."""
     from app.cli.main import main
+
+    again = tmp_path / "again.html"
+    assert main(["report", str(tmp_path), "-o", str(again)]) == 0
+    assert again.read_text() == (tmp_path / "report.html").read_text()
+    page = browser.new_page(viewport={"width": 1100, "height": 900})
+    problems: list[str] = []
+    page.on("console", lambda m: problems.append(m.text) if m.type in ("error", "warning") else None)
+    page.on("pageerror", lambda e: problems.append(str(e)))
+    page.goto((tmp_path / "report.html").as_uri())
+    count = f"=== {canvases}" if canvases else "> 0"
+    page.wait_for_function(f"() => window.Chart && document.querySelectorAll('canvas').length {count}")
+    assert problems == []
+    return page
+
+
+def test_a_validate_report_draws_bars_baseline_and_curves(browser, tmp_path) -> None:  # type: ignore[no-untyped-def]
     from app.shared.validate_report import validate_doc, write_report
     from runners.fio.baseline import Baseline, DiskBaseline
     from runners.validate.compare import load_predictions, side_by_side
@@ -158,17 +176,7 @@ def test_a_validate_report_draws_bars_baseline_and_curves(browser, tmp_path) -> 
         partial=False,
     )
     write_report(str(tmp_path), validate_doc("/dev/md0", plan, report, rows, base))
-    # `podplan report DIR` draws the same page again from what the run kept
-    again = tmp_path / "again.html"
-    assert main(["report", str(tmp_path), "-o", str(again)]) == 0
-    assert again.read_text() == (tmp_path / "report.html").read_text()
-    page = browser.new_page(viewport={"width": 1100, "height": 900})
-    problems: list[str] = []
-    page.on("console", lambda m: problems.append(m.text) if m.type in ("error", "warning") else None)
-    page.on("pageerror", lambda e: problems.append(str(e)))
-    page.goto((tmp_path / "report.html").as_uri())
-    page.wait_for_function("() => window.Chart && document.querySelectorAll('canvas').length === 7")
-    assert problems == []
+    page = _kept_and_opened(browser, tmp_path, 7)
     sets = page.evaluate("""() => [...document.querySelectorAll('canvas')].map(c =>
         Chart.getChart(c).data.datasets.map(d => [d.kind, d.data.length]))""")
     # MB/s bars, IOPS bars (measured beside predicted), the baseline, then a curve per workload
@@ -182,3 +190,29 @@ def test_a_validate_report_draws_bars_baseline_and_curves(browser, tmp_path) -> 
     assert "slow, more than 20 % below the median: /dev/sdc (outer)" in page.content()
     assert page.pdf().startswith(b"%PDF")
     page.close()
+
+
+def test_a_priced_plan_s_report_has_its_cost_table(browser, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from pathlib import Path
+
+    from app.shared.planfile import load_plan
+    from app.shared.validate_report import validate_doc, write_report
+    from runners.validate.compare import load_predictions, side_by_side
+
+    plan = load_plan(str(Path(__file__).parent / "fixtures" / "plans" / "pod45-priced.toml"))
+    report = _suite_report()
+    write_report(
+        str(tmp_path),
+        validate_doc("/dev/md0", plan, report, side_by_side(report, load_predictions(plan, report)), None),
+    )
+    page = _kept_and_opened(browser, tmp_path)
+    assert page.locator("h2", has_text="Cost (USD)").count() == 1
+    rows = page.evaluate("""() => [...document.querySelectorAll('table.cost tr')].map(
+        tr => [...tr.querySelectorAll('td')].map(td => td.textContent))""")
+    assert (
+        ["total", "7,867.00"] in rows and ["per usable TiB", "111.66"] in rows and ["per usable TB", "101.56"] in rows
+    )
+    assert ["disks at work", "522.0 W"] in rows and ["at work per usable TiB", "7.41 W"] in rows
+    page.close()
+    # A plan without prices: no cost table, and the page as before.
+    assert 'table class="cost"' not in render(_doc()) and "<h2>Cost" not in render(_doc())

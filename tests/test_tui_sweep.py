@@ -150,11 +150,12 @@ async def test_an_invalid_form_sweeps_the_last_valid_plan() -> None:
         await pilot.pause()
         assert app.error
         await pilot.press("f6")
+        # Read before the sweep runs: a notification expires, and a loaded machine sweeps the pod for longer.
+        assert any("last valid plan" in str(n.message) for n in app._notifications)
         await app.workers.wait_for_complete()
         await pilot.pause()
         screen = app.screen
         assert isinstance(screen, SweepScreen) and screen.plan == example_pod()
-        assert any("last valid plan" in str(n.message) for n in app._notifications)
         assert compute(screen.selected().plan).usable_bytes == screen.selected().usable_bytes
 
 
@@ -175,3 +176,48 @@ async def test_a_btrfs_profile_row_loads_into_the_form() -> None:
         assert isinstance(app.screen, PlanScreen)
         assert app.plan == rows[want].plan and app.error == ""
         assert app.result is not None and app.result.usable_bytes == rows[want].usable_bytes
+
+
+async def test_a_priced_plan_shows_price_and_watts_per_tib_and_sorts_by_cost() -> None:
+    from pathlib import Path
+
+    from app.shared.cost_view import sweep_cost_cells
+    from app.shared.planfile import load_plan
+
+    app = PodplanApp(load_plan(str(Path(__file__).parent / "fixtures" / "plans" / "pod45-priced.toml")))
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _open(pilot)
+        table = screen.query_one(DataTable)
+        assert [str(k.value) for k in table.columns][-2:] == ["price/TiB", "W/TiB"]
+        for _ in range(5):  # rank, TiB, MB/s, loss, rebuild, then cost
+            await pilot.press("s")
+            await pilot.pause()
+        assert screen.sort_by == "cost" and "Sorted by cost" in text_of(app, "#sweep-status")
+        ordered = [r for _, r in screen.ordered()]
+        safe = [r.cost.per_usable_tib for r in ordered if not r.risky and r.cost]
+        assert safe == sorted(safe) and all(r.risky for r in ordered[len(safe) :])
+        # The CLI's --rank cost order, row for row.
+        cli = sweep_layouts_cost(app.plan)
+        assert [r.label for r in ordered] == [r.label for r in cli]
+        _, row = screen.ordered()[0]
+        assert _cells(table, 0)[-2:] == list(sweep_cost_cells(row.cost))
+        await pilot.press("s")
+        await pilot.pause()
+        assert screen.sort_by == "rank"
+
+
+def sweep_layouts_cost(plan):  # type: ignore[no-untyped-def]
+    from app.usecases.sweep import CpuSource, SweepRequest, sweep_layouts
+
+    return sweep_layouts(SweepRequest(plan, cpu=CpuSource(no_host_cpu=True), rank="cost")).sweep.rows
+
+
+async def test_without_prices_the_sort_skips_cost() -> None:
+    app = PodplanApp(example_pod())
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _open(pilot)
+        assert "price/TiB" not in [str(k.value) for k in screen.query_one(DataTable).columns]
+        for _ in range(5):
+            await pilot.press("s")
+            await pilot.pause()
+        assert screen.sort_by == "rank"

@@ -12,6 +12,7 @@ from planners.models import BTRFS_PROFILES, Plan
 from planners.units import bare_unit_note, parse_size
 
 LAYOUT_FLAGS = (
+    "name",
     "disks",
     "disk_size",
     "logical_sector",
@@ -31,6 +32,7 @@ LAYOUT_FLAGS = (
     "stripe_size",
     "extent_size",
     "data_alignment",
+    "lv_size",
     "fs",
     "journal",
     "journal_device",
@@ -55,6 +57,11 @@ def add_plan_flags(p: argparse.ArgumentParser) -> None:
         nargs="?",
         metavar="PLAN.toml",
         help="plan file (default: the example pod, as `podplan plan` shows it); flags below change it",
+    )
+    p.add_argument(
+        "--name",
+        help="plan name (names its udev rule, build log and labels); a label and mount point that "
+        "followed the old name (LABEL, /srv/NAME) follow the new one",
     )
     d = p.add_argument_group("disks")
     d.add_argument("--disks", type=int, metavar="N", help="number of disks")
@@ -87,8 +94,13 @@ def add_plan_flags(p: argparse.ArgumentParser) -> None:
     m.add_argument("--spares", type=int, metavar="S", help="hot spares per array")
     m.add_argument("--chunk", metavar="SIZE", help="chunk size, e.g. 512K")
     m.add_argument("--metadata", choices=("1.0", "1.1", "1.2"), help="md superblock format")
-    m.add_argument("--bitmap", choices=("internal", "none"), help="write-intent bitmap")
-    m.add_argument("--bitmap-chunk", metavar="SIZE", help="bitmap chunk, e.g. 64M")
+    m.add_argument(
+        "--bitmap",
+        metavar="none|internal|SIZE",
+        help="write-intent bitmap: none (drops a plan's bitmap chunk), internal with mdadm's chunk (clears "
+        "a plan's chunk), or internal with a chunk of SIZE, e.g. 64M",
+    )
+    m.add_argument("--bitmap-chunk", metavar="SIZE", help="bitmap chunk, e.g. 64M (the bitmap is internal)")
     lv = p.add_argument_group("lvm")
     lv.add_argument(
         "--lvm", action=argparse.BooleanOptionalAction, default=None, help="LVM between md and the filesystem"
@@ -97,6 +109,12 @@ def add_plan_flags(p: argparse.ArgumentParser) -> None:
     lv.add_argument("--stripe-size", metavar="SIZE", help="lvcreate -I for striped mode, e.g. 512K")
     lv.add_argument("--extent-size", metavar="SIZE", help="vgcreate -s, e.g. 4M")
     lv.add_argument("--data-alignment", metavar="SIZE", help="pvcreate --dataalignment (default: the md full stripe)")
+    lv.add_argument(
+        "--lv-size",
+        metavar="SIZE|N%|rest",
+        help="size of the LV: bytes such as 10GB (rounded up to whole extents, as lvcreate -L), N%% of the VG, "
+        "or rest (all of it, the default)",
+    )
     f = p.add_argument_group("filesystem")
     f.add_argument("--fs", choices=("xfs", "ext4", "ext3", "btrfs"), help="filesystem type")
     f.add_argument("--data-profile", choices=BTRFS_PROFILES, help="btrfs data profile (mkfs.btrfs -d)")
@@ -131,6 +149,25 @@ def add_plan_flags(p: argparse.ArgumentParser) -> None:
     t = p.add_argument_group("tuning")
     t.add_argument("--readahead", metavar="SIZE", help="readahead of the top device, e.g. 16M")
     t.add_argument("--stripe-cache", type=int, metavar="ENTRIES", help="md stripe_cache_size")
+
+
+def add_save_flags(p: argparse.ArgumentParser) -> None:
+    """`plan --save FILE [--force]`: the plan the flags describe, written as a plan file."""
+    p.add_argument(
+        "--save",
+        metavar="FILE.toml",
+        help="write the plan (the file's with the flags applied) as a plan file that reads back to the same plan",
+    )
+    p.add_argument("--force", action="store_true", help="overwrite the --save file if it exists")
+
+
+def save_plan_file(plan: Plan, args: argparse.Namespace) -> None:
+    """--save: the plan file, through the one writer (no existing file without --force, no link followed)."""
+    if getattr(args, "save", None):
+        from app.shared.planfile import save_plan
+
+        save_plan(plan, args.save, overwrite=args.force)
+        say(f"wrote the plan {plan.name!r} to {args.save}")
 
 
 def say(line: str) -> None:
@@ -210,11 +247,33 @@ def plan_from_args(args: argparse.Namespace, base: Plan | None) -> Plan:
         if (d["size"], d["logical_sector"], d["physical_sector"], d["rotational"]) not in before:
             d.pop("model", None)
 
+    if args.name is not None:
+        _apply_name(data, args)
     _apply_groups(data, args, new_disks)
     _apply_layers(data, args)
     plan = plan_from_data(data, source="plan with flags")
     note_disk_size(args.disk_size, "--disk-size")  # once the plan holds: bad input stays one line
     return plan
+
+
+def _apply_name(data: dict[str, Any], args: argparse.Namespace) -> None:
+    """--name NAME, checked by the plan name rule; the label and mount point that were the old
+    name's (the example's pod45 and /srv/pod45) become the new one's unless given too. A name
+    longer than the filesystem's label leaves the filesystem unlabelled, said on stderr."""
+    from planners.names import LABELS, PLAN_NAME
+
+    old, name = data.get("name", ""), PLAN_NAME.check(args.name, "--name")
+    data["name"] = name
+    fs = data.setdefault("filesystem", {})
+    if args.mount_point is None and fs.get("mount_point") == f"/srv/{old}":
+        fs["mount_point"] = f"/srv/{name}"
+    if args.label is None and fs.get("label") == old:
+        fs_type = args.fs or fs.get("type", "xfs")
+        try:
+            fs["label"] = LABELS[fs_type].check(name, "--name")
+        except PlanError as exc:
+            fs["label"] = ""
+            say(f"the filesystem gets no label: {exc.message}")
 
 
 def _apply_groups(data: dict[str, Any], args: argparse.Namespace, new_disks: bool) -> None:
@@ -236,17 +295,18 @@ def _apply_groups(data: dict[str, Any], args: argparse.Namespace, new_disks: boo
     if ngroups < 1:
         raise PlanError("--groups must be at least 1")
     reshape = new_disks or any(getattr(args, k) is not None for k in ("groups", "spares"))
-    for key, flag in (("level", "level"), ("layout", "layout"), ("metadata", "metadata"), ("bitmap", "bitmap")):
+    for key, flag in (("level", "level"), ("layout", "layout"), ("metadata", "metadata")):
         if getattr(args, flag) is not None:
             template[key] = getattr(args, flag)
+    _apply_bitmap(template, args.bitmap, args.bitmap_chunk)
     if args.level is not None and args.layout is None:
         template.pop("layout", None)
     if args.chunk is not None:
         template["chunk"] = _size(args.chunk, "--chunk")
     if args.level == 1 and args.chunk is None:
         template.pop("chunk", None)
-    if args.bitmap_chunk is not None:
-        template["bitmap_chunk"] = _size(args.bitmap_chunk, "--bitmap-chunk")
+    if args.level == 0 and args.bitmap is None and args.bitmap_chunk is None:
+        template.pop("bitmap_chunk", None)  # md takes no bitmap on RAID0: the plan's chunk is for its other levels
     if args.spares is not None:
         template["spares"] = args.spares
     if reshape:
@@ -255,12 +315,32 @@ def _apply_groups(data: dict[str, Any], args: argparse.Namespace, new_disks: boo
         template["members"] = members_per_group(total, ngroups, template.get("spares", 0))
     groups = []
     for i in range(ngroups):
-        g = dict(data["groups"][i]) if (i < len(data["groups"]) and not reshape) else dict(template)
+        g = dict(template)
         if not reshape:
-            g.update({k: v for k, v in template.items() if k not in ("name", "members", "spares")})
+            # Each array keeps its size; every other setting is the template's, a setting a flag cleared included.
+            g.update({k: v for k, v in data["groups"][i].items() if k in ("name", "members", "spares")})
         g["name"] = (g.get("name") if (i < len(data["groups"]) and not reshape) else None) or f"md{i}"
         groups.append(g)
     data["groups"] = groups
+
+
+def _apply_bitmap(template: dict[str, Any], bitmap: str | None, chunk: str | None) -> None:
+    """--bitmap none|internal|SIZE and --bitmap-chunk SIZE on the groups' template: none drops a
+    plan's bitmap chunk with the bitmap, internal leaves the chunk to mdadm, a size is an internal
+    bitmap of that chunk; so comparing levels and bitmaps needs no edited plan file."""
+    what = "--bitmap-chunk"
+    if bitmap is not None and bitmap not in ("none", "internal"):
+        if chunk is not None:
+            raise PlanError("--bitmap SIZE is the bitmap chunk: give it or --bitmap-chunk, not both")
+        bitmap, chunk, what = "internal", bitmap, "--bitmap"
+    if bitmap == "none" and chunk is not None:
+        raise PlanError("--bitmap none takes no --bitmap-chunk")
+    if bitmap is not None:
+        template["bitmap"] = bitmap
+        template.pop("bitmap_chunk", None)
+    if chunk is not None:
+        template["bitmap"] = "internal"
+        template["bitmap_chunk"] = _size(chunk, what)
 
 
 def _apply_layers(data: dict[str, Any], args: argparse.Namespace) -> None:
@@ -279,6 +359,11 @@ def _apply_layers(data: dict[str, Any], args: argparse.Namespace) -> None:
     ):
         if getattr(args, flag) is not None:
             lvm[key] = _size(getattr(args, flag), what)
+    if args.lv_size is not None:
+        if args.lvm is False:
+            raise PlanError("--lv-size sizes the LVM logical volume, and --no-lvm leaves LVM out")
+        lvm["lv_size"] = args.lv_size
+        lvm["enabled"] = True
     data["lvm"] = lvm
     fs = dict(data.get("filesystem", {}))
     for key, flag in (

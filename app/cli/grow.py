@@ -25,34 +25,6 @@ from planners.grow import GrowRequest
 from planners.models import Plan
 
 
-def add_parsers(sub: Any) -> None:
-    gr = sub.add_parser(
-        "grow",
-        help="plan growing a built pod: reshape an array or add one, grow LVM and the "
-        "filesystem; exact figures after, and the guarded grow script",
-    )
-    gr.add_argument(
-        "plan_file", nargs="?", metavar="PLAN.toml", help="the plan the pod was built from (default: the example pod)"
-    )
-    gr.add_argument("--add-disks", type=int, metavar="K", help="disks to add")
-    gr.add_argument("--size", metavar="SIZE", help="size of each added disk (default: the array's disk size)")
-    gr.add_argument("--devices", metavar="PATH,...", help="paths of the added disks, comma-separated, in order")
-    gr.add_argument("--to-level", type=int, choices=(5, 6), help="new RAID level of the reshaped array (RAID5 -> 6)")
-    gr.add_argument("--group", metavar="NAME", help="md array to reshape (default: the last one)")
-    gr.add_argument(
-        "--mode",
-        choices=("reshape", "new-array"),
-        help="reshape an array, or add a new array under LVM (default: reshape where md can)",
-    )
-    gr.add_argument("--data-profile", metavar="PROFILE", help="btrfs: data profile after the balance (default: kept)")
-    gr.add_argument("--metadata-profile", metavar="PROFILE", help="btrfs: metadata profile after the balance")
-    gr.add_argument("--to", metavar="NEWPLAN.toml", help="the target layout as a plan file, instead of the flags")
-    gr.add_argument("--save", metavar="NEWPLAN.toml", help="write the grown layout as a plan file")
-    gr.add_argument("--script", metavar="FILE", help="write the guarded grow script to FILE (executable)")
-    gr.add_argument("--force", action="store_true", help="overwrite the files of --save / --script")
-    gr.add_argument("--json", action="store_true", help="print the growth as JSON")
-
-
 def request_from_args(args: argparse.Namespace) -> GrowRequest:
     data: dict[str, Any] = {"add_disks": args.add_disks or 0}
     for key in ("size", "to_level", "group", "mode", "data_profile", "metadata_profile"):

@@ -8,33 +8,29 @@ import signal
 import sys
 from typing import TYPE_CHECKING
 
+from app.cli.commands import COMMANDS
+from app.cli.commands.tui import COMMAND as TUI
+from app.cli.commands.tui import open_tui
 from planners.errors import PodplanError
 
 if TYPE_CHECKING:
     import argparse
 
 EXIT_OK, EXIT_USAGE = 0, 2
-COMMANDS = (
-    "plan",
-    "script",
-    "example",
-    "schema",
-    "tui",
-    "rehearse",
-    "validate",
-    "check",
-    "predict",
-    "sweep",
-    "grow",
-    "report",
-)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """Every command's parser (app.cli.parser, imported only here: opening the TUI needs none of it)."""
+def build_parser(command: str | None = "*") -> argparse.ArgumentParser:
+    """The parser (app.cli.parser, imported only here: opening the TUI needs none of it), with the
+    flags of COMMAND only ("*": of every command)."""
     from app.cli.parser import build_parser as build
 
-    return build()
+    return build(command)
+
+
+def _names_a_file(word: str) -> bool:
+    """`podplan WORD` opens the planner on WORD when it is a file or reads as a path (a slash, a
+    suffix), so that a missing plan file is said to be missing; any other word is a mistyped command."""
+    return "/" in word or "." in word or os.path.exists(word)
 
 
 def _sigterm(signum: int, frame: object) -> None:
@@ -52,10 +48,15 @@ def _stop_on_sigterm() -> None:
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     _stop_on_sigterm()
+    if argv and argv[0] not in COMMANDS and not argv[0].startswith("-") and not _names_a_file(argv[0]):
+        from app.cli.command import unknown_command
+
+        print(f"podplan: {unknown_command(argv[0], COMMANDS)}", file=sys.stderr)
+        return EXIT_USAGE
     if not argv or (argv[0] not in COMMANDS and not argv[0].startswith("-")):
-        argv = ["tui", *argv]
+        argv = [TUI.name, *argv]
     try:
-        if argv[0] == "tui" and len(argv) <= 2 and not any(a.startswith("-") for a in argv[1:]):
+        if argv[0] == TUI.name and len(argv) <= 2 and not any(a.startswith("-") for a in argv[1:]):
             # Opening the TUI needs none of the other commands' parsers (and their imports):
             # the first paint comes sooner. Anything else goes through the full parser.
             # Start-up allocates a few hundred thousand objects that live as long as the app
@@ -63,10 +64,11 @@ def main(argv: list[str] | None = None) -> int:
             # them over and over while they are made. The app turns it back on after its first
             # paint (PodplanApp._collect_garbage_again).
             gc.disable()
-            return _tui(argv[1] if len(argv) == 2 else None)
-        args = build_parser().parse_args(argv)
+            return open_tui(argv[1] if len(argv) == 2 else None)
+        # Only the command asked for gets its flags: --help and --version import no command's.
+        args = build_parser(next((a for a in argv if a in COMMANDS), None)).parse_args(argv)
         if args.command is None:
-            build_parser().print_help()
+            build_parser(None).print_help()
             return EXIT_USAGE
         if args.transcript:
             from runners import transcript
@@ -88,47 +90,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _dispatch(args: argparse.Namespace) -> int:
-    """The command's own module, imported only when it is the one asked for; each checks its flags."""
-    if args.command in ("plan", "script", "example", "schema"):
-        from app.cli.plan import dispatch as plan_dispatch
-
-        return plan_dispatch(args)
-    if args.command == "tui":
-        return _tui(args.plan_file)
-    if args.command in ("predict", "sweep"):
-        from app.cli.predict import dispatch as predict_dispatch
-
-        return predict_dispatch(args)
-    if args.command == "report":
-        from app.cli.scale import rebuild_report
-
-        return rebuild_report(args.dir, args.output, args.force)
-    if args.command == "grow":
-        from app.cli.grow import dispatch as grow_dispatch
-
-        return grow_dispatch(args)
-    if args.command == "validate" and (args.scale or args.html):
-        from app.cli.validate_scale import dispatch as scale_dispatch
-
-        return scale_dispatch(args)
-    if args.command in ("validate", "check"):
-        from app.cli.validate import dispatch
-
-        return dispatch(args)
-    if args.command == "rehearse":
-        from app.cli.rehearse import dispatch as rehearse_dispatch
-
-        return rehearse_dispatch(args)
-    raise AssertionError(args.command)
-
-
-def _tui(plan_file: str | None) -> int:
-    from app.shared.planfile import load_plan
-    from app.tui import run_tui
-    from planners.example import example_pod
-
-    plan = load_plan(plan_file) if plan_file else example_pod()
-    return run_tui(plan, plan_file)
+    """The command's handler; it imports what it uses when it runs, and checks its flags."""
+    return COMMANDS[args.command].run(args)
 
 
 if __name__ == "__main__":

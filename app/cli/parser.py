@@ -4,12 +4,20 @@ from __future__ import annotations
 
 import argparse
 import sys
+import textwrap
+from typing import TYPE_CHECKING
 
 from planners.errors import PlanError
+
+if TYPE_CHECKING:
+    from app.cli.command import Command
 
 
 class _Parser(argparse.ArgumentParser):
     """argparse that reports a bad flag in one line (no usage dump) with status 2."""
+
+    command: Command | None = None
+    """The registry's command this parser is the parser of (None: podplan's own)."""
 
     def error(self, message: str) -> None:  # type: ignore[override]
         raise PlanError(f"{message} (see podplan {self.prog.split()[-1]} --help)" if " " in self.prog else message)
@@ -25,20 +33,33 @@ class _Version(argparse.Action):
 
 def version_text() -> str:
     from planners import __version__
-    from planners.versions import BTRFS_PROGS, ToolVersions
+    from planners.tool_defaults import BTRFS_PROGS, DEFAULT_TOOLS
 
-    t = ToolVersions()
+    t = DEFAULT_TOOLS
     return (
         f"podplan {__version__}\n"
-        f"figures follow mdadm {t.mdadm}, lvm2 {t.lvm2}, e2fsprogs {t.e2fsprogs}, xfsprogs {t.xfsprogs}, "
-        f"Linux {t.kernel} unless a plan's [tools] says otherwise, and btrfs-progs {BTRFS_PROGS}"
+        f"figures follow mdadm {t['mdadm']}, lvm2 {t['lvm2']}, e2fsprogs {t['e2fsprogs']}, xfsprogs "
+        f"{t['xfsprogs']}, Linux {t['kernel']} unless a plan's [tools] says otherwise, and btrfs-progs {BTRFS_PROGS}"
     )
 
 
-def build_parser() -> argparse.ArgumentParser:
-    from app.cli.flags import add_plan_flags
+EVERY = "*"
+"""build_parser(EVERY): every command's flags (the man page, completion)."""
 
-    p = _Parser(prog="podplan", description="Plan, build and validate Linux storage arrays (md, LVM, ext4/XFS, btrfs).")
+
+def build_parser(command: str | None = EVERY) -> argparse.ArgumentParser:
+    """The parser of `podplan`, every command listed, with the flags of COMMAND only (of each for
+    EVERY, of none for None): a command's flags import what they offer (presets, the plan's models),
+    which `podplan --help` or another command does not need."""
+    from app.cli.command import EXIT_ONE, exit_statuses
+    from app.cli.commands import COMMANDS
+
+    p = _Parser(
+        prog="podplan",
+        description="Plan, build and validate Linux storage arrays (md, LVM, ext4/XFS, btrfs).",
+        epilog=EPILOG + "\n\n" + textwrap.fill(exit_statuses(EXIT_ONE), 78, subsequent_indent="  "),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     p.add_argument(
         "-V",
         "--version",
@@ -47,70 +68,31 @@ def build_parser() -> argparse.ArgumentParser:
         help="print podplan's version and the tool versions its figures follow, then exit",
     )
     sub = p.add_subparsers(dest="command", parser_class=_Parser, metavar="COMMAND")
-    pl = sub.add_parser("plan", help="compute a plan: capacity to the byte, alignment, mkfs geometry")
-    add_plan_flags(pl)
-    pl.add_argument("--json", action="store_true", help="print JSON (see `podplan schema`)")
-    sc = sub.add_parser("script", help="write the guarded build script for a plan")
-    add_plan_flags(sc)
-    sc.add_argument("-o", "--output", metavar="FILE", help="write to FILE (executable) instead of stdout")
-    sc.add_argument("--force", action="store_true", help="overwrite FILE if it exists")
-    sc.add_argument(
-        "--mount-over",
-        metavar="DIR",
-        action="append",
-        default=[],
-        help="mount the filesystem over DIR although it is a system directory (/, /etc, /var, /home, ...): "
-        "refused unless named here",
-    )
-    rh = sub.add_parser("rehearse", help="run the plan's build script on virtual disks in a throwaway VM and compare")
-    rh.add_argument("plan_file", nargs="?", metavar="PLAN.toml", help="plan file (default: the example pod)")
-    rh.add_argument("--disk-size", metavar="SIZE", help="size of the largest virtual disk (default: small but enough)")
-    rh.add_argument("--json", action="store_true", help="print the comparison as JSON")
-    rh.add_argument(
-        "--keep", metavar="DIR", help="keep the script, console log and checks in DIR, a new or empty directory"
-    )
-    rh.add_argument(
-        "--rebuild-kit", action="store_true", help="rebuild the VM boot kit even if the cached one is current"
-    )
-    rh.add_argument(
-        "--fail",
-        type=int,
-        metavar="N",
-        help="after the build, fail N members of one array while data is "
-        "written, measure it degraded, rebuild and check the data",
-    )
-    rh.add_argument("--group", metavar="NAME", help="with --fail: the md array to fail (default: the first)")
-    rh.add_argument(
-        "--grow",
-        metavar="NEWPLAN.toml",
-        help="after the build and some data, run the grow script that "
-        "takes the pod to NEWPLAN (see podplan grow --save), then compare every figure and the data",
-    )
-    ex = sub.add_parser("example", help="print an example plan as TOML (the 45-disk pod unless named)")
-    ex.add_argument("name", nargs="?", default="pod45", help="which example (--list shows them)")
-    ex.add_argument("--list", action="store_true", help="list the examples, one stack each")
-    sub.add_parser("schema", help="print the JSON schema of `podplan plan --json`")
-    tui = sub.add_parser("tui", help="open the interactive planner (the default)")
-    tui.add_argument("plan_file", nargs="?", metavar="PLAN.toml")
-    from app.cli.validate import add_parsers as add_validate_parsers
-
-    add_validate_parsers(sub)
-    from app.cli.predict import add_parsers as add_predict_parsers
-
-    add_predict_parsers(sub)
-    from app.cli.grow import add_parsers as add_grow_parsers
-
-    add_grow_parsers(sub)
-    from app.cli.scale import add_report_parser
-
-    add_report_parser(sub)
+    for c in COMMANDS.values():
+        cp: _Parser = sub.add_parser(
+            c.name,
+            help=c.help,
+            description=c.wrapped_description(),
+            epilog=c.epilog(),
+            formatter_class=argparse.RawDescriptionHelpFormatter,
+        )
+        cp.command = c
+        if command in (EVERY, c.name):
+            c.add_arguments(cp)
+    # help, man and completion read the parser; given it here, they import neither it nor the registry.
+    p.set_defaults(build_parser=build_parser)
     # Global, and taken after the command too (`podplan validate DIR --transcript F`), where one types it last.
     p.add_argument("--transcript", metavar="FILE", help=TRANSCRIPT_HELP)
-    for command in sub.choices.values():
-        command.add_argument("--transcript", metavar="FILE", default=argparse.SUPPRESS, help=TRANSCRIPT_HELP)
+    for cp in sub.choices.values():
+        cp.add_argument("--transcript", metavar="FILE", default=argparse.SUPPRESS, help=TRANSCRIPT_HELP)
     return p
 
 
+EPILOG = """\
+`podplan` alone opens the interactive planner on the example pod, and
+`podplan PLAN.toml` on a plan file. `podplan help COMMAND` (or `podplan
+COMMAND --help`) describes a command, with examples; `podplan man` is the
+whole manual and `podplan completion bash|zsh|fish` completes commands."""
 TRANSCRIPT_HELP = (
     "append a record of every command podplan runs on this machine (argv, start, duration, exit "
     "status, last lines of stderr) to FILE instead of $XDG_STATE_HOME/podplan/commands.log"

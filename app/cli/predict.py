@@ -1,4 +1,4 @@
-"""`podplan predict` and `podplan sweep`: predicted speed with its limiting component, loss odds, layouts ranked."""
+"""What `podplan predict` and `podplan sweep` show: predicted speed with its limiting component, loss odds, layouts ranked."""
 
 from __future__ import annotations
 
@@ -26,90 +26,17 @@ from app.shared.figures import (
     ure_text,
 )
 from app.shared.fit import Col, FitTable
-from app.shared.host_cpu import add_cpu_flags, computes_parity, origin_json, origin_text
+from app.shared.host_cpu import origin_json, origin_text
+from planners.cost import Cost
 from planners.errors import PlanError
-from planners.hardware.disks import DISK_CLASSES
-from planners.hardware.machine import CPU_CLASSES, Cpu, Hardware
-from planners.layouts.sweep import MAX_LOSS_PER_YEAR, Sweep
+from planners.hardware.machine import Cpu, Hardware
+from planners.layouts.sweep import Sweep
 from planners.models import Plan
 from planners.perf.predict import COUNTED_CPU_TERMS, WorkloadPrediction
-from planners.reliability.loss import MAX_REBUILD_LOSS, Reliability
-
-MODES = ("normal", "degraded", "rebuild")
+from planners.reliability.loss import Reliability
 
 
-def add_parsers(sub: Any) -> None:
-    from app.cli.flags import add_plan_flags
-    from planners.perf.workloads import PRESETS
-
-    pr = sub.add_parser(
-        "predict",
-        help="predict throughput and IOPS per workload, the part that limits each, rebuild time and data-loss odds",
-    )
-    add_plan_flags(pr)
-    _hardware_flags(pr)
-    pr.add_argument(
-        "--workload",
-        action="append",
-        metavar="NAME",
-        choices=tuple(PRESETS),
-        help=f"workload to predict (repeatable): {', '.join(PRESETS)}; default: the validation suite",
-    )
-    pr.add_argument(
-        "--job",
-        action="append",
-        metavar="FILE.fio",
-        help="predict each job section of an fio job file as fio runs it (repeatable; with --workload "
-        "too, both are predicted)",
-    )
-    pr.add_argument("--mode", choices=MODES, default="normal", help="healthy, one member missing, or rebuilding")
-    pr.add_argument("--json", action="store_true", help="print JSON")
-    from app.cli.scale import add_scale_flags
-
-    add_scale_flags(pr)
-    sw = sub.add_parser("sweep", help="rank every layout of the plan's disks by usable space, speed and loss odds")
-    add_plan_flags(sw)
-    _hardware_flags(sw)
-    sw.add_argument(
-        "--workload",
-        metavar="NAME",
-        choices=tuple(PRESETS),
-        default="seq-write",
-        help="workload the speed column is for (default seq-write)",
-    )
-    sw.add_argument("--top", type=int, default=25, metavar="N", help="rows to show (default 25; 0 = all)")
-    sw.add_argument(
-        "--max-loss",
-        type=float,
-        default=100 * MAX_LOSS_PER_YEAR,
-        metavar="PCT",
-        help="yearly data-loss odds (at 4 %% disk failures a year) above which a layout is risky: "
-        "ranked last and hidden from the table (default %(default)g %%)",
-    )
-    sw.add_argument(
-        "--max-rebuild-loss",
-        type=float,
-        default=100 * MAX_REBUILD_LOSS,
-        metavar="PCT",
-        help="share of rebuilds losing data to an unreadable sector (URE) above which a layout is "
-        "risky: ranked last and hidden from the table (default %(default)g %%)",
-    )
-    sw.add_argument("--all", action="store_true", help="show the risky layouts too")
-    sw.add_argument("--json", action="store_true", help="print JSON (every row)")
-
-
-def _hardware_flags(p: argparse.ArgumentParser) -> None:
-    h = p.add_argument_group("hardware")
-    h.add_argument("--disk-class", choices=tuple(DISK_CLASSES), help="disk class preset for every disk")
-    h.add_argument(
-        "--cpu-class",
-        choices=tuple(CPU_CLASSES),
-        help="host CPU class preset (this host's kernel log is then not read)",
-    )
-    add_cpu_flags(h)
-
-
-def _with_hardware(plan: Plan, args: argparse.Namespace) -> Plan:
+def with_hardware(plan: Plan, args: argparse.Namespace) -> Plan:
     hw = plan.hardware or Hardware()
     if args.disk_class:
         hw = hw.model_copy(update={"disk": hw.disk.model_copy(update={"disk_class": args.disk_class}), "models": {}})
@@ -118,63 +45,33 @@ def _with_hardware(plan: Plan, args: argparse.Namespace) -> Plan:
     return plan.model_copy(update={"hardware": hw}) if (args.disk_class or args.cpu_class) else plan
 
 
-def dispatch(args: argparse.Namespace) -> int:
-    from app.cli.flags import load_plan_file, plan_from_args
-    from planners.example import example_pod
+def predicted_cost(plan: Plan, result: Any, rel: Reliability, preds: list[WorkloadPrediction]) -> Cost | None:
+    """The plan's cost figures with each workload's price per MB/s and per 1,000 IOPS; None without prices or watts."""
+    from planners.cost import plan_cost, with_workloads
+    from planners.reliability.formulas import AFR_RANGE
 
-    base = load_plan_file(args.plan_file) if args.plan_file else example_pod()
-    if args.command == "sweep":
-        return sweep_command(_with_hardware(plan_from_args(args, base), args), args)
-    from app.usecases.predict import PredictRequest, predict_plan
-    from app.usecases.sweep import CpuSource
+    cost = plan_cost(plan, result.usable_bytes, rel.afr_nominal, AFR_RANGE)
+    return None if cost is None else with_workloads(cost, [(p.workload, p.mb_s, p.iops) for p in preds])
 
-    asked = PredictRequest(
-        _with_hardware(plan_from_args(args, base), args),
-        tuple(args.workload) if args.workload else None,
-        tuple(zip(args.job, read_jobs(args.job), strict=True)) if args.job else (),
-        args.mode,
-        CpuSource(args.kernel_log, args.no_host_cpu, args.cpu_class),
+
+def predicted_cost_view(cost: Cost) -> Group:
+    """The plan's cost rows, then (with a price) what each workload's speed costs."""
+    from app.shared.cost_view import workload_rows
+    from app.shared.render import cost_table
+
+    rows = workload_rows(cost)
+    if not rows:
+        return Group(cost_table(cost))
+    per = FitTable(
+        [
+            Col("workload", [r[0] for r in rows], right=False),
+            Col("price per MB/s", [r[1] for r in rows]),
+            Col("per 1,000 IOPS", [r[2] for r in rows]),
+        ],
+        rows_are="workload",
+        table=dict(title="Price of the predicted speed", title_justify="left", box=box.SIMPLE_HEAD),
     )
-    from app.cli.scale import axes_of, predict_scale
-
-    if axes := axes_of(args):
-        return predict_scale(asked, args, axes)
-    out = predict_plan(asked)
-    plan, result, cpu, rel = out.plan, out.result, out.cpu, out.reliability
-    predictions, job_notes, grouping, refused = list(out.predictions), out.job_notes, out.job_grouping, out.refused
-    assert cpu is not None  # a CpuSource always names where each figure came from
-    if args.json:
-        from planners import __version__
-
-        doc = {
-            "podplan_version": __version__,
-            "plan": plan.name,
-            "mode": args.mode,
-            "cpu": origin_json(cpu),
-            "predictions": [p.model_dump(mode="json") for p in predictions],
-            "reliability": rel.model_dump(mode="json"),
-            "job_notes": list(job_notes),
-            "job_grouping": list(grouping),
-            "refused_sections": list(refused),
-        }
-        print(json.dumps(doc, indent=2))
-    elif predictions:
-        rows, merged = alike(predictions)
-        notes = [Text(n) for n in [*grouping, *merged]] + refused_lines(list(refused))
-        notes += [Text(n, style="dim") for n in job_notes]
-        cli_console().print(
-            Group(
-                prediction_table(rows, title=f"{plan.name}: predicted ({args.mode})"),
-                *notes,
-                *([Text(f"CPU: {origin_text(cpu)}")] if computes_parity(plan, result) else []),
-                Text(""),
-                reliability_table(rel),
-            )
-        )
-    else:
-        cli_console().print(Group(*refused_lines(list(refused))))
-    # Nothing predicted at all: the refusals are the answer, and a script must see that it got no figure.
-    return 0 if predictions else 1
+    return Group(cost_table(cost), per)
 
 
 def sweep_command(plan: Plan, args: argparse.Namespace) -> int:
@@ -193,16 +90,19 @@ def sweep_command(plan: Plan, args: argparse.Namespace) -> int:
             max_loss=args.max_loss / 100,
             max_rebuild_loss=args.max_rebuild_loss / 100,
             cpu=CpuSource(args.kernel_log, args.no_host_cpu, args.cpu_class),
+            rank=args.rank,
         )
     )
     if args.json:
-        doc = out.sweep.model_dump(mode="json", exclude={"rows": {"__all__": {"plan"}}})
-        print(json.dumps({**doc, "cpu": origin_json(out.cpu)}, indent=2))
+        left_out = {"plan"} if out.priced else {"plan", "cost"}
+        doc = out.sweep.model_dump(mode="json", exclude={"rows": {"__all__": left_out}})
+        ranked = {"rank": out.rank} if out.rank != "front" else {}
+        print(json.dumps({**doc, **ranked, "cpu": origin_json(out.cpu)}, indent=2))
     else:
         # The skip line under the table, not in its caption: it stays one line however narrow the table.
         skipped = [Text(out.sweep.skipped_line)] if out.sweep.skipped else []
         cli_console().print(
-            sweep_table(out.sweep, args.top or None, show_risky=args.all),
+            fitting_sweep_table(out.sweep, args.top or None, show_risky=args.all, priced=out.priced, rank=out.rank),
             *skipped,
             Text(f"CPU: {origin_text(out.cpu)}"),
         )
@@ -339,17 +239,59 @@ def reliability_table(rel: Reliability) -> Group:
     return Group(t, lines, Text("Assumptions:", style="dim"), assumptions)
 
 
-def sweep_table(s: Sweep, top: int | None, *, show_risky: bool = False) -> Table:
-    t = Table(title=sweep_title(s), title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 1, 0, 0), show_edge=False)
+# With the cost columns, where the sweep's table is wider than the terminal, these go, in order (as the
+# TUI's sweep drops them): Rich would otherwise squeeze a figure or a word into an ellipsis.
+NARROW_DROPS: tuple[tuple[str, ...], ...] = (
+    (),
+    ("limited by",),
+    ("limited by", "rebuild"),
+    ("limited by", "rebuild", "URE/rb"),
+)
+
+
+def fitting_sweep_table(s: Sweep, top: int | None, *, show_risky: bool, priced: bool, rank: str) -> Table:
+    """`sweep_table`, less the columns NARROW_DROPS names first where it would not fit the terminal
+    whole; without prices the table is the one it always was."""
+    from rich.measure import Measurement
+
+    console = cli_console()
+    t = sweep_table(s, top, show_risky=show_risky, priced=priced, rank=rank)
+    unbounded = console.options.update_width(1 << 16)  # the table's natural width, not the one it is squeezed to
+    for dropped in NARROW_DROPS[1:] if priced else ():
+        if Measurement.get(console, unbounded, t).maximum <= console.width:
+            break
+        t = sweep_table(s, top, show_risky=show_risky, priced=priced, rank=rank, dropped=dropped)
+    return t
+
+
+def sweep_table(
+    s: Sweep,
+    top: int | None,
+    *,
+    show_risky: bool = False,
+    priced: bool = False,
+    rank: str = "front",
+    dropped: tuple[str, ...] = (),
+) -> Table:
+    """The layouts as ranked; with prices or watts, their price and watts per usable TiB as two more columns."""
+    from app.shared.cost_view import COST_COLUMNS, COST_NOTE, RANK_TITLES, sweep_cost_cells
+
+    title = sweep_title(s) + (COST_NOTE if priced else "") + RANK_TITLES.get(rank, "")
+    t = Table(title=title, title_justify="left", box=box.SIMPLE_HEAD, padding=(0, 1, 0, 0), show_edge=False)
+    columns = SWEEP_COLUMNS + (COST_COLUMNS if priced else ())
+    shown = [i for i, col in enumerate(columns) if col not in dropped]
     # Figures never shrink into an ellipsis on a narrow terminal; the words wrap instead.
-    for col in SWEEP_COLUMNS:
+    for col in (columns[i] for i in shown):
         t.add_column(
-            col, no_wrap=col not in ("layout", "limited by"), justify="right" if col in SWEEP_NUMERIC else "left"
+            col,
+            no_wrap=col not in ("layout", "limited by"),
+            justify="right" if col in SWEEP_NUMERIC + COST_COLUMNS else "left",
         )
     rows = [(i, r) for i, r in enumerate(s.rows, start=1) if show_risky or not r.risky]
     for i, r in rows[:top] if top else rows:
-        t.add_row(*sweep_cells(i, r), style="" if r.pareto else "dim")
-    notes = []
+        cells = sweep_cells(i, r) + (sweep_cost_cells(r.cost) if priced else ())
+        t.add_row(*(cells[j] for j in shown), style="" if r.pareto else "dim")
+    notes = [f"{', '.join(dropped)}: on a wider terminal, or in --json"] if dropped else []
     if top and len(rows) > top:
         notes.append(f"the first {top} of {len(rows)} shown (--top 0 shows them all)")
     flags = {"rebuilds": "--max-rebuild-loss", "yearly": "--max-loss"}

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 from collections.abc import Sequence
 from typing import Any
 
@@ -14,6 +13,7 @@ from rich.console import Group
 from rich.text import Text
 
 from app.shared.console import cli_console
+from app.shared.cost_view import with_report_cost
 from app.shared.curves import Curve, Measured, curve_notes, curves, curves_doc, figure, plan_summary, point_key
 from app.shared.figures import mb_text
 from app.shared.fit import Col, FitTable
@@ -21,18 +21,6 @@ from app.usecases.predict import PredictRequest
 from planners.errors import PlanError
 from planners.models import Plan
 from planners.perf.scale import Axis, PointPrediction, parse_scale
-
-
-def add_scale_flags(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--scale",
-        action="append",
-        metavar="OPTION=VALUES",
-        help="sweep numjobs, iodepth or bs over VALUES: a list (numjobs=1,48,192) or doubling "
-        "(iodepth=1..256x2, bs=4k..4mx2); a second --scale makes a grid, one curve per value",
-    )
-    p.add_argument("--html", metavar="FILE", help="with --scale: also write the curves as a self-contained HTML report")
-    p.add_argument("--force", action="store_true", help="overwrite the files of --html (and --report) if they exist")
 
 
 def axes_of(args: argparse.Namespace) -> list[Axis]:
@@ -64,7 +52,10 @@ def predict_scale(asked: PredictRequest, args: argparse.Namespace, axes: Sequenc
     if args.html:
         write_html(
             args.html,
-            curves_doc(f"{plan.name}: predicted scaling ({args.mode})", plan_summary(plan), axes_json(axes), cs),
+            with_report_cost(
+                curves_doc(f"{plan.name}: predicted scaling ({args.mode})", plan_summary(plan), axes_json(axes), cs),
+                plan,
+            ),
             force=args.force,
         )
     if args.json:
@@ -211,22 +202,5 @@ def scale_doc(target: str, plan: Plan | None, scale: Any, jobs: Sequence[Any]) -
     cs = curves(preds, x_key, measured)
     summary = plan_summary(plan) if plan else ["no plan given: measured only"]
     title = f"{target}: measured" + (f" beside {plan.name}'s prediction" if plan else "")
-    return curves_doc(title, [*summary, f"sweep took {scale.duration_s:.0f} s"], axes_json(scale.axes), cs)
-
-
-def add_report_parser(sub: Any) -> None:
-    rp = sub.add_parser("report", help="draw the HTML report again from a directory validate --scale --report kept")
-    rp.add_argument("dir", metavar="DIR", help="the --report directory (its curves.json)")
-    rp.add_argument("-o", "--output", metavar="FILE", help="where to write it (default DIR/report.html)")
-    rp.add_argument("--force", action="store_true", help="overwrite FILE (or DIR/report.html) if it exists")
-
-
-def rebuild_report(directory: str, output: str | None, force: bool = False) -> int:
-    """report.html from the curves.json a measured sweep kept."""
-    from app.shared.kept_report import read_kept_report
-
-    doc = read_kept_report(os.path.join(directory, "curves.json"))
-    out = output or os.path.join(directory, "report.html")
-    write_html(out, doc, force=force)
-    print(f"wrote {out}")
-    return 0
+    doc = curves_doc(title, [*summary, f"sweep took {scale.duration_s:.0f} s"], axes_json(scale.axes), cs)
+    return with_report_cost(doc, plan)

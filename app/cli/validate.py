@@ -9,6 +9,7 @@ from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from app.cli.validate_health import print_health
 from app.shared.console import cli_console
 from app.shared.figures import measured_text, running_figures
 from app.shared.host_cpu import origin_json, origin_text
@@ -27,6 +28,7 @@ from app.usecases.validate import (
 from app.usecases.validate_hosts import HostNoted, HostsEvent, RemoteDiskUnguarded
 from planners.errors import PlanError
 from planners.hardware.disks import DiskPerf
+from planners.health import health_json
 from planners.models import Plan
 from runners.fio.baseline import Baseline
 from runners.fio.jobs import FULL, QUICK
@@ -126,8 +128,11 @@ def run_validate(
         if baseline:
             doc["baseline"] = out.baseline.model_dump(mode="json") if out.baseline else None
             doc["disk_override"] = out.disk_override.model_dump(mode="json") if out.disk_override else None
+            doc["health"] = health_json(out.health)
         print(json.dumps(doc, indent=2))
     else:
+        if out.health:
+            print_health(cli_console(), out.health)
         if out.baseline is not None:
             print_baseline(cli_console(), out.baseline, out.disk_override)
         print_report(cli_console(), report, rows, out.predicted, mismatch=out.mismatch)
@@ -336,56 +341,6 @@ def print_baseline(console: Console, base: Baseline, perf: DiskPerf | None) -> N
         )
 
 
-def add_parsers(sub) -> None:
-    va = sub.add_parser("validate", help="measure a built array with fio: quick suite, measured beside predicted")
-    va.add_argument("target", metavar="TARGET", help="md device, LV, block device, or a directory (file-based)")
-    va.add_argument("--plan", metavar="PLAN.toml", help="the plan it was built from (predictions, stripe size)")
-    mode = va.add_mutually_exclusive_group()
-    mode.add_argument("--quick", action="store_true", help="about a minute: each workload stops once steady (default)")
-    mode.add_argument("--full", action="store_true", help="longer runs and wider steady-state windows")
-    va.add_argument("--json", action="store_true", help="print the report as JSON")
-    va.add_argument(
-        "--report",
-        metavar="DIR",
-        help="keep the fio job files, fio's JSON, report.json and report.html in DIR, a new or empty "
-        "directory (--force: one that holds a former run's files)",
-    )
-    va.add_argument(
-        "--destroy-data",
-        metavar="DEVICE",
-        help="allow write workloads on DEVICE although it holds a signature (must name TARGET)",
-    )
-    va.add_argument(
-        "--hosts",
-        metavar="H1[:PORT],H2...",
-        help="run the suite on these machines through `fio --server` (port 8765 unless given)",
-    )
-    va.add_argument(
-        "--buffered",
-        action="store_true",
-        help="with --hosts: buffered I/O on every host, for filesystems that refuse O_DIRECT",
-    )
-    va.add_argument(
-        "--job",
-        action="append",
-        metavar="FILE.fio",
-        help="run the sections of your own fio job file instead of the suite, as written (rw, bs, "
-        "depth, jobs, engine, direct) on TARGET, behind the same guards (repeatable)",
-    )
-    va.add_argument(
-        "--baseline",
-        action="store_true",
-        help="first measure each member disk of an md array or LV (read-only) and feed the model",
-    )
-    from app.cli.scale import add_scale_flags
-
-    add_scale_flags(va)
-    ck = sub.add_parser("check", help="compare an array as built with its plan: every difference and what it costs")
-    ck.add_argument("target", metavar="TARGET", help="the md device, LV or mount point the plan built")
-    ck.add_argument("--plan", metavar="PLAN.toml", required=True, help="the plan it was built from")
-    ck.add_argument("--json", action="store_true", help="print the differences as JSON")
-
-
 def report_dir_of(args: argparse.Namespace) -> str | None:
     """--report DIR made now (or an empty one the user made): a directory that holds files already,
     or a link, is refused unless --force, so a run never writes among (or through) files it did not make."""
@@ -395,25 +350,3 @@ def report_dir_of(args: argparse.Namespace) -> str | None:
 
     make_run_dir(args.report, reuse=args.force)
     return str(args.report)
-
-
-def dispatch(args) -> int:
-    from app.cli.flags import load_plan_file
-
-    plan = load_plan_file(args.plan) if args.plan else None
-    if args.command == "check":
-        from app.cli.check import run_check
-
-        return run_check(args.target, plan=plan, as_json=args.json)
-    return run_validate(
-        args.target,
-        plan=plan,
-        full=args.full,
-        as_json=args.json,
-        report_dir=report_dir_of(args),
-        destroy_data=args.destroy_data,
-        hosts=args.hosts,
-        baseline=args.baseline,
-        buffered=args.buffered,
-        job_files=args.job,
-    )

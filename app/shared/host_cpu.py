@@ -3,7 +3,8 @@
 A figure the plan states wins; else the kernel's own benchmark, read from this host's log (or
 from a log saved on the machine the plan is for); else the CPU class preset. --cpu-class and
 --no-host-cpu leave this host's log unread, so a prediction for another machine is not coloured
-by the one podplan happens to run on.
+by the one podplan happens to run on; so does a plan that names its own CPU class (a plan for a
+2007 Xeon is not this host, and what this host's kernel chose says nothing about it).
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from planners.errors import PlanError
-from planners.hardware.machine import Hardware
+from planners.hardware.machine import Cpu, Hardware
 from planners.models import Plan
 from planners.perf.parity_log import CpuFigure, CpuOrigin, ParityLog, cpu_from_log
 from planners.results import PlanResult
@@ -42,6 +43,15 @@ def host_parity() -> HostParity:
 
     host = read_host_parity()
     return host.log, (f"this host's kernel log ({host.source})" if host.source else ""), host.why_none
+
+
+def for_this_host(plan: Plan, log: ParityLog | None, where: str, why: str) -> tuple[Plan, CpuOrigin]:
+    """apply_parity with this host's log, unless the plan names a CPU class of its own: then the plan
+    is for another machine and its class preset speaks for it."""
+    cls = (plan.hardware or Hardware()).cpu.cpu_class
+    if cls != Cpu.model_fields["cpu_class"].default:
+        return apply_parity(plan, None, "", f"the plan's CPU is of class {cls}: this host's kernel log is not read")
+    return apply_parity(plan, log, where, why)
 
 
 def apply_parity(plan: Plan, log: ParityLog | None, where: str, why: str) -> tuple[Plan, CpuOrigin]:
@@ -78,7 +88,7 @@ def with_cpu_source(plan: Plan, args: CpuFlags) -> tuple[Plan, CpuOrigin]:
         return apply_parity(plan, None, "", "--no-host-cpu")
     if args.cpu_class:
         return apply_parity(plan, None, "", "--cpu-class")
-    return apply_parity(plan, *host_parity())
+    return for_this_host(plan, *host_parity())
 
 
 def with_host_cpu(plan: Plan) -> tuple[Plan, CpuOrigin]:

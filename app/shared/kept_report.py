@@ -62,6 +62,27 @@ class KeptDisk(_Strict):
     slow: list[str] = Field(description="The phases where it was more than 20 % below the median.")
 
 
+class KeptCost(_Strict):
+    title: str = Field(description="The table's title, with the plan's currency.")
+    rows: list[tuple[str, str]] = Field(description="(what, figure) a row, as app.shared.cost_view words them.")
+
+
+class KeptHealth(BaseModel):
+    """A disk's SMART read as validate --baseline keeps it (planners.health.health_json): the keys the
+    page draws are checked; its other counters ride along for the reader of curves.json."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    device: str = Field(description="The disk's path.")
+    smart: bool = Field(description="True if smartctl read SMART data from it.")
+    why_not: str = Field("", description="Why there is no SMART data.")
+    passed: bool | None = Field(None, description="The drive's overall verdict.")
+    power_on_hours: int | None = Field(None, description="Power-on time, hours.")
+    temperature_c: int | None = Field(None, description="Current temperature, degrees Celsius.")
+    failing: list[str] = Field(default_factory=list, description="What fails the disk, each with what to do.")
+    watch: list[str] = Field(default_factory=list, description="What to watch, each with what to do.")
+
+
 class KeptReport(_Strict):
     """A curves_doc (app.shared.curves) and, from validate --report, its bars and per-disk baseline."""
 
@@ -71,6 +92,9 @@ class KeptReport(_Strict):
     curves: list[KeptCurve] = Field(default_factory=list, description="One per section and value of a second axis.")
     bars: list[KeptBar] = Field(default_factory=list, description="Measured beside predicted per workload.")
     baseline: list[KeptDisk] = Field(default_factory=list, description="The per-disk read-only baseline.")
+    cost: KeptCost | None = Field(None, description="The plan's price, power and replacements, when it gives them.")
+
+    health: list[KeptHealth] = Field(default_factory=list, description="SMART of every disk under the target.")
 
 
 def read_kept_report(path: str) -> dict[str, Any]:

@@ -12,6 +12,9 @@ from rich.text import Text
 from app.shared.console import cli_console
 from app.shared.fit import Col, FitTable
 from planners.assumed import assumed_tools
+from planners.cost import Cost
+from planners.findings.direct import lun_exports_geometry
+from planners.lvm.volumes import plan_of_volume
 from planners.models import Plan
 from planners.results import PlanResult, VolumeResult
 from planners.units import format_bytes_binary as tib
@@ -29,6 +32,19 @@ def _sz(n: int | None) -> str:
     return "-" if not n else format_size_compact(n)
 
 
+def _btrfs(result: PlanResult) -> bool:
+    """btrfs's usable figure is what a fill stores until ENOSPC, not df's available (the kernel's estimate)."""
+    return any(v.btrfs for v in result.volumes)
+
+
+def df_available_note(result: PlanResult) -> str:
+    """Where the usable figure is not df's available, what df will show instead, named."""
+    if not _btrfs(result):
+        return ""
+    avail = sum(v.df_available_bytes for v in result.volumes)
+    return f"; df -B1 shows {avail:,} B available (the kernel's estimate)"
+
+
 def waterfall_table(result: PlanResult) -> FitTable:
     """Narrower than the table, TB goes first, then the amount removed: bytes and TiB stay."""
     steps = result.capacity
@@ -43,10 +59,10 @@ def waterfall_table(result: PlanResult) -> FitTable:
         [("TB",), ("TB", "removed")],
         rows_are="step",
         table=dict(
-            title="Capacity, raw to available",
+            title="Capacity, raw to what fits" if _btrfs(result) else "Capacity, raw to available",
             title_justify="left",
             expand=False,
-            caption=f"efficiency (df available / raw): {result.efficiency:.2%}",
+            caption=f"efficiency ({'what fits' if _btrfs(result) else 'df available'} / raw): {result.efficiency:.2%}",
         ),
     )
 
@@ -69,7 +85,9 @@ def filesystems_table(result: PlanResult) -> FitTable | None:
         [("TiB",), ("TiB", "df size B"), ("TiB", "df size B", "device")],
         rows_are="filesystem",
         table=dict(
-            title=f"{len(vs)} filesystems, one per md array (no LVM joins them); usable is their sum",
+            title=f"{len(vs)} filesystems, "
+            + ("one per LV" if vs[0].lvm else "one per md array (no LVM joins them)")
+            + "; usable is their sum",
             title_justify="left",
             show_edge=False,
         ),
@@ -109,6 +127,7 @@ def groups_table(plan: Plan, result: PlanResult) -> FitTable:
 def volume_table(plan: Plan, v: VolumeResult) -> FitTable:
     """What each layer makes of the volume. The labels wrap between words where the room is short;
     a figure is never folded."""
+    plan = plan_of_volume(plan, v.device)
     t = _Rows()
     if v.lvm:
         t.add_row("pe_start", f"{_n(v.lvm.pe_start_bytes)} B")
@@ -136,8 +155,9 @@ def volume_table(plan: Plan, v: VolumeResult) -> FitTable:
         t.add_row("btrfs data / metadata", f"{b.data_profile} / {b.metadata_profile}")
         t.add_row("device failures survived", f"data {b.data_tolerates}, metadata {b.metadata_tolerates}")
         t.add_row("chunks after mkfs", " + ".join(_sz(u) if u else "0" for u in b.used_bytes))
-        if b.stranded_bytes:
-            t.add_row("unusable for data", f"{_n(b.stranded_bytes)} B")
+        t.add_row("fits until ENOSPC", f"{_n(b.fits_bytes)} B")
+        t.add_row("", f"({tb(b.fits_bytes)}, {tib(b.fits_bytes)})")
+        t.add_row("stranded after a fill", f"{_n(b.stranded_bytes)} B")
     t.add_row("filesystem size", f"{_n(v.fs_bytes)} B")
     for what, n in (("df -B1 size", v.df_size_bytes), ("df -B1 available", v.df_available_bytes)):
         t.add_row(what, f"{_n(n)} B")
@@ -150,6 +170,7 @@ def volume_table(plan: Plan, v: VolumeResult) -> FitTable:
 
 def alignment_table(plan: Plan, v: VolumeResult) -> FitTable:
     """Each layer's alignment parameters; the parameter names and the notes beside values wrap."""
+    plan = plan_of_volume(plan, v.device)
     a = v.alignment
     t = _Rows()
     under = UNDER_LABEL[a.under]
@@ -157,7 +178,11 @@ def alignment_table(plan: Plan, v: VolumeResult) -> FitTable:
         t.add_row("md", "chunk", _sz(a.md_chunk_bytes))
     elif a.lun_strip_bytes:
         t.add_row(under, "strip", _sz(a.lun_strip_bytes))
-    t.add_row(under, "io_min / io_opt", f"{_sz(a.md_io_min_bytes)} / {_sz(a.md_io_opt_bytes)}")
+    if a.under == "lun" and not lun_exports_geometry(plan):
+        # The driver exports none of it: the kernel, mkfs and LVM see 0 / 0, the controller still stripes.
+        t.add_row(under, "io_min / io_opt", f"0 / 0 exported (stripes {_sz(a.md_io_opt_bytes)})")
+    else:
+        t.add_row(under, "io_min / io_opt", f"{_sz(a.md_io_min_bytes)} / {_sz(a.md_io_opt_bytes)}")
     if a.pv_data_alignment_bytes is not None:
         t.add_row("LVM", "pvcreate --dataalignment", _sz(a.pv_data_alignment_bytes))
         t.add_row("LVM", "pe_start", _sz(a.pe_start_bytes))
@@ -216,18 +241,31 @@ def findings_text(result: PlanResult) -> Text:
     return out
 
 
-def render_plan(plan: Plan, result: PlanResult) -> Group:
+def cost_table(cost: Cost) -> FitTable:
+    """The cost figures the plan's prices and watts give, a row each; the words wrap, the figures stay whole."""
+    from app.shared.cost_view import cost_rows, cost_title
+
+    rows = cost_rows(cost)
+    return FitTable(
+        [Col("what", [r[0] for r in rows], right=False, words=True), Col("value", [r[1] for r in rows])],
+        table=dict(title=cost_title(cost), title_justify="left", show_header=False),
+    )
+
+
+def render_plan(plan: Plan, result: PlanResult, cost: Cost | None = None) -> Group:
     head = Text.assemble(
         (f"{plan.name}", "bold"),
         f": {result.disk_count} disks, raw {result.raw_bytes:,} B ({tb(result.raw_bytes)}, {tib(result.raw_bytes)}); "
         f"usable {result.usable_bytes:,} B ({tb(result.usable_bytes)}, {tib(result.usable_bytes)}), "
-        f"{result.efficiency:.2%} of raw\n",
+        f"{result.efficiency:.2%} of raw{df_available_note(result)}\n",
         (
             f"assumes {assumed_tools(plan)}",
             "dim",
         ),
     )
     parts: list = [head, waterfall_table(result)]
+    if cost is not None:
+        parts.append(cost_table(cost))
     if result.groups:
         parts.append(groups_table(plan, result))
     several = filesystems_table(result)
@@ -239,8 +277,8 @@ def render_plan(plan: Plan, result: PlanResult) -> Group:
     return Group(*parts)
 
 
-def print_plan(plan: Plan, result: PlanResult, console: Console | None = None) -> None:
-    (console or cli_console()).print(render_plan(plan, result))
+def print_plan(plan: Plan, result: PlanResult, console: Console | None = None, cost: Cost | None = None) -> None:
+    (console or cli_console()).print(render_plan(plan, result, cost))
 
 
 def checks_table(title: str, checks: Sequence[Any]) -> Table:

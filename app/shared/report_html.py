@@ -252,7 +252,32 @@ def script_json(value: Any) -> str:
 
 
 CURVES_INTRO = """<p>Predicted: the line (a cross marks a point outside the model). Measured: diamonds.
-Knee: the triangle, where the next doubling gains under 10 %.</p>"""
+Knee: the triangle, past which the rest of the sweep gains under 10 %.</p>"""
+
+
+def cost_html(doc: dict[str, Any]) -> str:
+    """The plan's cost table (a row per figure its prices and watts give), or '' when the plan has none."""
+    cost = doc.get("cost")
+    if not cost:
+        return ""
+    rows = "".join(f"<tr><td>{escape(what)}</td><td>{escape(value)}</td></tr>" for what, value in cost["rows"])
+    return f'<h2>{escape(cost["title"])}</h2><table class="cost"><tbody>{rows}</tbody></table>'
+
+
+def _health_html(doc: dict[str, Any]) -> str:
+    """A line per disk of validate --baseline's SMART read: its verdict, or why there is none."""
+    lines = []
+    for d in doc.get("health", []):
+        if not d["smart"]:
+            lines.append(f"{d['device']}: no SMART ({d['why_not']})")
+            continue
+        said = [] if d["passed"] is None else ["PASSED" if d["passed"] else "FAILED"]
+        said += [f"{d['power_on_hours']:,} h"] if d["power_on_hours"] is not None else []
+        said += [f"{d['temperature_c']} °C"] if d["temperature_c"] is not None else []
+        lines.append(f"{d['device']}: " + ", ".join(said + d["failing"] + d["watch"]))
+    if not lines:
+        return ""
+    return "<h2>SMART health</h2><ul>" + "".join(f"<li>{escape(x)}</li>" for x in lines) + "</ul>"
 
 
 def render(doc: dict[str, Any]) -> str:
@@ -291,7 +316,7 @@ def render(doc: dict[str, Any]) -> str:
 <style>{CSS}</style></head><body>
 <h1>{escape(title)}</h1>
 <ul>{"".join(f"<li>{escape(s)}</li>" for s in summary)}{f"<li>swept: {escape(swept)}</li>" if axes else ""}</ul>
-{bars_html}
+{cost_html(doc)}{bars_html}{_health_html(doc)}
 {CURVES_INTRO + "".join(sections) + "<h2>Every point</h2>" + _table(cs) if cs else ""}
 <script>{chart_js()}</script>
 <script type="application/json" id="podplan-data">{data}</script>

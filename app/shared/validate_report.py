@@ -9,7 +9,9 @@ import os
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
+from app.shared.cost_view import with_report_cost
 from app.shared.curves import curves_doc, measured_of, plan_summary, suite_curves
+from planners.health import DiskHealth, health_json
 from planners.models import Plan
 
 if TYPE_CHECKING:
@@ -19,7 +21,12 @@ if TYPE_CHECKING:
 
 
 def validate_doc(
-    target: str, plan: Plan | None, report: ValidateReport, rows: Sequence[SideBySide], base: Baseline | None
+    target: str,
+    plan: Plan | None,
+    report: ValidateReport,
+    rows: Sequence[SideBySide],
+    base: Baseline | None,
+    health: tuple[DiskHealth, ...] = (),
 ) -> dict[str, Any]:
     """What the page draws; `plan` only when its predictions were set beside the figures."""
     from planners.perf.predict import geometry_for_speed
@@ -52,11 +59,14 @@ def validate_doc(
         f"{report.target}: {report.mode} run, {report.duration_s:.0f} s, "
         f"{'direct I/O' if report.direct else 'buffered'}"
     )
-    doc = curves_doc(f"{target}: validated" + (f" against {plan.name}" if plan else ""), summary, [], cs)
+    doc = with_report_cost(
+        curves_doc(f"{target}: validated" + (f" against {plan.name}" if plan else ""), summary, [], cs), plan
+    )
     doc["bars"] = bars
     doc["baseline"] = [
         {"device": d.device, "outer_mb_s": d.outer_mb_s, "slow": list(d.slow)} for d in (base.disks if base else ())
     ]
+    doc["health"] = health_json(health)
     return doc
 
 

@@ -26,7 +26,7 @@ Values = dict[str, Any]
 PLAN_FIELDS = ("name",)
 DISK_FIELDS = ("count", "size", "preset", "logical_sector", "physical_sector", "rotational", "count2", "size2")
 MD_FIELDS = ("groups", "level", "layout", "members", "spares", "chunk", "bitmap", "metadata")
-LVM_FIELDS = ("lvm", "lvm_mode", "stripe_size", "extent_size", "data_alignment")
+LVM_FIELDS = ("lvm", "lvm_mode", "stripe_size", "extent_size", "data_alignment", "lv_size")
 FS_FIELDS = (
     "fs",
     "data_profile",
@@ -116,6 +116,7 @@ def _values_from_plan(plan: Plan) -> Values:
         "stripe_size": _size_text(plan.lvm.stripe_size),
         "extent_size": _size_text(plan.lvm.extent_size),
         "data_alignment": _size_text(plan.lvm.data_alignment),
+        "lv_size": _lv_size_text(plan.lvm.lv_size),
         "fs": plan.filesystem.type,
         "data_profile": plan.filesystem.data_profile or "",
         "metadata_profile": plan.filesystem.metadata_profile or "",
@@ -307,7 +308,15 @@ def _lvm(old: dict[str, Any], values: Values) -> dict[str, Any]:
     alignment = _opt_size(values, "data_alignment", "data alignment")
     if alignment is not None:
         lvm["data_alignment"] = alignment
+    lvm.pop("lv_size", None)
+    size = str(values.get("lv_size", "")).strip()
+    if size and lvm["enabled"]:
+        lvm["lv_size"] = size  # 10G, 25% or rest: the plan model reads and checks it
     return lvm
+
+
+def _lv_size_text(size: int | str | None) -> str:
+    return size if isinstance(size, str) else _size_text(size)
 
 
 def _filesystem(old: dict[str, Any], values: Values) -> dict[str, Any]:
@@ -370,6 +379,7 @@ _FIELD_MAP = {
     "extent_size": "extent_size",
     "data_alignment": "data_alignment",
     "data_alignment_offset": "data_alignment",
+    "lv_size": "lv_size",
     "data_profile": "data_profile",
     "metadata_profile": "metadata_profile",
     "nodesize": "fs",

@@ -45,6 +45,8 @@ def summary_text(result: PlanResult | None, *, error: str = "") -> Text:
     out.append(f"{result.efficiency:.2%}", style=style)
     out.append(" of raw\n")
     out.append(f"raw {tb(result.raw_bytes)} on {result.disk_count} disks")
+    if any(v.btrfs for v in result.volumes):
+        out.append(f", fits until ENOSPC; df shows {tb(sum(v.df_available_bytes for v in result.volumes))}")
     if len(result.volumes) > 1:
         out.append(
             f"\nin {len(result.volumes)} filesystems, one per array (no LVM): each under Capacity", style="yellow"
@@ -57,7 +59,7 @@ def summary_text(result: PlanResult | None, *, error: str = "") -> Text:
 
 
 def filesystems_text(result: PlanResult) -> Text:
-    """Each filesystem with its mount point and size, when the plan makes several (no LVM)."""
+    """Each filesystem with its mount point and size, when the plan makes several (arrays without LVM, or LVs)."""
     out = Text()
     if len(result.volumes) < 2:
         return out

@@ -42,6 +42,9 @@ def check_built(req: CheckRequest) -> CheckOutcome:
     target, plan = req.target, req.plan
     if plan is None:
         raise PlanError("check needs the plan the array was built from (--plan PLAN.toml)")
+    from planners.lvm.volumes import one_volume_only
+
+    one_volume_only(plan, "check")
     if not os.path.exists(target):
         raise PlanError(f"{target}: no such device or directory")
     if os.geteuid() != 0:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from planners.cost import Cost
 from planners.errors import PlanError
 from planners.models import Plan
 from planners.names import system_directory
@@ -26,6 +27,8 @@ class PlanOutcome:
 
     plan: Plan
     result: PlanResult
+    cost: Cost | None = None
+    """Price, power and replacements, when the plan gives a price or watts (planners.cost)."""
 
     @property
     def has_errors(self) -> bool:
@@ -34,7 +37,7 @@ class PlanOutcome:
 
     def report(self) -> PlanReport:
         """What `podplan plan --json` prints (see `podplan schema`)."""
-        return PlanReport.build(self.plan, self.result)
+        return PlanReport.build(self.plan, self.result, self.cost)
 
 
 @dataclass(frozen=True)
@@ -50,7 +53,21 @@ def plan_outputs(req: PlanRequest) -> PlanOutcome:
     from planners.compute import compute
     from planners.reliability.loss import with_loss_findings
 
-    return PlanOutcome(req.plan, with_loss_findings(req.plan, compute(req.plan)))
+    result = with_loss_findings(req.plan, compute(req.plan))
+    return PlanOutcome(req.plan, result, cost_of(req.plan, result))
+
+
+def cost_of(plan: Plan, result: PlanResult) -> Cost | None:
+    """The plan's cost figures over its headline usable bytes and the loss model's failure rate; None
+    (and no reliability worked out) when the plan gives no price or watts."""
+    from planners.cost import plan_cost, priced
+    from planners.reliability.formulas import AFR_RANGE
+    from planners.reliability.loss import reliability
+
+    if not priced(plan):
+        return None
+    afr = reliability(plan, result).afr_nominal
+    return plan_cost(plan, result.usable_bytes, afr, AFR_RANGE)
 
 
 def build_script(req: PlanRequest, result: PlanResult | None = None) -> ScriptOutcome:

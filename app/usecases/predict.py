@@ -59,13 +59,13 @@ class PredictOutcome:
 
 def with_parity(plan: Plan, cpu: CpuSource | HostParity | None) -> tuple[Plan, CpuOrigin | None]:
     """The plan with its parity figures filled in from the request's source, and where each came from."""
-    from app.shared.host_cpu import apply_parity, with_cpu_source
+    from app.shared.host_cpu import for_this_host, with_cpu_source
 
     if cpu is None:
         return plan, None
     if isinstance(cpu, CpuSource):
         return with_cpu_source(plan, cpu)
-    return apply_parity(plan, *cpu)
+    return for_this_host(plan, *cpu)
 
 
 def predict_plan(req: PredictRequest) -> PredictOutcome:

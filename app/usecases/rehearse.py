@@ -30,6 +30,7 @@ STAGES = (
     ("== filesystem", "mkfs"),
     ("== mount", "mount"),
     ("== readahead", "tuning"),
+    ("== tuning", "tuning"),
     ("== wait for the md resync", "resync"),
     ("== measure one disk", "baseline"),
     ("== write ", "data"),
@@ -226,6 +227,9 @@ _KINDS: dict[Kind, Callable[[RehearseRequest, Any], _Prepared]] = {"build": _bui
 
 def refuse(req: RehearseRequest) -> None:
     """What cannot be rehearsed is refused (PlanError) before the kit is checked or anything is built."""
+    from planners.lvm.volumes import one_volume_only
+
+    one_volume_only(req.plan, "rehearse")
     if req.kind == "fail":
         from planners.reliability.failure import failure_plan
 

@@ -17,6 +17,7 @@ from typing import Literal
 
 from planners.errors import PlanError
 from planners.hardware.disks import DiskPerf
+from planners.health import DiskHealth
 from planners.models import Plan
 from planners.perf.jobfile import JobFile
 from planners.perf.parity_log import CpuOrigin
@@ -46,7 +47,8 @@ class ValidateRequest:
     job_paths: tuple[str, ...] = ()
     """Job files to read first (an unreadable one is one line), then run as `jobs`."""
     baseline: bool = False
-    """First read every member disk of the md array or LV at once (read-only) and feed the model."""
+    """First read SMART of every disk under the target, then every member disk of the md array or LV at
+    once (read-only) and feed the model."""
 
 
 # -- what the session reports while it runs ---------------------------------------------------------
@@ -129,6 +131,8 @@ class ValidateOutcome:
     baseline: Baseline | None
     disk_override: DiskPerf | None
     """The member disks' measured figures the model was fed, from the baseline."""
+    health: tuple[DiskHealth, ...] = ()
+    """SMART of every disk under the target, read with the baseline; () without one."""
 
     @property
     def predicted(self) -> bool:
@@ -162,11 +166,14 @@ def validate_session(
     PodplanError before or instead of the measurement; `cancel` stops fio and keeps what it measured.
     """
     from app.shared.planfile import load_job_file
+    from planners.lvm.volumes import one_volume_only
     from runners.validate.compare import gather_conditions, load_predictions, side_by_side
     from runners.validate.shape import plan_mismatch, shape_of_plan
 
     emit = on_event or _ignore
     plan = req.plan
+    if plan is not None:
+        one_volume_only(plan, "validate")
     # Said first, before a minute of fio: figures of other storage set beside this plan mean
     # nothing, and that plan's stripe must not choose the block sizes either.
     mismatch = plan_mismatch(req.target, plan) if plan and os.path.exists(req.target) else ()
@@ -176,7 +183,9 @@ def validate_session(
     jobs = req.jobs + tuple(load_job_file(path) for path in req.job_paths)
     _check_jobs(jobs, emit)
     base = perf = None
+    health: tuple[DiskHealth, ...] = ()
     if req.baseline:
+        health = health_under(req.target)
         base, perf = measure_baseline(req.target, plan, req.report_dir, emit)
 
     def progressed(name: str, event: str, elapsed_s: float, figures: JobFigures | None) -> None:
@@ -199,11 +208,15 @@ def validate_session(
         # validate runs on the machine that holds the array: its own parity benchmark is the one that counts.
         plan, origin = with_host_cpu(plan)
     predictions = load_predictions(plan, report, disk_override=perf) if plan else None
-    rows = side_by_side(report, predictions, gather_conditions(req.target, base.slow_disks if base else ()))
+    rows = side_by_side(
+        report,
+        predictions,
+        gather_conditions(req.target, base.slow_disks if base else (), tuple(h.device for h in health if h.failing)),
+    )
     if req.report_dir:
         from app.shared.validate_report import validate_doc, write_report
 
-        write_report(req.report_dir, validate_doc(req.target, plan, report, rows, base))
+        write_report(req.report_dir, validate_doc(req.target, plan, report, rows, base, health))
     return ValidateOutcome(
         report=report,
         jobs=jobs,
@@ -214,6 +227,7 @@ def validate_session(
         mismatch=mismatch,
         baseline=base,
         disk_override=perf,
+        health=health,
     )
 
 
@@ -245,3 +259,11 @@ def measure_baseline(
     if base.partial:
         emit(BaselineStopped(base.reason))
     return base, disk_perf_from(base, plan_preset(plan)) if plan else None
+
+
+def health_under(target: str) -> tuple[DiskHealth, ...]:
+    """SMART of every disk under TARGET (its members, or the disk it sits on); () when lsblk does not know it."""
+    from runners.host.inventory import disks
+    from runners.validate.health import disks_under, read_all
+
+    return read_all(disks_under(target, disks()) or ())

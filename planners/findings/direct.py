@@ -37,6 +37,21 @@ class Under(NamedTuple):
     chunk: int | None  # md chunk or LUN strip, bytes
     level: int  # RAID level (md's or the LUN's); 0 for a plain disk
     kind: str  # "md", "lun" or "disk"
+    exports: bool = True  # io_min/io_opt reach the kernel (False: a LUN whose driver exports no geometry)
+    sector: int = 512  # physical sector, bytes: the io_min the kernel shows when none is exported
+
+    @property
+    def exported(self) -> tuple[int, int]:
+        """(io_min, io_opt) as the kernel sees them: what mkfs detects and readahead follows. A LUN
+        that exports no geometry shows its sector and no optimal size, as a plain disk does."""
+        return (self.io_min, self.io_opt) if self.exports else (self.sector, 0)
+
+
+def lun_exports_geometry(plan: Plan) -> bool:
+    """Whether the device under the volume exports its geometry: False only for a LUN whose driver
+    exports none (the first disk's, as the alignment chain follows the first device)."""
+    lun = (plan.hardware or _DEFAULT_HARDWARE).disk_spec(plan.disks[0].model).lun
+    return lun is None or lun.exports_geometry
 
 
 def direct_unders(plan: Plan) -> list[Under]:
@@ -46,8 +61,20 @@ def direct_unders(plan: Plan) -> list[Under]:
     for i, d in enumerate(plan.disk_list(), 1):
         lun = hw.disk_spec(d.model).lun
         if lun is not None:
+            full = lun.strip * lun.data_disks
             out.append(
-                Under(f"disk{i}", d.device, d.size, lun.strip, lun.strip * lun.data_disks, lun.strip, lun.level, "lun")
+                Under(
+                    f"disk{i}",
+                    d.device,
+                    d.size,
+                    lun.strip,
+                    full,
+                    lun.strip,
+                    lun.level,
+                    "lun",
+                    lun.exports_geometry,
+                    d.physical_sector,
+                )
             )
         else:
             out.append(Under(f"disk{i}", d.device, d.size, d.physical_sector, 0, None, 0, "disk"))
@@ -106,6 +133,19 @@ def btrfs_findings(volume: VolumeResult) -> list[Finding]:
                 ),
             )
         )
+    if b.metadata_profile == "single":
+        out.append(
+            Finding(
+                severity="info",
+                layer="filesystem",
+                field="filesystem.metadata_profile",
+                message=(
+                    "btrfs metadata single keeps only mkfs.btrfs's 8 MiB metadata chunk: the kernel adds metadata chunks "
+                    "while files are written, so less than the usable figure fits, by up to a few metadata chunks "
+                    f"({'1 GiB' if sum(b.device_bytes) > 50 << 30 else '256 MiB'} each)."
+                ),
+            )
+        )
     if b.metadata_tolerates < b.data_tolerates:
         out.append(
             Finding(
@@ -140,9 +180,8 @@ def btrfs_findings(volume: VolumeResult) -> list[Finding]:
                 layer="disks",
                 field="disks",
                 message=(
-                    f"btrfs {b.data_profile} over these mixed sizes leaves {b.stranded_bytes:,} bytes the kernel counts as "
-                    "unusable for data (the largest devices outgrow what the others can pair them with): df's available "
-                    "space leaves them out."
+                    f"btrfs {b.data_profile} over these mixed sizes strands {b.stranded_bytes:,} device bytes: filled "
+                    "to ENOSPC, no chunk can take them (the largest devices outgrow what the others can pair them with)."
                 ),
             )
         )
@@ -174,6 +213,8 @@ def direct_findings(plan: Plan, unders: list[Under], volume: VolumeResult) -> li
             "hardware",
         )
     lun, lv = luns[0], volume.lvm
+    if not lun.exports:
+        _check_lun_exports(plan, lun, volume, add)
     if lv is not None:
         _check_lun_extent_start(lun, lv, add)
         if volume.alignment.lv_stripe_bytes:
@@ -181,6 +222,26 @@ def direct_findings(plan: Plan, unders: list[Under], volume: VolumeResult) -> li
         elif len(lv.lv_pv_extents) > 1:
             _check_lun_linear_lv(lun, lv, add)
     return out
+
+
+def _check_lun_exports(plan: Plan, lun: Under, volume: VolumeResult, add: Callable[..., None]) -> None:
+    """A LUN whose driver exports no geometry: what the kernel and mkfs then do on their own."""
+    a = volume.alignment
+    said = (
+        f"The LUN exports no geometry (io_min and io_opt 0, as the cciss and hpsa drivers of a Smart Array "
+        f"show it): the kernel's own readahead stays at {format_size_compact(a.kernel_readahead_bytes)}"
+    )
+    if a.fs_stripe_unit_bytes or plan.filesystem.type == "btrfs" or plan.filesystem.stripe_unit is not None:
+        add("info", "disks", said + ".", "hardware.disk.lun.exports_geometry")
+        return
+    add(
+        "warning",
+        "filesystem",
+        f"{said}, and mkfs aligns to no stripe (sunit 0): give [filesystem] stripe_unit = "
+        f'"{format_size_compact(lun.io_min)}" and stripe_width = {lun.io_opt // lun.io_min} (the LUN\'s strip '
+        "and data disks) to align it, and the script passes them.",
+        "filesystem.stripe_unit",
+    )
 
 
 def _check_plain_disks(plain: int, volume: VolumeResult, add: Callable[..., None]) -> None:

@@ -17,8 +17,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal, NamedTuple
 
-from pydantic import BaseModel, ConfigDict, Field
-
 from planners.errors import PlanError
 
 MiB = 1 << 20
@@ -113,19 +111,6 @@ class BtrfsLayout(NamedTuple):
         if unallocated >= UNALLOCATED_THRESHOLD:
             free = int(free + unallocated / ratio)
         return free
-
-    @property
-    def stranded_bytes(self) -> int:
-        """Device bytes no data chunk of a mirrored or striped profile can ever use: in a mixed set the
-        largest devices outgrow what the others can pair them with (0 for parity profiles, whose
-        estimate the kernel does not make per stripe)."""
-        if PROFILES[self.data_profile].nparity:
-            return 0
-        free = sum(
-            max(0, (d - u) // STRIPE_LEN * STRIPE_LEN - RESERVED)
-            for d, u in zip(self.device_bytes, self.used, strict=True)
-        )
-        return free - unallocated_data_bytes(self.device_bytes, self.used, self.data_profile)
 
 
 def btrfs_layout(
@@ -321,70 +306,6 @@ def unallocated_data_bytes(devices: Sequence[int], used: Sequence[int], profile:
         i -= 1
         count -= 1
     return out
-
-
-class BtrfsGeometry(BaseModel):
-    """A fresh btrfs as mkfs.btrfs makes it and statvfs reports it."""
-
-    model_config = ConfigDict(frozen=True)
-
-    device_bytes: list[int] = Field(description="Each device's size as btrfs counts it (whole sectors), bytes.")
-    used_bytes: list[int] = Field(description="Bytes of chunks mkfs leaves on each device, bytes.")
-    data_profile: str = Field(description="Data block-group profile (mkfs.btrfs -d).")
-    metadata_profile: str = Field(description="Metadata and system profile (mkfs.btrfs -m).")
-    nodesize: int = Field(description="Tree node size (mkfs.btrfs -n), bytes.")
-    sectorsize: int = Field(description="Sector size (mkfs.btrfs -s), bytes.")
-    data_chunk_bytes: int = Field(description="The first data chunk's logical size, bytes (all of it free).")
-    df_size_bytes: int = Field(description="statvfs size: the devices' bytes over the data copies, bytes.")
-    df_available_bytes: int = Field(description="statvfs available right after mount, bytes.")
-    free_estimated_bytes: int = Field(
-        description="`btrfs filesystem usage -b` Free (estimated) right after mount (btrfs-progs 6.2), bytes."
-    )
-    stranded_bytes: int = Field(description="Device bytes no data chunk of the profile can use (mixed sizes), bytes.")
-    data_tolerates: int = Field(description="Device failures the data survives, count.")
-    metadata_tolerates: int = Field(description="Device failures the metadata survives, count.")
-
-    @property
-    def mkfs_options(self) -> list[str]:
-        """mkfs.btrfs options that make exactly this filesystem (the devices go after them)."""
-        return [
-            "-d",
-            self.data_profile,
-            "-m",
-            self.metadata_profile,
-            "-n",
-            str(self.nodesize),
-            "-s",
-            str(self.sectorsize),
-        ]
-
-
-DEFAULT_NODESIZE = 16 * 1024
-
-
-def btrfs_geometry(
-    sizes: Sequence[int],
-    *,
-    data_profile: str | None = None,
-    metadata_profile: str | None = None,
-    nodesize: int | None = None,
-) -> BtrfsGeometry:
-    lay = btrfs_layout(sizes, data_profile=data_profile, metadata_profile=metadata_profile)
-    return BtrfsGeometry(
-        device_bytes=list(lay.device_bytes),
-        used_bytes=list(lay.used),
-        data_profile=lay.data_profile,
-        metadata_profile=lay.metadata_profile,
-        nodesize=nodesize or DEFAULT_NODESIZE,
-        sectorsize=lay.sector,
-        data_chunk_bytes=lay.data_chunk_bytes,
-        df_size_bytes=lay.df_size_bytes,
-        df_available_bytes=lay.df_available_bytes,
-        free_estimated_bytes=lay.free_estimated_bytes,
-        stranded_bytes=lay.stranded_bytes,
-        data_tolerates=PROFILES[lay.data_profile].tolerated,
-        metadata_tolerates=PROFILES[lay.metadata_profile].tolerated,
-    )
 
 
 # btrfs reads files ahead through its own bdi, not the device's: open_ctree() in fs/btrfs/disk-io.c

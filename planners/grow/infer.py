@@ -19,7 +19,7 @@ from planners.grow.align import alignment_changes
 from planners.grow.model import ArrayGrowth, Growth
 from planners.grow.reshape import backup_need, reshape_refusal
 from planners.grow.steps import growth_steps
-from planners.grow.target import NO_MD_GROWTH
+from planners.grow.target import NO_MD_GROWTH, growable
 from planners.grow.timing import sync_rate
 from planners.md.geometry import MdGeometry
 from planners.models import Disk, MdGroup, Plan
@@ -181,7 +181,8 @@ def _stripe_cache(plan: Plan, md: MdGeometry) -> int | None:
 
 def growth_between(old: Plan, new: Plan) -> Growth:
     """The steps and figures that take a pod built as `old` to the layout `new`, or PlanError."""
-    if not old.groups or not new.groups:
+    growable(old)
+    if not new.groups:
         raise PlanError(NO_MD_GROWTH, "groups")
     _same_settings(old, new)
     r_old, r_new = compute(old), compute(new)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from planners.errors import PlanError
 from planners.grow.model import GrowMode, GrowRequest
 from planners.grow.reshape import reshape_refusal
+from planners.lvm.volumes import one_volume_only
 from planners.models import Disk, DiskSet, MdGroup, Plan
 
 
@@ -130,12 +131,32 @@ NO_MD_GROWTH = (
     "growing a plan without md (LVM straight on the disks, or a filesystem on one disk) is not planned "
     "yet: add the disks with pvcreate, vgextend and lvextend, then grow the filesystem"
 )
+# The growth figures after a reshape are those of growing XFS or ext4 (xfs_growfs, resize2fs); a btrfs on md
+# or LVM grows by `btrfs filesystem resize max`, whose chunk figures are not modelled after a reshape.
+BTRFS_ON_MD_GROWTH = (
+    "growing a btrfs on md or LVM is not planned yet: grow the array (mdadm --grow, then pvresize and lvextend "
+    "with LVM), then run btrfs filesystem resize max on the mount point; podplan plans btrfs growth across raw disks"
+)
+
+
+def growable(plan: Plan) -> None:
+    """PlanError unless podplan plans this pod's growth: md under XFS or ext4, one LV taking all of its VG."""
+    if not plan.groups:
+        raise PlanError(NO_MD_GROWTH, "groups")
+    if plan.filesystem.type == "btrfs":
+        raise PlanError(BTRFS_ON_MD_GROWTH, "filesystem")
+    one_volume_only(plan, "grow")
+    if plan.lvm.enabled and (plan.lvm.volumes or plan.lvm.lv_size not in (None, "rest")):
+        raise PlanError(
+            "podplan grows an LV that takes all of its VG; this plan's LV has a size of its own (lvm.lv_size): "
+            "grow it with lvextend by hand",
+            "lvm.lv_size",
+        )
 
 
 def possible_modes(plan: Plan, req: GrowRequest) -> dict[GrowMode, Plan | PlanError]:
     """Each mode with the plan it gives, or the reason it cannot."""
-    if not plan.groups:
-        raise PlanError(NO_MD_GROWTH, "groups")
+    growable(plan)
     out: dict[GrowMode, Plan | PlanError] = {}
     for mode, fn in (("reshape", reshaped_plan), ("new-array", new_array_plan)):
         try:
@@ -147,8 +168,7 @@ def possible_modes(plan: Plan, req: GrowRequest) -> dict[GrowMode, Plan | PlanEr
 
 def target_plan(plan: Plan, req: GrowRequest) -> Plan:
     """The layout after growth. mode None: reshape when md can, else a new array when LVM can take one."""
-    if not plan.groups:
-        raise PlanError(NO_MD_GROWTH, "groups")
+    growable(plan)
     if req.mode == "reshape":
         return reshaped_plan(plan, req)
     if req.mode == "new-array":

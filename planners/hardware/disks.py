@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer, model_validator
 
 from planners.errors import PlanError
 from planners.hardware.bounds import MAX_MICROSECONDS, Frozen, Hours, MbPerS, PerSecond
+from planners.hardware.prices import Price, Watts, dump_without_unset
 
 DiskClassName = Literal["hdd5400", "hdd7200", "hdd10k", "hdd15k", "ssd-sata", "nvme"]
 
@@ -29,6 +30,13 @@ class Lun(BaseModel):
         24.0,
         description="Hours the controller needs to rebuild a failed disk "
         "onto its spare (a day: a slow background rebuild).",
+    )
+    exports_geometry: bool = Field(
+        True,
+        description="True: the controller's driver exports the strip and full stripe as the LUN's io_min and io_opt. "
+        "False: it exports none (cciss/hpsa on a Smart Array P800: io_min/io_opt 0), so the kernel's readahead "
+        "stays at its 128 KiB default and mkfs aligns to no stripe unless the plan's filesystem gives "
+        "stripe_unit and stripe_width, which the script then passes.",
     )
 
     @model_validator(mode="after")
@@ -123,6 +131,19 @@ class DiskSpec(BaseModel):
         le=65536,
         description="Requests the device takes at once (/sys/block/X/device/queue_depth; SATA NCQ: 32), count.",
     )
+    price: Price | None = Field(
+        None, description="What one disk costs, in [hardware.cost]'s currency (a LUN: one of its disks)."
+    )
+    watts_idle: Watts | None = Field(None, description="One disk spinning, doing nothing (datasheet idle), watts.")
+    watts_active: Watts | None = Field(None, description="One disk reading and writing (datasheet operating), watts.")
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> object:
+        return dump_without_unset(self, handler, COST_FIELDS)
+
+
+COST_FIELDS = ("price", "watts_idle", "watts_active")
+"""DiskSpec's figures that are no disk's speed or odds: planners.cost reads them, the models leave them."""
 
 
 class DiskPerf(BaseModel):
@@ -309,7 +330,7 @@ MEASURED_SPREAD = 0.1
 
 def resolve_disk(spec: DiskSpec, measured: DiskPerf | None = None) -> ResolvedDisk:
     base = DISK_CLASSES[spec.disk_class]
-    given = {k: v for k, v in spec.model_dump(exclude={"disk_class"}).items() if v is not None}
+    given = {k: v for k, v in spec.model_dump(exclude={"disk_class", *COST_FIELDS}).items() if v is not None}
     if "seq_outer_mb_s" in given and "spread" not in given:
         given["spread"] = min(base.spread, DATASHEET_SPREAD)
     disk = base.model_copy(update=given)

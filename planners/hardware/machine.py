@@ -6,12 +6,21 @@ from __future__ import annotations
 
 from typing import Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SerializerFunctionWrapHandler,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
 
 from planners.errors import PlanError
 from planners.hardware.bounds import INT32_MAX, MAX_MICROSECONDS, Frozen, Hours, MbPerS
 from planners.hardware.disks import DiskSpec
 from planners.hardware.generations import CONTROLLER_MODELS, ControllerModel, CpuGeneration, cpu_figures
+from planners.hardware.prices import PodCost, dump_without_unset
 from planners.names import check_text
 
 LinkKind = Literal[
@@ -429,6 +438,11 @@ class Hardware(BaseModel):
         72.0,
         description="Hours from a failure to a replacement disk being inserted (unused when a hot spare takes over).",
     )
+    cost: PodCost | None = Field(None, description="The pod's costs beside its disks' prices, and their currency.")
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> object:
+        return dump_without_unset(self, handler, ("cost",))
 
     @field_validator("models")
     @classmethod

@@ -17,18 +17,33 @@ import annotated_types
 from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 from planners.compute import compute
+from planners.cost import Cost, plan_cost
 from planners.errors import PlanError
 from planners.fs.btrfs import PROFILES
 from planners.models import Filesystem, Lvm, MdGroup, Plan, RaidLevel
 from planners.perf.context import build_ctx
 from planners.perf.predict import predict_ctx
 from planners.perf.workloads import PRESETS, Workload
+from planners.reliability.formulas import AFR_RANGE
 from planners.reliability.loss import MAX_REBUILD_LOSS, GroupReliability, Loss, reliability_ctx, standing
 from planners.units import KiB, format_size_compact
 
 Frozen = ConfigDict(frozen=True)
 MIN_MEMBERS = {0: 2, 5: 3, 6: 4, 10: 2}
-LEVELS: tuple[tuple[RaidLevel, str | None], ...] = ((0, None), (5, None), (6, None), (10, "n2"), (10, "f2"))
+# RAID10 keeps two or three copies: three survive any two failures of a copy set (n3, f3, o3).
+LEVELS: tuple[tuple[RaidLevel, str | None], ...] = (
+    (0, None),
+    (5, None),
+    (6, None),
+    (10, "n2"),
+    (10, "f2"),
+    (10, "n3"),
+    (10, "f3"),
+    (10, "o3"),
+)
+# RAID1 mirrors of two, three or four disks (btrfs keeps up to four copies, raid1c4): a mirror of
+# three is the only layout of three disks that survives any two failures.
+MIRROR_COPIES = (2, 3, 4)
 CHUNKS = (64 * KiB, 512 * KiB)
 # The most members the plan model (and md's v1 superblock, which it follows) holds in one array.
 MAX_MEMBERS = int(next(m.le for m in MdGroup.model_fields["members"].metadata if isinstance(m, annotated_types.Le)))  # type: ignore[call-overload]
@@ -47,7 +62,7 @@ class SweepRow(BaseModel):
 
     label: str = Field(description="Short description of the layout.")
     plan: Plan = Field(description="The plan of this layout (`layout_plan`: the input plan with new groups and LVM).")
-    usable_bytes: int = Field(description="What df shows as available, in bytes.")
+    usable_bytes: int = Field(description="What df shows as available (btrfs: what fits until ENOSPC), in bytes.")
     mb_s: float = Field(description="Predicted throughput of the ranking workload, MB/s.")
     iops: float = Field(description="Predicted requests per second of the ranking workload.")
     binding: str = Field(description="The term limiting that figure.")
@@ -67,6 +82,7 @@ class SweepRow(BaseModel):
         "above max_rebuild_loss; 'yearly' = the yearly loss odds (4 % AFR) are above max_loss.",
     )
     extent_bytes: int = Field(0, description="The LV's extent size in bytes (0 without LVM).")
+    cost: Cost | None = Field(None, description="Price, power and replacements of the layout (planners.cost).")
 
 
 class Sweep(BaseModel):
@@ -108,7 +124,13 @@ def layouts(plan: Plan, skips: dict[str, int] | None = None) -> list[tuple[str, 
     # Frozen, so every layout of one kind shares one.
     lvms = {
         (several, mode): plan.lvm.model_copy(
-            update={"enabled": several or plan.lvm.enabled, "mode": mode, "stripe_size": None}
+            update={
+                "enabled": several or plan.lvm.enabled,
+                "mode": mode,
+                "stripe_size": None,
+                "lv_size": None,
+                "volumes": [],
+            }
         )
         for several in (False, True)
         for mode in ("linear", "striped")
@@ -120,7 +142,12 @@ def layouts(plan: Plan, skips: dict[str, int] | None = None) -> list[tuple[str, 
             for g in range(1, most + 1):
                 members = (n - g * spares) // g
                 unused = n - g * (members + spares)
-                if members < MIN_MEMBERS[level] or unused >= g or (level == 10 and layout == "n2" and members % 2):
+                copies = int(layout[1:]) if layout else 1
+                if (
+                    members < max(MIN_MEMBERS[level], copies)
+                    or unused >= g
+                    or (layout == f"n{copies}" and members % copies)
+                ):
                     continue
                 if members > MAX_MEMBERS:
                     if skips is not None:
@@ -140,11 +167,38 @@ def layouts(plan: Plan, skips: dict[str, int] | None = None) -> list[tuple[str, 
                     modes = ("linear", "striped") if g > 1 else ("linear",)
                     for mode in modes:
                         out.append((base + (f" {mode}" if g > 1 else ""), groups, lvms[g > 1, mode]))
+    out += _mirrors(plan, n, lvms)
     # No md: the filesystem on the one disk, or LVM straight over the disks (hardware RAID LUNs, mostly).
     if n == 1:
-        out.append(("no md", [], plan.lvm.model_copy(update={"mode": "linear", "stripe_size": None})))
+        out.append(
+            (
+                "no md",
+                [],
+                plan.lvm.model_copy(update={"mode": "linear", "stripe_size": None, "lv_size": None, "volumes": []}),
+            )
+        )
     else:
         out += [(f"no md {mode}", [], lvms[True, mode]) for mode in ("linear", "striped")]
+    return out
+
+
+def _mirrors(plan: Plan, n: int, lvms: dict[tuple[bool, str], Lvm]) -> list[tuple[str, list[MdGroup], Lvm]]:
+    """RAID1 arrays of 2 to 4 copies, without or with a hot spare each, as many as the disks make
+    (fewer disks left over than arrays, as for the other levels). RAID1 has no chunk."""
+    out = []
+    for copies in MIRROR_COPIES:
+        for spares in (0, 1):
+            g = n // (copies + spares)
+            if not 1 <= g <= MAX_GROUPS or n - g * (copies + spares) >= g:
+                continue
+            kept = _kept(plan.groups[0] if plan.groups else _NO_GROUP, 1)
+            groups = [
+                MdGroup(name=array, level=1, members=copies, spares=spares, chunk=None, **kept)
+                for array in _names(plan, g)
+            ]
+            base = (f"{g}x " if g > 1 else "") + f"RAID1 {copies}" + (f"+{spares}" if spares else "")
+            for mode in ("linear", "striped") if g > 1 else ("linear",):
+                out.append((base + (f" {mode}" if g > 1 else ""), groups, lvms[g > 1, mode]))
     return out
 
 
@@ -244,7 +298,9 @@ def sweep(
     shapes: dict[
         tuple[object, ...], dict[str, GroupReliability]
     ] = {}  # one hardware for every layout: share array shapes
-    raw = plan.lvm.model_copy(update={"enabled": False, "mode": "linear", "stripe_size": None})
+    raw = plan.lvm.model_copy(
+        update={"enabled": False, "mode": "linear", "stripe_size": None, "lv_size": None, "volumes": []}
+    )
     candidates: list[tuple[str, list[MdGroup], Lvm, Filesystem | None]]
     candidates = [(label, groups, lvm, None) for label, groups, lvm in layouts(plan, skips)]
     candidates += [(label, [], raw, fs) for label, fs in btrfs_layouts(plan)]
@@ -275,6 +331,7 @@ def sweep(
                 risky=bool(risk),
                 risk=risk,
                 extent_bytes=result.volumes[0].lvm.extent_bytes if result.volumes[0].lvm else 0,
+                cost=plan_cost(p, result.usable_bytes, rel.afr_nominal, AFR_RANGE),
             )
         )
     # RAID0 always has the most space and speed; the front is drawn among the layouts worth building.

@@ -165,12 +165,14 @@ def lvm_volume(
     stripe_bytes: int | None = None,
     lv_extents: int | str = "100%FREE",
     data_alignment: int | None = None,
+    used: Sequence[int] = (),
 ) -> LvmGeometry:
     """VG over these PVs (all created with this pe_start) and one LV, or PlanError.
 
     lv_extents is a count or, as lvcreate -l takes it, "P%FREE" or "P%VG". data_alignment is what
     pvcreate is told (--dataalignment): the alignment pe_start was rounded up to; pe_start itself
-    when not given (pvcreate rounds the metadata area's end up to it, so pe_start stays).
+    when not given (pvcreate rounds the metadata area's end up to it, so pe_start stays). `used`: extents
+    the LVs made before this one took on each PV (the LV is allocated from what they left).
     """
     pvs = tuple(pv_bytes)
     if not pvs:
@@ -195,8 +197,11 @@ def lvm_volume(
             raise PlanError(f"PV {i + 1} needs more than 2^32 extents; use a larger extent size", "lvm.extent_size")
         counts.append(pe)
 
-    wanted, approximate = _requested_extents(lv_extents, sum(counts), stripes)
-    taken, rounds = _allocate(counts, wanted, stripes)
+    free = [c - u for c, u in zip(counts, used, strict=True)] if used else counts
+    whole = sum(free) if str(lv_extents).upper().endswith("FREE") else sum(counts)
+    wanted, approximate = _requested_extents(lv_extents, whole, stripes)
+    wanted = min(wanted, sum(free)) if approximate else wanted  # lvcreate reduces a percent to the free space
+    taken, rounds = _allocate(free, wanted, stripes)
     got = sum(taken)
     if got == 0 or (not approximate and got < wanted):
         raise PlanError(

@@ -25,13 +25,13 @@ clones meet.
 from __future__ import annotations
 
 from planners.perf.context import PerfCtx
-from planners.perf.roof import Term, Terms
+from planners.perf.roof import CPU_COPY, Term, Terms
 from planners.perf.terms import simple_terms
 from planners.perf.workloads import Workload
 
 # Work each clone does on its own, whatever the others read: the copy out of the page cache, its
 # system calls, and the memory traffic of both.
-PER_CLONE = ("page cache", "CPU per request", "memory")
+PER_CLONE = (CPU_COPY, "CPU per request", "memory")
 
 SHARED_STRIPES = (
     "fio starts the {n} clones at one offset: their writes meet in md's stripe cache, and how many "

@@ -17,7 +17,7 @@ from planners.perf.clones import share_one_stream, shared_stream_terms, write_th
 from planners.perf.context import PerfCtx
 from planners.perf.jobshape import job_extras, mix, mixed_rate_cap, rate_cap
 from planners.perf.memory import controller_cache, page_cache
-from planners.perf.roof import Term, Terms, lowest, smallest
+from planners.perf.roof import CPU_COPY, Term, Terms, lowest, smallest
 from planners.perf.terms import NR_REQUESTS, simple_terms
 from planners.perf.workloads import Workload
 
@@ -78,10 +78,10 @@ def _behind_controller_cache(ctx: PerfCtx, workload: Workload, degraded: int, ou
 def _through_page_cache(ctx: PerfCtx, workload: Workload, out: Terms) -> tuple[Terms, str]:
     """A buffered writer of a run with a known end: memory absorbs the start of it. Returns the
     terms, and why the figure is outside the model ('' when it is not)."""
-    if "page cache" not in out or not (workload.runtime_s or workload.run_bytes):
+    if CPU_COPY not in out or not (workload.runtime_s or workload.run_bytes):
         return out, ""
-    copy = out["page cache"].mb_s
-    below = [term for name, term in out.items() if name != "page cache"]
+    copy = out[CPU_COPY].mb_s
+    below = [term for name, term in out.items() if name != CPU_COPY]
     if not below:
         return out, ""
     drain = min(below, key=lambda term: term.mb_s)
@@ -91,7 +91,7 @@ def _through_page_cache(ctx: PerfCtx, workload: Workload, out: Terms) -> tuple[T
     # Memory lifts the run above the drain; once throttled the writer still waits on the drain,
     # so that term stays the one to blame unless the run never reached the throttle.
     kept = {name: term for name, term in out.items() if term.mb_s >= rate}
-    name = "page cache" if outside else drain.name
+    name = CPU_COPY if outside else drain.name
     kept[name] = Term(name, rate, f"{note} ({drain.name}: {drain.note})")
     return kept, outside
 

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from math import sqrt
 
-from planners.fs.btrfs import PROFILES, BtrfsGeometry, btrfs_readahead
+from planners.fs.btrfs import PROFILES, btrfs_readahead
+from planners.fs.btrfs_geometry import BtrfsGeometry
 from planners.hardware.disks import DISK_CLASSES, DiskPerf, DiskSpec, ResolvedDisk, resolve_disk
 from planners.hardware.machine import Hardware, ResolvedController, ResolvedCpu, Wiring, resolve_controller, resolve_cpu
 from planners.models import Plan
@@ -70,6 +71,16 @@ class PerfCtx:
     kernel: str = "6.1"
     fs_block: int = 4096  # the filesystem's block size, bytes
     btrfs: tuple[str, str] | None = None  # (data, metadata) profiles of a btrfs across the raw disks
+    lv_stripe: int = 0  # lvcreate -I of a striped LV, bytes: dm cuts each request at it (0 = not striped)
+
+    def request_unit(self, group: GroupCtx) -> int:
+        """The largest piece of one request a group receives: md cuts at its chunk, a striped LV at its
+        stripe, and the top device's largest request bounds the rest (a LUN or a disk alone)."""
+        if group.chunk:
+            return group.chunk
+        if self.lvm_mode == "striped" and self.lv_stripe and len(self.volume_groups) > 1:
+            return min(self.lv_stripe, self.request_cap())
+        return self.request_cap()
 
     def request_cap(self) -> int:
         """Largest request the top device takes: the smallest of the arrays' under LVM (dm stacks them)."""
@@ -170,6 +181,7 @@ def build_ctx(plan: Plan, result: PlanResult, disk_override: DiskPerf | None = N
         controller=_controller(hw.controller) if hw.controller else None,
         kernel=plan.tools.kernel,
         btrfs=(btrfs.data_profile, btrfs.metadata_profile) if btrfs else None,
+        lv_stripe=vol.alignment.lv_stripe_bytes or 0,
     )
 
 

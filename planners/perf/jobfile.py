@@ -87,6 +87,13 @@ class JobFile(BaseModel):
         default_factory=list,
         description="The sections that run at once, in the order the groups start (stonewall, wait_for).",
     )
+    options: list[Options] = Field(
+        default_factory=list,
+        exclude=True,
+        description="Each predicted section's options as fio reads them ([global] merged in), in the order of "
+        "workloads: a sweep edits them and reads the section again ([] for built-in workloads).",
+    )
+    source: str = Field("job file", exclude=True, description="Where the text came from, for messages.")
 
     @property
     def grouping(self) -> str:
@@ -115,6 +122,7 @@ def parse_job_file(text: str, *, source: str = "job file", env: Mapping[str, str
     would make unsafe files from) is refused whole."""
     defaults: Options = {}
     workloads: list[Workload] = []
+    kept: list[Options] = []
     refused: list[Refused] = []
     notes: list[str] = []
     names: list[str] = []  # every job section, predicted or not: fio runs them all
@@ -133,6 +141,7 @@ def parse_job_file(text: str, *, source: str = "job file", env: Mapping[str, str
             try:
                 w, said = _workload(name, merged, source)
                 workloads.append(w)
+                kept.append(merged)
                 notes += said
             except ValidationError as exc:  # a value past what the model takes (bs=0, numjobs=100000)
                 err = exc.errors()[0]
@@ -151,7 +160,43 @@ def parse_job_file(text: str, *, source: str = "job file", env: Mapping[str, str
         grouped.setdefault(k, ([], why))[0].append(s)
     phases = [Phase(sections=grouped[k][0], after=grouped[k][1]) for k in sorted(grouped)]
     notes += beside_refused(phases, refused)
-    return JobFile(workloads=workloads, refused=refused, notes=list(dict.fromkeys(notes)), phases=phases)
+    return JobFile(
+        workloads=workloads,
+        refused=refused,
+        notes=list(dict.fromkeys(notes)),
+        phases=phases,
+        options=kept,
+        source=source,
+    )
+
+
+def edited(job: JobFile, point: Mapping[str, int]) -> JobFile:
+    """The job file as fio reads it with each predicted section's options set to `point` (numjobs,
+    iodepth, bs: a count or bytes), every figure derived from them read again (each clone's size
+    and file, io_size, number_ios, offsets): exactly the file with those values written in it.
+    A point fio would refuse (more jobs than it runs, a value past the model) is one PlanError line."""
+    if len(job.options) != len(job.workloads):
+        raise ValueError("edited() needs a job file read by parse_job_file")
+    workloads = []
+    for w, opts in zip(job.workloads, job.options, strict=True):
+        written = {k: (str(v), opts.get(k, ("", 0, w.name))[1], w.name) for k, v in point.items()}
+        try:
+            at, _ = _workload(w.name, {**opts, **written}, job.source)  # the same notes as the file's
+        except ValidationError as exc:
+            err = exc.errors()[0]
+            raise PlanError(f"{job.source}: [{w.name}] at {_point_text(point)}: {err['msg']}") from None
+        except PlanError as exc:
+            raise PlanError(f"at {_point_text(point)}: {exc.message}", exc.field) from None
+        workloads.append(at)
+    try:
+        total_jobs([w.numjobs for w in workloads] + [1] * len(job.refused), job.source)
+    except PlanError as exc:
+        raise PlanError(f"at {_point_text(point)}: {exc.message}", exc.field) from None
+    return job.model_copy(update={"workloads": workloads})
+
+
+def _point_text(point: Mapping[str, int]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in point.items())
 
 
 def beside_refused(phases: list[Phase], refused: list[Refused]) -> list[str]:

@@ -224,7 +224,8 @@ def cpu_from_log(cpu: Cpu, log: ParityLog | None, log_source: str = "", why_no_l
             algo = log.raid6_algorithm if name == "raid6_gen" else log.xor_function  # type: ignore[union-attr]
             figures[name] = CpuFigure(mb_s=found, source="kernel log", detail=algo)
         else:
-            why = why_no_log if log is None else _why_unmeasured(log, name)
+            who = "this host's kernel" if log_source.startswith("this host") else "the kernel"
+            why = why_no_log if log is None else _why_unmeasured(log, name, who)
             figures[name] = CpuFigure(
                 mb_s=getattr(preset, field), source="preset", detail=cpu.cpu_class, why_not_log=why
             )
@@ -238,13 +239,13 @@ def cpu_from_log(cpu: Cpu, log: ParityLog | None, log_source: str = "", why_no_l
     )
 
 
-def _why_unmeasured(log: ParityLog, name: str) -> str:
+def _why_unmeasured(log: ParityLog, name: str, who: str) -> str:
     if name == "raid6_gen":
         if log.raid6_skipped:
-            return f"the kernel chose {log.raid6_algorithm} without benchmarking it"
+            return f"{who} chose {log.raid6_algorithm} without benchmarking it"
         if log.raid6_algorithm:
-            return f"the kernel chose {log.raid6_algorithm} but logged no gen() figure"
+            return f"{who} chose {log.raid6_algorithm} but logged no gen() figure"
         return "no raid6 benchmark in the kernel log: raid6_pq loads with the first RAID4/5/6 array or btrfs"
     if log.xor_forced and log.xor_function:
-        return f"the kernel chose {log.xor_function} from the CPU's features without measuring it"
+        return f"{who} chose {log.xor_function} from the CPU's features without measuring it"
     return "no xor benchmark in the kernel log: xor loads with the first RAID4/5/6 array or btrfs"

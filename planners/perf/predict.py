@@ -21,7 +21,7 @@ from planners.perf.context import PerfCtx, build_ctx, seq_mb_s
 from planners.perf.md_locks import NAME as MD_LOCKS
 from planners.perf.md_locks import socket_mix
 from planners.perf.request_cpu import NAME as REQUEST_CPU
-from planners.perf.roof import Term, Terms
+from planners.perf.roof import CPU_COPY, Term, Terms
 from planners.perf.workloads import VALIDATION, Workload, for_plan
 from planners.results import PlanResult
 
@@ -36,7 +36,8 @@ class PredictedTerm(BaseModel):
 
     name: str = Field(
         description="Component: disks, queue depth, readahead, stripe cache, md thread, parity CPU, "
-        "CPU per request, link, HBA, host PCIe, memory, page cache, write cache, checksums (btrfs)."
+        "CPU per request, link, HBA, host PCIe, memory, CPU copy (between the page cache and a buffered "
+        "job), write cache, checksums (btrfs)."
     )
     mb_s: float = Field(description="Throughput this component alone would allow, MB/s (10^6 bytes/s).")
     iops: float = Field(description="The same as requests of the workload's block size per second.")
@@ -134,7 +135,8 @@ def predict_ctx(
     stripes = len(vg) if ctx.lvm_mode == "striped" else 1
     disks = sum(ctx.groups[i].n for i in vg)
     for w in workloads if workloads is not None else VALIDATION:
-        out.append(predict_one(ctx, for_plan(w, stripe, stripes=stripes, disks=disks), mode, missing))
+        shaped = for_plan(w, stripe, stripes=stripes, disks=disks, memory_bytes=ctx.hardware.memory_bytes)
+        out.append(predict_one(ctx, shaped, mode, missing))
     return out
 
 
@@ -195,7 +197,7 @@ REQUEST_FIELDS = (
     "md_stripe_io_us",
 )
 CPU_TERMS = {
-    "page cache": ("buffered_write_mb_s", "buffered_read_mb_s"),
+    CPU_COPY: ("buffered_write_mb_s", "buffered_read_mb_s"),
     "md thread": ("md_thread_mb_s",),
     "host PCIe": ("pcie_lanes", "pcie_gen"),
     "memory": ("memory_mb_s",),

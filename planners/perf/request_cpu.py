@@ -14,7 +14,7 @@ Every request costs CPU in each layer it passes, whatever its size:
 
 The job's part runs on the cores its threads can use: min(numjobs, cores). The figures (per
 request, per layer, per engine) are in planners.hardware with their sources; the host's own
-measurement is benchmarks/bench_request_cpu.py. Buffered I/O is the page cache's term.
+measurement is benchmarks/bench_request_cpu.py. Buffered I/O is the CPU copy term's (planners.perf.terms).
 """
 
 from __future__ import annotations

@@ -22,6 +22,10 @@ class Term(NamedTuple):
     """How the figure was derived."""
 
 
+# The CPU copying a buffered reader's or writer's bytes between the page cache and its buffer: named
+# for what limits it (the page cache itself is rarely short of room; the copy is what takes the time).
+CPU_COPY = "CPU copy"
+
 Terms = dict[str, Term]
 """A workload's terms by name, in the order each component was first bound."""
 

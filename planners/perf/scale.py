@@ -2,10 +2,19 @@
 
 A sweep is the ordinary prediction repeated at each point of a grid (one axis per `--scale`),
 so every point carries the same terms, binding term and range as a single prediction. On top
-it says where the curve flattens: the knee is the first point from which the next step gains
-less than KNEE_GAIN per doubling of the swept value, marked with the term that binds there (the
-part that stops the curve). A point whose figure depends on contention the model does not
-know (many jobs sharing one filesystem's journal or allocator) is marked outside the model.
+it says where the curve flattens: the knee is the first point past which nothing the sweep goes
+on to reaches KNEE_GAIN more, marked with the term that binds past it (the part that stops the
+curve).
+
+Why not "the first doubling that gains under KNEE_GAIN": a curve that climbs slowly and steadily
+(each doubling of numjobs +5 %, +36 % by 64) has no step over 10 %, so that rule put its knee at
+its first point, where a user would stop adding jobs and leave a third of the throughput unused.
+The gain left to the end of the sweep is what a user gives up by stopping there; the point where
+it falls under KNEE_GAIN is where more of the swept option stops paying, and a curve that keeps
+rising materially has no knee within the sweep at all.
+
+A point whose figure depends on contention the model does not know (many jobs sharing one
+filesystem's journal or allocator) is marked outside the model.
 
 The first axis is the curve's x axis; a second axis gives one curve per value.
 """
@@ -23,7 +32,7 @@ from planners.errors import PlanError
 from planners.models import Plan
 from planners.perf.concurrent import predict_job_file
 from planners.perf.context import build_ctx
-from planners.perf.jobfile import JobFile, Phase
+from planners.perf.jobfile import JobFile, Phase, edited
 from planners.perf.jobvalues import fio_bytes
 from planners.perf.predict import Mode, WorkloadPrediction
 from planners.perf.workloads import Workload, for_plan
@@ -34,7 +43,7 @@ Key = Literal["numjobs", "iodepth", "bs"]
 KEYS: tuple[Key, ...] = ("numjobs", "iodepth", "bs")
 # The Workload model's own bounds (numjobs, iodepth); bs at most fio's largest block (its 32-bit field).
 BOUNDS: dict[str, tuple[int, int]] = {"numjobs": (1, 4096), "iodepth": (1, 65536), "bs": (512, 2**31)}
-# The issue's definition of a knee: the next doubling gains under 10 %.
+# A knee: everything past the point gains under 10 % more (a run-to-run spread of fio is a few %).
 KNEE_GAIN = 0.10
 # One sweep predicts (and validate measures) every point: a bound keeps a typo from asking thousands.
 MAX_POINTS = 256
@@ -59,7 +68,8 @@ class PointPrediction(WorkloadPrediction):
         "this curve, as a fraction (0.25 = +25 %); None at its end.",
     )
     knee: bool = Field(
-        False, description="The curve's knee: the first point from which the next doubling gains under 10 %."
+        False,
+        description="The curve's knee: the first point past which no later point of the sweep gains 10 % or more.",
     )
     knee_cause: str = Field("", description="At the knee, the term that stops the curve, and why ('' elsewhere).")
 
@@ -144,7 +154,11 @@ def shaped(plan: Plan, result: PlanResult, workloads: Sequence[Workload]) -> lis
 
 
 def job_at(job: JobFile, point: dict[str, int]) -> JobFile:
-    """The job file with every section at the point."""
+    """The job file with every section at the point: a file fio reads is read again with the values
+    written in it (each clone's size and file follow numjobs, number_ios follows bs), so a point is
+    exactly the prediction of the edited file; built-in workloads take the values as they are."""
+    if job.options:
+        return edited(job, point)
     return job.model_copy(update={"workloads": [at_point(w, point) for w in job.workloads]})
 
 
@@ -201,7 +215,7 @@ def _per_doubling(x0: int, y0: float, x1: int, y1: float) -> float | None:
 
 def mark_knees(preds: Sequence[PointPrediction], x_key: str) -> list[PointPrediction]:
     """Each curve (one section, the other axes fixed) along x_key: gain to the next point per
-    doubling, and the knee where it first falls under KNEE_GAIN"""
+    doubling, and the knee: the first point that no later point beats by KNEE_GAIN or more."""
     curves: dict[tuple[str, tuple[tuple[str, int], ...]], list[int]] = {}
     for i, p in enumerate(preds):
         rest = tuple(sorted((k, v) for k, v in p.point.items() if k != x_key))
@@ -209,21 +223,40 @@ def mark_knees(preds: Sequence[PointPrediction], x_key: str) -> list[PointPredic
     out = list(preds)
     for idx in curves.values():
         idx.sort(key=lambda i: preds[i].point[x_key])
-        knee_done = False
         for a, b in itertools.pairwise(idx):
             pa, pb = preds[a], preds[b]
-            gain = _per_doubling(pa.point[x_key], pa.mb_s, pb.point[x_key], pb.mb_s)
-            update: dict[str, object] = {"gain_next": gain}
-            if gain is not None and gain < KNEE_GAIN and not knee_done:
-                knee_done = True
-                update |= {"knee": True, "knee_cause": knee_cause(pb, gain, x_key)}
-            out[a] = out[a].model_copy(update=update)
+            out[a] = out[a].model_copy(
+                update={"gain_next": _per_doubling(pa.point[x_key], pa.mb_s, pb.point[x_key], pb.mb_s)}
+            )
+        knee = _knee(idx, preds)
+        if knee is not None:
+            here, last = preds[idx[knee]], preds[idx[-1]]
+            left = max(preds[i].mb_s for i in idx[knee + 1 :]) / here.mb_s - 1
+            cause = knee_cause(preds[idx[knee + 1]], left, x_key, last.point[x_key])
+            out[idx[knee]] = out[idx[knee]].model_copy(update={"knee": True, "knee_cause": cause})
     return out
 
 
-def knee_cause(p: PointPrediction, gain: float, x_key: str) -> str:
-    """'disks: more {x} gains +3 % per doubling' (the term that binds past the knee)."""
-    return f"{p.binding}: the next doubling of {x_key} gains {0.0 if abs(gain) < 0.005 else gain:+.0%}"
+def _knee(idx: Sequence[int], preds: Sequence[PointPrediction]) -> int | None:
+    """Position in idx of the curve's knee, or None: the first point, not the last, with a figure
+    and nothing after it KNEE_GAIN above it."""
+    best_after = 0.0
+    after: list[float] = []
+    for i in reversed(idx):
+        after.append(best_after)
+        best_after = max(best_after, preds[i].mb_s)
+    after.reverse()
+    for k, i in enumerate(idx[:-1]):
+        y = preds[i].mb_s
+        if y > 0 and after[k] < y * (1 + KNEE_GAIN):
+            return k
+    return None
+
+
+def knee_cause(p: PointPrediction, gain: float, x_key: str, last: int) -> str:
+    """'disks: more numjobs (up to 256) gains at most +3%' (the term that binds past the knee)."""
+    shown = size_text(last) if x_key == "bs" else str(last)
+    return f"{p.binding}: more {x_key} (up to {shown}) gains at most {0.0 if abs(gain) < 0.005 else gain:+.0%}"
 
 
 def curve_label(point: dict[str, int], x_key: str) -> str:

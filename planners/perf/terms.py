@@ -26,7 +26,8 @@ Terms and why each exists:
   barrier's locks), which move between cores one transfer at a time (planners.perf.md_locks).
 - link (NVMe), host PCIe, memory: each NVMe drive's own PCIe link, the sockets' lanes and memory
   bandwidth (planners.perf.host).
-- page cache: one buffered reader or writer is bounded by the CPU's copy and bookkeeping;
+- CPU copy: one buffered reader or writer is bounded by the CPU copying its bytes out of or into
+  the page cache, and its bookkeeping (named for the copy: the cache itself is rarely what is short);
   a buffered write of known length is lifted above the disks by the dirty page cache
   (planners.perf.memory).
 - write cache: a controller's write-back cache takes writes at the host's rate until full,
@@ -56,7 +57,7 @@ from planners.perf.memory import kernel_before
 from planners.perf.placement import shares
 from planners.perf.random_io import GroupTerms, md_threads, random_terms, span_of
 from planners.perf.request_cpu import device_requests, merged_bytes, request_cpu_term
-from planners.perf.roof import Term, Terms, lowest
+from planners.perf.roof import CPU_COPY, Term, Terms, lowest
 from planners.perf.workloads import Workload
 
 NR_REQUESTS = 128  # the block layer's default queue (queue/nr_requests)
@@ -149,8 +150,8 @@ def _sequential(ctx: PerfCtx, group: GroupCtx, workload: Workload, share: float,
         terms = [Term(t.name, t.mb_s, t.note + marked) if t.name == "disks" else t for t in terms]
     if group.parity and (write or degraded):
         terms += _md_cpu(ctx, group, write)
-    if in_flight != inf and group.chunk:
-        terms.append(_in_flight(ctx, group, workload, share, in_flight, min(work.disks_worth, chunks), rate))
+    if in_flight != inf:
+        terms.append(_in_flight(ctx, group, workload, in_flight, min(work.disks_worth, chunks), rate))
     return GroupTerms(terms, work.amplification)
 
 
@@ -226,34 +227,40 @@ def _md_cpu(ctx: PerfCtx, group: GroupCtx, write: bool) -> list[Term]:
     ]
 
 
-def _in_flight(
-    ctx: PerfCtx, group: GroupCtx, workload: Workload, share: float, in_flight: float, busy: float, rate: float
-) -> Term:
-    """What the data in flight (queue depth, or readahead windows) keeps busy, by Little's law per disk."""
-    assert group.chunk is not None  # only striped groups are asked
+def _in_flight(ctx: PerfCtx, group: GroupCtx, workload: Workload, in_flight: float, busy: float, rate: float) -> Term:
+    """What the data in flight (queue depth, or readahead windows) keeps busy, by Little's law per disk.
+
+    Every stack alike: each request (a readahead window, or a direct one) reaches the group cut at
+    its request unit (md's chunk, a striped LV's stripe, else the top device's largest request),
+    and each piece is a round trip to the device behind it: its transfer on the disks it covers (a
+    piece smaller than a LUN's full stripe moves on the LUN's disks it covers only) plus what every
+    request pays besides (a controller's round trip, flash's access time). A queue of two pieces
+    or more hides that cost behind the next transfer."""
     name = "queue depth" if workload.direct else "readahead"
+    request = workload.bs if workload.direct else readahead(ctx, workload)
     what = (
         f"{workload.in_flight} x {workload.bs >> 10} KiB in flight"
         if workload.direct
-        else f"two readahead windows of {readahead(ctx, workload) >> 10} KiB per stream"
+        else f"two readahead windows of {request >> 10} KiB per stream"
     )
-    # Little's law per busy disk: each holds `queued` pieces; a piece costs its transfer plus what
-    # every request pays besides (controller round trip, flash access), which a queue of two
-    # or more hides behind the transfer of the next.
-    piece = min(group.chunk, workload.bs * share if workload.direct else in_flight / workload.numjobs)
-    # A LUN moves a piece smaller than its full stripe on the disks the piece covers only.
+    piece = min(ctx.request_unit(group), request)
     disk = group.disk
     covered = min(disk.data_disks, ceil(piece / disk.strip)) if disk.strip else disk.data_disks
     transfer_s = piece / (rate * 1e6 * covered / disk.data_disks)
     overhead_s = ctx.round_trip_s + disk.latency_us * 1e-6
-    queued = in_flight / piece / busy if busy else 0.0
     kept = (
-        min(1.0, queued * piece / (transfer_s + overhead_s) / (rate * 1e6))
-        if (overhead_s or covered < disk.data_disks)
+        min(1.0, in_flight / busy / (transfer_s + overhead_s) / (rate * 1e6))
+        if busy and (overhead_s or covered < disk.data_disks)
         else 1.0
     )
-    extra = f", {overhead_s * 1e3:.2f} ms per request besides the transfer" if kept < 1.0 else ""
-    return Term(name, busy * rate * kept, f"{what} keeps {busy * kept:.3g} of {group.n} disks busy{extra}")
+    extra = f", {overhead_s * 1e3:.2f} ms per request besides the transfer" if kept < 1.0 and overhead_s else ""
+    if group.chunk or group.n > 1:
+        busy_text = f"{busy * kept:.3g} of {group.n} disks"
+    elif disk.lun is not None:
+        busy_text = f"{busy * kept * disk.data_disks:.3g} of the LUN's {disk.data_disks} data disks"
+    else:
+        busy_text = f"the disk {busy * kept:.0%} of the time"
+    return Term(name, busy * rate * kept, f"{what} keeps {busy_text} busy{extra}")
 
 
 def _links(ctx: PerfCtx, traffic: dict[int, float]) -> list[Term | None]:
@@ -322,8 +329,9 @@ def _buffered(ctx: PerfCtx, workload: Workload, terms: Terms) -> Terms:
     cpu = ctx.cpu
     jobs = min(workload.numjobs, cpu.cores)
     rate = cpu.buffered_read_mb_s if workload.is_read else cpu.buffered_write_mb_s
-    note = f"{jobs} buffered stream(s) at {rate:.0f} MB/s (CPU copy and bookkeeping)"
-    out = lowest(terms.values(), [Term("page cache", rate * jobs, note)])
+    way = "out of" if workload.is_read else "into"
+    note = f"{jobs} buffered stream(s) at {rate:.0f} MB/s: the CPU copying {way} the page cache, and its bookkeeping"
+    out = lowest(terms.values(), [Term(CPU_COPY, rate * jobs, note)])
     if "readahead" in out:
         # The next window starts only when the reader reaches the current one, so while it
         # copies a window out the disks have one window to do instead of two: per window,

@@ -320,7 +320,7 @@ OTHERS = (
     ),
     _w(
         "bonnie-write",
-        "bonnie++ block write: one buffered writer, 8 KiB writes",
+        "bonnie++ block write: one buffered writer, 8 KiB writes, a file of twice the RAM",
         "write",
         8 * KiB,
         direct=False,
@@ -329,7 +329,7 @@ OTHERS = (
     ),
     _w(
         "bonnie-rewrite",
-        "bonnie++ rewrite: read 8 KiB, write it back in place",
+        "bonnie++ rewrite: read 8 KiB, write it back in place, over its file",
         "rewrite",
         8 * KiB,
         direct=False,
@@ -338,7 +338,7 @@ OTHERS = (
     ),
     _w(
         "bonnie-read",
-        "bonnie++ block read: one buffered reader, 8 KiB reads",
+        "bonnie++ block read: one buffered reader, 8 KiB reads of its file",
         "read",
         8 * KiB,
         direct=False,
@@ -347,7 +347,7 @@ OTHERS = (
     ),
     _w(
         "bonnie-seeks",
-        "bonnie++ random seeks: three processes reading 8 KiB at random",
+        "bonnie++ random seeks: three processes reading 8 KiB at random in its file",
         "randread",
         8 * KiB,
         direct=False,
@@ -367,6 +367,9 @@ def preset(name: str) -> Workload:
         raise PlanError(f"unknown workload {name!r}; choose from {', '.join(PRESETS)}", "workload") from None
 
 
+# bonnie++ reads, writes and seeks over a file of twice the host's memory unless -s says otherwise
+# (bonnie++(8), -s: "the default is twice the size of RAM"), so that the page cache cannot hold it.
+BONNIE_FILE_PER_RAM = 2
 # One sync thread cannot keep many spindles busy: past this depth a job is split in several.
 MAX_DEPTH_PER_JOB = 64
 # Outstanding random I/Os per member disk: enough to let each disk reorder its queue.
@@ -399,13 +402,24 @@ def random_depth(disks: int) -> tuple[int, int]:
 
 
 def for_plan(
-    w: Workload, full_stripe_bytes: int, *, stripes: int = 1, disks: int = 1, logical_block: int = 512
+    w: Workload,
+    full_stripe_bytes: int,
+    *,
+    stripes: int = 1,
+    disks: int = 1,
+    logical_block: int = 512,
+    memory_bytes: int = 0,
 ) -> Workload:
-    """A validation-suite preset shaped for an array, exactly as `podplan validate` runs it.
+    """A validation-suite preset shaped for an array, exactly as `podplan validate` runs it; a
+    bonnie++ preset on its file, twice the host's memory (`memory_bytes`, 0 = not known).
 
     Any other workload (another preset, or one described as it actually ran) is returned as is.
     """
-    if PRESETS.get(w.name) != w or w.name not in VALIDATION_NAMES:
+    if PRESETS.get(w.name) != w:
+        return w
+    if w.name.startswith("bonnie-"):
+        return w.model_copy(update={"size": BONNIE_FILE_PER_RAM * memory_bytes}) if memory_bytes else w
+    if w.name not in VALIDATION_NAMES:
         return w
     if w.is_random:
         numjobs, depth = random_depth(disks)

@@ -175,20 +175,32 @@ def run_baseline(
 _STACKED = ("raid", "lvm", "dm", "linear", "crypt")
 
 
-def members_of(target: str, devices: Sequence[DiskInfo]) -> tuple[str, ...] | None:
-    """The disks (or partitions) at the bottom of an md array or LV, from parsed lsblk; a directory
-    is followed to the device mounted under it. None when the target is neither."""
+def node_of(target: str, devices: Sequence[DiskInfo]) -> DiskInfo | None:
+    """The block device TARGET names, or the one mounted under a directory TARGET; None if neither."""
     real = os.path.realpath(target)
     node = next((d for d in devices if real in (d.path, os.path.realpath(d.path), f"/dev/{d.name}")), None)
     if node is None and not real.startswith("/dev/"):
         mounted = [(m, d) for d in devices for m in d.mountpoints if real == m or real.startswith(m.rstrip("/") + "/")]
         node = max(mounted, key=lambda md: len(md[0]))[1] if mounted else None
-    if node is None or not node.type.startswith(_STACKED):
-        return None
+    return node
+
+
+def parents_of(devices: Sequence[DiskInfo]) -> dict[str, list[DiskInfo]]:
+    """Each device's name -> the devices it is stacked on (a partition's disk, an array's members)."""
     parents: dict[str, list[DiskInfo]] = {}
     for d in devices:
         for kid in d.children:
             parents.setdefault(kid, []).append(d)
+    return parents
+
+
+def members_of(target: str, devices: Sequence[DiskInfo]) -> tuple[str, ...] | None:
+    """The disks (or partitions) at the bottom of an md array or LV, from parsed lsblk; a directory
+    is followed to the device mounted under it. None when the target is neither."""
+    node = node_of(target, devices)
+    if node is None or not node.type.startswith(_STACKED):
+        return None
+    parents = parents_of(devices)
     leaves: list[str] = []
 
     def down(d: DiskInfo) -> None:

@@ -43,6 +43,7 @@ TOP_PACKAGES = (
     "lvm2",
     "dmsetup",
     "fio",
+    "smartmontools",
     "e2fsprogs",
     "xfsprogs",
     "btrfs-progs",

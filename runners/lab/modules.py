@@ -17,6 +17,9 @@ GUEST_MODULES = (
     "virtio_blk",
     "virtio_scsi",
     "sd_mod",
+    # SMART from emulated drives: an ATA disk on AHCI, an NVMe controller
+    "ahci",
+    "nvme",
     "crc32c_generic",
     "crc32c_intel",
     "libcrc32c",

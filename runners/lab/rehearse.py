@@ -8,6 +8,7 @@ report. Every figure the plan predicts is set beside what the VM reports.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -15,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from planners.built.rehearsal import choose_disk_size, scale_plan
 from planners.compute import compute
 from planners.findings.alignment import write_unit
-from planners.fs.btrfs import BtrfsGeometry
+from planners.fs.btrfs_geometry import BtrfsGeometry
 from planners.models import Plan
 from planners.results import PlanResult
 from planners.script.build import build_script
@@ -31,6 +32,8 @@ _SETTLE = (
     'for md in /dev/md/*; do [ -e "$md" ] && mdadm --wait "$md" >/dev/null 2>&1; done\n'
 )
 WRAPPER = _BUILD + _SETTLE + "exit $rc\n"
+# Without md (btrfs or LVM over the raw disks) there is no resync to wait for or to slow.
+NO_MD = _BUILD + "exit $rc\n"
 # No figure compared depends on the resync (sizes, offsets, geometry and tuning are set when the
 # script ends): where only the figures matter, md resyncs at its slowest (speed_limit_min) so that
 # the build does not share the guest's CPUs with it, and nothing waits for it. (The batch puts the
@@ -86,7 +89,7 @@ def prepare(
     result = compute(scaled)
     scenario = Scenario(
         name=name,
-        script=WRAPPER if settle else UNSETTLED,
+        script=(WRAPPER if settle else UNSETTLED) if result.groups else NO_MD,
         args=("--run", "--yes"),
         disks=disks,
         files={"build.sh": build_script(scaled, result)},
@@ -185,11 +188,17 @@ def compare(plan: Plan, result: PlanResult, c: LabCollection) -> list[Check]:
 def _compare_btrfs(add: Callable[..., None], b: BtrfsGeometry, r: BtrfsReport | None, devices: Sequence[str]) -> None:
     """Each device's size and chunks as `btrfs filesystem show` reports them, and usage's Free (estimated)."""
     add("filesystem", "btrfs devices", len(b.device_bytes), len(r.devices) if r else None)
-    for name, size, used in zip(devices, b.device_bytes, b.used_bytes, strict=False):
+    rows = sorted(zip(devices, b.device_bytes, b.used_bytes, strict=False), key=lambda row: natural_key(row[0]))
+    for name, size, used in rows:
         seen = r.devices.get(name) if r else None
         add("filesystem", f"btrfs size of {name} (bytes)", size, seen[0] if seen else None)
         add("filesystem", f"btrfs chunks on {name} (bytes)", used, seen[1] if seen else None)
     add("filesystem", "btrfs Free (estimated) (bytes)", b.free_estimated_bytes, r.free_estimated if r else None)
+
+
+def natural_key(name: str) -> list[tuple[int, int, str]]:
+    """Device names in the kernel's order: vdz before vdaa, loop2 before loop10."""
+    return [(0, int(t), "") if t.isdigit() else (1, len(t), t) for t in re.split(r"(\d+)", name)]
 
 
 def _compare_array_starts(

@@ -13,6 +13,7 @@ import re
 import shlex
 import tarfile
 from collections.abc import Sequence
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -20,13 +21,14 @@ from planners.models import Disk
 from runners.lab.guest_files import collect_script, guest_file
 
 SCSI_BY_ID = "/dev/disk/by-id/scsi-0QEMU_QEMU_HARDDISK_"
+NVME_BY_ID = "/dev/disk/by-id/nvme-"  # the guest's init links each NVMe namespace by its controller's serial
 JOBS_SERIAL = "podplan-jobs"
 RESULTS_SERIAL = "podplan-results"
 _NAME = re.compile(r"[a-z0-9][a-z0-9_]{0,15}")
 
 
 class LabDisk(BaseModel):
-    """One virtual disk: a sparse raw file behind a virtio-scsi disk."""
+    """One virtual disk: a sparse raw file behind a virtio-scsi disk (or qemu's emulated AHCI or NVMe)."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -36,6 +38,11 @@ class LabDisk(BaseModel):
     rotational: bool = Field(True, description="Reported as a spinning disk (False: the guest sees an SSD).")
     logical_sector: int = Field(512, description="Logical sector size the guest sees, bytes (512 or 4096).")
     physical_sector: int = Field(512, description="Physical sector size the guest sees, bytes (512 or 4096).")
+    bus: Literal["scsi", "ahci", "nvme"] = Field(
+        "scsi",
+        description="How the guest sees it: virtio-scsi, an ATA disk on an AHCI controller (SMART attributes), "
+        "or an NVMe controller (its SMART/health log); at most 6 AHCI disks.",
+    )
 
     @field_validator("size_bytes")
     @classmethod
@@ -110,7 +117,7 @@ class Scenario(BaseModel):
 
     def disk_paths(self) -> tuple[str, ...]:
         """Where the guest shows this scenario's disks, in order."""
-        return tuple(SCSI_BY_ID + self.serial(i) for i in range(len(self.disks)))
+        return tuple((NVME_BY_ID if d.bus == "nvme" else SCSI_BY_ID) + self.serial(i) for i, d in enumerate(self.disks))
 
 
 def check_batch(scenarios: Sequence[Scenario]) -> None:

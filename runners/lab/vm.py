@@ -133,7 +133,19 @@ def qemu_argv(
     ]
     for bus in range((len(disks) + SCSI_TARGETS_PER_BUS - 1) // SCSI_TARGETS_PER_BUS):
         argv += ["-device", f"virtio-scsi-pci,id=scsi{bus}"]
+    ahci = [i for i, d in enumerate(disks) if d.disk.bus == "ahci"]
+    if ahci:
+        argv += ["-device", "ahci,id=ahci0"]
     for i, d in enumerate(disks):
+        if d.disk.bus != "scsi":
+            # qemu's ATA disk answers SMART commands and its NVMe controller keeps the SMART/health log page.
+            dev = (
+                f"ide-hd,drive=d{i},bus=ahci0.{ahci.index(i)},serial={d.serial}"
+                if d.disk.bus == "ahci"
+                else f"nvme,drive=d{i},serial={d.serial}"
+            )
+            argv += ["-drive", _drive(f"d{i}", d.path, d.disk), "-device", dev]
+            continue
         bus, target = divmod(i, SCSI_TARGETS_PER_BUS)
         dev = f"scsi-hd,drive=d{i},bus=scsi{bus}.0,scsi-id={target},lun=0,serial={d.serial}"
         if not d.disk.rotational:

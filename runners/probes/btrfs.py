@@ -12,7 +12,7 @@ import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from runners.exec import run
+from runners.exec import CommandError, run
 from runners.probes.loopdev import mounted, sparse_loops
 
 _DEVID = re.compile(r"devid\s+(\d+)\s+size\s+(\d+)\s+used\s+(\d+)\s+path\s+(\S+)")
@@ -89,6 +89,57 @@ def measure_growth(
                 for filters in balances:
                     run(["btrfs", "balance", "start", *filters, mnt], timeout=timeout)
                 return before, _measured(mnt, devs, timeout)
+        finally:
+            for d in devs:
+                run(["btrfs", "device", "scan", "--forget", d], timeout=timeout, check=False)
+
+
+# The fill podplan's fits figure models: files of 1 GiB reserved with fallocate (no data written, so no
+# checksums and little metadata) until ENOSPC, then files of half that size, and so on down to 1 MiB.
+FILL_FIRST = 1 << 30
+FILL_LAST = 1 << 20
+
+
+class FillMeasurement(NamedTuple):
+    stored_bytes: int  # the bytes of every file fallocate reserved before ENOSPC at each size
+    files: int  # how many files that took
+    unallocated: tuple[int, ...]  # device bytes no chunk holds after the fill, in the order given to mkfs.btrfs
+    df_available_bytes: int  # statvfs f_bavail x f_frsize after the fill
+
+
+def fallocate_argv(path: str, size: int) -> list[str]:
+    return ["fallocate", "-l", str(size), path]
+
+
+def fill(mnt: str, devs: Sequence[str], timeout: float = 60.0) -> FillMeasurement:
+    """Fill a mounted btrfs to ENOSPC with fallocate, largest files first (FILL_FIRST halving to FILL_LAST)."""
+    stored = files = 0
+    size = FILL_FIRST
+    while size >= FILL_LAST:
+        path = os.path.join(mnt, f"f{files}")
+        try:
+            run(fallocate_argv(path, size), timeout=timeout)
+        except CommandError as exc:
+            if "No space left" not in exc.stderr:
+                raise
+            os.unlink(path)
+            size //= 2
+            continue
+        stored += size
+        files += 1
+    run(["btrfs", "filesystem", "sync", mnt], timeout=timeout)
+    found = parse_devices(run(["btrfs", "filesystem", "show", "--raw", mnt], timeout=timeout).stdout)
+    st = os.statvfs(mnt)
+    return FillMeasurement(stored, files, tuple(found[d][0] - found[d][1] for d in devs), st.f_bavail * st.f_frsize)
+
+
+def measure_fill(sizes: Sequence[int], options: Sequence[str], timeout: float = 300.0) -> FillMeasurement:
+    """mkfs.btrfs over loop devices of `sizes`, mount, and `fill` it."""
+    with sparse_loops(sizes) as devs:
+        try:
+            run(mkfs_btrfs_argv(devs, options), timeout=timeout)
+            with mounted(devs[0], timeout=timeout) as mnt:
+                return fill(mnt, devs)
         finally:
             for d in devs:
                 run(["btrfs", "device", "scan", "--forget", d], timeout=timeout, check=False)

@@ -222,12 +222,15 @@ def probe_volume(
     vgcreate_options: Sequence[str] | None = (),
     lvcreate_options: Sequence[str] | None = None,
     queue_limits: tuple[int, int, int] | None = None,
+    earlier_lvs: Sequence[Sequence[str]] = (),
     timeout: float = 60.0,
 ) -> LvmMeasurement:
     """Build PVs (and a VG, and an LV, when given options) on fresh sparse loop devices.
 
     queue_limits (minimum_io_size, optimal_io_size, alignment_offset in bytes) are what
     pvcreate is made to see for every PV. Everything is removed afterwards.
+    earlier_lvs: lvcreate options of LVs made first (named lv0, lv1, ...), so the measured LV is
+    allocated from what they leave.
     """
     log: list[str] = []
     with sparse_loops(pv_bytes) as loops, lvm_sandbox(loops) as env:
@@ -247,22 +250,12 @@ def probe_volume(
             vg = lv = None
             if vgcreate_options is not None:
                 lvm(["vgcreate", *vgcreate_options, VG_NAME, *loops])
+                quiet = ["lvcreate", "--yes", "--zero", "n", "--wipesignatures", "n", "--name"]
+                for i, options in enumerate(earlier_lvs):
+                    lvm([*quiet, f"lv{i}", *options, VG_NAME])
                 if lvcreate_options is not None:
-                    lvm(
-                        [
-                            "lvcreate",
-                            "--yes",
-                            "--zero",
-                            "n",
-                            "--wipesignatures",
-                            "n",
-                            "--name",
-                            LV_NAME,
-                            *lvcreate_options,
-                            VG_NAME,
-                        ]
-                    )
-                    lv = parse_lvs(lvm(report_argv("lvs", LV_FIELDS, VG_NAME, segments=True)))[0]
+                    lvm([*quiet, LV_NAME, *lvcreate_options, VG_NAME])
+                    lv = parse_lvs(lvm(report_argv("lvs", LV_FIELDS, f"{VG_NAME}/{LV_NAME}", segments=True)))[0]
                 vg = parse_vgs(lvm(report_argv("vgs", VG_FIELDS, VG_NAME)))[0]
             by_name = {p.name: p for p in parse_pvs(lvm(report_argv("pvs", PV_FIELDS, *loops)))}
             return LvmMeasurement(pvs=tuple(by_name[d] for d in loops), vg=vg, lv=lv, log="\n".join(log))

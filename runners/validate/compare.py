@@ -31,6 +31,9 @@ class Conditions(BaseModel):
     full_stripe_bytes: int = Field(0, description="Full stripe of the array, in bytes (0 unknown).")
     stripe_cache_size: int | None = Field(None, description="md stripe_cache_size of a RAID4/5/6 array, entries.")
     slow_disks: tuple[str, ...] = Field((), description="Members more than 20 % below the median in the baseline.")
+    failing_disks: tuple[str, ...] = Field(
+        (), description="Disks SMART says are failing or hold unreadable sectors (a read of one retries)."
+    )
     loop: bool = Field(
         False,
         description="The target sits on a loop device that reads its backing file through this host's page cache "
@@ -127,6 +130,11 @@ def likely_reasons(
         out.append(f"md is running a {cond.resync}: it takes disk bandwidth until it ends")
     if cond.slow_disks and slow:
         out.append(f"slow member(s) {', '.join(cond.slow_disks)}: a stripe waits for its slowest disk")
+    if cond.failing_disks and slow:
+        out.append(
+            f"failing disk(s) {', '.join(cond.failing_disks)} (SMART): a read of an unreadable sector retries "
+            "for seconds; replace it"
+        )
     if workload == "seq-write" and slow and cond.stripe_cache_size == DEFAULT_STRIPE_CACHE:
         out.append("stripe_cache_size is at its default 256: too few stripes to gather full-stripe writes")
     if (
@@ -194,12 +202,12 @@ def side_by_side(
     return rows
 
 
-def gather_conditions(target: str, slow_disks: Sequence[str] = ()) -> Conditions:
+def gather_conditions(target: str, slow_disks: Sequence[str] = (), failing_disks: Sequence[str] = ()) -> Conditions:
     """Conditions of the device under a target (device path or directory), from sysfs."""
     try:
         st = os.stat(target)
     except OSError:
-        return Conditions(slow_disks=tuple(slow_disks))
+        return Conditions(slow_disks=tuple(slow_disks), failing_disks=tuple(failing_disks))
     num = st.st_dev if os.path.isdir(target) else st.st_rdev
     sysdir = os.path.realpath(f"/sys/dev/block/{os.major(num)}:{os.minor(num)}")
     ra = read_sysfs(os.path.join(sysdir, "queue", "read_ahead_kb"))
@@ -224,6 +232,7 @@ def gather_conditions(target: str, slow_disks: Sequence[str] = ()) -> Conditions
         full_stripe_bytes=int(io_opt) if io_opt.isdigit() else 0,
         stripe_cache_size=cache,
         slow_disks=tuple(slow_disks),
+        failing_disks=tuple(failing_disks),
         # A loop device with direct I/O on reads its file with O_DIRECT: nothing of it stays in the page cache.
         loop=any(n.startswith("loop") and read_sysfs(f"/sys/block/{n}/loop/dio") != "1" for n in leaves),
         stacked=bool(listdir_or_empty(os.path.join(sysdir, "slaves"))),

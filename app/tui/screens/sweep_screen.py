@@ -16,10 +16,12 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Header, Static
 from textual.worker import get_current_worker
 
+from app.shared.cost_view import COST_COLUMNS, COST_NOTE, sweep_cost_cells
 from app.shared.figures import SWEEP_COLUMNS, SWEEP_NUMERIC, sweep_cells, sweep_title
 from app.tui.keys import bindings
 from app.tui.messages import SweepComputed, SweepFailed
 from app.tui.widgets.footer import ScreenFooter
+from planners.cost import cost_rank
 from planners.errors import PlanError
 from planners.layouts.sweep import Sweep, SweepRow
 from planners.models import Plan
@@ -33,6 +35,8 @@ SORTS: dict[str, tuple[str, Key | None]] = {
     "MB/s": ("MB/s", lambda r: -r.mb_s),
     "loss": ("loss/yr 1-4%", lambda r: r.loss.per_year[1]),
     "rebuild": ("rebuild", lambda r: r.rebuild_hours),
+    # Only when the plan gives prices: `podplan sweep --rank cost`'s order, the risky layouts last.
+    "cost": ("price/TiB", lambda r: cost_rank(r.risky, r.cost)),
 }
 BY_COLUMN = {column: name for name, (column, _) in SORTS.items()}
 # Where the table is wider than the screen, these go, in order: a column partly off the screen's
@@ -103,6 +107,18 @@ class SweepScreen(Screen[None]):
         self.query_one("#sweep-status", Static).update(f"Not swept: {event.message}")
         self.notify(event.message, severity="error")
 
+    @property
+    def priced(self) -> bool:
+        """The layouts have prices or watts: the cost columns show, and the cost sort is offered."""
+        return self.result is not None and any(r.cost is not None for r in self.result.rows)
+
+    @property
+    def columns(self) -> tuple[str, ...]:
+        return SWEEP_COLUMNS + (COST_COLUMNS if self.priced else ())
+
+    def cells(self, rank: int, row: SweepRow) -> tuple[str, ...]:
+        return sweep_cells(rank, row) + (sweep_cost_cells(row.cost) if self.priced else ())
+
     def ordered(self) -> list[tuple[int, SweepRow]]:
         """(rank from 1, row) in the order the table shows them."""
         rows = list(enumerate(self.result.rows if self.result else [], start=1))
@@ -119,17 +135,18 @@ class SweepScreen(Screen[None]):
         table.clear(columns=True)
         sorted_column = SORTS[self.sort_by][0]
         ordered = self.ordered()
-        rows = [sweep_cells(rank, row) for rank, row in ordered]
+        rows = [self.cells(rank, row) for rank, row in ordered]
         shown = self._columns_that_fit(rows, table)
+        numeric = SWEEP_NUMERIC + COST_COLUMNS
         for col in shown:
             label = col + (" ▾" if col == sorted_column else "")
-            table.add_column(Text(label, justify="right" if col in SWEEP_NUMERIC else "left"), key=col)
+            table.add_column(Text(label, justify="right" if col in numeric else "left"), key=col)
         at = 0
         for i, ((rank, row), all_cells) in enumerate(zip(ordered, rows, strict=True)):
             style = "" if row.pareto else ("dim red" if row.risky else "dim")
             cells = [
-                Text(c, style=style, justify="right" if col in SWEEP_NUMERIC else "left")
-                for col, c in zip(SWEEP_COLUMNS, all_cells, strict=True)
+                Text(c, style=style, justify="right" if col in numeric else "left")
+                for col, c in zip(self.columns, all_cells, strict=True)
                 if col in shown
             ]
             table.add_row(*cells, key=str(rank))
@@ -139,10 +156,10 @@ class SweepScreen(Screen[None]):
         if to_top:
             table.scroll_home(animate=False)
         skipped = f"; {self.result.skipped_line}" if self.result.skipped else ""
-        hidden = [c for c in SWEEP_COLUMNS if c not in shown]
+        hidden = [c for c in self.columns if c not in shown]
         narrow = f" ({', '.join(hidden)}: on a wider terminal)" if hidden else ""
         self.query_one("#sweep-status", Static).update(
-            f"{sweep_title(self.result)}{skipped}. Sorted by {self.sort_by} (s or a click on a heading){narrow}; "
+            f"{sweep_title(self.result)}{COST_NOTE if self.priced else ''}{skipped}. Sorted by {self.sort_by} (s or a click on a heading){narrow}; "
             f"w: another workload; enter or l loads the highlighted layout into the form."
         )
 
@@ -152,10 +169,10 @@ class SweepScreen(Screen[None]):
         # A heading that sorts has room for its mark (" ▾"), so a new sort keeps the same columns.
         widths = {
             col: max(len(col) + (2 if col in BY_COLUMN else 0), *(len(r[i]) for r in rows)) + 2 * table.cell_padding
-            for i, col in enumerate(SWEEP_COLUMNS)
+            for i, col in enumerate(self.columns)
         }
         for dropped in DROPS:
-            shown = [c for c in SWEEP_COLUMNS if c not in dropped]
+            shown = [c for c in self.columns if c not in dropped]
             if sum(widths[c] for c in shown) <= room:
                 break
         return shown
@@ -199,7 +216,7 @@ class SweepScreen(Screen[None]):
     def action_next_sort(self) -> None:
         if self.result is None:
             return
-        names = list(SORTS)
+        names = [n for n in SORTS if n != "cost" or self.priced]
         self.sort_by = names[(names.index(self.sort_by) + 1) % len(names)]
         self._fill(to_top=True)
 

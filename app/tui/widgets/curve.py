@@ -2,8 +2,8 @@
 option), measured points once validate has run, the knee marked.
 
 Drawn with textual-plotext (Plotext inside a Textual widget). The x axis is the log2 of the
-swept value, labelled with the values themselves, so each doubling is one step, as the knee's
-definition (the next doubling gains under 10 %) reads it.
+swept value, labelled with the values themselves, so each doubling is one step; the knee is where
+the rest of the curve gains under 10 % (planners.perf.scale).
 """
 
 from __future__ import annotations
@@ -110,7 +110,7 @@ def perf_curves(plan: Plan, result: PlanResult, job: JobFile | None, measured: M
 
 HEADING = (
     "Scaling over numjobs, 1 job to 4 per core: the line is predicted, o measured (once validate "
-    "has run), K and the red line the knee, where the next doubling gains under 10 %"
+    "has run), K and the red line the knee, past which more jobs gain under 10 %"
 )
 
 

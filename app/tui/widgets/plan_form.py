@@ -156,6 +156,9 @@ class PlanForm(VerticalScroll):
             tooltip="vgcreate -s. Empty: 4M, or for a linear LV a multiple of the md full stripe",
         )
         yield from self._input("data_alignment", "data align", v, placeholder="full stripe")
+        yield from self._input(
+            "lv_size", "LV size", v, placeholder="all", tooltip="lvcreate: a size such as 10G, N% of the VG, or rest"
+        )
         yield Static("Filesystem", classes="form-section")
         yield from self._select(
             "fs", "type", [("XFS", "xfs"), ("ext4", "ext4"), ("ext3", "ext3"), ("btrfs", "btrfs")], v
@@ -336,6 +339,7 @@ def _disabled(values: Values) -> dict[str, bool]:
         "lvm_mode": not lvm,
         "extent_size": not lvm,
         "data_alignment": not lvm,
+        "lv_size": not lvm,
         "stripe_size": not lvm or values["lvm_mode"] != "striped",
         "reserved": values["fs"] in ("xfs", "btrfs"),
     }

@@ -1,0 +1,54 @@
+"""Each command imports only what it uses: a sysadmin calls podplan in loops and scripts.
+
+benchmarks/bench_startup.py gives the times; this holds the cause of them, which (unlike a time on a
+shared machine) does not move from run to run.
+"""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PROBE = """
+import json, sys
+from app.cli.main import main
+try:
+    main({argv!r})
+except SystemExit:
+    pass
+sys.stdout.flush()
+sys.stderr.write(json.dumps(sorted(sys.modules)))
+"""
+# What no command needs before it runs: the TUI, the machine, another command's renderers.
+OTHER_COMMANDS = ("app.cli.predict", "app.cli.validate", "app.cli.grow", "app.cli.scale", "app.cli.rehearse")
+
+
+def imported(*argv: str) -> set[str]:
+    p = subprocess.run(
+        [sys.executable, "-c", PROBE.format(argv=list(argv))],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    return set(json.loads(p.stderr))
+
+
+def _under(modules: set[str], *packages: str) -> list[str]:
+    return sorted(m for m in modules if m.split(".")[0] in packages or m in packages or m.startswith(packages))
+
+
+@pytest.mark.parametrize("argv", [["--version"], ["--help"]], ids=" ".join)
+def test_version_and_help_load_no_model_and_no_renderer(argv):
+    modules = imported(*argv)
+    assert not _under(modules, "pydantic", "rich", "textual", "runners", "planners.models"), argv
+
+
+def test_plan_json_loads_the_plan_s_models_and_nothing_of_the_other_commands():
+    modules = imported("plan", "--json")
+    assert "planners.models" in modules and "app.usecases.plan" in modules
+    assert not _under(modules, "rich", "textual", "runners", *OTHER_COMMANDS)
