@@ -9,6 +9,7 @@ from app.cli.command import Command
 from app.cli.commands import (
     check,
     completion,
+    config,
     example,
     grow,
     man,
@@ -41,6 +42,7 @@ COMMANDS: dict[str, Command] = {
         report.COMMAND,
         help_command.COMMAND,
         completion.COMMAND,
+        config.COMMAND,
         man.COMMAND,
     )
 }
