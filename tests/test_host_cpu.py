@@ -227,18 +227,16 @@ def test_bad_cpu_flags_are_one_line(capsys, argv, needle):
     assert code == 2 and needle in err and len(err.strip().splitlines()) == 1
 
 
-def test_the_perf_tab_names_parity_figures_only_where_this_host_computes_parity(monkeypatch):
+def test_the_perf_tab_names_parity_figures_only_where_this_host_computes_parity():
     from rich.console import Console
 
     from app.tui.widgets import perf
     from planners.compute import compute
     from planners.example import example_luns, example_pod
 
-    monkeypatch.setattr(perf, "_with_host_cpu", lambda plan: (plan, "raid6 gen() 9.0 GB/s from test"))
-
     def text(plan) -> str:  # type: ignore[no-untyped-def]
         console = Console(width=118, record=True, file=io.StringIO())
-        console.print(perf.perf_view(plan, compute(plan), 118))
+        console.print(perf.perf_view(plan, compute(plan), 118, (None, "", "test"), None, ""))
         return console.export_text()
 
     assert "CPU: raid6 gen()" in text(example_pod())

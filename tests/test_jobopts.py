@@ -232,14 +232,10 @@ def test_gaps_backwards_offsets_and_strided_zones_cost_what_the_disk_turns_past(
 def test_the_perf_tab_lists_the_refused_sections_under_the_predicted_ones():
     from rich.console import Console
 
-    from app.tui.widgets.perf import perf_view, set_jobs
+    from app.tui.widgets.perf import perf_view
 
-    set_jobs(parse_job_file(MIXED, source="m.fio"), "m.fio")
-    try:
-        console = Console(width=80, record=True)
-        console.print(perf_view(POD, RESULT, 80))
-    finally:
-        set_jobs(None, "")
+    console = Console(width=80, record=True)
+    console.print(perf_view(POD, RESULT, 80, None, parse_job_file(MIXED, source="m.fio"), "m.fio"))
     text = " ".join(console.export_text().split())
     assert "1 job from m.fio after the suite" in text
     assert "not predicted: [trims] m.fio:13: [trims] rw=randtrim refused: trims are not modelled" in text

@@ -259,10 +259,8 @@ async def test_perf_tab_draws_each_workload_and_names_the_cpu_source() -> None:
 
     app = PodplanApp(example_pod())
     async with app.run_test(size=(120, 60)) as pilot:
-        from app.tui.widgets import perf
-
         for _ in range(100):  # this host's kernel log is read in a worker a second after start
-            if perf._host_parity is not None:
+            if app.host_parity is not None:
                 break
             await pilot.pause(0.1)
         await pilot.app.workers.wait_for_complete()
@@ -452,7 +450,6 @@ def _contrast(a: tuple[int, int, int], b: tuple[int, int, int]) -> float:
 
 
 async def test_the_perf_tab_predicts_a_loaded_job_file(tmp_path) -> None:
-    from app.tui.widgets import perf
 
     job = tmp_path / "mine.fio"
     job.write_text(
@@ -460,20 +457,17 @@ async def test_the_perf_tab_predicts_a_loaded_job_file(tmp_path) -> None:
         "[scan]\nrw=read\nbs=1m\n[late]\nstonewall\nrw=read\n"
     )
     app = PodplanApp(example_pod())
-    try:
-        async with app.run_test(size=(100, 32)) as pilot:
-            await pilot.pause()
-            await pilot.press("ctrl+j")
-            await pilot.pause()
-            assert isinstance(app.screen, PathPrompt)
-            app.screen.query_one(Input).value = str(job)
-            await pilot.press("enter")
-            await app.workers.wait_for_complete()
-            await pilot.pause()
-            assert app.screen.query_one("#result-tabs").active == "tab-performance"
-            shown = rendered(app, "#perf")
-            assert "db-writes" in shown and "ramp_time ignored" in shown
-            # How fio groups the sections, in one line: the first two run together.
-            assert "sections run together: db-writes, scan; then late (stonewall)" in " ".join(shown.split())
-    finally:
-        perf.set_jobs(None, "")
+    async with app.run_test(size=(100, 32)) as pilot:
+        await pilot.pause()
+        await pilot.press("ctrl+j")
+        await pilot.pause()
+        assert isinstance(app.screen, PathPrompt)
+        app.screen.query_one(Input).value = str(job)
+        await pilot.press("enter")
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        assert app.screen.query_one("#result-tabs").active == "tab-performance"
+        shown = rendered(app, "#perf")
+        assert "db-writes" in shown and "ramp_time ignored" in shown
+        # How fio groups the sections, in one line: the first two run together.
+        assert "sections run together: db-writes, scan; then late (stonewall)" in " ".join(shown.split())

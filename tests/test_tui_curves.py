@@ -7,8 +7,8 @@ import itertools
 
 import pytest
 
+from app.shared.curves import measured_of
 from app.tui.app import PodplanApp
-from app.tui.widgets import curve
 from app.tui.widgets.curve import CurvePlot, nice_ticks
 from planners.example import example_pod
 from runners.fio.jobs import ArrayShape
@@ -92,19 +92,16 @@ async def test_measured_points_join_the_curves_once_validate_has_run() -> None:
         duration_s=12.0,
         partial=False,
     )
-    curve.set_measured(report)
-    try:
-        app = PodplanApp(example_pod())
-        async with app.run_test(size=(80, 24)) as pilot:
-            plot = (await _perf_plots(pilot))[2]
-            c = plot.curves[0]
-            # the numjobs validate ran with is a point of the curve, measured beside predicted
-            (seen,) = [p for p in c.points if p.measured is not None]
-            assert seen.x == 3 and seen.measured.iops == 2930.0  # type: ignore[union-attr]
-            assert seen.measured.cpu_s_per_k_ios == 0.5 / 35.16  # type: ignore[union-attr]
-            assert "o" in _plot_text(plot).split("\n", 1)[1]  # the measured mark, below the title
-    finally:
-        curve._measured.clear()
+    app = PodplanApp(example_pod())
+    app.measured = measured_of(report)
+    async with app.run_test(size=(80, 24)) as pilot:
+        plot = (await _perf_plots(pilot))[2]
+        c = plot.curves[0]
+        # the numjobs validate ran with is a point of the curve, measured beside predicted
+        (seen,) = [p for p in c.points if p.measured is not None]
+        assert seen.x == 3 and seen.measured.iops == 2930.0  # type: ignore[union-attr]
+        assert seen.measured.cpu_s_per_k_ios == 0.5 / 35.16  # type: ignore[union-attr]
+        assert "o" in _plot_text(plot).split("\n", 1)[1]  # the measured mark, below the title
 
 
 def test_nice_ticks_are_round_and_cover_the_top() -> None:
@@ -130,11 +127,8 @@ async def _random_read_curve(pilot) -> None:  # type: ignore[no-untyped-def]
 @pytest.fixture
 def no_host_cpu(monkeypatch: pytest.MonkeyPatch) -> None:
     """The picture must not depend on this host's kernel log, nor on whether an earlier test of the same
-    process read it (the figures keep it for the session), nor on when the read lands."""
-    from app.tui.widgets import perf
-
+    process read it, nor on when the read lands."""
     monkeypatch.setattr(PodplanApp, "_read_host_parity", lambda self: None)
-    monkeypatch.setattr(perf, "_host_parity", None)
 
 
 def test_the_random_read_curve_at_80x24(snap_compare, no_host_cpu) -> None:  # type: ignore[no-untyped-def]

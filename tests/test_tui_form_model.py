@@ -132,7 +132,7 @@ def test_any_form_shaped_plan_round_trips(groups, per_group, spares, level, chun
         filesystem=Filesystem(type=fs),
     )
     values = values_from_plan(plan)
-    assert (values["members"] == "") == (extra < groups)  # auto only where sharing out gives the same members
+    assert (values["members"] == "") == (extra == 0)  # auto only where the groups use every disk
     assert plan_from_values(plan, values) == plan
 
 

@@ -225,34 +225,30 @@ async def test_the_loaded_job_file_runs_its_sections_as_fio_groups_them(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The job file loaded with ctrl+j, on the validate screen: the same grouping as `validate --job`."""
-    from app.tui.widgets import perf
     from app.tui.widgets.choice import Choice
     from planners.perf.jobfile import parse_job_file
 
     _shrink(monkeypatch, FAST)
-    perf.set_jobs(
+    app = PodplanApp(example_pod())
+    app.loaded_job = (
         parse_job_file("[global]\nrw=randread\nbs=4k\n[a]\n[b]\n[c]\nstonewall\n[d]\nrw=randtrim\n", source="mine.fio"),
         "mine.fio",
     )
-    app = PodplanApp(example_pod())
-    try:
-        async with app.run_test(size=SIZE) as pilot:
-            await pilot.press("f5")
-            await pilot.pause()
-            screen = app.screen
-            assert isinstance(screen, ValidateScreen)
-            screen.query_one("#mode", Choice).value = "job"
-            screen.query_one("#target", Input).value = str(tmp_path)
-            await pilot.press("ctrl+r")
-            await pilot.pause()
-            await app.workers.wait_for_complete()
-            await pilot.pause()
-            table = screen.query_one("#validate-table", DataTable)
-            assert [table.get_row_at(i)[0] for i in range(table.row_count)] == ["a", "b", "c"]
-            notes = " ".join(text_of(app, "#validate-notes").split())
-            assert "sections run together: a, b; then c, d (stonewall)" in notes
-            # the refused section is named, not run
-            assert "not run: [d] mine.fio:9: [d] rw=randtrim refused: trims are not modelled" in notes
-            assert list(tmp_path.iterdir()) == []
-    finally:
-        perf.set_jobs(None, "")
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press("f5")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, ValidateScreen)
+        screen.query_one("#mode", Choice).value = "job"
+        screen.query_one("#target", Input).value = str(tmp_path)
+        await pilot.press("ctrl+r")
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        table = screen.query_one("#validate-table", DataTable)
+        assert [table.get_row_at(i)[0] for i in range(table.row_count)] == ["a", "b", "c"]
+        notes = " ".join(text_of(app, "#validate-notes").split())
+        assert "sections run together: a, b; then c, d (stonewall)" in notes
+        # the refused section is named, not run
+        assert "not run: [d] mine.fio:9: [d] rw=randtrim refused: trims are not modelled" in notes
+        assert list(tmp_path.iterdir()) == []

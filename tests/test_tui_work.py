@@ -75,30 +75,26 @@ async def _on_perf_tab(pilot) -> None:  # type: ignore[no-untyped-def]
 
 
 async def test_job_files_load_again_and_again_and_unload(tmp_path) -> None:
-    from app.tui.widgets import perf
     from app.tui.widgets.curve import CurvePlot
 
     one, two = tmp_path / "one.fio", tmp_path / "two.fio"
     one.write_text("[global]\nioengine=libaio\ndirect=1\n[db]\nrw=randwrite\nbs=8k\n")
     two.write_text("[global]\nioengine=libaio\ndirect=1\n[scan]\nrw=read\nbs=1m\n[logs]\nstonewall\nrw=write\n")
     app = PodplanApp(example_pod())
-    try:
-        async with app.run_test(size=SIZE) as pilot:
-            # The Perf tab first, so that its charts are drawn before any job file comes.
-            await _on_perf_tab(pilot)
-            suite = len(app.screen.query(CurvePlot))
-            assert suite
-            for path in (one, two, one, two, two):
-                await _load_job(pilot, str(path))
-                assert app.is_running and app.return_code is None
-                assert perf.loaded_job()[1] == str(path)
-            assert "scan" in "".join(p.curves[0].section for p in app.screen.query(CurvePlot))
-            await _load_job(pilot, None, button="unload")
-            assert perf.loaded_job() == (None, "")
-            assert len(app.screen.query(CurvePlot)) == suite
-            assert app.is_running
-    finally:
-        perf.set_jobs(None, "")
+    async with app.run_test(size=SIZE) as pilot:
+        # The Perf tab first, so that its charts are drawn before any job file comes.
+        await _on_perf_tab(pilot)
+        suite = len(app.screen.query(CurvePlot))
+        assert suite
+        for path in (one, two, one, two, two):
+            await _load_job(pilot, str(path))
+            assert app.is_running and app.return_code is None
+            assert app.loaded_job[1] == str(path)
+        assert "scan" in "".join(p.curves[0].section for p in app.screen.query(CurvePlot))
+        await _load_job(pilot, None, button="unload")
+        assert app.loaded_job == (None, "")
+        assert len(app.screen.query(CurvePlot)) == suite
+        assert app.is_running
 
 
 async def test_a_podplan_error_in_a_dialog_worker_is_a_notification_and_a_bug_ends_the_app(
@@ -173,8 +169,8 @@ async def test_a_hangup_keeps_the_edits_and_the_next_start_offers_them(answer: s
     app = PodplanApp(example_pod())
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        await _edit_count(pilot, "44")
-        assert app.plan.disks[0].count == 44
+        await _edit_count(pilot, "42")
+        assert app.plan.disks[0].count == 42
         await pilot.pause(0.2)
         assert len(_kept_files()) == 1  # written a moment after the change, before any signal
         await _hang_up(pilot)
@@ -193,7 +189,7 @@ async def test_a_hangup_keeps_the_edits_and_the_next_start_offers_them(answer: s
         await again.workers.wait_for_complete()
         await pilot.pause()
         if answer == "Restore":
-            assert again.plan.disks[0].count == 44 and again.modified
+            assert again.plan.disks[0].count == 42 and again.modified
             assert len(_kept_files()) == 1
         else:
             assert again.plan.disks[0].count == 45 and not again.modified
@@ -207,7 +203,7 @@ async def test_saving_drops_the_kept_copy(tmp_path, monkeypatch) -> None:
     app = PodplanApp(example_pod())
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        await _edit_count(pilot, "44")
+        await _edit_count(pilot, "42")
         await pilot.pause(0.2)
         assert len(_kept_files()) == 1
         await pilot.press("ctrl+s")
@@ -263,8 +259,8 @@ def test_a_dropped_terminal_keeps_the_edits(tmp_path) -> None:
         _wait_for(session, "45 disks")
         _type(session, "BSpace", "BSpace")
         _wait_gone(session, "45 disks")
-        _type(session, "4", "4")
-        _wait_for(session, "44 disks")
+        _type(session, "4", "2")
+        _wait_for(session, "42 disks")
     finally:
         subprocess.run(["tmux", "kill-session", "-t", session], check=False, timeout=10)
     kept = state / "podplan" / "recovery"
@@ -273,7 +269,7 @@ def test_a_dropped_terminal_keeps_the_edits(tmp_path) -> None:
             break
         time.sleep(0.1)
     files = list(kept.glob("*.toml"))
-    assert len(files) == 1 and "count = 44" in files[0].read_text()
+    assert len(files) == 1 and "count = 42" in files[0].read_text()
     assert oct(os.stat(files[0]).st_mode & 0o777) == "0o600"
     session = f"podplan-hup-{uuid.uuid4().hex[:8]}"
     _tmux("new-session", "-d", "-s", session, "-x", "100", "-y", "30", command)
@@ -310,18 +306,18 @@ async def test_saving_to_the_opened_file_unchanged_asks_nothing(tmp_path) -> Non
     app = PodplanApp(load_plan(f), f)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        await _edit_count(pilot, "44")
+        await _edit_count(pilot, "42")
         await _save_to(pilot, str(f))
         await app.workers.wait_for_complete()
         await pilot.pause()
         assert type(app.screen).__name__ == "PlanScreen"  # no "exists. Overwrite it?"
-        assert load_plan(f).disks[0].count == 44
+        assert load_plan(f).disks[0].count == 42
         # Saved once, the file is podplan's own again: a second save asks nothing either.
-        await _edit_count(pilot, "43")
+        await _edit_count(pilot, "39")
         await _save_to(pilot, str(f))
         await app.workers.wait_for_complete()
         await pilot.pause()
-        assert load_plan(f).disks[0].count == 43
+        assert load_plan(f).disks[0].count == 39
 
 
 @pytest.mark.parametrize("answer", ["overwrite", "save_as", "reload", "cancel"])
@@ -334,7 +330,7 @@ async def test_save_and_quit_over_a_file_changed_on_disk_asks(tmp_path, answer: 
     app = PodplanApp(load_plan(f), f)
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        await _edit_count(pilot, "44")
+        await _edit_count(pilot, "42")
         theirs = plan_to_toml(plan_with(count="30"))
         f.write_text(theirs)  # an editor or git pull changes the file meanwhile
         await pilot.press("ctrl+q")
@@ -358,15 +354,15 @@ async def test_save_and_quit_over_a_file_changed_on_disk_asks(tmp_path, answer: 
             await app.workers.wait_for_complete()
             await pilot.pause()
         if answer == "overwrite":
-            assert load_plan(f).disks[0].count == 44 and not app.is_running
+            assert load_plan(f).disks[0].count == 42 and not app.is_running
         else:
             assert f.read_text() == theirs  # the other program's change is kept
         if answer == "save_as":
-            assert load_plan(tmp_path / "pod-mine.toml").disks[0].count == 44 and not app.is_running
+            assert load_plan(tmp_path / "pod-mine.toml").disks[0].count == 42 and not app.is_running
         if answer == "reload":
             assert app.is_running and app.plan.disks[0].count == 30 and not app.modified
         if answer == "cancel":
-            assert app.is_running and app.plan.disks[0].count == 44
+            assert app.is_running and app.plan.disks[0].count == 42
 
 
 @pytest.mark.parametrize("where", ["long name", "under a file", "a directory"])
@@ -380,17 +376,16 @@ async def test_a_save_path_that_cannot_be_checked_is_one_notice(tmp_path, where:
     app = PodplanApp(example_pod())
     async with app.run_test(size=SIZE) as pilot:
         await pilot.pause()
-        await _edit_count(pilot, "44")
+        await _edit_count(pilot, "42")
         await _save_to(pilot, path)
         await app.workers.wait_for_complete()
         await pilot.pause()
-        assert app.is_running and app.plan.disks[0].count == 44 and app.modified
+        assert app.is_running and app.plan.disks[0].count == 42 and app.modified
         said = [str(n.message) for n in app._notifications]
         assert any(m.startswith("Not saved") or "cannot write" in m for m in said), said
 
 
 async def test_a_big_job_file_never_blocks_typing(tmp_path) -> None:
-    from app.tui.widgets import perf
     from app.tui.widgets.curve import MAX_CHARTS, CurvePlot
     from tests.tui_helpers import rendered
 
@@ -400,42 +395,40 @@ async def test_a_big_job_file_never_blocks_typing(tmp_path) -> None:
     )
     job.write_text("[global]\nioengine=libaio\ndirect=1\nsize=1g\n" + sections)
     app = PodplanApp(example_pod())
-    try:
-        async with app.run_test(size=SIZE) as pilot:
-            await _on_perf_tab(pilot)
+    async with app.run_test(size=SIZE) as pilot:
+        await _on_perf_tab(pilot)
+        await app.workers.wait_for_complete()
+        start = time.perf_counter()
+        await _edit_count(pilot, "42")  # the same four keys with the suite alone: the yardstick
+        alone = time.perf_counter() - start
+        await app.workers.wait_for_complete()
+        await _load_job(pilot, str(job))
+        for _ in range(200):  # a big job is predicted once typing pauses: after a timer, then a worker
             await app.workers.wait_for_complete()
-            start = time.perf_counter()
-            await _edit_count(pilot, "41")  # the same four keys with the suite alone: the yardstick
-            alone = time.perf_counter() - start
-            await app.workers.wait_for_complete()
-            await _load_job(pilot, str(job))
-            for _ in range(200):  # a big job is predicted once typing pauses: after a timer, then a worker
-                await app.workers.wait_for_complete()
-                if len(app.screen.query(CurvePlot)) == MAX_CHARTS:
-                    break
-                await pilot.pause(0.05)
-            assert len(app.screen.query(CurvePlot)) == MAX_CHARTS
-            assert "first 12 of 304 sections" in " ".join(str(app.screen.query_one("#curves-heading").content).split())
-            start = time.perf_counter()
-            await _edit_count(pilot, "40")  # four keys, each a new plan whose 300 sections are predicted
-            took = time.perf_counter() - start
-            await pilot.pause(0.6)  # the pause after typing, then its prediction
-            # Was 3 s a key: the table of 300 rows laid out again on every keystroke, in the UI thread.
-            assert took < 2 * alone + 0.5, f"{took:.1f} s for four keystrokes, {alone:.1f} s with the suite alone"
-            await app.workers.wait_for_complete()
-            await pilot.pause()
-            from app.tui.widgets.perf import perf_view
+            if len(app.screen.query(CurvePlot)) == MAX_CHARTS:
+                break
+            await pilot.pause(0.05)
+        assert len(app.screen.query(CurvePlot)) == MAX_CHARTS
+        assert "first 12 of 304 sections" in " ".join(str(app.screen.query_one("#curves-heading").content).split())
+        start = time.perf_counter()
+        await _edit_count(pilot, "39")  # four keys, each a new plan whose 300 sections are predicted
+        took = time.perf_counter() - start
+        await pilot.pause(0.6)  # the pause after typing, then its prediction
+        # Was 3 s a key: the table of 300 rows laid out again on every keystroke, in the UI thread.
+        assert took < 2 * alone + 0.5, f"{took:.1f} s for four keystrokes, {alone:.1f} s with the suite alone"
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        from app.tui.widgets.perf import perf_view
 
-            shown = rendered(app, "#perf")
-            import io
+        shown = rendered(app, "#perf")
+        import io
 
-            from rich.console import Console
+        from rich.console import Console
 
-            console = Console(width=200, record=True, file=io.StringIO())
-            console.print(perf_view(app.plan, app.result, app.screen.query_one("#results").size.width - 2))
-            assert app.plan.disks[0].count == 40 and shown == console.export_text()  # the last plan's, not a stale one
-    finally:
-        perf.set_jobs(None, "")
+        console = Console(width=200, record=True, file=io.StringIO())
+        width = app.screen.query_one("#results").size.width - 2
+        console.print(perf_view(app.plan, app.result, width, app.host_parity, *app.loaded_job))
+        assert app.plan.disks[0].count == 39 and shown == console.export_text()  # the last plan's, not a stale one
 
 
 @pytest.mark.parametrize("key", ["f2", "f3", "f5", "f6", "f7", "f9"])

@@ -48,17 +48,14 @@ needs_fio = pytest.mark.skipif(which("fio") is None, reason="fio is not installe
 
 @pytest.fixture
 def fast_fio_and_a_recorded_kernel_log(monkeypatch: pytest.MonkeyPatch) -> None:
-    from app.tui.widgets import perf
-
     monkeypatch.setattr(session, "validate", functools.partial(validate, timing=FAST, file_size=16 * MiB))
     monkeypatch.setattr(
         kernel_log,
         "read_host_parity",
         functools.partial(kernel_log.read_host_parity, commands=(), kern_log=str(KERNEL_LOG)),
     )
-    # The Perf tab's own read of this host's log: not wanted, and its figures outlive the test.
+    # The Perf tab's own read of this host's log: not wanted.
     monkeypatch.setattr(PodplanApp, "_read_host_parity", lambda self: None)
-    monkeypatch.setattr(perf, "_host_parity", None)
 
 
 def _one_nvme(size: int) -> Plan:

@@ -34,11 +34,12 @@ def test_the_report_describes_a_lun_or_a_disk_as_what_it_is():
 def test_the_compare_screen_gives_a_raid0_lun_no_rebuild_time():
     from app.tui.screens.compare_screen import _reliability
     from planners.compute import compute
+    from planners.reliability.loss import reliability
 
     raid0 = one_disk(Lun(disks=24, level=0, strip=128 * KiB))  # type: ignore[arg-type]
     raid10 = one_disk(Lun(disks=24, level=10, strip=128 * KiB))  # type: ignore[arg-type]
-    assert _reliability(raid0, compute(raid0))[3] == "none"
-    assert _reliability(raid10, compute(raid10))[3] == "24 h"
+    assert _reliability(reliability(raid0, compute(raid0)))[3] == "none"
+    assert _reliability(reliability(raid10, compute(raid10)))[3] == "24 h"
 
 
 def test_the_udev_rule_of_a_plan_without_md_says_readahead_not_md_tuning():

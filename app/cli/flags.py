@@ -312,12 +312,9 @@ def _apply_groups(data: dict[str, Any], args: argparse.Namespace, new_disks: boo
     if args.spares is not None:
         template["spares"] = args.spares
     if reshape:
-        per_group, extra = divmod(total, ngroups)
-        if extra:
-            raise PlanError(f"{total} disks do not split into {ngroups} equal groups")
-        template["members"] = per_group - template.get("spares", 0)
-        if template["members"] < 1:
-            raise PlanError(f"{per_group} disks per group leave no members after {template.get('spares', 0)} spares")
+        from planners.layouts.groups import members_per_group
+
+        template["members"] = members_per_group(total, ngroups, template.get("spares", 0))
     groups = []
     for i in range(ngroups):
         g = dict(template)

@@ -16,9 +16,9 @@ from pydantic import ValidationError
 
 from app.cli.flags import load_plan_file, note_disk_size
 from app.shared.console import cli_console
-from app.shared.grow import alternative_line, render_growth
+from app.shared.grow import alternative_line, btrfs_growth_lines, render_growth
 from app.shared.planfile import describe_validation_error, save_plan, write_script
-from app.usecases.grow import GrowPlanRequest, grows_as_btrfs, plan_btrfs_growth, plan_growth
+from app.usecases.grow import BtrfsGrowPlan, GrowPlanRequest, plan_growth
 from planners.errors import PlanError
 from planners.grow import GrowRequest
 from planners.models import Plan
@@ -40,7 +40,8 @@ def request_from_args(args: argparse.Namespace) -> GrowRequest:
 def grow_request(old: Plan, args: argparse.Namespace) -> GrowPlanRequest:
     """The flags as a grow request, or the target layout of --to (not both)."""
     if args.to:
-        if any(getattr(args, k) is not None for k in ("add_disks", "size", "devices", "to_level", "group", "mode")):
+        flags = ("add_disks", "size", "devices", "to_level", "group", "mode", "data_profile", "metadata_profile")
+        if any(getattr(args, k) is not None for k in flags):
             raise PlanError("give the target as --to NEWPLAN or as --add-disks/--to-level flags, not both")
         return GrowPlanRequest(old, target=load_plan_file(args.to))
     req = request_from_args(args)
@@ -52,14 +53,13 @@ def dispatch(args: argparse.Namespace) -> int:
     from planners.example import example_pod
 
     old = load_plan_file(args.plan_file) if args.plan_file else example_pod()
-    if grows_as_btrfs(old):
-        return _dispatch_btrfs(old, args)
-    if args.data_profile or args.metadata_profile:
-        raise PlanError("--data-profile and --metadata-profile grow a btrfs across raw disks; this plan is not one")
     grown = plan_growth(grow_request(old, args))
+    _write_files(args, grown.target, grown.script)
+    if isinstance(grown, BtrfsGrowPlan):
+        _print_btrfs(grown, args)
+        return 0
     new, growth = grown.target, grown.growth
     others = [alternative_line(mode, g) for mode, g in grown.alternatives]
-    _write_files(args, new, grown.script)
     if args.json:
         from app.shared.documents import dumps
         from app.shared.documents_built import GrowDocument
@@ -76,36 +76,16 @@ def dispatch(args: argparse.Namespace) -> int:
     return 0
 
 
-def _dispatch_btrfs(old: Plan, args: argparse.Namespace) -> int:
+def _print_btrfs(grown: BtrfsGrowPlan, args: argparse.Namespace) -> None:
     """A btrfs across raw disks: device add and a balance, its figures, its script."""
-    grown = plan_btrfs_growth(
-        GrowPlanRequest(old, target=load_plan_file(args.to))
-        if args.to
-        else GrowPlanRequest(old, request=request_from_args(args))
-    )
-    note_disk_size(args.size, "--size")
-    new, growth = grown.target, grown.growth
-    _write_files(args, new, grown.script)
     if args.json:
         from app.shared.documents import dumps
         from app.shared.documents_built import GrowBtrfsDocument
 
-        print(dumps(GrowBtrfsDocument(growth=growth, target_plan=new)))
+        print(dumps(GrowBtrfsDocument(growth=grown.growth, target_plan=grown.target)))
     else:
-        g = growth
-        lines = [
-            (
-                f"btrfs on {g.mount_point}: {len(g.devices_before)} -> {len(g.devices_before) + len(g.added_devices)} disks, "
-                f"data {g.data_profile[0]} -> {g.data_profile[1]}, metadata {g.metadata_profile[0]} -> {g.metadata_profile[1]}"
-            ),
-            f"df size:          {g.df_size_bytes_before:,} -> {g.df_size_bytes_after:,} B",
-            f"Free (estimated): {g.free_estimated_bytes_before:,} -> {g.free_estimated_bytes_after:,} B",
-            *(f"{i}. {s.title}: {c}" for i, s in enumerate(g.steps, 1) for c in s.commands),
-            *(f"note: {n}" for n in g.notes),
-        ]
-        print("\n".join(lines))
+        print("\n".join(btrfs_growth_lines(grown.growth)))
     _say_written(args)
-    return 0
 
 
 def _write_files(args: argparse.Namespace, new: Plan, script: Callable[[], str]) -> None:

@@ -16,6 +16,7 @@ from app.shared.cost_view import with_report_cost
 from app.shared.curves import Curve, Measured, curve_notes, curves, curves_doc, figure, plan_summary, point_key
 from app.shared.figures import mb_text
 from app.shared.fit import Col, FitTable
+from app.usecases.predict import PredictRequest
 from planners.errors import PlanError
 from planners.models import Plan
 from planners.perf.scale import Axis, PointPrediction, parse_scale
@@ -38,17 +39,14 @@ def axes_json(axes: Sequence[Axis]) -> list[dict[str, Any]]:
     return [a.model_dump(mode="json") for a in axes]
 
 
-def predict_scale(plan: Plan, result: Any, args: argparse.Namespace, axes: Sequence[Axis], cpu: Any) -> int:
+def predict_scale(asked: PredictRequest, args: argparse.Namespace, axes: Sequence[Axis]) -> int:
     """`podplan predict --scale`: every section (or built-in workload) at every point."""
     from app.shared.host_cpu import origin_json, origin_text
-    from app.shared.planfile import load_job_file
-    from planners.perf.scale import as_job, shaped, sweep_job
-    from planners.perf.workloads import VALIDATION, preset
+    from app.usecases.predict import predict_scaling
 
-    jobs = [load_job_file(path) for path in args.job or []]
-    if args.workload or not jobs:
-        jobs.append(as_job(shaped(plan, result, [preset(n) for n in args.workload] if args.workload else VALIDATION)))
-    preds = [p for jf in jobs for p in sweep_job(plan, result, jf, axes, args.mode)]
+    out = predict_scaling(asked, axes)
+    plan, cpu, preds, job_notes = out.plan, out.cpu, list(out.predictions), out.job_notes
+    assert cpu is not None  # a CpuSource always names where each figure came from
     cs = curves(preds, axes[0].key)
     if args.html:
         write_html(
@@ -70,7 +68,7 @@ def predict_scale(plan: Plan, result: Any, args: argparse.Namespace, axes: Seque
             cpu=origin_json(cpu),
             scale=axes_json(axes),
             predictions=list(preds),
-            job_notes=[n for jf in jobs for n in jf.notes],
+            job_notes=list(job_notes),
         )
         print(dumps(doc))
         return 0
@@ -78,7 +76,7 @@ def predict_scale(plan: Plan, result: Any, args: argparse.Namespace, axes: Seque
     out.print(
         Group(
             scale_view(cs, title=f"{plan.name}: predicted scaling ({args.mode})"),
-            *[Text(n, style="dim") for jf in jobs for n in jf.notes],
+            *[Text(n, style="dim") for n in job_notes],
             Text(f"CPU: {origin_text(cpu)}"),
         )
     )

@@ -13,6 +13,7 @@ from rich.table import Table
 from rich.text import Text
 
 from planners.grow import Growth
+from planners.grow.btrfs import BtrfsGrowth
 from planners.units import format_bytes_binary
 
 
@@ -142,3 +143,17 @@ def alternative_line(mode: str, g: Growth) -> str:
         f"({format_bytes_binary(g.df_available_bytes_after)}) after "
         + ", ".join(f"{a.name} {a.members_before} -> {a.members_after} members" for a in g.arrays)
     )
+
+
+def btrfs_growth_lines(g: BtrfsGrowth) -> list[str]:
+    """A btrfs across raw disks grown: the disks and profiles, df size and Free before -> after, the steps."""
+    return [
+        (
+            f"btrfs on {g.mount_point}: {len(g.devices_before)} -> {len(g.devices_before) + len(g.added_devices)} disks, "
+            f"data {g.data_profile[0]} -> {g.data_profile[1]}, metadata {g.metadata_profile[0]} -> {g.metadata_profile[1]}"
+        ),
+        f"df size:          {g.df_size_bytes_before:,} -> {g.df_size_bytes_after:,} B",
+        f"Free (estimated): {g.free_estimated_bytes_before:,} -> {g.free_estimated_bytes_after:,} B",
+        *(f"{i}. {s.title}: {c}" for i, s in enumerate(g.steps, 1) for c in s.commands),
+        *(f"note: {n}" for n in g.notes),
+    ]

@@ -6,6 +6,7 @@ import gc
 from collections.abc import Iterable, Mapping
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual import events, on, work
 from textual.actions import parse as parse_action
@@ -24,6 +25,11 @@ from app.tui.widgets.plan_form import PlanForm
 from planners.errors import PlanError, PodplanError
 from planners.models import Plan
 from planners.results import PlanResult
+
+if TYPE_CHECKING:
+    from app.tui.widgets.curve import MeasuredPoints
+    from app.usecases.predict import HostParity
+    from planners.perf.jobfile import JobFile
 
 # Screens other than the plan screen are imported when first opened: first paint matters more.
 
@@ -62,6 +68,15 @@ class PodplanApp(SavesFiles, KeepsEdits, App[int]):
         self._quit_after_save = False  # 'save and quit': exit once the plan is written
         self._origin = f"example {plan.name}"
         self._remember_identity(self.plan_file)
+        # What the Perf tab, the compare screen and validate read besides the plan: the app's, not
+        # a widget module's, so that two apps (tests, an embedding program) never share them.
+        self.host_parity: HostParity | None = None
+        """This host's raid6/xor benchmark, read once in a worker after the first paint; None until
+        then (the plan's own figures or presets are used meanwhile)."""
+        self.loaded_job: tuple[JobFile | None, str] = (None, "")
+        """The fio job file loaded with ctrl+j (None if none) and where it was read."""
+        self.measured: MeasuredPoints = {}
+        """What validate measured last, drawn on the Perf tab's curves until the next run."""
         self._recovery_init()
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
@@ -141,10 +156,12 @@ class PodplanApp(SavesFiles, KeepsEdits, App[int]):
     def _read_host_parity(self) -> None:
         """This host's raid6/xor benchmark for the Perf tab; read after the first paint (dmesg can be slow)."""
         from app.shared.host_cpu import host_parity
-        from app.tui.widgets.perf import set_host_parity
 
-        set_host_parity(*host_parity())
-        self.call_from_thread(self._redraw_figures)
+        self.call_from_thread(self._host_parity_read, host_parity())
+
+    def _host_parity_read(self, parity: HostParity) -> None:
+        self.host_parity = parity
+        self._redraw_figures()
 
     def _redraw_figures(self) -> None:
         from app.tui.widgets.results import ResultsPane
@@ -324,24 +341,22 @@ class PodplanApp(SavesFiles, KeepsEdits, App[int]):
         """An fio job file's sections, predicted on the Perf tab beside the suite."""
         from app.shared.planfile import load_job_file
         from app.tui.screens.dialogs import PathPrompt
-        from app.tui.widgets.perf import loaded_job, set_jobs
 
-        job, source = loaded_job()
+        job, source = self.loaded_job
         answer = await self.push_screen_wait(
             PathPrompt("Predict the jobs of an fio job file", source, unload="Unload" if job else "")
         )
         if answer is None:
             return
         if not answer:
-            set_jobs(None, "")
+            self.loaded_job = (None, "")
             self._redraw_figures()
             self.notify(f"Unloaded {source}: the Perf tab shows the suite alone")
             return
         path = Path(answer).expanduser()
-        parsed = load_job_file(
-            path
-        )  # a file it cannot read or parse: the app's one catch (on_worker_state_changed) says so
-        set_jobs(parsed, str(path))
+        # a file it cannot read or parse: the app's one catch (on_worker_state_changed) says so
+        parsed = load_job_file(path)
+        self.loaded_job = (parsed, str(path))
         self._back_to_plan()
         self._plan_screen().action_show_tab("tab-performance")
         self._redraw_figures()

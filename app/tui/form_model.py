@@ -16,6 +16,7 @@ from app.shared.planfile import bound_sentence, describe_validation_error
 from app.tui.presets import BY_KEY, preset_for
 from app.usecases.plan import PlanRequest, plan_outputs
 from planners.errors import PlanError
+from planners.layouts.groups import MAX_GROUPS, members_per_group
 from planners.models import MdGroup, Plan
 from planners.results import PlanResult
 from planners.units import format_disk_size, format_size_compact, parse_size
@@ -90,7 +91,8 @@ def _values_from_plan(plan: Plan) -> Values:
     d1 = plan.disks[1] if len(plan.disks) > 1 else None
     g = plan.groups[0] if plan.groups else _NO_MD
     total = sum(d.count for d in plan.disks)
-    auto = not plan.groups or (_homogeneous(plan) and total // len(plan.groups) == g.disks)
+    # "auto" only where the groups use every disk: the shared rule refuses to leave one over
+    auto = not plan.groups or (_homogeneous(plan) and total == len(plan.groups) * g.disks)
     return {
         "name": plan.name,
         "count": str(d0.count),
@@ -266,15 +268,16 @@ def _groups(base: Plan, values: Values, total: int) -> list[dict[str, Any]]:
     ngroups = _int(values, "groups", "md groups")
     if ngroups == 0:
         return []  # md off: LVM straight on the disks, or the filesystem on the one disk
-    if ngroups > 64:
-        raise FormError("At most 64 md groups", "groups")
+    if ngroups > MAX_GROUPS:
+        raise FormError(f"At most {MAX_GROUPS} md groups", "groups")
     spares = _int(values, "spares", "spares per group")
     if str(values.get("members", "")).strip():
         members = _int(values, "members", "members per group", minimum=1)
     else:
-        members = total // ngroups - spares
-        if members < 1:
-            raise FormError(f"{total} disks in {ngroups} groups leave no members after {spares} spares each", "members")
+        try:
+            members = members_per_group(total, ngroups, spares)  # the command line's rule, its words
+        except PlanError as exc:  # the plan's "groups" is the form's group count here, not its members
+            raise FormError(exc.message, exc.field) from None
     level = _int(values, "level", "RAID level")
     template: dict[str, Any] = {k: v for k, v in old[0].items() if k not in ("name", "layout", "chunk")}
     template.update(level=level, members=members, spares=spares, bitmap=values["bitmap"], metadata=values["metadata"])

@@ -3,7 +3,7 @@
 Either a request (disks to add, a new RAID level, an array to reshape or a new one) or the target
 layout as a plan; the outcome holds the grown plan, the growth step by step, the other ways that
 would work and the guarded grow script. A btrfs across raw disks grows its own way (device add and
-a balance): `plan_btrfs_growth`.
+a balance): `plan_growth` chooses, so the command line and the TUI never choose differently.
 """
 
 from __future__ import annotations
@@ -45,8 +45,17 @@ class GrowPlan:
         return grow_script(self.plan, self.growth)
 
 
-def plan_growth(req: GrowPlanRequest) -> GrowPlan:
-    """The growth from the plan to the request's layout; PlanError when podplan cannot plan it."""
+def plan_growth(req: GrowPlanRequest) -> GrowPlan | BtrfsGrowPlan:
+    """The growth from the plan to the request's layout, by md and LVM or, for a btrfs across raw
+    disks, by btrfs itself; PlanError when podplan cannot plan it."""
+    if grows_as_btrfs(req.plan):
+        return plan_btrfs_growth(req)
+    if req.request is not None and (req.request.data_profile or req.request.metadata_profile):
+        raise PlanError("--data-profile and --metadata-profile grow a btrfs across raw disks; this plan is not one")
+    return _plan_md_growth(req)
+
+
+def _plan_md_growth(req: GrowPlanRequest) -> GrowPlan:
     from planners.grow import growth_between, possible_modes, target_plan
 
     asked = req.request

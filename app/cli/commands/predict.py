@@ -52,31 +52,25 @@ def run(args: argparse.Namespace) -> int:
     )
     from app.cli.scale import axes_of, predict_scale
     from app.shared.console import cli_console
-    from app.shared.host_cpu import computes_parity, origin_json, origin_text, with_cpu_source
+    from app.shared.host_cpu import computes_parity, origin_json, origin_text
+    from app.usecases.predict import PredictRequest, predict_plan
+    from app.usecases.sweep import CpuSource
     from planners.example import example_pod
-    from planners.perf.predict import geometry_for_speed, predict
-    from planners.perf.workloads import preset
-    from planners.reliability.loss import reliability
 
     base = load_plan_file(args.plan_file) if args.plan_file else example_pod()
-    plan, cpu = with_cpu_source(with_hardware(plan_from_args(args, base), args), args)
-    result = geometry_for_speed(plan)
+    asked = PredictRequest(
+        with_hardware(plan_from_args(args, base), args),
+        tuple(args.workload) if args.workload else None,
+        tuple(zip(args.job, read_jobs(args.job), strict=True)) if args.job else (),
+        args.mode,
+        CpuSource(args.kernel_log, args.no_host_cpu, args.cpu_class),
+    )
     if axes := axes_of(args):
-        return predict_scale(plan, result, args, axes, cpu)
-    workloads = [preset(n) for n in args.workload] if args.workload else None
-    job_notes: list[str] = []
-    grouping: list[str] = []
-    refused: list[dict[str, str]] = []
-    predictions = predict(plan, result, workloads, mode=args.mode) if workloads or not args.job else []
-    if args.job:
-        from planners.perf.concurrent import predict_job_file
-
-        for path, jf in zip(args.job, read_jobs(args.job), strict=True):
-            predictions += predict_job_file(plan, result, jf, args.mode)
-            job_notes += jf.notes
-            grouping += [f"{path}: {jf.grouping}"] if jf.grouping else []
-            refused += [{"file": path, "section": r.section, "reason": r.reason} for r in jf.refused]
-    rel = reliability(plan, result)
+        return predict_scale(asked, args, axes)
+    out = predict_plan(asked)
+    plan, result, cpu, rel = out.plan, out.result, out.cpu, out.reliability
+    predictions, job_notes, grouping, refused = list(out.predictions), out.job_notes, out.job_grouping, out.refused
+    assert cpu is not None  # a CpuSource always names where each figure came from
     cost = predicted_cost(plan, result, rel, predictions)
     if args.json:
         from app.shared.documents import JobSectionRefused, PredictDocument, dumps
@@ -89,15 +83,15 @@ def run(args: argparse.Namespace) -> int:
             cpu=origin_json(cpu),
             predictions=predictions,
             reliability=rel,
-            job_notes=job_notes,
-            job_grouping=grouping,
+            job_notes=list(job_notes),
+            job_grouping=list(grouping),
             refused_sections=[JobSectionRefused(**r) for r in refused],
             cost=cost,
         )
         print(dumps(doc, exclude={"cost"} if cost is None else None))
     elif predictions:
         rows, merged = alike(predictions)
-        notes = [Text(n) for n in grouping + merged] + refused_lines(refused)
+        notes = [Text(n) for n in [*grouping, *merged]] + refused_lines(list(refused))
         notes += [Text(n, style="dim") for n in job_notes]
         cli_console().print(
             Group(
@@ -110,7 +104,7 @@ def run(args: argparse.Namespace) -> int:
             )
         )
     else:
-        cli_console().print(Group(*refused_lines(refused)))
+        cli_console().print(Group(*refused_lines(list(refused))))
     # Nothing predicted at all: the refusals are the answer, and a script must see that it got no figure.
     return 0 if predictions else 1
 

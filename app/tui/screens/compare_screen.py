@@ -7,6 +7,8 @@ whole beside the labels on a 120-column terminal (two on 80).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from textual.app import ComposeResult
 from textual.screen import Screen
 from textual.widgets import DataTable, Header, Static
@@ -14,7 +16,10 @@ from textual.widgets import DataTable, Header, Static
 from app.tui.keys import bindings
 from app.tui.variants import Variant
 from app.tui.widgets.footer import ScreenFooter
+from app.usecases.predict import HostParity, PredictRequest, predict_plan
 from planners.models import Plan
+from planners.perf.predict import WorkloadPrediction
+from planners.reliability.loss import Reliability
 from planners.results import PlanResult
 from planners.units import format_bytes_binary as tib
 from planners.units import format_bytes_decimal as tb
@@ -38,22 +43,18 @@ def _size(n: int | None) -> str:
     return format_size_compact(n) if n else "-"
 
 
-def _throughput(plan: Plan, result: PlanResult) -> tuple[str, str, str]:
+def _throughput(preds: Sequence[WorkloadPrediction]) -> tuple[str, str, str]:
     """Sequential write, what limits it, and 4k random read."""
-    from planners.perf.predict import predict
-    from planners.perf.workloads import PRESETS
-
-    seq, rnd = predict(plan, result, [PRESETS["seq-write"], PRESETS["rand-read-4k"]])
+    seq, rnd = preds
     return f"{seq.mb_s:,.0f} MB/s", seq.binding, f"{rnd.iops:,.0f} IOPS"
 
 
-def _reliability(plan: Plan, result: PlanResult) -> tuple[str, str, str, str]:
+def _reliability(rel: Reliability) -> tuple[str, str, str, str]:
     """Odds of losing data in a year (1-4 % disk failures), its two parts at 4 % (whole arrays lost,
     and the share of rebuilds that lose data to an unreadable sector), and the longest rebuild."""
     from app.shared.figures import share_text, short_odds
-    from planners.reliability.loss import reliability, standing
+    from planners.reliability.loss import standing
 
-    rel = reliability(plan, result)
     lo, hi = rel.loss.per_year
     loss = rel.loss
     return (
@@ -98,9 +99,12 @@ ROWS: tuple[tuple[str, object], ...] = (
 MODEL_ROWS = ("seq write", "  limited by", "4k rand read", "loss/yr 1-4%", "  arrays at 4%", "  URE/rebuild", "rebuild")
 
 
-def column(plan: Plan, result: PlanResult) -> list[str]:
-    """One variant's cells, row by row (ROWS, then MODEL_ROWS)."""
-    return [fn(plan, result) for _, fn in ROWS] + [*_throughput(plan, result), *_reliability(plan, result)]  # type: ignore[operator]
+def column(plan: Plan, result: PlanResult, parity: HostParity | None = None) -> list[str]:
+    """One variant's cells, row by row (ROWS, then MODEL_ROWS); the models' figures on the plan with
+    this host's parity figures once read (`parity`), as the Perf tab and `podplan predict` give them."""
+    asked = PredictRequest(plan, ("seq-write", "rand-read-4k"), cpu=parity, result=result)
+    out = predict_plan(asked)
+    return [fn(plan, result) for _, fn in ROWS] + [*_throughput(out.predictions), *_reliability(out.reliability)]  # type: ignore[operator]
 
 
 class CompareScreen(Screen[None]):
@@ -136,7 +140,8 @@ class CompareScreen(Screen[None]):
         table.add_column("", key="what")
         for v in self.columns():
             table.add_column(v.name, key=v.name)
-        cells = [column(v.plan, v.result) for v in self.columns()]
+        parity = self.app.host_parity  # type: ignore[attr-defined]
+        cells = [column(v.plan, v.result, parity) for v in self.columns()]
         for i, label in enumerate([*(label for label, _ in ROWS), *MODEL_ROWS]):
             table.add_row(label, *(c[i] for c in cells))
 

@@ -19,15 +19,15 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Header, Input, Label, Static
 
-from app.shared.grow import alternative_line, render_growth
+from app.shared.grow import alternative_line, btrfs_growth_lines, render_growth
 from app.tui.keys import bindings
 from app.tui.widgets.choice import Choice
 from app.tui.widgets.footer import ScreenFooter
-from app.usecases.grow import GrowPlanRequest, plan_growth
+from app.usecases.grow import BtrfsGrowPlan, GrowPlan, GrowPlanRequest, plan_growth
 from planners.errors import PlanError
 from planners.grow import GrowMode, GrowRequest, Growth
+from planners.grow.btrfs import BtrfsGrowth
 from planners.models import Plan
-from planners.script.grow import grow_script
 from planners.units import parse_size
 
 MODES = [("choose", ""), ("reshape an array", "reshape"), ("new array (LVM)", "new-array")]
@@ -42,7 +42,8 @@ class GrowScreen(Screen[None]):
     def __init__(self, plan: Plan) -> None:
         super().__init__(id="grow-screen")
         self.plan = plan
-        self.growth: Growth | None = None
+        self.grown: GrowPlan | BtrfsGrowPlan | None = None
+        self.growth: Growth | BtrfsGrowth | None = None
         self.target: Plan | None = None
         self.error = ""
         self.show_script = False
@@ -55,7 +56,9 @@ class GrowScreen(Screen[None]):
             yield Label("disk size", classes="form-label")
             yield Input(id="grow-size", placeholder="the array's disk size", compact=True)
             yield Label("array", classes="form-label")
-            yield Input(id="grow-group", placeholder=f"{self.plan.groups[-1].name} (the last)", compact=True)
+            # A btrfs across raw disks has no md array: it grows by device add and a balance.
+            last = f"{self.plan.groups[-1].name} (the last)" if self.plan.groups else "none (no md)"
+            yield Input(id="grow-group", placeholder=last, compact=True)
             yield Label("new level", classes="form-label")
             yield Choice(LEVELS, "", id="grow-level")
             yield Label("mode", classes="form-label")
@@ -92,41 +95,40 @@ class GrowScreen(Screen[None]):
         others: list[str] = []
         try:
             grown = plan_growth(GrowPlanRequest(self.plan, request=self.request()))
-            self.target, self.growth = grown.target, grown.growth
-            others = [alternative_line(mode, g) for mode, g in grown.alternatives]
+            self.grown, self.target, self.growth = grown, grown.target, grown.growth
+            if isinstance(grown, GrowPlan):
+                others = [alternative_line(mode, g) for mode, g in grown.alternatives]
             self.error = ""
         except PlanError as exc:
-            self.growth, self.target, self.error = None, None, exc.message
+            self.grown, self.growth, self.target, self.error = None, None, None, exc.message
         except ValueError as exc:  # pydantic's own checks of the request
-            self.growth, self.target, self.error = None, None, str(exc).splitlines()[-1]
+            self.grown, self.growth, self.target, self.error = None, None, None, str(exc).splitlines()[-1]
         self._others = others
         self._show()
 
     def _show(self) -> None:
         out = self.query_one("#grow-result", Static)
-        if self.growth is None:
+        if self.grown is None:
             out.update(Text(f"Cannot grow: {self.error}", style="bold red"))
         elif self.show_script:
             theme = "monokai" if self.app.current_theme.dark else "default"
-            out.update(
-                Syntax(
-                    grow_script(self.plan, self.growth), "bash", theme=theme, word_wrap=True, background_color="default"
-                )
-            )
+            out.update(Syntax(self.grown.script(), "bash", theme=theme, word_wrap=True, background_color="default"))
+        elif isinstance(self.grown, BtrfsGrowPlan):
+            out.update(Text("\n".join(btrfs_growth_lines(self.grown.growth))))
         else:
-            out.update(render_growth(self.growth, alternatives=self._others))
+            out.update(render_growth(self.grown.growth, alternatives=self._others))
 
     def action_toggle_script(self) -> None:
         self.show_script = not self.show_script
         self._show()
 
     def action_save_script(self) -> None:
-        if self.growth is None:
+        if self.grown is None:
             self.notify(f"Nothing to save: {self.error}", severity="error")
             return
         from app.shared.planfile import write_script
 
-        text = grow_script(self.plan, self.growth)
+        text = self.grown.script()
         # save_file is PodplanApp's; Textual types self.app as its base App.
         self.app.save_file(  # type: ignore[attr-defined]
             "Save the grow script as",

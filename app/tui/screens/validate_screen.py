@@ -128,12 +128,9 @@ class ValidateScreen(Screen[None]):
         self._runtime_s = float(QUICK.runtime_s)
         self._progress: dict[str, tuple[str, float, JobFigures | None]] = {}
 
-    @staticmethod
-    def _suites() -> list[tuple[str, str]]:
+    def _suites(self) -> list[tuple[str, str]]:
         """The suite, or the sections of the job file loaded with ctrl+j, grouped as fio runs them."""
-        from app.tui.widgets.perf import loaded_job
-
-        job, source = loaded_job()
+        job, source = self.app.loaded_job  # type: ignore[attr-defined]
         return [("quick (about a minute)", "quick"), ("full (several minutes)", "full")] + (
             [(f"the sections of {source}", "job")] if job else []
         )
@@ -213,9 +210,7 @@ class ValidateScreen(Screen[None]):
             return
         mode = self.query_one("#mode", Choice).value or "quick"
         plan = self.plan if self.query_one("#use-plan", Checkbox).value else None
-        from app.tui.widgets.perf import loaded_job
-
-        job = loaded_job()[0] if mode == "job" else None
+        job = self.app.loaded_job[0] if mode == "job" else None  # type: ignore[attr-defined]
         if job is not None and not job.workloads:
             self.notify(
                 "No section of the job file can be predicted, so none is run (the Perf tab lists why)",
@@ -315,9 +310,9 @@ class ValidateScreen(Screen[None]):
         self.query_one("#validate-body").scroll_to_widget(table, animate=False, top=True)
         if event.predicted:
             # Measured points go on the Perf tab's curves only where the plan describes the target.
-            from app.tui.widgets.curve import set_measured
+            from app.shared.curves import measured_of
 
-            set_measured(report)
+            self.app.measured = measured_of(report)  # type: ignore[attr-defined]
         if report.stopped:
             self.notify(f"Stopped early: {report.stopped}; the figures shown are partial", severity="warning")
         else:
@@ -337,9 +332,7 @@ class ValidateScreen(Screen[None]):
         ]
         notes += [report.grouping] if report.grouping else []
         if what == "the job file's sections":
-            from app.tui.widgets.perf import loaded_job
-
-            job = loaded_job()[0]
+            job = self.app.loaded_job[0]  # type: ignore[attr-defined]
             notes += [f"not run: [{r.section}] {r.reason}" for r in (job.refused if job else [])]
         if self.plan is None or not self.query_one("#use-plan", Checkbox).value:
             notes.append("no prediction: the current plan was not used")

@@ -21,7 +21,7 @@ from planners.perf.jobfile import JobFile
 from planners.results import PlanResult
 
 if TYPE_CHECKING:
-    from runners.validate.suite import ValidateReport
+    from app.usecases.predict import HostParity
 
 PLOT_HEIGHT = 12
 """Rows of one chart: enough for a readable y axis, and at 80x24 one chart and its title fit."""
@@ -96,24 +96,16 @@ def nice_ticks(top: float, steps: int = Y_STEPS) -> list[float]:
     return [i * step for i in range(n + 1)]
 
 
-# What validate measured last (each workload at the numjobs it ran with), drawn as points on the
-# curves of the sections of the same name until the next run.
-_measured: dict[tuple[str, tuple[tuple[str, int], ...]], Measured] = {}
+MeasuredPoints = dict[tuple[str, tuple[tuple[str, int], ...]], Measured]
+"""What validate measured last (each workload at the numjobs it ran with), drawn as points on the
+curves of the sections of the same name until the next run: the App keeps it (`measured_of`)."""
 
 
-def set_measured(report: ValidateReport) -> None:
-    """Keep a finished validate run's figures for the Perf tab's curves."""
-    from app.shared.curves import measured_of
-
-    _measured.clear()
-    _measured.update(measured_of(report))
-
-
-def perf_curves(plan: Plan, result: PlanResult, job: JobFile | None) -> list[list[Curve]]:
+def perf_curves(plan: Plan, result: PlanResult, job: JobFile | None, measured: MeasuredPoints) -> list[list[Curve]]:
     """The suite's sections (and a loaded job file's) over numjobs: one list of curves per chart."""
     from app.shared.curves import suite_curves
 
-    return [[c] for c in suite_curves(plan, result, job, _measured)]
+    return [[c] for c in suite_curves(plan, result, job, measured)]
 
 
 HEADING = (
@@ -127,11 +119,14 @@ MAX_CHARTS = 12
 widgets would take seconds to lay out on every change; the command line draws them all."""
 
 
-def curve_groups(plan: Plan, result: PlanResult) -> list[list[Curve]]:
-    """The Perf tab's curves, computed off the UI thread (pure: no widget touched)."""
-    from app.tui.widgets.perf import _with_host_cpu, loaded_job
+def curve_groups(
+    plan: Plan, result: PlanResult, parity: HostParity | None, job: JobFile | None, measured: MeasuredPoints
+) -> list[list[Curve]]:
+    """The Perf tab's curves, computed off the UI thread (pure: no widget touched), on the plan with
+    this host's parity figures once read, as the Perf tab's figures are."""
+    from app.usecases.predict import with_parity
 
-    return perf_curves(_with_host_cpu(plan)[0], result, loaded_job()[0])
+    return perf_curves(with_parity(plan, parity)[0], result, job, measured)
 
 
 def show_curves(scroll: VerticalScroll, groups: list[list[Curve]]) -> None:

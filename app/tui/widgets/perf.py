@@ -13,18 +13,14 @@ from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
-from app.shared.host_cpu import computes_parity
+from app.shared.host_cpu import computes_parity, origin_text
+from app.usecases.predict import HostParity, PredictRequest, predict_plan
 from planners.models import Plan
-from planners.perf.concurrent import predict_job_file
 from planners.perf.jobfile import JobFile
-from planners.perf.predict import COUNTED_CPU_TERMS, WorkloadPrediction, predict
-from planners.perf.workloads import VALIDATION
-from planners.reliability.loss import Reliability, reliability
+from planners.perf.predict import COUNTED_CPU_TERMS, WorkloadPrediction
+from planners.perf.workloads import VALIDATION_NAMES
+from planners.reliability.loss import Reliability
 from planners.results import PlanResult
-
-# This host's parity benchmark (log, where it was read, why there is none), read once in a
-# worker after start: None until then, and the plan's own figures or presets are used.
-_host_parity: tuple | None = None
 
 LABEL_WIDTH = 13
 VALUE_WIDTH = 11
@@ -90,42 +86,18 @@ def reliability_text(rel: Reliability) -> Table:
     return t
 
 
-# The job file the user loaded (ctrl+j), predicted after the suite, and where it was read.
-_jobs: tuple[JobFile | None, str] = (None, "")
-
-
-def set_jobs(job: JobFile | None, source: str) -> None:
-    global _jobs
-    _jobs = (job, source)
-
-
-def loaded_job() -> tuple[JobFile | None, str]:
-    """The job file loaded with ctrl+j (None if none) and where it was read."""
-    return _jobs
-
-
-def set_host_parity(log: object, where: str, why: str) -> None:
-    global _host_parity
-    _host_parity = (log, where, why)
-
-
-def _with_host_cpu(plan: Plan) -> tuple[Plan, str]:
-    """The plan with this host's raid6/xor figures where the plan states none, as `podplan predict` does."""
-    if _host_parity is None:
-        return plan, ""
-    from app.shared.host_cpu import for_this_host, origin_text
-
-    plan, origin = for_this_host(plan, *_host_parity)
-    return plan, origin_text(origin)
-
-
-def perf_view(plan: Plan, result: PlanResult, width: int) -> Group:
-    plan, cpu_line = _with_host_cpu(plan)
-    job, source = _jobs
-    preds = predict(plan, result, VALIDATION) + (predict_job_file(plan, result, job) if job else [])
+def perf_view(
+    plan: Plan, result: PlanResult, width: int, parity: HostParity | None, job: JobFile | None, source: str
+) -> Group:
+    """The suite, then the sections of `job` (read from `source`) if one is loaded, on the plan with
+    this host's parity figures once they are read (`parity`; None until then), as `podplan predict` does."""
+    out = predict_plan(
+        PredictRequest(plan, VALIDATION_NAMES, ((source, job),) if job else (), cpu=parity, result=result)
+    )
+    plan, preds = out.plan, out.predictions
     # The odds of losing the data first: what a sysadmin weighs a layout by, and short; below the
     # rooflines it was out of sight even at 120x40.
-    parts: list = [reliability_text(reliability(plan, result)), Text()]
+    parts: list = [reliability_text(out.reliability), Text()]
     for p in preds:
         parts += [roofline(p, width)]
     if job:
@@ -137,6 +109,6 @@ def perf_view(plan: Plan, result: PlanResult, width: int) -> Group:
         parts += [Text(f"not predicted: [{r.section}] {r.reason}") for r in job.refused]
         parts += [Text(n, style="dim") for n in job.notes]
         parts += [Text(f"{p.workload}: {line}", style="dim") for p in preds for line in p.shaping]
-    if cpu_line and computes_parity(plan, result):
-        parts.append(Text(f"CPU: {cpu_line}", style="dim"))
+    if out.cpu is not None and computes_parity(plan, result):
+        parts.append(Text(f"CPU: {origin_text(out.cpu)}", style="dim"))
     return Group(*parts)

@@ -7,6 +7,8 @@ user never loses sight of where they came from.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
@@ -20,6 +22,14 @@ from textual.worker import get_current_worker
 from app.tui.tables import arrays, filesystems_text, summary_text, waterfall, waterfall_notes
 from planners.models import Plan
 from planners.results import PlanResult
+
+if TYPE_CHECKING:
+    from app.tui.widgets.curve import MeasuredPoints
+    from app.usecases.predict import HostParity
+    from planners.perf.jobfile import JobFile
+
+    PerfState = tuple[HostParity | None, JobFile | None, str, MeasuredPoints]
+    """The App's host parity, loaded job file and where it was read, and validate's last figures."""
 
 SECTIONS_SAID = 20
 """Job sections from which the Perf tab predicts once typing pauses, and says so (fewer take no
@@ -177,31 +187,33 @@ class ResultsPane(Vertical):
     def _predict_soon(self, plan: Plan, result: PlanResult, width: int) -> None:
         """At once for the suite; for a big job file once typing pauses, with a note meanwhile: a
         thread per keystroke would take the interpreter from the typing it should leave alone."""
-        from app.tui.widgets.perf import loaded_job
-
         if self._perf_timer is not None:
             self._perf_timer.stop()
             self._perf_timer = None
-        job = loaded_job()[0]
+        # The App's state as it is now, read here on the UI thread: the worker gets its own copy.
+        app = self.app
+        state = (app.host_parity, *app.loaded_job, app.measured)  # type: ignore[attr-defined]
+        job = state[1]
         sections = len(job.workloads) if job else 0
         if sections < SECTIONS_SAID:
-            self._predict(plan, result, width)
+            self._predict(plan, result, width, state)
             return
         self._note(f"Predicting {sections} job sections once typing pauses...")
-        self._perf_timer = self.set_timer(TYPING_PAUSE_S, lambda: self._predict(plan, result, width))
+        self._perf_timer = self.set_timer(TYPING_PAUSE_S, lambda: self._predict(plan, result, width, state))
 
     # A big job file's predictions take seconds: in a thread, the next keystroke's run replaces this
     # one (exclusive), and a run that was replaced shows nothing.
     @work(thread=True, exclusive=True, exit_on_error=False, group="perf")
-    def _predict(self, plan: Plan, result: PlanResult, width: int) -> None:
+    def _predict(self, plan: Plan, result: PlanResult, width: int, state: PerfState) -> None:
         from app.tui.widgets.curve import curve_groups
         from app.tui.widgets.perf import perf_view
         from app.tui.widgets.prerendered import render_strips
 
+        parity, job, source, measured = state
         worker = get_current_worker()
-        view = perf_view(plan, result, width)
+        view = perf_view(plan, result, width, parity, job, source)
         strips = render_strips(view, width) if not worker.is_cancelled else []
-        groups = curve_groups(plan, result) if not worker.is_cancelled else []
+        groups = curve_groups(plan, result, parity, job, measured) if not worker.is_cancelled else []
         if not worker.is_cancelled:
             self.app.call_from_thread(self._show_predictions, view, strips, groups)
 
