@@ -47,10 +47,30 @@ def test_directory_suite_reports_files_and_cleans_up(tmp_path):
         assert w.figures.bytes_s > 0 and w.figures.steady is not None
         # named by the order they ran, never by the section (a user's job file names those)
         assert (rep_dir / f"job-{i:02d}.fio").read_text() == w.job_file
-        assert parse_output((rep_dir / f"job-{i:02d}.json").read_text()).jobs  # progress objects, then the final one
+        assert parse_output((rep_dir / f"job-{i:02d}.json").read_text()).jobs
         assert (w.name, "start") in events and (w.name, "end") in events
     assert json.loads((rep_dir / "report.json").read_text())["target"] == str(data)
     assert _leftovers(data) == []
+    assert sorted(_fio_plot_reads(rep_dir)) == [f"job-{i:02d}.json" for i in range(1, 5)]
+
+
+def _fio_plot_reads(d: Path) -> list[str]:
+    """The files fio-plot 1.1.21 takes from a directory (fiolib/jsonimport.py: list_json_files and
+    filter_json_files): each `*.json` parsed whole by json.load (one document, or it exits), kept
+    when it has two of fio's top-level keys and its first job's options merged with the global ones
+    name rw, iodepth and numjobs."""
+    kept = []
+    for name in os.listdir(d):
+        if not name.endswith(".json"):
+            continue
+        doc = json.loads((d / name).read_text())  # raises on concatenated documents, as fio-plot fails
+        if sum(k in doc for k in ("fio version", "global options", "client_stats", "jobs")) < 2:
+            continue  # fio-plot skips it with a note (report.json, curves.json)
+        opts = {**doc["jobs"][0]["job options"], **doc.get("global options", {})}
+        if all(k in opts for k in ("rw", "iodepth", "numjobs")):
+            int(opts["iodepth"]), int(opts["numjobs"])
+            kept.append(name)
+    return kept
 
 
 def test_cancel_stops_fio_keeps_partial_figures_and_removes_the_file(tmp_path):
