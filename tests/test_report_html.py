@@ -31,7 +31,21 @@ def _doc() -> dict:
     # two measured points on the random reads, as validate --scale would keep them
     measured = {
         point_key("randread", {"numjobs": n}): Measured(
-            mb_s=1.0 * n, iops=250.0 * n, cpu_s_per_gb=2.0, cpu_s_per_k_ios=0.01
+            mb_s=1.0 * n,
+            iops=250.0 * n,
+            cpu_s_per_gb=2.0,
+            cpu_s_per_k_ios=0.01,
+            window=True,
+            window_s=5,
+            run_mb_s=1.2 * n,
+            run_iops=300.0 * n,
+            sigma_iops=12.5 * n,
+            low_iops=230.0 * n,
+            high_iops=270.0 * n,
+            lat_mean_us=400.0 * n,
+            lat_p50_us=380.0 * n,
+            lat_p99_us=900.0 * n,
+            lat_p99_9_us=1500.0 * n,
         )
         for n in (1, 8)
     }
@@ -62,7 +76,7 @@ def test_the_report_opens_offline_with_every_point_and_prints(browser, tmp_path)
     page.on("pageerror", lambda e: problems.append(str(e)))
     page.on("request", lambda r: requests.append(r.url) if not r.url.startswith("file:") else None)
     page.goto(page_file.as_uri())
-    page.wait_for_function("() => window.Chart && document.querySelectorAll('canvas').length === 2")
+    page.wait_for_function("() => window.Chart && document.querySelectorAll('canvas').length === 3")
     assert problems == []
     assert requests == []  # self-contained: nothing fetched
     charts = page.evaluate("""() => [...document.querySelectorAll('canvas')].map(c => {
@@ -71,14 +85,32 @@ def test_the_report_opens_offline_with_every_point_and_prints(browser, tmp_path)
                 sets: ch.data.datasets.map(d => [d.kind, d.data.length]),
                 ticks: ch.scales.x.ticks.map(t => t.label)};
     })""")
-    rr, sw = charts
+    rr, sw, lat = charts
     assert rr["sets"] == [["predicted", 11], ["measured", 2], ["knee", 1]]
+    # IOPS against latency along the numjobs sweep: a point per measured numjobs, mean and p99
+    assert lat["sets"] == [["latency-mean", 2], ["latency-p99", 2]]
     assert sw["sets"] == [["predicted", 11], ["knee", 1]]
     assert rr["ticks"] == ["1", "2", "4", "8", "16", "32", "64", "128", "256", "512", "1024"]
     assert all(c["w"] > 300 and c["h"] > 150 for c in charts)
     # the title's text stays text (escaped), the table has a row per point
     assert page.title() == "pod45 </script> scaling"
-    assert page.locator("tbody tr").count() == 22  # 11 points of each section
+    assert page.locator("table:not(.points) tbody tr").count() == 22  # 11 points of each section
+    # each measured point: the compared figure named, fio's whole run, the window's spread, latency
+    cells = page.locator("table.points tbody tr").nth(1).locator("td").all_inner_texts()
+    assert cells == [
+        "randread",
+        "numjobs=8",
+        "steady window 2,000 IOPS",
+        "whole run 2,400 IOPS",
+        "\u03c3 100, 1,840-2,160 IOPS over 5 s",
+        "3.20 msec",
+        "3.04 msec",
+        "7.20 msec",
+        "12.00 msec",
+    ]
+    colours = page.evaluate("""() => Chart.getChart(document.querySelector('canvas')).data.datasets
+        .map(d => d.borderColor)""")
+    assert colours[0] != colours[1]  # predicted and measured each in a colour, not only a marker
     assert page.locator("tr.knee").count() == 2
     page.screenshot(path=str(tmp_path / "report.png"), full_page=True)
     pdf = page.pdf()
@@ -216,3 +248,32 @@ def test_a_priced_plan_s_report_has_its_cost_table(browser, tmp_path) -> None:  
     page.close()
     # A plan without prices: no cost table, and the page as before.
     assert 'table class="cost"' not in render(_doc()) and "<h2>Cost" not in render(_doc())
+
+
+def test_a_measured_only_curve_that_peaks_gets_its_knee_and_the_legend_says_only_what_is_drawn(
+    browser, tmp_path
+) -> None:  # type: ignore[no-untyped-def]
+    from planners.perf.scale import PointPrediction
+
+    ys = {1: 100.0, 2: 180.0, 4: 200.0, 8: 190.0}  # flat past 2 jobs (+11 % then less): knee at 4
+    preds = [
+        PointPrediction(
+            workload="randread",
+            block_bytes=4096,
+            mb_s=0.0,
+            iops=0.0,
+            binding="",
+            runner_up="",
+            headroom=1.0,
+            terms=[],
+            point={"numjobs": n},
+        )
+        for n in ys
+    ]
+    measured = {point_key("randread", {"numjobs": n}): Measured(mb_s=y * 4096 / 1e6, iops=y) for n, y in ys.items()}
+    cs = curves(preds, "numjobs", measured)
+    assert [p.x for p in cs[0].points if p.knee] == [4]
+    assert cs[0].knee.knee_cause == "measured peak: more numjobs (up to 8) loses at least 5%"
+    html = render(curves_doc("measured", ["no plan given: measured only"], [], cs))
+    assert "Knee: the triangle" in html and "Measured: diamonds" in html
+    assert "Predicted: the line" not in html and "outside the model" not in html

@@ -150,4 +150,20 @@ def test_validate_report_dir_keeps_a_page_of_the_run(tmp_path, capsys, monkeypat
         row = rows[b["workload"]]
         assert b["measured"] == (row["measured_mb_s"] if b["metric"] == "MB/s" else row["measured_iops"])
         assert b["predicted"] is None
-    assert "<canvas" in (report / "report.html").read_text()
+    page = (report / "report.html").read_text()
+    assert "<canvas" in page
+    # each workload fio ran: its figure named, fio's whole run, the window's spread and latency, as
+    # fio's own JSON (kept beside the page, one document a run) gives them
+    assert "no plan given: measured only" in kept["summary"]
+    for i, (p, w) in enumerate(zip(kept["points"], out["report"]["workloads"], strict=False), 1):
+        fio = json.loads((report / f"job-{i:02d}.json").read_text())["jobs"][0]
+        side = fio["read"] if fio["read"]["total_ios"] else fio["write"]
+        m = p["measured"]
+        assert p["section"] == w["name"] and m["run_iops"] == side["iops"]
+        assert m["lat_mean_us"] == side["clat_ns"]["mean"] / 1000
+        assert m["lat_p99_9_us"] == side["clat_ns"]["percentile"]["99.900000"] / 1000
+        ss = fio["steadystate"]["data"]
+        assert (m["low_iops"], m["high_iops"]) == (min(ss["iops"]), max(ss["iops"]))
+        assert f"<td>{p['section']}</td>" in page
+    # what validate said under its table is on the page too
+    assert "no prediction: pass --plan PLAN.toml" in page and kept["notes"]

@@ -14,7 +14,17 @@ from rich.text import Text
 
 from app.shared.console import cli_console
 from app.shared.cost_view import with_report_cost
-from app.shared.curves import Curve, Measured, curve_notes, curves, curves_doc, figure, plan_summary, point_key
+from app.shared.curves import (
+    Curve,
+    Measured,
+    curve_notes,
+    curves,
+    curves_doc,
+    figure,
+    measured_from,
+    plan_summary,
+    point_key,
+)
 from app.shared.figures import mb_text
 from app.shared.fit import Col, FitTable
 from planners.errors import PlanError
@@ -166,7 +176,7 @@ def write_html(path: str, doc: dict, *, force: bool = False) -> None:
 
 def scale_doc(target: str, plan: Plan | None, scale: Any, jobs: Sequence[Any]) -> dict:
     """The measured sweep (and the model's, with a plan) as the curves the report draws."""
-    from runners.validate.scale import cpu_cost, predicted_points
+    from runners.validate.scale import predicted_points
 
     measured: dict[Any, Measured] = {}
     for pt in scale.points:
@@ -174,14 +184,7 @@ def scale_doc(target: str, plan: Plan | None, scale: Any, jobs: Sequence[Any]) -
             f = w.figures
             if f is None:
                 continue
-            cost = cpu_cost(f, w.block_bytes)
-            measured[point_key(w.name, pt.point)] = Measured(
-                mb_s=f.bytes_s / 1e6,
-                iops=f.iops,
-                status=w.status,
-                cpu_s_per_gb=cost.s_per_gb if cost else None,
-                cpu_s_per_k_ios=cost.s_per_k_ios if cost else None,
-            )
+            measured[point_key(w.name, pt.point)] = measured_from(f, w.status, w.block_bytes)
     x_key = scale.axes[0].key
     if plan:
         preds = predicted_points(plan, scale, jobs)

@@ -229,24 +229,27 @@ def print_report(
             r.binding,
         )
     console.print(t)
-    if report.grouping:
-        console.print(f"  {report.grouping}", markup=False, highlight=False)
+    _print_points(console, report)
+    from app.shared.validate_report import report_notes
+
+    for line in report_notes(report, rows, have_plan, mismatch):
+        console.print(f"  {line}", markup=False, highlight=False)
+
+
+def _print_points(console: Console, report: ValidateReport) -> None:
+    """Each workload's figure named (steady window or whole run), fio's whole-run figure beside it,
+    the window's spread, and its latency: a line each, so no figure is cut at any width."""
+    from app.shared.curves import SMALL_REQUEST, latency_line, measured_from, spread_texts
+
     for w in report.workloads:
-        if w.reason:
-            console.print(f"  {w.name}: {w.reason}")
-    for r in rows:
-        for reason in r.reasons:
-            console.print(f"  {r.workload} differs by {_pct(r.diff_pct)}: {reason}")
-    if mismatch:
-        console.print(
-            "  not compared: the plan does not describe this target (" + "; ".join(mismatch) + ")",
-            markup=False,
-            highlight=False,
-        )
-    elif not have_plan:
-        console.print("  no prediction: pass --plan PLAN.toml to set the model's figures beside these")
-    if report.stopped:
-        console.print(f"  stopped early: {report.stopped}; figures shown are partial")
+        if w.figures is None:
+            continue
+        m = measured_from(w.figures, w.status, w.block_bytes)
+        metric = "IOPS" if w.block_bytes < SMALL_REQUEST else "MB/s"
+        said = "; ".join(x for x in spread_texts(m, metric) if x)
+        console.print(f"  {w.name}: {said}", markup=False, highlight=False)
+        if latency_line(m):
+            console.print(f"  {w.name}: {latency_line(m)}", markup=False, highlight=False)
 
 
 def run_validate_hosts(

@@ -216,7 +216,7 @@ def validate_session(
     if req.report_dir:
         from app.shared.validate_report import validate_doc, write_report
 
-        write_report(req.report_dir, validate_doc(req.target, plan, report, rows, base, health))
+        write_report(req.report_dir, validate_doc(req.target, plan, report, rows, base, health, mismatch))
     return ValidateOutcome(
         report=report,
         jobs=jobs,

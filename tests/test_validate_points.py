@@ -1,0 +1,59 @@
+"""validate's lines under its table: each workload's figure named (steady window or whole run), fio's
+whole-run figure, the window's spread and latency, whole at 80 columns; read from a real fio output."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+from rich.console import Console
+
+from app.cli.validate import print_report
+from app.shared.curves import figure
+from runners.fio.jobs import ArrayShape
+from runners.fio.result import parse_output
+from runners.validate.compare import side_by_side
+from runners.validate.suite import ValidateReport, WorkloadReport
+
+FIX = Path(__file__).parent / "fixtures" / "fio"
+
+
+def test_each_point_names_its_figures_with_spread_and_latency_whole_at_80_columns() -> None:
+    fig = parse_output((FIX / "single.json").read_text()).jobs[0]  # a steady sequential read
+    w = WorkloadReport(
+        name="seq-read",
+        status="done",
+        block_bytes=1 << 20,
+        in_flight=2,
+        figures=fig,
+        job_file="[seq-read]\nrw=read\nbs=1048576\niodepth=2\nnumjobs=1\n",
+    )
+    report = ValidateReport(
+        target="/srv/data",
+        kind="file",
+        mode="quick",
+        size_bytes=1 << 30,
+        shape=ArrayShape(),
+        direct=True,
+        workloads=(w,),
+        duration_s=6.0,
+        partial=False,
+    )
+    buf = io.StringIO()
+    print_report(Console(file=buf, width=80), report, side_by_side(report, None), have_plan=False)
+    # the lines under the table (the table's own fit at 80 columns is not this test's)
+    out = buf.getvalue().splitlines()
+    lines = out[max(i for i, ln in enumerate(out) if ln.startswith("\u2514")) + 1 :]
+    assert lines and all(len(ln) <= 80 and "\u2026" not in ln for ln in lines)
+    ss, lat = fig.steady.bytes_s_spread, fig.read_latency
+    said = " ".join(" ".join(lines).split())  # a long line wraps between words, never inside a figure
+    words = {w for ln in lines for w in ln.split()}
+    for text in (
+        f"steady window {fig.read_bytes_s / 1e6:,.0f} MB/s",
+        f"whole run {fig.run_bytes_s / 1e6:,.0f} MB/s",
+        f"\u03c3 {figure(ss.sigma / 1e6, 'MB/s')},",
+        f"{ss.low / 1e6:,.0f}-{ss.high / 1e6:,.0f} MB/s over {fig.steady.window_s} s",
+        f"latency mean {lat.mean_us:,.0f} usec, p50 {lat.p50_us:,.0f} usec, p99 {lat.p99_us:,.0f} usec",
+    ):
+        assert text in said, (text, said)
+        assert all(w in words for w in text.split() if any(ch.isdigit() for ch in w))
