@@ -167,3 +167,16 @@ def test_validate_report_dir_keeps_a_page_of_the_run(tmp_path, capsys, monkeypat
         assert f"<td>{p['section']}</td>" in page
     # what validate said under its table is on the page too
     assert "no prediction: pass --plan PLAN.toml" in page and kept["notes"]
+
+
+def test_a_job_s_own_size_is_the_size_fio_runs_with(tmp_path) -> None:
+    from runners.validate.suite import validate
+
+    target, report = tmp_path / "t", tmp_path / "rep"
+    target.mkdir()
+    jf = parse_job_file("[global]\nioengine=psync\n[rr]\nrw=randread\nbs=4k\nsize=4m\n")
+    validate(str(target), jobs=[jf], timing=TINY, file_size=8 * MiB, report_dir=str(report))
+    fio = json.loads((report / "job-01.json").read_text())
+    # fio's own record of what it ran: the section's 4 MiB, not podplan's 8 MiB file
+    assert fio["jobs"][0]["job options"]["size"] == str(4 * MiB)
+    assert fio["global options"]["size"] == str(8 * MiB)

@@ -168,6 +168,9 @@ def _user_section(w: workloads.Workload, target: Target, timing: Timing, steady:
         ("numjobs", str(w.numjobs)),
         *w.fio_extras(),
     ]
+    if w.size and w.size < target.size_bytes:
+        # the section's own span (size=512m) over podplan's target; a span past the target is the target
+        opts.append(("size", str(w.size)))
     if w.verify:
         # fio saves a verifying writer's state at its end as local-NAME-N-verify.state in the directory
         # it runs in (backend.c, verify-state.h): a file named after the section, wherever podplan was
