@@ -81,7 +81,12 @@ def run_validate(
     baseline: bool = False,
     buffered: bool = False,
     job_files: list[str] | None = None,
+    logs: bool = False,
 ) -> int:
+    if logs and not report_dir:
+        raise PlanError("--logs keeps fio's logs in the report directory: give --report DIR too")
+    if logs and hosts:
+        raise PlanError("--logs keeps this machine's fio logs; it cannot be combined with --hosts")
     if job_files and hosts:
         raise PlanError("--job runs here only; it cannot be combined with --hosts")
     if hosts:
@@ -110,6 +115,7 @@ def run_validate(
         report_dir=report_dir,
         job_paths=tuple(job_files or ()),
         baseline=baseline,
+        logs=logs,
     )
     try:
         out = validate_session(request, said)

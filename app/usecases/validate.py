@@ -49,6 +49,8 @@ class ValidateRequest:
     baseline: bool = False
     """First read SMART of every disk under the target, then every member disk of the md array or LV at
     once (read-only) and feed the model."""
+    logs: bool = False
+    """Keep fio's bandwidth, latency and IOPS logs (a line a second) in report_dir."""
 
 
 # -- what the session reports while it runs ---------------------------------------------------------
@@ -200,6 +202,7 @@ def validate_session(
         on_progress=progressed,
         cancel=cancel,
         jobs=list(jobs),
+        logs=req.logs,
     )
     origin = None
     if plan:

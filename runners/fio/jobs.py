@@ -221,6 +221,17 @@ def user_phase(ws: Sequence[workloads.Workload], target: Target, timing: Timing)
     return tuple(_runner_workload(w, jf) for w in ws)
 
 
+# One log line a second: fio's own per-I/O logs run to millions of lines on a fast array.
+LOG_AVG_MSEC = 1000
+
+
+def with_logs(job: FioJobFile, prefix: str) -> FioJobFile:
+    """The job file with fio's bandwidth, latency and IOPS logs (write_bw_log, write_lat_log,
+    write_iops_log) written to PREFIX_bw.N.log and the like, averaged over a second."""
+    opts = (("write_bw_log", prefix), ("write_lat_log", prefix), ("write_iops_log", prefix))
+    return job.model_copy(update={"global_options": (*job.global_options, *opts, ("log_avg_msec", str(LOG_AVG_MSEC)))})
+
+
 def suite(
     target: Target, shape: ArrayShape, timing: Timing = QUICK, names: tuple[WorkloadName, ...] = WORKLOADS
 ) -> tuple[FioWorkload, ...]:
