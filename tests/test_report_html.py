@@ -187,11 +187,12 @@ def _kept_and_opened(browser, tmp_path, canvases: int = 0):  # type: ignore[no-u
 def test_a_validate_report_draws_bars_baseline_and_curves(browser, tmp_path) -> None:  # type: ignore[no-untyped-def]
     from app.shared.validate_report import validate_doc, write_report
     from runners.fio.baseline import Baseline, DiskBaseline
-    from runners.validate.compare import load_predictions, side_by_side
+    from runners.validate.compare import Conditions, load_predictions, side_by_side
 
     plan = example_pod()
     report = _suite_report()
-    rows = side_by_side(report, load_predictions(plan, report))
+    # a gap the terminal explains (a loop device read through the page cache, a slow member) ...
+    rows = side_by_side(report, load_predictions(plan, report), Conditions(loop=True, slow_disks=("/dev/sdc",)))
     base = Baseline(
         disks=tuple(
             DiskBaseline(
@@ -220,6 +221,11 @@ def test_a_validate_report_draws_bars_baseline_and_curves(browser, tmp_path) -> 
     )
     assert colours[2] != colours[0]  # the slow disk stands out
     assert "slow, more than 20 % below the median: /dev/sdc (outer)" in page.content()
+    # ... is explained on the page, in the terminal's words
+    said = page.locator("ul.notes li").all_inner_texts()
+    reasons = [f"{r.workload} differs by {r.diff_pct:+.0f} %: {why}" for r in rows for why in r.reasons]
+    assert reasons and set(reasons) <= set(said)
+    assert any("page cache" in x for x in reasons) and any("/dev/sdc" in x for x in reasons)
     assert page.pdf().startswith(b"%PDF")
     page.close()
 
@@ -277,3 +283,15 @@ def test_a_measured_only_curve_that_peaks_gets_its_knee_and_the_legend_says_only
     html = render(curves_doc("measured", ["no plan given: measured only"], [], cs))
     assert "Knee: the triangle" in html and "Measured: diamonds" in html
     assert "Predicted: the line" not in html and "outside the model" not in html
+
+
+def test_a_plan_refused_for_its_target_is_said_so_not_no_plan_given() -> None:
+    from app.shared.validate_report import validate_doc
+    from runners.validate.compare import side_by_side
+
+    report = _suite_report()
+    why = ("/dev/md0 holds 1,000,000,000,000 bytes, the plan's volume 96 TB",)
+    doc = validate_doc("/dev/md0", None, report, side_by_side(report, None), None, mismatch=why)
+    assert doc["summary"][0] == "the plan given was not set beside these figures: it does not describe this target"
+    assert "not compared: the plan does not describe this target (" + why[0] + ")" in doc["notes"]
+    assert "no plan given" not in render(doc)

@@ -74,6 +74,24 @@ def test_each_point_is_a_validate_run_with_its_cpu_cost(tmp_path) -> None:
         fig = run.report.workloads[0].figures  # type: ignore[union-attr]
         assert p["measured"]["iops"] == pytest.approx(fig.iops)
         assert p["measured"]["cpu_s_per_k_ios"] == pytest.approx(fig.cpu_s / (fig.total_ios / 1000))
+        assert p["measured"]["lat_p99_us"] == fig.read_latency.p99_us  # type: ignore[union-attr]
+
+    # measured only, because the plan given does not describe the target: said so, with why
+    from app.shared.report_html import render
+
+    alone = scale_doc(str(target), None, scale, jobs, "a directory, the plan's volume is an LV")
+    assert alone["summary"][0].startswith("the plan given was not set beside these figures")
+    page = render(alone)
+    assert "no plan given" not in page and "Predicted: the line" not in page
+    # IOPS against latency along the sweep: a point per numjobs measured, fio's mean and p99 clat
+    assert "IOPS against latency, along numjobs" in page
+    lat = json.loads(page.split('id="podplan-data">')[1].split("</script>")[0])[-1]
+    assert [d["kind"] for d in lat["datasets"]] == ["latency-mean", "latency-p99"]
+    runs = [r.report.workloads[0].figures for r in scale.points]  # type: ignore[union-attr]
+    assert lat["datasets"][1]["data"] == [
+        {"x": f.iops, "y": f.read_latency.p99_us / 1000, "swept": f"numjobs={n}"}
+        for n, f in zip((1, 2), runs, strict=True)
+    ]
 
 
 def test_validate_scale_on_the_command_line(tmp_path, capsys, monkeypatch) -> None:

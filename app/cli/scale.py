@@ -174,8 +174,9 @@ def write_html(path: str, doc: dict, *, force: bool = False) -> None:
     write_text(path, render(doc), force=force)
 
 
-def scale_doc(target: str, plan: Plan | None, scale: Any, jobs: Sequence[Any]) -> dict:
-    """The measured sweep (and the model's, with a plan) as the curves the report draws."""
+def scale_doc(target: str, plan: Plan | None, scale: Any, jobs: Sequence[Any], refused: str = "") -> dict:
+    """The measured sweep (and the model's, with a plan) as the curves the report draws; `refused`:
+    why the plan given does not describe the target (so none is set beside the figures)."""
     from runners.validate.scale import predicted_points
 
     measured: dict[Any, Measured] = {}
@@ -205,7 +206,12 @@ def scale_doc(target: str, plan: Plan | None, scale: Any, jobs: Sequence[Any]) -
             for w in (pt.report.workloads if pt.report else ())
         ]
     cs = curves(preds, x_key, measured)
-    summary = plan_summary(plan) if plan else ["no plan given: measured only"]
+    if plan:
+        summary = plan_summary(plan)
+    elif refused:
+        summary = [f"the plan given was not set beside these figures: it does not describe this target ({refused})"]
+    else:
+        summary = ["no plan given: measured only"]
     title = f"{target}: measured" + (f" beside {plan.name}'s prediction" if plan else "")
     doc = curves_doc(title, [*summary, f"sweep took {scale.duration_s:.0f} s"], axes_json(scale.axes), cs)
     return with_report_cost(doc, plan)
