@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from planners.errors import PodplanError
 from runners.exec import MISSING, CommandError, spawn
-from runners.fio.result import FioRun, last_document, parse_output
+from runners.fio.result import FioRun, last_document, objects, parse_output
 
 GRACE_S = 10.0  # fio flushes its queues and writes its last JSON after SIGTERM; this is plenty
 
@@ -117,9 +117,13 @@ def run_fio(
 
 def _keep_one_document(path: str, text: str) -> None:
     """The output file as fio writes it without --status-interval: its last object alone (the
-    progress objects before it were for the run's progress, and each is a subset of the last)."""
+    progress objects before it were for the run's progress, and each is a subset of the last).
+    An output of one object is left as fio wrote it, with the server's log lines a client run
+    writes around it (the pre-flight reads them)."""
+    if len(objects(text)) < 2:
+        return
     last = last_document(text)
-    if last is None or last == text:
+    if last is None:
         return
     from runners.files import write_text
 
