@@ -10,9 +10,10 @@ from rich.console import Console
 
 from app.cli.validate import print_report
 from app.shared.curves import figure
+from planners.example import example_pod
 from runners.fio.jobs import ArrayShape
 from runners.fio.result import parse_output
-from runners.validate.compare import side_by_side
+from runners.validate.compare import load_predictions, side_by_side
 from runners.validate.suite import ValidateReport, WorkloadReport
 
 FIX = Path(__file__).parent / "fixtures" / "fio"
@@ -40,9 +41,15 @@ def test_each_point_names_its_figures_with_spread_and_latency_whole_at_80_column
         partial=False,
     )
     buf = io.StringIO()
-    print_report(Console(file=buf, width=80), report, side_by_side(report, None), have_plan=False)
-    # the lines under the table (the table's own fit at 80 columns is not this test's)
+    plan = example_pod()
+    rows = side_by_side(report, load_predictions(plan, report))
+    print_report(Console(file=buf, width=80), report, rows, have_plan=True)
     out = buf.getvalue().splitlines()
+    # the table fits: its p99 and steady columns give way (the lines under it say both), no figure cut
+    assert all(len(ln) <= 80 for ln in out) and "\u2026" not in buf.getvalue()
+    row = next(ln for ln in out if ln.startswith("\u2502 seq-read"))
+    assert f"{fig.bytes_s / 1e6:,.1f}" in row and f"{rows[0].predicted_mb_s:,.0f} MB/s" in row
+    assert f"{rows[0].diff_pct:+.0f} %" in row
     lines = out[max(i for i, ln in enumerate(out) if ln.startswith("\u2514")) + 1 :]
     assert lines and all(len(ln) <= 80 and "\u2026" not in ln for ln in lines)
     ss, lat = fig.steady.bytes_s_spread, fig.read_latency

@@ -12,6 +12,7 @@ from rich.table import Table
 from app.cli.validate_health import print_health
 from app.shared.console import cli_console
 from app.shared.figures import measured_text, running_figures
+from app.shared.fit import Col, FitTable
 from app.shared.host_cpu import origin_json, origin_text
 from app.usecases.validate import (
     BaselineSkipped,
@@ -208,13 +209,11 @@ def print_report(
     from runners.fio.jobs import WORKLOADS
 
     what = f"{report.mode} suite" if all(w.name in WORKLOADS for w in report.workloads) else "the job file's sections"
-    t = Table(
-        title=f"{host + ': ' if host else ''}{report.target} ({what}, {report.duration_s:.0f} s"
-        f"{'' if report.direct else ', buffered'})",
-        title_justify="left",
+    title = (
+        f"{host + ': ' if host else ''}{report.target} ({what}, {report.duration_s:.0f} s"
+        f"{'' if report.direct else ', buffered'})"
     )
-    for col in ("workload", "status", "MB/s", "IOPS", "p99 ms", "steady", "predicted", "diff", "binding"):
-        t.add_column(col, justify="right" if col in ("MB/s", "IOPS", "p99 ms", "predicted", "diff") else "left")
+    cells: list[list[str]] = []
     for w, r in zip(report.workloads, rows, strict=True):
         f = w.figures
         p99 = (f.read_p99_us or f.write_p99_us) if f else None
@@ -223,17 +222,35 @@ def print_report(
             pred = f"{r.predicted_mb_s:,.0f} MB/s" if w.name.startswith("seq") else f"{r.predicted_iops:,.0f} IOPS"
         else:
             pred = "no prediction"
-        t.add_row(
-            w.name,
-            w.status,
-            measured_text(r.measured_mb_s, ",.1f", 1),
-            measured_text(r.measured_iops, ",.0f", 10),
-            f"{p99 / 1000:.2f}" if p99 else "",
-            steady,
-            pred,
-            _pct(r.diff_pct),
-            r.binding,
+        cells.append(
+            [
+                w.name,
+                w.status,
+                measured_text(r.measured_mb_s, ",.1f", 1),
+                measured_text(r.measured_iops, ",.0f", 10),
+                f"{p99 / 1000:.2f}" if p99 else "",
+                steady,
+                pred,
+                _pct(r.diff_pct),
+                r.binding,
+            ]
         )
+    heads = ("workload", "status", "MB/s", "IOPS", "p99 ms", "steady", "predicted", "diff", "binding")
+    cols = [
+        Col(
+            h,
+            [row[i] for row in cells],
+            right=h in ("MB/s", "IOPS", "p99 ms", "predicted", "diff"),
+            words=h in ("binding", "predicted"),
+            # the lines under the table repeat them: p99 with the other percentiles, and a figure
+            # named "steady window" where fio found the workload steady
+            spare=h in ("p99 ms", "steady"),
+        )
+        for i, h in enumerate(heads)
+    ]
+    t = FitTable(
+        cols, [("p99 ms",), ("p99 ms", "steady")], rows_are="workload", table=dict(title=title, title_justify="left")
+    )
     console.print(t)
     _print_points(console, report)
     from app.shared.validate_report import report_notes
