@@ -30,3 +30,23 @@ class PlanError(PodplanError, ValueError):
 
     def __init__(self, message: str, field: str = ""):
         super().__init__(message, field)
+
+
+# The rest name their concern, so that a handler can tell a plan's error from another file's: an
+# `except PlanError` around a plan's computation must not also swallow a keymap's typo.
+
+
+class KeymapError(PodplanError):
+    """The TUI's keymap file (keys.toml) cannot be read or names a binding that is not there."""
+
+
+class ConfigError(PodplanError):
+    """The config file (config.toml) cannot be read, or a key in it is unknown or has a bad value."""
+
+
+class TranscriptError(PodplanError):
+    """The command transcript named by --transcript cannot be written."""
+
+
+class ReportError(PodplanError):
+    """A kept report (the curves of a validate run) cannot be read."""

@@ -8,7 +8,7 @@ from planners.errors import PlanError
 from planners.names import check_path
 
 
-class Filesystem(Protocol):
+class FilesystemFields(Protocol):
     """The fields of planners.models.Filesystem these rules read (that module imports this one)."""
 
     @property
@@ -27,7 +27,7 @@ class Filesystem(Protocol):
     def stripe_unit(self) -> int | None: ...
 
 
-def check_journal_device(fs: Filesystem) -> None:
+def check_journal_device(fs: FilesystemFields) -> None:
     assert fs.journal_device is not None
     check_path(fs.journal_device, "journal device", "filesystem.journal_device", device=True)
     if fs.type not in ("ext4", "ext3"):
@@ -41,7 +41,7 @@ def check_journal_device(fs: Filesystem) -> None:
 BTRFS_PROFILES = ("single", "dup", "raid0", "raid1", "raid1c3", "raid1c4", "raid10", "raid5", "raid6")
 
 
-def check_btrfs(fs: Filesystem) -> None:
+def check_btrfs(fs: FilesystemFields) -> None:
     for name in ("data_profile", "metadata_profile"):
         value = getattr(fs, name)
         if value is not None and value not in BTRFS_PROFILES:

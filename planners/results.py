@@ -145,8 +145,12 @@ class PlanResult(BaseModel):
 class PlanReport(BaseModel):
     """`podplan plan --json`: the plan as understood, and every figure derived from it."""
 
-    model_config = Frozen
+    # The schema key is spelt "schema" in every dump (a field cannot be: BaseModel has a `schema` method).
+    model_config = ConfigDict(frozen=True, serialize_by_alias=True)
 
+    schema_: Literal["podplan/plan/1"] = Field(
+        "podplan/plan/1", alias="schema", description="The schema this document follows and its version."
+    )
     podplan_version: str = Field(description="Version of podplan that computed the figures.")
     plan: Plan = Field(description="The plan, with every default filled in.")
     result: PlanResult = Field(description="The figures.")

@@ -90,6 +90,13 @@ def _format(n: int, base: int, names: tuple[str, ...], digits: int) -> str:
     return f"{sign}{value / base**i:.{digits}f} {names[i]}"
 
 
+def format_bytes_both(n: int, units: str = "decimal", sep: str = ", ") -> str:
+    """Both unit families, the one a person's config asks for first: '2.00 TB, 1.82 TiB' (decimal)
+    or '1.82 TiB, 2.00 TB' (binary)."""
+    both = (format_bytes_decimal(n), format_bytes_binary(n))
+    return sep.join(reversed(both) if units == "binary" else both)
+
+
 def format_size_compact(n: int) -> str:
     """The shortest exact binary spelling, as tools take it: 524288 -> '512K', 3 -> '3'."""
     for suffix, factor in (("T", TiB), ("G", GiB), ("M", MiB), ("K", KiB)):

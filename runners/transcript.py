@@ -27,7 +27,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from planners.errors import PlanError
+from planners.errors import TranscriptError
 
 STDERR_TAIL_LINES = 10
 """Lines of stderr kept per command: a tool's complaint is in its last lines."""
@@ -44,9 +44,9 @@ _lock = threading.Lock()
 
 
 def default_path() -> Path:
-    state = os.environ.get("XDG_STATE_HOME", "")
-    base = Path(state) if os.path.isabs(state) else Path.home() / ".local" / "state"
-    return base / "podplan" / "commands.log"
+    from runners.dirs import state_dir
+
+    return state_dir() / "commands.log"
 
 
 def path() -> Path:
@@ -70,7 +70,7 @@ def use(file: str | Path | None) -> None:
             if exc.errno == errno.ELOOP
             else f"cannot write ({exc.strerror or exc})"
         )
-        raise PlanError(f"--transcript {file}: {why}", "transcript") from None
+        raise TranscriptError(f"--transcript {file}: {why}", "transcript") from None
     _chosen = target
 
 

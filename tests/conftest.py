@@ -39,9 +39,12 @@ def pytest_collection_modifyitems(config, items) -> None:  # type: ignore[no-unt
 def _transcript_kept_from_home(tmp_path_factory):  # type: ignore[no-untyped-def]
     """Every command the tests run goes into a transcript under a temporary XDG_STATE_HOME (inherited by
     the podplan processes a test starts), never into the user's ~/.local/state. Session-wide and
-    autouse, so it is in place before any module's fixture (the lab's boot) runs a command."""
+    autouse, so it is in place before any module's fixture (the lab's boot) runs a command. The
+    config directory too: a config file of the user's (a default disk, a theme) must not change
+    what a test sees. (The cache stays the user's: the lab's kits take minutes to build.)"""
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("XDG_STATE_HOME", str(tmp_path_factory.mktemp("state")))
+        mp.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("config")))
         yield
 
 

@@ -146,7 +146,7 @@ def test_spawn_resolves_through_the_program_list():
 
 
 def test_an_unwritable_transcript_is_refused_in_one_line(tmp_path):
-    from planners.errors import PlanError
+    from planners.errors import TranscriptError
 
-    with pytest.raises(PlanError, match=r"^--transcript .*: cannot write \(Is a directory\)$"):
+    with pytest.raises(TranscriptError, match=r"^--transcript .*: cannot write \(Is a directory\)$"):
         transcript.use(tmp_path)

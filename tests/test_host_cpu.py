@@ -264,3 +264,17 @@ def test_this_hosts_kernel_speaks_only_for_a_plan_of_this_host(capsys, tmp_path,
     # a plan that names no CPU of its own is predicted for this host, and the line says whose kernel chose
     code, out, _ = predict(capsys, "--workload", "seq-write")
     assert code == 0 and "(this host's kernel chose avx512x4 without benchmarking it)" in " ".join(out.split())
+
+
+def test_an_unreadable_kernel_log_is_the_kernel_log_s_error_not_a_plan_s():
+    from types import SimpleNamespace
+
+    from app.shared.host_cpu import with_cpu_source
+    from planners.errors import PlanError
+    from planners.example import example_pod
+    from runners.host.kernel_log import KernelLogError
+
+    flags = SimpleNamespace(kernel_log="/nonexistent/k.log", no_host_cpu=False, cpu_class=None)
+    with pytest.raises(KernelLogError, match=r"^--kernel-log: /nonexistent/k\.log absent") as caught:
+        with_cpu_source(example_pod(), flags)  # type: ignore[arg-type]
+    assert not isinstance(caught.value, PlanError)

@@ -237,15 +237,15 @@ def test_deeply_nested_toml_is_one_line(tmp_path: Path) -> None:
 
 def test_deeply_nested_keymap_is_one_line(tmp_path: Path) -> None:
     from app.tui.keys import read_keymap
-    from planners.errors import PlanError
+    from planners.errors import KeymapError
 
     deep = tmp_path / "keys.toml"
     deep.write_text("a=" + "[" * 100_000)
-    with pytest.raises(PlanError, match="not a TOML keymap"):
+    with pytest.raises(KeymapError, match="not a TOML keymap"):
         read_keymap(deep)
     os.unlink(deep)
     os.mkfifo(deep)
-    with pytest.raises(PlanError, match="is a FIFO"):
+    with pytest.raises(KeymapError, match="is a FIFO"):
         read_keymap(deep)
 
 

@@ -82,3 +82,20 @@ def test_a_point_fio_would_refuse_is_one_line() -> None:
     # 2 sections x 4088 clones: more jobs than fio runs
     with pytest.raises(PlanError, match=r"at numjobs=4088: .*fio runs at most 4,088 jobs"):
         sweep_job(plan, geometry_for_speed(plan), parse_job_file(TWO_PHASES), [parse_scale("numjobs=1,4088")])
+
+
+def test_a_point_past_fio_s_job_limit_is_refused_or_ends_a_curve_nobody_asked_for():
+    """300 sections at numjobs=16 are 4,800 jobs, past the 4,088 fio runs: `--scale` names the point, and the
+    Perf tab's own numjobs curve (the user asked for no point) ends at the last point fio would run."""
+    from app.shared.curves import suite_curves
+
+    plan = example_pod()
+    result = geometry_for_speed(plan)
+    sections = "".join(f"[j{i}]\nrw=randread\nbs=4k\nstonewall\n" for i in range(300))
+    job = parse_job_file("[global]\nioengine=libaio\ndirect=1\nsize=1g\n" + sections)
+    with pytest.raises(PlanError, match="4,800 jobs"):
+        sweep_job(plan, result, job, [parse_scale("numjobs=1,16")])
+    ran = sweep_job(plan, result, job, [parse_scale("numjobs=1,13,14,16")], runnable_only=True)
+    assert {p.point["numjobs"] for p in ran} == {1, 13}  # 13 x 300 = 3,900 jobs; 14 x 300 = 4,200
+    big = [c for c in suite_curves(plan, result, job, {}) if c.section.startswith("j")]
+    assert big and all(max(p.x for p in c.points) * 300 <= 4088 for c in big)

@@ -101,6 +101,31 @@ async def test_job_files_load_again_and_again_and_unload(tmp_path) -> None:
         perf.set_jobs(None, "")
 
 
+async def test_a_podplan_error_in_a_dialog_worker_is_a_notification_and_a_bug_ends_the_app(
+    tmp_path, monkeypatch
+) -> None:
+    """The app's one catch (on_worker_state_changed): a job file it cannot read is the line the
+    command line prints, the session goes on; anything else in the same worker ends the app."""
+    import app.shared.planfile as planfile
+
+    missing = tmp_path / "missing.fio"
+    app = PodplanApp(example_pod())
+    async with app.run_test(size=SIZE) as pilot:
+        await _load_job(pilot, str(missing))
+        assert app.is_running and app.return_code is None
+        assert any(str(missing) in str(n.message) and n.severity == "error" for n in app._notifications)
+
+    def bug(path):  # type: ignore[no-untyped-def]
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(planfile, "load_job_file", bug)
+    app = PodplanApp(example_pod())
+    with pytest.raises(RuntimeError, match="a bug"):  # Textual's test harness raises what ended the app
+        async with app.run_test(size=SIZE) as pilot:
+            await _load_job(pilot, str(missing))
+    assert app.return_code == 1
+
+
 def test_the_tui_exits_non_zero_after_a_crash(monkeypatch) -> None:
     from textual.app import App
 

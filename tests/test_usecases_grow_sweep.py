@@ -43,7 +43,7 @@ def test_a_sweep_is_what_podplan_sweep_prints(capsys: pytest.CaptureFixture[str]
     out = sweep_layouts(SweepRequest(example_pod(), "rand-read-4k", cpu=CpuSource(no_host_cpu=True)))
     assert main(["sweep", "--workload", "rand-read-4k", "--no-host-cpu", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert doc.pop("cpu")["summary"].endswith("(--no-host-cpu)")
+    assert doc.pop("schema") == "podplan/sweep/1" and doc.pop("cpu")["summary"].endswith("(--no-host-cpu)")
     # Without prices or watts the rows' cost (None each) is left out, as before there was one.
     assert not out.priced and all("cost" not in r for r in doc["rows"])
     assert doc == out.sweep.model_dump(mode="json", exclude={"rows": {"__all__": {"plan", "cost"}}})

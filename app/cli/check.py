@@ -3,7 +3,6 @@ with what it costs. Exit 0 when it matches, 1 when something differs."""
 
 from __future__ import annotations
 
-import json
 import re
 
 from rich.console import Console
@@ -22,17 +21,10 @@ def run_check(target: str, *, plan: Plan | None, as_json: bool) -> int:
     out = check_built(CheckRequest(target, plan))
     diffs = list(out.differences)
     if as_json:
-        print(
-            json.dumps(
-                {
-                    "target": target,
-                    "found": out.found,
-                    "compared": out.compared,
-                    "differences": [d.model_dump() for d in diffs],
-                },
-                indent=2,
-            )
-        )
+        from app.shared.documents import dumps
+        from app.shared.documents_built import CheckDocument
+
+        print(dumps(CheckDocument(target=target, found=out.found, compared=out.compared, differences=diffs)))
     else:
         print_differences(cli_console(), target, out.compared, diffs, out.found)
     return EXIT_DIFFERENT if diffs else EXIT_OK

@@ -198,15 +198,17 @@ def plan_from_args(args: argparse.Namespace, base: Plan | None) -> Plan:
 
     The base is the plan file, or without one the example pod (what `podplan plan` shows with
     no flags): flags always change a plan the user can see, never a hidden one of their own.
+    Without a plan file the config file's defaults are in the example (`podplan plan` shows
+    them); a plan file's own values are never changed by it.
     """
     given = {k for k in LAYOUT_FLAGS if getattr(args, k, None) is not None}
     from_file = base is not None
     if args.disks is not None and args.disks < 1:
         raise PlanError(f"--disks must be 1 or more, not {args.disks}")
     if base is None:
-        from planners.example import example_pod
+        from app.shared.config import example_plan
 
-        base = example_pod()
+        base = example_plan()  # the example pod with this machine's defaults (config.toml), if any
         if not given:
             return base
     data: dict[str, Any] = base.model_dump(mode="json", exclude_none=True)

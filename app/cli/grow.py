@@ -7,7 +7,6 @@ or the target layout as a plan file (--to NEWPLAN). Bad input: one line, exit 2.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -62,16 +61,10 @@ def dispatch(args: argparse.Namespace) -> int:
     others = [alternative_line(mode, g) for mode, g in grown.alternatives]
     _write_files(args, new, grown.script)
     if args.json:
-        print(
-            json.dumps(
-                {
-                    "growth": growth.model_dump(mode="json"),
-                    "also_possible": others,
-                    "target_plan": new.model_dump(mode="json", exclude_none=True),
-                },
-                indent=2,
-            )
-        )
+        from app.shared.documents import dumps
+        from app.shared.documents_built import GrowDocument
+
+        print(dumps(GrowDocument(growth=growth, also_possible=others, target_plan=new)))
     else:
         cli_console().print(render_growth(growth, alternatives=others))
     _say_written(args)
@@ -94,8 +87,10 @@ def _dispatch_btrfs(old: Plan, args: argparse.Namespace) -> int:
     new, growth = grown.target, grown.growth
     _write_files(args, new, grown.script)
     if args.json:
-        doc = {"growth": growth.model_dump(mode="json"), "target_plan": new.model_dump(mode="json", exclude_none=True)}
-        print(json.dumps(doc, indent=2))
+        from app.shared.documents import dumps
+        from app.shared.documents_built import GrowBtrfsDocument
+
+        print(dumps(GrowBtrfsDocument(growth=growth, target_plan=new)))
     else:
         g = growth
         lines = [

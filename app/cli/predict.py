@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 from typing import Any
 
 from rich import box
@@ -94,10 +93,12 @@ def sweep_command(plan: Plan, args: argparse.Namespace) -> int:
         )
     )
     if args.json:
-        left_out = {"plan"} if out.priced else {"plan", "cost"}
-        doc = out.sweep.model_dump(mode="json", exclude={"rows": {"__all__": left_out}})
-        ranked = {"rank": out.rank} if out.rank != "front" else {}
-        print(json.dumps({**doc, **ranked, "cpu": origin_json(out.cpu)}, indent=2))
+        from app.shared.documents import dumps
+        from app.shared.documents_built import SweepDocument
+
+        left_out: dict[str, Any] = {} if out.priced else {"rows": {"__all__": {"cost"}}}
+        doc = SweepDocument.of(out.sweep, rank=out.rank, cpu=origin_json(out.cpu))
+        print(dumps(doc, exclude={**left_out, **({"rank": True} if out.rank == "front" else {})}))
     else:
         # The skip line under the table, not in its caption: it stays one line however narrow the table.
         skipped = [Text(out.sweep.skipped_line)] if out.sweep.skipped else []

@@ -8,7 +8,6 @@ comparison (the other kinds' are in rehearse_fail and rehearse_grow).
 from __future__ import annotations
 
 import argparse
-import json
 from dataclasses import replace
 
 from rich.console import Console
@@ -69,16 +68,19 @@ def render_build(out: Rehearsal, err: Console, as_json: bool) -> None:
         err.print(f"[red]podplan: nothing was collected ({out.not_collected})[/red]")
         return
     if as_json:
-        doc = {
-            "all_match": out.ok,
-            "script_exit_status": out.script_exit_status,
-            "disk_bytes": list(out.disk_bytes),
-            "kernel": out.kernel,
-            "boot_seconds": out.boot_s,
-            "script_seconds": out.script_s,
-            "checks": out.rows,
-        }
-        print(json.dumps(doc, indent=2))
+        from app.shared.documents import dumps
+        from app.shared.documents_built import RehearseDocument
+
+        doc = RehearseDocument(
+            all_match=out.ok,
+            script_exit_status=out.script_exit_status,
+            disk_bytes=list(out.disk_bytes),
+            kernel=out.kernel,
+            boot_seconds=out.boot_s,
+            script_seconds=out.script_s,
+            checks=out.rows,
+        )
+        print(dumps(doc))
     else:
         cli_console().print(checks_table("Rehearsal: predicted | actual", out.checks))
     if out.script_exit_status != 0:

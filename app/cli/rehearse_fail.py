@@ -3,8 +3,6 @@ the comparison app.usecases.rehearse made, as a table or JSON."""
 
 from __future__ import annotations
 
-import json
-
 from rich.console import Console, JustifyMethod
 from rich.table import Table
 
@@ -16,22 +14,21 @@ from runners.lab.failure import FailureCheck
 def render_failure(out: Rehearsal, err: Console, as_json: bool) -> None:
     checks, facts = out.checks, out.facts
     if as_json:
-        print(
-            json.dumps(
-                {
-                    "all_match": out.ok,
-                    "script_exit_status": out.script_exit_status,
-                    "group": facts["group"],
-                    "failed": facts["failed"],
-                    "disk_bytes": list(out.disk_bytes),
-                    "disk_bytes_per_s": facts["disk_bytes_per_s"],
-                    "kernel": out.kernel,
-                    "script_seconds": out.script_s,
-                    "checks": out.rows,
-                },
-                indent=2,
-            )
+        from app.shared.documents import dumps
+        from app.shared.documents_built import RehearseFailureDocument
+
+        doc = RehearseFailureDocument(
+            all_match=out.ok,
+            script_exit_status=out.script_exit_status,
+            group=facts["group"],
+            failed=facts["failed"],
+            disk_bytes=list(out.disk_bytes),
+            disk_bytes_per_s=facts["disk_bytes_per_s"],
+            kernel=out.kernel,
+            script_seconds=out.script_s,
+            checks=out.rows,
         )
+        print(dumps(doc))
     else:
         t = Table(title=f"Failure rehearsal of {facts['group']}: predicted | measured", title_justify="left")
         columns: tuple[tuple[str, JustifyMethod], ...] = (

@@ -3,8 +3,6 @@ comparison app.usecases.rehearse made, as a table or JSON."""
 
 from __future__ import annotations
 
-import json
-
 from rich.console import Console
 
 from app.shared.console import cli_console
@@ -20,20 +18,19 @@ def render_growth(out: Rehearsal, err: Console, as_json: bool) -> None:
         return
     checks, grow_s = out.checks, out.facts["grow_s"]
     if as_json:
-        print(
-            json.dumps(
-                {
-                    "all_match": out.ok,
-                    "script_exit_status": out.script_exit_status,
-                    "mode": out.facts["mode"],
-                    "disk_bytes": list(out.disk_bytes),
-                    "kernel": out.kernel,
-                    "grow_seconds": float(grow_s) if grow_s else None,
-                    "checks": out.rows,
-                },
-                indent=2,
-            )
+        from app.shared.documents import dumps
+        from app.shared.documents_built import RehearseGrowthDocument
+
+        doc = RehearseGrowthDocument(
+            all_match=out.ok,
+            script_exit_status=out.script_exit_status,
+            mode=out.facts["mode"],
+            disk_bytes=list(out.disk_bytes),
+            kernel=out.kernel,
+            grow_seconds=float(grow_s) if grow_s else None,
+            checks=out.rows,
         )
+        print(dumps(doc))
     else:
         cli_console().print(checks_table("Growth rehearsal: predicted | actual", checks))
         err.print(

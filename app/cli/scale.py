@@ -4,7 +4,6 @@ and an HTML report with the curves."""
 from __future__ import annotations
 
 import argparse
-import json
 from collections.abc import Sequence
 from typing import Any
 
@@ -71,22 +70,19 @@ def predict_scale(plan: Plan, result: Any, args: argparse.Namespace, axes: Seque
             force=args.force,
         )
     if args.json:
+        from app.shared.documents import PredictScaleDocument, dumps
         from planners import __version__
 
-        print(
-            json.dumps(
-                {
-                    "podplan_version": __version__,
-                    "plan": plan.name,
-                    "mode": args.mode,
-                    "cpu": origin_json(cpu),
-                    "scale": axes_json(axes),
-                    "predictions": [p.model_dump(mode="json") for p in preds],
-                    "job_notes": [n for jf in jobs for n in jf.notes],
-                },
-                indent=2,
-            )
+        doc = PredictScaleDocument(
+            podplan_version=__version__,
+            plan=plan.name,
+            mode=args.mode,
+            cpu=origin_json(cpu),
+            scale=axes_json(axes),
+            predictions=list(preds),
+            job_notes=[n for jf in jobs for n in jf.notes],
         )
+        print(dumps(doc))
         return 0
     out = cli_console()
     out.print(

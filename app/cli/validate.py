@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedColumn
@@ -124,19 +123,23 @@ def run_validate(
         said.stop()
     report, rows = out.report, list(out.rows)
     if as_json:
-        doc = {
-            "report": report.model_dump(mode="json"),
-            "side_by_side": [r.model_dump(mode="json") for r in rows],
-            "prediction": out.predicted,
-            "cpu": origin_json(out.cpu) if out.cpu else None,
-            "plan_mismatch": list(out.mismatch),
-            "refused_sections": [{"section": r.section, "reason": r.reason} for jf in out.jobs for r in jf.refused],
-        }
-        if baseline:
-            doc["baseline"] = out.baseline.model_dump(mode="json") if out.baseline else None
-            doc["disk_override"] = out.disk_override.model_dump(mode="json") if out.disk_override else None
-            doc["health"] = health_json(out.health)
-        print(json.dumps(doc, indent=2))
+        from app.shared.documents import dumps
+        from app.shared.documents_measured import SectionRefused, ValidateDocument
+
+        doc = ValidateDocument(
+            report=report,
+            side_by_side=rows,
+            prediction=out.predicted,
+            cpu=origin_json(out.cpu) if out.cpu else None,
+            plan_mismatch=list(out.mismatch),
+            refused_sections=[
+                SectionRefused(section=r.section, reason=r.reason) for jf in out.jobs for r in jf.refused
+            ],
+            baseline=out.baseline,
+            disk_override=out.disk_override,
+            health=health_json(out.health) if baseline else None,
+        )
+        print(dumps(doc, exclude=None if baseline else {"baseline", "disk_override", "health"}))
     else:
         if out.health:
             print_health(cli_console(), out.health)
@@ -307,26 +310,21 @@ def run_validate_hosts(
     multi = done.report
     groups = [(r.host, r.predictions, list(r.rows)) for r in done.results]
     if as_json:
-        print(
-            json.dumps(
-                {
-                    "target": target,
-                    "duration_s": multi.duration_s,
-                    "hosts": [
-                        {
-                            "host": h.host,
-                            "status": h.status,
-                            "reason": h.reason,
-                            "report": h.report.model_dump(mode="json") if h.report else None,
-                            "side_by_side": [r.model_dump(mode="json") for r in rows],
-                            "prediction": preds is not None,
-                        }
-                        for h, preds, rows in groups
-                    ],
-                },
-                indent=2,
+        from app.shared.documents import dumps
+        from app.shared.documents_measured import HostDoc, ValidateHostsDocument
+
+        hosts = [
+            HostDoc(
+                host=h.host,
+                status=h.status,
+                reason=h.reason,
+                report=h.report,
+                side_by_side=rows,
+                prediction=preds is not None,
             )
-        )
+            for h, preds, rows in groups
+        ]
+        print(dumps(ValidateHostsDocument(target=target, duration_s=multi.duration_s, hosts=hosts)))
     else:
         out = cli_console()
         for h, _preds, rows in groups:

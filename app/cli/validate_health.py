@@ -4,7 +4,6 @@ with a bar per disk and its time left; `--baseline` prints the same health table
 from __future__ import annotations
 
 import argparse
-import json
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -68,7 +67,10 @@ def run_health(target: str, *, as_json: bool) -> int:
 
     out = health_session(target)
     if as_json:
-        print(json.dumps({"target": target, "health": health_json(out.disks)}, indent=2))
+        from app.shared.documents import dumps
+        from app.shared.documents_measured import HealthDocument
+
+        print(dumps(HealthDocument(target=target, health=health_json(out.disks))))
     else:
         print_health(cli_console(), out.disks)
     return EXIT_FAILING if out.failing else EXIT_OK
@@ -111,7 +113,6 @@ class _Bars:
 
 def run_burn_in_cli(args: argparse.Namespace) -> int:
     from app.usecases.validate_burnin import BurnInRequest, burn_in_session
-    from planners.health import health_json
 
     bars = _Bars(cli_console(stderr=True), live=not args.json)
     req = BurnInRequest(args.target, args.destroy_data, resume=args.resume, force=args.force)
@@ -120,21 +121,17 @@ def run_burn_in_cli(args: argparse.Namespace) -> int:
     finally:
         bars.stop()
     if args.json:
-        doc = {
-            "target": out.state.target,
-            "write": out.state.write,
-            "stopped": out.stopped,
-            "state_file": out.state_file if out.stopped else None,
-            "disks": [
-                {
-                    **v.model_dump(mode="json", exclude={"before", "after"}),
-                    "before": health_json((v.before,))[0],
-                    "after": health_json((v.after,))[0] if v.after else None,
-                }
-                for v in out.verdicts
-            ],
-        }
-        print(json.dumps(doc, indent=2))
+        from app.shared.documents import dumps
+        from app.shared.documents_measured import BurnInDocument, VerdictDoc
+
+        doc = BurnInDocument(
+            target=out.state.target,
+            write=out.state.write,
+            stopped=out.stopped,
+            state_file=out.state_file if out.stopped else None,
+            disks=[VerdictDoc.of(v) for v in out.verdicts],
+        )
+        print(dumps(doc))
     else:
         _print_verdicts(cli_console(), out)
     if out.stopped and not any(v.error for v in out.verdicts):

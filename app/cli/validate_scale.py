@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import os
 from collections.abc import Sequence
 
@@ -64,16 +63,10 @@ def validate_scale_cli(target: str, plan: Plan | None, args: argparse.Namespace,
         write_html(args.html, doc, force=args.force)
     if args.json:
         preds = predicted_points(plan, scale, jobs) if plan else []
-        print(
-            json.dumps(
-                {
-                    "scale": scale.model_dump(mode="json"),
-                    "predictions": [p.model_dump(mode="json") for p in preds],
-                    "curves": doc["curves"],
-                },
-                indent=2,
-            )
-        )
+        from app.shared.documents import dumps
+        from app.shared.documents_measured import ValidateScaleDocument
+
+        print(dumps(ValidateScaleDocument(scale=scale, predictions=preds, curves=doc["curves"])))
     else:
         from app.shared.curves import from_doc
 

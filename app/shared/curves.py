@@ -317,5 +317,6 @@ def suite_curves(
 
     axis = numjobs_axis(build_ctx(plan, result).cpu.cores, [pt[0][1] for _, pt in measured])
     jobs = [as_job(list(ran) or shaped(plan, result, VALIDATION)), *([job] if job else [])]
-    preds = [p for jf in jobs for p in sweep_job(plan, result, jf, [axis])]
+    # The numjobs axis is the tab's choice, not the user's: a big job file's curve ends where fio stops taking jobs.
+    preds = [p for jf in jobs for p in sweep_job(plan, result, jf, [axis], runnable_only=True)]
     return curves(preds, "numjobs", measured)

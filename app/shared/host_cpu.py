@@ -11,7 +11,6 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from planners.errors import PlanError
 from planners.hardware.machine import Cpu, Hardware
 from planners.models import Plan
 from planners.perf.parity_log import CpuFigure, CpuOrigin, ParityLog, cpu_from_log
@@ -82,7 +81,7 @@ def with_cpu_source(plan: Plan, args: CpuFlags) -> tuple[Plan, CpuOrigin]:
         try:
             log = read_log_file(args.kernel_log)
         except KernelLogError as exc:
-            raise PlanError(f"--kernel-log: {exc}") from None
+            raise KernelLogError(f"--kernel-log: {exc}") from None
         return apply_parity(plan, log, f"the kernel log in {args.kernel_log}", "")
     if args.no_host_cpu:
         return apply_parity(plan, None, "", "--no-host-cpu")

@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from planners.errors import PlanError
+from planners.errors import ReportError
 
 
 class _Strict(BaseModel):
@@ -132,6 +132,8 @@ def read_kept_report(path: str) -> dict[str, Any]:
     try:
         KeptReport.model_validate_json(text)
     except ValidationError as exc:
-        raise PlanError(describe_validation_error(exc, f"{path}: not the curves of a kept report"), "report") from None
+        raise ReportError(
+            describe_validation_error(exc, f"{path}: not the curves of a kept report"), "report"
+        ) from None
     doc: dict[str, Any] = json.loads(text)
     return doc

@@ -18,6 +18,7 @@ from planners.lvm.volumes import plan_of_volume
 from planners.models import Plan
 from planners.results import PlanResult, VolumeResult
 from planners.units import format_bytes_binary as tib
+from planners.units import format_bytes_both as both
 from planners.units import format_bytes_decimal as tb
 from planners.units import format_size_compact
 
@@ -124,7 +125,7 @@ def groups_table(plan: Plan, result: PlanResult) -> FitTable:
     )
 
 
-def volume_table(plan: Plan, v: VolumeResult) -> FitTable:
+def volume_table(plan: Plan, v: VolumeResult, units: str = "decimal") -> FitTable:
     """What each layer makes of the volume. The labels wrap between words where the room is short;
     a figure is never folded."""
     plan = plan_of_volume(plan, v.device)
@@ -156,12 +157,12 @@ def volume_table(plan: Plan, v: VolumeResult) -> FitTable:
         t.add_row("device failures survived", f"data {b.data_tolerates}, metadata {b.metadata_tolerates}")
         t.add_row("chunks after mkfs", " + ".join(_sz(u) if u else "0" for u in b.used_bytes))
         t.add_row("fits until ENOSPC", f"{_n(b.fits_bytes)} B")
-        t.add_row("", f"({tb(b.fits_bytes)}, {tib(b.fits_bytes)})")
+        t.add_row("", f"({both(b.fits_bytes, units)})")
         t.add_row("stranded after a fill", f"{_n(b.stranded_bytes)} B")
     t.add_row("filesystem size", f"{_n(v.fs_bytes)} B")
     for what, n in (("df -B1 size", v.df_size_bytes), ("df -B1 available", v.df_available_bytes)):
         t.add_row(what, f"{_n(n)} B")
-        t.add_row("", f"({tb(n)}, {tib(n)})")  # a row of its own: the bytes' column stays as wide as they are
+        t.add_row("", f"({both(n, units)})")  # a row of its own: the bytes' column stays as wide as they are
     return FitTable(
         [Col("what", [r[0] for r in t.rows], right=False, words=True), Col("value", [r[1] for r in t.rows])],
         table=dict(title=f"Volume {v.device} on {v.mount_point}", title_justify="left", show_header=False),
@@ -252,11 +253,11 @@ def cost_table(cost: Cost) -> FitTable:
     )
 
 
-def render_plan(plan: Plan, result: PlanResult, cost: Cost | None = None) -> Group:
+def render_plan(plan: Plan, result: PlanResult, cost: Cost | None = None, units: str = "decimal") -> Group:
     head = Text.assemble(
         (f"{plan.name}", "bold"),
-        f": {result.disk_count} disks, raw {result.raw_bytes:,} B ({tb(result.raw_bytes)}, {tib(result.raw_bytes)}); "
-        f"usable {result.usable_bytes:,} B ({tb(result.usable_bytes)}, {tib(result.usable_bytes)}), "
+        f": {result.disk_count} disks, raw {result.raw_bytes:,} B ({both(result.raw_bytes, units)}); "
+        f"usable {result.usable_bytes:,} B ({both(result.usable_bytes, units)}), "
         f"{result.efficiency:.2%} of raw{df_available_note(result)}\n",
         (
             f"assumes {assumed_tools(plan)}",
@@ -272,13 +273,15 @@ def render_plan(plan: Plan, result: PlanResult, cost: Cost | None = None) -> Gro
     if several is not None:
         parts.insert(1, several)
     for v in result.volumes:
-        parts += [volume_table(plan, v), alignment_table(plan, v)]
+        parts += [volume_table(plan, v, units), alignment_table(plan, v)]
     parts.append(findings_text(result))
     return Group(*parts)
 
 
-def print_plan(plan: Plan, result: PlanResult, console: Console | None = None, cost: Cost | None = None) -> None:
-    (console or cli_console()).print(render_plan(plan, result, cost))
+def print_plan(
+    plan: Plan, result: PlanResult, console: Console | None = None, cost: Cost | None = None, units: str = "decimal"
+) -> None:
+    (console or cli_console()).print(render_plan(plan, result, cost, units))
 
 
 def checks_table(title: str, checks: Sequence[Any]) -> Table:

@@ -12,7 +12,7 @@ from textual.actions import parse as parse_action
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.screen import Screen
-from textual.worker import WorkerFailed
+from textual.worker import Worker, WorkerState
 
 from app.tui.keys import BY_ID, bindings, keys_of, palette_entry, palette_keys, say
 from app.tui.messages import FileFailed, FileSaved, PlanComputed, PlanOpened, PlanRejected
@@ -27,6 +27,9 @@ from planners.results import PlanResult
 
 # Screens other than the plan screen are imported when first opened: first paint matters more.
 
+_DIALOG_WORKERS = frozenset({"recovery-dialog", "quit-dialog", "job-dialog", "open-dialog", "save-dialog"})
+"""The app's workers whose errors on_worker_state_changed reports; the others (file-io, host-cpu) catch their own."""
+
 
 class PodplanApp(SavesFiles, KeepsEdits, App[int]):
     """Plan a storage array interactively."""
@@ -38,7 +41,9 @@ class PodplanApp(SavesFiles, KeepsEdits, App[int]):
     HORIZONTAL_BREAKPOINTS = [(0, "-tiny"), (60, "-narrow"), (110, "-wide")]
     BINDINGS = bindings("app")  # every key is in app/tui/keys.py, with its id for a keymap
 
-    def __init__(self, plan: Plan, plan_file: str | Path | None = None) -> None:
+    def __init__(
+        self, plan: Plan, plan_file: str | Path | None = None, theme: str = "textual-dark", units: str = "decimal"
+    ) -> None:
         super().__init__()
         self.start_plan = plan
         self.plan_file = Path(plan_file) if plan_file else None
@@ -46,7 +51,8 @@ class PodplanApp(SavesFiles, KeepsEdits, App[int]):
         self.result: PlanResult | None = None
         self.error = ""
         self.variants: list[Variant] = []
-        self.theme = "textual-dark"
+        self.units = units  # TB or TiB first where both are shown: the config file's
+        self.theme = theme  # the config file's (read by the caller, where a bad file is one line)
         # The plan as last opened or saved (None: never saved); compared with the form's plan for
         # the modified mark. Taken from the form's first computation after an open, so that the
         # form's own spelling of a file's plan does not count as a change.
@@ -58,16 +64,21 @@ class PodplanApp(SavesFiles, KeepsEdits, App[int]):
         self._remember_identity(self.plan_file)
         self._recovery_init()
 
-    def _handle_exception(self, error: Exception) -> None:
+    def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         """The TUI's one catch of podplan's own errors (planners.errors.PodplanError): one that
-        leaves a worker (a file it cannot read, a program missing or failing) becomes a notification,
-        the line the command line would print, and the session goes on. Anything else is a bug and
-        ends the app as Textual does. (Only a worker's: an error in a message handler has already
-        stopped that widget's message loop.)"""
-        if isinstance(error, WorkerFailed) and isinstance(error.error, PodplanError):
-            self.notify(error.error.message, severity="error", timeout=10)
+        leaves one of the app's workers (a file it cannot read, a program missing or failing)
+        becomes a notification, the line the command line would print, and the session goes on.
+        Anything else is a bug: raised again here, it ends the app with its traceback as Textual
+        does. The app's workers run with exit_on_error=False so that their errors come here, as
+        a message, rather than through Textual's private App._handle_exception; a screen's or a
+        widget's workers report to that node (the message does not bubble), each catching its own."""
+        if event.state != WorkerState.ERROR or event.worker.group not in _DIALOG_WORKERS:
             return
-        super()._handle_exception(error)
+        error = event.worker.error
+        if isinstance(error, PodplanError):
+            self.notify(error.message, severity="error", timeout=10)
+        elif error is not None:
+            raise error
 
     def get_default_screen(self) -> Screen:
         return PlanScreen(self.start_plan)
@@ -88,7 +99,7 @@ class PodplanApp(SavesFiles, KeepsEdits, App[int]):
     def on_unmount(self) -> None:
         self._recovery_stop()
 
-    @work(exclusive=True, group="recovery-dialog")
+    @work(exclusive=True, exit_on_error=False, group="recovery-dialog")
     async def _offer_kept_edits(self) -> None:
         """The edits a hangup or SIGTERM kept at the last start of this plan: restore them, or drop them."""
         from app.tui.screens.dialogs import Confirm
@@ -265,6 +276,19 @@ class PodplanApp(SavesFiles, KeepsEdits, App[int]):
 
     def action_toggle_theme(self) -> None:
         self.theme = "textual-light" if self.current_theme.dark else "textual-dark"
+        self._save_theme(self.theme)
+
+    @work(thread=True, exclusive=True, exit_on_error=False, group="config")
+    def _save_theme(self, theme: str) -> None:
+        """The toggled theme into the config file (its one line; the file's other keys and comments
+        stay), so the next start has it. A file that cannot be written is said, the toggle stands."""
+        from app.shared.config import save_setting
+
+        try:
+            save_setting("theme", theme)
+        except (PodplanError, OSError) as exc:
+            message = exc.message if isinstance(exc, PodplanError) else f"{exc.strerror or exc}"
+            self.call_from_thread(self.notify, f"Theme not saved: {message}", severity="warning")
 
     def load_variant(self, variant: Variant) -> None:
         self.load_into_form(variant.plan, f"variant {variant.name}")
@@ -277,7 +301,7 @@ class PodplanApp(SavesFiles, KeepsEdits, App[int]):
 
     # -- files --------------------------------------------------------------------------------
     # A worker, so the dialog's answer can be awaited; Textual runs the action and drops what it returns.
-    @work(exclusive=True, group="quit-dialog")
+    @work(exclusive=True, exit_on_error=False, group="quit-dialog")
     async def action_quit(self) -> None:  # type: ignore[override]
         """ctrl+q: when the form holds changes no file has, ask: save them first, quit anyway, or stay."""
         if not self.modified:
@@ -295,7 +319,7 @@ class PodplanApp(SavesFiles, KeepsEdits, App[int]):
     def _where(self) -> str:
         return str(self.plan_file) if self.plan_file else f"{self._origin} (never saved)"
 
-    @work(exclusive=True, group="job-dialog")
+    @work(exclusive=True, exit_on_error=False, group="job-dialog")
     async def action_load_job(self) -> None:
         """An fio job file's sections, predicted on the Perf tab beside the suite."""
         from app.shared.planfile import load_job_file
@@ -314,7 +338,9 @@ class PodplanApp(SavesFiles, KeepsEdits, App[int]):
             self.notify(f"Unloaded {source}: the Perf tab shows the suite alone")
             return
         path = Path(answer).expanduser()
-        parsed = load_job_file(path)  # a file it cannot read or parse: the app's one catch (_handle_exception) says so
+        parsed = load_job_file(
+            path
+        )  # a file it cannot read or parse: the app's one catch (on_worker_state_changed) says so
         set_jobs(parsed, str(path))
         self._back_to_plan()
         self._plan_screen().action_show_tab("tab-performance")
@@ -322,7 +348,7 @@ class PodplanApp(SavesFiles, KeepsEdits, App[int]):
         refused = f"; {len(parsed.refused)} not predicted (listed there)" if parsed.refused else ""
         self.notify(f"Predicting {len(parsed.workloads)} job(s) of {path} on the Perf tab{refused}")
 
-    @work(exclusive=True, group="open-dialog")
+    @work(exclusive=True, exit_on_error=False, group="open-dialog")
     async def action_open_plan(self) -> None:
         from app.tui.screens.dialogs import Confirm, PathPrompt
 

@@ -11,7 +11,6 @@ line per key moved: `"app.help" = "f10"`.
 from __future__ import annotations
 
 import difflib
-import os
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -20,7 +19,7 @@ from pathlib import Path
 from textual.binding import Binding, BindingType
 
 from app.tui.widgets.results import RESULT_TABS
-from planners.errors import PlanError
+from planners.errors import KeymapError, PodplanError
 
 
 @dataclass(frozen=True, slots=True)
@@ -385,9 +384,10 @@ def help_table(keymap: Mapping[str, str] | None = None) -> str:
 
 
 def keymap_path() -> Path:
-    """Where a person's keymap is read from."""
-    config = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(config) / "podplan" / "keys.toml"
+    """Where a person's keymap is read from: beside the config file."""
+    from app.shared.config import keymap_path as beside_the_config
+
+    return beside_the_config()
 
 
 def read_keymap(path: Path | None = None) -> dict[str, str]:
@@ -401,17 +401,16 @@ def read_keymap(path: Path | None = None) -> dict[str, str]:
     path = path or keymap_path()
     if not path.exists():
         return {}
-    text = read_text(path, what="keymap")
     try:
-        doc = toml_data(text, str(path))
-    except PlanError as exc:
-        raise PlanError(exc.message.replace(": not valid TOML", ": not a TOML keymap", 1)) from None
+        doc = toml_data(read_text(path, what="keymap"), str(path))
+    except PodplanError as exc:  # a FIFO, too big, not UTF-8, not TOML: the keymap's error, not a plan's
+        raise KeymapError(exc.message.replace(": not valid TOML", ": not a TOML keymap", 1)) from None
     ours = [key.id for key in KEYS if key.where != "textual"]
     for name, keys in doc.items():
         if name not in ours:
             close = difflib.get_close_matches(name, ours, n=1)
             hint = f'did you mean "{close[0]}"?' if close else "names look like app.help, plan.next_tab, script.save"
-            raise PlanError(f'{path}: no key is named "{name}"; {hint}')
+            raise KeymapError(f'{path}: no key is named "{name}"; {hint}')
         if not isinstance(keys, str) or not keys.strip():
-            raise PlanError(f'{path}: "{name}" takes keys as Textual names them, e.g. "f10" or "ctrl+k,f10"')
+            raise KeymapError(f'{path}: "{name}" takes keys as Textual names them, e.g. "f10" or "ctrl+k,f10"')
     return dict(doc)

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import os
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,9 +20,9 @@ from planners.models import Plan
 
 
 def recovery_dir() -> Path:
-    state = os.environ.get("XDG_STATE_HOME", "")
-    base = Path(state) if os.path.isabs(state) else Path.home() / ".local" / "state"
-    return base / "podplan" / "recovery"
+    from runners.dirs import state_dir
+
+    return state_dir() / "recovery"
 
 
 def _path(origin: str) -> Path:

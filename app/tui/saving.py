@@ -103,7 +103,7 @@ class SavesFiles:
             lambda path, force: write_script(path, text, force),
         )
 
-    @work(exclusive=True, group="save-dialog")
+    @work(exclusive=True, exit_on_error=False, group="save-dialog")
     async def save_file(self, title: str, default: str, what: str, write: Writer, *, ask: bool = True) -> None:
         from app.tui.screens.dialogs import PathPrompt
 

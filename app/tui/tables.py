@@ -13,11 +13,12 @@ from rich.text import Text
 from planners.models import Plan
 from planners.results import PlanResult
 from planners.units import format_bytes_binary as tib
+from planners.units import format_bytes_both as both
 from planners.units import format_bytes_decimal as tb
 from planners.units import format_size_compact
 
 
-def summary_text(result: PlanResult | None, *, error: str = "") -> Text:
+def summary_text(result: PlanResult | None, *, error: str = "", units: str = "decimal") -> Text:
     """The headline: what users can write, in bytes, TB, TiB and as a share of raw.
 
     With an `error`, the first line says why nothing was computed (the whole reason is under
@@ -33,15 +34,13 @@ def summary_text(result: PlanResult | None, *, error: str = "") -> Text:
         out.append("last valid: ", style="dim")
         out.append(f"{result.usable_bytes:,} B", style="dim strike")
         # Three lines, as the valid headline has: flipping between the two needs no new layout.
-        out.append(
-            f"\n= {tb(result.usable_bytes)} = {tib(result.usable_bytes)} = {result.efficiency:.2%} of raw", style="dim"
-        )
+        out.append(f"\n= {both(result.usable_bytes, units, ' = ')} = {result.efficiency:.2%} of raw", style="dim")
         return out
     assert result is not None
     style = "bold"
     out.append("Usable ")
     out.append(f"{result.usable_bytes:,} B", style=style)
-    out.append(f"\n= {tb(result.usable_bytes)} = {tib(result.usable_bytes)} = ")
+    out.append(f"\n= {both(result.usable_bytes, units, ' = ')} = ")
     out.append(f"{result.efficiency:.2%}", style=style)
     out.append(" of raw\n")
     out.append(f"raw {tb(result.raw_bytes)} on {result.disk_count} disks")

@@ -172,13 +172,26 @@ def as_job(workloads: Sequence[Workload]) -> JobFile:
 
 
 def sweep_job(
-    plan: Plan, result: PlanResult, job: JobFile, axes: Sequence[Axis], mode: Mode = "normal"
+    plan: Plan,
+    result: PlanResult,
+    job: JobFile,
+    axes: Sequence[Axis],
+    mode: Mode = "normal",
+    *,
+    runnable_only: bool = False,
 ) -> list[PointPrediction]:
-    """Every section of the job at every point of the grid, knees and contention marked."""
+    """Every section of the job at every point of the grid, knees and contention marked. A point fio
+    would refuse (past its job limit once numjobs clones every section) is a PlanError, or, with
+    runnable_only (a curve the user did not ask for point by point), the curve ends before it."""
     cores = build_ctx(plan, result).cpu.cores
     out: list[PointPrediction] = []
     for point in grid(axes):
-        at = job_at(job, point)
+        try:
+            at = job_at(job, point)
+        except PlanError:
+            if not runnable_only:
+                raise
+            continue
         for w, p in zip(at.workloads, predict_job_file(plan, result, at, mode), strict=True):
             outside = "; ".join(why for why in (p.outside_model, contention(w, plan.filesystem.type, cores)) if why)
             out.append(PointPrediction(**{**p.model_dump(), "outside_model": outside}, point=dict(point)))

@@ -95,8 +95,9 @@ class Kit(BaseModel):
 
 
 def cache_root() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "podplan" / "lab"
+    from runners.dirs import cache_dir
+
+    return cache_dir() / "lab"
 
 
 def guest_digest() -> str:

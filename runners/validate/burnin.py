@@ -71,10 +71,10 @@ class DiskVerdict(BaseModel):
 
 
 def state_path() -> Path:
-    """The one burn-in state file: podplan's state directory, as the command transcript's."""
-    from runners.transcript import default_path
+    """The one burn-in state file, in podplan's state directory."""
+    from runners.dirs import state_dir
 
-    return default_path().parent / "burn-in.json"
+    return state_dir() / "burn-in.json"
 
 
 def chunk_bytes_for(size: int) -> int:

@@ -10,6 +10,7 @@ from app.cli.commands import (
     check,
     compare,
     completion,
+    config,
     example,
     grow,
     man,
@@ -43,6 +44,7 @@ COMMANDS: dict[str, Command] = {
         report.COMMAND,
         help_command.COMMAND,
         completion.COMMAND,
+        config.COMMAND,
         man.COMMAND,
     )
 }

@@ -39,9 +39,10 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(out.report().model_dump_json(indent=2))
     else:
+        from app.shared.config import read_config
         from app.shared.render import print_plan
 
-        print_plan(out.plan, out.result, cost=out.cost)
+        print_plan(out.plan, out.result, cost=out.cost, units=read_config().units)
     return EXIT_FINDINGS if out.has_errors else EXIT_OK
 
 

@@ -35,7 +35,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import json
 
     from rich.console import Group
     from rich.text import Text
@@ -80,22 +79,22 @@ def run(args: argparse.Namespace) -> int:
     rel = reliability(plan, result)
     cost = predicted_cost(plan, result, rel, predictions)
     if args.json:
+        from app.shared.documents import JobSectionRefused, PredictDocument, dumps
         from planners import __version__
 
-        doc = {
-            "podplan_version": __version__,
-            "plan": plan.name,
-            "mode": args.mode,
-            "cpu": origin_json(cpu),
-            "predictions": [p.model_dump(mode="json") for p in predictions],
-            "reliability": rel.model_dump(mode="json"),
-            "job_notes": job_notes,
-            "job_grouping": grouping,
-            "refused_sections": refused,
-        }
-        if cost is not None:
-            doc["cost"] = cost.model_dump(mode="json")
-        print(json.dumps(doc, indent=2))
+        doc = PredictDocument(
+            podplan_version=__version__,
+            plan=plan.name,
+            mode=args.mode,
+            cpu=origin_json(cpu),
+            predictions=predictions,
+            reliability=rel,
+            job_notes=job_notes,
+            job_grouping=grouping,
+            refused_sections=[JobSectionRefused(**r) for r in refused],
+            cost=cost,
+        )
+        print(dumps(doc, exclude={"cost"} if cost is None else None))
     elif predictions:
         rows, merged = alike(predictions)
         notes = [Text(n) for n in grouping + merged] + refused_lines(refused)

@@ -15,12 +15,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def open_tui(plan_file: str | None) -> int:
+    from app.shared.config import example_plan, read_config
     from app.shared.planfile import load_plan
     from app.tui import run_tui
-    from planners.example import example_pod
 
-    plan = load_plan(plan_file) if plan_file else example_pod()
-    return run_tui(plan, plan_file)
+    config = read_config()  # before the screen changes: a bad config file is one line on the terminal
+    plan = load_plan(plan_file) if plan_file else example_plan()
+    return run_tui(plan, plan_file, theme=config.theme, units=config.units)
 
 
 def run(args: argparse.Namespace) -> int:

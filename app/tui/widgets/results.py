@@ -71,7 +71,7 @@ class ResultsPane(Vertical):
 
     def reject(self, message: str) -> None:
         self.error = message
-        self._put("#summary", summary_text(self.result, error=message))
+        self._put("#summary", summary_text(self.result, error=message, units=self._units()))
 
     def on_tabbed_content_tab_activated(self) -> None:
         self._refresh_figures()
@@ -115,12 +115,16 @@ class ResultsPane(Vertical):
         """Redraw from the last plan (something behind the figures changed, not the plan)."""
         self._refresh_figures()
 
+    def _units(self) -> str:
+        """TB or TiB first, as the config file said at the app's start (PodplanApp.units)."""
+        return str(getattr(self.app, "units", "decimal"))
+
     def _refresh_figures(self) -> None:
         if self.result is None or self.plan is None:
             return
         plan, result = self.plan, self.result
         narrow = bool(self._narrow)
-        self._put("#summary", summary_text(result, error=self.error))
+        self._put("#summary", summary_text(result, error=self.error, units=self._units()))
         errors = sum(f.severity == "error" for f in result.findings)
         warnings = sum(f.severity == "warning" for f in result.findings)
         label = "Findings" + (f" {errors}E" if errors else "") + (f" {warnings}W" if warnings else "")
@@ -161,7 +165,7 @@ class ResultsPane(Vertical):
 
             parts: list = []
             for v in result.volumes:
-                parts += [alignment_table(plan, v), volume_table(plan, v)]
+                parts += [alignment_table(plan, v), volume_table(plan, v, self._units())]
             self._put("#alignment", Group(*parts))
         elif active == "tab-findings":
             from app.shared.render import findings_text
