@@ -64,3 +64,13 @@ def test_each_point_names_its_figures_with_spread_and_latency_whole_at_80_column
     ):
         assert text in said, (text, said)
         assert all(w in words for w in text.split() if any(ch.isdigit() for ch in w))
+
+
+def test_a_workload_fio_found_not_steady_is_named_by_its_whole_run_and_its_last_window_said_so() -> None:
+    from app.shared.curves import measured_from, spread_texts
+
+    fig = parse_output((FIX / "status_interval_steady.json").read_text()).jobs[0]
+    assert fig.steady is not None and not fig.steady.attained
+    named, whole, spread = spread_texts(measured_from(fig, "done", 1 << 20), "MB/s")
+    assert named == f"whole run {figure(fig.bytes_s / 1e6, 'MB/s')} MB/s" and whole == ""
+    assert spread.startswith("the last window fio judged (not steady): \u03c3 ")

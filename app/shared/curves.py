@@ -102,7 +102,7 @@ def spread_texts(m: Measured, metric: str) -> tuple[str, str, str]:
     named = f"{'steady window' if m.window else 'whole run'} {figure(mean, metric)} {metric}"
     whole = f"whole run {figure(run, metric)} {metric}" if m.window and run is not None else ""
     spread = (
-        f"window {SIGMA} {figure(sigma, metric)}, {figure(low, metric)}-{figure(high, metric)} {metric}"
+        f"{'window' if m.window else 'the last window fio judged (not steady):'} {SIGMA} {figure(sigma, metric)}, {figure(low, metric)}-{figure(high, metric)} {metric}"
         + (f" over {m.window_s} s" if m.window_s else "")
         if sigma is not None and low is not None and high is not None
         else ""

@@ -39,7 +39,7 @@ def points_table(points: list[tuple[str, str, str, Measured]]) -> str:
             point,
             named,
             whole or "the same (no steady window)",
-            spread.removeprefix("window ") if spread else "",
+            spread.removeprefix("window ").replace("the last window fio judged (not steady):", "not steady:"),
             latency_text(m.lat_mean_us),
             latency_text(m.lat_p50_us),
             latency_text(m.lat_p99_us),
