@@ -61,3 +61,25 @@ def test_what_is_not_fio_output_is_one_line(tmp_path, capsys) -> None:
     assert "no fio JSON output in it" in err and err.count("\n") == 1
     assert main(["compare", PLAN, "--fio", str(tmp_path / "absent.json")]) == 2
     assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_client_server_output_adds_up_its_hosts(tmp_path, capsys) -> None:
+    from tests.test_validate_hosts import servers
+
+    job = tmp_path / "j.fio"
+    job.write_text(
+        f"[global]\ndirectory={tmp_path}\nsize=8m\nioengine=psync\ntime_based=1\nruntime=1\n[rr]\nrw=randread\nbs=4k\n"
+    )
+    out = tmp_path / "out.json"
+    with servers(None, None) as ports:
+        # each --client is followed by the job file it runs
+        clients = [a for p in ports for a in (f"--client=ip:127.0.0.1,{p}", str(job))]
+        subprocess.run(["fio", "--output-format=json", f"--output={out}", *clients], check=True, capture_output=True)
+    fio = objects(out.read_text())[-1]
+    hosts = [j for j in fio["client_stats"] if j["jobname"] == "rr"]
+    assert len(hosts) == 2
+    assert main(["compare", PLAN, "--fio", str(out)]) == 0
+    said = capsys.readouterr().out
+    # the array serves both hosts at once: the figure set beside the plan is their sum
+    assert f"{sum(h['read']['iops'] for h in hosts):,.0f} IOPS" in said
+    assert "no prediction" not in said  # the jobs read from the options fio recorded for the hosts
