@@ -89,3 +89,22 @@ def test_a_fio_killed_by_a_signal_says_which() -> None:
     assert _complaint("", -8) == "fio was killed by SIGFPE"
     assert _complaint("", 1) == "fio exited with status 1"
     assert _complaint("fio: pid=1, err=5/file:io_u.c\n", -8).startswith("fio: pid=1")
+
+
+def test_steady_window_spread_and_whole_run_latency_are_fio_s_own():
+    doc = json.loads((FIX / "single.json").read_text())
+    job = parse_output((FIX / "single.json").read_text()).jobs[0]
+    data = doc["jobs"][0]["steadystate"]["data"]
+    sp = job.steady.iops_spread
+    # fio's window holds a sample a second: sigma, lowest and highest are of those, and their mean is fio's
+    assert sp.samples == len(data["iops"]) == job.steady.window_s
+    assert (sp.low, sp.high) == (min(data["iops"]), max(data["iops"]))
+    mean = sum(data["iops"]) / len(data["iops"])
+    assert abs(mean - data["iops_mean"]) <= 1
+    assert abs(sp.sigma - (sum((v - mean) ** 2 for v in data["iops"]) / len(data["iops"])) ** 0.5) < 1e-6
+    assert job.steady.bytes_s_spread.high == max(data["bw"])
+    clat = doc["jobs"][0]["read"]["clat_ns"]
+    lat = job.read_latency
+    assert lat.mean_us == clat["mean"] / 1000 and lat.p50_us == clat["percentile"]["50.000000"] / 1000
+    assert lat.p99_us == job.read_p99_us and lat.p99_9_us == clat["percentile"]["99.900000"] / 1000
+    assert job.write_latency is None  # a read job has no write side

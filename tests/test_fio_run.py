@@ -47,10 +47,30 @@ def test_directory_suite_reports_files_and_cleans_up(tmp_path):
         assert w.figures.bytes_s > 0 and w.figures.steady is not None
         # named by the order they ran, never by the section (a user's job file names those)
         assert (rep_dir / f"job-{i:02d}.fio").read_text() == w.job_file
-        assert parse_output((rep_dir / f"job-{i:02d}.json").read_text()).jobs  # progress objects, then the final one
+        assert parse_output((rep_dir / f"job-{i:02d}.json").read_text()).jobs
         assert (w.name, "start") in events and (w.name, "end") in events
     assert json.loads((rep_dir / "report.json").read_text())["target"] == str(data)
     assert _leftovers(data) == []
+    assert sorted(_fio_plot_reads(rep_dir)) == [f"job-{i:02d}.json" for i in range(1, 5)]
+
+
+def _fio_plot_reads(d: Path) -> list[str]:
+    """The files fio-plot 1.1.21 takes from a directory (fiolib/jsonimport.py: list_json_files and
+    filter_json_files): each `*.json` parsed whole by json.load (one document, or it exits), kept
+    when it has two of fio's top-level keys and its first job's options merged with the global ones
+    name rw, iodepth and numjobs."""
+    kept = []
+    for name in os.listdir(d):
+        if not name.endswith(".json"):
+            continue
+        doc = json.loads((d / name).read_text())  # raises on concatenated documents, as fio-plot fails
+        if sum(k in doc for k in ("fio version", "global options", "client_stats", "jobs")) < 2:
+            continue  # fio-plot skips it with a note (report.json, curves.json)
+        opts = {**doc["jobs"][0]["job options"], **doc.get("global options", {})}
+        if all(k in opts for k in ("rw", "iodepth", "numjobs")):
+            int(opts["iodepth"]), int(opts["numjobs"])
+            kept.append(name)
+    return kept
 
 
 def test_cancel_stops_fio_keeps_partial_figures_and_removes_the_file(tmp_path):
@@ -217,3 +237,31 @@ def test_cli_validate_records_fio_in_the_transcript_given(tmp_path):
     assert first["duration_s"] > 0 and isinstance(first["exit"], int)
     # The default transcript got none of it.
     assert not (tmp_path / "state" / "podplan" / "commands.log").exists()
+
+
+def test_logs_keeps_fio_s_bw_lat_and_iops_logs_beside_each_run(tmp_path):
+    from app.cli.main import main
+
+    data, rep_dir, job = tmp_path / "data", tmp_path / "report", tmp_path / "j.fio"
+    data.mkdir()
+    job.write_text("[global]\nioengine=psync\n[rr]\nrw=randread\nbs=4k\nsize=4m\n")
+    assert main(["validate", str(data), "--job", str(job), "--logs", "--report", str(rep_dir), "--json"]) == 0
+    logs = sorted(p.name for p in rep_dir.iterdir() if p.name.endswith(".log"))
+    # fio's own names: PREFIX_bw.JOB.log, and for latency clat, lat and slat (write_lat_log writes the three)
+    assert {"job-01_bw.1.log", "job-01_iops.1.log", "job-01_lat.1.log", "job-01_clat.1.log"} <= set(logs)
+    for name in ("job-01_bw.1.log", "job-01_iops.1.log"):
+        rows = [ln.split(",") for ln in (rep_dir / name).read_text().splitlines()]
+        assert rows and all(int(r[1]) > 0 for r in rows)  # time (ms), value: a line a second of averages
+    assert "write_bw_log=" + str(rep_dir / "job-01") in (rep_dir / "job-01.fio").read_text()
+
+
+@pytest.mark.parametrize(
+    ("argv", "says"),
+    [(["--logs"], "--logs keeps fio's logs in the report directory"), (["--logs", "--health"], "--logs goes with")],
+)
+def test_logs_needs_a_report_dir_and_a_suite(tmp_path, capsys, argv, says):
+    from app.cli.main import main
+
+    assert main(["validate", str(tmp_path), *argv]) == 2
+    err = capsys.readouterr().err
+    assert says in err and err.count("\n") == 1

@@ -74,6 +74,24 @@ def test_each_point_is_a_validate_run_with_its_cpu_cost(tmp_path) -> None:
         fig = run.report.workloads[0].figures  # type: ignore[union-attr]
         assert p["measured"]["iops"] == pytest.approx(fig.iops)
         assert p["measured"]["cpu_s_per_k_ios"] == pytest.approx(fig.cpu_s / (fig.total_ios / 1000))
+        assert p["measured"]["lat_p99_us"] == fig.read_latency.p99_us  # type: ignore[union-attr]
+
+    # measured only, because the plan given does not describe the target: said so, with why
+    from app.shared.report_html import render
+
+    alone = scale_doc(str(target), None, scale, jobs, "a directory, the plan's volume is an LV")
+    assert alone["summary"][0].startswith("the plan given was not set beside these figures")
+    page = render(alone)
+    assert "no plan given" not in page and "Predicted: the line" not in page
+    # IOPS against latency along the sweep: a point per numjobs measured, fio's mean and p99 clat
+    assert "IOPS against latency, along numjobs" in page
+    lat = json.loads(page.split('id="podplan-data">')[1].split("</script>")[0])[-1]
+    assert [d["kind"] for d in lat["datasets"]] == ["latency-mean", "latency-p99"]
+    runs = [r.report.workloads[0].figures for r in scale.points]  # type: ignore[union-attr]
+    assert lat["datasets"][1]["data"] == [
+        {"x": f.iops, "y": f.read_latency.p99_us / 1000, "swept": f"numjobs={n}"}
+        for n, f in zip((1, 2), runs, strict=True)
+    ]
 
 
 def test_validate_scale_on_the_command_line(tmp_path, capsys, monkeypatch) -> None:
@@ -150,4 +168,33 @@ def test_validate_report_dir_keeps_a_page_of_the_run(tmp_path, capsys, monkeypat
         row = rows[b["workload"]]
         assert b["measured"] == (row["measured_mb_s"] if b["metric"] == "MB/s" else row["measured_iops"])
         assert b["predicted"] is None
-    assert "<canvas" in (report / "report.html").read_text()
+    page = (report / "report.html").read_text()
+    assert "<canvas" in page
+    # each workload fio ran: its figure named, fio's whole run, the window's spread and latency, as
+    # fio's own JSON (kept beside the page, one document a run) gives them
+    assert "no plan given: measured only" in kept["summary"]
+    for i, (p, w) in enumerate(zip(kept["points"], out["report"]["workloads"], strict=False), 1):
+        fio = json.loads((report / f"job-{i:02d}.json").read_text())["jobs"][0]
+        side = fio["read"] if fio["read"]["total_ios"] else fio["write"]
+        m = p["measured"]
+        assert p["section"] == w["name"] and m["run_iops"] == side["iops"]
+        assert m["lat_mean_us"] == side["clat_ns"]["mean"] / 1000
+        assert m["lat_p99_9_us"] == side["clat_ns"]["percentile"]["99.900000"] / 1000
+        ss = fio["steadystate"]["data"]
+        assert (m["low_iops"], m["high_iops"]) == (min(ss["iops"]), max(ss["iops"]))
+        assert f"<td>{p['section']}</td>" in page
+    # what validate said under its table is on the page too
+    assert "no prediction: pass --plan PLAN.toml" in page and kept["notes"]
+
+
+def test_a_job_s_own_size_is_the_size_fio_runs_with(tmp_path) -> None:
+    from runners.validate.suite import validate
+
+    target, report = tmp_path / "t", tmp_path / "rep"
+    target.mkdir()
+    jf = parse_job_file("[global]\nioengine=psync\n[rr]\nrw=randread\nbs=4k\nsize=4m\n")
+    validate(str(target), jobs=[jf], timing=TINY, file_size=8 * MiB, report_dir=str(report))
+    fio = json.loads((report / "job-01.json").read_text())
+    # fio's own record of what it ran: the section's 4 MiB, not podplan's 8 MiB file
+    assert fio["jobs"][0]["job options"]["size"] == str(4 * MiB)
+    assert fio["global options"]["size"] == str(8 * MiB)

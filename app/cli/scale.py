@@ -13,7 +13,17 @@ from rich.text import Text
 
 from app.shared.console import cli_console
 from app.shared.cost_view import with_report_cost
-from app.shared.curves import Curve, Measured, curve_notes, curves, curves_doc, figure, plan_summary, point_key
+from app.shared.curves import (
+    Curve,
+    Measured,
+    curve_notes,
+    curves,
+    curves_doc,
+    figure,
+    measured_from,
+    plan_summary,
+    point_key,
+)
 from app.shared.figures import mb_text
 from app.shared.fit import Col, FitTable
 from app.usecases.predict import PredictRequest
@@ -158,9 +168,10 @@ def write_html(path: str, doc: dict, *, force: bool = False) -> None:
     write_text(path, render(doc), force=force)
 
 
-def scale_doc(target: str, plan: Plan | None, scale: Any, jobs: Sequence[Any]) -> dict:
-    """The measured sweep (and the model's, with a plan) as the curves the report draws."""
-    from runners.validate.scale import cpu_cost, predicted_points
+def scale_doc(target: str, plan: Plan | None, scale: Any, jobs: Sequence[Any], refused: str = "") -> dict:
+    """The measured sweep (and the model's, with a plan) as the curves the report draws; `refused`:
+    why the plan given does not describe the target (so none is set beside the figures)."""
+    from runners.validate.scale import predicted_points
 
     measured: dict[Any, Measured] = {}
     for pt in scale.points:
@@ -168,14 +179,7 @@ def scale_doc(target: str, plan: Plan | None, scale: Any, jobs: Sequence[Any]) -
             f = w.figures
             if f is None:
                 continue
-            cost = cpu_cost(f, w.block_bytes)
-            measured[point_key(w.name, pt.point)] = Measured(
-                mb_s=f.bytes_s / 1e6,
-                iops=f.iops,
-                status=w.status,
-                cpu_s_per_gb=cost.s_per_gb if cost else None,
-                cpu_s_per_k_ios=cost.s_per_k_ios if cost else None,
-            )
+            measured[point_key(w.name, pt.point)] = measured_from(f, w.status, w.block_bytes)
     x_key = scale.axes[0].key
     if plan:
         preds = predicted_points(plan, scale, jobs)
@@ -196,7 +200,12 @@ def scale_doc(target: str, plan: Plan | None, scale: Any, jobs: Sequence[Any]) -
             for w in (pt.report.workloads if pt.report else ())
         ]
     cs = curves(preds, x_key, measured)
-    summary = plan_summary(plan) if plan else ["no plan given: measured only"]
+    if plan:
+        summary = plan_summary(plan)
+    elif refused:
+        summary = [f"the plan given was not set beside these figures: it does not describe this target ({refused})"]
+    else:
+        summary = ["no plan given: measured only"]
     title = f"{target}: measured" + (f" beside {plan.name}'s prediction" if plan else "")
     doc = curves_doc(title, [*summary, f"sweep took {scale.duration_s:.0f} s"], axes_json(scale.axes), cs)
     return with_report_cost(doc, plan)

@@ -11,6 +11,7 @@ from rich.table import Table
 from app.cli.validate_health import print_health
 from app.shared.console import cli_console
 from app.shared.figures import measured_text, running_figures
+from app.shared.fit import Col, FitTable
 from app.shared.host_cpu import origin_json, origin_text
 from app.usecases.validate import (
     BaselineSkipped,
@@ -80,7 +81,12 @@ def run_validate(
     baseline: bool = False,
     buffered: bool = False,
     job_files: list[str] | None = None,
+    logs: bool = False,
 ) -> int:
+    if logs and not report_dir:
+        raise PlanError("--logs keeps fio's logs in the report directory: give --report DIR too")
+    if logs and hosts:
+        raise PlanError("--logs keeps this machine's fio logs; it cannot be combined with --hosts")
     if job_files and hosts:
         raise PlanError("--job runs here only; it cannot be combined with --hosts")
     if hosts:
@@ -109,6 +115,7 @@ def run_validate(
         report_dir=report_dir,
         job_paths=tuple(job_files or ()),
         baseline=baseline,
+        logs=logs,
     )
     try:
         out = validate_session(request, said)
@@ -205,13 +212,11 @@ def print_report(
     from runners.fio.jobs import WORKLOADS
 
     what = f"{report.mode} suite" if all(w.name in WORKLOADS for w in report.workloads) else "the job file's sections"
-    t = Table(
-        title=f"{host + ': ' if host else ''}{report.target} ({what}, {report.duration_s:.0f} s"
-        f"{'' if report.direct else ', buffered'})",
-        title_justify="left",
+    title = (
+        f"{host + ': ' if host else ''}{report.target} ({what}, {report.duration_s:.0f} s"
+        f"{'' if report.direct else ', buffered'})"
     )
-    for col in ("workload", "status", "MB/s", "IOPS", "p99 ms", "steady", "predicted", "diff", "binding"):
-        t.add_column(col, justify="right" if col in ("MB/s", "IOPS", "p99 ms", "predicted", "diff") else "left")
+    cells: list[list[str]] = []
     for w, r in zip(report.workloads, rows, strict=True):
         f = w.figures
         p99 = (f.read_p99_us or f.write_p99_us) if f else None
@@ -220,36 +225,57 @@ def print_report(
             pred = f"{r.predicted_mb_s:,.0f} MB/s" if w.name.startswith("seq") else f"{r.predicted_iops:,.0f} IOPS"
         else:
             pred = "no prediction"
-        t.add_row(
-            w.name,
-            w.status,
-            measured_text(r.measured_mb_s, ",.1f", 1),
-            measured_text(r.measured_iops, ",.0f", 10),
-            f"{p99 / 1000:.2f}" if p99 else "",
-            steady,
-            pred,
-            _pct(r.diff_pct),
-            r.binding,
+        cells.append(
+            [
+                w.name,
+                w.status,
+                measured_text(r.measured_mb_s, ",.1f", 1),
+                measured_text(r.measured_iops, ",.0f", 10),
+                f"{p99 / 1000:.2f}" if p99 else "",
+                steady,
+                pred,
+                _pct(r.diff_pct),
+                r.binding,
+            ]
         )
+    heads = ("workload", "status", "MB/s", "IOPS", "p99 ms", "steady", "predicted", "diff", "binding")
+    cols = [
+        Col(
+            h,
+            [row[i] for row in cells],
+            right=h in ("MB/s", "IOPS", "p99 ms", "predicted", "diff"),
+            words=h in ("binding", "predicted"),
+            # the lines under the table repeat them: p99 with the other percentiles, and a figure
+            # named "steady window" where fio found the workload steady
+            spare=h in ("p99 ms", "steady"),
+        )
+        for i, h in enumerate(heads)
+    ]
+    t = FitTable(
+        cols, [("p99 ms",), ("p99 ms", "steady")], rows_are="workload", table=dict(title=title, title_justify="left")
+    )
     console.print(t)
-    if report.grouping:
-        console.print(f"  {report.grouping}", markup=False, highlight=False)
+    _print_points(console, report)
+    from app.shared.validate_report import report_notes
+
+    for line in report_notes(report, rows, have_plan, mismatch):
+        console.print(f"  {line}", markup=False, highlight=False)
+
+
+def _print_points(console: Console, report: ValidateReport) -> None:
+    """Each workload's figure named (steady window or whole run), fio's whole-run figure beside it,
+    the window's spread, and its latency: a line each, so no figure is cut at any width."""
+    from app.shared.curves import SMALL_REQUEST, latency_line, measured_from, spread_texts
+
     for w in report.workloads:
-        if w.reason:
-            console.print(f"  {w.name}: {w.reason}")
-    for r in rows:
-        for reason in r.reasons:
-            console.print(f"  {r.workload} differs by {_pct(r.diff_pct)}: {reason}")
-    if mismatch:
-        console.print(
-            "  not compared: the plan does not describe this target (" + "; ".join(mismatch) + ")",
-            markup=False,
-            highlight=False,
-        )
-    elif not have_plan:
-        console.print("  no prediction: pass --plan PLAN.toml to set the model's figures beside these")
-    if report.stopped:
-        console.print(f"  stopped early: {report.stopped}; figures shown are partial")
+        if w.figures is None:
+            continue
+        m = measured_from(w.figures, w.status, w.block_bytes)
+        metric = "IOPS" if w.block_bytes < SMALL_REQUEST else "MB/s"
+        said = "; ".join(x for x in spread_texts(m, metric) if x)
+        console.print(f"  {w.name}: {said}", markup=False, highlight=False)
+        if latency_line(m):
+            console.print(f"  {w.name}: {latency_line(m)}", markup=False, highlight=False)
 
 
 def run_validate_hosts(

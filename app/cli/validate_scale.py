@@ -26,12 +26,14 @@ def validate_scale_cli(target: str, plan: Plan | None, args: argparse.Namespace,
     if args.hosts or args.baseline:
         raise PlanError("--scale runs here, without --hosts or --baseline", "scale")
     console = cli_console(stderr=True)
+    refused = ""
     if plan and os.path.exists(target) and (mismatch := plan_mismatch(target, plan)):
         console.print(
             f"podplan: the plan does not describe {target}: " + "; ".join(mismatch) + ". Measuring without comparing.",
             markup=False,
             highlight=False,
         )
+        refused = "; ".join(mismatch)
         plan = None
     jobs = [load_job_file(path) for path in args.job] if args.job else [suite_job(plan)]
     timing = FULL if args.full else QUICK
@@ -52,7 +54,7 @@ def validate_scale_cli(target: str, plan: Plan | None, args: argparse.Namespace,
     finally:
         if live.tasks:
             live.progress.stop()
-    doc = scale_doc(target, plan, scale, jobs)
+    doc = scale_doc(target, plan, scale, jobs, refused)
     if args.report:
         from app.shared.validate_report import write_report
 

@@ -8,7 +8,7 @@ figures; `curves_doc` is the JSON kept beside a report for `podplan report DIR` 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from planners.models import Plan
@@ -18,21 +18,104 @@ from planners.perf.workloads import Workload
 from planners.results import PlanResult
 
 if TYPE_CHECKING:
+    from runners.fio.result import JobFigures
     from runners.validate.suite import ValidateReport
 
 # Requests under this size are read as IOPS, larger ones as MB/s (as validate's table does).
 SMALL_REQUEST = 64 * 1024
+SIGMA = "\u03c3"  # the standard deviation, as fio-plot labels it
 
 
 @dataclass(frozen=True)
 class Measured:
-    """One point as fio measured it."""
+    """One point as fio measured it: the steady window's mean when fio found the job steady (the
+    figure compared), fio's whole-run mean beside it, the window's spread, and latency."""
 
     mb_s: float
     iops: float
     status: str = "done"
     cpu_s_per_gb: float | None = None
     cpu_s_per_k_ios: float | None = None
+    window: bool = False
+    """mb_s and iops are the steady window's mean (else the whole run's)."""
+    window_s: int | None = None
+    run_mb_s: float | None = None
+    run_iops: float | None = None
+    sigma_mb_s: float | None = None
+    low_mb_s: float | None = None
+    high_mb_s: float | None = None
+    sigma_iops: float | None = None
+    low_iops: float | None = None
+    high_iops: float | None = None
+    lat_mean_us: float | None = None
+    lat_p50_us: float | None = None
+    lat_p99_us: float | None = None
+    lat_p99_9_us: float | None = None
+
+
+def measured_from(f: JobFigures, status: str, block_bytes: int) -> Measured:
+    """A point's figures as fio reported them (runners.fio.result), with its CPU cost."""
+    from runners.validate.scale import cpu_cost
+
+    cost = cpu_cost(f, block_bytes)
+    ss = f.steady
+    bw = ss.bytes_s_spread if ss else None
+    io = ss.iops_spread if ss else None
+    # the direction that carried most I/Os speaks for the point's latency
+    lat = f.read_latency if f.read_iops >= f.write_iops else f.write_latency
+    lat = lat or f.read_latency or f.write_latency
+    return Measured(
+        mb_s=f.bytes_s / 1e6,
+        iops=f.iops,
+        status=status,
+        cpu_s_per_gb=cost.s_per_gb if cost else None,
+        cpu_s_per_k_ios=cost.s_per_k_ios if cost else None,
+        window=f.from_window,
+        window_s=ss.window_s if ss else None,
+        run_mb_s=(f.run_bytes_s if f.run_bytes_s is not None else f.bytes_s) / 1e6,
+        run_iops=f.run_iops if f.run_iops is not None else f.iops,
+        sigma_mb_s=bw.sigma / 1e6 if bw else None,
+        low_mb_s=bw.low / 1e6 if bw else None,
+        high_mb_s=bw.high / 1e6 if bw else None,
+        sigma_iops=io.sigma if io else None,
+        low_iops=io.low if io else None,
+        high_iops=io.high if io else None,
+        lat_mean_us=lat.mean_us if lat else None,
+        lat_p50_us=lat.p50_us if lat else None,
+        lat_p99_us=lat.p99_us if lat else None,
+        lat_p99_9_us=lat.p99_9_us if lat else None,
+    )
+
+
+def latency_text(us: float | None) -> str:
+    """A latency as fio prints it: usec under a millisecond, else msec."""
+    if us is None:
+        return ""
+    return f"{us:,.0f} usec" if us < 1000 else f"{us / 1000:,.2f} msec"
+
+
+def spread_texts(m: Measured, metric: str) -> tuple[str, str, str]:
+    """(the compared figure named, the whole-run figure named, the window's spread) in `metric`."""
+    iops = metric == "IOPS"
+    mean, run = (m.iops, m.run_iops) if iops else (m.mb_s, m.run_mb_s)
+    sigma, low, high = (m.sigma_iops, m.low_iops, m.high_iops) if iops else (m.sigma_mb_s, m.low_mb_s, m.high_mb_s)
+    named = f"{'steady window' if m.window else 'whole run'} {figure(mean, metric)} {metric}"
+    whole = f"whole run {figure(run, metric)} {metric}" if m.window and run is not None else ""
+    spread = (
+        f"{'window' if m.window else 'the last window fio judged (not steady):'} {SIGMA} {figure(sigma, metric)}, {figure(low, metric)}-{figure(high, metric)} {metric}"
+        + (f" over {m.window_s} s" if m.window_s else "")
+        if sigma is not None and low is not None and high is not None
+        else ""
+    )
+    return named, whole, spread
+
+
+def latency_line(m: Measured) -> str:
+    """Completion latency: mean, p50, p99, p99.9 ('' when fio gave none)."""
+    if m.lat_mean_us is None:
+        return ""
+    pct = [(k, v) for k, v in (("p50", m.lat_p50_us), ("p99", m.lat_p99_us), ("p99.9", m.lat_p99_9_us)) if v]
+    return "latency mean " + ", ".join([latency_text(m.lat_mean_us), *(f"{k} {latency_text(v)}" for k, v in pct)])
 
 
 @dataclass(frozen=True)
@@ -105,7 +188,31 @@ def curves(
         )
     for c in out.values():
         c.points.sort(key=lambda q: q.x)
+        if not any(q.binding for q in c.points):
+            _measured_knee(c)
     return list(out.values())
+
+
+def _measured_knee(c: Curve) -> None:
+    """A curve measured with no prediction gets its knee by the predictions' rule (planners.perf.scale),
+    from the points fio ran."""
+    from planners.perf.scale import knee_index
+
+    ran = [(i, p) for i, p in enumerate(c.points) if p.measured is not None]
+    ys = [c.y(p, measured=True) or 0.0 for _, p in ran]
+    k = knee_index(ys)
+    if k is None:
+        return
+    gain = max(ys[k + 1 :]) / ys[k] - 1
+    last = c.x_text(ran[-1][1].x)
+    more = f"more {c.x_key} (up to {last})"
+    cause = (
+        f"measured peak: {more} loses at least {-gain:.0%}"
+        if gain <= -0.005
+        else f"measured: {more} gains at most {0.0 if gain < 0.005 else gain:+.0%}"
+    )
+    i = ran[k][0]
+    c.points[i] = replace(c.points[i], knee=True, knee_cause=cause)
 
 
 def curves_doc(title: str, summary: Sequence[str], axes: Sequence[dict[str, Any]], cs: Sequence[Curve]) -> dict:
@@ -178,21 +285,13 @@ def figure(v: float | None, metric: str) -> str:
 def measured_of(report: ValidateReport) -> dict[tuple[str, tuple[tuple[str, int], ...]], Measured]:
     """A validate run's figures, each workload at the numjobs it ran with, with its CPU cost."""
     from runners.validate.compare import model_workloads
-    from runners.validate.scale import cpu_cost
 
     out = {}
     for w, m in zip(report.workloads, model_workloads(report), strict=True):
         f = w.figures
         if f is None or w.status not in ("done", "partial"):
             continue
-        cost = cpu_cost(f, w.block_bytes)
-        out[point_key(w.name, {"numjobs": m.numjobs})] = Measured(
-            mb_s=f.bytes_s / 1e6,
-            iops=f.iops,
-            status=w.status,
-            cpu_s_per_gb=cost.s_per_gb if cost else None,
-            cpu_s_per_k_ios=cost.s_per_k_ios if cost else None,
-        )
+        out[point_key(w.name, {"numjobs": m.numjobs})] = measured_from(f, w.status, w.block_bytes)
     return out
 
 

@@ -21,6 +21,26 @@ class KeptMeasured(_Strict):
     status: str = Field("done", description="How the run ended: done, partial, ...")
     cpu_s_per_gb: float | None = Field(None, description="CPU seconds per GB moved.")
     cpu_s_per_k_ios: float | None = Field(None, description="CPU seconds per 1000 I/Os.")
+    window: bool = Field(False, description="mb_s and iops are fio's steady window's mean, not the whole run's.")
+    window_s: int | None = Field(None, description="Length of the steady window, in seconds.")
+    run_mb_s: float | None = Field(None, description="fio's whole-run MB/s.")
+    run_iops: float | None = Field(None, description="fio's whole-run I/Os per second.")
+    sigma_mb_s: float | None = Field(None, description="Standard deviation of the window's MB/s samples.")
+    low_mb_s: float | None = Field(None, description="Lowest MB/s sample of the window.")
+    high_mb_s: float | None = Field(None, description="Highest MB/s sample of the window.")
+    sigma_iops: float | None = Field(None, description="Standard deviation of the window's IOPS samples.")
+    low_iops: float | None = Field(None, description="Lowest IOPS sample of the window.")
+    high_iops: float | None = Field(None, description="Highest IOPS sample of the window.")
+    lat_mean_us: float | None = Field(None, description="Mean completion latency, in microseconds.")
+    lat_p50_us: float | None = Field(None, description="Median completion latency, in microseconds.")
+    lat_p99_us: float | None = Field(None, description="99th percentile completion latency, in microseconds.")
+    lat_p99_9_us: float | None = Field(None, description="99.9th percentile completion latency, in microseconds.")
+
+
+class KeptMeasuredPoint(_Strict):
+    section: str = Field(description="The workload or job section.")
+    metric: Literal["MB/s", "IOPS"] = Field(description="The unit its figures are read in.")
+    measured: KeptMeasured = Field(description="What fio measured.")
 
 
 class KeptPoint(_Strict):
@@ -95,6 +115,10 @@ class KeptReport(_Strict):
     cost: KeptCost | None = Field(None, description="The plan's price, power and replacements, when it gives them.")
 
     health: list[KeptHealth] = Field(default_factory=list, description="SMART of every disk under the target.")
+    notes: list[str] = Field(default_factory=list, description="What validate said under its table, a line each.")
+    points: list[KeptMeasuredPoint] | None = Field(
+        None, description="validate's workloads as measured (absent: the curves' measured points)."
+    )
 
 
 def read_kept_report(path: str) -> dict[str, Any]:

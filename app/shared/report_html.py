@@ -14,6 +14,14 @@ from importlib.resources import files
 from typing import Any
 
 from app.shared.curves import Curve, curve_notes, figure, from_doc
+from app.shared.report_points import (
+    LATENCY_SCRIPT,
+    doc_points,
+    latency_charts,
+    measured_colour,
+    notes_html,
+    points_table,
+)
 
 # Colour-blind-safe palette (Okabe and Ito): one colour per curve of a chart.
 PALETTE = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000", "#F0E442")
@@ -32,7 +40,7 @@ def _datasets(cs: list[Curve]) -> list[dict[str, Any]]:
         name = c.label or c.section
         if not any(p.binding for p in c.points):
             # measured without a plan: no model's curve to draw
-            out += _measured_and_knee(c, name, colour)
+            out += _measured_and_knee(c, name, measured_colour(i))
             continue
         out.append(
             {
@@ -48,7 +56,7 @@ def _datasets(cs: list[Curve]) -> list[dict[str, Any]]:
                 "data": [{"x": p.x, "y": c.y(p)} for p in c.points],
             }
         )
-        out += _measured_and_knee(c, name, colour)
+        out += _measured_and_knee(c, name, measured_colour(i))
     return out
 
 
@@ -80,7 +88,8 @@ def _measured_and_knee(c: Curve, name: str, colour: str) -> list[dict[str, Any]]
                 "pointStyle": "triangle",
                 "pointRadius": 11,
                 "borderWidth": 2,
-                "data": [{"x": k.x, "y": c.y(k)}],
+                # a measured-only curve's knee sits on what was measured
+                "data": [{"x": k.x, "y": c.y(k) if k.binding else c.y(k, measured=True)}],
             }
         )
     return out
@@ -143,6 +152,7 @@ ul.notes li { margin: 0.2em 0; }
 SCRIPT = """
 const charts = JSON.parse(document.getElementById('podplan-data').textContent);
 for (const c of charts) {
+  if (c.kind === 'latency') { latencyChart(c); continue; }
   if (c.kind === 'bar') {
     new Chart(document.getElementById(c.id), {
       type: 'bar', data: { labels: c.labels, datasets: c.datasets },
@@ -251,8 +261,17 @@ def script_json(value: Any) -> str:
     return json.dumps(value).replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
-CURVES_INTRO = """<p>Predicted: the line (a cross marks a point outside the model). Measured: diamonds.
-Knee: the triangle, past which the rest of the sweep gains under 10 %.</p>"""
+def curves_intro(cs: list[Curve]) -> str:
+    """How to read the charts: only what they draw (a measured-only page has no predicted line)."""
+    said = []
+    if any(p.binding for c in cs for p in c.points):
+        outside = " (a cross marks a point outside the model)" if any(p.outside for c in cs for p in c.points) else ""
+        said.append(f"Predicted: the line{outside}.")
+    if any(p.measured for c in cs for p in c.points):
+        said.append("Measured: diamonds, in a colour of their own.")
+    if any(c.knee for c in cs):
+        said.append("Knee: the triangle, past which the rest of the sweep gains under 10 %.")
+    return f"<p>{' '.join(said)}</p>" if said else ""
 
 
 def cost_html(doc: dict[str, Any]) -> str:
@@ -309,6 +328,8 @@ def render(doc: dict[str, Any]) -> str:
         )
     bar_charts, bars_html = _bar_charts(doc, len(charts))
     charts += bar_charts
+    lat_charts, lat_html = latency_charts(cs, len(charts))
+    charts += lat_charts
     swept = ", ".join(f"{a['key']} = {', '.join(str(v) for v in a['values'])}" for a in axes)
     data = script_json(charts)
     return f"""<!DOCTYPE html>
@@ -316,10 +337,11 @@ def render(doc: dict[str, Any]) -> str:
 <style>{CSS}</style></head><body>
 <h1>{escape(title)}</h1>
 <ul>{"".join(f"<li>{escape(s)}</li>" for s in summary)}{f"<li>swept: {escape(swept)}</li>" if axes else ""}</ul>
-{cost_html(doc)}{bars_html}{_health_html(doc)}
-{CURVES_INTRO + "".join(sections) + "<h2>Every point</h2>" + _table(cs) if cs else ""}
+{cost_html(doc)}{bars_html}{notes_html(doc)}{_health_html(doc)}
+{curves_intro(cs) + "".join(sections) + lat_html + "<h2>Every point</h2>" + _table(cs) if cs else ""}
+{points_table(doc_points(doc, cs))}
 <script>{chart_js()}</script>
 <script type="application/json" id="podplan-data">{data}</script>
-<script>{SCRIPT}</script>
+<script>{LATENCY_SCRIPT}{SCRIPT}</script>
 </body></html>
 """

@@ -20,6 +20,45 @@ if TYPE_CHECKING:
     from runners.validate.suite import ValidateReport
 
 
+def report_notes(
+    report: ValidateReport, rows: Sequence[SideBySide], have_plan: bool, mismatch: Sequence[str] = ()
+) -> list[str]:
+    """What validate says under its table, a line each: the terminal prints them and the page shows
+    them, so a gap the terminal explains (a loop device read through the page cache, a slow member)
+    is explained on the page too."""
+    lines = [report.grouping] if report.grouping else []
+    lines += [f"{w.name}: {w.reason}" for w in report.workloads if w.reason]
+    lines += [
+        f"{r.workload} differs by {'' if r.diff_pct is None else f'{r.diff_pct:+.0f} %'}: {reason}"
+        for r in rows
+        for reason in r.reasons
+    ]
+    if mismatch:
+        lines.append("not compared: the plan does not describe this target (" + "; ".join(mismatch) + ")")
+    elif not have_plan:
+        lines.append("no prediction: pass --plan PLAN.toml to set the model's figures beside these")
+    if report.stopped:
+        lines.append(f"stopped early: {report.stopped}; figures shown are partial")
+    return lines
+
+
+def measured_points(report: ValidateReport) -> list[dict[str, Any]]:
+    """Each workload's figures as the page's table of measured points shows them (plan or none)."""
+    from dataclasses import asdict
+
+    from app.shared.curves import SMALL_REQUEST, measured_from
+
+    return [
+        {
+            "section": w.name,
+            "metric": "IOPS" if w.block_bytes < SMALL_REQUEST else "MB/s",
+            "measured": asdict(measured_from(w.figures, w.status, w.block_bytes)),
+        }
+        for w in report.workloads
+        if w.figures is not None
+    ]
+
+
 def validate_doc(
     target: str,
     plan: Plan | None,
@@ -27,8 +66,10 @@ def validate_doc(
     rows: Sequence[SideBySide],
     base: Baseline | None,
     health: tuple[DiskHealth, ...] = (),
+    mismatch: Sequence[str] = (),
 ) -> dict[str, Any]:
-    """What the page draws; `plan` only when its predictions were set beside the figures."""
+    """What the page draws; `plan` only when its predictions were set beside the figures (`mismatch`:
+    why the plan given was not)."""
     from planners.perf.predict import geometry_for_speed
     from runners.fio.jobs import WORKLOADS
 
@@ -54,7 +95,12 @@ def validate_doc(
         if plan and suite
         else []
     )
-    summary = plan_summary(plan) if plan else ["no plan set beside these figures: measured only"]
+    if plan:
+        summary = plan_summary(plan)
+    elif mismatch:
+        summary = ["the plan given was not set beside these figures: it does not describe this target"]
+    else:
+        summary = ["no plan given: measured only"]
     summary.append(
         f"{report.target}: {report.mode} run, {report.duration_s:.0f} s, "
         f"{'direct I/O' if report.direct else 'buffered'}"
@@ -67,6 +113,8 @@ def validate_doc(
         {"device": d.device, "outer_mb_s": d.outer_mb_s, "slow": list(d.slow)} for d in (base.disks if base else ())
     ]
     doc["health"] = health_json(health)
+    doc["notes"] = report_notes(report, rows, plan is not None, mismatch)
+    doc["points"] = measured_points(report)
     return doc
 
 

@@ -49,6 +49,8 @@ class ValidateRequest:
     baseline: bool = False
     """First read SMART of every disk under the target, then every member disk of the md array or LV at
     once (read-only) and feed the model."""
+    logs: bool = False
+    """Keep fio's bandwidth, latency and IOPS logs (a line a second) in report_dir."""
 
 
 # -- what the session reports while it runs ---------------------------------------------------------
@@ -200,6 +202,7 @@ def validate_session(
         on_progress=progressed,
         cancel=cancel,
         jobs=list(jobs),
+        logs=req.logs,
     )
     origin = None
     if plan:
@@ -216,7 +219,7 @@ def validate_session(
     if req.report_dir:
         from app.shared.validate_report import validate_doc, write_report
 
-        write_report(req.report_dir, validate_doc(req.target, plan, report, rows, base, health))
+        write_report(req.report_dir, validate_doc(req.target, plan, report, rows, base, health, mismatch))
     return ValidateOutcome(
         report=report,
         jobs=jobs,

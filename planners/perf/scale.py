@@ -251,16 +251,20 @@ def mark_knees(preds: Sequence[PointPrediction], x_key: str) -> list[PointPredic
 
 
 def _knee(idx: Sequence[int], preds: Sequence[PointPrediction]) -> int | None:
-    """Position in idx of the curve's knee, or None: the first point, not the last, with a figure
-    and nothing after it KNEE_GAIN above it."""
+    """Position in idx of the curve's knee, or None (knee_index of its figures)."""
+    return knee_index([preds[i].mb_s for i in idx])
+
+
+def knee_index(ys: Sequence[float]) -> int | None:
+    """The knee of a curve's figures in x order, or None: the first point, not the last, with a
+    figure and nothing after it KNEE_GAIN above it. Predicted and measured curves share it."""
     best_after = 0.0
     after: list[float] = []
-    for i in reversed(idx):
+    for y in reversed(ys):
         after.append(best_after)
-        best_after = max(best_after, preds[i].mb_s)
+        best_after = max(best_after, y)
     after.reverse()
-    for k, i in enumerate(idx[:-1]):
-        y = preds[i].mb_s
+    for k, y in enumerate(ys[:-1]):
         if y > 0 and after[k] < y * (1 + KNEE_GAIN):
             return k
     return None

@@ -168,6 +168,9 @@ def _user_section(w: workloads.Workload, target: Target, timing: Timing, steady:
         ("numjobs", str(w.numjobs)),
         *w.fio_extras(),
     ]
+    if w.size and w.size < target.size_bytes:
+        # the section's own span (size=512m) over podplan's target; a span past the target is the target
+        opts.append(("size", str(w.size)))
     if w.verify:
         # fio saves a verifying writer's state at its end as local-NAME-N-verify.state in the directory
         # it runs in (backend.c, verify-state.h): a file named after the section, wherever podplan was
@@ -216,6 +219,17 @@ def user_phase(ws: Sequence[workloads.Workload], target: Target, timing: Timing)
     )
     jf = FioJobFile(name="+".join(names)[:100], comment=comment, global_options=_global(target, timing), jobs=sections)
     return tuple(_runner_workload(w, jf) for w in ws)
+
+
+# One log line a second: fio's own per-I/O logs run to millions of lines on a fast array.
+LOG_AVG_MSEC = 1000
+
+
+def with_logs(job: FioJobFile, prefix: str) -> FioJobFile:
+    """The job file with fio's bandwidth, latency and IOPS logs (write_bw_log, write_lat_log,
+    write_iops_log) written to PREFIX_bw.N.log and the like, averaged over a second."""
+    opts = (("write_bw_log", prefix), ("write_lat_log", prefix), ("write_iops_log", prefix))
+    return job.model_copy(update={"global_options": (*job.global_options, *opts, ("log_avg_msec", str(LOG_AVG_MSEC)))})
 
 
 def suite(

@@ -15,6 +15,28 @@ from pydantic import BaseModel, ConfigDict, Field
 _FROZEN = ConfigDict(frozen=True)
 
 
+class Spread(BaseModel):
+    """How one figure varied over fio's steady-state window, a sample a second."""
+
+    model_config = _FROZEN
+
+    sigma: float = Field(description="Standard deviation of the window's samples (population), in the figure's unit.")
+    low: float = Field(description="Lowest sample of the window, in the figure's unit.")
+    high: float = Field(description="Highest sample of the window, in the figure's unit.")
+    samples: int = Field(description="Samples in the window (one a second), count.")
+
+
+class Latency(BaseModel):
+    """Completion latency of one direction (fio's clat_ns: submission to completion)."""
+
+    model_config = _FROZEN
+
+    mean_us: float = Field(description="Mean completion latency, in microseconds.")
+    p50_us: float | None = Field(description="Median, in microseconds.")
+    p99_us: float | None = Field(description="99th percentile, in microseconds.")
+    p99_9_us: float | None = Field(description="99.9th percentile, in microseconds.")
+
+
 class Steady(BaseModel):
     """fio's steady-state verdict for one job."""
 
@@ -26,6 +48,8 @@ class Steady(BaseModel):
     measured: str = Field(description="The slope or deviation fio measured last, as it prints it.")
     window_bytes_s: int | None = Field(None, description="Mean bandwidth over the judged window, in bytes per second.")
     window_iops: float | None = Field(None, description="Mean I/Os per second over the judged window.")
+    bytes_s_spread: Spread | None = Field(None, description="The window's bandwidth samples, in bytes per second.")
+    iops_spread: Spread | None = Field(None, description="The window's I/Os per second samples.")
 
 
 class JobFigures(BaseModel):
@@ -57,6 +81,8 @@ class JobFigures(BaseModel):
         "in seconds (fio's usr_cpu + sys_cpu of job_runtime).",
     )
     total_ios: int = Field(0, description="I/Os completed over the whole run, reads and writes, count.")
+    read_latency: Latency | None = Field(None, description="Read completion latency over the whole run.")
+    write_latency: Latency | None = Field(None, description="Write completion latency over the whole run.")
 
     @property
     def from_window(self) -> bool:
@@ -85,7 +111,11 @@ class FioRun(BaseModel):
 
 def objects(text: str) -> list[dict]:
     """Every complete JSON object in fio's output, in order (notes and a torn tail skipped)."""
-    out: list[dict] = []
+    return [obj for obj, _ in _spans(text)]
+
+
+def _spans(text: str) -> list[tuple[dict, tuple[int, int]]]:
+    out: list[tuple[dict, tuple[int, int]]] = []
     decoder = json.JSONDecoder()
     pos = text.find("{")
     while pos >= 0:
@@ -94,15 +124,50 @@ def objects(text: str) -> list[dict]:
         except json.JSONDecodeError:
             break  # still being written
         if isinstance(obj, dict):
-            out.append(obj)
+            out.append((obj, (pos, end)))
         pos = text.find("{", end)
     return out
+
+
+def last_document(text: str) -> str | None:
+    """fio's last complete JSON object exactly as it wrote it (its final report, or the last
+    progress object of a run cut short), alone: what fio writes without --status-interval and
+    what tools that read fio's output (fio-plot, fio2gnuplot) expect, one document a file."""
+    spans = _spans(text)
+    if not spans:
+        return None
+    start, end = spans[-1][1]
+    return text[start:end] + "\n"
 
 
 def _p99(side: dict) -> float | None:
     pct = side.get("clat_ns", {}).get("percentile") or {}
     v = pct.get("99.000000")
     return v / 1000.0 if v is not None else None
+
+
+def _latency(side: dict) -> Latency | None:
+    clat = side.get("clat_ns") or {}
+    if not side.get("total_ios") or not isinstance(clat.get("mean"), (int, float)):
+        return None
+    pct = clat.get("percentile") or {}
+
+    def at(key: str) -> float | None:
+        v = pct.get(key)
+        return v / 1000.0 if isinstance(v, (int, float)) else None
+
+    return Latency(
+        mean_us=clat["mean"] / 1000.0, p50_us=at("50.000000"), p99_us=at("99.000000"), p99_9_us=at("99.900000")
+    )
+
+
+def _spread(samples: object) -> Spread | None:
+    if not isinstance(samples, list) or not samples or not all(isinstance(v, (int, float)) for v in samples):
+        return None
+    xs = [float(v) for v in samples]
+    mean = sum(xs) / len(xs)
+    sigma = (sum((v - mean) ** 2 for v in xs) / len(xs)) ** 0.5
+    return Spread(sigma=sigma, low=min(xs), high=max(xs), samples=len(xs))
 
 
 def _steady(job: dict) -> Steady | None:
@@ -118,6 +183,8 @@ def _steady(job: dict) -> Steady | None:
         measured=str(ss.get("criterion", "")),
         window_bytes_s=int(bw) if isinstance(bw, (int, float)) and bw > 0 else None,
         window_iops=float(iops) if isinstance(iops, (int, float)) and iops > 0 else None,
+        bytes_s_spread=_spread(data.get("bw")),
+        iops_spread=_spread(data.get("iops")),
     )
 
 
@@ -132,6 +199,10 @@ def _steady_window(fig: JobFigures) -> JobFigures:
     window_bw = ss.window_bytes_s
     if fig.bytes_s and fig.bytes_s > 100 * window_bw:
         window_bw *= 1024  # fio releases that kept the window's bandwidth in KiB/s
+        sp = ss.bytes_s_spread
+        if sp is not None:
+            sp = sp.model_copy(update={"sigma": sp.sigma * 1024, "low": sp.low * 1024, "high": sp.high * 1024})
+        fig = fig.model_copy(update={"steady": ss.model_copy(update={"bytes_s_spread": sp})})
     side = "read" if fig.read_bytes_s else "write"
     return fig.model_copy(
         update={
@@ -161,6 +232,8 @@ def job_figures(job: dict, host: str = "") -> JobFigures:
             steady=_steady(job),
             cpu_s=_cpu_s(job),
             total_ios=int(r.get("total_ios", 0)) + int(w.get("total_ios", 0)),
+            read_latency=_latency(r),
+            write_latency=_latency(w),
         )
     )
 

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from planners.errors import PodplanError
 from runners.exec import MISSING, CommandError, spawn
-from runners.fio.result import FioRun, parse_output
+from runners.fio.result import FioRun, last_document, objects, parse_output
 
 GRACE_S = 10.0  # fio flushes its queues and writes its last JSON after SIGTERM; this is plenty
 
@@ -99,7 +99,9 @@ def run_fio(
     rc = proc.returncode
     if not reason and rc != 0:
         reason = _complaint(stderr, rc)
-    result = parse_output(_read(output_path), finished=not reason)
+    text = _read(output_path)
+    result = parse_output(text, finished=not reason)
+    _keep_one_document(output_path, text)
     if result is not None and not reason and any(j.error for j in result.jobs):
         reason = _complaint(stderr, rc) if stderr.strip() else f"I/O error (errno {result.jobs[0].error})"
     return FioOutcome(
@@ -111,6 +113,21 @@ def run_fio(
         elapsed_s=elapsed,
         stderr=stderr,
     )
+
+
+def _keep_one_document(path: str, text: str) -> None:
+    """The output file as fio writes it without --status-interval: its last object alone (the
+    progress objects before it were for the run's progress, and each is a subset of the last).
+    An output of one object is left as fio wrote it, with the server's log lines a client run
+    writes around it (the pre-flight reads them)."""
+    if len(objects(text)) < 2:
+        return
+    last = last_document(text)
+    if last is None:
+        return
+    from runners.files import write_text
+
+    write_text(path, last, force=True)
 
 
 def _progress(path: str, seen: int, elapsed_s: float, on_progress: Callable[[FioRun, float], None] | None) -> int:

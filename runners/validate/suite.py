@@ -35,6 +35,7 @@ from runners.fio.jobs import (
     suite,
     user_phase,
     user_workload,
+    with_logs,
 )
 from runners.fio.result import JobFigures
 from runners.fio.run import FioMissing, run_fio
@@ -167,10 +168,12 @@ def validate(
     on_progress: ProgressFn | None = None,
     cancel: threading.Event | None = None,
     jobs: Sequence[JobFile] = (),
+    logs: bool = False,
 ) -> ValidateReport:
     """Run the suite on `target` (device or directory), or the sections of a user's job files
     (`jobs`) in its place, behind the same guards: the sections fio would run at once (no stonewall
-    between them) in one fio run, each group after the last. Raises GuardError for what a user can fix."""
+    between them) in one fio run, each group after the last; `logs`: fio's bandwidth, latency and IOPS
+    logs kept beside each run's output. Raises GuardError for what a user can fix."""
     if which("fio") is None:
         raise GuardError(not_found("fio"))
     timing = timing or (QUICK if mode == "quick" else FULL)
@@ -210,7 +213,7 @@ def validate(
                         if jobs
                         else tuple(cast("list[FioWorkload]", run))
                     )
-                    ran = {r.name: r for r in _run_together(together, out, timing, on_progress, cancel)}
+                    ran = {r.name: r for r in _run_together(together, out, timing, on_progress, cancel, logs=logs)}
                 reports += [
                     ran[w.name] if w.name in ran else _skipped(alone(w), idle.get(w.name) or refusal or "")
                     for w in phase
@@ -288,11 +291,18 @@ def _run_together(
     on_progress: ProgressFn | None,
     cancel: threading.Event | None,
     client: tuple[str, ...] = (),
+    *,
+    logs: bool = False,
 ) -> list[WorkloadReport]:
     """One fio run of the job file the workloads share (one workload, or sections that run at once):
     a report per workload, from fio's reporting group of that name."""
     job = ws[0].job
     job_path, json_path = job_files(out, job.text)
+    if logs:
+        # named after the run's index, as its output is (job-01_bw.1.log, ...): the job file written
+        # again with them, so it still holds exactly what fio ran
+        job = with_logs(job, job_path.removesuffix(".fio"))
+        write_text(job_path, job.text, force=True)
     if on_progress:
         for w in ws:
             on_progress(w.name, "start", 0.0, None)

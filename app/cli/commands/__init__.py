@@ -8,6 +8,7 @@ from __future__ import annotations
 from app.cli.command import Command
 from app.cli.commands import (
     check,
+    compare,
     completion,
     config,
     example,
@@ -37,6 +38,7 @@ COMMANDS: dict[str, Command] = {
         validate.COMMAND,
         check.COMMAND,
         predict.COMMAND,
+        compare.COMMAND,
         sweep.COMMAND,
         grow.COMMAND,
         report.COMMAND,

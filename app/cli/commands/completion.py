@@ -31,6 +31,7 @@ def completions(names: Iterable[str]) -> dict[str, Any]:
         "PLAN.toml": plan_files,
         "NEWPLAN.toml": plan_files,
         "FILE.fio": shtab.glob("*.fio"),
+        "RESULT.json": shtab.glob("*.json"),
         "FILE": shtab.FILE,
         "DIR": shtab.DIRECTORY,
         "TARGET": shtab.FILE,  # a device, a mount point or a directory

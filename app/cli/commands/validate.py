@@ -26,6 +26,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         "directory (--force: one that holds a former run's files)",
     )
     p.add_argument(
+        "--logs",
+        action="store_true",
+        help="with --report: keep fio's bandwidth, latency and IOPS logs of each run there, a line a "
+        "second (job-01_bw.1.log, job-01_lat.1.log, ...)",
+    )
+    p.add_argument(
         "--destroy-data",
         metavar="DEVICE",
         help="allow write workloads on DEVICE although it holds a signature (must name TARGET)",
@@ -59,6 +65,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.logs and (args.scale or args.html or args.health or args.burn_in or args.resume):
+        from planners.errors import PlanError
+
+        raise PlanError("--logs goes with the suite or --job runs, not with --scale, --html or the health checks")
     if args.health or args.burn_in or args.resume:
         from app.cli.validate_health import dispatch as health_dispatch
 
@@ -82,6 +92,7 @@ def run(args: argparse.Namespace) -> int:
         baseline=args.baseline,
         buffered=args.buffered,
         job_files=args.job,
+        logs=args.logs,
     )
 
 
