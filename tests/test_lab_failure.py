@@ -55,14 +55,21 @@ def test_failure_rehearsal_matches_the_model_and_keeps_the_data(lab, case):
     run = result.scenario(case)
     checks, _ = compare_failure(scaled, fp, run)
     table = "\n".join(
-        f"{c.figure}: predicted {c.shown} | measured {c.actual} | {'yes' if c.match else 'NO'}"
+        f"{c.figure}: predicted {c.shown} | measured {c.actual} | "
+        + ("yes" if c.match else "NO" if c.witnessed else "not witnessed")
         + (f" ({c.why})" if c.why else "")
         for c in checks
     )
     print(f"\n{case} (script exit {run.returncode}, {run.script_s or 0:.0f} s):\n{table}")
     print(run.outputs.get("failure.txt"))
     assert run.returncode == 0, run.stdout[-1500:] + run.stderr[-1500:]
-    assert all(c.match for c in checks), table
+    assert all(c.match for c in checks if c.witnessed), table
+    # A band from 0 (the foreground during a rebuild: md gives way down to speed_limit_min) witnesses only its
+    # top: what was measured must still be under it.
+    for c in checks:
+        if not c.witnessed:
+            assert isinstance(c.actual, (int, float)) and isinstance(c.predicted, (int, float)), table
+            assert c.actual <= c.predicted * (1 + c.tolerance), table
 
 
 def test_a_plan_that_cannot_survive_is_refused_before_boot():
