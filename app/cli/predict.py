@@ -44,15 +44,6 @@ def with_hardware(plan: Plan, args: argparse.Namespace) -> Plan:
     return plan.model_copy(update={"hardware": hw}) if (args.disk_class or args.cpu_class) else plan
 
 
-def predicted_cost(plan: Plan, result: Any, rel: Reliability, preds: list[WorkloadPrediction]) -> Cost | None:
-    """The plan's cost figures with each workload's price per MB/s and per 1,000 IOPS; None without prices or watts."""
-    from planners.cost import plan_cost, with_workloads
-    from planners.reliability.formulas import AFR_RANGE
-
-    cost = plan_cost(plan, result.usable_bytes, rel.afr_nominal, AFR_RANGE)
-    return None if cost is None else with_workloads(cost, [(p.workload, p.mb_s, p.iops) for p in preds])
-
-
 def predicted_cost_view(cost: Cost) -> Group:
     """The plan's cost rows, then (with a price) what each workload's speed costs."""
     from app.shared.cost_view import workload_rows

@@ -14,6 +14,7 @@ from planners.perf.parity_log import CpuOrigin, ParityLog
 from planners.results import PlanResult
 
 if TYPE_CHECKING:
+    from planners.cost import Cost
     from planners.perf.jobfile import JobFile
     from planners.perf.predict import Mode, WorkloadPrediction
     from planners.perf.scale import Axis, PointPrediction
@@ -55,6 +56,9 @@ class PredictOutcome:
     """How each job file's sections share the array, 'FILE: ...' ('' files left out)."""
     refused: tuple[dict[str, str], ...] = ()
     """The sections not predicted: file, section and reason."""
+    cost: Cost | None = None
+    """Price, power and replacements, with each workload's price per MB/s and per 1,000 IOPS; None without
+    prices or watts."""
 
 
 def with_parity(plan: Plan, cpu: CpuSource | HostParity | None) -> tuple[Plan, CpuOrigin | None]:
@@ -88,7 +92,16 @@ def predict_plan(req: PredictRequest) -> PredictOutcome:
         grouping += [f"{path}: {jf.grouping}"] if jf.grouping else []
         refused += [{"file": path, "section": r.section, "reason": r.reason} for r in jf.refused]
     rel = reliability(plan, result)
-    return PredictOutcome(plan, result, cpu, tuple(preds), rel, tuple(notes), tuple(grouping), tuple(refused))
+    cost = _cost(plan, result, rel, preds)
+    return PredictOutcome(plan, result, cpu, tuple(preds), rel, tuple(notes), tuple(grouping), tuple(refused), cost)
+
+
+def _cost(plan: Plan, result: PlanResult, rel: Reliability, preds: Sequence[WorkloadPrediction]) -> Cost | None:
+    from planners.cost import plan_cost, with_workloads
+    from planners.reliability.formulas import AFR_RANGE
+
+    cost = plan_cost(plan, result.usable_bytes, rel.afr_nominal, AFR_RANGE)
+    return None if cost is None else with_workloads(cost, [(p.workload, p.mb_s, p.iops) for p in preds])
 
 
 @dataclass(frozen=True)

@@ -42,7 +42,6 @@ def run(args: argparse.Namespace) -> int:
     from app.cli.flags import load_plan_file, plan_from_args
     from app.cli.predict import (
         alike,
-        predicted_cost,
         predicted_cost_view,
         prediction_table,
         read_jobs,
@@ -71,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
     plan, result, cpu, rel = out.plan, out.result, out.cpu, out.reliability
     predictions, job_notes, grouping, refused = list(out.predictions), out.job_notes, out.job_grouping, out.refused
     assert cpu is not None  # a CpuSource always names where each figure came from
-    cost = predicted_cost(plan, result, rel, predictions)
+    cost = out.cost
     if args.json:
         from app.shared.documents import JobSectionRefused, PredictDocument, dumps
         from planners import __version__
