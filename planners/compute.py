@@ -366,7 +366,7 @@ def _alignment_chain(
     # What one sequential stream crosses: one array at a time on linear LVM, all arrays when striped.
     streamed = sum(u.io_opt for u in unders) if (lvm.enabled and lvm.mode == "striped") else md0.io_opt
     readahead = plan.tuning.readahead or al.recommended_readahead(max(streamed, top_opt))
-    parity = md0.level in (4, 5, 6) and md0.kind == "md"  # a LUN's stripe cache is the controller's own
+    parity = md0.scheme.parity > 0 and md0.kind == "md"  # a LUN's stripe cache is the controller's own
     chunk = md0.chunk if md0.kind == "md" else None
     cache = None
     if parity and chunk:

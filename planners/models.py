@@ -30,6 +30,7 @@ from planners.names import (
     check_path,
     check_text,
 )
+from planners.schemes import Scheme, md_scheme
 from planners.units import KiB, MiB, is_power_of_two, parse_size
 from planners.versions import ToolVersions
 
@@ -115,10 +116,6 @@ class Disk(NamedTuple):
 
 
 RaidLevel = Literal[0, 1, 4, 5, 6, 10]
-Raid10Layout = Literal["n2", "n3", "f2", "f3", "o2", "o3"]
-ParityLayout = Literal[
-    "left-symmetric", "left-asymmetric", "right-symmetric", "right-asymmetric", "parity-first", "parity-last"
-]
 
 
 class MdGroup(BaseModel):
@@ -146,17 +143,9 @@ class MdGroup(BaseModel):
     @model_validator(mode="after")
     def _valid(self) -> MdGroup:
         MD_NAME.check(self.name, "groups.name")
-        if self.level == 10:
-            if self.layout is not None and self.layout not in Raid10Layout.__args__:  # type: ignore[attr-defined]
-                raise PlanError(f"RAID10 layout {self.layout!r} is not one of n2, n3, f2, f3, o2, o3", "groups.layout")
-        elif self.level in (5, 6, 4):
-            if self.layout is not None and self.layout not in ParityLayout.__args__:  # type: ignore[attr-defined]
-                raise PlanError(
-                    f"RAID{self.level} layout {self.layout!r} is not a parity layout such as left-symmetric",
-                    "groups.layout",
-                )
-        elif self.layout is not None:
-            raise PlanError(f"RAID{self.level} takes no layout (got {self.layout!r})", "groups.layout")
+        refusal = None if self.layout is None else self.scheme.layout_refusal(self.layout)
+        if refusal:
+            raise PlanError(refusal, "groups.layout")
         if self.chunk is not None and (not is_power_of_two(self.chunk) or self.chunk < 4 * KiB):
             raise PlanError(f"chunk {self.chunk} bytes must be a power of two of at least 4 KiB", "groups.chunk")
         if self.bitmap_chunk is not None and (not is_power_of_two(self.bitmap_chunk) or self.bitmap_chunk < 4 * KiB):
@@ -168,9 +157,14 @@ class MdGroup(BaseModel):
     @property
     def effective_chunk(self) -> int | None:
         """The chunk md will use: the given one, mdadm's 512 KiB default, or None for RAID1."""
-        if self.level == 1:
+        if not self.scheme.chunked:
             return self.chunk  # normally None; a given chunk reaches md_geometry, which judges it per mdadm version
         return self.chunk if self.chunk is not None else DEFAULT_CHUNK
+
+    @property
+    def scheme(self) -> Scheme:
+        """Its level's answers: data members, failures survived, copies, reshape targets."""
+        return md_scheme(self.level)
 
     @property
     def disks(self) -> int:

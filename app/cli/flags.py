@@ -9,6 +9,7 @@ from typing import Any
 from app.shared.planfile import load_plan, plan_from_data
 from planners.errors import PlanError
 from planners.models import BTRFS_PROFILES, Plan
+from planners.schemes import md_scheme
 from planners.units import bare_unit_note, parse_size
 
 LAYOUT_FLAGS = (
@@ -305,9 +306,10 @@ def _apply_groups(data: dict[str, Any], args: argparse.Namespace, new_disks: boo
         template.pop("layout", None)
     if args.chunk is not None:
         template["chunk"] = _size(args.chunk, "--chunk")
-    if args.level == 1 and args.chunk is None:
+    scheme = None if args.level is None else md_scheme(args.level)
+    if scheme and not scheme.chunked and args.chunk is None:
         template.pop("chunk", None)
-    if args.level == 0 and args.bitmap is None and args.bitmap_chunk is None:
+    if scheme and not scheme.redundant and args.bitmap is None and args.bitmap_chunk is None:
         template.pop("bitmap_chunk", None)  # md takes no bitmap on RAID0: the plan's chunk is for its other levels
     if args.spares is not None:
         template["spares"] = args.spares

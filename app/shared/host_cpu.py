@@ -15,6 +15,7 @@ from planners.hardware.machine import Cpu, Hardware
 from planners.models import Plan
 from planners.perf.parity_log import CpuFigure, CpuOrigin, ParityLog, cpu_from_log
 from planners.results import PlanResult
+from planners.schemes import btrfs_scheme
 
 
 def add_cpu_flags(group: Any) -> None:
@@ -125,8 +126,9 @@ def origin_json(origin: CpuOrigin) -> dict[str, Any]:
 def computes_parity(plan: Plan, result: PlanResult) -> bool:
     """Whether this host's CPU computes parity for the plan (md RAID4/5/6, btrfs raid5/6): only then
     does the line naming the parity figures say anything (a LUN's parity is its controller's)."""
-    if any(g.level in (4, 5, 6) for g in plan.groups):
+    if any(g.scheme.parity for g in plan.groups):
         return True
     return any(
-        v.btrfs and {v.btrfs.data_profile, v.btrfs.metadata_profile} & {"raid5", "raid6"} for v in result.volumes
+        v.btrfs and any(btrfs_scheme(p).parity for p in (v.btrfs.data_profile, v.btrfs.metadata_profile))
+        for v in result.volumes
     )

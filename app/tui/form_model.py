@@ -19,6 +19,7 @@ from planners.errors import PlanError
 from planners.layouts.groups import MAX_GROUPS, members_per_group
 from planners.models import MdGroup, Plan
 from planners.results import PlanResult
+from planners.schemes import MD as MD_SCHEMES
 from planners.units import format_disk_size, format_size_compact, parse_size
 
 Values = dict[str, Any]
@@ -39,20 +40,11 @@ FS_FIELDS = (
 )
 FIELDS = PLAN_FIELDS + DISK_FIELDS + MD_FIELDS + LVM_FIELDS + FS_FIELDS
 
-RAID10_LAYOUTS = ("n2", "n3", "f2", "f3", "o2", "o3")
-PARITY_LAYOUTS = (
-    "left-symmetric",
-    "left-asymmetric",
-    "right-symmetric",
-    "right-asymmetric",
-    "parity-first",
-    "parity-last",
-)
-
 
 def layouts_for(level: str) -> tuple[str, ...]:
     """Layouts md accepts for a level ('' = none to choose)."""
-    return RAID10_LAYOUTS if level == "10" else PARITY_LAYOUTS if level in ("4", "5", "6") else ()
+    scheme = MD_SCHEMES.get(int(level)) if level.isdigit() else None
+    return scheme.layouts if scheme else ()
 
 
 def _size_text(n: int | None) -> str:
@@ -286,7 +278,8 @@ def _groups(base: Plan, values: Values, total: int) -> list[dict[str, Any]]:
     layout = str(values.get("layout") or "")
     if layout and layout in layouts_for(str(level)):
         template["layout"] = layout
-    if level != 1:  # RAID1 has no chunk; a leftover value from another level would only confuse mdadm
+    scheme = MD_SCHEMES.get(level)
+    if scheme is None or scheme.chunked:  # RAID1 has none; a leftover value from another level would confuse mdadm
         chunk = _opt_size(values, "chunk", "chunk")
         if chunk is not None:
             template["chunk"] = chunk

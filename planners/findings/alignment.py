@@ -12,6 +12,7 @@ from collections.abc import Callable
 
 from planners.models import Plan
 from planners.results import Finding, VolumeResult
+from planners.schemes import md_scheme
 from planners.units import KiB, MiB, format_size_compact
 
 PAGE = 4096
@@ -42,7 +43,7 @@ def write_unit(level: int, chunk: int | None, io_opt: int) -> int:
     """The span a write to this array should not straddle (bytes; 0 = none): the full stripe on
     parity RAID, where a part of one costs a read-modify-write; the chunk elsewhere, where a
     request across a chunk boundary is split; nothing on RAID1."""
-    if level in (4, 5, 6):
+    if md_scheme(level).parity:
         return io_opt
     return chunk or 0
 
@@ -206,7 +207,7 @@ def _check_striped_lv(plan: Plan, md_io: MdIo, volume: VolumeResult, add: Callab
     chain = volume.alignment
     lv_stripe = chain.lv_stripe_bytes
     io_opt, chunk, level = _first_array(md_io)
-    parity = level in (4, 5, 6)
+    parity = md_scheme(level).parity > 0
     if chain.lv_stripes == 1 and md_io:
         add(
             "info",

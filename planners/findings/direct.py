@@ -16,6 +16,7 @@ from planners.hardware.machine import Hardware
 from planners.lvm.geometry import LvmGeometry
 from planners.models import Plan
 from planners.results import Finding, VolumeResult
+from planners.schemes import Scheme, btrfs_scheme, lun_scheme, md_scheme
 from planners.units import format_size_compact
 
 _DEFAULT_HARDWARE = Hardware()
@@ -39,6 +40,11 @@ class Under(NamedTuple):
     kind: str  # "md", "lun" or "disk"
     exports: bool = True  # io_min/io_opt reach the kernel (False: a LUN whose driver exports no geometry)
     sector: int = 512  # physical sector, bytes: the io_min the kernel shows when none is exported
+
+    @property
+    def scheme(self) -> Scheme:
+        """The md level's or the LUN's scheme (a plain disk: a one-member RAID0)."""
+        return lun_scheme(self.level) if self.kind == "lun" else md_scheme(self.level)
 
     @property
     def exported(self) -> tuple[int, int]:
@@ -119,7 +125,7 @@ def btrfs_findings(volume: VolumeResult) -> list[Finding]:
     if b is None:
         return []
     out = []
-    parity = [p for p in (b.data_profile, b.metadata_profile) if p in ("raid5", "raid6")]
+    parity = [p for p in (b.data_profile, b.metadata_profile) if btrfs_scheme(p).parity]
     if parity:
         out.append(
             Finding(
@@ -273,7 +279,7 @@ def _check_lun_striped_lv(lun: Under, stripe: int, add: Callable[..., None]) -> 
     """A striped LV's stripe must be whole LUN full stripes (parity) or strips; a parity full stripe
     that is no power of two has no LVM stripe size to match."""
     full, strip = lun.io_opt, lun.io_min
-    parity = lun.level in (5, 6)
+    parity = lun.scheme.parity > 0
     target = full if parity else strip
     if stripe % target:
         what = "LUN full stripe" if parity else "LUN strip"

@@ -50,6 +50,7 @@ class ProfileShape(NamedTuple):
     nparity: int  # parity stripes
     devs_increment: int  # devices are taken in multiples of this
     tolerated: int  # device failures survived
+    avail_stripes: int = 1  # stripes btrfs_calc_avail_data_space assumes a chunk takes (0 = every device)
 
     @property
     def factor(self) -> int:
@@ -60,11 +61,11 @@ class ProfileShape(NamedTuple):
 PROFILES: dict[str, ProfileShape] = {
     "single": ProfileShape(1, 1, 1, 1, 0, 1, 0),
     "dup": ProfileShape(1, 1, 2, 2, 0, 1, 0),
-    "raid0": ProfileShape(1, 0, 1, 1, 0, 1, 0),
-    "raid1": ProfileShape(2, 2, 1, 2, 0, 1, 1),
-    "raid1c3": ProfileShape(3, 3, 1, 3, 0, 1, 2),
-    "raid1c4": ProfileShape(4, 4, 1, 4, 0, 1, 3),
-    "raid10": ProfileShape(2, 0, 1, 2, 0, 2, 1),  # devs_min 2 since btrfs-progs and Linux 5.15 (was 4)
+    "raid0": ProfileShape(1, 0, 1, 1, 0, 1, 0, 0),
+    "raid1": ProfileShape(2, 2, 1, 2, 0, 1, 1, 2),
+    "raid1c3": ProfileShape(3, 3, 1, 3, 0, 1, 2, 3),
+    "raid1c4": ProfileShape(4, 4, 1, 4, 0, 1, 3, 4),
+    "raid10": ProfileShape(2, 0, 1, 2, 0, 2, 1, 4),  # devs_min 2 since btrfs-progs and Linux 5.15 (was 4)
     "raid5": ProfileShape(2, 0, 1, 1, 1, 1, 1),
     "raid6": ProfileShape(3, 0, 1, 1, 2, 1, 2),
 }
@@ -276,15 +277,7 @@ def unallocated_data_bytes(devices: Sequence[int], used: Sequence[int], profile:
     """btrfs_calc_avail_data_space: device bytes the unallocated space could still give data chunks of
     `profile` (over all their stripes, before dividing by the copies)."""
     shape = PROFILES[profile]
-    n = len(devices)
-    if profile == "raid0":
-        stripes = n
-    elif profile in ("raid1", "raid1c3", "raid1c4"):
-        stripes = shape.ncopies
-    elif profile == "raid10":
-        stripes = 4
-    else:
-        stripes = 1
+    stripes = shape.avail_stripes or len(devices)
     min_stripe = shape.dev_stripes * STRIPE_LEN
     avail = []
     for d, u in zip(devices, used, strict=True):

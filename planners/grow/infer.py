@@ -24,6 +24,7 @@ from planners.grow.timing import sync_rate
 from planners.md.geometry import MdGeometry
 from planners.models import Disk, MdGroup, Plan
 from planners.results import GroupResult, PlanResult, VolumeResult
+from planners.schemes import md_scheme
 
 
 def _placeholder(i: int) -> str:
@@ -137,8 +138,7 @@ def _array(
             f"{old_md.component_bytes}-byte component the array uses on every member",
             "size",
         )
-    data_before = old_md.data_disks_num // old_md.data_disks_den if old_md.level != 10 else old_md.raid_devices
-    data_after = md.data_disks_num // md.data_disks_den if md.level != 10 else md.raid_devices
+    data_before, data_after = _reshape_data(old_md), _reshape_data(md)
     need = backup_need(old_md, data_before=data_before, data_after=data_after, far=old_md.far_copies)
     return ArrayGrowth(
         name=ng.name,
@@ -172,9 +172,16 @@ def _figures(disks: list[Disk]) -> tuple[tuple[int, int, int], ...]:
     return tuple((d.size, d.logical_sector, d.physical_sector) for d in disks)
 
 
+def _reshape_data(md: MdGeometry) -> int:
+    """Data disks as mdadm's reshape counts them (every member of a RAID10)."""
+    if md_scheme(md.level).reshape_by_offset:
+        return md.raid_devices
+    return md.data_disks_num // md.data_disks_den
+
+
 def _stripe_cache(plan: Plan, md: MdGeometry) -> int | None:
     """What the build script would set on this array: the plan's figure or the recommended one."""
-    if md.level not in (4, 5, 6) or not md.chunk_bytes:
+    if not md_scheme(md.level).parity or not md.chunk_bytes:
         return None
     return plan.tuning.stripe_cache_size or recommended_stripe_cache(md.chunk_bytes)
 

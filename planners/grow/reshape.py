@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from planners.errors import PlanError
 from planners.md.geometry import MdGeometry
 from planners.md.rules import SECTOR, bitmap_space_sectors
+from planners.schemes import md_scheme
 
 SUPERBLOCK_SECTORS = {"1.1": 0, "1.2": 8}  # where the v1.x superblock sits, sectors from the start
 KERNEL_SB_SECTORS = (32 + 4) * 2  # mdadm counts this much from the superblock, "to match kernel"
@@ -43,22 +44,23 @@ class BackupNeed(BaseModel):
 
 def reshape_refusal(level: int, layout: str | None, to_level: int, members: int, new_members: int) -> str | None:
     """Why md cannot do this growth, or None when it can."""
-    if to_level != level and not (level == 5 and to_level == 6):
+    scheme = md_scheme(level)
+    if not scheme.reshapes_into(to_level):
         return (
             f"RAID{level} to RAID{to_level}: podplan plans only RAID5 -> RAID6 (with one more disk), "
             "the level change that adds redundancy without shrinking the array"
         )
-    if level == 10 and layout and layout[0] == "f":
+    if not scheme.reshape_targets(layout):
+        if scheme.mirrors_every_member:
+            return "RAID1 with more members is more mirrors, not more capacity; add a new array under LVM instead"
+        if scheme.striped_only:
+            return (
+                "md grows RAID0 only by taking it over as RAID4 and back, which podplan does not plan; "
+                "add a new array under LVM instead"
+            )
         return (
             f"RAID10 far layout ({layout}) cannot be reshaped: md's raid10 refuses far-mode reshapes "
             "(mdadm: 'Cannot reshape RAID10 in far-mode'); add a new array under LVM instead"
-        )
-    if level == 1:
-        return "RAID1 with more members is more mirrors, not more capacity; add a new array under LVM instead"
-    if level == 0:
-        return (
-            "md grows RAID0 only by taking it over as RAID4 and back, which podplan does not plan; "
-            "add a new array under LVM instead"
         )
     if new_members < members:
         return f"fewer members ({members} -> {new_members}) shrinks the array; podplan plans growth only"
@@ -108,7 +110,7 @@ def backup_need(md: MdGeometry, *, data_before: int, data_after: int, far: int =
     """mdadm 4.2's choice between moving the data offset and copying the critical section."""
     chunk = (md.chunk_bytes or 0) // SECTOR
     before, after = room_before_sectors(md), room_after_sectors(md)
-    if md.level == 10:
+    if md_scheme(md.level).reshape_by_offset:
         need = chunk * far
         if before < need:
             raise PlanError(

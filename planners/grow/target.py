@@ -7,6 +7,7 @@ from planners.grow.model import GrowMode, GrowRequest
 from planners.grow.reshape import reshape_refusal
 from planners.lvm.volumes import one_volume_only
 from planners.models import Disk, DiskSet, MdGroup, Plan
+from planners.schemes import md_scheme
 
 
 def _group_index(plan: Plan, name: str | None) -> int:
@@ -79,7 +80,7 @@ def reshaped_plan(plan: Plan, req: GrowRequest) -> Plan:
     why = reshape_refusal(g.level, g.layout, to_level, g.members, g.members + req.add_disks)
     if why:
         raise PlanError(f"{g.name}: {why}", "group")
-    if to_level == 6 and g.level == 5 and req.add_disks < 1:
+    if md_scheme(to_level).parity > g.scheme.parity and req.add_disks < 1:
         raise PlanError(
             f"{g.name}: RAID5 -> RAID6 needs at least one added disk for the second parity, "
             "else the array would shrink",

@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler
 from planners.errors import PlanError
 from planners.hardware.bounds import MAX_MICROSECONDS, Frozen, Hours, MbPerS, PerSecond
 from planners.hardware.prices import Price, Watts, dump_without_unset
+from planners.schemes import Scheme, lun_scheme
 
 DiskClassName = Literal["hdd5400", "hdd7200", "hdd10k", "hdd15k", "ssd-sata", "nvme"]
 
@@ -41,24 +42,27 @@ class Lun(BaseModel):
 
     @model_validator(mode="after")
     def _valid(self) -> Lun:
-        least = {0: 1, 1: 2, 5: 3, 6: 4, 10: 4}[self.level]
-        if self.disks < least or (self.level in (1, 10) and self.disks % 2):
+        scheme = self.scheme
+        if self.disks < scheme.min_members or (scheme.even_members and self.disks % 2):
             raise PlanError(f"a RAID{self.level} LUN of {self.disks} disks cannot be built", "hardware.disk.lun.disks")
         if self.strip & (self.strip - 1):
             raise PlanError("a LUN's strip must be a power of two", "hardware.disk.lun.strip")
         return self
 
     @property
+    def scheme(self) -> Scheme:
+        """The controller's level as a scheme (its mirrors are pairs of disks)."""
+        return lun_scheme(self.level)
+
+    @property
     def data_disks(self) -> int:
         """Disks' worth of data in each stripe (what sequential transfers scale with)."""
-        return {0: self.disks, 1: self.disks // 2, 10: self.disks // 2, 5: self.disks - 1, 6: self.disks - 2}[
-            self.level
-        ]
+        return int(self.scheme.data_members(self.disks))
 
     @property
     def write_ios(self) -> int:
         """Disk I/Os one small random write costs: 1, 2 copies, or read-modify-write of data and parity."""
-        return {0: 1, 1: 2, 10: 2, 5: 4, 6: 6}[self.level]
+        return self.scheme.small_write_ios(self.disks)
 
 
 class DiskSpec(BaseModel):

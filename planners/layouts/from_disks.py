@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from planners.errors import PlanError
 from planners.models import DiskSet, MdGroup, Plan, RaidLevel
+from planners.schemes import md_scheme
 
 Frozen = ConfigDict(frozen=True)
 WIDEST_RAID6 = 15  # the example pod's arrays; wider ones rebuild longer with more disks at risk meanwhile
@@ -80,7 +81,7 @@ def default_groups(count: int, rotational: bool, chunk: int | None = None) -> li
             layout=layout,
             members=members,
             spares=spares,
-            chunk=None if level == 1 else chunk,
+            chunk=chunk if md_scheme(level).chunked else None,
         )
         for i in range(groups)
     ]

@@ -26,6 +26,7 @@ from planners.perf.predict import predict_ctx
 from planners.perf.workloads import PRESETS, Workload
 from planners.reliability.formulas import AFR_RANGE
 from planners.reliability.loss import MAX_REBUILD_LOSS, GroupReliability, Loss, reliability_ctx, standing
+from planners.schemes import md_scheme
 from planners.units import KiB, format_size_compact
 
 Frozen = ConfigDict(frozen=True)
@@ -136,9 +137,10 @@ def layouts(plan: Plan, skips: dict[str, int] | None = None) -> list[tuple[str, 
         for mode in ("linear", "striped")
     }
     for level, layout in LEVELS:
-        for spares in (0, 1) if level else (0,):
+        scheme = md_scheme(level)
+        for spares in (0, 1) if scheme.redundant else (0,):
             # Several RAID0 arrays under LVM are one wider RAID0 with more to go wrong: one is enough.
-            most = 1 if level == 0 else min(MAX_GROUPS, n // (MIN_MEMBERS[level] + spares))
+            most = 1 if scheme.striped_only else min(MAX_GROUPS, n // (MIN_MEMBERS[level] + spares))
             for g in range(1, most + 1):
                 members = (n - g * spares) // g
                 unused = n - g * (members + spares)
@@ -241,7 +243,7 @@ def _kept(first: MdGroup, level: int) -> _Kept:
 
     md refuses a write-intent bitmap on RAID0; any other level keeps the plan's choice.
     """
-    bitmap: Literal["internal", "none"] = "none" if level == 0 else first.bitmap
+    bitmap: Literal["internal", "none"] = first.bitmap if md_scheme(level).redundant else "none"
     return {
         "metadata": first.metadata,
         "bitmap": bitmap,

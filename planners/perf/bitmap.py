@@ -79,7 +79,7 @@ def handoff_s(ctx: PerfCtx, g: GroupCtx, w: Workload) -> float:
     submitted with no plug held (fio submits one request per call by default, below the block
     layer's plugging threshold) goes to conf->pending_bio_list and md's thread is woken to send it
     (flush_pending_writes); with a bitmap in every kernel, without one before 6.5."""
-    if g.level not in (1, 10) or w.is_read or not w.direct:
+    if not g.scheme.mirrored or w.is_read or not w.direct:
         return 0.0
     if not g.bitmap_chunk and kernel_at_least(ctx.kernel, DIRECT_WRITES):
         return 0.0
@@ -98,7 +98,7 @@ def page_write_s(ctx: PerfCtx, g: GroupCtx, write_s: float) -> float:
 def array_bytes_per_chunk(g: GroupCtx) -> int:
     """Array bytes one bitmap bit covers: the bitmap counts member sectors on RAID1/4/5/6 (a bit
     covers the same stretch of every member) and array sectors on RAID10 (resync_max_sectors)."""
-    if g.level == 10:
+    if g.scheme.bitmap_counts_array:
         return g.bitmap_chunk
     return int(g.bitmap_chunk * (g.data if g.parity else 1))
 
@@ -175,7 +175,7 @@ def stream_rate(g: GroupCtx, w: Workload, span: float, rate: float) -> tuple[flo
     to a chunk only when a time-based job loops over its span; it finds the chunk clean when a
     lap takes more than the daemon's one to two periods.
     """
-    member = g.bitmap_chunk * (g.copies / g.n if g.level == 10 else 1.0)
+    member = g.bitmap_chunk * (g.copies / g.n if g.scheme.bitmap_counts_array else 1.0)
     lap = span * g.component_bytes / (rate * 1e6) if rate > 0 else 0.0
     p = min(1.0, max(0.0, lap / DAEMON_SLEEP_S - 1.0)) if w.time_based else 1.0
     d = g.disk

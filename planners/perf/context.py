@@ -11,13 +11,14 @@ from dataclasses import dataclass
 from functools import lru_cache
 from math import sqrt
 
-from planners.fs.btrfs import PROFILES, btrfs_readahead
+from planners.fs.btrfs import btrfs_readahead
 from planners.fs.btrfs_geometry import BtrfsGeometry
 from planners.hardware.disks import DISK_CLASSES, DiskPerf, DiskSpec, ResolvedDisk, resolve_disk
 from planners.hardware.machine import Hardware, ResolvedController, ResolvedCpu, Wiring, resolve_controller, resolve_cpu
 from planners.models import Plan
 from planners.perf.positioning import MEAN_SQRT_DISTANCE, best_of_queue
 from planners.results import PlanResult
+from planners.schemes import Scheme, btrfs_scheme, md_scheme
 
 PAGE = 4096  # md's stripe heads hold one page per member
 # The block layer's default cap on one request (BLK_DEF_MAX_SECTORS, 2560 sectors in 6.1);
@@ -46,8 +47,13 @@ class GroupCtx:
     bitmap_chunk: int = 0  # write-intent bitmap chunk, bytes (0 = no bitmap)
 
     @property
+    def scheme(self) -> Scheme:
+        """The md level it is, or the one it is modelled as (a btrfs profile, a LUN's level)."""
+        return md_scheme(self.level)
+
+    @property
     def copies(self) -> int:
-        return self.near * self.far if self.level == 10 else (self.n if self.level == 1 else 1)
+        return self.scheme.copies_on(self.n, self.near * self.far)
 
     @property
     def stripe_bytes(self) -> int:
@@ -86,7 +92,7 @@ class PerfCtx:
         """Largest request the top device takes: the smallest of the arrays' under LVM (dm stacks them)."""
         caps = [
             min(self.groups[i].chunk or MAX_SECTORS_BYTES, MAX_SECTORS_BYTES)
-            if self.groups[i].level == 0
+            if self.groups[i].scheme.caps_requests_at_chunk
             else MAX_SECTORS_BYTES
             for i in self.volume_groups
         ]
@@ -133,7 +139,7 @@ def build_ctx(plan: Plan, result: PlanResult, disk_override: DiskPerf | None = N
             (_resolved(hw.disk_spec(model), rotational, disk_override) for model, rotational in kinds),
             key=lambda d: (d.seq_inner_mb_s, d.rand_write_iops),
         )
-        parity = {4: 1, 5: 1, 6: 2}.get(pg.level, 0)
+        parity = md_scheme(pg.level).parity
         cache = 0
         if parity:
             cache = plan.tuning.stripe_cache_size or vol.alignment.stripe_cache_size or 256
@@ -194,26 +200,24 @@ BTRFS_RBIO_CACHE = 1024
 def btrfs_group(fs: BtrfsGeometry, disks: list[ResolvedDisk]) -> GroupCtx:
     """A btrfs across raw disks as one array of its data profile: copies, parity and its 64 KiB stripe
     element; the odds use the weaker of data and metadata (planners.perf.btrfs shapes it per workload)."""
-    shape = PROFILES[fs.data_profile]
+    scheme = btrfs_scheme(fs.data_profile)
     n = len(fs.device_bytes)
-    level = {"raid5": 5, "raid6": 6, "raid10": 10, "raid1": 10, "raid1c3": 10, "raid1c4": 10}.get(fs.data_profile, 0)
-    striped = fs.data_profile in ("raid0", "raid10", "raid5", "raid6")
-    data = {"raid0": n, "raid5": n - 1, "raid6": n - 2}.get(fs.data_profile, n / shape.ncopies)
+    level = scheme.level
     return GroupCtx(
         name="btrfs",
         level=level,
         n=n,
-        parity=shape.nparity,
-        data=float(data if fs.data_profile != "single" else 1),
-        near=shape.ncopies if level == 10 else 1,
+        parity=scheme.parity,
+        data=scheme.data_members(n),
+        near=scheme.copies if md_scheme(level).mirrored else 1,
         far=1,
-        chunk=BTRFS_STRIPE if striped else None,
+        chunk=BTRFS_STRIPE if scheme.chunked else None,
         disk=min(disks, key=lambda d: (d.seq_inner_mb_s, d.rand_write_iops)),
         members=tuple(range(n)),
         spares=0,
         array_bytes=fs.df_size_bytes,
         component_bytes=max(fs.device_bytes),  # btrfs replace copies the lost device's chunks: at most all of it
-        cache_entries=BTRFS_RBIO_CACHE * BTRFS_STRIPE // PAGE if shape.nparity else 0,
+        cache_entries=BTRFS_RBIO_CACHE * BTRFS_STRIPE // PAGE if scheme.parity else 0,
         survives=min(fs.data_tolerates, fs.metadata_tolerates),
     )
 

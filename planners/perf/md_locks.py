@@ -91,11 +91,11 @@ def _barrier(ctx: PerfCtx, g: GroupCtx, read: bool, parity_read: bool) -> tuple[
     def before(version: tuple[int, int]) -> bool:
         return kernel_before(ctx, version)
 
-    if g.level == 1:
+    if g.scheme.mirrors_every_member:  # raid1.c
         if before((4, 11)) or not before((6, 6)):
             return None
         return (LOCK if read else 3 * LOCK), "conf->wait_barrier's lock (wake_up)"
-    if g.level == 10:
+    if g.scheme.mirrored:  # raid10.c
         if before((6, 1)):
             return (2 * LOCK + ATOMIC + (0 if read else LOCK)), "conf->resync_lock, wait_barrier's lock and nr_pending"
         if before((6, 5)) and not read:
@@ -118,7 +118,7 @@ def md_locks_term(ctx: PerfCtx, w: Workload, groups: list[tuple[GroupCtx, float,
     t_ns, remote = transfer_ns(ctx, threads)
     worst: tuple[float, str] | None = None
     for g, share, member_ios in groups:
-        pieces = max(1, ceil(w.bs / g.chunk)) if (g.chunk and g.level != 1) else 1
+        pieces = max(1, ceil(w.bs / g.chunk)) if (g.chunk and g.scheme.chunked) else 1
         parity_read = bool(g.parity) and w.is_read and not degraded
         lines: list[tuple[float, str]] = []
         if kernel_before(ctx, (6, 3)):
@@ -126,7 +126,7 @@ def md_locks_term(ctx: PerfCtx, w: Workload, groups: list[tuple[GroupCtx, float,
         barrier = _barrier(ctx, g, w.is_read, parity_read)
         if barrier:
             lines.append((barrier[0] * pieces, barrier[1]))
-        if g.level in (1, 10) or parity_read:
+        if g.scheme.mirrored or parity_read:
             lines.append((2 * ATOMIC * member_ios / share / max(1, g.n), "each member's rdev->nr_pending"))
         if not lines:
             continue

@@ -64,13 +64,14 @@ def _random_cost(group: GroupCtx, degraded: int, write: bool, alive: int, chunks
         if degraded and group.parity:
             # a read of a missing disk reads the rest of its row
             disk_ios = chunks_per_request * (1 + int(degraded) * (group.data - 1) / group.n)
-        if degraded and group.level in (1, 10) and group.copies > 1:
+        if degraded and group.scheme.mirrored and group.copies > 1:
             disks = group.n * (group.copies - 1) / group.copies  # the failed disk's partner takes its reads too
         how = f"{disk_ios:.3g} disk reads per request"
-    elif group.level == 0:
+    elif group.scheme.striped_only:
         disk_ios, how = float(chunks_per_request), "one disk write per request"
-    elif group.level in (1, 10):
-        disk_ios = float(group.copies * chunks_per_request if group.level == 10 else alive)
+    elif group.scheme.mirrored:
+        # RAID1 writes every member still there; RAID10 each chunk's copies
+        disk_ios = float(alive if group.scheme.mirrors_every_member else group.copies * chunks_per_request)
         how = f"{disk_ios:g} disk writes per request (copies)"
     else:
         reads = min(chunks_per_request + group.parity, group.data - chunks_per_request)
@@ -126,7 +127,7 @@ def random_terms(
         # Each disk sorts the requests the array queues on it (NCQ): shorter positioning.
         iops = queued_iops(group.disk, span, workload.bs, per_disk, write)
         how += f", {min(per_disk, NCQ_TAGS):.3g} queued per disk"
-    if write and group.level in (1, 10):
+    if write and group.scheme.mirrored:
         # A mirrored write keeps all its copies busy at once: requests land on sets of disks, not on disks.
         disks, landing = max(1, round(alive / cost.disk_ios)), outstanding / cost.phases
     else:

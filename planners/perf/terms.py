@@ -120,7 +120,7 @@ def _sequential(ctx: PerfCtx, group: GroupCtx, workload: Workload, share: float,
     write = not workload.is_read
     alive = group.n - int(degraded)
     span = span_of(workload, group, share)
-    far_read = group.level == 10 and group.far > 1 and not write
+    far_read = group.far > 1 and not write  # only RAID10's far layouts keep far copies
     # fio's offset moves the span inwards, where the tracks are shorter.
     start = min(1.0, workload.offset * share / group.array_bytes)
     rate = seq_mb_s(group.disk, span / group.far if far_read else span, write, start)
@@ -137,9 +137,9 @@ def _sequential(ctx: PerfCtx, group: GroupCtx, workload: Workload, share: float,
     chunks = max(float(workload.numjobs), in_flight / group.chunk) if group.chunk else float(workload.numjobs)
     if not write:
         work = _seq_reads(group, workload, degraded, alive, chunks, rate)
-    elif group.level == 0:
+    elif group.scheme.striped_only:
         work = _DiskWork(group.n, 1.0, [Term("disks", group.n * rate, f"{group.n} disks writing at {rate:.0f} MB/s")])
-    elif group.level in (1, 10):
+    elif group.scheme.mirrored:
         disks_worth = alive / group.copies
         note = f"every byte written {group.copies} times over {alive} disks at {rate:.0f} MB/s"
         work = _DiskWork(disks_worth, float(group.copies), [Term("disks", disks_worth * rate, note)])
@@ -158,16 +158,16 @@ def _sequential(ctx: PerfCtx, group: GroupCtx, workload: Workload, share: float,
 def _seq_reads(group: GroupCtx, workload: Workload, degraded: int, alive: int, chunks: float, rate: float) -> _DiskWork:
     """The disks a sequential read keeps busy (more disk bytes per byte when degraded parity rebuilds)."""
     amplification = 1.0
-    if group.level == 1:
+    if group.scheme.mirrors_every_member:
         disks_worth: float = min(alive, workload.numjobs)  # md keeps one sequential reader on one mirror
-    elif group.level == 10 and group.far > 1:
+    elif group.far > 1:
         disks_worth = alive
-    elif group.level == 10 and group.disk.rpm:
+    elif group.scheme.mirrored and group.disk.rpm:
         # raid10's read_balance sends a read to the copy whose head is nearest: a stream's next
         # piece is where its last one ended, so each stream stays on one disk of each mirror set.
         sets = alive / group.copies
         disks_worth = min(alive, workload.numjobs * sets, max(sets, chunks))
-    elif group.level == 10:
+    elif group.scheme.mirrored:
         disks_worth = min(alive, max(alive / group.copies, chunks))  # flash: the least busy copy
     elif degraded and group.parity:
         # whole stripes are read to rebuild the missing chunks
@@ -304,14 +304,12 @@ def _links(ctx: PerfCtx, traffic: dict[int, float]) -> list[Term | None]:
 
 def _survives(group: GroupCtx) -> int:
     """Failed members the array outlives whichever they are: parity count, or one short of every copy."""
-    if group.level == 1:
-        return group.n - 1
-    return group.parity if group.parity else group.copies - 1
+    return group.scheme.failures_tolerated(group.n, group.copies)
 
 
 def _failed(group: GroupCtx, degraded: int) -> Term | None:
     """The zero term of an array that does not survive `degraded` missing members, or None."""
-    if degraded and group.level == 0:
+    if degraded and group.scheme.striped_only:
         return Term("array failed", 0.0, f"{group.name}: RAID0 does not survive a failed member")
     if degraded > _survives(group):
         return Term(

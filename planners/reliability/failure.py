@@ -36,14 +36,7 @@ class FailurePlan(BaseModel):
 
 def tolerance(g: MdGroup) -> int:
     """Failed members an array outlives whichever they are."""
-    if g.level == 0:
-        return 0
-    if g.level == 1:
-        return g.members - 1
-    if g.level == 10:
-        layout = g.layout or "n2"
-        return int(layout[1]) - 1
-    return {4: 1, 5: 1, 6: 2}[g.level]
+    return g.scheme.failures_tolerated(g.members, g.scheme.copies_in(g.layout))
 
 
 def failure_plan(plan: Plan, fail: int, group: str | None = None) -> FailurePlan:
@@ -65,7 +58,7 @@ def failure_plan(plan: Plan, fail: int, group: str | None = None) -> FailurePlan
     if fail > can:
         what = (
             "RAID0 has no redundancy: its first failed member loses the array"
-            if g.level == 0
+            if g.scheme.striped_only
             else f"RAID{g.level} ({g.layout or 'default layout'}) of {g.members} survives {can} failed "
             f"member{'s' if can != 1 else ''} for certain; {fail} would lose the array and its data"
         )

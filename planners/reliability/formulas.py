@@ -15,11 +15,12 @@ def partners(g: GroupCtx) -> list[int]:
     """Disks whose failure, one after another, finishes the array off after a first failure."""
     if g.survives is not None:  # btrfs: chunks lie on every pair (trio...) of devices, so any will do
         return [g.n - j for j in range(1, g.survives + 1)]
-    if g.level == 0:
+    scheme = g.scheme
+    if scheme.striped_only:
         return []
-    if g.level == 1:
+    if scheme.mirrors_every_member:
         return list(range(g.n - 1, 0, -1))
-    if g.level == 10:
+    if scheme.mirrored:
         c = g.copies
         # near copies on a multiple of `near` disks form fixed mirror sets; otherwise (odd counts,
         # far and offset layouts) each disk shares chunks with neighbours on both sides.
@@ -46,9 +47,9 @@ def exposed_per_hour(g: GroupCtx, lam: float, mttr: float) -> float:
 def ure(g: GroupCtx, missing: int) -> tuple[float, float]:
     """(bits read, P(at least one URE)) rebuilding with `missing` members gone: parity reads every
     survivor whole, a mirror one copy."""
-    sources = g.n - missing if g.parity else 1
+    sources = g.scheme.rebuild_reads(g.n, missing)
     bits = sources * g.component_bytes * 8.0
     lun = g.disk.lun
     # A LUN with redundancy of its own corrects an unreadable sector inside the controller.
-    ber = 0.0 if lun is not None and lun.level else g.disk.ure_per_bit
+    ber = 0.0 if lun is not None and lun.scheme.redundant else g.disk.ure_per_bit
     return bits, -expm1(bits * log1p(-ber))

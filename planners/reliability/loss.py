@@ -183,9 +183,9 @@ def _lun_reliability(g: GroupCtx) -> GroupReliability | None:
     t = lun.rebuild_hours
     rate = inner.component_bytes / (t * 3600) / 1e6
     lo, hi = (mttdl_hours(inner, HOURS_PER_YEAR / afr, t) for afr in reversed(AFR_RANGE))
-    level = inner.level
-    bits, p = _ure(inner, 1) if level else (0.0, 0.0)
-    exposed_bits, exposed_p = _ure(inner, len(_partners(inner))) if level else (0.0, 0.0)
+    rebuilt = inner.scheme.redundant
+    bits, p = _ure(inner, 1) if rebuilt else (0.0, 0.0)
+    exposed_bits, exposed_p = _ure(inner, len(_partners(inner))) if rebuilt else (0.0, 0.0)
     return GroupReliability(
         name="LUN",
         level=lun.level,
@@ -193,14 +193,14 @@ def _lun_reliability(g: GroupCtx) -> GroupReliability | None:
         spares=0,
         tolerates=len(_partners(inner)),
         rebuild_mb_s=rate,
-        rebuild_binding="controller" if level else "no rebuild (RAID0)",
+        rebuild_binding="controller" if rebuilt else "no rebuild (RAID0)",
         rebuild_limits=[RebuildLimit(name="controller", mb_s=rate)],
         rebuild_hours=t,
         mttr_hours=t,
         mttdl_hours=(lo, hi),
         ure_bits=bits,
         ure_probability=p,
-        ure_consequence="the controller loses that stripe's data" if level else "",
+        ure_consequence="the controller loses that stripe's data" if rebuilt else "",
         exposed_bits=exposed_bits,
         exposed_ure_probability=exposed_p,
         kind=f"RAID{lun.level} LUN of {lun.disks} disks",
@@ -338,7 +338,7 @@ def _assumptions(ctx: PerfCtx, afr: float) -> list[str]:
     """What the figures assume, in words, with the hardware's own numbers."""
     hw = ctx.hardware
     # Without md each disk or LUN stands alone (planners.perf.context names them disk1, disk2, ...).
-    direct = not ctx.btrfs and all(g.n == 1 and not g.level and g.name.startswith("disk") for g in ctx.groups)
+    direct = not ctx.btrfs and all(g.n == 1 and g.scheme.striped_only and g.name.startswith("disk") for g in ctx.groups)
     md = not ctx.btrfs and not direct
     out = [
         *_stack_assumptions(ctx),

@@ -17,14 +17,14 @@ def lun_ctx(g: GroupCtx) -> GroupCtx | None:
     lun = g.disk.lun
     if lun is None:
         return None
-    level = 10 if lun.level == 1 else lun.level  # a controller's RAID1 of more than two disks is pairs
+    scheme = lun.scheme  # a controller's RAID1 of more than two disks is pairs: RAID10
     return GroupCtx(
         name="LUN",
-        level=level,
+        level=scheme.level,
         n=lun.disks,
-        parity={5: 1, 6: 2}.get(lun.level, 0),
+        parity=scheme.parity,
         data=float(lun.data_disks),
-        near=2 if level == 10 else 1,
+        near=scheme.copies,
         far=1,
         chunk=lun.strip,
         disk=g.disk.model_copy(update={"lun": None}),  # its afr and ure_per_bit are its disks'
@@ -39,7 +39,7 @@ def lun_ctx(g: GroupCtx) -> GroupCtx | None:
 def lun_rates(inner: GroupCtx, hours: float, lam: float) -> tuple[float, float, float]:
     """One LUN, per hour, its disks failing at `lam` per hour and rebuilt in `hours`: lost whole, data
     lost to a URE read while its rebuild has no redundancy left, and disk rebuilds."""
-    if not inner.level:
+    if inner.scheme.striped_only:
         return inner.n * lam, 0.0, 0.0
     exposed = exposed_per_hour(inner, lam, hours) * ure(inner, len(partners(inner)))[1]
     return 1 / mttdl_hours(inner, 1 / lam, hours), exposed, inner.n * lam
@@ -89,7 +89,7 @@ def stack_assumptions(ctx: PerfCtx) -> list[str]:
         )
     luns = {g.disk.lun for g in ctx.groups if g.disk.lun is not None}
     for lun in luns:
-        if not lun.level:
+        if lun.scheme.striped_only:
             out.append(
                 f"Each LUN is a RAID0 of {lun.disks} disks: any one of them failing loses the LUN's data; there is no rebuild."
             )

@@ -23,6 +23,7 @@ from planners.lvm.geometry import LvmGeometry
 from planners.lvm.volumes import plan_of_volume
 from planners.models import MdGroup, Plan
 from planners.results import AlignmentChain, GroupResult, PlanResult, VolumeResult
+from planners.schemes import md_scheme
 from planners.script.fstab import mount_checks, mount_step, one_line
 from planners.script.guards import PLACEHOLDER_SOURCE, checked_twice
 from planners.script.preamble import MDADM_CONF, PREAMBLE, DiskFigures, Write, device_checks
@@ -358,7 +359,7 @@ def _extent_reason(plan: Plan, result: PlanResult, v: VolumeResult) -> str:
     if not unit:
         return f"{why}."
     count = g.extent_bytes // unit
-    what = "md full stripe" if md[v.groups[0]].level in (4, 5, 6) else "md chunk"
+    what = "md full stripe" if md_scheme(md[v.groups[0]].level).parity else "md chunk"
     why += f", {f'the {what}' if count == 1 else f'{count} {what}s'} ({unit} bytes{'' if count == 1 else ' each'})"
     if not starts:
         return f"{why}."
