@@ -125,11 +125,24 @@ def by_job(doc: dict[str, Any]) -> dict[str, list[JobFigures]]:
     return out
 
 
-def _compared(name: str, entries: Sequence[JobFigures], pred: WorkloadPrediction | None) -> ComparedJob:
+def recorded_blocks(doc: dict[str, Any]) -> dict[str, int]:
+    """Each job's request size as fio recorded its options (a job the job file given lacks has no
+    prediction to take it from); {} where podplan cannot read them."""
+    from planners.perf.jobfile import parse_job_file
+
+    try:
+        jf = parse_job_file(job_text(doc), source="the fio output's job options")
+    except PlanError:
+        return {}
+    return {w.name: w.bs for w in jf.workloads}
+
+
+def _compared(name: str, entries: Sequence[JobFigures], pred: WorkloadPrediction | None, bs: int) -> ComparedJob:
+    """`bs`: the job's request size as fio recorded it (0: unknown), when there is no prediction."""
     from app.shared.curves import measured_from
 
-    small = pred is not None and pred.block_bytes < SMALL_REQUEST
-    block = pred.block_bytes if pred else 0
+    block = pred.block_bytes if pred else bs
+    small = 0 < block < SMALL_REQUEST
     return ComparedJob(
         name=name,
         metric="IOPS" if small else "MB/s",
@@ -154,7 +167,8 @@ def compare(req: CompareRequest) -> CompareOutcome:
     plan = req.plan
     preds = {p.workload: p for p in predict_job_file(plan, geometry_for_speed(plan), jf)}
     measured = by_job(doc)
-    jobs = tuple(_compared(name, entries, preds.get(name)) for name, entries in measured.items())
+    blocks = recorded_blocks(doc) if set(measured) - set(preds) else {}
+    jobs = tuple(_compared(name, entries, preds.get(name), blocks.get(name, 0)) for name, entries in measured.items())
     refused = {r.section for r in jf.refused}
     notes = (
         *jf.notes,
