@@ -196,18 +196,16 @@ def figure_range(
     """The range of the figure the smallest of `terms` sets, and what widened it (`extra`: inputs
     found by evaluating the terms again, as the kernel's)."""
     given = [*inputs(ctx, w), *extra]
+    # A sweep predicts thousands of figures: each term's two spreads once, not per comparison.
+    moved = [(t.name, t.mb_s, spread_of(t.name, given, False), spread_of(t.name, given, True)) for t in terms]
     (low, low_by), (high, high_by) = (
-        min((t.mb_s * (1 - spread_of(t.name, given, False)), t.name) for t in terms),
-        min((t.mb_s * (1 + spread_of(t.name, given, True)), t.name) for t in terms),
+        min((mb_s * (1 - down), name) for name, mb_s, down, _ in moved),
+        min((mb_s * (1 + up), name) for name, mb_s, _, up in moved),
     )
     if not low < high:
         return Range(low, high, [], [], [], True)
     # An input is named where it moves a term into the range: far above it, it moves nothing.
-    named = [
-        i
-        for i in given
-        if any(t.name in i.terms and t.mb_s * (1 - spread_of(t.name, [i], False)) < high for t in terms)
-    ]
+    named = [i for i in given if any(name in i.terms and mb_s * (1 - i.down) < high for name, mb_s, _, _ in moved)]
     return Range(
         low,
         high,
