@@ -18,7 +18,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from planners.perf.predict import WorkloadPrediction
 
@@ -26,7 +25,7 @@ Row = tuple[str, float, WorkloadPrediction]  # label, measured MB/s (10^6 bytes/
 
 
 def held_out() -> list[Row]:
-    import test_perf_heldout as h
+    import tests.test_perf_heldout as h
 
     out = []
     for c in h.CASES:
@@ -37,7 +36,7 @@ def held_out() -> list[Row]:
 
 
 def published() -> list[Row]:
-    import test_perf_published as pub
+    import tests.test_perf_published as pub
 
     return [(label, measured, p) for label, measured, p, _ in pub.every_case()]
 

@@ -247,9 +247,8 @@ def table() -> str:
 def every_case() -> list[tuple[str, float, WorkloadPrediction, bool]]:
     """(label, measured, prediction, per request?) for every published case the model is checked on:
     the ones above, R1 and R2 (tests/test_perf_measurements.py)."""
-    from test_perf_measurements import BONNIE, KB_S, R1, R2, r2_plan
-
     from planners.perf.workloads import PRESETS
+    from tests.test_perf_measurements import BONNIE, KB_S, R1, R2, r2_plan
 
     out = [(c.label, c.measured_mb_s, prediction(c), c.job.bs < 64 * KiB) for c in CASES]
     out += [(c.label, c.measured_mb_s, job_prediction(c), False) for c in JOB_CASES]
@@ -285,6 +284,10 @@ def coverage_table() -> str:
 
 
 if __name__ == "__main__":
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # every_case reads tests.test_perf_measurements
     print(table())
     print()
     print(coverage_table())
