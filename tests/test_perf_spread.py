@@ -116,3 +116,21 @@ def test_predict_json_names_what_widened_each_range(capsys: pytest.CaptureFixtur
     preds = json.loads(out)["predictions"]
     assert [p["range_from"][0].split(":")[0] for p in preds] == ["disk transfer rates", "disk random IOPS"]
     assert all(p["inputs_stated"] is False and p["mb_s_low"] < p["mb_s"] < p["mb_s_high"] for p in preds)
+
+
+def test_a_block_size_mix_names_the_inputs_of_every_size() -> None:
+    """A mix's range comes from every size's range: the 4 KiB requests' CPU per request widens it as
+    much as the 1 MiB requests' disks, whichever size the figure's binding term comes from."""
+    from planners.perf.concurrent import predict_job_file
+    from planners.perf.jobfile import parse_job_file
+    from planners.perf.predict import geometry_for_speed
+
+    hw = Hardware(disk=DiskSpec(disk_class="nvme"), wiring=Wiring(link="direct"))
+    p = plan(hw, n=4)
+    head = "[m]\nrw=randread\nioengine=libaio\niodepth=32\nnumjobs=4\ndirect=1\nfilename=/dev/md0\n"
+    (big,) = predict_job_file(p, geometry_for_speed(p), parse_job_file(head + "bs=1m\n", source="big"))
+    (mix,) = predict_job_file(p, geometry_for_speed(p), parse_job_file(head + "bssplit=4k/50:1m/50\n", source="mix"))
+    assert not any("CPU per request" in x for x in big.range_from)
+    assert any("CPU per request" in x for x in mix.range_from) and "CPU per request" in mix.assumption
+    assert any(x.startswith("disk random IOPS: nvme class preset") for x in mix.range_from)
+    assert not mix.inputs_stated

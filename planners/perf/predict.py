@@ -208,11 +208,26 @@ def predict_one(ctx: PerfCtx, w: Workload, mode: Mode = "normal", missing: int =
     )
 
 
+def merged_inputs(preds: Sequence[WorkloadPrediction]) -> dict[str, object]:
+    """The fields that say what widened a range, for one figure made of several (a block-size mix):
+    every part's inputs, stated only where every part's were."""
+    stated = all(p.inputs_stated for p in preds)
+    briefly = [x for p in preds for x in p.assumption.split("; ") if x and x != EVERY_INPUT_STATED]
+    return {
+        "range_from": list(dict.fromkeys(x for p in preds for x in p.range_from)),
+        "inputs_stated": stated,
+        "assumption": assumption(list(dict.fromkeys(briefly)), stated),
+    }
+
+
+EVERY_INPUT_STATED = "every input stated"
+
+
 def assumption(inputs: list[str], all_stated: bool) -> str:
     """The inputs the range comes from, in one line; said so when the plan stated every one."""
     if not inputs:
         return ""
-    return "; ".join(inputs) + ("; every input stated" if all_stated else "")
+    return "; ".join([*inputs, EVERY_INPUT_STATED] if all_stated else inputs)
 
 
 # The CPU terms whose note says what they counted (per-core figure and cores, or the shared line):
