@@ -117,10 +117,39 @@ def _disk_input(ctx: PerfCtx, random: bool) -> Input | None:
     return Input(f"{what}: {how}, {pm})", f"{what} {short} {pm}", spread, spread, preset, DISK_TERMS)
 
 
+# The inputs of the last few contexts, each kept with its context (so an id is never reused while
+# its entry lives): a plan's workloads, and a sweep's, share one context.
+_SEEN: dict[int, tuple[PerfCtx, tuple[Input | None, Input | None, list[Input]]]] = {}
+
+
+def _plan_inputs(ctx: PerfCtx) -> tuple[Input | None, Input | None, list[Input]]:
+    """(sequential disk input, random disk input, the others but md's lines) of one context."""
+    seen = _SEEN.get(id(ctx))
+    if seen is not None and seen[0] is ctx:
+        return seen[1]
+    out = (_disk_input(ctx, False), _disk_input(ctx, True), _host_inputs(ctx))
+    if len(_SEEN) >= 8:
+        del _SEEN[next(iter(_SEEN))]
+    _SEEN[id(ctx)] = (ctx, out)
+    return out
+
+
 def inputs(ctx: PerfCtx, w: Workload | None) -> list[Input]:
     """Every input the terms rest on that carries a spread, for workload `w` (None: any workload)."""
-    kinds = (w.is_random,) if w is not None else (False, True)
-    out = [i for i in (_disk_input(ctx, random) for random in kinds) if i is not None]
+    seq, rnd, host = _plan_inputs(ctx)
+    kinds = (rnd,) if w is not None and w.is_random else (seq,) if w is not None else (seq, rnd)
+    out = [i for i in kinds if i is not None] + host
+    # md's shared lines: the share of transfers between sockets is not known (socket_mix).
+    down, up = socket_mix(ctx, w) if w is not None else (0.0, 0.0)
+    if up:
+        line = "md's shared lines: their next writer on this socket or the other, as the job's threads fall"
+        out.append(Input(line, "md's lines: which socket", down, up, True, frozenset({MD_LOCKS})))
+    return out
+
+
+def _host_inputs(ctx: PerfCtx) -> list[Input]:
+    """The controller's and the CPU's inputs."""
+    out = []
     hw = ctx.hardware
     if ctx.controller and ctx.controller.spread and hw.controller:
         s, kind = ctx.controller.spread, hw.controller.kind
@@ -135,11 +164,6 @@ def inputs(ctx: PerfCtx, w: Workload | None) -> list[Input]:
         s = ctx.cpu.request_spread
         line = f"CPU per request from measured and published figures (±{_pct(s)})"
         out.append(Input(line, f"CPU per request ±{_pct(s)}", s, s, True, frozenset({REQUEST_CPU})))
-    # md's shared lines: the share of transfers between sockets is not known (socket_mix).
-    down, up = socket_mix(ctx, w) if w is not None else (0.0, 0.0)
-    if up:
-        line = "md's shared lines: their next writer on this socket or the other, as the job's threads fall"
-        out.append(Input(line, "md's lines: which socket", down, up, True, frozenset({MD_LOCKS})))
     return out
 
 
@@ -185,19 +209,20 @@ def kernel_input(
     return Input(line, f"kernel not stated -{_pct(lo)}/+{_pct(hi)}", lo, hi, True, moved)
 
 
-def spread_of(term: str, given: Sequence[Input], up: bool) -> float:
-    """A term's spread from every input it rests on: independent, so the root of their squares."""
-    return sqrt(sum((i.up if up else i.down) ** 2 for i in given if term in i.terms))
-
-
 def figure_range(
     ctx: PerfCtx, terms: Sequence[Ceiling], w: Workload | None = None, extra: Sequence[Input] = ()
 ) -> Range:
     """The range of the figure the smallest of `terms` sets, and what widened it (`extra`: inputs
     found by evaluating the terms again, as the kernel's)."""
     given = [*inputs(ctx, w), *extra]
-    # A sweep predicts thousands of figures: each term's two spreads once, not per comparison.
-    moved = [(t.name, t.mb_s, spread_of(t.name, given, False), spread_of(t.name, given, True)) for t in terms]
+    # A sweep predicts thousands of figures: each term's squared spreads summed once over the inputs.
+    down2: dict[str, float] = {}
+    up2: dict[str, float] = {}
+    for i in given:
+        for name in i.terms:
+            down2[name] = down2.get(name, 0.0) + i.down * i.down
+            up2[name] = up2.get(name, 0.0) + i.up * i.up
+    moved = [(t.name, t.mb_s, sqrt(down2.get(t.name, 0.0)), sqrt(up2.get(t.name, 0.0))) for t in terms]
     (low, low_by), (high, high_by) = (
         min((mb_s * (1 - down), name) for name, mb_s, down, _ in moved),
         min((mb_s * (1 + up), name) for name, mb_s, _, up in moved),
