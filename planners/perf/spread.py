@@ -180,7 +180,7 @@ def kernel_sensitive(ctx: PerfCtx, w: Workload, terms: Mapping[str, float]) -> b
     return (
         w.direct
         and w.writes
-        and any(ctx.groups[i].level in (1, 10) and not ctx.groups[i].disk.rpm for i in ctx.volume_groups)
+        and any(ctx.groups[i].scheme.mirrored and not ctx.groups[i].disk.rpm for i in ctx.volume_groups)
     )
 
 
