@@ -76,7 +76,7 @@ class Scheme:
         """Copies of each byte over `members`: every member (RAID1), the layout's (RAID10), or its own."""
         if self.mirrors_every_member:
             return members
-        if self.layouts and not self.parity:
+        if self.layouts and self.mirrored:
             return layout_copies or self.copies
         return self.copies
 
@@ -103,6 +103,13 @@ class Scheme:
         if self.parity:
             return 2 * (1 + self.parity)
         return self.copies_on(members, copies)
+
+    def write_span(self, chunk: int | None, full_stripe: int) -> int:
+        """Bytes a write should cover whole (0 = none): the full stripe where parity makes a partial one a
+        read-modify-write, the chunk where a write across its boundary is split, nothing on RAID1."""
+        if self.parity:
+            return full_stripe
+        return chunk or 0
 
     def rebuild_reads(self, members: int, missing: int = 1) -> int:
         """Members read whole to rebuild the missing ones: every survivor for parity, one copy otherwise."""

@@ -120,3 +120,17 @@ def test_reshape_targets() -> None:
 def test_layouts_each_level_refuses(level: int, layout: str, message: str) -> None:
     with pytest.raises(ValueError, match=re.escape(message)):
         MdGroup(level=level, layout=layout, members=4)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("level", sorted(MD))
+def test_md_min_members_are_mdadms(level: int) -> None:
+    least = md_scheme(level).min_members
+    md_geometry([GiB] * least, level=level)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match=f"needs at least {least} members"):
+        md_geometry([GiB] * (least - 1), level=level)  # type: ignore[arg-type]
+
+
+def test_write_span_is_the_full_stripe_only_where_parity_reads_first() -> None:
+    chunk, stripe = 512 * 1024, 512 * 1024 * 4
+    spans = [s.write_span(chunk if s.chunked else None, stripe) for s in MD.values()]
+    assert spans == [chunk, 0, stripe, stripe, stripe, chunk]  # RAID1 has no chunk (mdadm's default)

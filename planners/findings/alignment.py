@@ -43,9 +43,7 @@ def write_unit(level: int, chunk: int | None, io_opt: int) -> int:
     """The span a write to this array should not straddle (bytes; 0 = none): the full stripe on
     parity RAID, where a part of one costs a read-modify-write; the chunk elsewhere, where a
     request across a chunk boundary is split; nothing on RAID1."""
-    if md_scheme(level).parity:
-        return io_opt
-    return chunk or 0
+    return md_scheme(level).write_span(chunk, io_opt)
 
 
 def kernel_readahead(io_opt: int) -> int:

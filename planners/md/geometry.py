@@ -27,6 +27,7 @@ from planners.md.rules import (
     superblock_offset_sectors,
     usable_sectors,
 )
+from planners.schemes import md_scheme
 from planners.units import KiB, is_power_of_two
 from planners.versions import MODELLED, Version, format_version
 
@@ -314,7 +315,7 @@ def _check_members(member_bytes: Sequence[int], level: int) -> tuple[int, ...]:
             raise PlanError(f"member {i + 1} size {m!r} must be a positive whole number of bytes", "member_bytes")
     n = len(members)
     # mdadm refuses a one-device array without --force, which a plan never passes.
-    least = {6: 4}.get(level, 2)
+    least = md_scheme(level).min_members
     if n < least:
         raise PlanError(f"RAID{level} needs at least {least} members, got {n}", "members")
     if n > MAX_DEVS_V1:
