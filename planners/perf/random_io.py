@@ -131,16 +131,17 @@ def random_terms(
         disks, landing = max(1, round(alive / cost.disk_ios)), outstanding / cost.phases
     else:
         disks, landing = alive, outstanding * cost.disk_ios / cost.phases
-    busy_share = busy_fraction(group.disk, disks, landing, write)
+    bs = workload.bs
+    busy_share = busy_fraction(group.disk, disks, landing, write, bs=bs)
     busy_iops = cost.disks * iops * busy_share / cost.disk_ios
     # What the requests would get with room to spare: their own time, no queueing.
-    free_iops = cost.disks * iops * busy_fraction(group.disk, disks, landing, write, capped=False) / cost.disk_ios
+    free_iops = cost.disks * iops * busy_fraction(group.disk, disks, landing, write, False, bs) / cost.disk_ios
     requests = workload.in_flight * share
     host_s, handoff = _request_waits(ctx, group, workload, cost.disk_ios, free_iops, requests)
     alone = (requests / free_iops if free_iops else 0.0) + ctx.round_trip_s + host_s + handoff
     added, wait, marked = 0.0, 0.0, ""
     if write and group.bitmap_chunk:
-        write_s = single_request_s(group.disk, True, iops)
+        write_s = single_request_s(group.disk, True, iops, bs)
         added, wait, marked = random_writes(ctx, group, workload, share, span, cost.disk_ios, busy_iops, alone, write_s)
     note = f"{alive} disks at {iops:.0f} IOPS, {how}{marked}"
     terms = [Term("disks", cost.disks * iops / (cost.disk_ios + added) * to_mb, note)]
