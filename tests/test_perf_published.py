@@ -65,6 +65,10 @@ P4510 = DiskSpec(
     rand_read_iops=636_500,
     rand_write_iops=111_500,
 )
+# Micron 5100 MAX (Micron's 5100 series datasheet, "performance (steady state)").
+M5100_MAX = DiskSpec(
+    disk_class="ssd-sata", seq_outer_mb_s=540, seq_inner_mb_s=540, rand_read_iops=93_000, rand_write_iops=74_000
+)
 
 CASES = [
     # Yu Kuai, "md/raid10: reduce lock contention for io" v2 (linux-raid, Sep 2022): 4 NVMe drives
@@ -105,6 +109,23 @@ CASES = [
         md_plan("hs-raid0", 0, 8, Hardware(disk=P4510, wiring=Wiring(link="direct")), size=4 * 10**12),
         fio("randread", 28 * KiB, "libaio", 8, 32),
         23_200.0,
+        "disks",
+    ),
+    # The SSD Review, 'Micron 5100 MAX/ECO Enterprise SSD Review (960GB/1920GB)', page 4: the 5100 MAX
+    # 960 GB secure-erased, filled, then 8 KiB random writes at QD256 to steady state: "just over 40K"
+    # IOPS. Micron's 5100 datasheet (steady state): MAX random 4 KiB reads up to 93,000 IOPS, writes
+    # up to 74,000; 540 MB/s sequential reads. Its random write bytes: 74,000 x 4 KiB, whatever the size.
+    Case(
+        "Micron 5100 MAX 960GB alone, 8k randwrite QD256 steady state",
+        Plan(
+            name="m5100",
+            disks=[DiskSet(count=1, size=960 * 10**9, rotational=False)],
+            groups=[],
+            filesystem=Filesystem(type="xfs"),
+            hardware=Hardware(disk=M5100_MAX),
+        ),
+        fio("randwrite", 8 * KiB, "libaio", 1, 256),
+        40_000 * 8 * KiB / 1e6,
         "disks",
     ),
 ]

@@ -16,7 +16,7 @@ from planners.fs.btrfs_geometry import BtrfsGeometry
 from planners.hardware.disks import DISK_CLASSES, DiskPerf, DiskSpec, ResolvedDisk, resolve_disk
 from planners.hardware.machine import Hardware, ResolvedController, ResolvedCpu, Wiring, resolve_controller, resolve_cpu
 from planners.models import Plan
-from planners.perf.flash import beyond_rated_s
+from planners.perf.flash import beyond_rated_s, flash_bytes_s
 from planners.perf.positioning import MEAN_SQRT_DISTANCE, best_of_queue
 from planners.results import PlanResult
 
@@ -289,7 +289,8 @@ def rand_iops(disk: ResolvedDisk, span: float, bs: int, write: bool) -> float:
         seek_full = max(1.0 / base - rot, SETTLE_S)
         seek = SETTLE_S + (seek_full - SETTLE_S) * sqrt(min(1.0, span))
         return lun / (seek + rot + bs / rate)
-    return lun * min(base, rate / bs)  # flash: rated at 4 KiB; bigger blocks are bound by bandwidth
+    # flash: rated at 4 KiB; bigger requests are bound by bytes, a random write's by its steady state's
+    return lun * min(base, flash_bytes_s(disk, rate, write) / bs)
 
 
 def positioning_s(disk: ResolvedDisk) -> float:
