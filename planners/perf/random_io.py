@@ -109,12 +109,16 @@ def random_terms(
     write = not workload.is_read
     alive = group.n - int(degraded)
     span = span_of(workload, group, share)
-    iops = (
-        sorted_iops(group.disk, span, workload.bs, sorted_queue, write)
-        if sorted_queue
-        else rand_iops(group.disk, span, workload.bs, write)
-    )
     chunks_per_request = min(max(1, int(group.data)), ceil(workload.bs / group.chunk)) if group.chunk else 1
+    # md splits a request at its chunks, and the chunks one member receives from it lie side by side on
+    # that member (chunk k and k + data disks are neighbours there): the block layer merges them, so the
+    # member positions once and moves its share of the request, not the whole of it once per chunk.
+    piece = ceil(workload.bs / chunks_per_request)
+    iops = (
+        sorted_iops(group.disk, span, piece, sorted_queue, write)
+        if sorted_queue
+        else rand_iops(group.disk, span, piece, write)
+    )
     cost = _random_cost(group, degraded, write, alive, chunks_per_request)
     how = cost.how
     to_mb = workload.bs / 1e6
@@ -124,7 +128,7 @@ def random_terms(
     per_disk = outstanding * cost.disk_ios / cost.phases / alive
     if ncq and not sorted_queue and group.disk.rpm and per_disk > 1:
         # Each disk sorts the requests the array queues on it (NCQ): shorter positioning.
-        iops = queued_iops(group.disk, span, workload.bs, per_disk, write)
+        iops = queued_iops(group.disk, span, piece, per_disk, write)
         how += f", {min(per_disk, NCQ_TAGS):.3g} queued per disk"
     if write and group.level in (1, 10):
         # A mirrored write keeps all its copies busy at once: requests land on sets of disks, not on disks.
