@@ -195,6 +195,7 @@ REQUEST_FIELDS = (
     "block_request_us",
     "bio_remap_us",
     "md_stripe_io_us",
+    "fs_dio_us",
 )
 CPU_TERMS = {
     CPU_COPY: ("buffered_write_mb_s", "buffered_read_mb_s"),
