@@ -15,6 +15,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from planners.hardware.disks import DiskPerf
+from planners.hardware.generations import PER_REQUEST
 from planners.models import Plan
 from planners.perf.combined import workload_terms
 from planners.perf.context import PerfCtx, build_ctx, seq_mb_s
@@ -187,16 +188,7 @@ DISK_TERMS = ("disks", "queue depth", "readahead", "stripe cache", "write cache"
 CONTROLLER_TERMS = ("queue depth", "write cache")
 # Terms that rest on the CPU's figures, and which figures.
 # The per-request figures: the plan states them all or the term keeps their spread.
-REQUEST_FIELDS = (
-    "psync_us",
-    "libaio_us",
-    "io_uring_us",
-    "wait_us",
-    "block_request_us",
-    "bio_remap_us",
-    "md_stripe_io_us",
-    "fs_dio_us",
-)
+REQUEST_FIELDS = PER_REQUEST
 CPU_TERMS = {
     CPU_COPY: ("buffered_write_mb_s", "buffered_read_mb_s"),
     "md thread": ("md_thread_mb_s",),
