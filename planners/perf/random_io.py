@@ -20,6 +20,7 @@ from planners.perf.context import (
     single_request_s,
     sorted_iops,
 )
+from planners.perf.era import md_thread_mb_s, md_threads
 from planners.perf.request_cpu import path_us
 from planners.perf.roof import Term
 from planners.perf.workloads import Workload
@@ -45,10 +46,6 @@ class _RandomCost:
     disks: float
     """Disks' worth serving them."""
     how: str
-
-
-def md_threads(ctx: PerfCtx) -> int:
-    return max(1, min(ctx.cpu.cores, 1 + ctx.hardware.md.group_thread_cnt))
 
 
 def span_of(workload: Workload, group: GroupCtx, share: float) -> float:
@@ -166,8 +163,9 @@ def random_terms(
         terms.append(Term("queue depth", busy_mb_s, busy))
     if write and group.parity:
         threads = md_threads(ctx)
-        heads = ctx.cpu.md_thread_mb_s * 1e6 * threads / (PAGE * group.data)
-        note = f"{threads} md stripe thread(s): {heads:.0f} stripes/s"
+        rate, era = md_thread_mb_s(ctx, full_stripes=False)
+        heads = rate * 1e6 * threads / (PAGE * group.data)
+        note = f"{threads} md stripe thread(s): {heads:.0f} stripes/s" + (f"; {era}" if era else "")
         terms.append(Term("md thread", heads / ceil(workload.bs / PAGE) * to_mb, note))
     return GroupTerms(
         terms, cost.disk_ios * (workload.bs / chunks_per_request if group.chunk else workload.bs) / workload.bs

@@ -22,6 +22,7 @@ from __future__ import annotations
 from math import ceil
 
 from planners.perf.context import MAX_SECTORS_BYTES, GroupCtx, PerfCtx
+from planners.perf.era import md_threads
 from planners.perf.roof import Term
 from planners.perf.workloads import Workload
 
@@ -121,7 +122,7 @@ def request_cpu_term(ctx: PerfCtx, w: Workload, groups: list[tuple[GroupCtx, flo
         f"{cpu.cores} cores from {src})"
     )
     if stripe_ios:
-        threads = max(1, min(cpu.cores, 1 + ctx.hardware.md.group_thread_cnt))
+        threads = md_threads(ctx)
         md_us = stripe_ios * (cpu.md_stripe_io_us + cpu.block_request_us)
         md_rate = threads / (md_us * 1e-6)
         if md_rate < rate:
