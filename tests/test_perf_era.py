@@ -5,30 +5,18 @@ from __future__ import annotations
 
 import pytest
 
-from planners.hardware.disks import DiskSpec
-from planners.hardware.machine import Cpu, Hardware, MdKnobs, Wiring
-from planners.models import DiskSet, Filesystem, MdGroup, Plan
+from planners.hardware.machine import Cpu
+from planners.models import Plan
 from planners.perf.era import BATCH_GAIN
 from planners.perf.predict import WorkloadPrediction, predict
 from planners.perf.workloads import Workload
 from planners.units import KiB
-from planners.versions import ToolVersions
+from tests.perf_helpers import nvme_md
 
 
 def nvme_raid6(kernel: str, group_threads: int = 0) -> Plan:
-    return Plan(
-        name="t",
-        disks=[DiskSet(count=8, size=3_840_000_000_000, rotational=False)],
-        groups=[MdGroup(name="md0", level=6, members=8, chunk=64 * KiB, bitmap="none")],
-        filesystem=Filesystem(type="ext4"),
-        hardware=Hardware(
-            disk=DiskSpec(disk_class="nvme"),
-            wiring=Wiring(link="direct"),
-            cpu=Cpu(cpu_class="opteron-2006"),
-            md=MdKnobs(group_thread_cnt=group_threads),
-        ),
-        tools=ToolVersions(kernel=kernel),
-    )
+    cpu = Cpu(cpu_class="opteron-2006")
+    return nvme_md(6, 8, cpu, chunk=64 * KiB, fs="ext4", kernel=kernel, group_threads=group_threads)
 
 
 def term(p: WorkloadPrediction, name: str):  # type: ignore[no-untyped-def]

@@ -109,6 +109,7 @@ PER_REQUEST = (
     "bio_remap_us",
     "md_stripe_io_us",
     "fs_dio_us",
+    "reclaim_us",
 )
 
 

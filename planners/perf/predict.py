@@ -188,9 +188,9 @@ DISK_TERMS = ("disks", "queue depth", "readahead", "stripe cache", "write cache"
 CONTROLLER_TERMS = ("queue depth", "write cache")
 # Terms that rest on the CPU's figures, and which figures.
 # The per-request figures: the plan states them all or the term keeps their spread.
-REQUEST_FIELDS = PER_REQUEST
+REQUEST_FIELDS = tuple(f for f in PER_REQUEST if f != "reclaim_us")  # reclaim is the copy's
 CPU_TERMS = {
-    CPU_COPY: ("buffered_write_mb_s", "buffered_read_mb_s"),
+    CPU_COPY: ("buffered_write_mb_s", "buffered_read_mb_s", "reclaim_us"),
     "md thread": ("md_thread_mb_s",),
     "host PCIe": ("pcie_lanes", "pcie_gen"),
     "memory": ("memory_mb_s",),

@@ -57,6 +57,7 @@ from planners.perf.md_locks import md_locks_term
 from planners.perf.memory import kernel_before
 from planners.perf.placement import shares
 from planners.perf.random_io import GroupTerms, random_terms, span_of
+from planners.perf.reclaim import reader_copy_mb_s
 from planners.perf.request_cpu import device_requests, merged_bytes, request_cpu_term
 from planners.perf.roof import CPU_COPY, Term, Terms, lowest
 from planners.perf.workloads import Workload
@@ -331,9 +332,10 @@ def _buffered(ctx: PerfCtx, workload: Workload, terms: Terms) -> Terms:
     also pays between readahead windows."""
     cpu = ctx.cpu
     jobs = min(workload.numjobs, cpu.cores)
-    rate = cpu.buffered_read_mb_s if workload.is_read else cpu.buffered_write_mb_s
+    rate, reclaim = reader_copy_mb_s(ctx, workload) if workload.is_read else (cpu.buffered_write_mb_s, "")
     way = "out of" if workload.is_read else "into"
     note = f"{jobs} buffered stream(s) at {rate:.0f} MB/s: the CPU copying {way} the page cache, and its bookkeeping"
+    note += f"; {reclaim}" if reclaim else ""
     out = lowest(terms.values(), [Term(CPU_COPY, rate * jobs, note)])
     if "readahead" in out:
         # The next window starts only when the reader reaches the current one, so while it
