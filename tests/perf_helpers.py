@@ -14,7 +14,7 @@ def nvme_md(
     members: int,
     cpu: Cpu,
     *,
-    chunk: int = 512 * KiB,
+    chunk: int | None = 512 * KiB,
     fs: str = "xfs",
     kernel: str = "6.1",
     group_threads: int = 0,
@@ -23,7 +23,9 @@ def nvme_md(
     return Plan(
         name="t",
         disks=[DiskSet(count=members, size=3_840_000_000_000, rotational=False)],
-        groups=[MdGroup(name="md0", level=level, members=members, chunk=chunk, bitmap="none")],  # type: ignore[arg-type]
+        groups=[
+            MdGroup(name="md0", level=level, members=members, chunk=None if level == 1 else chunk, bitmap="none")  # type: ignore[arg-type]
+        ],  # type: ignore[arg-type]
         filesystem=Filesystem(type=fs),  # type: ignore[arg-type]
         hardware=Hardware(
             disk=DiskSpec(disk_class="nvme"),

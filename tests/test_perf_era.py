@@ -52,3 +52,15 @@ def test_group_threads_exist_from_3_12():
     before = term(one(nvme_raid6("3.10", 1), FULL), "md thread")
     assert before.mb_s == pytest.approx(518 / BATCH_GAIN, rel=0.01)
     assert "3.12" in before.note
+
+
+@pytest.mark.parametrize(
+    "level,kernel,marked", [(1, "4.9", True), (1, "4.11", False), (5, "3.10", True), (5, "3.13", False)]
+)
+def test_a_lock_the_kernel_took_and_the_model_does_not_count_marks_the_figure(level: int, kernel: str, marked: bool):
+    plan = nvme_md(level, 2 if level == 1 else 4, Cpu(cores=16), kernel=kernel)
+    w = Workload(name="w", rw="randwrite", bs=4 * KiB, ioengine="libaio", iodepth=32, numjobs=8)  # type: ignore[arg-type]
+    (p,) = predict(plan, workloads=[w])
+    assert ("a lock the model does not count" in p.outside_model) == marked
+    (one_job,) = predict(plan, workloads=[w.model_copy(update={"numjobs": 1})])
+    assert one_job.outside_model == ""  # one submitter contends with nobody
