@@ -86,7 +86,7 @@ def refuse_older_tools(plan: Plan) -> None:
         if tool != "kernel" and _uses(plan, tool):
             low = MODELLED_TEXT[tool][0]
             raise PlanError(
-                f"{tool} {getattr(plan.tools, tool)} is older than the {low} the build script's commands are "
+                f"{tool} {getattr(plan.tools, tool)} is older than the {low} podplan's scripts are "
                 f"written for: podplan predicts and checks this plan but writes no script for it",
                 f"tools.{tool}",
             )

@@ -66,3 +66,12 @@ def test_the_cli_plans_an_old_array_and_refuses_its_script(tmp_path, capsys) -> 
 def test_older_than_any_layout_podplan_plans_is_refused(tool: str, text: str) -> None:
     with pytest.raises(ValueError, match="not modelled"):
         ToolVersions(**{tool: text})
+
+
+def test_no_grow_script_for_tools_older_than_its_commands() -> None:
+    from planners.grow import GrowRequest, growth_between, target_plan
+    from planners.script.grow import grow_script
+
+    old = _with(mdadm="3.2.5")
+    with pytest.raises(PlanError, match="writes no script"):
+        grow_script(old, growth_between(old, target_plan(old, GrowRequest(add_disks=1))))
