@@ -87,7 +87,8 @@ def test_cpu_class_figures_carry_a_range_until_stated():
     p = one(raid6, w)
     assert p.binding in ("md thread", "CPU copy", "parity CPU")
     assert p.mb_s_low < p.mb_s < p.mb_s_high
-    assert "CPU figures from the class preset" in p.assumption
+    assert "CPU server preset" in p.assumption
+    assert any("CPU figures from the server class preset" in line for line in p.range_from) and not p.inputs_stated
     stated = Cpu(
         md_thread_mb_s=1400,
         buffered_write_mb_s=1800,
