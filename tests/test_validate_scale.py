@@ -16,7 +16,7 @@ from planners.perf.scale import parse_scale
 from runners.exec import which
 from runners.fio.jobs import Timing
 from runners.fio.result import job_figures
-from runners.validate.scale import cpu_cost, validate_scale
+from runners.validate.scale import cpu_cost, predicted_points, validate_scale
 
 pytestmark = pytest.mark.skipif(which("fio") is None, reason="fio is not installed")
 
@@ -66,7 +66,7 @@ def test_each_point_is_a_validate_run_with_its_cpu_cost(tmp_path) -> None:
     assert sorted(os.listdir(report)) == ["numjobs-1", "numjobs-2", "scale.json"]
 
     # beside the model's point (the example plan: not this directory, but the arithmetic is the same)
-    doc = scale_doc(str(target), example_pod(), scale, jobs)
+    doc = scale_doc(str(target), example_pod(), scale, predicted_points(example_pod(), scale, jobs))
     (curve,) = doc["curves"]
     assert [p["x"] for p in curve["points"]] == [1, 2]
     for p, run in zip(curve["points"], scale.points, strict=True):
@@ -79,7 +79,7 @@ def test_each_point_is_a_validate_run_with_its_cpu_cost(tmp_path) -> None:
     # measured only, because the plan given does not describe the target: said so, with why
     from app.shared.report_html import render
 
-    alone = scale_doc(str(target), None, scale, jobs, "a directory, the plan's volume is an LV")
+    alone = scale_doc(str(target), None, scale, [], "a directory, the plan's volume is an LV")
     assert alone["summary"][0].startswith("the plan given was not set beside these figures")
     page = render(alone)
     assert "no plan given" not in page and "Predicted: the line" not in page

@@ -168,11 +168,11 @@ def write_html(path: str, doc: dict, *, force: bool = False) -> None:
     write_text(path, render(doc), force=force)
 
 
-def scale_doc(target: str, plan: Plan | None, scale: Any, jobs: Sequence[Any], refused: str = "") -> dict:
-    """The measured sweep (and the model's, with a plan) as the curves the report draws; `refused`:
-    why the plan given does not describe the target (so none is set beside the figures)."""
-    from runners.validate.scale import predicted_points
-
+def scale_doc(
+    target: str, plan: Plan | None, scale: Any, predicted: Sequence[PointPrediction], refused: str = ""
+) -> dict:
+    """The measured sweep (and the model's points, `predicted`, with a plan) as the curves the report
+    draws; `refused`: why the plan given does not describe the target (so none is set beside the figures)."""
     measured: dict[Any, Measured] = {}
     for pt in scale.points:
         for w in pt.report.workloads if pt.report else ():
@@ -182,7 +182,7 @@ def scale_doc(target: str, plan: Plan | None, scale: Any, jobs: Sequence[Any], r
             measured[point_key(w.name, pt.point)] = measured_from(f, w.status, w.block_bytes)
     x_key = scale.axes[0].key
     if plan:
-        preds = predicted_points(plan, scale, jobs)
+        preds = list(predicted)
     else:
         preds = [
             PointPrediction(
