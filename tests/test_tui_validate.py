@@ -51,6 +51,21 @@ async def _open_and_start(pilot, target: str, destroy: str = "") -> ValidateScre
     return screen
 
 
+async def _start_the_loaded_job(pilot, target: Path) -> ValidateScreen:  # type: ignore[no-untyped-def]
+    """The validate screen opened, its suite set to the job file loaded with ctrl+j, started on `target`."""
+    from app.tui.widgets.choice import Choice
+
+    await pilot.press("f5")
+    await pilot.pause()
+    screen = pilot.app.screen
+    assert isinstance(screen, ValidateScreen)
+    screen.query_one("#mode", Choice).value = "job"
+    screen.query_one("#target", Input).value = str(target)
+    await pilot.press("ctrl+r")
+    await pilot.pause()
+    return screen
+
+
 async def wait_for_fio(pilot, target: Path) -> None:  # type: ignore[no-untyped-def]
     """Until the screen says a workload runs and fio's file is on the target directory."""
     for _ in range(150):
@@ -167,21 +182,13 @@ async def test_destroy_data_may_name_the_target_through_a_link(tmp_path: Path, m
 
 
 async def test_a_job_file_with_nothing_to_predict_is_refused_in_the_session_s_words(tmp_path: Path) -> None:
-    from app.tui.widgets.choice import Choice
     from planners.perf.jobfile import parse_job_file
 
     job = parse_job_file("[t]\nrw=randtrim\nbs=4k\n", source="trim.fio")
     app = PodplanApp(example_pod())
     app.loaded_job = (job, "trim.fio")
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("f5")
-        await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, ValidateScreen)
-        screen.query_one("#mode", Choice).value = "job"
-        screen.query_one("#target", Input).value = str(tmp_path)
-        await pilot.press("ctrl+r")
-        await pilot.pause()
+        screen = await _start_the_loaded_job(pilot, tmp_path)
         assert not screen.running and not app.workers
         why = validate_session.nothing_to_run((job,))
         assert why and any(m.startswith(why) for m in _messages(app))
@@ -275,7 +282,6 @@ async def test_the_loaded_job_file_runs_its_sections_as_fio_groups_them(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The job file loaded with ctrl+j, on the validate screen: the same grouping as `validate --job`."""
-    from app.tui.widgets.choice import Choice
     from planners.perf.jobfile import parse_job_file
 
     _shrink(monkeypatch, FAST)
@@ -285,14 +291,7 @@ async def test_the_loaded_job_file_runs_its_sections_as_fio_groups_them(
         "mine.fio",
     )
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("f5")
-        await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, ValidateScreen)
-        screen.query_one("#mode", Choice).value = "job"
-        screen.query_one("#target", Input).value = str(tmp_path)
-        await pilot.press("ctrl+r")
-        await pilot.pause()
+        screen = await _start_the_loaded_job(pilot, tmp_path)
         await app.workers.wait_for_complete()
         await pilot.pause()
         table = screen.query_one("#validate-table", DataTable)
@@ -309,21 +308,13 @@ async def test_a_job_file_whose_sections_bear_the_suite_s_names_is_called_a_job_
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """What ran is what was asked (the session says it), not guessed from the sections' names."""
-    from app.tui.widgets.choice import Choice
     from planners.perf.jobfile import parse_job_file
 
     _shrink(monkeypatch, FAST)
     app = PodplanApp(example_pod())
     app.loaded_job = (parse_job_file("[seq-read]\nrw=read\nbs=1M\n", source="mine.fio"), "mine.fio")
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("f5")
-        await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, ValidateScreen)
-        screen.query_one("#mode", Choice).value = "job"
-        screen.query_one("#target", Input).value = str(tmp_path)
-        await pilot.press("ctrl+r")
-        await pilot.pause()
+        await _start_the_loaded_job(pilot, tmp_path)
         await app.workers.wait_for_complete()
         await pilot.pause()
         first = text_of(app, "#validate-notes").splitlines()[0]
