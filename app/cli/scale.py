@@ -26,10 +26,9 @@ from app.shared.curves import (
 )
 from app.shared.figures import mb_text
 from app.shared.fit import Col, FitTable
-from app.usecases.predict import PredictRequest
+from app.usecases.predict import Axis, PointPrediction, PredictRequest, parse_scale
 from planners.errors import PlanError
 from planners.models import Plan
-from planners.perf.scale import Axis, PointPrediction, parse_scale
 
 
 def axes_of(args: argparse.Namespace) -> list[Axis]:
@@ -163,7 +162,7 @@ def _small(m: Measured) -> bool:
 def write_html(path: str, doc: dict, *, force: bool = False) -> None:
     """The page, refused over an existing file (or link) unless forced."""
     from app.shared.report_html import render
-    from runners.files import write_text
+    from app.usecases.files import write_text
 
     write_text(path, render(doc), force=force)
 

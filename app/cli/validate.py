@@ -14,15 +14,19 @@ from app.shared.figures import measured_text, running_figures
 from app.shared.fit import Col, FitTable
 from app.shared.host_cpu import origin_json, origin_text
 from app.usecases.validate import (
+    Baseline,
     BaselineSkipped,
     BaselineStarted,
     BaselineStopped,
     JobNoted,
     PlanMismatched,
     SectionNotRun,
+    SideBySide,
     ValidateEvent,
+    ValidateReport,
     ValidateRequest,
     WorkloadProgressed,
+    health_json,
     suite_runtime_s,
     validate_session,
     what_ran,
@@ -30,11 +34,7 @@ from app.usecases.validate import (
 from app.usecases.validate_hosts import HostNoted, HostsEvent, RemoteDiskUnguarded
 from planners.errors import PlanError
 from planners.hardware.disks import DiskPerf
-from planners.health import health_json
 from planners.models import Plan
-from runners.fio.baseline import Baseline
-from runners.validate.compare import SideBySide
-from runners.validate.suite import ValidateReport
 
 EXIT_OK, EXIT_PARTIAL, EXIT_INTERRUPTED = 0, 1, 130
 
@@ -371,7 +371,7 @@ def report_dir_of(args: argparse.Namespace) -> str | None:
     or a link, is refused unless --force, so a run never writes among (or through) files it did not make."""
     if not args.report:
         return None
-    from runners.files import make_run_dir
+    from app.usecases.files import make_run_dir
 
     make_run_dir(args.report, reuse=args.force)
     return str(args.report)

@@ -14,9 +14,8 @@ from pydantic import ValidationError
 
 from app.shared.planfile import bound_sentence, describe_validation_error
 from app.tui.presets import BY_KEY, preset_for
-from app.usecases.plan import PlanRequest, plan_outputs
+from app.usecases.plan import MAX_GROUPS, PlanRequest, members_per_group, plan_outputs
 from planners.errors import PlanError
-from planners.layouts.groups import MAX_GROUPS, members_per_group
 from planners.models import MdGroup, Plan
 from planners.results import PlanResult
 from planners.units import format_disk_size, format_size_compact, parse_size

@@ -12,10 +12,9 @@ from planners.models import Plan
 from planners.results import PlanResult
 
 if TYPE_CHECKING:
-    from app.usecases.validate import ValidateOutcome
-    from planners.layouts.sweep import Sweep
-    from runners.fio.result import JobFigures
-    from runners.host.disks import HostDisks
+    from app.usecases.disks import HostDisks
+    from app.usecases.sweep import Sweep
+    from app.usecases.validate import JobFigures, ValidateOutcome
 
 
 @dataclass

@@ -18,11 +18,12 @@ from typing import Literal
 from planners.errors import PlanError
 from planners.hardware.disks import DiskPerf
 from planners.health import DiskHealth
+from planners.health import health_json as health_json
 from planners.models import Plan
 from planners.perf.jobfile import JobFile
 from planners.perf.parity_log import CpuOrigin
 from planners.perf.predict import WorkloadPrediction
-from runners.fio.baseline import Baseline
+from runners.fio.baseline import Baseline as Baseline
 from runners.fio.result import JobFigures as JobFigures
 from runners.validate.compare import SideBySide as SideBySide
 from runners.validate.suite import ValidateReport as ValidateReport

@@ -59,13 +59,6 @@ class ValidateScaleOutcome:
     """The model at each point that ran, knees marked; () without a plan."""
 
 
-def parse_scale(spec: str) -> Axis:
-    """One --scale option (`numjobs=1,2,4`) read; bad input is one PlanError line."""
-    from planners.perf.scale import parse_scale as parse
-
-    return parse(spec)
-
-
 def validate_scale_session(
     req: ValidateScaleRequest, on_event: Listener | None = None, cancel: threading.Event | None = None
 ) -> ValidateScaleOutcome:
