@@ -72,6 +72,7 @@ class PerfCtx:
     fs_block: int = 4096  # the filesystem's block size, bytes
     btrfs: tuple[str, str] | None = None  # (data, metadata) profiles of a btrfs across the raw disks
     lv_stripe: int = 0  # lvcreate -I of a striped LV, bytes: dm cuts each request at it (0 = not striped)
+    kernel_stated: bool = True  # the plan's [tools] names the kernel (else `kernel` is the default's)
 
     def request_unit(self, group: GroupCtx) -> int:
         """The largest piece of one request a group receives: md cuts at its chunk, a striped LV at its
@@ -182,6 +183,7 @@ def build_ctx(plan: Plan, result: PlanResult, disk_override: DiskPerf | None = N
         kernel=plan.tools.kernel,
         btrfs=(btrfs.data_profile, btrfs.metadata_profile) if btrfs else None,
         lv_stripe=vol.alignment.lv_stripe_bytes or 0,
+        kernel_stated="kernel" in plan.tools.model_fields_set,
     )
 
 
