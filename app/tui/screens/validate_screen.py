@@ -155,7 +155,7 @@ class ValidateScreen(Screen[None]):
             yield Choice(self._suites(), "quick", id="mode")
             yield Label("destroy data", classes="form-label")
             yield Input(
-                id="destroy", placeholder="type the device's exact name to let write jobs erase it", compact=True
+                id="destroy", placeholder="name the device (or a link to it) to let write jobs erase it", compact=True
             )
             yield Label("", classes="form-label")
             yield Tick(
@@ -170,7 +170,7 @@ class ValidateScreen(Screen[None]):
         with VerticalScroll(id="validate-body"):
             yield Static(
                 "Type a target and press Start. Write jobs on a raw device run only if it is blank "
-                "or its exact name is typed under destroy data.",
+                "or that device (its name or a link to it) is typed under destroy data.",
                 id="validate-progress",
             )
             yield DataTable(id="validate-table", zebra_stripes=True, cursor_type="row")
