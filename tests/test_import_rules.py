@@ -47,6 +47,7 @@ FRONT_END_MAY_IMPORT = frozenset(
         "planners.names",  # the rules a name or a path in a plan must meet
         "planners.example",  # the example plans
         "planners.tool_defaults",  # the tool versions a plan assumes by default
+        "planners.schemes",  # each RAID level's layouts, chunk and bitmap, offered in a form or a flag
         "planners.hardware.disks",  # the disk models and their classes (presets)
         "planners.hardware.machine",  # the machine models and their CPU classes (presets)
         "planners.perf.workloads",  # the workload presets

@@ -64,7 +64,7 @@ def locks_not_counted(ctx: PerfCtx, w: Workload) -> str:
         g = ctx.groups[i]
         if g.disk.rpm:
             continue
-        if g.level == 1 and kernel_before(ctx, RAID1_BARRIER_BUCKETS):
+        if g.scheme.mirrors_every_member and kernel_before(ctx, RAID1_BARRIER_BUCKETS):
             return (
                 f"kernel {ctx.kernel}'s RAID1 takes conf->resync_lock for every request (until 4.11), "
                 "a lock the model does not count: the figure is an upper bound"
