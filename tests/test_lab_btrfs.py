@@ -56,7 +56,9 @@ MATRIX = {
         name="luns8",
         disks=[DiskSet(count=8, size=10 * TB)],
         hardware=LUNS,
-        lvm=Lvm(enabled=True, vg="luns8", lv="striped", mode="striped"),
+        # An LV name of its own: test_lab_direct's "luns", in the same boot, stripes an LV over raw disks
+        # too, and a VG straight on disks stays in view of the scenarios after it.
+        lvm=Lvm(enabled=True, vg="luns8", lv="striped8", mode="striped"),
         filesystem=Filesystem(type="ext4"),
     ),
 }
