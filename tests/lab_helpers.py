@@ -34,7 +34,7 @@ BOOTS: dict[str, tuple[tuple[str, ...], int]] = {
 # What a parallel run sends out first, longest first: a shared boot, or a file that boots on its
 # own. A boot that waits on throttled or delayed disks (witness, throttled, failure) takes little
 # of a host core; one that builds (rehearse, growth, stacks) takes a whole one: they alternate, so
-# that the first four workers (scripts/dev.sh: two more than CPUs) keep two cores busy. Every other
+# that the first three workers (scripts/dev.sh: one more than CPUs) keep two cores busy. Every other
 # file comes after, in its order.
 LAB_FIRST = (
     "lab_rehearse",
