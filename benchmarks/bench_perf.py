@@ -17,10 +17,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench_compute import plan_60
 
 from planners.compute import compute
+from planners.example import example_pod
 from planners.layouts.sweep import layouts, sweep
 from planners.models import MdGroup, Plan
-from planners.perf.predict import predict
-from planners.perf.workloads import PRESETS
+from planners.perf.predict import geometry_for_speed, predict
+from planners.perf.scale import as_job, parse_scale, shaped, sweep_job
+from planners.perf.workloads import PRESETS, VALIDATION
 from planners.reliability.loss import reliability
 
 
@@ -57,6 +59,14 @@ def main() -> None:
     print(
         f"sweep(60 disks, {len(layouts(flat))} layouts, each computed, predicted and scored): median {med:.0f} ms, "
         f"worst {p95:.0f} ms over {args.sweeps} runs (target < 500 ms)"
+    )
+    pod = example_pod()
+    job = as_job(shaped(pod, geometry_for_speed(pod), VALIDATION[:3]))
+    axes = [parse_scale("numjobs=1..128x2")]
+    med, p95 = _median_ms(lambda: sweep_job(pod, geometry_for_speed(pod), job, axes), args.sweeps * 4)
+    print(
+        f"sweep_job(pod45, 3 workloads x numjobs=1..128x2, the Perf tab's curves while typing): median {med:.0f} ms, "
+        f"p95 {p95:.0f} ms (target < 100 ms)"
     )
 
 

@@ -44,7 +44,7 @@ def _under(modules: set[str], *packages: str) -> list[str]:
 
 @pytest.mark.parametrize("argv", [["--version"], ["--help"]], ids=" ".join)
 def test_version_and_help_load_no_model_and_no_renderer(argv):
-    modules = imported(*argv)
+    modules = imported(*argv) - {"pydantic.plugin._loader"}  # app.cli.main's own, pydantic not imported
     assert not _under(modules, "pydantic", "rich", "textual", "runners", "planners.models"), argv
 
 
@@ -54,3 +54,11 @@ def test_plan_json_loads_the_plan_s_models_and_nothing_of_the_other_commands():
     # runners.dirs alone (platformdirs): where the config file would be, whose defaults a plan from
     # flags takes; without a file nothing more is read.
     assert not set(_under(modules, "rich", "textual", "runners", *OTHER_COMMANDS)) - {"runners", "runners.dirs"}
+
+
+def test_plan_json_does_not_look_for_pydantic_plugins():
+    """pydantic's plugin loader imports importlib.metadata and reads every installed package's entry
+    points at the first model; app.cli.main puts in a loader that finds none, before pydantic's own."""
+    modules = imported("plan", "--json")
+    assert "pydantic.plugin._loader" in modules
+    assert "importlib.metadata" not in modules

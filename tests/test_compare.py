@@ -83,3 +83,18 @@ def test_client_server_output_adds_up_its_hosts(tmp_path, capsys) -> None:
     # the array serves both hosts at once: the figure set beside the plan is their sum
     assert f"{sum(h['read']['iops'] for h in hosts):,.0f} IOPS" in said
     assert "no prediction" not in said  # the jobs read from the options fio recorded for the hosts
+
+
+def test_a_job_the_job_file_lacks_is_read_at_its_own_request_size(tmp_path, capsys) -> None:
+    ran = tmp_path / "ran.fio"
+    ran.write_text(_job(tmp_path))
+    only_sw = tmp_path / "sw.fio"
+    only_sw.write_text(_job(tmp_path).replace("[rr]\nrw=randread\nbs=4k\n", ""))
+    out = tmp_path / "out.json"
+    subprocess.run(["fio", "--output-format=json", f"--output={out}", str(ran)], check=True, capture_output=True)
+    rr = next(j for j in objects(out.read_text())[-1]["jobs"] if j["jobname"] == "rr")
+    assert main(["compare", PLAN, "--fio", str(out), "--job", str(only_sw)]) == 0
+    said = capsys.readouterr().out
+    # 4 KiB reads in IOPS, as a predicted one would be, though nothing is set beside them
+    assert f"{rr['read']['iops']:,.0f} IOPS" in said and "no prediction" in said
+    assert f"rr: not predicted: {only_sw} has no such job section" in said

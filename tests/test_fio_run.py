@@ -51,26 +51,55 @@ def test_directory_suite_reports_files_and_cleans_up(tmp_path):
         assert (w.name, "start") in events and (w.name, "end") in events
     assert json.loads((rep_dir / "report.json").read_text())["target"] == str(data)
     assert _leftovers(data) == []
-    assert sorted(_fio_plot_reads(rep_dir)) == [f"job-{i:02d}.json" for i in range(1, 5)]
+    read = _fio_plot_reads(rep_dir, tmp_path / "chart.png")
+    # every run, read by fio-plot as fio wrote it (report.json beside them is skipped with a note)
+    for i, (name, rw, way, iops) in enumerate(read, 1):
+        job = json.loads((rep_dir / name).read_text())["jobs"][0]
+        assert (name, rw) == (f"job-{i:02d}.json", job["job options"]["rw"])
+        assert iops == job[way]["iops"] and iops > 0
+    assert len(read) == 4
+    assert (tmp_path / "chart.png").read_bytes().startswith(b"\x89PNG")
 
 
-def _fio_plot_reads(d: Path) -> list[str]:
-    """The files fio-plot 1.1.21 takes from a directory (fiolib/jsonimport.py: list_json_files and
-    filter_json_files): each `*.json` parsed whole by json.load (one document, or it exits), kept
-    when it has two of fio's top-level keys and its first job's options merged with the global ones
-    name rw, iodepth and numjobs."""
-    kept = []
-    for name in os.listdir(d):
-        if not name.endswith(".json"):
-            continue
-        doc = json.loads((d / name).read_text())  # raises on concatenated documents, as fio-plot fails
-        if sum(k in doc for k in ("fio version", "global options", "client_stats", "jobs")) < 2:
-            continue  # fio-plot skips it with a note (report.json, curves.json)
-        opts = {**doc["jobs"][0]["job options"], **doc.get("global options", {})}
-        if all(k in opts for k in ("rw", "iodepth", "numjobs")):
-            int(opts["iodepth"]), int(opts["numjobs"])
-            kept.append(name)
-    return kept
+# fio-plot (a dev dependency) run on the kept directory: its own reader (fiolib.getdata.get_json_data:
+# list_json_files, json.load of each file whole, parse_json_data) for each job's rw, iodepth and numjobs,
+# then its command line drawing one IOPS and latency chart (-l) to a PNG.
+FIO_PLOT = """
+import json, sys
+from fio_plot import main
+from fio_plot.fiolib import defaultsettings, getdata
+
+directory, png, points = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
+read = []
+for rw, depth, jobs in points:
+    s = {**defaultsettings.get_default_settings(), "input_directory": [directory], "rw": rw}
+    s.update(iodepth=[depth], numjobs=[jobs])
+    s = getdata.configure_default_settings(s, getdata.get_routing_dict(), "bargraph2d_qd")
+    for d in getdata.get_json_data(s):
+        read += [[f.rsplit("/", 1)[1], rw, row["type"], row["iops"]] for f, row in zip(d["files"], d["data"])]
+print("read:", json.dumps(read), flush=True)
+rw, depth, jobs = points[-1]
+sys.argv = ["fio-plot", "-i", directory, "-T", "kept", "-l", "-r", rw, "-d", str(depth), "-n", str(jobs), "-o", png]
+main()
+"""
+
+
+def _fio_plot_reads(d: Path, png: Path) -> list[list]:
+    """[file, rw, direction, IOPS] of each run fio-plot read from a kept directory (one JSON document
+    per file, else its json.load exits); the last run's chart drawn to png on the way."""
+    points = []
+    for name in sorted(os.listdir(d)):
+        if name.startswith("job-") and name.endswith(".json"):
+            opts = json.loads((d / name).read_text())["jobs"][0]["job options"]
+            points.append([opts["rw"], int(opts["iodepth"]), int(opts["numjobs"])])
+    p = subprocess.run(
+        [sys.executable, "-c", FIO_PLOT, str(d), str(png), json.dumps(points)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    return json.loads(next(ln for ln in p.stdout.splitlines() if ln.startswith("read: "))[6:])
 
 
 def test_cancel_stops_fio_keeps_partial_figures_and_removes_the_file(tmp_path):

@@ -104,3 +104,35 @@ def test_rehearse_prints_what_its_schemas_say(capsys):
         render(out, err, True)
         doc = _holds(capsys.readouterr().out, name, capsys)
         assert doc["all_match"] and doc["checks"][0]["match"]
+
+
+@needs_fio
+def test_compare_prints_what_its_schema_says(tmp_path, capsys):
+    """A real fio output (two jobs, one of them run as two clones) beside the plan: the figures are fio's,
+    added up over the clones, and the prediction is predict --job's on the job options fio recorded."""
+    import json
+    from pathlib import Path
+
+    from tests.test_compare import PLAN
+
+    job = tmp_path / "j.fio"
+    job.write_text(
+        f"[global]\ndirectory={tmp_path}\nsize=8m\nioengine=psync\ntime_based=1\nruntime=1\n"
+        "[rr]\nrw=randread\nbs=4k\nnumjobs=2\n[sw]\nstonewall\nrw=write\nbs=1m\n"
+    )
+    out = tmp_path / "out.json"
+    run(["fio", "--output-format=json", f"--output={out}", str(job)], timeout=60)
+    fio = json.loads(out.read_text())
+    doc = _holds(_run(["compare", PLAN, "--fio", str(out), "--json"], capsys), "compare", capsys)
+    predicted = json.loads(_run(["predict", PLAN, "--job", str(job), "--json"], capsys))["predictions"]
+    rr, sw = doc["jobs"]
+    clones = [j for j in fio["jobs"] if j["jobname"] == "rr"]
+    assert (rr["job"], rr["metric"], rr["entries"], rr["figures"]) == ("rr", "IOPS", 2, None)
+    assert rr["measured"] == sum(j["read"]["iops"] for j in clones)
+    assert rr["predicted"] == next(p["iops"] for p in predicted if p["workload"] == "rr")
+    assert rr["diff_pct"] == (rr["measured"] - rr["predicted"]) / rr["predicted"] * 100
+    assert any(n.startswith("rr: 2 entries") for n in doc["notes"])
+    one = next(j for j in fio["jobs"] if j["jobname"] == "sw")
+    assert (sw["metric"], sw["entries"], sw["measured"]) == ("MB/s", 1, one["write"]["bw_bytes"] / 1e6)
+    assert sw["figures"]["lat_p99_us"] == one["write"]["clat_ns"]["percentile"]["99.000000"] / 1000
+    assert doc["fio_version"] == fio["fio version"] and doc["report"] is None and Path(doc["fio"]) == out

@@ -56,8 +56,8 @@ def test_predict_on_the_example_pod_names_each_binding_term(capsys):
         assert words in out
     # Each reason a range rests on is said once; one that holds for some rows names them.
     ranges = [x.strip() for x in out.splitlines() if x.startswith("range:")]
-    assert ranges[0] == "range: disk speeds from class presets (±35%)"
-    assert sum("disk speeds" in x for x in ranges) == 1 and "(seq-write" in ranges[1]
+    assert ranges[0] == "range: disk transfer rates hdd7200 preset ±35% (seq-read, seq-write)"
+    assert sum("disk transfer rates" in x for x in ranges) == 1 and "(seq-write" in ranges[1]
 
 
 def test_predict_json(capsys):

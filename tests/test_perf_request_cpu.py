@@ -8,8 +8,9 @@ from app.cli.main import main
 from planners.hardware.disks import DiskSpec
 from planners.hardware.machine import Cpu, Hardware, MdKnobs, Wiring
 from planners.models import DiskSet, Filesystem, Lvm, MdGroup, Plan
-from planners.perf.predict import REQUEST_FIELDS, predict
+from planners.perf.predict import predict
 from planners.perf.request_cpu import NAME
+from planners.perf.spread import REQUEST_FIELDS
 from planners.perf.workloads import Workload
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import time
 
 import pytest
 
@@ -185,17 +184,13 @@ def test_a_point_keeps_the_model_outside_reason_it_already_had() -> None:
     assert all(p.outside_model for p in preds)
 
 
-def test_a_sweep_is_fast_enough_to_redraw_while_typing() -> None:
+def test_a_numjobs_sweep_gives_a_point_per_value_and_workload() -> None:
+    # its speed (the Perf tab redraws it while typing) is measured in benchmarks/bench_perf.py
     plan = example_pod()
     result = geometry_for_speed(plan)
     job = as_job(shaped(plan, result, VALIDATION[:3]))
-    axes = [parse_scale("numjobs=1..128x2")]
-    sweep_job(plan, result, job, axes)  # imports and caches warm
-    t0 = time.perf_counter()
-    preds = sweep_job(plan, result, job, axes)
-    took = time.perf_counter() - t0
+    preds = sweep_job(plan, result, job, [parse_scale("numjobs=1..128x2")])
     assert len(preds) == 24
-    assert took < 0.100, f"3 x 8 points took {took * 1e3:.0f} ms"
 
 
 def test_predict_scale_json_carries_the_point(tmp_path, capsys) -> None:

@@ -104,7 +104,8 @@ def test_a_given_round_trip_is_not_a_preset():
 def test_figures_on_presets_come_with_a_range_and_measured_ones_a_narrow_one():
     w = Workload(name="s", rw="read", bs=1 << 20, iodepth=16)
     preset = one(plan(8, 0, Hardware()), w)
-    assert preset.mb_s_low < preset.mb_s < preset.mb_s_high and "class presets" in preset.assumption
+    assert preset.mb_s_low < preset.mb_s < preset.mb_s_high and "hdd7200 preset" in preset.assumption
+    assert not preset.inputs_stated
     measured = predict(
         plan(8, 0, Hardware()),
         workloads=[w],
@@ -112,7 +113,9 @@ def test_figures_on_presets_come_with_a_range_and_measured_ones_a_narrow_one():
     )[0]
     # A measured disk's range is fio's run-to-run repeatability (±10 %), not a class's spread
     # (measured figures used to carry none; the lab rows then had a range of zero width).
-    assert measured.mb_s_low == pytest.approx(0.9 * measured.mb_s) and "measured disk" in measured.assumption
+    assert measured.mb_s_low == pytest.approx(0.9 * measured.mb_s) and "measured" in measured.assumption
+    assert measured.inputs_stated and "every input stated" in measured.assumption
+    assert measured.range_from == ["disk transfer rates: measured (fio's run-to-run repeatability, ±10%)"]
     assert measured.range_terms == ["disks"] or measured.range_terms[0] in ("disks", "queue depth")
     # A link bound figure rests on a standard's rate, not on a preset: no range.
     fc = Hardware(disk=DiskSpec(disk_class="hdd15k"), wiring=Wiring(link="fc1", disks_per_link=8))

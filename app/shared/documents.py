@@ -43,6 +43,7 @@ DOCUMENTS = {
     "validate-scale": "app.shared.documents_measured:ValidateScaleDocument",
     "validate-health": "app.shared.documents_measured:HealthDocument",
     "validate-burn-in": "app.shared.documents_measured:BurnInDocument",
+    "compare": "app.shared.documents_compare:CompareDocument",
 }
 
 

@@ -116,6 +116,7 @@ class KeptReport(_Strict):
 
     health: list[KeptHealth] = Field(default_factory=list, description="SMART of every disk under the target.")
     notes: list[str] = Field(default_factory=list, description="What validate said under its table, a line each.")
+    said_by: Literal["validate", "compare"] = Field("validate", description="The command whose notes they are.")
     points: list[KeptMeasuredPoint] | None = Field(
         None, description="validate's workloads as measured (absent: the curves' measured points)."
     )

@@ -120,8 +120,9 @@ function latencyChart(c) {
 
 
 def notes_html(doc: dict[str, Any]) -> str:
-    """What validate said under its table (why a figure differs, what stopped), as on the terminal."""
+    """What validate (or compare) said under its table (why a figure differs, what stopped), as on the terminal."""
     notes = doc.get("notes") or []
     if not notes:
         return ""
-    return '<h2>What validate said</h2><ul class="notes">' + "".join(f"<li>{escape(n)}</li>" for n in notes) + "</ul>"
+    said_by = escape(doc.get("said_by", "validate"))
+    return f'<h2>What {said_by} said</h2><ul class="notes">' + "".join(f"<li>{escape(n)}</li>" for n in notes) + "</ul>"

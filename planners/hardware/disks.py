@@ -181,9 +181,16 @@ class ResolvedDisk(BaseModel):
     flush_us: float = Field(0.0, description="A cache flush's cost on a write carrying one, microseconds (DiskSpec).")
     spread: float = Field(
         0.0,
-        description="How far real disks of the class stray from the preset's speeds, as a "
-        "fraction either way (0.25 = -25 %..+25 %); 0 once measured.",
+        description="How far real disks of the class stray from the preset's sequential speeds, as a "
+        "fraction either way (0.25 = -25 %..+25 %): the class's spread, a datasheet's or a measurement's.",
     )
+    rand_spread: float = Field(
+        0.0,
+        description="The same for the random figures (rand_read_iops, rand_write_iops, flash latency), "
+        "which a plan may state apart from the sequential ones, fraction.",
+    )
+    disk_class: str = Field("", description="The class preset the figures the plan left out come from.")
+    stated: tuple[str, ...] = Field((), description="The speed figures the plan stated, not the preset.")
     spindles: int = Field(
         1,
         description="Disks behind the device serving random requests side by side "
@@ -333,7 +340,10 @@ def resolve_disk(spec: DiskSpec, measured: DiskPerf | None = None) -> ResolvedDi
     given = {k: v for k, v in spec.model_dump(exclude={"disk_class", *COST_FIELDS}).items() if v is not None}
     if "seq_outer_mb_s" in given and "spread" not in given:
         given["spread"] = min(base.spread, DATASHEET_SPREAD)
-    disk = base.model_copy(update=given)
+    # The random figures keep the class's spread until the plan states them (a datasheet's IOPS).
+    rand_stated = "rand_read_iops" in given or "rand_write_iops" in given
+    given["rand_spread"] = min(base.spread, DATASHEET_SPREAD) if rand_stated else base.spread
+    disk = base.model_copy(update={**given, "disk_class": spec.disk_class, "stated": tuple(sorted(given))})
     if disk.seq_inner_mb_s > disk.seq_outer_mb_s:
         raise PlanError("a disk's inner zone cannot be faster than its outer zone", "hardware.disk.seq_inner_mb_s")
     if spec.lun is not None and measured is None:
@@ -360,6 +370,7 @@ def resolve_disk(spec: DiskSpec, measured: DiskPerf | None = None) -> ResolvedDi
                 rand_write_iops=measured.rand_write_iops,
                 measured=True,
                 spread=MEASURED_SPREAD,
+                rand_spread=MEASURED_SPREAD,
                 lun=spec.lun,  # measured speeds, but its odds still come from its disks
             )
         )

@@ -19,9 +19,9 @@ from planners.models import Plan
 from planners.perf.combined import workload_terms
 from planners.perf.context import PerfCtx, build_ctx, seq_mb_s
 from planners.perf.md_locks import NAME as MD_LOCKS
-from planners.perf.md_locks import socket_mix
 from planners.perf.request_cpu import NAME as REQUEST_CPU
-from planners.perf.roof import CPU_COPY, Term, Terms
+from planners.perf.roof import Term, Terms
+from planners.perf.spread import figure_range, kernel_input, kernel_sensitive
 from planners.perf.workloads import VALIDATION, Workload, for_plan
 from planners.results import PlanResult
 
@@ -42,6 +42,13 @@ class PredictedTerm(BaseModel):
     mb_s: float = Field(description="Throughput this component alone would allow, MB/s (10^6 bytes/s).")
     iops: float = Field(description="The same as requests of the workload's block size per second.")
     note: str = Field(description="How the figure was derived.")
+
+
+RANGE_FROM = (
+    "The inputs that widened the range, one line each: what the input is, whether the plan stated it "
+    "or left it to a preset (a disk class, a CPU class, a controller kind), and its spread either way "
+    "([] when there is no range)."
+)
 
 
 class WorkloadPrediction(BaseModel):
@@ -67,11 +74,13 @@ class WorkloadPrediction(BaseModel):
     )
     mb_s_low: float = Field(
         0.0,
-        description="Low end of the figure when it rests on preset hardware figures, MB/s "
-        "(= mb_s when every figure it rests on was measured or stated).",
+        description="Low end of the figure, MB/s: each term moved down by the spread of the inputs it "
+        "rests on (range_from), the smallest taken (= mb_s when no input carries a spread).",
     )
     mb_s_high: float = Field(0.0, description="High end of the figure, MB/s (see mb_s_low).")
-    assumption: str = Field("", description="The presets the range comes from ('' when there is no range).")
+    assumption: str = Field(
+        "", description="The inputs the range comes from, in a few words each ('' when there is no range)."
+    )
     shaping: list[str] = Field(
         default_factory=list,
         description="How the job's shape was modelled: block-size "
@@ -86,6 +95,13 @@ class WorkloadPrediction(BaseModel):
     range_terms: list[str] = Field(
         default_factory=list,
         description="The terms that set the range's low and high ends ([] when there is no range).",
+    )
+    range_from: list[str] = Field(default_factory=list, description=RANGE_FROM)
+    inputs_stated: bool = Field(
+        True,
+        description="True when every input the range comes from was stated by the plan or measured "
+        "(its range is then the datasheet's or the measurement's own spread); False when one was left "
+        "to a preset, which stating it would narrow.",
     )
 
 
@@ -158,7 +174,18 @@ def predict_one(ctx: PerfCtx, w: Workload, mode: Mode = "normal", missing: int =
     )
     best = terms[0]
     second = terms[1] if len(terms) > 1 else None
-    low, high, assumption, by = _range(ctx, terms, w)
+    extra = []
+    figures = {t.name: t.mb_s for t in terms}
+    if kernel_sensitive(ctx, w, figures):
+
+        def again(other: PerfCtx) -> dict[str, float]:
+            out = workload_terms(other, w, degraded=0 if mode == "normal" else missing).terms
+            out = _rebuilding(other, out) if mode == "rebuild" else out
+            return {name: t.mb_s * factor for name, t in out.items()}
+
+        kernel = kernel_input(ctx, figures, again)
+        extra = [kernel] if kernel else []
+    r = figure_range(ctx, terms, w, extra)
     return WorkloadPrediction(
         workload=w.name,
         mode=mode,
@@ -172,94 +199,40 @@ def predict_one(ctx: PerfCtx, w: Workload, mode: Mode = "normal", missing: int =
         factor_note=job.factor_note,
         terms=terms,
         outside_model=job.outside_model,
-        mb_s_low=low,
-        mb_s_high=high,
-        assumption=assumption,
-        range_terms=by if high > low else [],
+        mb_s_low=r.low,
+        mb_s_high=r.high,
+        assumption=assumption(r.briefly, r.all_stated),
+        range_terms=r.by,
+        range_from=r.inputs,
+        inputs_stated=r.all_stated,
     )
+
+
+def merged_inputs(preds: Sequence[WorkloadPrediction]) -> dict[str, object]:
+    """The fields that say what widened a range, for one figure made of several (a block-size mix):
+    every part's inputs, stated only where every part's were."""
+    stated = all(p.inputs_stated for p in preds)
+    briefly = [x for p in preds for x in p.assumption.split("; ") if x and x != EVERY_INPUT_STATED]
+    return {
+        "range_from": list(dict.fromkeys(x for p in preds for x in p.range_from)),
+        "inputs_stated": stated,
+        "assumption": assumption(list(dict.fromkeys(briefly)), stated),
+    }
+
+
+EVERY_INPUT_STATED = "every input stated"
+
+
+def assumption(inputs: list[str], all_stated: bool) -> str:
+    """The inputs the range comes from, in one line; said so when the plan stated every one."""
+    if not inputs:
+        return ""
+    return "; ".join([*inputs, EVERY_INPUT_STATED] if all_stated else inputs)
 
 
 # The CPU terms whose note says what they counted (per-core figure and cores, or the shared line):
 # shown with the prediction wherever one of them binds.
 COUNTED_CPU_TERMS = (REQUEST_CPU, MD_LOCKS)
-# Terms that rest on the disks' figures, and those that rest on a controller's.
-DISK_TERMS = ("disks", "queue depth", "readahead", "stripe cache", "write cache")
-CONTROLLER_TERMS = ("queue depth", "write cache")
-# Terms that rest on the CPU's figures, and which figures.
-# The per-request figures: the plan states them all or the term keeps their spread.
-REQUEST_FIELDS = (
-    "psync_us",
-    "libaio_us",
-    "io_uring_us",
-    "wait_us",
-    "block_request_us",
-    "bio_remap_us",
-    "md_stripe_io_us",
-)
-CPU_TERMS = {
-    CPU_COPY: ("buffered_write_mb_s", "buffered_read_mb_s"),
-    "md thread": ("md_thread_mb_s",),
-    "host PCIe": ("pcie_lanes", "pcie_gen"),
-    "memory": ("memory_mb_s",),
-    "parity CPU": ("raid6_gen_mb_s", "xor_mb_s"),
-    "checksums": ("crc32c_mb_s",),
-    MD_LOCKS: ("line_transfer_ns", "socket_transfer_ns"),
-}
-
-
-def spread_range(ctx: PerfCtx, terms: Sequence[PredictedTerm]) -> tuple[float, float, str]:
-    """(low, high, assumption): each term moved by its presets' spread, the smallest of each side."""
-    low, high, said, _ = _range(ctx, terms)
-    return low, high, said
-
-
-def _range(
-    ctx: PerfCtx, terms: Sequence[PredictedTerm], w: Workload | None = None
-) -> tuple[float, float, str, list[str]]:
-    """spread_range, and the names of the terms that set its two ends.
-
-    A term resting on a class preset (a disk class, a controller kind) can be off by as much as
-    real hardware of that class differs; measured or stated figures have no spread.
-    """
-    disk = max(ctx.groups[i].disk.spread for i in ctx.volume_groups)
-    measured = all(ctx.groups[i].disk.measured for i in ctx.volume_groups)
-    ctl = ctx.controller.spread if ctx.controller else 0.0
-    said = []
-    if disk:
-        said.append(
-            f"measured disk figures (±{disk:.0%}, fio's run-to-run repeatability)"
-            if measured
-            else f"disk speeds from class presets (±{disk:.0%})"
-        )
-    if ctl:
-        said.append(f"controller round trip from its kind's preset (±{ctl:.0%})")
-    cpu = {name for name, fields in CPU_TERMS.items() if not set(fields) <= set(ctx.cpu.stated)}
-    per_request = 0.0 if set(REQUEST_FIELDS) <= set(ctx.cpu.stated) else ctx.cpu.request_spread
-
-    # md's shared lines: the share of transfers between sockets is not known (socket_mix).
-    locks_down, locks_up = socket_mix(ctx, w) if w is not None else (0.0, 0.0)
-
-    def spread(t: PredictedTerm, sign: int) -> float:
-        return max(
-            disk if t.name in DISK_TERMS else 0.0,
-            ctl if t.name in CONTROLLER_TERMS else 0.0,
-            ctx.cpu.spread if t.name in cpu else 0.0,
-            per_request if t.name == REQUEST_CPU else 0.0,
-            (locks_up if sign > 0 else locks_down) if t.name == MD_LOCKS else 0.0,
-        )
-
-    (low, low_by), (high, high_by) = (
-        min((t.mb_s * (1 + sign * spread(t, sign)), t.name) for t in terms) for sign in (-1, 1)
-    )
-    # A CPU figure is named only where its term's low end reaches into the range: far above it, it
-    # moves nothing.
-    if ctx.cpu.spread and any(t.name in cpu and t.mb_s * (1 - ctx.cpu.spread) < high for t in terms):
-        said.append(f"CPU figures from the class preset (±{ctx.cpu.spread:.0%})")
-    if per_request and any(t.name == REQUEST_CPU and t.mb_s * (1 - per_request) < high for t in terms):
-        said.append(f"CPU per request from measured and published figures (±{per_request:.0%})")
-    if locks_up and MD_LOCKS in (low_by, high_by):
-        said.append("md's shared lines: their next writer on this socket or the other, as the job's threads fall")
-    return low, high, "; ".join(said) if low < high else "", list(dict.fromkeys((low_by, high_by)))
 
 
 def _rebuilding(ctx: PerfCtx, limits: Terms) -> Terms:

@@ -38,7 +38,14 @@ from math import erf, sqrt
 from planners.hardware.disks import DiskPerf
 from planners.models import Plan
 from planners.perf.context import PerfCtx, build_ctx, positioning_s
-from planners.perf.predict import Mode, PredictedTerm, WorkloadPrediction, geometry_for_speed, predict_ctx
+from planners.perf.predict import (
+    Mode,
+    PredictedTerm,
+    WorkloadPrediction,
+    geometry_for_speed,
+    merged_inputs,
+    predict_ctx,
+)
 from planners.perf.workloads import PRESETS, Workload
 from planners.results import PlanResult
 
@@ -235,6 +242,7 @@ def _sized(ctx: PerfCtx, w: Workload, plain: Plain) -> WorkloadPrediction:
             "terms": terms,
             "mb_s_low": low,
             "mb_s_high": high,
+            **merged_inputs([p for p, _ in rows]),
             "shaping": list(
                 dict.fromkeys([*worst.shaping, f"block sizes by request count as fio draws them: {sizes}"])
             ),

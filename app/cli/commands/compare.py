@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from app.cli.command import Command
+from app.cli.command import EXIT_OK, Command
 
 if TYPE_CHECKING:
     import argparse
@@ -23,12 +23,28 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="FILE.fio",
         help="the job file that ran (default: the job options fio wrote into its output)",
     )
+    p.add_argument("--json", action="store_true", help="print JSON (its schema: podplan schema compare)")
+    p.add_argument(
+        "--report",
+        metavar="DIR",
+        help="also write DIR/report.html (measured beside predicted, spread, latency) and DIR/curves.json "
+        "(podplan report DIR draws it again); DIR is made, or must be empty",
+    )
+    p.add_argument("--force", action="store_true", help="with --report: write into a DIR that holds files already")
 
 
 def run(args: argparse.Namespace) -> int:
-    from app.cli.compare import compare
+    from app.cli.compare import json_text, print_table
+    from app.cli.flags import load_plan_file
+    from app.usecases.compare import CompareRequest, compare
 
-    return compare(args.plan_file, args.fio, args.job)
+    req = CompareRequest(load_plan_file(args.plan_file), args.fio, args.job, args.report, args.force)
+    out = compare(req)
+    if args.json:
+        print(json_text(out))
+    else:
+        print_table(out)
+    return EXIT_OK
 
 
 COMMAND = Command(
@@ -44,6 +60,7 @@ COMMAND = Command(
             "podplan compare pod.toml --fio run1/job-01.json --job mine.fio",
             "a kept validate run, its jobs read from the job file that ran",
         ),
+        ("podplan compare pod.toml --fio old.json --report old-vs-plan", "also as a page: old-vs-plan/report.html"),
     ),
     add_arguments=add_arguments,
     run=run,

@@ -26,6 +26,7 @@ NAMES = (
     "validate-scale",
     "validate-health",
     "validate-burn-in",
+    "compare",
 )
 
 
