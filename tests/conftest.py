@@ -1,6 +1,6 @@
-"""Suite-wide ordering: the lab's long boots first, so a parallel run (pytest -n) overlaps them with
-everything else instead of leaving them for the end. And the transcript of the commands the tests
-run is kept out of the user's home."""
+"""Suite-wide ordering and distribution: the lab's long boots first, so a parallel run (pytest -n)
+overlaps them with everything else instead of leaving them for the end, and the files of a shared
+boot on one worker. And the transcript of the commands the tests run is kept out of the user's home."""
 
 from __future__ import annotations
 
@@ -9,30 +9,25 @@ import shutil
 import pytest
 
 from runners import transcript
-
-# Longest first (one boot each; their order in a serial run does not matter).
-LAB_FIRST = (
-    "test_lab_scaling",
-    "test_lab_rehearse",
-    "test_lab_growth",
-    "test_lab_failure",
-    "test_lab_perf",
-    "test_lab_readahead",
-    "test_lab_placement",
-    "test_lab_validate",
-    "test_lab_boot",
-    "test_lab_direct",
-    "test_lab_merging",
-)
+from tests.lab_helpers import lab_rank
 
 
 def _rank(item) -> int:  # type: ignore[no-untyped-def]
-    stem = item.path.stem
-    return LAB_FIRST.index(stem) if stem in LAB_FIRST else len(LAB_FIRST)
+    return lab_rank(item.path.stem)
 
 
 def pytest_collection_modifyitems(config, items) -> None:  # type: ignore[no-untyped-def]
     items.sort(key=_rank)  # stable: within a file and among the rest, the usual order stays
+
+
+@pytest.hookimpl(tryfirst=True, optionalhook=True)  # before xdist's own; absent under -p no:xdist
+def pytest_xdist_make_scheduler(config, log):  # type: ignore[no-untyped-def]
+    """--dist loadfile, with the files of one shared lab boot as one unit (tests/lab_helpers)."""
+    if config.getvalue("dist") != "loadfile":
+        return None
+    from tests.lab_helpers import lab_boot_scheduling
+
+    return lab_boot_scheduling(config, log)
 
 
 @pytest.fixture(autouse=True, scope="session")

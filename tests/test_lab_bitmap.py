@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import re
-import time
 
 import pytest
 
@@ -26,9 +25,9 @@ from planners.models import DiskSet, Filesystem, MdGroup, Plan
 from planners.perf.predict import predict
 from planners.perf.workloads import Workload
 from planners.units import KiB, MiB
-from runners.lab import LabConfig, LabDisk, ensure_kit, run_batch
+from runners.lab import LabDisk
 from runners.lab.scenario import Scenario
-from tests.lab_helpers import record_calibration, skip_unless_lab
+from tests.lab_helpers import record_calibration, shared_batch, skip_unless_lab
 
 pytestmark = pytest.mark.slow
 
@@ -117,15 +116,20 @@ def _plan(chunk_kib: int | None) -> Plan:
     )
 
 
-def test_a_clean_bitmap_chunk_costs_a_random_write_a_bitmap_write_on_every_member():
+LAB_TIMEOUT_S = 600.0
+
+
+def lab_scenarios(kit) -> list[Scenario]:  # type: ignore[no-untyped-def]
     disk = LabDisk(size_bytes=SIZE, bps_total=BPS, iops_total=IOPS)
-    started = time.monotonic()
-    result = run_batch(
-        [Scenario(name="bitmap", script=_script(), disks=(disk, disk, disk), timeout_s=300, collect=False)],
-        kit=ensure_kit(),
-        config=LabConfig(timeout_s=600),
-    )
-    print(f"\nlab bitmap batch: {time.monotonic() - started:.0f} s, accel {result.accel}")
+    return [Scenario(name="bitmap", script=_script(), disks=(disk, disk, disk), timeout_s=300, collect=False)]
+
+
+@pytest.fixture(scope="module")
+def result(request):  # type: ignore[no-untyped-def]
+    return shared_batch(request)
+
+
+def test_a_clean_bitmap_chunk_costs_a_random_write_a_bitmap_write_on_every_member(result):
     scen = result.scenario("bitmap")
     assert scen.returncode == 0, result.failure_report("bitmap")
 

@@ -84,8 +84,9 @@ def batch():
     guarded = guarded.model_copy(update={"args": guarded.disk_paths()})
     overridden = Scenario(name="overridden", script=GUARD, **seeded)
     overridden = overridden.model_copy(update={"args": ("--override", *overridden.disk_paths())})
+    # Figures and statuses, no speeds: one emulated CPU, as the lab's other such boots (tests/lab_helpers.BOOTS).
     result = run_batch(
-        [r5, fio, fails, slow, guarded, overridden], kit=kit, config=LabConfig(timeout_s=240, work_dir=WORK_DIR)
+        [r5, fio, fails, slow, guarded, overridden], kit=kit, config=LabConfig(timeout_s=240, work_dir=WORK_DIR, cpus=1)
     )
     print(
         f"\nkit {kit_s:.1f} s ({kit.manifest.initrd_bytes / MiB:.0f} MiB initramfs, "

@@ -10,8 +10,6 @@ model's; a figure that misses runs again in one more boot.
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from planners.hardware.disks import DiskPerf, DiskSpec
@@ -20,8 +18,8 @@ from planners.models import DiskSet, Filesystem, Plan
 from planners.perf.predict import predict
 from planners.perf.workloads import Workload, preset
 from planners.units import MiB
-from runners.lab import LabConfig, LabDisk, ensure_kit, fio_scenario, run_batch
-from tests.lab_helpers import measure_again, record_calibration, skip_unless_lab
+from runners.lab import LabDisk, fio_scenario
+from tests.lab_helpers import measure_again, record_calibration, shared_batch, skip_unless_lab
 from tests.test_lab_perf import BPS, IOPS, TOLERANCE, _figure, base_disk, base_scenario, job_file, measured
 
 pytestmark = pytest.mark.slow
@@ -71,13 +69,17 @@ def btrfs_scenario(name: str, workloads: list[Workload]):  # type: ignore[no-unt
     return fio_scenario(name, (disk,) * n, setup, job_file(workloads), target="/mnt/b/f", timeout_s=180, collect=False)
 
 
+LAB_TIMEOUT_S = 600.0
+
+
+def lab_scenarios(kit) -> list:  # type: ignore[no-untyped-def]
+    """The raw disk, then each profile's btrfs under its jobs (tests/lab_helpers.BOOTS)."""
+    return [base_scenario()] + [btrfs_scenario(name, jobs) for name, jobs in JOBS.items()]
+
+
 @pytest.fixture(scope="module")
-def lab():
-    started = time.monotonic()
-    scenarios = [base_scenario()] + [btrfs_scenario(name, jobs) for name, jobs in JOBS.items()]
-    result = run_batch(scenarios, kit=ensure_kit(), config=LabConfig(timeout_s=600))
-    print(f"\nlab btrfs speed batch: {time.monotonic() - started:.0f} s, accel {result.accel}")
-    return result
+def lab(request):  # type: ignore[no-untyped-def]
+    return shared_batch(request)
 
 
 def compare(disk: DiskPerf, got: dict[str, dict[str, float]]) -> tuple[list[dict], list[dict]]:

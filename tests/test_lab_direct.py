@@ -4,15 +4,17 @@ it from a real LUN) and a filesystem straight on one disk. Every figure predicte
 
 from __future__ import annotations
 
+import functools
+
 import pytest
 
 from planners.hardware.disks import DiskSpec, Lun
 from planners.hardware.machine import Hardware
 from planners.models import DiskSet, Filesystem, Lvm, Plan
 from planners.units import KiB
-from runners.lab import LabConfig, ensure_kit, run_batch
+from runners.lab import ensure_kit
 from runners.lab.rehearse import rehearsal_tools
-from tests.lab_helpers import every_figure_checked, prepare_matrix, skip_unless_lab
+from tests.lab_helpers import every_figure_checked, prepare_matrix, shared_batch, skip_unless_lab
 
 pytestmark = pytest.mark.slow
 
@@ -40,12 +42,21 @@ MATRIX = {
 }
 
 
+LAB_TIMEOUT_S = 900.0
+
+
+def lab_scenarios(kit) -> list:  # type: ignore[no-untyped-def]
+    return _prepared(kit.manifest.kernel_release)[0]
+
+
+@functools.cache
+def _prepared(kernel_release: str) -> tuple[list, dict]:
+    return prepare_matrix(MATRIX, rehearsal_tools(kernel_release))
+
+
 @pytest.fixture(scope="module")
-def lab():
-    kit = ensure_kit()
-    tools = rehearsal_tools(kit.manifest.kernel_release)
-    scenarios, expected = prepare_matrix(MATRIX, tools)
-    return run_batch(scenarios, kit=kit, config=LabConfig(timeout_s=900.0)), expected
+def lab(request):
+    return shared_batch(request), _prepared(ensure_kit().manifest.kernel_release)[1]
 
 
 @pytest.mark.parametrize("name", MATRIX)

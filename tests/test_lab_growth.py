@@ -8,6 +8,7 @@ available) must equal what the VM reports, and the data written before reads bac
 
 from __future__ import annotations
 
+import functools
 import time
 
 import pytest
@@ -19,7 +20,7 @@ from planners.units import KiB
 from runners.lab import LabConfig, ensure_kit, run_batch
 from runners.lab.growth import compare_growth, prepare_growth, prepare_interrupt, records
 from runners.lab.rehearse import rehearsal_tools
-from tests.lab_helpers import skip_unless_lab
+from tests.lab_helpers import shared_batch, skip_unless_lab
 
 pytestmark = pytest.mark.slow
 
@@ -49,15 +50,22 @@ def cases() -> dict[str, tuple[Plan, Plan]]:
     }
 
 
+LAB_TIMEOUT_S = 1500.0
+
+
+def lab_scenarios(kit) -> list:  # type: ignore[no-untyped-def]
+    return [p[0] for p in _prepared(kit.manifest.kernel_release).values()]
+
+
+@functools.cache
+def _prepared(kernel_release: str) -> dict:
+    tools = rehearsal_tools(kernel_release)
+    return {name: prepare_growth(old, new, tools=tools, name=name) for name, (old, new) in cases().items()}
+
+
 @pytest.fixture(scope="module")
-def lab():
-    kit = ensure_kit()
-    tools = rehearsal_tools(kit.manifest.kernel_release)
-    prepared = {name: prepare_growth(old, new, tools=tools, name=name) for name, (old, new) in cases().items()}
-    started = time.monotonic()
-    result = run_batch([p[0] for p in prepared.values()], kit=kit, config=LabConfig(timeout_s=1500))
-    print(f"\nlab growth batch: {time.monotonic() - started:.0f} s, accel {result.accel}")
-    return prepared, result
+def lab(request):
+    return _prepared(ensure_kit().manifest.kernel_release), shared_batch(request)
 
 
 @pytest.mark.parametrize("case", list(cases()))

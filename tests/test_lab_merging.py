@@ -10,8 +10,6 @@ is, 4 KiB; 32 in flight are merged into requests of up to 32 x 4 KiB, never past
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from planners.hardware.disks import DiskSpec
@@ -22,9 +20,9 @@ from planners.perf.predict import geometry_for_speed
 from planners.perf.request_cpu import merged_bytes
 from planners.perf.workloads import Workload
 from planners.units import KiB, MiB
-from runners.lab import LabConfig, LabDisk, ensure_kit, run_batch
+from runners.lab import LabDisk
 from runners.lab.scenario import Scenario
-from tests.lab_helpers import record_calibration, skip_unless_lab
+from tests.lab_helpers import record_calibration, shared_batch, skip_unless_lab
 
 pytestmark = pytest.mark.slow
 
@@ -60,15 +58,20 @@ def _counts(before: str, after: str) -> tuple[float, float, float]:
     return total[0], total[1], total[2]
 
 
-def test_adjacent_small_requests_are_merged_only_with_more_than_one_in_flight():
+LAB_TIMEOUT_S = 400.0
+
+
+def lab_scenarios(kit) -> list[Scenario]:  # type: ignore[no-untyped-def]
     disk = LabDisk(size_bytes=SIZE, bps_total=4_000_000, iops_total=200)
-    started = time.monotonic()
-    result = run_batch(
-        [Scenario(name="merge", script=SCRIPT, disks=(disk, disk), timeout_s=120, collect=False)],
-        kit=ensure_kit(),
-        config=LabConfig(timeout_s=400),
-    )
-    print(f"\nlab merging batch: {time.monotonic() - started:.0f} s, accel {result.accel}")
+    return [Scenario(name="merge", script=SCRIPT, disks=(disk, disk), timeout_s=120, collect=False)]
+
+
+@pytest.fixture(scope="module")
+def result(request):  # type: ignore[no-untyped-def]
+    return shared_batch(request)
+
+
+def test_adjacent_small_requests_are_merged_only_with_more_than_one_in_flight(result):
     scen = result.scenario("merge")
     assert scen.returncode == 0, result.failure_report("merge")
     plan = Plan(

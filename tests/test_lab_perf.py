@@ -9,8 +9,6 @@ Under TCG the guest CPU is slow, so the disks are throttled far below what it ca
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from planners.hardware.disks import DiskPerf, DiskSpec
@@ -19,8 +17,8 @@ from planners.models import DiskSet, Filesystem, MdGroup, Plan
 from planners.perf.predict import predict
 from planners.perf.workloads import VALIDATION, Workload, for_plan
 from planners.units import KiB, MiB
-from runners.lab import LabConfig, LabDisk, ensure_kit, fio_scenario, run_batch, scenario_fio_runs
-from tests.lab_helpers import measure_again, record_calibration, skip_unless_lab
+from runners.lab import LabDisk, fio_scenario, scenario_fio_runs
+from tests.lab_helpers import measure_again, record_calibration, shared_batch, skip_unless_lab
 
 pytestmark = pytest.mark.slow
 
@@ -112,16 +110,18 @@ def base_scenario():  # type: ignore[no-untyped-def]
     )
 
 
+LAB_TIMEOUT_S = 900.0
+
+
+def lab_scenarios(kit) -> list:  # type: ignore[no-untyped-def]
+    """The raw disk, each array, and the array with a slow member (tests/lab_helpers.BOOTS)."""
+    arrays = [array_scenario(name, suite(plan(level, chunk))) for name, (level, chunk) in NAMES.items()]
+    return [base_scenario(), *arrays, SLOW]
+
+
 @pytest.fixture(scope="module")
-def lab():
-    scenarios = [base_scenario()] + [
-        array_scenario(name, suite(plan(level, chunk))) for name, (level, chunk) in NAMES.items()
-    ]
-    scenarios.append(SLOW)
-    started = time.monotonic()
-    result = run_batch(scenarios, kit=ensure_kit(), config=LabConfig(timeout_s=900))
-    print(f"\nlab perf batch: {time.monotonic() - started:.0f} s, accel {result.accel}")
-    return result
+def lab(request):
+    return shared_batch(request)
 
 
 # `validate --baseline` on a real array with one member at half speed: the read-only per-disk

@@ -10,8 +10,6 @@ each measured figure.
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from planners.hardware.disks import DiskPerf, DiskSpec
@@ -22,10 +20,10 @@ from planners.perf.jobfile import parse_job_file
 from planners.perf.placement import shares
 from planners.perf.predict import geometry_for_speed, predict
 from planners.units import KiB, MiB
-from runners.lab import LabConfig, LabDisk, ensure_kit, run_batch
+from runners.lab import LabDisk
 from runners.lab.fio import parse_fio_json
 from runners.lab.scenario import Scenario
-from tests.lab_helpers import record_calibration, skip_unless_lab
+from tests.lab_helpers import record_calibration, shared_batch, skip_unless_lab
 
 pytestmark = pytest.mark.slow
 
@@ -95,13 +93,17 @@ def script() -> str:
     return "\n".join(lines) + "\n"
 
 
-@pytest.fixture(scope="module")
-def lab() -> dict:
+LAB_TIMEOUT_S = 700.0
+
+
+def lab_scenarios(kit) -> list[Scenario]:  # type: ignore[no-untyped-def]
     disk = LabDisk(size_bytes=SIZE, bps_total=BPS, iops_total=IOPS)
-    scen = Scenario(name="lin3", script=script(), disks=(disk,) * 6, timeout_s=400, collect=False)
-    started = time.monotonic()
-    result = run_batch([scen], kit=ensure_kit(), config=LabConfig(timeout_s=700))
-    print(f"\nlab placement batch: {time.monotonic() - started:.0f} s, accel {result.accel}")
+    return [Scenario(name="lin3", script=script(), disks=(disk,) * 6, timeout_s=400, collect=False)]
+
+
+@pytest.fixture(scope="module")
+def lab(request) -> dict:
+    result = shared_batch(request)
     out = result.scenario("lin3")
     assert out.returncode == 0, result.failure_report("lin3")
     return out.outputs

@@ -17,7 +17,6 @@ that every real disk has a queue) are outside what the lab can witness, and mark
 from __future__ import annotations
 
 import os
-import time
 
 import pytest
 
@@ -27,8 +26,8 @@ from planners.perf.predict import predict
 from planners.perf.scale import PointPrediction, at_point, mark_knees
 from planners.perf.workloads import RANDOM_DEPTH_PER_DISK, Workload
 from planners.units import KiB, MiB
-from runners.lab import LabConfig, LabDisk, ensure_kit, fio_scenario, run_batch
-from tests.lab_helpers import measure_again, record_calibration, skip_unless_lab
+from runners.lab import LabConfig, LabDisk, fio_scenario
+from tests.lab_helpers import measure_again, record_calibration, shared_batch, skip_unless_lab
 from tests.test_lab_perf import (
     BPS,
     IOPS,
@@ -160,13 +159,17 @@ def array_scenario(name: str, workloads: list[Workload]):  # type: ignore[no-unt
     return fio_scenario(name, (disk,) * MEMBERS, setup, job, target="/dev/md0", timeout_s=900, collect=False)
 
 
+LAB_TIMEOUT_S = 2400.0
+
+
+def lab_scenarios(kit) -> list:  # type: ignore[no-untyped-def]
+    """The raw disk, then each array under the sweeps (tests/lab_helpers.BOOTS)."""
+    return [base_scenario()] + [array_scenario(f"r{level}", sections()) for level in LEVELS]
+
+
 @pytest.fixture(scope="module")
-def lab():
-    started = time.monotonic()
-    scenarios = [base_scenario()] + [array_scenario(f"r{level}", sections()) for level in LEVELS]
-    result = run_batch(scenarios, kit=ensure_kit(), config=LabConfig(timeout_s=2400))
-    print(f"\nlab scaling batch: {time.monotonic() - started:.0f} s, accel {result.accel}")
-    return result
+def lab(request):  # type: ignore[no-untyped-def]
+    return shared_batch(request)
 
 
 def compare(disk: DiskPerf, got: dict[str, dict[str, float]]) -> tuple[list[dict], list[dict]]:

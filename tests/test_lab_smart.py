@@ -13,10 +13,9 @@ import shlex
 import pytest
 
 from planners.health import parse_smartctl
-from runners.lab import LabConfig, ensure_kit, run_batch
 from runners.lab.scenario import LabDisk, Scenario
 from runners.validate.burnin import chunk_bytes_for, dd_argv
-from tests.lab_helpers import skip_unless_lab
+from tests.lab_helpers import shared_batch, skip_unless_lab
 
 pytestmark = pytest.mark.slow
 
@@ -61,9 +60,16 @@ def _scenario() -> Scenario:
     )
 
 
+LAB_TIMEOUT_S = 300.0
+
+
+def lab_scenarios(kit) -> list[Scenario]:  # type: ignore[no-untyped-def]
+    return [_scenario()]
+
+
 @pytest.fixture(scope="module")
-def run():
-    batch = run_batch([_scenario()], kit=ensure_kit(), config=LabConfig(timeout_s=900.0))
+def run(request):
+    batch = shared_batch(request)
     result = batch.scenario("smart")
     assert result.returncode == 0, batch.failure_report("smart")
     out = {os.path.basename(k): v for k, v in result.outputs.items()}

@@ -9,6 +9,7 @@ The first scenario's lsblk, mdstat (mid-resync) and mdadm output are kept as fix
 
 from __future__ import annotations
 
+import functools
 import os
 import pathlib
 
@@ -23,10 +24,10 @@ from planners.units import KiB, MiB
 from runners.fio.jobs import Target, Timing, suite
 from runners.fio.result import parse_output
 from runners.host.inventory import parse_lsblk, parse_mdstat
-from runners.lab import LabConfig, ensure_kit, run_batch
+from runners.lab import ensure_kit
 from runners.lab.rehearse import compare, prepare, rehearsal_tools
 from runners.validate.shape import shape_of_plan
-from tests.lab_helpers import skip_unless_lab
+from tests.lab_helpers import shared_batch, skip_unless_lab
 
 pytestmark = pytest.mark.slow
 
@@ -73,10 +74,17 @@ def _jobs(plan: Plan) -> dict[str, str]:
     return files
 
 
-@pytest.fixture(scope="module")
-def lab():
-    kit = ensure_kit()
-    tools = rehearsal_tools(kit.manifest.kernel_release)
+LAB_TIMEOUT_S = 1200.0
+
+
+def lab_scenarios(kit) -> list:  # type: ignore[no-untyped-def]
+    """The pod as planned, and the wrong build (tests/lab_helpers.BOOTS)."""
+    return list(_prepared(kit.manifest.kernel_release)[0])
+
+
+@functools.cache
+def _prepared(kernel_release: str):  # type: ignore[no-untyped-def]
+    tools = rehearsal_tools(kernel_release)
     right = _plan("xfs", 512 * KiB)
     good, good_plan, good_result = prepare(right, name="asbuilt", tools=tools)
     good = good.model_copy(
@@ -93,8 +101,13 @@ def lab():
             "files": {"build.sh": build_script(built, compute(built))},
         }
     )
-    batch = run_batch([good, wrong], kit=kit, config=LabConfig(timeout_s=1200.0))
-    return batch, (good_plan, good_result), (wrong_plan, wrong_result)
+    return (good, wrong), (good_plan, good_result), (wrong_plan, wrong_result)
+
+
+@pytest.fixture(scope="module")
+def lab(request):
+    _, good, wrong = _prepared(ensure_kit().manifest.kernel_release)
+    return shared_batch(request), good, wrong
 
 
 def test_as_built_pod_has_no_difference(lab):
