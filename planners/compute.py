@@ -10,6 +10,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import NamedTuple
 
+from planners.era import df_kernel, era_findings
 from planners.errors import PlanError
 from planners.findings import alignment as al
 from planners.findings.direct import (
@@ -54,7 +55,7 @@ def default_lv_stripe(chunk: int | None, full_stripe: int, extent: int) -> int:
 def compute(plan: Plan) -> PlanResult:
     """Compute every figure of a plan. Raises PlanError for plans the tools would refuse."""
     tools = plan.tools
-    mdadm = tools.v("mdadm")
+    mdadm = tools.rules("mdadm")
     groups = [_group(g, tuple(members), tuple(spares), mdadm) for g, members, spares in plan.group_disks()]
     unders = [_md_under(g) for g in groups] if groups else direct_unders(plan)
 
@@ -102,7 +103,7 @@ def compute(plan: Plan) -> PlanResult:
     findings = al.check_plan(subs[0], arrays, volumes[0]) + own + mount_findings(volumes)
     if not groups:
         findings += direct_findings(plan, unders, volumes[0])
-    findings += journal_findings(plan) + [f for v in volumes for f in btrfs_findings(v)]
+    findings += journal_findings(plan) + [f for v in volumes for f in btrfs_findings(v)] + era_findings(plan)
     # With LVM there is one volume, and its PVs are the devices under it, in order.
     aligned = sum(  # the PVs' tails, once: every LV shares the VG
         lvm_alignment_bytes(v, [al.write_unit(u.level, u.chunk, u.io_opt) for u in unders])
@@ -251,7 +252,7 @@ def _lvm_layer(plan: Plan, groups: list[GroupResult], unders: list[Under], used:
     unit = al.write_unit(md0.level, md0.chunk, md0.io_opt) if lvm.mode == "linear" else 0
     extent = lvm.extent_size or aligned_extent(unit)
     data_alignment = lvm.data_alignment or md0.io_opt or md0.io_min or None
-    pe_start = pe_start_bytes(*md0.exported, data_alignment=data_alignment, lvm2=plan.tools.v("lvm2"))
+    pe_start = pe_start_bytes(*md0.exported, data_alignment=data_alignment, lvm2=plan.tools.rules("lvm2"))
     # Striping needs two arrays or more: over one array the LV is one stripe, which lvcreate
     # makes linear, so there is no stripe size to choose (and one the plan gives is refused).
     lv_stripes = len(unders) if lvm.mode == "striped" else 1
@@ -328,11 +329,11 @@ def _filesystem(plan: Plan, groups: list[GroupResult], unders: list[Under], laye
                 block_size=fs.block_size,
                 sector_size=sector,
                 rotational=rotational,
-                xfsprogs=plan.tools.v("xfsprogs"),
+                xfsprogs=plan.tools.rules("xfsprogs"),
                 log_device=fs.log_device,
             )
             fs_bytes = xfs.data_blocks * xfs.block_size
-            df_size, df_avail = xfs_df(xfs, kernel=plan.tools.v("kernel"))
+            df_size, df_avail = xfs_df(xfs, kernel=df_kernel(plan))
         else:
             stride = su // fs.block_size if su else 0
             ext4 = ext4_geometry(
@@ -343,7 +344,7 @@ def _filesystem(plan: Plan, groups: list[GroupResult], unders: list[Under], laye
                 stripe_width=stride * sw,
                 reserved_percent=fs.reserved_percent,
                 rotational=rotational,
-                e2fsprogs=plan.tools.v("e2fsprogs"),
+                e2fsprogs=plan.tools.rules("e2fsprogs"),
                 journal=fs.journal,
                 journal_device=fs.journal_device,
             )

@@ -26,6 +26,17 @@ MODELLED_TEXT: dict[str, tuple[str, str]] = {
     "xfsprogs": ("5.19", "6.5"),
     "kernel": ("2.6", "6.19"),
 }
+# What a plan may state: the tools an array was built with, back to the first of each series that made
+# the layouts podplan plans (mdadm 2.0: v1.x superblocks; e2fsprogs 1.39: ext3 with resize_inode and
+# dir_index; xfsprogs 2.8: su/sw and lazy counters' predecessors). A plan for predict or check may name
+# an older tool than the rules above follow: its capacity figures are then computed with the oldest
+# rules modelled and marked not witnessed (planners.era), and the build script refuses it.
+ACCEPTED_TEXT: dict[str, tuple[str, str]] = {
+    **MODELLED_TEXT,
+    "mdadm": ("2.0", "4.5"),
+    "e2fsprogs": ("1.39", "1.48"),
+    "xfsprogs": ("2.8", "6.5"),
+}
 _SHOWN = {"kernel": "Linux"}
 # What a version may look like: the build script prints it, so nothing a shell would read
 # ("6.1.0-18-amd64", "4.2-5" and lvm's "2.03.16(2)" are fine; a newline or a `;` is not).
@@ -57,6 +68,9 @@ def format_version(v: Version) -> str:
 MODELLED: dict[str, tuple[Version, Version]] = {
     tool: (parse_version(low), parse_version(high)) for tool, (low, high) in MODELLED_TEXT.items()
 }
+ACCEPTED: dict[str, tuple[Version, Version]] = {
+    tool: (parse_version(low), parse_version(high)) for tool, (low, high) in ACCEPTED_TEXT.items()
+}
 
 
 class ToolVersions(BaseModel):
@@ -74,8 +88,8 @@ class ToolVersions(BaseModel):
     @classmethod
     def _modelled(cls, text: str, info: ValidationInfo) -> str:
         tool = str(info.field_name)
-        low, high = MODELLED[tool]
-        shown = MODELLED_TEXT[tool]
+        low, high = ACCEPTED[tool]
+        shown = ACCEPTED_TEXT[tool]
         known = f"it knows {_SHOWN.get(tool, tool)} {shown[0]} up to (not including) {shown[1]}"
         try:
             if not _VERSION_TEXT.fullmatch(text):
@@ -89,3 +103,12 @@ class ToolVersions(BaseModel):
 
     def v(self, tool: str) -> Version:
         return parse_version(getattr(self, tool))
+
+    def rules(self, tool: str) -> Version:
+        """The version whose rules the figures follow: the stated one, or the oldest modelled one for a
+        tool older than that (its figures are then not witnessed: `older`)."""
+        return max(self.v(tool), MODELLED[tool][0])
+
+    def older(self) -> tuple[str, ...]:
+        """The tools stated older than the rules the figures follow, in field order."""
+        return tuple(t for t in MODELLED if self.v(t) < MODELLED[t][0])

@@ -5,6 +5,10 @@
   TUI never reaches into the command line (the CLI may open the TUI).
 - app.usecases (one function per thing a user does) is headless: it imports neither app.cli nor
   app.tui, and nothing it reaches, however indirectly, imports Textual or Rich.
+- The front ends (app.cli, app.tui) read and render only: from below app they import the data they
+  render (FRONT_END_MAY_IMPORT: models, results, units, errors, examples, presets), never a module
+  that computes or touches the machine; those they reach through a use case (app.usecases), which
+  names the types of what it returns.
 - No circle anywhere: neither between modules nor between the concept packages
   (planners.md, planners.fs, runners.fio, app.tui, ...).
 - Every package says in its docstring what lives there.
@@ -30,6 +34,24 @@ INNER_RULES = (
 )
 HEADLESS = "app.usecases"
 SCREEN_LIBRARIES = {"textual", "rich"}
+FRONT_ENDS = ("app.cli", "app.tui")
+# Data types only: each module here holds models, constants or presets a front end renders or
+# offers in a form, and the input rules a flag or a field is read with.
+FRONT_END_MAY_IMPORT = frozenset(
+    {
+        "planners",  # the version
+        "planners.errors",  # PodplanError and its kinds: what a front end says in one line
+        "planners.models",  # Plan and its parts
+        "planners.results",  # PlanResult: the figures computed, as the use case returns them
+        "planners.units",  # sizes parsed and shown
+        "planners.names",  # the rules a name or a path in a plan must meet
+        "planners.example",  # the example plans
+        "planners.tool_defaults",  # the tool versions a plan assumes by default
+        "planners.hardware.disks",  # the disk models and their classes (presets)
+        "planners.hardware.machine",  # the machine models and their CPU classes (presets)
+        "planners.perf.workloads",  # the workload presets
+    }
+)
 
 
 def _module_name(path: pathlib.Path) -> str:
@@ -159,6 +181,28 @@ def test_layers_point_down(module):
         if module == importer or module.startswith(importer + "."):
             bad = sorted(t for t in GRAPH[module] if t == forbidden or t.startswith(forbidden + "."))
             assert not bad, f"{module} imports {bad}: {importer} must not import {forbidden}"
+
+
+def front_end_breaches(module: str, targets: set[str]) -> list[str]:
+    """What a front-end module imports from below app that is not a data type."""
+    if not module.startswith(tuple(f + "." for f in FRONT_ENDS)) and module not in FRONT_ENDS:
+        return []
+    return sorted(t for t in targets if t.split(".")[0] != "app" and t not in FRONT_END_MAY_IMPORT)
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if m.startswith(FRONT_ENDS)))
+def test_the_front_ends_import_data_types_and_use_cases_only(module):
+    bad = front_end_breaches(module, GRAPH[module])
+    assert not bad, f"{module} imports {bad}: a front end reaches them through a use case (app.usecases)"
+
+
+def test_the_front_end_rule_would_catch_one():
+    # as the compare screen and the Perf tab once predicted by themselves
+    breach = front_end_breaches("app.tui.widgets.perf", {"planners.perf.predict", "planners.models"})
+    assert breach == ["planners.perf.predict"]
+    assert front_end_breaches("app.cli.main", {"runners.transcript", "app.usecases.files"}) == ["runners.transcript"]
+    assert front_end_breaches("app.usecases.predict", {"planners.perf.predict"}) == []
+    assert set(MODULES) >= FRONT_END_MAY_IMPORT, "a module of the allow-list is gone"
 
 
 def test_the_use_cases_reach_no_screen_library():

@@ -90,7 +90,12 @@ def test_cpu_class_figures_carry_a_range_until_stated():
     assert "CPU server preset" in p.assumption
     assert any("CPU figures from the server class preset" in line for line in p.range_from) and not p.inputs_stated
     stated = Cpu(
-        md_thread_mb_s=1400, buffered_write_mb_s=1800, buffered_read_mb_s=3500, raid6_gen_mb_s=12000, xor_mb_s=20000
+        md_thread_mb_s=1400,
+        buffered_write_mb_s=1800,
+        buffered_read_mb_s=4900,
+        reclaim_us=0.54,
+        raid6_gen_mb_s=12000,
+        xor_mb_s=20000,
     )
     q = one(plan("xfs", 6, 24, disk="ssd-sata", cpu=stated), w)
     assert q.mb_s == pytest.approx(p.mb_s)

@@ -8,9 +8,9 @@ import pytest
 from app.cli.main import main
 from app.shared.planfile import plan_to_toml
 from planners.example import example_pod
-from planners.versions import MODELLED_TEXT, ToolVersions
+from planners.versions import ACCEPTED_TEXT, ToolVersions
 
-TOOLS = tuple(MODELLED_TEXT)
+TOOLS = tuple(ACCEPTED_TEXT)
 
 
 def _plan_file(tmp_path, tool: str, text: str):  # type: ignore[no-untyped-def]
@@ -31,7 +31,7 @@ def test_a_version_podplan_cannot_follow_is_one_line(capsys, tmp_path, tool, tex
     err = capsys.readouterr().err
     assert code == 2, err
     assert len(err.strip().splitlines()) == 1, err
-    low, high = MODELLED_TEXT[tool]
+    low, high = ACCEPTED_TEXT[tool]
     assert f"tools.{tool}: " in err and f" {low} up to (not including) {high}" in err, err
 
 
@@ -46,10 +46,10 @@ def test_a_newline_never_reaches_the_script(capsys, tmp_path, tool) -> None:  # 
 
 def test_real_spellings_and_the_bounds_are_read() -> None:
     ToolVersions(kernel="6.1.0-18-amd64", mdadm="v4.2", lvm2="2.03.16(2)", e2fsprogs="1.47.0", xfsprogs="6.1.0")
-    for tool, (low, _) in MODELLED_TEXT.items():
+    for tool, (low, _) in ACCEPTED_TEXT.items():
         assert getattr(ToolVersions(**{tool: low}), tool) == low
     ToolVersions(kernel="2.6.32", mdadm="4.4", lvm2="2.02.187", e2fsprogs="1.47.3", xfsprogs="6.4.0")
-    for tool, (_, high) in MODELLED_TEXT.items():
+    for tool, (_, high) in ACCEPTED_TEXT.items():
         with pytest.raises(ValueError, match=f"tools.{tool}|not modelled"):
             ToolVersions(**{tool: high})
 

@@ -43,5 +43,5 @@ def test_a_message_takes_its_fields_in_order_and_starts_as_textual_expects() -> 
     rejected = messages.PlanRejected("groups must divide the disks", "groups")
     assert (rejected.message, rejected.field) == ("groups must divide the disks", "groups")
     assert rejected.time > 0 and not rejected._stop_propagation  # Message.__post_init__ ran
-    finished = work_messages.ValidationFinished(report=None, rows=[], predicted=False)  # type: ignore[arg-type]
-    assert finished.mismatch == ()
+    finished = work_messages.ValidationFinished(outcome=None)  # type: ignore[arg-type]
+    assert finished.outcome is None and finished.time > 0

@@ -7,6 +7,7 @@ run takes a few seconds; everything else (guards, fio, parsing, the model) is th
 from __future__ import annotations
 
 import functools
+import os
 from pathlib import Path
 
 import pytest
@@ -45,6 +46,21 @@ async def _open_and_start(pilot, target: str, destroy: str = "") -> ValidateScre
     assert isinstance(screen, ValidateScreen)
     screen.query_one("#target", Input).value = target
     screen.query_one("#destroy", Input).value = destroy
+    await pilot.press("ctrl+r")
+    await pilot.pause()
+    return screen
+
+
+async def _start_the_loaded_job(pilot, target: Path) -> ValidateScreen:  # type: ignore[no-untyped-def]
+    """The validate screen opened, its suite set to the job file loaded with ctrl+j, started on `target`."""
+    from app.tui.widgets.choice import Choice
+
+    await pilot.press("f5")
+    await pilot.pause()
+    screen = pilot.app.screen
+    assert isinstance(screen, ValidateScreen)
+    screen.query_one("#mode", Choice).value = "job"
+    screen.query_one("#target", Input).value = str(target)
     await pilot.press("ctrl+r")
     await pilot.pause()
     return screen
@@ -129,12 +145,53 @@ async def test_a_plan_of_other_storage_is_said_before_fio_and_shapes_nothing(
         assert "shape" in seen and seen["shape"] is None
 
 
-async def test_destroy_data_must_name_the_target_exactly(tmp_path: Path) -> None:
+async def test_destroy_data_naming_another_device_runs_nothing(tmp_path: Path) -> None:
     app = PodplanApp(example_pod())
     async with app.run_test(size=SIZE) as pilot:
-        screen = await _open_and_start(pilot, "/dev/loop7", destroy="/dev/loop1")
+        screen = await _open_and_start(pilot, str(tmp_path), destroy="/dev/loop1")
         assert not screen.running and not app.workers
-        assert any("exact name (/dev/loop7)" in m for m in _messages(app))
+        # the runner's guard said it, before anything ran
+        assert any(m.startswith("Destroy data: --destroy-data names a device") for m in _messages(app))
+
+
+@pytest.mark.skipif(os.geteuid() != 0 or which("losetup") is None, reason="needs root and losetup for a loop device")
+async def test_destroy_data_may_name_the_target_through_a_link(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A /dev/disk/by-id link and the kernel name are one device: the runner's guard compares devices,
+    so the screen lets the run start, with the name as typed (the old screen compared the strings)."""
+    from runners.probes.loopdev import sparse_loop
+    from runners.validate.guard import GuardError
+
+    seen: dict[str, object] = {}
+
+    def held(target, *, destroy_data=None, **_kw):  # type: ignore[no-untyped-def]
+        seen["destroy"] = destroy_data
+        raise GuardError("stopped by the test")
+
+    monkeypatch.setattr(validate_session, "validate", held)
+    with sparse_loop(8 * MiB) as dev:
+        link = tmp_path / "ata-DISK_SERIAL"
+        link.symlink_to(dev)
+        app = PodplanApp(example_pod())
+        async with app.run_test(size=SIZE) as pilot:
+            await _open_and_start(pilot, dev, destroy=str(link))
+            await app.workers.wait_for_complete()
+            await pilot.pause()
+            assert not any(m.startswith("Destroy data") for m in _messages(app))
+            assert seen == {"destroy": str(link)}
+            assert "stopped by the test" in text_of(app, "#validate-progress")
+
+
+async def test_a_job_file_with_nothing_to_predict_is_refused_in_the_session_s_words(tmp_path: Path) -> None:
+    from planners.perf.jobfile import parse_job_file
+
+    job = parse_job_file("[t]\nrw=randtrim\nbs=4k\n", source="trim.fio")
+    app = PodplanApp(example_pod())
+    app.loaded_job = (job, "trim.fio")
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await _start_the_loaded_job(pilot, tmp_path)
+        assert not screen.running and not app.workers
+        why = validate_session.nothing_to_run((job,))
+        assert why and any(m.startswith(why) for m in _messages(app))
 
 
 @needs_fio
@@ -193,7 +250,7 @@ def test_live_figures_are_grouped_as_the_tables_write_them() -> None:
 
     from rich.console import Console
 
-    from app.cli.validate import _Live
+    from app.cli.validate import Live
     from app.tui.screens.validate_screen import progress_line
     from runners.fio.result import JobFigures
 
@@ -213,7 +270,7 @@ def test_live_figures_are_grouped_as_the_tables_write_them() -> None:
     line = progress_line("rand-read-4k", "end", 8.3, figures, 10.0)
     assert "1,230.4 MB/s" in line and "73,062 IOPS" in line
     out = io.StringIO()
-    live = _Live(Console(file=out, width=120, force_terminal=False), 10)
+    live = Live(Console(file=out, width=120, force_terminal=False), 10)
     live("rand-read-4k", "start", 0.0, None)
     live("rand-read-4k", "end", 8.3, figures)
     live.progress.stop()
@@ -225,7 +282,6 @@ async def test_the_loaded_job_file_runs_its_sections_as_fio_groups_them(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The job file loaded with ctrl+j, on the validate screen: the same grouping as `validate --job`."""
-    from app.tui.widgets.choice import Choice
     from planners.perf.jobfile import parse_job_file
 
     _shrink(monkeypatch, FAST)
@@ -235,14 +291,7 @@ async def test_the_loaded_job_file_runs_its_sections_as_fio_groups_them(
         "mine.fio",
     )
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("f5")
-        await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, ValidateScreen)
-        screen.query_one("#mode", Choice).value = "job"
-        screen.query_one("#target", Input).value = str(tmp_path)
-        await pilot.press("ctrl+r")
-        await pilot.pause()
+        screen = await _start_the_loaded_job(pilot, tmp_path)
         await app.workers.wait_for_complete()
         await pilot.pause()
         table = screen.query_one("#validate-table", DataTable)
@@ -252,3 +301,21 @@ async def test_the_loaded_job_file_runs_its_sections_as_fio_groups_them(
         # the refused section is named, not run
         assert "not run: [d] mine.fio:9: [d] rw=randtrim refused: trims are not modelled" in notes
         assert list(tmp_path.iterdir()) == []
+
+
+@needs_fio
+async def test_a_job_file_whose_sections_bear_the_suite_s_names_is_called_a_job_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What ran is what was asked (the session says it), not guessed from the sections' names."""
+    from planners.perf.jobfile import parse_job_file
+
+    _shrink(monkeypatch, FAST)
+    app = PodplanApp(example_pod())
+    app.loaded_job = (parse_job_file("[seq-read]\nrw=read\nbs=1M\n", source="mine.fio"), "mine.fio")
+    async with app.run_test(size=SIZE) as pilot:
+        await _start_the_loaded_job(pilot, tmp_path)
+        await app.workers.wait_for_complete()
+        await pilot.pause()
+        first = text_of(app, "#validate-notes").splitlines()[0]
+        assert f"{tmp_path}: the job file's sections," in first and "suite" not in first

@@ -84,10 +84,10 @@ def test_real_loops_give_a_disk_perf(tmp_path):
 def test_cli_baseline_on_a_plain_directory_says_it_is_skipped(tmp_path, capsys):
     from rich.console import Console
 
-    from app.cli.validate import _Said
+    from app.cli.validate import Said
     from app.usecases.validate import measure_baseline
 
     with open(os.devnull, "w") as devnull:
         console = Console(file=devnull, record=True)
-        assert measure_baseline(str(tmp_path / "nowhere"), None, None, _Said(console, 1, live=False)) == (None, None)
+        assert measure_baseline(str(tmp_path / "nowhere"), None, None, Said(console, 1, live=False)) == (None, None)
     assert "baseline skipped" in console.export_text()

@@ -16,7 +16,7 @@ from planners.perf.scale import parse_scale
 from runners.exec import which
 from runners.fio.jobs import Timing
 from runners.fio.result import job_figures
-from runners.validate.scale import cpu_cost, validate_scale
+from runners.validate.scale import cpu_cost, predicted_points, validate_scale
 
 pytestmark = pytest.mark.skipif(which("fio") is None, reason="fio is not installed")
 
@@ -66,7 +66,7 @@ def test_each_point_is_a_validate_run_with_its_cpu_cost(tmp_path) -> None:
     assert sorted(os.listdir(report)) == ["numjobs-1", "numjobs-2", "scale.json"]
 
     # beside the model's point (the example plan: not this directory, but the arithmetic is the same)
-    doc = scale_doc(str(target), example_pod(), scale, jobs)
+    doc = scale_doc(str(target), example_pod(), scale, predicted_points(example_pod(), scale, jobs))
     (curve,) = doc["curves"]
     assert [p["x"] for p in curve["points"]] == [1, 2]
     for p, run in zip(curve["points"], scale.points, strict=True):
@@ -79,7 +79,7 @@ def test_each_point_is_a_validate_run_with_its_cpu_cost(tmp_path) -> None:
     # measured only, because the plan given does not describe the target: said so, with why
     from app.shared.report_html import render
 
-    alone = scale_doc(str(target), None, scale, jobs, "a directory, the plan's volume is an LV")
+    alone = scale_doc(str(target), None, scale, [], "a directory, the plan's volume is an LV")
     assert alone["summary"][0].startswith("the plan given was not set beside these figures")
     page = render(alone)
     assert "no plan given" not in page and "Predicted: the line" not in page
@@ -198,3 +198,23 @@ def test_a_job_s_own_size_is_the_size_fio_runs_with(tmp_path) -> None:
     # fio's own record of what it ran: the section's 4 MiB, not podplan's 8 MiB file
     assert fio["jobs"][0]["job options"]["size"] == str(4 * MiB)
     assert fio["global options"]["size"] == str(8 * MiB)
+
+
+def test_the_sweep_is_a_validate_session_that_checks_the_plan_first(tmp_path, monkeypatch) -> None:
+    """The use case the command line renders: a plan of other storage said before fio, then not set
+    beside the figures; fio's progress as the validate session's own events, each tagged with its point."""
+    from app.usecases.validate import PlanMismatched, WorkloadProgressed
+    from app.usecases.validate_scale import ValidateScaleRequest, validate_scale_session
+
+    monkeypatch.setattr("runners.fio.jobs.QUICK", TINY)
+    target = tmp_path / "t"
+    target.mkdir()
+    job = tmp_path / "j.fio"
+    job.write_text(JOB + "size=8m\n")
+    events: list[object] = []
+    req = ValidateScaleRequest(str(target), (parse_scale("numjobs=1"),), example_pod(), job_paths=(str(job),))
+    out = validate_scale_session(req, events.append)
+    assert isinstance(events[0], PlanMismatched) and out.mismatch == events[0].why
+    assert out.plan is None and out.predictions == ()
+    assert {e.workload for e in events if isinstance(e, WorkloadProgressed)} == {"rr numjobs=1"}
+    assert [p.point for p in out.scale.points] == [{"numjobs": 1}] and os.listdir(target) == []

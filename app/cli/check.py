@@ -9,8 +9,7 @@ from rich.console import Console
 
 from app.shared.console import cli_console
 from app.shared.fit import Col, FitTable
-from app.usecases.check import CheckRequest, check_built
-from planners.built.asbuilt import Difference
+from app.usecases.check import CheckRequest, Difference, check_built
 from planners.models import Plan
 
 EXIT_OK, EXIT_DIFFERENT = 0, 1

@@ -312,7 +312,7 @@ def _apply_groups(data: dict[str, Any], args: argparse.Namespace, new_disks: boo
     if args.spares is not None:
         template["spares"] = args.spares
     if reshape:
-        from planners.layouts.groups import members_per_group
+        from app.usecases.plan import members_per_group
 
         template["members"] = members_per_group(total, ngroups, template.get("spares", 0))
     groups = []

@@ -18,9 +18,8 @@ from app.cli.flags import load_plan_file, note_disk_size
 from app.shared.console import cli_console
 from app.shared.grow import alternative_line, btrfs_growth_lines, render_growth
 from app.shared.planfile import describe_validation_error, save_plan, write_script
-from app.usecases.grow import BtrfsGrowPlan, GrowPlanRequest, plan_growth
+from app.usecases.grow import BtrfsGrowPlan, GrowPlanRequest, GrowRequest, plan_growth
 from planners.errors import PlanError
-from planners.grow import GrowRequest
 from planners.models import Plan
 
 

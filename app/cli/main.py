@@ -89,9 +89,9 @@ def main(argv: list[str] | None = None) -> int:
             build_parser(None).print_help()
             return EXIT_USAGE
         if args.transcript:
-            from runners import transcript
+            from app.usecases.files import use_transcript
 
-            transcript.use(args.transcript)
+            use_transcript(args.transcript)
         return _dispatch(args)
     except PodplanError as exc:
         # Every error podplan raises for a person derives from it: a bad flag or file (2), a program

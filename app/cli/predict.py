@@ -26,13 +26,11 @@ from app.shared.figures import (
 )
 from app.shared.fit import Col, FitTable
 from app.shared.host_cpu import origin_json, origin_text
-from planners.cost import Cost
+from app.usecases.predict import COUNTED_CPU_TERMS, Cost, Reliability, WorkloadPrediction
+from app.usecases.sweep import Sweep
 from planners.errors import PlanError
 from planners.hardware.machine import Cpu, Hardware
-from planners.layouts.sweep import Sweep
 from planners.models import Plan
-from planners.perf.predict import COUNTED_CPU_TERMS, WorkloadPrediction
-from planners.reliability.loss import Reliability
 
 
 def with_hardware(plan: Plan, args: argparse.Namespace) -> Plan:
@@ -109,7 +107,7 @@ def alike(preds: list[WorkloadPrediction]) -> tuple[list[WorkloadPrediction], li
     than MAX_ROWS, and a line per merged row naming what it stands for (--json keeps every row)."""
     if len(preds) <= MAX_ROWS:
         return preds, []
-    from planners.perf.jobtext import listed
+    from app.usecases.predict import listed
 
     groups: dict[tuple[object, ...], list[WorkloadPrediction]] = {}
     for p in preds:

@@ -3,12 +3,16 @@ the comparison app.usecases.rehearse made, as a table or JSON."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.console import Console, JustifyMethod
 from rich.table import Table
 
 from app.shared.console import cli_console
 from app.usecases.rehearse import Rehearsal
-from runners.lab.failure import FailureCheck
+
+if TYPE_CHECKING:
+    from app.usecases.rehearse import FailureCheck
 
 
 def render_failure(out: Rehearsal, err: Console, as_json: bool) -> None:

@@ -26,10 +26,9 @@ from app.shared.curves import (
 )
 from app.shared.figures import mb_text
 from app.shared.fit import Col, FitTable
-from app.usecases.predict import PredictRequest
+from app.usecases.predict import Axis, PointPrediction, PredictRequest, parse_scale
 from planners.errors import PlanError
 from planners.models import Plan
-from planners.perf.scale import Axis, PointPrediction, parse_scale
 
 
 def axes_of(args: argparse.Namespace) -> list[Axis]:
@@ -163,16 +162,16 @@ def _small(m: Measured) -> bool:
 def write_html(path: str, doc: dict, *, force: bool = False) -> None:
     """The page, refused over an existing file (or link) unless forced."""
     from app.shared.report_html import render
-    from runners.files import write_text
+    from app.usecases.files import write_text
 
     write_text(path, render(doc), force=force)
 
 
-def scale_doc(target: str, plan: Plan | None, scale: Any, jobs: Sequence[Any], refused: str = "") -> dict:
-    """The measured sweep (and the model's, with a plan) as the curves the report draws; `refused`:
-    why the plan given does not describe the target (so none is set beside the figures)."""
-    from runners.validate.scale import predicted_points
-
+def scale_doc(
+    target: str, plan: Plan | None, scale: Any, predicted: Sequence[PointPrediction], refused: str = ""
+) -> dict:
+    """The measured sweep (and the model's points, `predicted`, with a plan) as the curves the report
+    draws; `refused`: why the plan given does not describe the target (so none is set beside the figures)."""
     measured: dict[Any, Measured] = {}
     for pt in scale.points:
         for w in pt.report.workloads if pt.report else ():
@@ -182,7 +181,7 @@ def scale_doc(target: str, plan: Plan | None, scale: Any, jobs: Sequence[Any], r
             measured[point_key(w.name, pt.point)] = measured_from(f, w.status, w.block_bytes)
     x_key = scale.axes[0].key
     if plan:
-        preds = predicted_points(plan, scale, jobs)
+        preds = list(predicted)
     else:
         preds = [
             PointPrediction(

@@ -14,31 +14,32 @@ from app.shared.figures import measured_text, running_figures
 from app.shared.fit import Col, FitTable
 from app.shared.host_cpu import origin_json, origin_text
 from app.usecases.validate import (
+    Baseline,
     BaselineSkipped,
     BaselineStarted,
     BaselineStopped,
     JobNoted,
     PlanMismatched,
     SectionNotRun,
+    SideBySide,
     ValidateEvent,
+    ValidateReport,
     ValidateRequest,
     WorkloadProgressed,
+    health_json,
+    suite_runtime_s,
     validate_session,
+    what_ran,
 )
 from app.usecases.validate_hosts import HostNoted, HostsEvent, RemoteDiskUnguarded
 from planners.errors import PlanError
 from planners.hardware.disks import DiskPerf
-from planners.health import health_json
 from planners.models import Plan
-from runners.fio.baseline import Baseline
-from runners.fio.jobs import FULL, QUICK
-from runners.validate.compare import SideBySide
-from runners.validate.suite import ValidateReport
 
 EXIT_OK, EXIT_PARTIAL, EXIT_INTERRUPTED = 0, 1, 130
 
 
-class _Live:
+class Live:
     """A Rich progress bar per workload on stderr; fio's figures so far in the description."""
 
     def __init__(self, console: Console, runtime_s: int):
@@ -106,7 +107,7 @@ def run_validate(
         raise PlanError(
             "--buffered goes with --hosts: here a directory that refuses O_DIRECT is run buffered by itself"
         )
-    said = _Said(cli_console(stderr=True), (FULL if full else QUICK).runtime_s, live=not as_json)
+    said = Said(cli_console(stderr=True), suite_runtime_s("full" if full else "quick"), live=not as_json)
     request = ValidateRequest(
         target,
         plan,
@@ -145,7 +146,7 @@ def run_validate(
             print_health(cli_console(), out.health)
         if out.baseline is not None:
             print_baseline(cli_console(), out.baseline, out.disk_override)
-        print_report(cli_console(), report, rows, out.predicted, mismatch=out.mismatch)
+        print_report(cli_console(), report, rows, out.predicted, mismatch=out.mismatch, what=out.what)
         if out.parity_cpu:
             cli_console().print(f"  CPU: {origin_text(out.parity_cpu)}")
     if report.stopped == "interrupted":
@@ -153,13 +154,13 @@ def run_validate(
     return EXIT_PARTIAL if report.partial else EXIT_OK
 
 
-class _Said:
+class Said:
     """The session's events as the command line says them, on stderr: notes as lines, fio's progress
     as a bar per workload (not with --json)."""
 
     def __init__(self, console: Console, runtime_s: int, *, live: bool):
         self.console = console
-        self.live = _Live(console, runtime_s) if live else None
+        self.live = Live(console, runtime_s) if live else None
 
     def __call__(self, e: ValidateEvent | HostsEvent) -> None:
         if isinstance(e, WorkloadProgressed):
@@ -208,10 +209,10 @@ def print_report(
     have_plan: bool,
     host: str = "",
     mismatch: tuple[str, ...] = (),
+    what: str = "",
 ) -> None:
-    from runners.fio.jobs import WORKLOADS
-
-    what = f"{report.mode} suite" if all(w.name in WORKLOADS for w in report.workloads) else "the job file's sections"
+    """The run's table and notes; `what` names what ran (the session's outcome says it), the suite by default."""
+    what = what or what_ran(report)
     title = (
         f"{host + ': ' if host else ''}{report.target} ({what}, {report.duration_s:.0f} s"
         f"{'' if report.direct else ', buffered'})"
@@ -292,7 +293,7 @@ def run_validate_hosts(
     """The suite on every host at once; a table per host, JSON grouped by host."""
     from app.usecases.validate_hosts import HostsRequest, validate_hosts_session
 
-    said = _Said(cli_console(stderr=True), (FULL if full else QUICK).runtime_s, live=not as_json)
+    said = Said(cli_console(stderr=True), suite_runtime_s("full" if full else "quick"), live=not as_json)
     request = HostsRequest(
         target,
         hosts,
@@ -370,7 +371,7 @@ def report_dir_of(args: argparse.Namespace) -> str | None:
     or a link, is refused unless --force, so a run never writes among (or through) files it did not make."""
     if not args.report:
         return None
-    from runners.files import make_run_dir
+    from app.usecases.files import make_run_dir
 
     make_run_dir(args.report, reuse=args.force)
     return str(args.report)

@@ -12,12 +12,11 @@ from rich.progress import BarColumn, DownloadColumn, Progress, TaskID, TextColum
 from rich.table import Table
 
 from app.shared.console import cli_console
+from app.usecases.validate_health import DiskHealth
 from planners.errors import PlanError
-from planners.health import DiskHealth
 
 if TYPE_CHECKING:
-    from app.usecases.validate_burnin import BurnInOutcome
-    from runners.validate.burnin import BurnState
+    from app.usecases.validate_burnin import BurnInOutcome, BurnState
 
 EXIT_OK, EXIT_FAILING, EXIT_INTERRUPTED = 0, 1, 130
 
@@ -62,8 +61,7 @@ def print_health(console: Console, disks: Sequence[DiskHealth]) -> None:
 
 
 def run_health(target: str, *, as_json: bool) -> int:
-    from app.usecases.validate_health import health_session
-    from planners.health import health_json
+    from app.usecases.validate_health import health_json, health_session
 
     out = health_session(target)
     if as_json:

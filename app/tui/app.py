@@ -28,8 +28,7 @@ from planners.results import PlanResult
 
 if TYPE_CHECKING:
     from app.tui.widgets.curve import MeasuredPoints
-    from app.usecases.predict import HostParity
-    from planners.perf.jobfile import JobFile
+    from app.usecases.predict import HostParity, JobFile
 
 # Screens other than the plan screen are imported when first opened: first paint matters more.
 

@@ -14,9 +14,8 @@ from pydantic import ValidationError
 
 from app.shared.planfile import bound_sentence, describe_validation_error
 from app.tui.presets import BY_KEY, preset_for
-from app.usecases.plan import PlanRequest, plan_outputs
+from app.usecases.plan import MAX_GROUPS, PlanRequest, members_per_group, plan_outputs
 from planners.errors import PlanError
-from planners.layouts.groups import MAX_GROUPS, members_per_group
 from planners.models import MdGroup, Plan
 from planners.results import PlanResult
 from planners.units import format_disk_size, format_size_compact, parse_size
@@ -71,22 +70,7 @@ def _homogeneous(plan: Plan) -> bool:
 
 
 def values_from_plan(plan: Plan) -> Values:
-    """What the form shows for a plan. Members read '' (auto) when the groups share the disks out evenly.
-
-    Every keystroke compares the form with the plan it started from, so the last answer is
-    kept for that (frozen) plan object.
-    """
-    if _shown_for[0] is plan:
-        return dict(_shown_for[1])
-    values = _values_from_plan(plan)
-    _shown_for[:] = [plan, values]
-    return dict(values)
-
-
-_shown_for: list[Any] = [None, {}]
-
-
-def _values_from_plan(plan: Plan) -> Values:
+    """What the form shows for a plan. Members read '' (auto) when the groups share the disks out evenly."""
     d0 = plan.disks[0]
     d1 = plan.disks[1] if len(plan.disks) > 1 else None
     g = plan.groups[0] if plan.groups else _NO_MD
@@ -159,10 +143,13 @@ def _section(values: Values, fields: tuple[str, ...]) -> dict[str, Any]:
     return {k: values.get(k) for k in fields}
 
 
-def plan_from_values(base: Plan, values: Values) -> Plan:
-    """The plan the form describes, on top of `base`. Raises PlanError whose field is a form field."""
+def plan_from_values(base: Plan, values: Values, shown: Values | None = None) -> Plan:
+    """The plan the form describes, on top of `base`. Raises PlanError whose field is a form field.
+
+    `shown` is what the form showed for `base` (values_from_plan): the plan screen keeps it for its
+    base, as every keystroke compares the form with it."""
     data = base.model_dump(mode="json", exclude_none=True)
-    shown = values_from_plan(base)
+    shown = values_from_plan(base) if shown is None else shown
     try:
         if values.get("name", base.name) != base.name:
             data["name"] = str(values["name"]).strip()  # checked by the model, as a plan file's name is
@@ -181,9 +168,9 @@ def plan_from_values(base: Plan, values: Values) -> Plan:
         raise FormError(_strip_location(exc.message, exc.field), form_field(exc.field)) from None
 
 
-def compute_form(base: Plan, values: Values) -> tuple[Plan, PlanResult]:
+def compute_form(base: Plan, values: Values, shown: Values | None = None) -> tuple[Plan, PlanResult]:
     """The plan the form describes and its figures; any PlanError names the form field to blame."""
-    plan = plan_from_values(base, values)
+    plan = plan_from_values(base, values, shown)
     try:
         return plan, plan_outputs(PlanRequest(plan)).result
     except PlanError as exc:

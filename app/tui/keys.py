@@ -396,7 +396,7 @@ def read_keymap(path: Path | None = None) -> dict[str, str]:
     A name that is no binding's, or keys that are not a string, is refused in one line: a typo
     would otherwise leave the key where it was without a word."""
     from app.shared.planfile import toml_data
-    from runners.files import read_text
+    from app.usecases.files import read_text
 
     path = path or keymap_path()
     if not path.exists():

@@ -20,7 +20,7 @@ from planners.models import Plan
 
 
 def recovery_dir() -> Path:
-    from runners.dirs import state_dir
+    from app.usecases.files import state_dir
 
     return state_dir() / "recovery"
 
@@ -46,7 +46,7 @@ def keep(plan: Plan, origin: str) -> None:
     """Write (or replace) the recovery copy of `origin`. Errors pass silently: a copy that cannot be
     written must not stop the app from ending, and the edit is still in the form while it runs."""
     from app.shared.planfile import plan_to_toml
-    from runners.files import write_text
+    from app.usecases.files import write_text
 
     path = _path(origin)
     with contextlib.suppress(OSError, PodplanError):

@@ -10,11 +10,9 @@ from typing import TYPE_CHECKING
 from textual.message import Message
 
 if TYPE_CHECKING:
-    from planners.layouts.sweep import Sweep
-    from runners.fio.result import JobFigures
-    from runners.host.disks import HostDisks
-    from runners.validate.compare import SideBySide
-    from runners.validate.suite import ValidateReport
+    from app.usecases.disks import HostDisks
+    from app.usecases.sweep import Sweep
+    from app.usecases.validate import JobFigures, ValidateOutcome
 
 
 @dataclass
@@ -33,16 +31,13 @@ class FioProgressed(Message):
 
 @dataclass
 class ValidationFinished(Message):
-    """The validate suite ended, whole or stopped early (`report.stopped` says why).
+    """The validate session ended, whole or stopped early (`outcome.report.stopped` says why).
 
-    `rows` set each workload's measured figures beside the plan's prediction; `predicted`
-    is False when there was no plan or no performance model to ask.
+    `outcome.rows` set each workload's measured figures beside the plan's prediction;
+    `outcome.predicted` is False when there was no plan or no performance model to ask.
     """
 
-    report: ValidateReport
-    rows: list[SideBySide]
-    predicted: bool
-    mismatch: tuple[str, ...] = ()  # why the plan does not describe the target: then nothing is compared
+    outcome: ValidateOutcome
 
 
 @dataclass

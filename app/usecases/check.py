@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
-from planners.built.asbuilt import Difference, differences
+from planners.built.asbuilt import Difference as Difference
+from planners.built.asbuilt import differences
 from planners.compute import compute
 from planners.errors import PlanError
 from planners.models import Plan

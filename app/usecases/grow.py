@@ -11,8 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from planners.errors import PlanError
-from planners.grow import GrowMode, GrowRequest, Growth
-from planners.grow.btrfs import BtrfsGrowth
+from planners.grow import GrowMode as GrowMode
+from planners.grow import GrowRequest as GrowRequest
+from planners.grow import Growth as Growth
+from planners.grow.btrfs import BtrfsGrowth as BtrfsGrowth
 from planners.models import Plan
 
 

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 
 from planners.cost import Cost
 from planners.errors import PlanError
+from planners.layouts.groups import MAX_GROUPS as MAX_GROUPS
+from planners.layouts.groups import members_per_group as members_per_group
 from planners.models import Plan
 from planners.names import system_directory
 from planners.results import PlanReport, PlanResult

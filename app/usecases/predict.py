@@ -9,16 +9,21 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from app.usecases.sweep import CpuSource
+from planners.cost import Cost as Cost
 from planners.models import Plan
+from planners.perf.jobfile import JobFile as JobFile
+from planners.perf.jobtext import listed as listed
 from planners.perf.parity_log import CpuOrigin, ParityLog
+from planners.perf.predict import COUNTED_CPU_TERMS as COUNTED_CPU_TERMS
+from planners.perf.predict import WorkloadPrediction as WorkloadPrediction
+from planners.perf.scale import Axis as Axis
+from planners.perf.scale import PointPrediction as PointPrediction
+from planners.perf.scale import parse_scale as parse_scale
+from planners.reliability.loss import Reliability as Reliability
 from planners.results import PlanResult
 
 if TYPE_CHECKING:
-    from planners.cost import Cost
-    from planners.perf.jobfile import JobFile
-    from planners.perf.predict import Mode, WorkloadPrediction
-    from planners.perf.scale import Axis, PointPrediction
-    from planners.reliability.loss import Reliability
+    from planners.perf.predict import Mode
 
 HostParity = tuple[ParityLog | None, str, str]
 """A parity benchmark already read: (log, where it was read, why there is none)."""

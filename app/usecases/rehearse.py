@@ -14,11 +14,14 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from planners.errors import PlanError
 from planners.models import Plan
 from planners.units import format_bytes_binary
+
+if TYPE_CHECKING:  # the lab is loaded when a rehearsal runs, not when a front end names its verdicts
+    from runners.lab.failure import FailureCheck as FailureCheck
 
 Kind = Literal["build", "fail", "grow"]
 

@@ -6,10 +6,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from planners.layouts.sweep import MAX_LOSS_PER_YEAR, Sweep
+from planners.cost import cost_rank as cost_rank
+from planners.layouts.sweep import MAX_LOSS_PER_YEAR as MAX_LOSS_PER_YEAR
+from planners.layouts.sweep import Sweep as Sweep
+from planners.layouts.sweep import SweepRow as SweepRow
 from planners.models import Plan
 from planners.perf.parity_log import CpuOrigin
-from planners.reliability.loss import MAX_REBUILD_LOSS
+from planners.reliability.loss import MAX_REBUILD_LOSS as MAX_REBUILD_LOSS
 
 
 @dataclass(frozen=True)

@@ -18,14 +18,16 @@ from typing import Literal
 from planners.errors import PlanError
 from planners.hardware.disks import DiskPerf
 from planners.health import DiskHealth
+from planners.health import health_json as health_json
 from planners.models import Plan
 from planners.perf.jobfile import JobFile
 from planners.perf.parity_log import CpuOrigin
 from planners.perf.predict import WorkloadPrediction
-from runners.fio.baseline import Baseline
-from runners.fio.result import JobFigures
-from runners.validate.compare import SideBySide
-from runners.validate.suite import ValidateReport, validate
+from runners.fio.baseline import Baseline as Baseline
+from runners.fio.result import JobFigures as JobFigures
+from runners.validate.compare import SideBySide as SideBySide
+from runners.validate.suite import ValidateReport as ValidateReport
+from runners.validate.suite import validate
 
 
 @dataclass(frozen=True)
@@ -141,6 +143,11 @@ class ValidateOutcome:
         return self.predictions is not None
 
     @property
+    def what(self) -> str:
+        """What ran: the quick or full suite, or the job file's sections."""
+        return what_ran(self.report, self.jobs)
+
+    @property
     def parity_cpu(self) -> CpuOrigin | None:
         """Where the parity figures came from, where this host's CPU computes parity for the plan (md
         RAID4/5/6, btrfs raid5/6); None on a stack with no parity, where they say nothing."""
@@ -168,20 +175,11 @@ def validate_session(
     PodplanError before or instead of the measurement; `cancel` stops fio and keeps what it measured.
     """
     from app.shared.planfile import load_job_file
-    from planners.lvm.volumes import one_volume_only
     from runners.validate.compare import gather_conditions, load_predictions, side_by_side
-    from runners.validate.shape import plan_mismatch, shape_of_plan
+    from runners.validate.shape import shape_of_plan
 
     emit = on_event or _ignore
-    plan = req.plan
-    if plan is not None:
-        one_volume_only(plan, "validate")
-    # Said first, before a minute of fio: figures of other storage set beside this plan mean
-    # nothing, and that plan's stripe must not choose the block sizes either.
-    mismatch = plan_mismatch(req.target, plan) if plan and os.path.exists(req.target) else ()
-    if mismatch:
-        emit(PlanMismatched(req.target, mismatch))
-        plan = None
+    plan, mismatch = plan_for_target(req.target, req.plan, emit)
     jobs = req.jobs + tuple(load_job_file(path) for path in req.job_paths)
     _check_jobs(jobs, emit)
     base = perf = None
@@ -234,16 +232,71 @@ def validate_session(
     )
 
 
+def plan_for_target(target: str, plan: Plan | None, emit: Listener) -> tuple[Plan | None, tuple[str, ...]]:
+    """(the plan to set beside the figures, why the plan given does not describe the target).
+
+    Said first, before a minute of fio: figures of other storage set beside a plan mean nothing,
+    and that plan's stripe must not choose the block sizes either; the plan is then None."""
+    from planners.lvm.volumes import one_volume_only
+    from runners.validate.shape import plan_mismatch
+
+    if plan is not None:
+        one_volume_only(plan, "validate")
+    mismatch = plan_mismatch(target, plan) if plan and os.path.exists(target) else ()
+    if mismatch:
+        emit(PlanMismatched(target, mismatch))
+        return None, mismatch
+    return plan, mismatch
+
+
+def suite_runtime_s(mode: Literal["quick", "full"]) -> int:
+    """How long one workload of the suite runs at most, in seconds: a progress bar's whole length."""
+    from runners.fio.jobs import FULL, QUICK
+
+    return (FULL if mode == "full" else QUICK).runtime_s
+
+
+def destroy_refusal(target: str, destroy_data: str | None) -> str | None:
+    """Why the destroy-data name stops the run before anything runs, as the runner's guard decides it
+    (it compares devices, so a /dev/disk/by-id link names its disk); None when it does not."""
+    from runners.validate.guard import GuardError
+    from runners.validate.suite import destroy_allowed
+
+    try:
+        destroy_allowed(target, destroy_data)
+    except GuardError as exc:
+        return exc.message
+    return None
+
+
+def nothing_to_run(jobs: tuple[JobFile, ...]) -> str | None:
+    """Why job files are refused whole: not one of their sections can be predicted; None otherwise."""
+    if jobs and not any(jf.workloads for jf in jobs):
+        return "no section of the job file can be predicted, so none is run"
+    return None
+
+
+def workload_names(jobs: tuple[JobFile, ...]) -> tuple[str, ...]:
+    """The workloads a run will report, in order: the job files' sections, or the suite's."""
+    from runners.fio.jobs import WORKLOADS
+
+    return tuple(w.name for jf in jobs for w in jf.workloads) if jobs else WORKLOADS
+
+
+def what_ran(report: ValidateReport, jobs: tuple[JobFile, ...] = ()) -> str:
+    """The suite ('quick suite') or the job files given ("the job file's sections"), named as both
+    front ends title a run: by what was asked, not by the names the sections happen to have."""
+    return "the job file's sections" if jobs else f"{report.mode} suite"
+
+
 def _check_jobs(jobs: tuple[JobFile, ...], emit: Listener) -> None:
     """Each job file's notes and refused sections said; none of them predictable is refused whole."""
-    if not jobs:
-        return
     for note in (n for jf in jobs for n in jf.notes):
         emit(JobNoted(note))
     for r in (r for jf in jobs for r in jf.refused):
         emit(SectionNotRun(r.section, r.reason))
-    if not any(jf.workloads for jf in jobs):
-        raise PlanError("no section of the job file can be predicted, so none is run (each is listed above)")
+    if why := nothing_to_run(jobs):
+        raise PlanError(why + " (each is listed above)")
 
 
 def measure_baseline(

@@ -12,7 +12,8 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from runners.validate.burnin import BurnState, DiskVerdict, Progress
+from runners.validate.burnin import BurnState as BurnState
+from runners.validate.burnin import DiskVerdict, Progress
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from planners.errors import PlanError
-from planners.health import DiskHealth
+from planners.health import DiskHealth as DiskHealth
+from planners.health import health_json as health_json
 
 
 @dataclass(frozen=True)

@@ -100,7 +100,17 @@ CONTROLLER_MODELS: dict[str, tuple[str, float, int, int]] = {
 # The figures a CPU preset takes from the server class in proportion to one core's speed, and
 # those it takes in inverse proportion (the per-request costs, microseconds of one core).
 BY_SPEED = ("md_thread_mb_s", "buffered_write_mb_s", "buffered_read_mb_s")
-PER_REQUEST = ("psync_us", "libaio_us", "io_uring_us", "wait_us", "block_request_us", "bio_remap_us", "md_stripe_io_us")
+PER_REQUEST = (
+    "psync_us",
+    "libaio_us",
+    "io_uring_us",
+    "wait_us",
+    "block_request_us",
+    "bio_remap_us",
+    "md_stripe_io_us",
+    "fs_dio_us",
+    "reclaim_us",
+)
 
 
 # Cache-line transfers within a socket and between two, nanoseconds (the median core-to-core

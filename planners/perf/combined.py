@@ -15,6 +15,7 @@ from math import inf
 
 from planners.perf.clones import share_one_stream, shared_stream_terms, write_the_same_stripes
 from planners.perf.context import PerfCtx
+from planners.perf.era import locks_not_counted
 from planners.perf.jobshape import job_extras, mix, mixed_rate_cap, rate_cap
 from planners.perf.memory import controller_cache, page_cache
 from planners.perf.roof import CPU_COPY, Term, Terms, lowest, smallest
@@ -128,7 +129,7 @@ def workload_terms(ctx: PerfCtx, workload: Workload, degraded: int = 0, capped: 
     block map) as a factor on every term."""
     if workload.rw == "rewrite" or workload.is_mix:
         return _mixed_terms(ctx, workload, degraded, capped)
-    outside = write_the_same_stripes(ctx, workload)
+    outside = write_the_same_stripes(ctx, workload) or locks_not_counted(ctx, workload)
     if share_one_stream(workload):
         out = shared_stream_terms(ctx, workload, degraded)
     else:

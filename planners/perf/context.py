@@ -16,6 +16,7 @@ from planners.fs.btrfs_geometry import BtrfsGeometry
 from planners.hardware.disks import DISK_CLASSES, DiskPerf, DiskSpec, ResolvedDisk, resolve_disk
 from planners.hardware.machine import Hardware, ResolvedController, ResolvedCpu, Wiring, resolve_controller, resolve_cpu
 from planners.models import Plan
+from planners.perf.flash import beyond_rated_s, flash_bytes_s
 from planners.perf.positioning import MEAN_SQRT_DISTANCE, best_of_queue
 from planners.results import PlanResult
 
@@ -288,7 +289,8 @@ def rand_iops(disk: ResolvedDisk, span: float, bs: int, write: bool) -> float:
         seek_full = max(1.0 / base - rot, SETTLE_S)
         seek = SETTLE_S + (seek_full - SETTLE_S) * sqrt(min(1.0, span))
         return lun / (seek + rot + bs / rate)
-    return lun * min(base, rate / bs)  # flash: rated at 4 KiB; bigger blocks are bound by bandwidth
+    # flash: rated at 4 KiB; bigger requests are bound by bytes, a random write's by its steady state's
+    return lun * min(base, flash_bytes_s(disk, rate, write) / bs)
 
 
 def positioning_s(disk: ResolvedDisk) -> float:
@@ -357,27 +359,28 @@ def queued_iops(disk: ResolvedDisk, span: float, bs: int, queue: float, write: b
     return float(max(single, lun / (t + x)))
 
 
-def flash_slots(disk: ResolvedDisk, write: bool) -> float:
-    """Requests a flash disk needs in flight to reach its rated IOPS: by Little's law the rating
-    times one request's time alone (its random access latency), where the datasheet gives that;
-    otherwise its channels. A write acknowledged from the drive's cache needs far fewer than a
-    read, which waits for its NAND page."""
+def flash_slots(disk: ResolvedDisk, write: bool, bs: int = PAGE) -> float:
+    """Requests a flash disk needs in flight to reach its rated IOPS: by Little's law its rate for
+    this request size times one request's time alone (its random access latency, plus the transfer
+    of what a request carries beyond the rated 4 KiB), where the datasheet gives that; otherwise
+    its channels. A write acknowledged from the drive's cache needs far fewer than a read, which
+    waits for its NAND page."""
     latency = disk.rand_write_latency_us if write else disk.rand_read_latency_us
     if not latency or disk.lun is not None or disk.measured:
         return float(disk.parallelism)
-    return max(1.0, (disk.rand_write_iops if write else disk.rand_read_iops) * latency * 1e-6)
+    return max(1.0, rand_iops(disk, 1.0, bs, write) * (latency * 1e-6 + beyond_rated_s(disk, bs, write)))
 
 
-def single_request_s(disk: ResolvedDisk, write: bool, iops: float) -> float:
+def single_request_s(disk: ResolvedDisk, write: bool, iops: float, bs: int = PAGE) -> float:
     """How long one request alone takes on a member whose rate is `iops` (a spinning disk: its
     positioning and transfer; flash: its random access latency)."""
     if disk.rpm or iops <= 0:
         return 1.0 / iops if iops > 0 else 0.0
-    return flash_slots(disk, write) / iops
+    return flash_slots(disk, write, bs) / iops
 
 
 def busy_fraction(
-    disk: ResolvedDisk, disks: int, outstanding: float, write: bool = False, capped: bool = True
+    disk: ResolvedDisk, disks: int, outstanding: float, write: bool = False, capped: bool = True, bs: int = PAGE
 ) -> float:
     """Share of a disk's capacity that `outstanding` requests, landing on `disks` disks at random, use.
 
@@ -388,7 +391,7 @@ def busy_fraction(
     if disks <= 0 or outstanding <= 0:
         return 0.0
     if disk.parallelism > 1 or not disk.rpm:
-        share = outstanding / (disks * flash_slots(disk, write))
+        share = outstanding / (disks * flash_slots(disk, write, bs))
         return min(1.0, share) if capped else share
     if disks == 1:
         return min(1.0, outstanding)

@@ -20,6 +20,7 @@ from planners.perf.context import (
     single_request_s,
     sorted_iops,
 )
+from planners.perf.era import md_thread_mb_s, md_threads
 from planners.perf.request_cpu import path_us
 from planners.perf.roof import Term
 from planners.perf.workloads import Workload
@@ -45,10 +46,6 @@ class _RandomCost:
     disks: float
     """Disks' worth serving them."""
     how: str
-
-
-def md_threads(ctx: PerfCtx) -> int:
-    return max(1, min(ctx.cpu.cores, 1 + ctx.hardware.md.group_thread_cnt))
 
 
 def span_of(workload: Workload, group: GroupCtx, share: float) -> float:
@@ -109,12 +106,16 @@ def random_terms(
     write = not workload.is_read
     alive = group.n - int(degraded)
     span = span_of(workload, group, share)
-    iops = (
-        sorted_iops(group.disk, span, workload.bs, sorted_queue, write)
-        if sorted_queue
-        else rand_iops(group.disk, span, workload.bs, write)
-    )
     chunks_per_request = min(max(1, int(group.data)), ceil(workload.bs / group.chunk)) if group.chunk else 1
+    # md splits a request at its chunks, and the chunks one member receives from it lie side by side on
+    # that member (chunk k and k + data disks are neighbours there): the block layer merges them, so the
+    # member positions once and moves its share of the request, not the whole of it once per chunk.
+    piece = ceil(workload.bs / chunks_per_request)
+    iops = (
+        sorted_iops(group.disk, span, piece, sorted_queue, write)
+        if sorted_queue
+        else rand_iops(group.disk, span, piece, write)
+    )
     cost = _random_cost(group, degraded, write, alive, chunks_per_request)
     how = cost.how
     to_mb = workload.bs / 1e6
@@ -124,23 +125,24 @@ def random_terms(
     per_disk = outstanding * cost.disk_ios / cost.phases / alive
     if ncq and not sorted_queue and group.disk.rpm and per_disk > 1:
         # Each disk sorts the requests the array queues on it (NCQ): shorter positioning.
-        iops = queued_iops(group.disk, span, workload.bs, per_disk, write)
+        iops = queued_iops(group.disk, span, piece, per_disk, write)
         how += f", {min(per_disk, NCQ_TAGS):.3g} queued per disk"
     if write and group.level in (1, 10):
         # A mirrored write keeps all its copies busy at once: requests land on sets of disks, not on disks.
         disks, landing = max(1, round(alive / cost.disk_ios)), outstanding / cost.phases
     else:
         disks, landing = alive, outstanding * cost.disk_ios / cost.phases
-    busy_share = busy_fraction(group.disk, disks, landing, write)
+    bs = workload.bs
+    busy_share = busy_fraction(group.disk, disks, landing, write, bs=bs)
     busy_iops = cost.disks * iops * busy_share / cost.disk_ios
     # What the requests would get with room to spare: their own time, no queueing.
-    free_iops = cost.disks * iops * busy_fraction(group.disk, disks, landing, write, capped=False) / cost.disk_ios
+    free_iops = cost.disks * iops * busy_fraction(group.disk, disks, landing, write, False, bs) / cost.disk_ios
     requests = workload.in_flight * share
     host_s, handoff = _request_waits(ctx, group, workload, cost.disk_ios, free_iops, requests)
     alone = (requests / free_iops if free_iops else 0.0) + ctx.round_trip_s + host_s + handoff
     added, wait, marked = 0.0, 0.0, ""
     if write and group.bitmap_chunk:
-        write_s = single_request_s(group.disk, True, iops)
+        write_s = single_request_s(group.disk, True, iops, bs)
         added, wait, marked = random_writes(ctx, group, workload, share, span, cost.disk_ios, busy_iops, alone, write_s)
     note = f"{alive} disks at {iops:.0f} IOPS, {how}{marked}"
     terms = [Term("disks", cost.disks * iops / (cost.disk_ios + added) * to_mb, note)]
@@ -162,8 +164,9 @@ def random_terms(
         terms.append(Term("queue depth", busy_mb_s, busy))
     if write and group.parity:
         threads = md_threads(ctx)
-        heads = ctx.cpu.md_thread_mb_s * 1e6 * threads / (PAGE * group.data)
-        note = f"{threads} md stripe thread(s): {heads:.0f} stripes/s"
+        rate, era = md_thread_mb_s(ctx, full_stripes=False)
+        heads = rate * 1e6 * threads / (PAGE * group.data)
+        note = f"{threads} md stripe thread(s): {heads:.0f} stripes/s" + (f"; {era}" if era else "")
         terms.append(Term("md thread", heads / ceil(workload.bs / PAGE) * to_mb, note))
     return GroupTerms(
         terms, cost.disk_ios * (workload.bs / chunks_per_request if group.chunk else workload.bs) / workload.bs

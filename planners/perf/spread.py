@@ -20,6 +20,7 @@ from dataclasses import dataclass, replace
 from math import sqrt
 from typing import Protocol
 
+from planners.hardware.generations import PER_REQUEST
 from planners.perf.context import PerfCtx
 from planners.perf.md_locks import NAME as MD_LOCKS
 from planners.perf.md_locks import socket_mix
@@ -42,18 +43,10 @@ class Ceiling(Protocol):
 DISK_TERMS = frozenset({"disks", "queue depth", "readahead", "stripe cache", "write cache"})
 CONTROLLER_TERMS = frozenset({"queue depth", "write cache"})
 # The per-request figures: the plan states them all or the term keeps their spread.
-REQUEST_FIELDS = (
-    "psync_us",
-    "libaio_us",
-    "io_uring_us",
-    "wait_us",
-    "block_request_us",
-    "bio_remap_us",
-    "md_stripe_io_us",
-)
+REQUEST_FIELDS = tuple(f for f in PER_REQUEST if f != "reclaim_us")  # reclaim is the copy's
 # Terms that rest on the CPU's figures, and which figures.
 CPU_TERMS = {
-    CPU_COPY: ("buffered_write_mb_s", "buffered_read_mb_s"),
+    CPU_COPY: ("buffered_write_mb_s", "buffered_read_mb_s", "reclaim_us"),
     "md thread": ("md_thread_mb_s",),
     "host PCIe": ("pcie_lanes", "pcie_gen"),
     "memory": ("memory_mb_s",),

@@ -51,11 +51,13 @@ from planners.perf.context import (
     positioning_s,
     seq_mb_s,
 )
+from planners.perf.era import md_thread_mb_s, md_threads
 from planners.perf.host import drive_links, host_roofs, pcie_drives
 from planners.perf.md_locks import md_locks_term
 from planners.perf.memory import kernel_before
 from planners.perf.placement import shares
-from planners.perf.random_io import GroupTerms, md_threads, random_terms, span_of
+from planners.perf.random_io import GroupTerms, random_terms, span_of
+from planners.perf.reclaim import reader_copy_mb_s
 from planners.perf.request_cpu import device_requests, merged_bytes, request_cpu_term
 from planners.perf.roof import CPU_COPY, Term, Terms, lowest
 from planners.perf.workloads import Workload
@@ -149,7 +151,8 @@ def _sequential(ctx: PerfCtx, group: GroupCtx, workload: Workload, share: float,
     if marked:
         terms = [Term(t.name, t.mb_s, t.note + marked) if t.name == "disks" else t for t in terms]
     if group.parity and (write or degraded):
-        terms += _md_cpu(ctx, group, write)
+        full_stripes = work.amplification * group.data <= alive + 1e-9  # no reads before the writes
+        terms += _md_cpu(ctx, group, write, full_stripes)
     if in_flight != inf:
         terms.append(_in_flight(ctx, group, workload, in_flight, min(work.disks_worth, chunks), rate))
     return GroupTerms(terms, work.amplification)
@@ -209,15 +212,16 @@ def _seq_parity_writes(group: GroupCtx, in_flight: float, alive: int, rate: floa
     return _DiskWork(disks_worth, amplification, terms)
 
 
-def _md_cpu(ctx: PerfCtx, group: GroupCtx, write: bool) -> list[Term]:
+def _md_cpu(ctx: PerfCtx, group: GroupCtx, write: bool, full_stripes: bool) -> list[Term]:
     """The md stripe threads and the parity arithmetic, for writes and degraded reads of parity RAID."""
     threads = md_threads(ctx)
     parity = ctx.cpu.raid6_gen_mb_s if (group.parity == 2 and write) else ctx.cpu.xor_mb_s
+    rate, era = md_thread_mb_s(ctx, full_stripes and write)
     return [
         Term(
             "md thread",
-            ctx.cpu.md_thread_mb_s * threads,
-            f"{threads} md stripe thread(s) at {ctx.cpu.md_thread_mb_s:.0f} MB/s",
+            rate * threads,
+            f"{threads} md stripe thread(s) at {rate:.0f} MB/s" + (f"; {era}" if era else ""),
         ),
         Term(
             "parity CPU",
@@ -328,9 +332,10 @@ def _buffered(ctx: PerfCtx, workload: Workload, terms: Terms) -> Terms:
     also pays between readahead windows."""
     cpu = ctx.cpu
     jobs = min(workload.numjobs, cpu.cores)
-    rate = cpu.buffered_read_mb_s if workload.is_read else cpu.buffered_write_mb_s
+    rate, reclaim = reader_copy_mb_s(ctx, workload) if workload.is_read else (cpu.buffered_write_mb_s, "")
     way = "out of" if workload.is_read else "into"
     note = f"{jobs} buffered stream(s) at {rate:.0f} MB/s: the CPU copying {way} the page cache, and its bookkeeping"
+    note += f"; {reclaim}" if reclaim else ""
     out = lowest(terms.values(), [Term(CPU_COPY, rate * jobs, note)])
     if "readahead" in out:
         # The next window starts only when the reader reaches the current one, so while it

@@ -127,6 +127,13 @@ class Reliability(BaseModel):
     afr_nominal: float = Field(description="The disks' own annual failure rate, fraction.")
     assumptions: list[str] = Field(description="Every assumption the figures rest on, one sentence each.")
 
+    @property
+    def longest_rebuild_hours(self) -> float | None:
+        """The longest rebuild of an array that survives a failure, in hours; None where nothing is
+        rebuilt (RAID0: a LUN, md or btrfs single has nothing to rebuild from)."""
+        hours = [standing(g).rebuild_hours for g in self.groups if standing(g).tolerates]
+        return max(hours) if hours else None
+
 
 @lru_cache(maxsize=1024)  # a sweep asks it for the same members of the same wiring over and over
 def _sharing(where: tuple[int, ...], members: tuple[int, ...]) -> tuple[int, ...]:

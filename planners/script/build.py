@@ -15,6 +15,7 @@ from typing import Protocol
 
 from planners import __version__ as PODPLAN_VERSION
 from planners.assumed import assumed_tools
+from planners.era import refuse_older_tools
 from planners.findings.alignment import write_unit
 from planners.findings.direct import lun_exports_geometry, placeholder
 from planners.fs.ext4.geometry import JOURNAL_MIN_BLOCKS, journal_device_args, mke2fs_args
@@ -55,6 +56,7 @@ def placeholders(result: PlanResult) -> int:
 
 
 def build_script(plan: Plan, result: PlanResult) -> str:
+    refuse_older_tools(plan)
     lines: list[str] = []
     w = lines.append
     w("#!/usr/bin/env bash")

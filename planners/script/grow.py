@@ -14,6 +14,7 @@ import shlex
 from planners import __version__ as PODPLAN_VERSION
 from planners.assumed import assumed_tools
 from planners.compute import compute
+from planners.era import refuse_older_tools
 from planners.grow.model import ArrayGrowth, Growth
 from planners.grow.steps import add_argv, backup_path, create_argv, fs_argv, grow_argv, lvm_argvs
 from planners.models import Plan
@@ -130,6 +131,7 @@ def _line(argv: list[str]) -> str:
 
 def grow_script(old: Plan, growth: Growth) -> str:
     """The bash script that grows a pod built as `old` the way `growth` says."""
+    refuse_older_tools(old)
     g = growth
     lines: list[str] = []
     w = lines.append

@@ -123,14 +123,13 @@ def _resolve(
     except OSError:
         raise GuardError(f"{target}: no such device or directory") from None
     if os.path.isdir(target):
-        if destroy_data is not None:
-            raise GuardError(f"--destroy-data names a device, but {target} is a directory; nothing was run")
+        destroy_allowed(target, destroy_data)
         path = os.path.join(os.path.abspath(target), f".podplan-fio-{os.getpid()}.dat")
         size = file_size or file_size_for(target)
         direct = o_direct_works(target)
         shape = measured_shape(os.stat(target).st_dev, plan_shape)
         return Target(path=path, kind="file", size_bytes=size, direct=direct), shape, None
-    destroy_ok = check_destroy_flag(target, destroy_data)
+    destroy_ok = destroy_allowed(target, destroy_data)
     state = inspect(target)
     if state.size_bytes == 0:
         raise GuardError(f"{target}: zero-sized device (detached or empty)")
@@ -140,6 +139,14 @@ def _resolve(
         shape,
         write_refusal(state, destroy_ok),
     )
+
+
+def destroy_allowed(target: str, destroy_data: str | None) -> bool:
+    """True if destroy_data names the target device itself (the device, whatever link names it);
+    GuardError if it names anything else, or the target is a directory."""
+    if destroy_data is not None and os.path.isdir(target):
+        raise GuardError(f"--destroy-data names a device, but {target} is a directory; nothing was run")
+    return check_destroy_flag(target, destroy_data)
 
 
 def _device_gone(target: Target) -> str | None:

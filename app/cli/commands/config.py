@@ -21,7 +21,7 @@ def run(args: argparse.Namespace) -> int:
 
     path = config_path()
     if args.init:
-        from runners.files import write_text
+        from app.usecases.files import write_text
 
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         write_text(path, template(), force=args.force)
@@ -31,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
     out = [f"config file: {path}" + ("" if path.exists() else " (none: every value is the default)")]
     out.append(f"keymap file: {keymap_path()}" + ("" if keymap_path().exists() else " (none)"))
     if path.exists():
-        from runners.files import read_text
+        from app.usecases.files import read_text
 
         text = read_text(path, what="config file")
         out += ["", f"--- {path}", text.rstrip("\n"), "---"]

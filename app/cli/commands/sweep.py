@@ -12,9 +12,8 @@ if TYPE_CHECKING:
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     from app.cli.options import add_plan_and_hardware_flags
-    from planners.layouts.sweep import MAX_LOSS_PER_YEAR
+    from app.usecases.sweep import MAX_LOSS_PER_YEAR, MAX_REBUILD_LOSS
     from planners.perf.workloads import PRESETS
-    from planners.reliability.loss import MAX_REBUILD_LOSS
 
     add_plan_and_hardware_flags(p)
     p.add_argument(

@@ -16,10 +16,8 @@ from textual.widgets import DataTable, Header, Static
 from app.tui.keys import bindings
 from app.tui.variants import Variant
 from app.tui.widgets.footer import ScreenFooter
-from app.usecases.predict import HostParity, PredictRequest, predict_plan
+from app.usecases.predict import HostParity, PredictRequest, Reliability, WorkloadPrediction, predict_plan
 from planners.models import Plan
-from planners.perf.predict import WorkloadPrediction
-from planners.reliability.loss import Reliability
 from planners.results import PlanResult
 from planners.units import format_bytes_binary as tib
 from planners.units import format_bytes_decimal as tb
@@ -53,18 +51,15 @@ def _reliability(rel: Reliability) -> tuple[str, str, str, str]:
     """Odds of losing data in a year (1-4 % disk failures), its two parts at 4 % (whole arrays lost,
     and the share of rebuilds that lose data to an unreadable sector), and the longest rebuild."""
     from app.shared.figures import share_text, short_odds
-    from planners.reliability.loss import standing
 
     lo, hi = rel.loss.per_year
     loss = rel.loss
+    hours = rel.longest_rebuild_hours
     return (
         f"{short_odds(lo)}-{short_odds(hi)}",
         short_odds(loss.array_per_year[1]),
         share_text(loss.ure_per_rebuild[1], short_odds),
-        # RAID0 (a LUN, md or btrfs single) has nothing to rebuild from.
-        f"{max(hours):.0f} h"
-        if (hours := [standing(g).rebuild_hours for g in rel.groups if standing(g).tolerates])
-        else "none",
+        "none" if hours is None else f"{hours:.0f} h",
     )
 
 

@@ -25,7 +25,7 @@ from planners.models import Plan
 from planners.units import format_bytes_decimal
 
 if TYPE_CHECKING:  # the runner module itself is imported by the worker, off the UI thread
-    from runners.host.disks import DetectedDisk, HostDisks
+    from app.usecases.disks import DetectedDisk, HostDisks
 
 COLUMNS = ("", "disk", "size", "model", "serial", "kind", "sectors", "in use")
 
@@ -66,11 +66,11 @@ class DisksScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, exit_on_error=False, group="disks")
     def _read(self) -> None:
-        from runners.host import disks as host_disks
+        from app.usecases.disks import InventoryError, read_disks
 
         try:
-            host = (self.read or host_disks.read_host_disks)()
-        except host_disks.InventoryError as exc:
+            host = read_disks(self.read)
+        except InventoryError as exc:
             self.post_message(DisksFailed(str(exc)))
         except Exception as exc:  # noqa: BLE001 - no permission, odd output, a parser bug: one line, never a traceback
             why = (exc.strerror if isinstance(exc, OSError) else "") or str(exc) or type(exc).__name__
@@ -139,10 +139,9 @@ class DisksScreen(Screen[None]):
 
     def new_plan(self) -> Plan:
         """The plan the selection makes (raises PlanError, e.g. for fewer than two disks)."""
-        from planners.example import example_pod
-        from planners.layouts.from_disks import plan_from_disks
+        from app.usecases.disks import plan_from_chosen
 
-        return plan_from_disks([d.found() for d in self.selected()], example_pod())
+        return plan_from_chosen(self.selected())
 
     def _preview(self) -> str:
         chosen = self.selected()

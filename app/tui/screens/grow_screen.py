@@ -23,10 +23,17 @@ from app.shared.grow import alternative_line, btrfs_growth_lines, render_growth
 from app.tui.keys import bindings
 from app.tui.widgets.choice import Choice
 from app.tui.widgets.footer import ScreenFooter
-from app.usecases.grow import BtrfsGrowPlan, GrowPlan, GrowPlanRequest, plan_growth
+from app.usecases.grow import (
+    BtrfsGrowPlan,
+    BtrfsGrowth,
+    GrowMode,
+    GrowPlan,
+    GrowPlanRequest,
+    GrowRequest,
+    Growth,
+    plan_growth,
+)
 from planners.errors import PlanError
-from planners.grow import GrowMode, GrowRequest, Growth
-from planners.grow.btrfs import BtrfsGrowth
 from planners.models import Plan
 from planners.units import parse_size
 

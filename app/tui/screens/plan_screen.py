@@ -54,6 +54,7 @@ class PlanScreen(Screen[None]):
         super().__init__(id="plan-screen", classes=_breakpoint_class(self.app))
         self.base = plan
         self._initial = values_from_plan(plan)
+        """What the form shows for `base`: each keystroke's values are compared with it."""
         self._held: AbstractContextManager[None] | None = None
         self.started = asyncio.Event()
         """Set once the form is mounted and its first figures computed (or refused)."""
@@ -126,8 +127,9 @@ class PlanScreen(Screen[None]):
         """Start over from `plan` (a file just opened, or a pinned variant)."""
         self.base = plan
         values = values_from_plan(plan)
+        self._initial = values
         self.query_one(PlanForm).fill(values)
-        self.values = values
+        self.values = dict(values)
 
     def hold_frame(self) -> None:
         """Paint nothing until the key now arriving has updated the figures (or HOLD_SECONDS pass)."""
@@ -155,7 +157,7 @@ class PlanScreen(Screen[None]):
     def watch_values(self, values: dict[str, Any]) -> None:
         form = self.query_one(PlanForm)
         try:
-            plan, result = compute_form(self.base, values)
+            plan, result = compute_form(self.base, values, self._initial)
         except PlanError as exc:
             form.show_error(exc.field, exc.message)
             self.query_one(ResultsPane).reject(exc.message)

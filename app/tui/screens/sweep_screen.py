@@ -21,9 +21,8 @@ from app.shared.figures import SWEEP_COLUMNS, SWEEP_NUMERIC, sweep_cells, sweep_
 from app.tui.keys import bindings
 from app.tui.widgets.footer import ScreenFooter
 from app.tui.work_messages import SweepComputed, SweepFailed
-from planners.cost import cost_rank
+from app.usecases.sweep import Sweep, SweepRow, cost_rank
 from planners.errors import PlanError
-from planners.layouts.sweep import Sweep, SweepRow
 from planners.models import Plan
 from planners.perf.workloads import VALIDATION_NAMES
 

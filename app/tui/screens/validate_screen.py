@@ -24,13 +24,23 @@ from app.tui.widgets.choice import Choice
 from app.tui.widgets.footer import ScreenFooter
 from app.tui.widgets.tick import Tick
 from app.tui.work_messages import FioProgressed, TargetMismatched, ValidationFailed, ValidationFinished
-from app.usecases.validate import PlanMismatched, ValidateEvent, ValidateRequest, WorkloadProgressed, validate_session
+from app.usecases.validate import (
+    JobFigures,
+    PlanMismatched,
+    SideBySide,
+    ValidateEvent,
+    ValidateOutcome,
+    ValidateReport,
+    ValidateRequest,
+    WorkloadProgressed,
+    destroy_refusal,
+    nothing_to_run,
+    suite_runtime_s,
+    validate_session,
+    workload_names,
+)
 from planners.errors import PodplanError
 from planners.models import Plan
-from runners.fio.jobs import FULL, QUICK, WORKLOADS
-from runners.fio.result import JobFigures
-from runners.validate.compare import SideBySide
-from runners.validate.suite import ValidateReport
 
 PROGRESS_BAR = 24
 CHART_BAR = 32
@@ -125,7 +135,7 @@ class ValidateScreen(Screen[None]):
         super().__init__(id="validate-screen")
         self.plan = plan
         self._cancel: threading.Event | None = None
-        self._runtime_s = float(QUICK.runtime_s)
+        self._runtime_s = float(suite_runtime_s("quick"))
         self._progress: dict[str, tuple[str, float, JobFigures | None]] = {}
 
     def _suites(self) -> list[tuple[str, str]]:
@@ -145,7 +155,7 @@ class ValidateScreen(Screen[None]):
             yield Choice(self._suites(), "quick", id="mode")
             yield Label("destroy data", classes="form-label")
             yield Input(
-                id="destroy", placeholder="type the device's exact name to let write jobs erase it", compact=True
+                id="destroy", placeholder="name the device (or a link to it) to let write jobs erase it", compact=True
             )
             yield Label("", classes="form-label")
             yield Tick(
@@ -160,7 +170,7 @@ class ValidateScreen(Screen[None]):
         with VerticalScroll(id="validate-body"):
             yield Static(
                 "Type a target and press Start. Write jobs on a raw device run only if it is blank "
-                "or its exact name is typed under destroy data.",
+                "or that device (its name or a link to it) is typed under destroy data.",
                 id="validate-progress",
             )
             yield DataTable(id="validate-table", zebra_stripes=True, cursor_type="row")
@@ -201,25 +211,19 @@ class ValidateScreen(Screen[None]):
             self.query_one("#target", Input).focus()
             return
         destroy = self.query_one("#destroy", Input).value.strip() or None
-        if destroy is not None and destroy != target:
-            self.notify(
-                f"Destroy data must repeat the target's exact name ({target}) to allow write jobs; nothing was run",
-                severity="error",
-                timeout=8,
-            )
+        # The runner's own guard decides, before anything runs: it compares devices, not names.
+        if destroy is not None and (refusal := destroy_refusal(target, destroy)):
+            self.notify(f"Destroy data: {refusal}", severity="error", timeout=8)
             return
         mode = self.query_one("#mode", Choice).value or "quick"
         plan = self.plan if self.query_one("#use-plan", Checkbox).value else None
         job = self.app.loaded_job[0] if mode == "job" else None  # type: ignore[attr-defined]
-        if job is not None and not job.workloads:
-            self.notify(
-                "No section of the job file can be predicted, so none is run (the Perf tab lists why)",
-                severity="error",
-                timeout=10,
-            )
+        jobs = (job,) if job else ()
+        if why := nothing_to_run(jobs):
+            self.notify(f"{why} (the Perf tab lists why)", severity="error", timeout=10)
             return
-        self._runtime_s = float((FULL if mode == "full" else QUICK).runtime_s)
-        self._progress = dict.fromkeys([w.name for w in job.workloads] if job else WORKLOADS, ("", 0.0, None))
+        self._runtime_s = float(suite_runtime_s("full" if mode == "full" else "quick"))
+        self._progress = dict.fromkeys(workload_names(jobs), ("", 0.0, None))
         self._show_progress()
         self.query_one("#validate-table", DataTable).clear()
         self.query_one("#validate-chart", Static).update("")
@@ -227,7 +231,7 @@ class ValidateScreen(Screen[None]):
         cancel = threading.Event()
         self._set_running(cancel)
         request = ValidateRequest(
-            target, plan, mode="full" if mode == "full" else "quick", destroy_data=destroy, jobs=(job,) if job else ()
+            target, plan, mode="full" if mode == "full" else "quick", destroy_data=destroy, jobs=jobs
         )
         self._run(request, cancel)
 
@@ -260,7 +264,7 @@ class ValidateScreen(Screen[None]):
         except OSError as exc:
             self.post_message(ValidationFailed(f"{request.target}: {exc.strerror or exc}"))
             return
-        self.post_message(ValidationFinished(out.report, list(out.rows), out.predicted, out.mismatch))
+        self.post_message(ValidationFinished(out))
 
     def on_worker_state_changed(self, event: Worker.StateChanged) -> None:
         # Anything the worker did not turn into ValidationFailed is a bug; the session survives it.
@@ -295,7 +299,8 @@ class ValidateScreen(Screen[None]):
     @on(ValidationFinished)
     def _validation_finished(self, event: ValidationFinished) -> None:
         self._set_running(None)
-        report = event.report
+        out = event.outcome
+        report, rows = out.report, list(out.rows)
         lines = [
             progress_line(w.name, *self._progress.get(w.name, ("", 0.0, None)), self._runtime_s, w.status)
             for w in report.workloads
@@ -303,12 +308,12 @@ class ValidateScreen(Screen[None]):
         self.query_one("#validate-progress", Static).update("\n".join(lines))
         table = self.query_one("#validate-table", DataTable)
         table.clear()
-        for cells in table_rows(report, event.rows):
+        for cells in table_rows(report, rows):
             table.add_row(*cells, key=cells[0])
-        self.query_one("#validate-chart", Static).update(bar_chart(event.rows))
-        self.query_one("#validate-notes", Static).update(self._notes(report, event.mismatch))
+        self.query_one("#validate-chart", Static).update(bar_chart(rows))
+        self.query_one("#validate-notes", Static).update(self._notes(out))
         self.query_one("#validate-body").scroll_to_widget(table, animate=False, top=True)
-        if event.predicted:
+        if out.predicted:
             # Measured points go on the Perf tab's curves only where the plan describes the target.
             from app.shared.curves import measured_of
 
@@ -318,12 +323,8 @@ class ValidateScreen(Screen[None]):
         else:
             self.notify(f"Validated {report.target} in {report.duration_s:.0f} s")
 
-    def _notes(self, report: ValidateReport, mismatch: tuple[str, ...] = ()) -> str:
-        what = (
-            "the job file's sections"
-            if report.grouping or any(w.name not in WORKLOADS for w in report.workloads)
-            else f"{report.mode} suite"
-        )
+    def _notes(self, out: ValidateOutcome) -> str:
+        report, what, mismatch = out.report, out.what, out.mismatch
         notes = [
             (
                 f"{report.target}: {what}, {report.duration_s:.0f} s, "
@@ -331,9 +332,7 @@ class ValidateScreen(Screen[None]):
             )
         ]
         notes += [report.grouping] if report.grouping else []
-        if what == "the job file's sections":
-            job = self.app.loaded_job[0]  # type: ignore[attr-defined]
-            notes += [f"not run: [{r.section}] {r.reason}" for r in (job.refused if job else [])]
+        notes += [f"not run: [{r.section}] {r.reason}" for jf in out.jobs for r in jf.refused]
         if self.plan is None or not self.query_one("#use-plan", Checkbox).value:
             notes.append("no prediction: the current plan was not used")
         elif mismatch:

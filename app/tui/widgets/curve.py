@@ -16,8 +16,8 @@ from textual.widgets import Static
 from textual_plotext import PlotextPlot
 
 from app.shared.curves import Curve, Measured
+from app.usecases.predict import JobFile
 from planners.models import Plan
-from planners.perf.jobfile import JobFile
 from planners.results import PlanResult
 
 if TYPE_CHECKING:

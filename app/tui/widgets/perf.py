@@ -14,12 +14,17 @@ from rich.table import Table
 from rich.text import Text
 
 from app.shared.host_cpu import computes_parity, origin_text
-from app.usecases.predict import HostParity, PredictRequest, predict_plan
+from app.usecases.predict import (
+    COUNTED_CPU_TERMS,
+    HostParity,
+    JobFile,
+    PredictRequest,
+    Reliability,
+    WorkloadPrediction,
+    predict_plan,
+)
 from planners.models import Plan
-from planners.perf.jobfile import JobFile
-from planners.perf.predict import COUNTED_CPU_TERMS, WorkloadPrediction
 from planners.perf.workloads import VALIDATION_NAMES
-from planners.reliability.loss import Reliability
 from planners.results import PlanResult
 
 LABEL_WIDTH = 13

@@ -26,8 +26,7 @@ from planners.results import PlanResult
 
 if TYPE_CHECKING:
     from app.tui.widgets.curve import MeasuredPoints
-    from app.usecases.predict import HostParity
-    from planners.perf.jobfile import JobFile
+    from app.usecases.predict import HostParity, JobFile
 
     PerfState = tuple[HostParity | None, JobFile | None, str, MeasuredPoints]
     """The App's host parity, loaded job file and where it was read, and validate's last figures."""
