@@ -10,7 +10,7 @@ import pathlib
 
 from textual.message import Message
 
-from app.tui import messages
+from app.tui import messages, work_messages
 from app.tui.widgets.choice import Choice
 
 TUI = pathlib.Path(__file__).resolve().parent.parent / "app" / "tui"
@@ -35,7 +35,7 @@ def test_every_message_of_the_tui_is_a_dataclass() -> None:
 
 def test_the_handlers_keep_their_names() -> None:
     assert messages.PlanComputed.handler_name == "on_plan_computed"
-    assert messages.ValidationFinished.handler_name == "on_validation_finished"
+    assert work_messages.ValidationFinished.handler_name == "on_validation_finished"
     assert Choice.Changed.handler_name == "on_choice_changed"
 
 
@@ -43,5 +43,5 @@ def test_a_message_takes_its_fields_in_order_and_starts_as_textual_expects() -> 
     rejected = messages.PlanRejected("groups must divide the disks", "groups")
     assert (rejected.message, rejected.field) == ("groups must divide the disks", "groups")
     assert rejected.time > 0 and not rejected._stop_propagation  # Message.__post_init__ ran
-    finished = messages.ValidationFinished(outcome=None)  # type: ignore[arg-type]
+    finished = work_messages.ValidationFinished(outcome=None)  # type: ignore[arg-type]
     assert finished.outcome is None and finished.time > 0

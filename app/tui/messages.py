@@ -4,17 +4,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from textual.message import Message
 
 from planners.models import Plan
 from planners.results import PlanResult
-
-if TYPE_CHECKING:
-    from app.usecases.disks import HostDisks
-    from app.usecases.sweep import Sweep
-    from app.usecases.validate import JobFigures, ValidateOutcome
 
 
 @dataclass
@@ -64,72 +59,5 @@ class FileSaved(Message):
 @dataclass
 class FileFailed(Message):
     """Reading or writing a file failed; `message` is one line for the user."""
-
-    message: str
-
-
-@dataclass
-class FioProgressed(Message):
-    """fio reported on one workload of the validate suite.
-
-    `event` is 'start', 'progress' or 'end'; `elapsed_s` is seconds into the workload;
-    `figures` are fio's figures so far (None before it has any).
-    """
-
-    workload: str
-    event: str
-    elapsed_s: float
-    figures: JobFigures | None
-
-
-@dataclass
-class ValidationFinished(Message):
-    """The validate session ended, whole or stopped early (`outcome.report.stopped` says why).
-
-    `outcome.rows` set each workload's measured figures beside the plan's prediction;
-    `outcome.predicted` is False when there was no plan or no performance model to ask.
-    """
-
-    outcome: ValidateOutcome
-
-
-@dataclass
-class TargetMismatched(Message):
-    """The current plan does not describe the validate target (`why`: each way); found before fio runs."""
-
-    why: tuple[str, ...]
-
-
-@dataclass
-class ValidationFailed(Message):
-    """The validate suite did not run (no fio, a bad target, a refused device); one line for the user."""
-
-    message: str
-
-
-@dataclass
-class SweepComputed(Message):
-    """Every layout of the plan's disks was computed and ranked, speed for `sweep.workload`."""
-
-    sweep: Sweep
-
-
-@dataclass
-class SweepFailed(Message):
-    """The layout sweep could not run; one line for the user."""
-
-    message: str
-
-
-@dataclass
-class DisksRead(Message):
-    """The machine's whole disks were listed, each with what uses it."""
-
-    host: HostDisks
-
-
-@dataclass
-class DisksFailed(Message):
-    """The disks could not be listed (no lsblk, no permission); one line for the user."""
 
     message: str

@@ -18,8 +18,8 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Header, Static
 
 from app.tui.keys import bindings
-from app.tui.messages import DisksFailed, DisksRead
 from app.tui.widgets.footer import ScreenFooter
+from app.tui.work_messages import DisksFailed, DisksRead
 from planners.errors import PlanError
 from planners.models import Plan
 from planners.units import format_bytes_decimal

@@ -19,8 +19,8 @@ from textual.worker import get_current_worker
 from app.shared.cost_view import COST_COLUMNS, COST_NOTE, sweep_cost_cells
 from app.shared.figures import SWEEP_COLUMNS, SWEEP_NUMERIC, sweep_cells, sweep_title
 from app.tui.keys import bindings
-from app.tui.messages import SweepComputed, SweepFailed
 from app.tui.widgets.footer import ScreenFooter
+from app.tui.work_messages import SweepComputed, SweepFailed
 from app.usecases.sweep import Sweep, SweepRow, cost_rank
 from planners.errors import PlanError
 from planners.models import Plan

@@ -20,10 +20,10 @@ from textual.worker import Worker, WorkerState
 
 from app.shared.figures import measured_text, running_figures
 from app.tui.keys import bindings
-from app.tui.messages import FioProgressed, TargetMismatched, ValidationFailed, ValidationFinished
 from app.tui.widgets.choice import Choice
 from app.tui.widgets.footer import ScreenFooter
 from app.tui.widgets.tick import Tick
+from app.tui.work_messages import FioProgressed, TargetMismatched, ValidationFailed, ValidationFinished
 from app.usecases.validate import (
     JobFigures,
     PlanMismatched,

@@ -20,6 +20,7 @@ from textual.widgets import Static, TabbedContent, TabPane
 from textual.worker import get_current_worker
 
 from app.tui.tables import arrays, filesystems_text, summary_text, waterfall, waterfall_notes
+from app.tui.widgets.table_static import TableStatic
 from planners.models import Plan
 from planners.results import PlanResult
 
@@ -68,9 +69,9 @@ class ResultsPane(Vertical):
             with TabPane(RESULT_TABS["tab-capacity"][0], id="tab-capacity"):
                 with VerticalScroll(classes="result-scroll"):
                     yield Static(id="filesystems")
-                    yield Static(id="waterfall")
+                    yield TableStatic(id="waterfall")
                     yield Static(id="waterfall-notes")
-                    yield Static(id="arrays")
+                    yield TableStatic(id="arrays")
             for tab in LATER_TABS:
                 yield TabPane(RESULT_TABS[tab][0], id=tab)
 
