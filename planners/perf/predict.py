@@ -18,10 +18,11 @@ from planners.hardware.disks import DiskPerf
 from planners.models import Plan
 from planners.perf.combined import workload_terms
 from planners.perf.context import PerfCtx, build_ctx, seq_mb_s
+from planners.perf.controller import split_spread
 from planners.perf.md_locks import NAME as MD_LOCKS
 from planners.perf.request_cpu import NAME as REQUEST_CPU
 from planners.perf.roof import Term, Terms
-from planners.perf.spread import figure_range, kernel_input, kernel_sensitive
+from planners.perf.spread import Input, figure_range, kernel_input, kernel_sensitive
 from planners.perf.workloads import VALIDATION, Workload, for_plan
 from planners.results import PlanResult
 
@@ -176,15 +177,17 @@ def predict_one(ctx: PerfCtx, w: Workload, mode: Mode = "normal", missing: int =
     second = terms[1] if len(terms) > 1 else None
     extra = []
     figures = {t.name: t.mb_s for t in terms}
+
+    def again(other: PerfCtx) -> dict[str, float]:
+        out = workload_terms(other, w, degraded=0 if mode == "normal" else missing).terms
+        out = _rebuilding(other, out) if mode == "rebuild" else out
+        return {name: t.mb_s * factor for name, t in out.items()}
+
     if kernel_sensitive(ctx, w, figures):
-
-        def again(other: PerfCtx) -> dict[str, float]:
-            out = workload_terms(other, w, degraded=0 if mode == "normal" else missing).terms
-            out = _rebuilding(other, out) if mode == "rebuild" else out
-            return {name: t.mb_s * factor for name, t in out.items()}
-
         kernel = kernel_input(ctx, figures, again)
         extra = [kernel] if kernel else []
+    split = split_spread(ctx, figures, again)
+    extra += [Input(*split[:4], True, split[4])] if split else []
     r = figure_range(ctx, terms, w, extra)
     return WorkloadPrediction(
         workload=w.name,

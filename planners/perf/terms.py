@@ -51,6 +51,7 @@ from planners.perf.context import (
     positioning_s,
     seq_mb_s,
 )
+from planners.perf.controller import command_term
 from planners.perf.era import md_thread_mb_s, md_threads
 from planners.perf.host import drive_links, host_roofs, pcie_drives
 from planners.perf.md_locks import md_locks_term
@@ -384,7 +385,11 @@ def simple_terms(ctx: PerfCtx, workload: Workload, degraded: int, sorted_queue: 
         found,
         _links(ctx, traffic),
         host_roofs(ctx, workload, traffic),
-        [request_cpu_term(ctx, workload, requests), md_locks_term(ctx, workload, requests, degraded)],
+        [
+            request_cpu_term(ctx, workload, requests),
+            md_locks_term(ctx, workload, requests, degraded),
+            command_term(ctx, workload, requests),
+        ],
     )
     if not workload.direct:
         out = _buffered(ctx, workload, out)
