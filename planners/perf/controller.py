@@ -107,13 +107,16 @@ def controller_spreads(ctx: PerfCtx) -> list[Spread]:
 
 
 def split_spread(
-    ctx: PerfCtx, figures: Mapping[str, float], evaluate: Callable[[PerfCtx], Mapping[str, float]]
+    ctx: PerfCtx, w: Workload, figures: Mapping[str, float], evaluate: Callable[[PerfCtx], Mapping[str, float]]
 ) -> Spread | None:
     """The cache's write share left to a kind that ships with several (a generic RAID adapter: a
     MegaRAID's whole cache or a Smart Array's 75 %): the write cache term at the lowest, where the run
-    ends before the cache fills (past the knee the share moves nothing)."""
+    ends before the cache fills (past the knee the share moves nothing). A steady run (no length) and
+    a mix (the cache starts full) see the drain whatever the share: not evaluated again."""
     c = ctx.controller
     if c is None or c.split_low >= c.write_share or WRITE_CACHE not in figures:
+        return None
+    if not (w.runtime_s or w.run_bytes) or w.is_mix:
         return None
     low = evaluate(replace(ctx, controller=c.model_copy(update={"write_share": c.split_low})))
     now = figures[WRITE_CACHE]

@@ -186,7 +186,7 @@ def predict_one(ctx: PerfCtx, w: Workload, mode: Mode = "normal", missing: int =
     if kernel_sensitive(ctx, w, figures):
         kernel = kernel_input(ctx, figures, again)
         extra = [kernel] if kernel else []
-    split = split_spread(ctx, figures, again)
+    split = split_spread(ctx, w, figures, again)
     extra += [Input(*split[:4], True, split[4])] if split else []
     r = figure_range(ctx, terms, w, extra)
     return WorkloadPrediction(
