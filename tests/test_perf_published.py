@@ -135,7 +135,8 @@ CASES = [
 # bonnie++ block writes: 115 MiB/s without a bitmap, 22 MiB/s with an internal one. Not stated and
 # taken as: a 7200 rpm disk of 2007 (75 MB/s outer, 40 inner), mdadm's then-default 64 KiB chunk,
 # the bitmap chunk mdadm 2.6 fits in 0.90 metadata's 60 KiB for 250 GB (512 KiB), a 2007 Xeon,
-# 2 GiB of memory, kernel 2.6.24, bonnie++'s data set at twice the memory.
+# 2 GiB of memory, kernel 2.6.24, bonnie++'s data set at twice the memory. 0.90 (mdadm 2.6's
+# default) keeps superblock and bitmap at the end of each member, as 1.0 does: written as 1.0.
 def w1_plan(bitmap: bool) -> Plan:
     return Plan(
         name="w1",
@@ -148,6 +149,7 @@ def w1_plan(bitmap: bool) -> Plan:
                 chunk=64 * KiB,
                 bitmap="internal" if bitmap else "none",
                 bitmap_chunk=512 * KiB if bitmap else None,
+                metadata="1.0",
             )
         ],
         filesystem=Filesystem(type="ext3"),
@@ -177,12 +179,17 @@ def w1_prediction(bitmap: bool) -> WorkloadPrediction:
 @pytest.mark.parametrize("label,bitmap,measured", W1, ids=["no-bitmap", "bitmap"])
 def test_w1_the_bitmap_costs_a_stream_a_seek_away_and_back_per_chunk(label, bitmap, measured):
     """Outside the model (a 2.6.24 writer takes part in writeback) and the bitmap chunk is derived,
-    not stated: the figure stands marked, within 2x; the bitmap's cost is the most of it."""
+    not stated: the figure stands marked, within 2x; the bitmap's cost is the most of it. The bitmap
+    sits at the members' end (0.90), a full stroke from a fresh filesystem's stream at their start:
+    each chunk's page write seeks there, waits for the slowest of 4 members' sectors and seeks back
+    (planners.perf.bitmap.hdd_page_s). Priced as two average positionings it was +71 %, outside."""
     p = w1_prediction(bitmap)
     assert "before 3.2" in p.outside_model
     assert 0.5 <= p.mb_s / measured <= 2.0
+    assert p.mb_s_low <= measured <= p.mb_s_high
     if bitmap:
-        assert p.mb_s < 0.5 * w1_prediction(False).mb_s
+        assert p.mb_s < 0.3 * w1_prediction(False).mb_s
+        assert abs(p.mb_s / measured - 1) <= 0.3
 
 
 def r1_parity_rows():  # type: ignore[no-untyped-def]

@@ -135,7 +135,7 @@ def _sequential(ctx: PerfCtx, group: GroupCtx, workload: Workload, share: float,
     )
     marked = ""
     if write and group.bitmap_chunk:
-        rate, marked = stream_rate(group, workload, span, rate)
+        rate, marked = stream_rate(group, workload, span, rate, start)
     chunks = max(float(workload.numjobs), in_flight / group.chunk) if group.chunk else float(workload.numjobs)
     if not write:
         work = _seq_reads(group, workload, degraded, alive, chunks, rate)
