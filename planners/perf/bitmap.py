@@ -100,12 +100,17 @@ def handoff_s(ctx: PerfCtx, g: GroupCtx, w: Workload) -> float:
 
 def page_write_s(ctx: PerfCtx, g: GroupCtx, write_s: float) -> float:
     """How long a write that dirtied a bitmap page waits before its data goes down, seconds: the
-    page written to every member at once (one member write's time, plus a cache flush where the
-    drive has a volatile cache), md's thread woken when the last completes, and the block layer's
-    submission of the n page writes on that one thread."""
+    page written to every member at once (page_io_s), md's thread woken when the last completes,
+    and the block layer's submission of the n page writes on that one thread."""
     cpu = ctx.cpu
+    return page_io_s(g, write_s) + wake_s(cpu) + g.n * cpu.block_request_us * 1e-6
+
+
+def page_io_s(g: GroupCtx, write_s: float) -> float:
+    """The members' part of a page write, seconds: on spinning disks hdd_page_s (a measured disk:
+    one write's time), on flash one write, each with the drive's cache flush."""
     page = hdd_page_s(g, None) if g.disk.rpm and not g.disk.measured else write_s
-    return page + g.disk.flush_us * 1e-6 + wake_s(cpu) + g.n * cpu.block_request_us * 1e-6
+    return page + g.disk.flush_us * 1e-6
 
 
 def _seek_s(g: GroupCtx, distance: float) -> float:
@@ -184,7 +189,7 @@ def random_writes(
         served = min(rate * ios / (ios + g.n * p / batch), q / own if own > 0 else rate) if rate > 0 else 0.0
         nxt = clean_chance(served / chunks)
         if g.parity:
-            batch = 1.0 + min(q - 1.0, served * nxt * write_s)
+            batch = 1.0 + min(q - 1.0, served * nxt * page_io_s(g, write_s))
         done = abs(nxt - p) < 1e-4
         p = nxt
         if done:
