@@ -77,3 +77,10 @@ def test_an_unstated_flush_widens_a_syncing_jobs_range():
     slow = _one(_mirror(bitmap=False, flush_us=CLIENT_FLUSH_US["nvme"]), FDATASYNC)
     assert slow.binding == "flush"
     assert _flush_lines(p) and 0 < p.mb_s_low <= slow.mb_s
+
+
+def test_a_flush_that_binds_keeps_the_spread_of_the_disk_figures_it_rests_on():
+    # Stated, the flush narrows the range to the disk's other inputs (here the nvme class's), not to none.
+    p = _one(_mirror(bitmap=False, flush_us=1600), FDATASYNC)
+    assert p.binding == "flush" and not _flush_lines(p)
+    assert p.mb_s_low < p.mb_s < p.mb_s_high

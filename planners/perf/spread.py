@@ -39,8 +39,9 @@ class Ceiling(Protocol):
 
 
 # Terms that rest on the disks' figures (the sequential ones for a sequential job, the random ones
-# for a random job), and those that rest on a controller's.
-DISK_TERMS = frozenset({"disks", "queue depth", "readahead", "stripe cache", "write cache"})
+# for a random job), and those that rest on a controller's. A sync's "flush" term rests on the disk's
+# revolution, positioning or access time (planners.perf.jobshape).
+DISK_TERMS = frozenset({"disks", "queue depth", "readahead", "stripe cache", "write cache", "flush"})
 CONTROLLER_TERMS = frozenset({"queue depth", "write cache"})
 # The per-request figures: the plan states them all or the term keeps their spread.
 REQUEST_FIELDS = tuple(f for f in PER_REQUEST if f != "reclaim_us")  # reclaim is the copy's
