@@ -24,6 +24,7 @@ from planners.hardware.generations import PER_REQUEST
 from planners.perf.context import PerfCtx
 from planners.perf.md_locks import NAME as MD_LOCKS
 from planners.perf.md_locks import socket_mix
+from planners.perf.platform_spread import platform_spreads
 from planners.perf.request_cpu import NAME as REQUEST_CPU
 from planners.perf.roof import CPU_COPY
 from planners.perf.workloads import Workload
@@ -53,6 +54,7 @@ CPU_TERMS = {
     "parity CPU": ("raid6_gen_mb_s", "xor_mb_s"),
     "checksums": ("crc32c_mb_s",),
     MD_LOCKS: ("line_transfer_ns", "socket_transfer_ns"),
+    "socket link": ("socket_link_mb_s",),
 }
 
 
@@ -137,7 +139,7 @@ def inputs(ctx: PerfCtx, w: Workload | None) -> list[Input]:
     if up:
         line = "md's shared lines: their next writer on this socket or the other, as the job's threads fall"
         out.append(Input(line, "md's lines: which socket", down, up, True, frozenset({MD_LOCKS})))
-    return out
+    return out + [Input(*spread) for spread in platform_spreads(ctx, w)]
 
 
 def _host_inputs(ctx: PerfCtx) -> list[Input]:
