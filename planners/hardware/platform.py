@@ -18,13 +18,17 @@ one after another (VT-d's queued invalidation, the SMMU's command queue), so the
 unit share 1/1.23 us = 813 K unmaps a second. Drives per unit: one x16 root port's worth (VT-d has
 a remapping unit per PCIe stack on Xeon Scalable; an assumption elsewhere), and never across sockets.
 
-Kernel defaults: DMA remapping with lazy invalidation (a flush queue, one invalidation per batch)
-is what the x86 drivers have done by default since 2008 when remapping is on (R. Murphy, "iommu:
-Clarify default domain Kconfig", 5.15: "the AMD and Intel drivers have been lazy by default since
-2008"; CONFIG_IOMMU_DEFAULT_DMA_LAZY); strict is `iommu.strict=1` (intel_iommu=strict and
-amd_iommu=fullflush before 5.15), arm64's default, and RHEL 9's build default from 2024 (CentOS
-Stream 9 merge request 3952, "Enable IOMMU DMA STRICT by default"); passthrough is `iommu=pt`.
-The presets assume lazy. The project's lab VM has one NUMA node and no IOMMU: neither the socket
+Kernel defaults: DMA remapping with lazy invalidation (a flush queue, one invalidation per batch:
+M. Gross, "PCI: iommu: iotlb flushing", 2.6.25, 2008, 250 entries or 10 ms) is what the x86 drivers
+have done by default since 2008 when remapping is on (R. Murphy, "iommu: Clarify default domain
+Kconfig", 5.15: "the AMD and Intel drivers have been lazy by default since 2008";
+CONFIG_IOMMU_DEFAULT_DMA_LAZY); strict is `iommu.strict=1` (intel_iommu=strict and
+amd_iommu=fullflush before 5.15, deprecated then: J. Garry's series), arm64's default, and RHEL 9's
+build default from 2024 (CentOS Stream 9 merge request 3952, "Enable IOMMU DMA STRICT by default");
+passthrough is `iommu=pt`. Whether Intel's remapping is on at all is a build option
+(CONFIG_INTEL_IOMMU_DEFAULT_ON, off upstream from 2.6.29: K. McMartin, "x86: disable intel_iommu
+support by default", 2009) that distributions set differently, and AMD's follows the firmware's
+IVRS table. The presets assume lazy; unstated, the range spans off to strict. The project's lab VM has one NUMA node and no IOMMU: neither the socket
 terms nor these can be witnessed there.
 """
 
