@@ -480,7 +480,9 @@ class Hardware(BaseModel):
         description="Hours from a failure to a replacement disk being inserted (unused when a hot spare takes over).",
     )
     cost: PodCost | None = Field(None, description="The pod's costs beside its disks' prices, and their currency.")
-    platform: Platform | None = Field(None, description="The drives' sockets and the IOMMU; None = the presets'.")
+    platform: Platform | None = Field(
+        None, description="The drives' sockets and the IOMMU; absent: the presets' choice."
+    )
 
     @model_serializer(mode="wrap")
     def _dump(self, handler: SerializerFunctionWrapHandler) -> object:
