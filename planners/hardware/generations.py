@@ -132,8 +132,9 @@ LINE_TRANSFER_NS: dict[str, tuple[float, float]] = {
 
 
 # The links between two sockets, one way: links x transfers/s x bytes a transfer carries one way, at the
-# 82 % a remote read sustains (the server class's rule, planners.hardware.machine; measured on UPI, an
-# assumption for the others). Opteron 2218: one coherent HyperTransport link at 2 GT/s x 2 bytes; Xeon
+# 82 % a remote read sustains: 34 GB/s on a Xeon Platinum 8160's two 10.4 GT/s UPI links, 41.6 GB/s raw
+# (J. McCalpin, Stack Overflow, "Intel Ultra Path Interconnect (UPI) Bandwidth", 2020); measured on UPI,
+# an assumption for the other links. Ice Lake SP (the server class): three 11.2 GT/s links, 55 GB/s. Opteron 2218: one coherent HyperTransport link at 2 GT/s x 2 bytes; Xeon
 # E5345: none, both sockets share the front-side bus's memory controller (0: no per-socket memory);
 # X5670: one 6.4 GT/s QPI link (the other goes to the I/O hub); E5-2680 v2: two QPI at 8.0 GT/s; Gold
 # 6148: McCalpin's measured 34 GB/s (two 10.4 GT/s UPI links, as two-socket boards wire it); EPYC:

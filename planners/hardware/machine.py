@@ -202,7 +202,7 @@ class Cpu(BaseModel):
         None, gt=0, le=MAX_MICROSECONDS, description="The same between cores of two sockets, nanoseconds."
     )
     socket_link_mb_s: MbPerS | None = Field(
-        None, description="What the links between two sockets carry one way (a remote read), MB/s."
+        None, description="The links between two sockets, one way (a remote read), MB/s."
     )
 
 
@@ -307,9 +307,7 @@ REQUEST_SPREAD = 0.5
 # EPYC 7003 (128 lanes, the same memory); a STREAM copy sustains about 80 % of the peak: 160 GB/s.
 # 2010 desktop: a first Core i3/i5 on a 5-series chipset: 16 PCIe 2.0 lanes from the CPU, two
 # channels of DDR3-1333 (21.3 GB/s peak, about 70 % sustained: 15 GB/s).
-# Between sockets a remote read sustains 82 % of the links' raw rate one way (34 GB/s on a Xeon Platinum
-# 8160's two 10.4 GT/s UPI links, 41.6 GB/s: J. McCalpin, Stack Overflow, "Intel Ultra Path Interconnect
-# (UPI) Bandwidth", 2020): Ice Lake SP's three 11.2 GT/s links, 67.2 GB/s raw, give 55 GB/s.
+# Between sockets: Ice Lake SP's three UPI links, 55 GB/s one way (planners.hardware.generations' rule).
 _SLOW = 7 / 3
 CPU_CLASSES: dict[str, ResolvedCpu] = {
     "server": ResolvedCpu(
