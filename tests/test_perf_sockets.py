@@ -80,3 +80,20 @@ def test_the_range_widens_until_the_plan_says_where_the_drives_sit():
     stated = one(nvme(24, cpu, Platform(drive_sockets=2)), seq())
     assert not any(line.startswith("drives' sockets") for line in stated.range_from)
     assert stated.mb_s_low > left.mb_s_low
+
+
+def test_the_socket_link_carries_the_cpu_class_spread_until_stated():
+    plan = nvme(24, Cpu(sockets=2, cores=32, pcie_lanes=128), Platform(drive_sockets=1))
+    r = one(plan, seq())
+    assert r.binding == "socket link"
+    assert any(line.startswith("CPU figures from the server class preset") for line in r.range_from)
+    assert r.mb_s_low == pytest.approx(r.mb_s * 0.6)
+    stated = plan.model_copy(
+        update={
+            "hardware": plan.hardware.model_copy(
+                update={"cpu": Cpu(sockets=2, cores=32, pcie_lanes=128, socket_link_mb_s=55000)}
+            )
+        }
+    )
+    s = one(stated, seq())
+    assert s.binding == "socket link" and s.mb_s == pytest.approx(r.mb_s) and s.mb_s_low > r.mb_s_low
