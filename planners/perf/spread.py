@@ -204,12 +204,35 @@ def kernel_input(
     return Input(line, f"kernel not stated -{_pct(lo)}/+{_pct(hi)}", lo, hi, True, moved)
 
 
+def copy_in_window(ctx: PerfCtx, terms: Sequence[Ceiling], w: Workload | None) -> Input | None:
+    """The CPU preset's share in a buffered reader's readahead term: the window waits on half of the
+    job's copies (out, and in for a job that also writes: planners.perf.terms, combined), which is
+    1 / (2 x the CPU copy term) of its time per byte; the rest is the disks'."""
+    if (
+        w is None
+        or w.direct
+        or not ctx.cpu.spread
+        or {"buffered_write_mb_s", "buffered_read_mb_s"} <= set(ctx.cpu.stated)
+    ):
+        return None
+    by = {t.name: t.mb_s for t in terms}
+    window, copy = by.get("readahead"), by.get(CPU_COPY)
+    if not window or not copy:
+        return None
+    s, share = ctx.cpu.spread, min(1.0, window / (2 * copy))
+    down = 1 - 1 / (1 - share + share / (1 - s))
+    up = 1 / (1 - share + share / (1 + s)) - 1
+    line = f"CPU figures from the {ctx.hardware.cpu.cpu_class} class preset (one core of the class's parts, ±{_pct(s)})"
+    return Input(line, f"CPU {ctx.hardware.cpu.cpu_class} preset ±{_pct(s)}", down, up, True, frozenset({"readahead"}))
+
+
 def figure_range(
     ctx: PerfCtx, terms: Sequence[Ceiling], w: Workload | None = None, extra: Sequence[Input] = ()
 ) -> Range:
     """The range of the figure the smallest of `terms` sets, and what widened it (`extra`: inputs
     found by evaluating the terms again, as the kernel's)."""
-    given = [*inputs(ctx, w), *extra]
+    window = copy_in_window(ctx, terms, w)
+    given = [*inputs(ctx, w), *extra, *([window] if window else [])]
     # A sweep predicts thousands of figures: each term's squared spreads summed once over the inputs.
     down2: dict[str, float] = {}
     up2: dict[str, float] = {}
@@ -230,7 +253,7 @@ def figure_range(
         low,
         high,
         list(dict.fromkeys((low_by, high_by))),
-        [i.line for i in named],
-        [i.brief for i in named],
+        list(dict.fromkeys(i.line for i in named)),
+        list(dict.fromkeys(i.brief for i in named)),
         not any(i.preset for i in named),
     )
