@@ -106,8 +106,8 @@ def _mixed_terms(ctx: PerfCtx, workload: Workload, degraded: int, capped: bool) 
     sides = []
     for rw in (read_rw, write_rw):
         side = workload.model_copy(update={"rw": rw})
-        # A mix's writes meet a cache already full: fio laid the file out just before, and the reads
-        # share the disks with its drain (planners.perf.controller).
+        # A mix's writes meet a full cache: its reads share the disks with the drain, and fio writes a
+        # new file out just before the job (planners.perf.controller).
         whole = workload_terms(ctx, side, degraded, capped=False, cache_full=workload.is_mix)
         side_terms = whole.terms
         if rw == write_rw and not workload.direct:

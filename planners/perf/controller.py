@@ -8,10 +8,10 @@ cache in steady state, and the commands a second its firmware processes.
   after size / (in - drain) seconds, the knee. A job that runs longer than that sees the drain rate,
   what the disks behind the cache absorb for the job's pattern; a run of known length gets the
   average of the two phases (fio reports the average); a run of no stated length is steady, the
-  drain. Where the cache is already full when the job starts, the job sees the drain from its first
-  write: a read/write mix on a file, which fio lays out (writes whole) just before the job, and
-  whose reads then share the disks with the drain. Each figure's note says which rate it is and
-  when the knee comes.
+  drain. A read/write mix sees the drain from its first write: its reads share the disks with the
+  drain, so the cache never gets ahead of them (and on a new file fio lays the file out, writing it
+  whole, just before the job: filesetup.c, for any job that reads). Each figure's note says which
+  rate it is and when the knee comes.
 - command rate. Each request that reaches a device behind the controller is one command its
   firmware processes; small direct requests (random, or sequential ones the block layer does not
   merge: planners.perf.request_cpu.device_requests) are bounded by the commands a second, whatever
@@ -58,9 +58,8 @@ def controller_cache(ctx: PerfCtx, w: Workload, ingest: float, drain: float, ful
         return ingest, f"{what} takes {ingest:.0f} MB/s and never fills: the disks drain {drain:.0f} MB/s ({queue})"
     if full:
         return drain, (
-            f"{what} is full when the job starts (fio laid the file out just before; the mix's reads share "
-            f"the disks with the drain): the drain rate, {drain:.0f} MB/s with {queue}, not the {ingest:.0f} "
-            "MB/s it accepts"
+            f"{what} is full: the mix's reads share the disks with its drain (and fio writes a new file out "
+            f"just before the job): the drain rate, {drain:.0f} MB/s with {queue}, not the {ingest:.0f} MB/s it accepts"
         )
     knee = cap / ((ingest - drain) * 1e6)
     rate, unfilled = absorb(ingest, drain, cap, 0.0, w)
