@@ -184,6 +184,25 @@ class Bare(App):
 Bare().run()
 """
 
+# The least any TUI that shows the plan's figures can take: podplan's start-up (app.cli.main), the
+# imports and the computation of the usable byte count, shown in a bare Textual app's screen, and
+# nothing else (no form, no tabs, no tables). podplan's first paint cannot come sooner than this
+# one's without painting before the plan is computed; the gap between the two is what podplan's
+# own screen costs.
+FIGURES_ONLY_APP = """
+import app.cli.main
+from textual.app import App
+from textual.widgets import Footer, Header, Static
+from planners.compute import compute
+from planners.example import example_pod
+class FiguresOnly(App):
+    def compose(self):
+        yield Header()
+        yield Static(f"Usable {compute(example_pod()).usable_bytes:,} B")
+        yield Footer()
+FiguresOnly().run()
+"""
+
 
 # Prepended to a program counted under valgrind: it leaves once its first frame is on its way to
 # the terminal, so that the count covers the start up to the first paint and nothing after it.
