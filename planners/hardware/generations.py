@@ -131,6 +131,30 @@ LINE_TRANSFER_NS: dict[str, tuple[float, float]] = {
 }
 
 
+# The links between two sockets, one way: links x transfers/s x bytes a transfer carries one way, at the
+# 82 % a remote read sustains: 34 GB/s on a Xeon Platinum 8160's two 10.4 GT/s UPI links, 41.6 GB/s raw
+# (J. McCalpin, Stack Overflow, "Intel Ultra Path Interconnect (UPI) Bandwidth", 2020); measured on UPI,
+# an assumption for the other links. Ice Lake SP (the server class): three 11.2 GT/s links, 55 GB/s. Opteron 2218: one coherent HyperTransport link at 2 GT/s x 2 bytes; Xeon
+# E5345: none, both sockets share the front-side bus's memory controller (0: no per-socket memory);
+# X5670: one 6.4 GT/s QPI link (the other goes to the I/O hub); E5-2680 v2: two QPI at 8.0 GT/s; Gold
+# 6148: McCalpin's measured 34 GB/s (two 10.4 GT/s UPI links, as two-socket boards wire it); EPYC:
+# four x16 xGMI links (7001 10.7 GT/s, 7002 16, 7003 18, 9004 32; the vendor's platform guides), each
+# taking 16 of the socket's 128 lanes: a two-socket EPYC gives 64 lanes a socket to its devices.
+SOCKET_LINK_MB_S: dict[str, float] = {
+    "opteron-2006": 0.82 * 1 * 2.0e3 * 2,
+    "xeon-5300-2007": 0.0,
+    "westmere-2010": 0.82 * 1 * 6.4e3 * 2,
+    "ivybridge-2013": 0.82 * 2 * 8.0e3 * 2,
+    "skylake-2017": 34000.0,
+    "icelake-2021": 0.82 * 3 * 11.2e3 * 2,
+    "epyc-7001": 0.82 * 4 * 10.7e3 * 2,
+    "epyc-7002": 0.82 * 4 * 16.0e3 * 2,
+    "epyc-7003": 0.82 * 4 * 18.0e3 * 2,
+    "epyc-9004": 0.82 * 4 * 32.0e3 * 2,
+}
+LINK_LANES = {"epyc-7001": 64, "epyc-7002": 64, "epyc-7003": 64, "epyc-9004": 64}  # lanes the links take
+
+
 def cpu_figures(name: str, server: dict[str, float]) -> dict[str, float]:
     """The figures of CPU preset `name`, from the server class's (see the module's rules)."""
     _, cores, speed, sse_raid6, sse_xor, gen, lanes, memory = CPU_PARTS[name]
@@ -139,6 +163,7 @@ def cpu_figures(name: str, server: dict[str, float]) -> dict[str, float]:
     out["raid6_gen_mb_s"] = server["raid6_gen_mb_s"] * speed * (0.5 if sse_raid6 else 1.0)
     out["xor_mb_s"] = server["xor_mb_s"] * speed * (0.5 if sse_xor else 1.0)
     out.update(cores=cores, pcie_gen=gen, pcie_lanes=lanes, memory_mb_s=round(memory))
+    out["socket_link_mb_s"] = round(SOCKET_LINK_MB_S[name])
     if name in LINE_TRANSFER_NS:
         out["line_transfer_ns"], out["socket_transfer_ns"] = LINE_TRANSFER_NS[name]
     return out

@@ -20,6 +20,7 @@ from planners.errors import PlanError
 from planners.hardware.bounds import INT32_MAX, MAX_MICROSECONDS, Frozen, Hours, MbPerS
 from planners.hardware.disks import DiskSpec
 from planners.hardware.generations import CONTROLLER_MODELS, ControllerModel, CpuGeneration, cpu_figures
+from planners.hardware.platform import Platform
 from planners.hardware.prices import PodCost, dump_without_unset
 from planners.names import check_text
 
@@ -200,6 +201,9 @@ class Cpu(BaseModel):
     socket_transfer_ns: float | None = Field(
         None, gt=0, le=MAX_MICROSECONDS, description="The same between cores of two sockets, nanoseconds."
     )
+    socket_link_mb_s: MbPerS | None = Field(
+        None, description="The links between two sockets, one way (a remote read), MB/s."
+    )
 
 
 class ResolvedCpu(BaseModel):
@@ -228,6 +232,7 @@ class ResolvedCpu(BaseModel):
     memory_mb_s: float = Field(160000.0, description="Sustained memory bandwidth per socket, MB/s.")
     line_transfer_ns: float = Field(51.0, description="Cache line between two cores of a socket, nanoseconds.")
     socket_transfer_ns: float = Field(108.0, description="Cache line between two sockets, nanoseconds.")
+    socket_link_mb_s: float = Field(55000.0, description="Inter-socket links one way, MB/s (0: none).")
     spread: float = Field(0.0, description="How far CPUs of the class stray from the preset's figures, fraction.")
     request_spread: float = Field(0.5, description="How far the per-request CPU figures stray, fraction.")
     stated: tuple[str, ...] = Field((), description="Figures the plan (or the host's kernel log) gave, not the preset.")
@@ -302,6 +307,7 @@ REQUEST_SPREAD = 0.5
 # EPYC 7003 (128 lanes, the same memory); a STREAM copy sustains about 80 % of the peak: 160 GB/s.
 # 2010 desktop: a first Core i3/i5 on a 5-series chipset: 16 PCIe 2.0 lanes from the CPU, two
 # channels of DDR3-1333 (21.3 GB/s peak, about 70 % sustained: 15 GB/s).
+# Between sockets: Ice Lake SP's three UPI links, 55 GB/s one way (planners.hardware.generations' rule).
 _SLOW = 7 / 3
 CPU_CLASSES: dict[str, ResolvedCpu] = {
     "server": ResolvedCpu(
@@ -472,10 +478,13 @@ class Hardware(BaseModel):
         description="Hours from a failure to a replacement disk being inserted (unused when a hot spare takes over).",
     )
     cost: PodCost | None = Field(None, description="The pod's costs beside its disks' prices, and their currency.")
+    platform: Platform | None = Field(
+        None, description="The drives' sockets and the IOMMU; absent: the presets' choice."
+    )
 
     @model_serializer(mode="wrap")
     def _dump(self, handler: SerializerFunctionWrapHandler) -> object:
-        return dump_without_unset(self, handler, ("cost",))
+        return dump_without_unset(self, handler, ("cost", "platform"))
 
     @field_validator("models")
     @classmethod

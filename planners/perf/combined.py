@@ -111,6 +111,8 @@ def _mixed_terms(ctx: PerfCtx, workload: Workload, degraded: int, capped: bool) 
             # The writes of a mix come at the pace its reads allow, not at memory's: the dirty
             # page cache lifts no part of the run (where that is outside the model, it still is).
             side_terms = simple_terms(ctx, side, degraded)
+        if rw == read_rw and not workload.direct:
+            side_terms = _copies_between_reads(ctx, workload, side_terms)
         sides.append({name: Term(name, t.mb_s * whole.factor, t.note) for name, t in side_terms.items()})
         outside = outside or whole.outside_model
     read_share, write_share = (1.0, 1.0) if workload.rw == "rewrite" else (workload.read_mix, 1.0 - workload.read_mix)
@@ -122,6 +124,32 @@ def _mixed_terms(ctx: PerfCtx, workload: Workload, degraded: int, capped: bool) 
             out = {name: term for name, term in out.items() if term.mb_s >= cap[0]}
             out["rate limit"] = Term("rate limit", *cap)
     return JobTerms(out, wins_ties=frozenset(prefer), outside_model=outside)
+
+
+def _copies_between_reads(ctx: PerfCtx, workload: Workload, reads: Terms) -> Terms:
+    """The reads of a buffered job that also writes: its writes' copies into the page cache fall
+    between its reads, as the copies out do, so the readahead window waits on both (half of each
+    shows: planners.perf.terms' `_buffered`). bonnie++'s ReWrite loop (bonnie++.cpp) reads a chunk,
+    dirties a byte, seeks back one chunk and writes it before it reads the next, in one process;
+    fio's job issues its mix's reads and writes in turn from one thread."""
+    window = reads.get("readahead")
+    if window is None:
+        return reads
+    # Bytes the job writes per byte it reads: a rewrite writes back each byte it reads.
+    if workload.rw == "rewrite":
+        written = 1.0
+    elif 0 < workload.read_mix < 1:
+        written = (1 - workload.read_mix) / workload.read_mix
+    else:
+        return reads
+    copy_in = ctx.cpu.buffered_write_mb_s * min(workload.numjobs, ctx.cpu.cores)
+    out = dict(reads)
+    out["readahead"] = Term(
+        "readahead",
+        1 / (1 / window.mb_s + written / (2 * copy_in)),
+        f"{window.note}, and the same job's copy of {written:.2g} byte(s) per byte read into it at {copy_in:.0f} MB/s",
+    )
+    return out
 
 
 def workload_terms(ctx: PerfCtx, workload: Workload, degraded: int = 0, capped: bool = True) -> JobTerms:
