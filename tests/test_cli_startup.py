@@ -62,3 +62,25 @@ def test_plan_json_does_not_look_for_pydantic_plugins():
     modules = imported("plan", "--json")
     assert "pydantic.plugin._loader" in modules
     assert "importlib.metadata" not in modules
+
+
+# What `predict --json` prints is a document: the tables' renderers (Rich and podplan's own) are the
+# other half of the command, and its flags' readers (options.py) need none of them.
+RENDERERS = ("rich", "app.cli.predict", "app.cli.scale", "app.shared.console", "app.shared.fit", "app.shared.figures")
+
+
+def test_predict_json_loads_no_renderer():
+    modules = imported("predict", "--json", "--no-host-cpu")
+    assert "app.usecases.predict" in modules and "app.shared.documents" in modules
+    assert not _under(modules, *RENDERERS)
+
+
+def test_plan_json_loads_no_performance_model_beyond_the_loss_odds():
+    """plan --json's findings include the loss odds (planners.reliability.loss), which read the disks'
+    and the bus's figures through planners.perf.context; the throughput model is predict's."""
+    modules = imported("plan", "--json")
+    perf = set(_under(modules, "planners.perf"))
+    assert perf <= {"planners.perf", "planners.perf.context", "planners.perf.flash", "planners.perf.positioning"}
+    assert not _under(
+        modules, "app.usecases.predict", "app.usecases.sweep", "app.shared.documents", "planners.layouts.sweep"
+    )

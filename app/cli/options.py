@@ -1,9 +1,16 @@
 """Flags that several commands share (beside the plan's own in flags.py): hardware presets, the
-parity CPU's source, and --scale sweeps. Each import is made when a parser that has the flag is built."""
+parity CPU's source, and --scale sweeps, and what they make of a plan, fio job files and axes. Each
+import is made when a parser that has the flag is built, or when the flag is read: `predict --json`
+reads them and renders nothing, so nothing here imports a renderer (Rich)."""
 
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from app.usecases.predict import Axis
+    from planners.models import Plan
 
 MODES = ("normal", "degraded", "rebuild")
 
@@ -46,3 +53,38 @@ def add_scale_flags(p: argparse.ArgumentParser) -> None:
         help="overwrite the files of --html (and --report) if they exist; with --burn-in: start over although a "
         "stopped burn-in is saved",
     )
+
+
+def with_hardware(plan: Plan, args: argparse.Namespace) -> Plan:
+    """The plan with --disk-class and --cpu-class in its hardware."""
+    from planners.hardware.machine import Cpu, Hardware
+
+    hw = plan.hardware or Hardware()
+    if args.disk_class:
+        hw = hw.model_copy(update={"disk": hw.disk.model_copy(update={"disk_class": args.disk_class}), "models": {}})
+    if args.cpu_class:
+        hw = hw.model_copy(update={"cpu": Cpu(cpu_class=args.cpu_class)})
+    return plan.model_copy(update={"hardware": hw}) if (args.disk_class or args.cpu_class) else plan
+
+
+def read_jobs(paths: list[str]) -> list:
+    """Each fio job file parsed; an unreadable file or a refused option is one line (PlanError)."""
+    from app.shared.planfile import load_job_file
+
+    return [load_job_file(path) for path in paths]
+
+
+def axes_of(args: argparse.Namespace) -> list[Axis]:
+    """The --scale options read; [] without any. Bad input is one PlanError line."""
+    from app.usecases.predict import parse_scale
+    from planners.errors import PlanError
+
+    specs = getattr(args, "scale", None) or []
+    if len(specs) > 2:
+        raise PlanError("--scale: at most two (an x axis and one curve per value of the second)", "scale")
+    axes = [parse_scale(s) for s in specs]
+    if len({a.key for a in axes}) < len(axes):
+        raise PlanError(f"--scale: {axes[0].key} is swept twice", "scale")
+    if getattr(args, "html", None) and not axes:
+        raise PlanError("--html draws the curves of a sweep: give --scale too", "html")
+    return axes

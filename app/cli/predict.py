@@ -29,17 +29,7 @@ from app.shared.host_cpu import origin_json, origin_text
 from app.usecases.predict import COUNTED_CPU_TERMS, Cost, Reliability, WorkloadPrediction
 from app.usecases.sweep import Sweep
 from planners.errors import PlanError
-from planners.hardware.machine import Cpu, Hardware
 from planners.models import Plan
-
-
-def with_hardware(plan: Plan, args: argparse.Namespace) -> Plan:
-    hw = plan.hardware or Hardware()
-    if args.disk_class:
-        hw = hw.model_copy(update={"disk": hw.disk.model_copy(update={"disk_class": args.disk_class}), "models": {}})
-    if args.cpu_class:
-        hw = hw.model_copy(update={"cpu": Cpu(cpu_class=args.cpu_class)})
-    return plan.model_copy(update={"hardware": hw}) if (args.disk_class or args.cpu_class) else plan
 
 
 def predicted_cost_view(cost: Cost) -> Group:
@@ -143,13 +133,6 @@ def refused_lines(refused: list[dict[str, str]]) -> list[Text]:
         return []
     head = Text(f"{len(refused)} section(s) not predicted:", style="bold")
     return [head, *(Text(f"  [{r['section']}] {r['reason']}") for r in refused)]
-
-
-def read_jobs(paths: list[str]) -> list:
-    """Each fio job file parsed; an unreadable file or a refused option is one line (PlanError)."""
-    from app.shared.planfile import load_job_file
-
-    return [load_job_file(path) for path in paths]
 
 
 def prediction_table(preds: list[WorkloadPrediction], *, title: str = "Predicted") -> FitTable:

@@ -26,22 +26,8 @@ from app.shared.curves import (
 )
 from app.shared.figures import mb_text
 from app.shared.fit import Col, FitTable
-from app.usecases.predict import Axis, PointPrediction, PredictRequest, parse_scale
-from planners.errors import PlanError
+from app.usecases.predict import Axis, PointPrediction, PredictRequest
 from planners.models import Plan
-
-
-def axes_of(args: argparse.Namespace) -> list[Axis]:
-    """The --scale options read; [] without any. Bad input is one PlanError line."""
-    specs = getattr(args, "scale", None) or []
-    if len(specs) > 2:
-        raise PlanError("--scale: at most two (an x axis and one curve per value of the second)", "scale")
-    axes = [parse_scale(s) for s in specs]
-    if len({a.key for a in axes}) < len(axes):
-        raise PlanError(f"--scale: {axes[0].key} is swept twice", "scale")
-    if getattr(args, "html", None) and not axes:
-        raise PlanError("--html draws the curves of a sweep: give --scale too", "html")
-    return axes
 
 
 def axes_json(axes: Sequence[Axis]) -> list[dict[str, Any]]:

@@ -8,7 +8,8 @@ from __future__ import annotations
 import argparse
 from typing import Literal
 
-from app.cli.scale import axes_of, scale_doc, scale_view, write_html
+from app.cli.options import axes_of
+from app.cli.scale import scale_doc, scale_view, write_html
 from app.cli.validate import EXIT_INTERRUPTED, EXIT_OK, EXIT_PARTIAL, Said, report_dir_of
 from app.shared.console import cli_console
 from app.usecases.validate import suite_runtime_s

@@ -35,22 +35,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-
-    from rich.console import Group
-    from rich.text import Text
-
+    """Tables, or JSON with --json: the JSON path imports no renderer (Rich), as a script calls it."""
     from app.cli.flags import load_plan_file, plan_from_args
-    from app.cli.predict import (
-        alike,
-        predicted_cost_view,
-        prediction_table,
-        read_jobs,
-        refused_lines,
-        reliability_table,
-        with_hardware,
-    )
-    from app.cli.scale import axes_of, predict_scale
-    from app.shared.console import cli_console
+    from app.cli.options import axes_of, read_jobs, with_hardware
     from app.shared.host_cpu import computes_parity, origin_json, origin_text
     from app.usecases.predict import PredictRequest, predict_plan
     from app.usecases.sweep import CpuSource
@@ -65,12 +52,16 @@ def run(args: argparse.Namespace) -> int:
         CpuSource(args.kernel_log, args.no_host_cpu, args.cpu_class),
     )
     if axes := axes_of(args):
+        from app.cli.scale import predict_scale
+
         return predict_scale(asked, args, axes)
     out = predict_plan(asked)
     plan, result, cpu, rel = out.plan, out.result, out.cpu, out.reliability
     predictions, job_notes, grouping, refused = list(out.predictions), out.job_notes, out.job_grouping, out.refused
     assert cpu is not None  # a CpuSource always names where each figure came from
     cost = out.cost
+    # Nothing predicted at all: the refusals are the answer, and a script must see that it got no figure.
+    status = 0 if predictions else 1
     if args.json:
         from app.shared.documents import JobSectionRefused, PredictDocument, dumps
         from planners import __version__
@@ -88,7 +79,14 @@ def run(args: argparse.Namespace) -> int:
             cost=cost,
         )
         print(dumps(doc, exclude={"cost"} if cost is None else None))
-    elif predictions:
+        return status
+    from rich.console import Group
+    from rich.text import Text
+
+    from app.cli.predict import alike, predicted_cost_view, prediction_table, refused_lines, reliability_table
+    from app.shared.console import cli_console
+
+    if predictions:
         rows, merged = alike(predictions)
         notes = [Text(n) for n in [*grouping, *merged]] + refused_lines(list(refused))
         notes += [Text(n, style="dim") for n in job_notes]
@@ -104,8 +102,7 @@ def run(args: argparse.Namespace) -> int:
         )
     else:
         cli_console().print(Group(*refused_lines(list(refused))))
-    # Nothing predicted at all: the refusals are the answer, and a script must see that it got no figure.
-    return 0 if predictions else 1
+    return status
 
 
 COMMAND = Command(

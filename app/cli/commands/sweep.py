@@ -53,7 +53,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from app.cli.flags import load_plan_file, plan_from_args
-    from app.cli.predict import sweep_command, with_hardware
+    from app.cli.options import with_hardware
+    from app.cli.predict import sweep_command
     from planners.example import example_pod
 
     base = load_plan_file(args.plan_file) if args.plan_file else example_pod()
