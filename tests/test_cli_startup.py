@@ -84,3 +84,21 @@ def test_plan_json_loads_no_performance_model_beyond_the_loss_odds():
     assert not _under(
         modules, "app.usecases.predict", "app.usecases.sweep", "app.shared.documents", "planners.layouts.sweep"
     )
+
+
+def test_the_process_entry_leaves_its_heap_to_the_exit_and_a_caller_s_main_does_not():
+    """The interpreter's last collections would walk every object start-up made (a twentieth of
+    plan --json's instructions): main() as the entry freezes them; main(argv) in a test does not."""
+    probe = (
+        "import gc, io, contextlib, sys\n"
+        "from app.cli.main import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
+        "    main(['--version'])\n"
+        "called = gc.get_freeze_count()\n"
+        "sys.argv = ['podplan', '--version']\n"
+        "with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
+        "    main()\n"
+        "print(called, gc.get_freeze_count() > 0)\n"
+    )
+    p = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, capture_output=True, text=True, timeout=120, check=True)
+    assert p.stdout.split() == ["0", "True"]
