@@ -39,7 +39,7 @@ class PredictedTerm(BaseModel):
     name: str = Field(
         description="Component: disks, queue depth, readahead, stripe cache, md thread, parity CPU, "
         "CPU per request, md locks, link, HBA, host PCIe, memory, socket link, IOMMU, CPU copy (between the "
-        "page cache and a buffered job), write cache, checksums (btrfs)."
+        "page cache and a buffered job), write cache, controller commands, flush, checksums (btrfs)."
     )
     mb_s: float = Field(description="Throughput this component alone would allow, MB/s (10^6 bytes/s).")
     iops: float = Field(description="The same as requests of the workload's block size per second.")
