@@ -84,3 +84,12 @@ def test_a_flush_that_binds_keeps_the_spread_of_the_disk_figures_it_rests_on():
     p = _one(_mirror(bitmap=False, flush_us=1600), FDATASYNC)
     assert p.binding == "flush" and not _flush_lines(p)
     assert p.mb_s_low < p.mb_s < p.mb_s_high
+
+
+def test_an_fsync_note_gives_a_flash_journal_commit_in_its_own_figures_not_0_0_ms():
+    """A protected drive's journal commit is its access time, tens of microseconds: '0.0 ms' in the
+    note would say the commit costs nothing while the flush term counts it."""
+    fsync = Workload(name="s", rw="randwrite", bs=4096, iodepth=1, sync_every=1, sync_metadata=True, target="file")
+    p = _one(_mirror(bitmap=False, flush_us=0), fsync)
+    note = next(t.note for t in p.terms if t.name == "flush")
+    assert "journal's commit" in note and "commit 0.0 ms" not in note

@@ -74,3 +74,13 @@ def test_the_unstated_mode_widens_the_range_from_off_to_strict():
     assert any(line.startswith("IOMMU: not stated") for line in left.range_from)
     assert left.mb_s_low < stated.mb_s_low and left.mb_s_high > stated.mb_s_high
     assert not any(line.startswith("IOMMU") for line in stated.range_from)
+
+
+def test_drives_fewer_than_the_sockets_pass_one_unit_each_not_one_per_socket():
+    """Two drives on a four-socket host: each sits behind one remapping unit of its own socket's, and
+    the other two sockets' units see none of their unmaps."""
+    r = one(plan(2, "strict", sockets=4))
+    assert r.binding == NAME
+    assert r.iops == pytest.approx(2 / (INVALIDATION_US * 1e-6))
+    # ten x4 drives on two sockets: five a socket, 20 lanes, two x16 root ports' worth on each
+    assert one(plan(10, "strict", sockets=2)).iops == pytest.approx(4 / (INVALIDATION_US * 1e-6))

@@ -76,7 +76,9 @@ CPU_PARTS: dict[str, tuple[str, int, float, bool, bool, int, int, float]] = {
     "epyc-9004": ("EPYC 9654", 96, 1.34, False, False, 5, 128, 0.80 * _peak(12, 4800)),
 }
 
-ControllerModel = Literal["lsi-1068", "perc5", "lsi-2208", "broadcom-9560", "fc-array-2007", "fc-array-flash"]
+ControllerModel = Literal[
+    "lsi-1068", "perc5", "lsi-2208", "broadcom-9560", "hpe-p420", "hpe-p440", "fc-array-2007", "fc-array-flash"
+]
 
 # name: (what it is, round trip in microseconds, write-back cache bytes, drain queue per disk).
 # Round trip: what one command costs in the controller beyond the disks (firmware path, cache
@@ -91,6 +93,11 @@ CONTROLLER_MODELS: dict[str, tuple[str, float, int, int]] = {
     "lsi-2208": ("LSI MegaRAID SAS2208 (2012)", 80.0, 1 << 30, 32),
     # 2020 tri-mode RAID adapter: Broadcom MegaRAID 9560 (SAS3916), PCIe 4.0, 4 GiB cache.
     "broadcom-9560": ("Broadcom MegaRAID 9560 (2020)", 30.0, 4 << 30, 32),
+    # HPE Smart Array P420 (2012) with its 1 GiB flash-backed cache and P440 (2014) with 4 GiB: the
+    # memory ssacli reports available for caching (912 MiB and 3.8 GiB; the firmware keeps the rest).
+    # RAID-on-chip of the SAS2208's generation: its round trip, an estimate.
+    "hpe-p420": ("HPE Smart Array P420, 1 GiB FBWC (2012)", 80.0, 912 << 20, 32),
+    "hpe-p440": ("HPE Smart Array P440, 4 GiB FBWC (2014)", 80.0, 3891 << 20, 32),
     # A 4 Gb FC midrange array of its day (two controllers, 2 GiB of mirrored cache each).
     "fc-array-2007": ("4 Gb FC midrange array (2007)", 600.0, 2 << 30, 32),
     # A current all-flash array on 32 Gb FC: its NVRAM acknowledges writes, ~0.25 ms at light load.

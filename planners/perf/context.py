@@ -108,7 +108,8 @@ class PerfCtx:
 
     @property
     def write_cache_bytes(self) -> int:
-        return self.controller.cache_bytes if self.controller else 0
+        """The controller cache that holds writes (an HPE Smart Array's cache ratio keeps the rest for reads)."""
+        return int(self.controller.cache_bytes * self.controller.write_share) if self.controller else 0
 
     def shares(self, sequential: bool) -> dict[int, float]:
         """Fraction of the workload's bytes that reaches each group of the first volume.

@@ -59,8 +59,12 @@ def iommu_term(ctx: PerfCtx, w: Workload, groups: list[tuple[GroupCtx, float, fl
     unmaps = sum(ios for g, _, ios in groups if g.disk.pcie_lanes)
     if unmaps <= 0:
         return None
-    lanes = sum(ctx.groups[i].disk.pcie_lanes * ctx.groups[i].n for i in ctx.volume_groups)
-    units = max(drive_sockets(ctx)[0], ceil(lanes / UNIT_LANES))
+    nvme = [ctx.groups[i] for i in ctx.volume_groups if ctx.groups[i].disk.pcie_lanes]
+    lanes = sum(g.disk.pcie_lanes * g.n for g in nvme)
+    # A unit never spans sockets, and a socket with no drive has none in use: two drives on a
+    # four-socket host pass two units, not four.
+    on = max(1, min(drive_sockets(ctx)[0], sum(g.n for g in nvme)))
+    units = on * ceil(lanes / on / UNIT_LANES)
     rate = units / (INVALIDATION_US * 1e-6) / unmaps
     note = (
         f"iommu strict: each unmap waits for an IOTLB invalidation, {INVALIDATION_US} us each in its "

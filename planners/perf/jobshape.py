@@ -54,7 +54,7 @@ def flush_s(ctx: PerfCtx, w: Workload) -> tuple[float, str]:
         log = data if journal else 0.0
         what = f"flash access {lat * 1e6:.0f} us" + (f" and its cache flush {cache * 1e6:.0f} us" if cache else "")
     t = data + log + ctx.round_trip_s * (2 if journal else 1)
-    extra = f", plus the journal's commit {log * 1e3:.1f} ms" if journal else ""
+    extra = f", plus the journal's commit {log * 1e3:.3g} ms" if journal else ""
     return t, f"{what}{extra}"
 
 

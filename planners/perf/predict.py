@@ -18,11 +18,12 @@ from planners.hardware.disks import DiskPerf
 from planners.models import Plan
 from planners.perf.combined import workload_terms
 from planners.perf.context import PerfCtx, build_ctx, seq_mb_s
+from planners.perf.controller import split_spread
 from planners.perf.flush import flush_input, flush_sensitive
 from planners.perf.md_locks import NAME as MD_LOCKS
 from planners.perf.request_cpu import NAME as REQUEST_CPU
 from planners.perf.roof import Term, Terms
-from planners.perf.spread import figure_range, kernel_input, kernel_sensitive
+from planners.perf.spread import Input, figure_range, kernel_input, kernel_sensitive
 from planners.perf.workloads import VALIDATION, Workload, for_plan
 from planners.results import PlanResult
 
@@ -38,7 +39,7 @@ class PredictedTerm(BaseModel):
     name: str = Field(
         description="Component: disks, queue depth, readahead, stripe cache, md thread, parity CPU, "
         "CPU per request, md locks, link, HBA, host PCIe, memory, socket link, IOMMU, CPU copy (between the "
-        "page cache and a buffered job), write cache, checksums (btrfs)."
+        "page cache and a buffered job), write cache, controller commands, flush, checksums (btrfs)."
     )
     mb_s: float = Field(description="Throughput this component alone would allow, MB/s (10^6 bytes/s).")
     iops: float = Field(description="The same as requests of the workload's block size per second.")
@@ -191,6 +192,8 @@ def predict_one(ctx: PerfCtx, w: Workload, mode: Mode = "normal", missing: int =
         )
         if i is not None
     ]
+    split = split_spread(ctx, w, figures, again)
+    extra += [Input(*split[:4], True, split[4])] if split else []
     r = figure_range(ctx, terms, w, extra)
     return WorkloadPrediction(
         workload=w.name,

@@ -22,6 +22,7 @@ from typing import Protocol
 
 from planners.hardware.generations import PER_REQUEST
 from planners.perf.context import PerfCtx
+from planners.perf.controller import controller_spreads
 from planners.perf.md_locks import NAME as MD_LOCKS
 from planners.perf.md_locks import socket_mix
 from planners.perf.platform_spread import platform_spreads
@@ -154,6 +155,7 @@ def _host_inputs(ctx: PerfCtx) -> list[Input]:
         s, kind = ctx.controller.spread, hw.controller.kind
         line = f"controller round trip: the {kind} preset (real controllers of the kind, ±{_pct(s)})"
         out.append(Input(line, f"controller {kind} preset ±{_pct(s)}", s, s, True, CONTROLLER_TERMS))
+    out += [Input(line, brief, down, up, True, terms) for line, brief, down, up, terms in controller_spreads(ctx)]
     cpu = frozenset(name for name, fields in CPU_TERMS.items() if not set(fields) <= set(ctx.cpu.stated))
     if ctx.cpu.spread and cpu:
         s, kind = ctx.cpu.spread, hw.cpu.cpu_class

@@ -52,6 +52,7 @@ from planners.perf.context import (
     positioning_s,
     seq_mb_s,
 )
+from planners.perf.controller import command_term
 from planners.perf.era import md_thread_mb_s, md_threads
 from planners.perf.host import drive_links, host_roofs, pcie_drives
 from planners.perf.iommu import iommu_term
@@ -389,6 +390,7 @@ def simple_terms(ctx: PerfCtx, workload: Workload, degraded: int, sorted_queue: 
         [
             request_cpu_term(ctx, workload, requests),
             md_locks_term(ctx, workload, requests, degraded),
+            command_term(ctx, workload, requests),
             iommu_term(ctx, workload, requests),
         ],
     )
