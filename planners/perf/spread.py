@@ -9,7 +9,8 @@ spread sourced where the preset is (planners.hardware, docs/calibration.md).
 
 Inputs are independent, so a term resting on several is moved by the root of the sum of their
 squares (each taken at full weight on the term: an upper bound for a term only partly made of an
-input), and the range is the smallest of each side over the terms. The range names each input
+input), but never past every input at its low end at once (the product of what each leaves, so
+the low end stays above 0), and the range is the smallest of each side over the terms. The range names each input
 whose spread moves a term into it, and says when every such input was stated.
 """
 
@@ -203,7 +204,7 @@ def _side(x: float) -> str:
 
 
 def moves_text(lo: float, hi: float) -> str:
-    """ "-12%/+3%", "-12%" or "+3%": only the sides that move the figure."""
+    """Only the sides that move the figure: -12%/+3%, -12% or +3%."""
     return "/".join(f"{sign}{_side(x)}" for sign, x in (("-", lo), ("+", hi)) if _side(x))
 
 
