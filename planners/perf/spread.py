@@ -10,8 +10,8 @@ spread sourced where the preset is (planners.hardware, docs/calibration.md).
 Inputs are independent, so a term resting on several is moved by the root of the sum of their
 squares (each taken at full weight on the term: an upper bound for a term only partly made of an
 input), but never past every input at its low end at once (the product of what each leaves, so
-the low end stays above 0), and the range is the smallest of each side over the terms. The range names each input
-whose spread moves a term into it, and says when every such input was stated.
+the low end stays above 0), and the range is the smallest of each side over the terms. The range
+names each input whose spread moves a term into it, and says when every such input was stated.
 """
 
 from __future__ import annotations
