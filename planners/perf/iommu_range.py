@@ -18,9 +18,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 
+from planners.hardware.machine import REQUEST_SPREAD
 from planners.hardware.platform import Platform
 from planners.perf.context import PerfCtx
-from planners.perf.iommu import iommu_mode
+from planners.perf.iommu import NAME, iommu_mode
 from planners.perf.roof import Term
 from planners.perf.spread import MOVES, Input, figure_range
 from planners.perf.workloads import Workload
@@ -44,13 +45,18 @@ def iommu_input(
     best = min(terms.values(), default=0.0)
     if best <= 0 or not other:
         return None
-    low = figure_range(strict, [Term(n, v, "") for n, v in other.items()], w).low
-    lo = 1 - low / best
-    if lo < MOVES or 1 - min(other.values()) / best < MOVES:
+    # Strict's own range: the same inputs as this plan's (their spreads do not depend on the mode)
+    # and its invalidation time's (planners.perf.platform_spread), without building them again.
+    s = ctx.cpu.request_spread or REQUEST_SPREAD
+    invalidation = Input("", "", s, s, False, frozenset({NAME}))
+    low = figure_range(ctx, [Term(n, v, "") for n, v in other.items()], w, [invalidation]).low
+    lo, fall = 1 - low / best, 1 - min(other.values()) / best
+    if fall < MOVES:
         return None
     moved = frozenset(n for n, v in terms.items() if v <= best or other.get(n, v) < v * (1 - MOVES))
     line = (
         f"IOMMU strict: not stated, lazy assumed (the x86 drivers' default); strict (arm64's default, "
-        f"RHEL 9's from 2024) moves {', '.join(sorted(moved))} by -{lo:.0%} (strict's own range)"
+        f"RHEL 9's from 2024) moves {', '.join(sorted(moved))}, the figure by -{fall:.0%}, and its own "
+        f"range reaches -{lo:.0%}"
     )
-    return Input(line, f"IOMMU strict not ruled out -{lo:.0%}", lo, 0.0, True, moved, floor=True)
+    return Input(line, f"IOMMU strict not ruled out -{fall:.0%}", lo, 0.0, True, moved, floor=True)
