@@ -10,7 +10,8 @@ number of cores (`iommu_term`, named "IOMMU"). Lazy mode batches invalidations (
 queue, not per request) and passthrough and off have none: no such term.
 
 The mode is the plan's `[hardware.platform] iommu`, else the presets' lazy; left unset, the range
-spans off to strict on the CPU per request term (planners.perf.spread). The project's lab VM has no
+spans off on the CPU per request term (planners.perf.platform_spread) to strict evaluated again
+(planners.perf.iommu_range). The project's lab VM has no
 IOMMU: these terms have no lab witness, only the published cases in tests/test_perf_published.py.
 """
 

@@ -20,6 +20,7 @@ from planners.perf.combined import workload_terms
 from planners.perf.context import PerfCtx, build_ctx, seq_mb_s
 from planners.perf.controller import split_spread
 from planners.perf.flush import flush_input, flush_sensitive
+from planners.perf.iommu_range import iommu_input, iommu_sensitive
 from planners.perf.md_locks import NAME as MD_LOCKS
 from planners.perf.request_cpu import NAME as REQUEST_CPU
 from planners.perf.roof import Term, Terms
@@ -188,7 +189,8 @@ def predict_one(ctx: PerfCtx, w: Workload, mode: Mode = "normal", missing: int =
         i
         for i in (
             kernel_input(ctx, figures, again) if kernel_sensitive(ctx, w, figures) else None,
-            flush_input(ctx, figures, again) if flush_sensitive(ctx, w) else None,
+            flush_input(ctx, figures, again, w) if flush_sensitive(ctx, w) else None,
+            iommu_input(ctx, figures, again, w) if iommu_sensitive(ctx, w) else None,
         )
         if i is not None
     ]
