@@ -348,6 +348,12 @@ def _buffered(ctx: PerfCtx, workload: Workload, terms: Terms) -> Terms:
     return out
 
 
+def _shape(group: GroupCtx) -> tuple[object, ...]:
+    """The group but its name and its members' places: a group's own terms read neither (its name
+    prefixes their notes here, its places are the links' and the host's)."""
+    return tuple(v for k, v in vars(group).items() if k not in ("name", "members"))
+
+
 def simple_terms(ctx: PerfCtx, workload: Workload, degraded: int, sorted_queue: int = 0, ncq: bool = True) -> Terms:
     """Every term for a read, write, randread or randwrite workload, in MB/s of the volume.
 
@@ -369,12 +375,18 @@ def simple_terms(ctx: PerfCtx, workload: Workload, degraded: int, sorted_queue: 
     traffic: dict[int, float] = {}
     requests: list[tuple[GroupCtx, float, float]] = []
     several = len(ctx.volume_groups) > 1
+    last: tuple[tuple[object, ...], GroupTerms, Terms] | None = None  # a striped LV's arrays are mostly alike
     for group, share in placed:
-        if workload.is_random:
-            part = random_terms(ctx, group, workload, share, degraded, sorted_queue, ncq)
-        else:
-            part = _sequential(ctx, group, workload, share, degraded)
-        for term in lowest(part.terms).values():
+        shape = (*_shape(group), share)
+        if last is None or last[0] != shape:
+            part = (
+                random_terms(ctx, group, workload, share, degraded, sorted_queue, ncq)
+                if workload.is_random
+                else _sequential(ctx, group, workload, share, degraded)
+            )
+            last = shape, part, lowest(part.terms)
+        _, part, least = last
+        for term in least.values():
             found.append(Term(term.name, term.mb_s / share, f"{group.name}: {term.note}" if several else term.note))
         alive = group.members[: group.n - int(degraded)]
         for position in alive:
