@@ -375,7 +375,9 @@ def simple_terms(ctx: PerfCtx, workload: Workload, degraded: int, sorted_queue: 
     traffic: dict[int, float] = {}
     requests: list[tuple[GroupCtx, float, float]] = []
     several = len(ctx.volume_groups) > 1
-    last: tuple[tuple[object, ...], GroupTerms, Terms] | None = None  # a striped LV's arrays are mostly alike
+    # A striped LV's arrays are mostly alike: one like the one before has its terms, which `lowest`
+    # would not take (the first of equal terms stays), and its requests.
+    last: tuple[tuple[object, ...], GroupTerms, float] | None = None
     for group, share in placed:
         shape = (*_shape(group), share)
         if last is None or last[0] != shape:
@@ -384,14 +386,15 @@ def simple_terms(ctx: PerfCtx, workload: Workload, degraded: int, sorted_queue: 
                 if workload.is_random
                 else _sequential(ctx, group, workload, share, degraded)
             )
-            last = shape, part, lowest(part.terms)
-        _, part, least = last
-        for term in least.values():
-            found.append(Term(term.name, term.mb_s / share, f"{group.name}: {term.note}" if several else term.note))
+            last = shape, part, device_requests(group, workload, share, part.amplification)
+            for term in lowest(part.terms).values():
+                note = f"{group.name}: {term.note}" if several else term.note
+                found.append(Term(term.name, term.mb_s / share, note))
+        _, part, requested = last
         alive = group.members[: group.n - int(degraded)]
         for position in alive:
             traffic[position] = share * part.amplification / len(alive)
-        requests.append((group, share, device_requests(group, workload, share, part.amplification)))
+        requests.append((group, share, requested))
     out = lowest(
         found,
         _links(ctx, traffic),
