@@ -348,10 +348,13 @@ def _buffered(ctx: PerfCtx, workload: Workload, terms: Terms) -> Terms:
     return out
 
 
-def _shape(group: GroupCtx) -> tuple[object, ...]:
+def _shape(group: GroupCtx) -> dict[str, object]:
     """The group but its name and its members' places: a group's own terms read neither (its name
     prefixes their notes here, its places are the links' and the host's)."""
-    return tuple(v for k, v in vars(group).items() if k not in ("name", "members"))
+    return vars(group) | _PLACE
+
+
+_PLACE = {"name": "", "members": ()}
 
 
 def simple_terms(ctx: PerfCtx, workload: Workload, degraded: int, sorted_queue: int = 0, ncq: bool = True) -> Terms:
@@ -377,9 +380,9 @@ def simple_terms(ctx: PerfCtx, workload: Workload, degraded: int, sorted_queue: 
     several = len(ctx.volume_groups) > 1
     # A striped LV's arrays are mostly alike: one like the one before has its terms, which `lowest`
     # would not take (the first of equal terms stays), and its requests.
-    last: tuple[tuple[object, ...], GroupTerms, float] | None = None
+    last: tuple[tuple[dict[str, object], float], GroupTerms, float] | None = None
     for group, share in placed:
-        shape = (*_shape(group), share)
+        shape = (_shape(group), share)
         if last is None or last[0] != shape:
             part = (
                 random_terms(ctx, group, workload, share, degraded, sorted_queue, ncq)
