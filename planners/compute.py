@@ -203,6 +203,31 @@ def _group(g: MdGroup, members: tuple[Disk, ...], spares: tuple[Disk, ...], mdad
     )
 
 
+# A sweep computes many layouts whose arrays come out the same size (RAID10 n2 and f2, ...) under the
+# same LVM: each volume group and filesystem is worked out once. Both are frozen, as every result.
+_lvm_volume = lru_cache(maxsize=512)(lvm_volume)
+
+
+@lru_cache(maxsize=512)
+def _xfs(
+    data: tuple[int, int, int, int, int, bool, str | None], xfsprogs: Version, kernel: Version
+) -> tuple[XfsGeometry, tuple[int, int]]:
+    """mkfs.xfs's geometry of (size, su, sw, block size, sector size, rotational, log device), and df's
+    (size, available) of it."""
+    size, su, sw, block, sector, rotational, log_device = data
+    xfs = xfs_geometry(
+        size,
+        su_bytes=su,
+        sw=sw,
+        block_size=block,
+        sector_size=sector,
+        rotational=rotational,
+        xfsprogs=xfsprogs,
+        log_device=log_device,
+    )
+    return xfs, xfs_df(xfs, kernel=kernel)
+
+
 class _Lvm(NamedTuple):
     """What LVM makes of the arrays (or LUNs) under it, and the device the filesystem is made on."""
 
@@ -287,8 +312,8 @@ def _lvm_layer(plan: Plan, groups: list[GroupResult], unders: list[Under], used:
         )
     lv_stripe = lvm.stripe_size or default_lv_stripe(md0.chunk, md0.io_opt, extent) if lv_stripes > 1 else None
     try:
-        lvg = lvm_volume(
-            [u.size for u in unders],
+        lvg = _lvm_volume(
+            tuple(u.size for u in unders),
             pe_start=pe_start,
             extent_bytes=extent,
             stripes=lv_stripes,
@@ -344,18 +369,12 @@ def _filesystem(plan: Plan, groups: list[GroupResult], unders: list[Under], laye
             fs_bytes = sum(btrfs.device_bytes)
             df_size, df_avail = btrfs.df_size_bytes, btrfs.df_available_bytes
         elif fs.type == "xfs":
-            xfs = xfs_geometry(
-                size,
-                su_bytes=su,
-                sw=sw,
-                block_size=fs.block_size,
-                sector_size=sector,
-                rotational=rotational,
-                xfsprogs=plan.tools.rules("xfsprogs"),
-                log_device=fs.log_device,
+            xfs, (df_size, df_avail) = _xfs(
+                (size, su, sw, fs.block_size, sector, rotational, fs.log_device),
+                plan.tools.rules("xfsprogs"),
+                df_kernel(plan),
             )
             fs_bytes = xfs.data_blocks * xfs.block_size
-            df_size, df_avail = xfs_df(xfs, kernel=df_kernel(plan))
         else:
             stride = su // fs.block_size if su else 0
             ext4 = ext4_geometry(
