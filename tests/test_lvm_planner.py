@@ -9,7 +9,9 @@ from hypothesis import strategies as st
 from planners.errors import PlanError
 from planners.lvm.geometry import aligned_extent, lvm_volume, metadata_area_end, pe_start_bytes
 from planners.units import GiB, KiB, MiB
-from runners.probes.lvm import parse_lvs, parse_pvs, parse_vgs
+from runners.exec import run
+from runners.probes.loopdev import sparse_loops
+from runners.probes.lvm import LV_FIELDS, find_lv, lvm_sandbox, parse_lvs, parse_pvs, parse_vgs, report_argv
 
 FIXTURES = pathlib.Path(__file__).parent / "fixtures" / "lvm"
 
@@ -233,3 +235,25 @@ def test_reports_agree_with_the_planner():
     )
     vg = parse_vgs((FIXTURES / "vgs_384k_extents.json").read_text())[0]
     assert (fake.vg_extents, fake.vg_free_extents) == (vg.extent_count, vg.free_count)
+
+
+def test_same_lv_name_in_two_vgs_is_two_lvs():
+    """Real lvs over two VGs, each with an LV called `data` of its own size: folding the report by
+    LV name alone summed both LVs' extents into one (the lab once read another VG's LV this way)."""
+    quiet = ["--yes", "--zero", "n", "--wipesignatures", "n", "--name", "data"]
+    with sparse_loops([64 * MiB, 64 * MiB]) as (a, b), lvm_sandbox([a, b]) as env:
+        try:
+            for argv in (
+                ["vgcreate", "vga", a],
+                ["vgcreate", "vgb", b],
+                ["lvcreate", *quiet, "-l", "3", "vga"],
+                ["lvcreate", *quiet, "-l", "5", "vgb"],
+            ):
+                run(argv, env=env, timeout=60)
+            fields = f"{LV_FIELDS},vg_name"
+            lvs = parse_lvs(run(report_argv("lvs", fields, "vga", "vgb", segments=True), env=env, timeout=60).stdout)
+        finally:
+            run(["vgremove", "--force", "--force", "--yes", "vga", "vgb"], env=env, timeout=60, check=False)
+    assert sorted((lv.vg, lv.name, lv.extents) for lv in lvs) == [("vga", "data", 3), ("vgb", "data", 5)]
+    assert find_lv(lvs, "vgb", "data").extents == 5
+    assert find_lv(lvs, "vgc", "data") is None

@@ -118,8 +118,9 @@ class DiskSpec(BaseModel):
         ge=0,
         le=MAX_MICROSECONDS,
         description="What a cache flush adds to a write that carries one (md's bitmap and superblock "
-        "writes: REQ_PREFLUSH | REQ_FUA), microseconds; 0 for a drive without a volatile write "
-        "cache (power-loss protected flash), whose flushes the kernel drops.",
+        "writes: REQ_PREFLUSH | REQ_FUA; fsync, fdatasync), microseconds; 0 for a drive without a "
+        "volatile write cache (power-loss protected flash), whose flushes the kernel drops. Flash "
+        "left to its class: 0, with the range widened down to a client drive's 3.5 ms.",
     )
     lun: Lun | None = Field(
         None,
@@ -242,8 +243,10 @@ class ResolvedDisk(BaseModel):
 # reports its cache, but a flush finds nothing volatile to write (its own round trip is not priced:
 # an assumption). A spinning disk's cache is volatile, but
 # the model already prices each of its random writes as reaching the platter (a positioning each),
-# which is what the flush forces: no positioning of its own. A drive with a volatile cache on flash
-# (client NVMe) states its flush cost; no class figure is known.
+# which is what the flush forces: no positioning of its own (where the bitmap lies and the slowest
+# member's sector: planners.perf.bitmap.hdd_page_s). A flash drive with a volatile cache (client
+# NVMe) states its flush cost; left out, a figure resting on flushes gets a range down to a client
+# drive's published 3.5 ms (planners.perf.flush).
 # Spread: the outer-zone rates of the class's drives in vendors' datasheets, 2008-2020
 # (5400: 100-200 MB/s, 7200: 120-270, 10k: 130-240, 15k: 160-300, SATA SSD 450-560, NVMe 2000-7000),
 # as a fraction either way of the preset.

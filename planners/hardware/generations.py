@@ -76,7 +76,9 @@ CPU_PARTS: dict[str, tuple[str, int, float, bool, bool, int, int, float]] = {
     "epyc-9004": ("EPYC 9654", 96, 1.34, False, False, 5, 128, 0.80 * _peak(12, 4800)),
 }
 
-ControllerModel = Literal["lsi-1068", "perc5", "lsi-2208", "broadcom-9560", "fc-array-2007", "fc-array-flash"]
+ControllerModel = Literal[
+    "lsi-1068", "perc5", "lsi-2208", "broadcom-9560", "hpe-p420", "hpe-p440", "fc-array-2007", "fc-array-flash"
+]
 
 # name: (what it is, round trip in microseconds, write-back cache bytes, drain queue per disk).
 # Round trip: what one command costs in the controller beyond the disks (firmware path, cache
@@ -91,6 +93,11 @@ CONTROLLER_MODELS: dict[str, tuple[str, float, int, int]] = {
     "lsi-2208": ("LSI MegaRAID SAS2208 (2012)", 80.0, 1 << 30, 32),
     # 2020 tri-mode RAID adapter: Broadcom MegaRAID 9560 (SAS3916), PCIe 4.0, 4 GiB cache.
     "broadcom-9560": ("Broadcom MegaRAID 9560 (2020)", 30.0, 4 << 30, 32),
+    # HPE Smart Array P420 (2012) with its 1 GiB flash-backed cache and P440 (2014) with 4 GiB: the
+    # memory ssacli reports available for caching (912 MiB and 3.8 GiB; the firmware keeps the rest).
+    # RAID-on-chip of the SAS2208's generation: its round trip, an estimate.
+    "hpe-p420": ("HPE Smart Array P420, 1 GiB FBWC (2012)", 80.0, 912 << 20, 32),
+    "hpe-p440": ("HPE Smart Array P440, 4 GiB FBWC (2014)", 80.0, 3891 << 20, 32),
     # A 4 Gb FC midrange array of its day (two controllers, 2 GiB of mirrored cache each).
     "fc-array-2007": ("4 Gb FC midrange array (2007)", 600.0, 2 << 30, 32),
     # A current all-flash array on 32 Gb FC: its NVRAM acknowledges writes, ~0.25 ms at light load.
@@ -131,6 +138,30 @@ LINE_TRANSFER_NS: dict[str, tuple[float, float]] = {
 }
 
 
+# The links between two sockets, one way: links x transfers/s x bytes a transfer carries one way, at the
+# 82 % a remote read sustains: 34 GB/s on a Xeon Platinum 8160's two 10.4 GT/s UPI links, 41.6 GB/s raw
+# (J. McCalpin, Stack Overflow, "Intel Ultra Path Interconnect (UPI) Bandwidth", 2020); measured on UPI,
+# an assumption for the other links. Ice Lake SP (the server class): three 11.2 GT/s links, 55 GB/s. Opteron 2218: one coherent HyperTransport link at 2 GT/s x 2 bytes; Xeon
+# E5345: none, both sockets share the front-side bus's memory controller (0: no per-socket memory);
+# X5670: one 6.4 GT/s QPI link (the other goes to the I/O hub); E5-2680 v2: two QPI at 8.0 GT/s; Gold
+# 6148: McCalpin's measured 34 GB/s (two 10.4 GT/s UPI links, as two-socket boards wire it); EPYC:
+# four x16 xGMI links (7001 10.7 GT/s, 7002 16, 7003 18, 9004 32; the vendor's platform guides), each
+# taking 16 of the socket's 128 lanes: a two-socket EPYC gives 64 lanes a socket to its devices.
+SOCKET_LINK_MB_S: dict[str, float] = {
+    "opteron-2006": 0.82 * 1 * 2.0e3 * 2,
+    "xeon-5300-2007": 0.0,
+    "westmere-2010": 0.82 * 1 * 6.4e3 * 2,
+    "ivybridge-2013": 0.82 * 2 * 8.0e3 * 2,
+    "skylake-2017": 34000.0,
+    "icelake-2021": 0.82 * 3 * 11.2e3 * 2,
+    "epyc-7001": 0.82 * 4 * 10.7e3 * 2,
+    "epyc-7002": 0.82 * 4 * 16.0e3 * 2,
+    "epyc-7003": 0.82 * 4 * 18.0e3 * 2,
+    "epyc-9004": 0.82 * 4 * 32.0e3 * 2,
+}
+LINK_LANES = {"epyc-7001": 64, "epyc-7002": 64, "epyc-7003": 64, "epyc-9004": 64}  # lanes the links take
+
+
 def cpu_figures(name: str, server: dict[str, float]) -> dict[str, float]:
     """The figures of CPU preset `name`, from the server class's (see the module's rules)."""
     _, cores, speed, sse_raid6, sse_xor, gen, lanes, memory = CPU_PARTS[name]
@@ -139,6 +170,7 @@ def cpu_figures(name: str, server: dict[str, float]) -> dict[str, float]:
     out["raid6_gen_mb_s"] = server["raid6_gen_mb_s"] * speed * (0.5 if sse_raid6 else 1.0)
     out["xor_mb_s"] = server["xor_mb_s"] * speed * (0.5 if sse_xor else 1.0)
     out.update(cores=cores, pcie_gen=gen, pcie_lanes=lanes, memory_mb_s=round(memory))
+    out["socket_link_mb_s"] = round(SOCKET_LINK_MB_S[name])
     if name in LINE_TRANSFER_NS:
         out["line_transfer_ns"], out["socket_transfer_ns"] = LINE_TRANSFER_NS[name]
     return out

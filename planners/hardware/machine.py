@@ -18,8 +18,14 @@ from pydantic import (
 
 from planners.errors import PlanError
 from planners.hardware.bounds import INT32_MAX, MAX_MICROSECONDS, Frozen, Hours, MbPerS
+from planners.hardware.controllers import CONTROLLERS as CONTROLLERS
+from planners.hardware.controllers import Controller as Controller
+from planners.hardware.controllers import ControllerKind as ControllerKind
+from planners.hardware.controllers import ResolvedController as ResolvedController
+from planners.hardware.controllers import resolve_controller as resolve_controller
 from planners.hardware.disks import DiskSpec
-from planners.hardware.generations import CONTROLLER_MODELS, ControllerModel, CpuGeneration, cpu_figures
+from planners.hardware.generations import CpuGeneration, cpu_figures
+from planners.hardware.platform import Platform
 from planners.hardware.prices import PodCost, dump_without_unset
 from planners.names import check_text
 
@@ -200,6 +206,9 @@ class Cpu(BaseModel):
     socket_transfer_ns: float | None = Field(
         None, gt=0, le=MAX_MICROSECONDS, description="The same between cores of two sockets, nanoseconds."
     )
+    socket_link_mb_s: MbPerS | None = Field(
+        None, description="The links between two sockets, one way (a remote read), MB/s."
+    )
 
 
 class ResolvedCpu(BaseModel):
@@ -228,6 +237,7 @@ class ResolvedCpu(BaseModel):
     memory_mb_s: float = Field(160000.0, description="Sustained memory bandwidth per socket, MB/s.")
     line_transfer_ns: float = Field(51.0, description="Cache line between two cores of a socket, nanoseconds.")
     socket_transfer_ns: float = Field(108.0, description="Cache line between two sockets, nanoseconds.")
+    socket_link_mb_s: float = Field(55000.0, description="Inter-socket links one way, MB/s (0: none).")
     spread: float = Field(0.0, description="How far CPUs of the class stray from the preset's figures, fraction.")
     request_spread: float = Field(0.5, description="How far the per-request CPU figures stray, fraction.")
     stated: tuple[str, ...] = Field((), description="Figures the plan (or the host's kernel log) gave, not the preset.")
@@ -302,6 +312,7 @@ REQUEST_SPREAD = 0.5
 # EPYC 7003 (128 lanes, the same memory); a STREAM copy sustains about 80 % of the peak: 160 GB/s.
 # 2010 desktop: a first Core i3/i5 on a 5-series chipset: 16 PCIe 2.0 lanes from the CPU, two
 # channels of DDR3-1333 (21.3 GB/s peak, about 70 % sustained: 15 GB/s).
+# Between sockets: Ice Lake SP's three UPI links, 55 GB/s one way (planners.hardware.generations' rule).
 _SLOW = 7 / 3
 CPU_CLASSES: dict[str, ResolvedCpu] = {
     "server": ResolvedCpu(
@@ -371,69 +382,6 @@ class MdKnobs(BaseModel):
         return self
 
 
-ControllerKind = Literal["hba", "raid", "fc-array"] | ControllerModel
-
-
-class Controller(BaseModel):
-    """What sits between the host and the disks when it is more than a wire: a RAID adapter or an
-    array's controller. Each request pays its round trip; a write-back cache acknowledges writes
-    once they are in it and writes them to the disks later. Unset fields come from the kind's preset."""
-
-    model_config = Frozen
-
-    kind: ControllerKind = Field("raid", description="Preset the other fields default to.")
-    round_trip_us: float | None = Field(
-        None,
-        ge=0,
-        le=MAX_MICROSECONDS,
-        description="Time one request spends in the controller beyond the disks' "
-        "own work (firmware, cache lookup, completion), microseconds.",
-    )
-    cache_bytes: int | None = Field(
-        None, ge=0, le=1 << 50, description="Write-back cache (battery or flash backed), bytes; 0 = write-through."
-    )
-    drain_queue: int | None = Field(
-        None,
-        ge=1,
-        le=256,
-        description="Writes the controller keeps queued on each disk while it drains its cache "
-        "(count): the disk picks the nearest, so a deep queue shortens each seek.",
-    )
-
-
-class ResolvedController(BaseModel):
-    model_config = ConfigDict(frozen=True)
-
-    round_trip_us: float = Field(description="Per-request round trip, microseconds.")
-    cache_bytes: int = Field(description="Write-back cache, bytes.")
-    drain_queue: int = Field(description="Writes queued per disk while draining, count.")
-    spread: float = Field(description="How far real controllers of the kind stray from the round trip, fraction.")
-
-
-# Round trips: a SAS HBA passes a command through in tens of microseconds (LSI SAS2008-class HBAs'
-# firmware path); a RAID adapter answering from its cache takes 0.1-0.3 ms per command (PERC 6 /
-# MegaRAID 9260-class adapters doing 4-8 K cached IOPS at queue depth 1); an FC array's
-# controller, behind the HBA, the fabric and the array's own firmware, 0.3-1 ms at light load.
-# Caches: the common sizes of each kind (512 MiB adapters; 2 GiB per midrange array controller).
-# Drain queue: SATA NCQ's 32 tags; SAS disks take as many, array controllers keep about that.
-CONTROLLERS: dict[str, ResolvedController] = {
-    "hba": ResolvedController(round_trip_us=20, cache_bytes=0, drain_queue=32, spread=0.5),
-    "raid": ResolvedController(round_trip_us=150, cache_bytes=512 << 20, drain_queue=32, spread=0.5),
-    "fc-array": ResolvedController(round_trip_us=500, cache_bytes=2 << 30, drain_queue=32, spread=0.5),
-}
-
-
-for _name, (_, _rt, _cache, _queue) in CONTROLLER_MODELS.items():
-    CONTROLLERS[_name] = ResolvedController(round_trip_us=_rt, cache_bytes=_cache, drain_queue=_queue, spread=0.5)
-
-
-def resolve_controller(c: Controller) -> ResolvedController:
-    given = {k: v for k, v in c.model_dump(exclude={"kind"}).items() if v is not None}
-    if "round_trip_us" in given:
-        given["spread"] = 0.0
-    return CONTROLLERS[c.kind].model_copy(update=given)
-
-
 class Hardware(BaseModel):
     """Disks' speeds and failure rates, wiring, CPU, memory, md knobs; defaults describe a plain server."""
 
@@ -472,10 +420,13 @@ class Hardware(BaseModel):
         description="Hours from a failure to a replacement disk being inserted (unused when a hot spare takes over).",
     )
     cost: PodCost | None = Field(None, description="The pod's costs beside its disks' prices, and their currency.")
+    platform: Platform | None = Field(
+        None, description="The drives' sockets and the IOMMU; absent: the presets' choice."
+    )
 
     @model_serializer(mode="wrap")
     def _dump(self, handler: SerializerFunctionWrapHandler) -> object:
-        return dump_without_unset(self, handler, ("cost",))
+        return dump_without_unset(self, handler, ("cost", "platform"))
 
     @field_validator("models")
     @classmethod

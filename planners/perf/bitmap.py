@@ -41,16 +41,28 @@ where the drive has a volatile cache, md's thread woken when the last page write
 and the block layer's submission of the n page writes on that thread. Every write of a RAID1/10
 with a bitmap (and before 6.5 without one) also waits one wake of md's thread (handoff_s).
 
-A bitmap write is one small write on each member: the bitmap sits beside the superblock at the
-start of the member (metadata 1.x), so on a spinning disk it is a seek away from the data.
+A bitmap write is one small write on each member, beside the superblock: at the start of the
+member with metadata 1.1 and 1.2 (super1.c: 1 KiB after a superblock at 0 or 4 KiB), at its end
+with 1.0 and 0.90 (the 0.90 superblock in the last 64 KiB, the bitmap in the 60 KiB after it:
+md.c super_90_validate, "bitmap can use 60 K after the 4K superblocks"; 1.0's just before its
+superblock). On a spinning disk (hdd_page_s) the head seeks there from where it works, the page
+write waits for its sector on every member (md_super_wait returns when the last completes: of n
+uniform rotational waits the longest, n/(n+1) of a revolution), and the data that waited seeks
+back. The seek over a share D of the stroke is settle + a sqrt(D), a scaled so that the mean over
+two uniform places is the rated average seek (planners.perf.positioning's law). The flush before
+the page finds only writes the model already prices as reaching the platter (the stream's, each
+random write's positioning), so a spinning disk's flush_us stays 0; the page write itself is
+forced to the platter (FUA, or the second flush where the drive takes none), which is the
+rotational wait above.
 """
 
 from __future__ import annotations
 
-from math import exp
+from math import exp, sqrt
 
 from planners.hardware.machine import ResolvedCpu
-from planners.perf.context import PAGE, GroupCtx, PerfCtx, rand_iops
+from planners.perf.context import PAGE, SETTLE_S, GroupCtx, PerfCtx, rand_iops
+from planners.perf.positioning import MEAN_SQRT_DISTANCE
 from planners.perf.workloads import Workload
 
 # md-bitmap.c: "Choosing daemon_sleep default (5 sec)"; mdadm's --delay default is the same.
@@ -88,11 +100,40 @@ def handoff_s(ctx: PerfCtx, g: GroupCtx, w: Workload) -> float:
 
 def page_write_s(ctx: PerfCtx, g: GroupCtx, write_s: float) -> float:
     """How long a write that dirtied a bitmap page waits before its data goes down, seconds: the
-    page written to every member at once (one member write's time, plus a cache flush where the
-    drive has a volatile cache), md's thread woken when the last completes, and the block layer's
-    submission of the n page writes on that one thread."""
+    page written to every member at once (page_io_s), md's thread woken when the last completes,
+    and the block layer's submission of the n page writes on that one thread."""
     cpu = ctx.cpu
-    return write_s + g.disk.flush_us * 1e-6 + wake_s(cpu) + g.n * cpu.block_request_us * 1e-6
+    return page_io_s(g, write_s) + wake_s(cpu) + g.n * cpu.block_request_us * 1e-6
+
+
+def page_io_s(g: GroupCtx, write_s: float) -> float:
+    """The members' part of a page write, seconds: on spinning disks hdd_page_s (a measured disk:
+    one write's time), on flash one write, each with the drive's cache flush."""
+    page = hdd_page_s(g, None) if g.disk.rpm and not g.disk.measured else write_s
+    return page + g.disk.flush_us * 1e-6
+
+
+def _seek_s(g: GroupCtx, distance: float) -> float:
+    """A spinning member's seek over `distance` (a share of its stroke), seconds."""
+    d = g.disk
+    average = max(1.0 / d.rand_write_iops - 30.0 / d.rpm, SETTLE_S)
+    return SETTLE_S + (average - SETTLE_S) / MEAN_SQRT_DISTANCE * sqrt(min(1.0, max(0.0, distance)))
+
+
+def hdd_page_s(g: GroupCtx, place: float | None) -> float:
+    """What a bitmap page write takes from the data on spinning members, seconds: the seek to the
+    bitmap (the member's start, or its end with metadata 1.0 / 0.90) from `place` (a share of the
+    stroke; None: a random write's place, uniform), the longest of the n members' rotational waits,
+    and the data's way back: from the stream's place for a stream; for a random write the extra
+    of a seek from the bitmap's edge over one from a uniform place (E[sqrt D] 2/3 against 8/15)."""
+    revolution = 60.0 / g.disk.rpm
+    slowest = g.n / (g.n + 1.0) * revolution
+    if place is None:
+        edge = 2.0 / 3.0
+        to, back = _seek_s(g, edge**2), _seek_s(g, edge**2) - _seek_s(g, MEAN_SQRT_DISTANCE**2)
+        return to + slowest + back
+    distance = 1.0 - place if g.bitmap_at_end else place
+    return 2.0 * _seek_s(g, distance) + slowest + revolution / 2.0
 
 
 def array_bytes_per_chunk(g: GroupCtx) -> int:
@@ -148,7 +189,7 @@ def random_writes(
         served = min(rate * ios / (ios + g.n * p / batch), q / own if own > 0 else rate) if rate > 0 else 0.0
         nxt = clean_chance(served / chunks)
         if g.parity:
-            batch = 1.0 + min(q - 1.0, served * nxt * write_s)
+            batch = 1.0 + min(q - 1.0, served * nxt * page_io_s(g, write_s))
         done = abs(nxt - p) < 1e-4
         p = nxt
         if done:
@@ -167,20 +208,24 @@ def random_writes(
     )
 
 
-def stream_rate(g: GroupCtx, w: Workload, span: float, rate: float) -> tuple[float, str]:
+def stream_rate(g: GroupCtx, w: Workload, span: float, rate: float, start: float = 0.0) -> tuple[float, str]:
     """A member's rate for a sequential writer with the bitmap's writes in its way, MB/s, and why.
 
     Each bitmap chunk the stream enters costs every member one bitmap write: on a spinning disk
-    a seek to the bitmap and one back to the stream, on flash one small write. A stream comes back
-    to a chunk only when a time-based job loops over its span; it finds the chunk clean when a
-    lap takes more than the daemon's one to two periods.
+    a seek to the bitmap from the stream's place (`start` plus half its `span`, shares of the
+    stroke) and back (hdd_page_s), on flash one small write; either pays the drive's cache flush.
+    A stream comes back to a chunk only when a time-based job loops over its span; it finds the
+    chunk clean when a lap takes more than the daemon's one to two periods.
     """
     member = g.bitmap_chunk * (g.copies / g.n if g.scheme.bitmap_counts_array else 1.0)
     lap = span * g.component_bytes / (rate * 1e6) if rate > 0 else 0.0
     p = min(1.0, max(0.0, lap / DAEMON_SLEEP_S - 1.0)) if w.time_based else 1.0
     d = g.disk
-    # A seek to the bitmap and back (HDD), or one page write among the drive's others (flash).
-    cost = (2.0 if d.rpm else 1.0) / rand_iops(d, 1.0, PAGE, True)
+    if d.rpm and not d.measured:
+        cost = hdd_page_s(g, min(1.0, start + span / 2.0))
+    else:  # measured: a random write's time each way; flash: one page write among the drive's others
+        cost = (2.0 if d.rpm else 1.0) / rand_iops(d, 1.0, PAGE, True)
+    cost += d.flush_us * 1e-6
     stream = member / (rate * 1e6)
     kept = stream / (stream + p * cost)
     if kept > 0.999:

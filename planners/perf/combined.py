@@ -15,9 +15,10 @@ from math import inf
 
 from planners.perf.clones import share_one_stream, shared_stream_terms, write_the_same_stripes
 from planners.perf.context import PerfCtx
+from planners.perf.controller import controller_cache
 from planners.perf.era import locks_not_counted
 from planners.perf.jobshape import job_extras, mix, mixed_rate_cap, rate_cap
-from planners.perf.memory import controller_cache, page_cache
+from planners.perf.memory import page_cache
 from planners.perf.roof import CPU_COPY, Term, Terms, lowest, smallest
 from planners.perf.terms import NR_REQUESTS, simple_terms
 from planners.perf.workloads import Workload
@@ -41,9 +42,9 @@ class JobTerms:
     """Why the figure is outside the model ('' when it is not)."""
 
 
-def _behind_controller_cache(ctx: PerfCtx, workload: Workload, degraded: int, out: Terms) -> Terms:
+def _behind_controller_cache(ctx: PerfCtx, workload: Workload, degraded: int, out: Terms, full: bool) -> Terms:
     """Writes a controller's write-back cache acknowledges: the host sees its round trip, the disks
-    drain it with a deep queue of their own."""
+    drain it with a deep queue of their own (`full`: the cache is full when the job starts)."""
     disks = sum(ctx.groups[i].n for i in ctx.volume_groups)
     queue = ctx.controller.drain_queue if ctx.controller else 1
     deep = workload.model_copy(
@@ -70,7 +71,7 @@ def _behind_controller_cache(ctx: PerfCtx, workload: Workload, degraded: int, ou
     if not host:  # nothing on the host's side bounds what the cache takes in
         return out
     ingest = smallest(host)
-    rate, note = controller_cache(ctx, workload, ingest, drain.mb_s)
+    rate, note = controller_cache(ctx, workload, ingest, drain.mb_s, full)
     if rate < ingest * (1 - 1e-9):
         host["write cache"] = Term("write cache", rate, f"{note} ({drain.name}: {drain.note})")
     return host
@@ -105,12 +106,16 @@ def _mixed_terms(ctx: PerfCtx, workload: Workload, degraded: int, capped: bool) 
     sides = []
     for rw in (read_rw, write_rw):
         side = workload.model_copy(update={"rw": rw})
-        whole = workload_terms(ctx, side, degraded, capped=False)
+        # A mix's writes meet a full cache: its reads share the disks with the drain, and fio writes a
+        # new file out just before the job (planners.perf.controller).
+        whole = workload_terms(ctx, side, degraded, capped=False, cache_full=workload.is_mix)
         side_terms = whole.terms
         if rw == write_rw and not workload.direct:
             # The writes of a mix come at the pace its reads allow, not at memory's: the dirty
             # page cache lifts no part of the run (where that is outside the model, it still is).
             side_terms = simple_terms(ctx, side, degraded)
+        if rw == read_rw and not workload.direct:
+            side_terms = _copies_between_reads(ctx, workload, side_terms)
         sides.append({name: Term(name, t.mb_s * whole.factor, t.note) for name, t in side_terms.items()})
         outside = outside or whole.outside_model
     read_share, write_share = (1.0, 1.0) if workload.rw == "rewrite" else (workload.read_mix, 1.0 - workload.read_mix)
@@ -124,7 +129,35 @@ def _mixed_terms(ctx: PerfCtx, workload: Workload, degraded: int, capped: bool) 
     return JobTerms(out, wins_ties=frozenset(prefer), outside_model=outside)
 
 
-def workload_terms(ctx: PerfCtx, workload: Workload, degraded: int = 0, capped: bool = True) -> JobTerms:
+def _copies_between_reads(ctx: PerfCtx, workload: Workload, reads: Terms) -> Terms:
+    """The reads of a buffered job that also writes: its writes' copies into the page cache fall
+    between its reads, as the copies out do, so the readahead window waits on both (half of each
+    shows: planners.perf.terms' `_buffered`). bonnie++'s ReWrite loop (bonnie++.cpp) reads a chunk,
+    dirties a byte, seeks back one chunk and writes it before it reads the next, in one process;
+    fio's job issues its mix's reads and writes in turn from one thread."""
+    window = reads.get("readahead")
+    if window is None:
+        return reads
+    # Bytes the job writes per byte it reads: a rewrite writes back each byte it reads.
+    if workload.rw == "rewrite":
+        written = 1.0
+    elif 0 < workload.read_mix < 1:
+        written = (1 - workload.read_mix) / workload.read_mix
+    else:
+        return reads
+    copy_in = ctx.cpu.buffered_write_mb_s * min(workload.numjobs, ctx.cpu.cores)
+    out = dict(reads)
+    out["readahead"] = Term(
+        "readahead",
+        1 / (1 / window.mb_s + written / (2 * copy_in)),
+        f"{window.note}, and the same job's copy of {written:.2g} byte(s) per byte read into it at {copy_in:.0f} MB/s",
+    )
+    return out
+
+
+def workload_terms(
+    ctx: PerfCtx, workload: Workload, degraded: int = 0, capped: bool = True, cache_full: bool = False
+) -> JobTerms:
     """All terms for any workload, with what the job does besides I/O (flushes, pauses, ext3's
     block map) as a factor on every term."""
     if workload.rw == "rewrite" or workload.is_mix:
@@ -135,7 +168,7 @@ def workload_terms(ctx: PerfCtx, workload: Workload, degraded: int = 0, capped: 
     else:
         out = simple_terms(ctx, workload, degraded)
     if workload.writes and ctx.write_cache_bytes:
-        out = _behind_controller_cache(ctx, workload, degraded, out)
+        out = _behind_controller_cache(ctx, workload, degraded, out, cache_full)
     if workload.writes and not workload.direct and not workload.sync_every:
         # (a job that flushes waits for writeback at every flush: memory lifts nothing)
         out, outside = _through_page_cache(ctx, workload, out)

@@ -46,6 +46,7 @@ class GroupCtx:
     cache_entries: int  # md stripe_cache_size (0 where md keeps none)
     survives: int | None = None  # failures survived when not read from the level (btrfs: the weaker profile's)
     bitmap_chunk: int = 0  # write-intent bitmap chunk, bytes (0 = no bitmap)
+    bitmap_at_end: bool = False  # the bitmap beside a superblock at the member's end (metadata 1.0, 0.90)
 
     @property
     def scheme(self) -> Scheme:
@@ -107,7 +108,8 @@ class PerfCtx:
 
     @property
     def write_cache_bytes(self) -> int:
-        return self.controller.cache_bytes if self.controller else 0
+        """The controller cache that holds writes (an HPE Smart Array's cache ratio keeps the rest for reads)."""
+        return int(self.controller.cache_bytes * self.controller.write_share) if self.controller else 0
 
     def shares(self, sequential: bool) -> dict[int, float]:
         """Fraction of the workload's bytes that reaches each group of the first volume.
@@ -165,6 +167,7 @@ def build_ctx(plan: Plan, result: PlanResult, disk_override: DiskPerf | None = N
                 component_bytes=md.component_bytes or min(md.member_used_bytes),
                 cache_entries=cache,
                 bitmap_chunk=(md.bitmap_chunk_bytes or 0) if md.bitmap == "internal" else 0,
+                bitmap_at_end=pg.metadata == "1.0",
             )
         )
     btrfs = vol.btrfs if (not plan.groups and vol.lvm is None and vol.btrfs) else None

@@ -6,8 +6,10 @@ Each is time a job spends that no term of the array counts, or a ceiling fio its
   media before the job goes on. A spinning disk's volatile cache holds them: for a sequential
   stream the platter has just turned past the spot where the next write lands, so each flush
   waits about one revolution (the classic one synchronous write per turn); a random write
-  already paid its positioning. Flash pays its access time. A controller's battery-backed
-  cache acknowledges the flush in its round trip. On a filesystem, fsync (and O_SYNC) also
+  already paid its positioning. Flash pays its access time, and a drive with a volatile cache
+  its flush (flush_us; planners.perf.flush widens the range where the plan leaves it out). A
+  controller's battery-backed cache acknowledges the flush in its round trip. On a filesystem,
+  fsync (and O_SYNC) also
   commits the journal: one more write away from the data, a seek and half a revolution. md and
   LVM pass a flush to every member at once, so it costs what one member's costs.
 - think time (fio thinktime): the job pauses, and the array waits for it.
@@ -47,8 +49,10 @@ def flush_s(ctx: PerfCtx, w: Workload) -> tuple[float, str]:
         )
     else:
         lat = max(d.latency_us for d in disks) * 1e-6
-        data, log = lat, (lat if journal else 0.0)
-        what = f"flash access {lat * 1e6:.0f} us"
+        cache = max(d.flush_us for d in disks) * 1e-6
+        data = lat + cache
+        log = data if journal else 0.0
+        what = f"flash access {lat * 1e6:.0f} us" + (f" and its cache flush {cache * 1e6:.0f} us" if cache else "")
     t = data + log + ctx.round_trip_s * (2 if journal else 1)
     extra = f", plus the journal's commit {log * 1e3:.1f} ms" if journal else ""
     return t, f"{what}{extra}"

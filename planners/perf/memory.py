@@ -109,14 +109,3 @@ def page_cache(ctx: PerfCtx, w: Workload, copy: float, drain: float) -> tuple[fl
             "throttling is the IO-less one"
         )
     return rate, note, why
-
-
-def controller_cache(ctx: PerfCtx, w: Workload, ingest: float, drain: float) -> tuple[float, str]:
-    """Writes behind a controller's write-back cache: (MB/s over the run, note)."""
-    cap = ctx.write_cache_bytes
-    rate, _ = absorb(ingest, drain, cap, 0.0, w)
-    span = "over the run" if (w.runtime_s or w.run_bytes) else "steady (no run length given)"
-    return rate, (
-        f"{cap >> 20} MiB controller cache takes {ingest:.0f} MB/s, drains {drain:.0f} MB/s with "
-        f"{ctx.controller.drain_queue if ctx.controller else 0} sorted writes per disk; {span}"
-    )

@@ -18,10 +18,12 @@ from planners.hardware.disks import DiskPerf
 from planners.models import Plan
 from planners.perf.combined import JobTerms, workload_terms
 from planners.perf.context import PerfCtx, build_ctx, seq_mb_s
+from planners.perf.controller import split_spread
+from planners.perf.flush import flush_input, flush_sensitive
 from planners.perf.md_locks import NAME as MD_LOCKS
 from planners.perf.request_cpu import NAME as REQUEST_CPU
 from planners.perf.roof import Term, Terms
-from planners.perf.spread import figure_range, kernel_input, kernel_sensitive
+from planners.perf.spread import Input, figure_range, kernel_input, kernel_sensitive
 from planners.perf.workloads import VALIDATION, Workload, for_plan
 from planners.results import PlanResult
 
@@ -36,8 +38,8 @@ class PredictedTerm(BaseModel):
 
     name: str = Field(
         description="Component: disks, queue depth, readahead, stripe cache, md thread, parity CPU, "
-        "CPU per request, link, HBA, host PCIe, memory, CPU copy (between the page cache and a buffered "
-        "job), write cache, checksums (btrfs)."
+        "CPU per request, md locks, link, HBA, host PCIe, memory, socket link, IOMMU, CPU copy (between the "
+        "page cache and a buffered job), write cache, checksums (btrfs)."
     )
     mb_s: float = Field(description="Throughput this component alone would allow, MB/s (10^6 bytes/s).")
     iops: float = Field(description="The same as requests of the workload's block size per second.")
@@ -191,17 +193,24 @@ def predict_one(ctx: PerfCtx, w: Workload, mode: Mode = "normal", missing: int =
     )
     best = terms[0]
     second = terms[1] if len(terms) > 1 else None
-    extra = []
     figures = {t.name: t.mb_s for t in terms}
-    if kernel_sensitive(ctx, w, figures):
 
-        def again(other: PerfCtx) -> dict[str, float]:
-            out = workload_terms(other, w, degraded=0 if mode == "normal" else missing).terms
-            out = _rebuilding(other, out) if mode == "rebuild" else out
-            return {name: t.mb_s * factor for name, t in out.items()}
+    def again(other: PerfCtx) -> dict[str, float]:
+        # The job's factor too: a flush's time is in it (planners.perf.combined).
+        redone = workload_terms(other, w, degraded=0 if mode == "normal" else missing)
+        out = _rebuilding(other, redone.terms) if mode == "rebuild" else redone.terms
+        return {name: t.mb_s * redone.factor for name, t in out.items()}
 
-        kernel = kernel_input(ctx, figures, again)
-        extra = [kernel] if kernel else []
+    extra = [
+        i
+        for i in (
+            kernel_input(ctx, figures, again) if kernel_sensitive(ctx, w, figures) else None,
+            flush_input(ctx, figures, again) if flush_sensitive(ctx, w) else None,
+        )
+        if i is not None
+    ]
+    split = split_spread(ctx, w, figures, again)
+    extra += [Input(*split[:4], True, split[4])] if split else []
     r = figure_range(ctx, terms, w, extra)
     return WorkloadPrediction(
         workload=w.name,

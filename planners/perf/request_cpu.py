@@ -6,7 +6,7 @@ Every request costs CPU in each layer it passes, whatever its size:
   request with psync; once per batch reaped with an async engine at depth);
 - md and dm: each passes the bio on to its members (a remap, a split at chunk boundaries);
 - the block layer and the driver: submission, completion and interrupt of every request to a
-  device, so a request md turns into several member I/Os pays it several times, and adjacent
+  device (and, for a drive on its own PCIe link, the IOMMU's map and unmap: planners.perf.iommu), so a request md turns into several member I/Os pays it several times, and adjacent
   small requests a spinning disk's scheduler merges pay it once (merged_bytes);
 - md's raid5/6 thread(s): a small write's stripe is handled there, each member I/O of its
   read-modify-write or reconstruct-write in turn; that work runs on 1 + group_thread_cnt threads
@@ -23,6 +23,7 @@ from math import ceil
 
 from planners.perf.context import MAX_SECTORS_BYTES, GroupCtx, PerfCtx
 from planners.perf.era import md_threads
+from planners.perf.iommu import dma_map_us
 from planners.perf.roof import Term
 from planners.perf.workloads import Workload
 
@@ -82,7 +83,8 @@ def path_us(ctx: PerfCtx, w: Workload, member_ios: float) -> float:
     it waits for its device, so at low depth it adds to the device's time."""
     own, _ = engine_us(ctx, w)
     lvm = ctx.cpu.bio_remap_us if ctx.lvm_mode != "none" else 0.0
-    return own + fs_us(ctx, w) + lvm + ctx.cpu.bio_remap_us + member_ios * ctx.cpu.block_request_us
+    dma = max((dma_map_us(ctx, ctx.groups[i]) for i in ctx.volume_groups), default=0.0)
+    return own + fs_us(ctx, w) + lvm + ctx.cpu.bio_remap_us + member_ios * (ctx.cpu.block_request_us + dma)
 
 
 def fs_us(ctx: PerfCtx, w: Workload) -> float:
@@ -107,7 +109,7 @@ def request_cpu_term(ctx: PerfCtx, w: Workload, groups: list[tuple[GroupCtx, flo
     stripe_ios = 0.0
     member_ios = 0.0
     for g, share, ios in groups:
-        layers += share * cpu.bio_remap_us
+        layers += share * cpu.bio_remap_us + ios * dma_map_us(ctx, g)
         if g.parity and w.is_random and not w.is_read:
             stripe_ios += ios
         else:

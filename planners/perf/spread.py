@@ -22,8 +22,10 @@ from typing import Protocol
 
 from planners.hardware.generations import PER_REQUEST
 from planners.perf.context import PerfCtx
+from planners.perf.controller import controller_spreads
 from planners.perf.md_locks import NAME as MD_LOCKS
 from planners.perf.md_locks import socket_mix
+from planners.perf.platform_spread import platform_spreads
 from planners.perf.request_cpu import NAME as REQUEST_CPU
 from planners.perf.roof import CPU_COPY
 from planners.perf.workloads import Workload
@@ -39,8 +41,9 @@ class Ceiling(Protocol):
 
 
 # Terms that rest on the disks' figures (the sequential ones for a sequential job, the random ones
-# for a random job), and those that rest on a controller's.
-DISK_TERMS = frozenset({"disks", "queue depth", "readahead", "stripe cache", "write cache"})
+# for a random job), and those that rest on a controller's. A sync's "flush" term rests on the disk's
+# revolution, positioning or access time (planners.perf.jobshape).
+DISK_TERMS = frozenset({"disks", "queue depth", "readahead", "stripe cache", "write cache", "flush"})
 CONTROLLER_TERMS = frozenset({"queue depth", "write cache"})
 # The per-request figures: the plan states them all or the term keeps their spread.
 REQUEST_FIELDS = tuple(f for f in PER_REQUEST if f != "reclaim_us")  # reclaim is the copy's
@@ -53,6 +56,7 @@ CPU_TERMS = {
     "parity CPU": ("raid6_gen_mb_s", "xor_mb_s"),
     "checksums": ("crc32c_mb_s",),
     MD_LOCKS: ("line_transfer_ns", "socket_transfer_ns"),
+    "socket link": ("socket_link_mb_s",),
 }
 
 
@@ -73,6 +77,9 @@ class Input:
     up: float
     preset: bool  # left to a preset (stating it would narrow the range)
     terms: frozenset[str]
+    # A factor rather than a spread about the figure (a flush of 0 to 3.5 ms: planners.perf.flush):
+    # it multiplies what the other inputs leave, where squares would add past the whole figure.
+    apart: bool = False
 
 
 @dataclass(frozen=True)
@@ -137,7 +144,7 @@ def inputs(ctx: PerfCtx, w: Workload | None) -> list[Input]:
     if up:
         line = "md's shared lines: their next writer on this socket or the other, as the job's threads fall"
         out.append(Input(line, "md's lines: which socket", down, up, True, frozenset({MD_LOCKS})))
-    return out
+    return out + [Input(*spread) for spread in platform_spreads(ctx, w)]
 
 
 def _host_inputs(ctx: PerfCtx) -> list[Input]:
@@ -148,6 +155,7 @@ def _host_inputs(ctx: PerfCtx) -> list[Input]:
         s, kind = ctx.controller.spread, hw.controller.kind
         line = f"controller round trip: the {kind} preset (real controllers of the kind, ±{_pct(s)})"
         out.append(Input(line, f"controller {kind} preset ±{_pct(s)}", s, s, True, CONTROLLER_TERMS))
+    out += [Input(line, brief, down, up, True, terms) for line, brief, down, up, terms in controller_spreads(ctx)]
     cpu = frozenset(name for name, fields in CPU_TERMS.items() if not set(fields) <= set(ctx.cpu.stated))
     if ctx.cpu.spread and cpu:
         s, kind = ctx.cpu.spread, hw.cpu.cpu_class
@@ -202,20 +210,50 @@ def kernel_input(
     return Input(line, f"kernel not stated -{_pct(lo)}/+{_pct(hi)}", lo, hi, True, moved)
 
 
+def copy_in_window(ctx: PerfCtx, terms: Sequence[Ceiling], w: Workload | None) -> Input | None:
+    """The CPU preset's share in a buffered reader's readahead term: the window waits on half of the
+    job's copies (out, and in for a job that also writes: planners.perf.terms, combined), which is
+    1 / (2 x the CPU copy term) of its time per byte; the rest is the disks'."""
+    if (
+        w is None
+        or w.direct
+        or not ctx.cpu.spread
+        or {"buffered_write_mb_s", "buffered_read_mb_s"} <= set(ctx.cpu.stated)
+    ):
+        return None
+    by = {t.name: t.mb_s for t in terms}
+    window, copy = by.get("readahead"), by.get(CPU_COPY)
+    if not window or not copy:
+        return None
+    s, share = ctx.cpu.spread, min(1.0, window / (2 * copy))
+    down = 1 - 1 / (1 - share + share / (1 - s))
+    up = 1 / (1 - share + share / (1 + s)) - 1
+    line = f"CPU figures from the {ctx.hardware.cpu.cpu_class} class preset (one core of the class's parts, ±{_pct(s)})"
+    return Input(line, f"CPU {ctx.hardware.cpu.cpu_class} preset ±{_pct(s)}", down, up, True, frozenset({"readahead"}))
+
+
 def figure_range(
     ctx: PerfCtx, terms: Sequence[Ceiling], w: Workload | None = None, extra: Sequence[Input] = ()
 ) -> Range:
     """The range of the figure the smallest of `terms` sets, and what widened it (`extra`: inputs
     found by evaluating the terms again, as the kernel's)."""
-    given = [*inputs(ctx, w), *extra]
+    window = copy_in_window(ctx, terms, w)
+    given = [*inputs(ctx, w), *extra, *([window] if window else [])]
     # A sweep predicts thousands of figures: each term's squared spreads summed once over the inputs.
     down2: dict[str, float] = {}
     up2: dict[str, float] = {}
+    keep: dict[str, float] = {}
     for i in given:
         for name in i.terms:
+            if i.apart:
+                keep[name] = keep.get(name, 1.0) * (1 - i.down)
+                continue
             down2[name] = down2.get(name, 0.0) + i.down * i.down
             up2[name] = up2.get(name, 0.0) + i.up * i.up
-    moved = [(t.name, t.mb_s, sqrt(down2.get(t.name, 0.0)), sqrt(up2.get(t.name, 0.0))) for t in terms]
+    moved = [
+        (t.name, t.mb_s, 1 - (1 - sqrt(down2.get(t.name, 0.0))) * keep.get(t.name, 1.0), sqrt(up2.get(t.name, 0.0)))
+        for t in terms
+    ]
     (low, low_by), (high, high_by) = (
         min((mb_s * (1 - down), name) for name, mb_s, down, _ in moved),
         min((mb_s * (1 + up), name) for name, mb_s, _, up in moved),
@@ -228,7 +266,7 @@ def figure_range(
         low,
         high,
         list(dict.fromkeys((low_by, high_by))),
-        [i.line for i in named],
-        [i.brief for i in named],
+        list(dict.fromkeys(i.line for i in named)),
+        list(dict.fromkeys(i.brief for i in named)),
         not any(i.preset for i in named),
     )

@@ -24,8 +24,9 @@ Terms and why each exists:
   the job's threads (or md's stripe threads) can use (planners.perf.request_cpu).
 - md locks: the cache lines every submitting core writes for each request (md's counters, its
   barrier's locks), which move between cores one transfer at a time (planners.perf.md_locks).
-- link (NVMe), host PCIe, memory: each NVMe drive's own PCIe link, the sockets' lanes and memory
-  bandwidth (planners.perf.host).
+- link (NVMe), host PCIe, memory, socket link: each NVMe drive's own PCIe link, the sockets' lanes
+  and memory bandwidth, the links between sockets (planners.perf.host); IOMMU: strict mode's
+  invalidations, one at a time per remapping unit (planners.perf.iommu).
 - CPU copy: one buffered reader or writer is bounded by the CPU copying its bytes out of or into
   the page cache, and its bookkeeping (named for the copy: the cache itself is rarely what is short);
   a buffered write of known length is lifted above the disks by the dirty page cache
@@ -51,8 +52,10 @@ from planners.perf.context import (
     positioning_s,
     seq_mb_s,
 )
+from planners.perf.controller import command_term
 from planners.perf.era import md_thread_mb_s, md_threads
 from planners.perf.host import drive_links, host_roofs, pcie_drives
+from planners.perf.iommu import iommu_term
 from planners.perf.md_locks import md_locks_term
 from planners.perf.memory import kernel_before
 from planners.perf.placement import shares
@@ -135,7 +138,7 @@ def _sequential(ctx: PerfCtx, group: GroupCtx, workload: Workload, share: float,
     )
     marked = ""
     if write and group.bitmap_chunk:
-        rate, marked = stream_rate(group, workload, span, rate)
+        rate, marked = stream_rate(group, workload, span, rate, start)
     chunks = max(float(workload.numjobs), in_flight / group.chunk) if group.chunk else float(workload.numjobs)
     if not write:
         work = _seq_reads(group, workload, degraded, alive, chunks, rate)
@@ -402,7 +405,12 @@ def simple_terms(ctx: PerfCtx, workload: Workload, degraded: int, sorted_queue: 
         found,
         _links(ctx, traffic),
         host_roofs(ctx, workload, traffic),
-        [request_cpu_term(ctx, workload, requests), md_locks_term(ctx, workload, requests, degraded)],
+        [
+            request_cpu_term(ctx, workload, requests),
+            md_locks_term(ctx, workload, requests, degraded),
+            command_term(ctx, workload, requests),
+            iommu_term(ctx, workload, requests),
+        ],
     )
     if not workload.direct:
         out = _buffered(ctx, workload, out)

@@ -22,6 +22,7 @@ from runners.lab.collect import FilesystemFound, LabCollection
 from runners.lab.guest_files import guest_file
 from runners.lab.rehearse import Check
 from runners.lab.scenario import LabDisk, Scenario
+from runners.probes.lvm import find_lv
 
 DATA_MIB = 16
 
@@ -93,7 +94,7 @@ def compare_growth(new: Plan, growth: Growth, c: LabCollection, outputs: dict[st
         add("md", f"{a.name} members", a.members_after, arr.raid_devices)
         add("md", f"{a.name} array size (bytes)", a.array_bytes_after, arr.array_bytes)
     if growth.lvm:
-        lv = next((x for x in c.lvs if x.name == growth.lv), None)
+        lv = find_lv(c.lvs, growth.vg or "", growth.lv or "")
         add("lvm", "LV size (bytes)", growth.lv_bytes_after or 0, lv.lv_bytes if lv else None)
     dev = growth.volume_device
     top = (

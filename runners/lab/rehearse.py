@@ -23,6 +23,7 @@ from planners.script.build import build_script
 from planners.versions import ToolVersions
 from runners.lab import LabCollection, LabDisk, Scenario
 from runners.lab.collect import BtrfsReport
+from runners.probes.lvm import find_lv
 
 # Runs the build script as shipped, then lets md finish its initial resync so that the
 # checks see a settled array (and the resync shows up as its own stage).
@@ -149,7 +150,7 @@ def compare(plan: Plan, result: PlanResult, c: LabCollection) -> list[Check]:
             vg = next((x for x in c.vgs if x.name == plan.lvm.vg), None)
             add("lvm", "VG extents", lvm.vg_extents, vg.extent_count if vg else None)
             add("lvm", "extent size (bytes)", lvm.extent_bytes, vg.extent_bytes if vg else None)
-            lv = next((x for x in c.lvs if x.name == plan.lvm.lv), None)
+            lv = find_lv(c.lvs, plan.lvm.vg, plan.lvm.lv)
             add("lvm", "LV extents", lvm.lv_extents, lv.extents if lv else None)
             add("lvm", "LV size (bytes)", lvm.lv_bytes, lv.lv_bytes if lv else None)
             add("lvm", "LV stripes", lvm.stripes, lv.stripes if lv else None)

@@ -70,10 +70,16 @@ class LvSegment(BaseModel):
         return bool(self.pe_ranges) and self.pe_ranges[0].rpartition(":")[0] == pv
 
 
+def find_lv(lvs: Sequence[LvReport], vg: str, name: str) -> LvReport | None:
+    """The LV `name` of VG `vg` among `lvs` (a report without vg_name matches on the name alone)."""
+    return next((x for x in lvs if x.name == name and x.vg in (vg, "")), None)
+
+
 class LvReport(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     name: str = Field(description="LV name.")
+    vg: str = Field("", description="The LV's VG (empty where the report has no vg_name column).")
     lv_bytes: int = Field(description="LV size, in bytes.")
     extents: int = Field(description="Logical extents over all of the LV's segments, count.")
     stripes: int = Field(description="Stripes of the first segment, count.")
@@ -134,15 +140,19 @@ def parse_vgs(text: str) -> list[VgReport]:
 
 
 def parse_lvs(text: str) -> list[LvReport]:
-    """`lvs --segments ... -o LV_FIELDS`: one row per segment, folded into one report per LV."""
-    out: dict[str, dict] = {}
+    """`lvs --segments ... -o LV_FIELDS`: one row per segment, folded into one report per LV.
+
+    Two VGs may each hold an LV of the same name: rows are folded per VG and LV, or one LV's
+    segments would be counted as the other's."""
+    out: dict[tuple[str, str], dict] = {}
     # With --segments the rows come under "seg", one per segment.
     for r in _rows(text, "seg") or _rows(text, "lv"):
-        lv = out.setdefault(r["lv_name"], {"rows": [], "size": int(r["lv_size"])})
+        lv = out.setdefault((r.get("vg_name", ""), r["lv_name"]), {"rows": [], "size": int(r["lv_size"])})
         lv["rows"].append(r)
     return [
         LvReport(
             name=name,
+            vg=vg,
             lv_bytes=lv["size"],
             extents=sum(int(r["seg_size_pe"]) for r in lv["rows"]),
             stripes=int(lv["rows"][0]["stripes"]),
@@ -163,7 +173,7 @@ def parse_lvs(text: str) -> list[LvReport]:
                 )
             ),
         )
-        for name, lv in out.items()
+        for (vg, name), lv in out.items()
     ]
 
 
