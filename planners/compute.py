@@ -30,7 +30,7 @@ from planners.lvm.geometry import LvmGeometry, aligned_extent, lvm_volume, pe_st
 from planners.lvm.volumes import volume_plans
 from planners.md.geometry import md_geometry
 from planners.models import Disk, MdGroup, Plan
-from planners.results import AlignmentChain, GroupResult, PlanResult, VolumeResult
+from planners.results import AlignmentChain, CapacityStep, Finding, GroupResult, PlanResult, VolumeResult
 from planners.units import is_power_of_two
 from planners.versions import Version
 from planners.waterfall import fits, lvm_alignment_bytes, vg_free, waterfall
@@ -52,8 +52,12 @@ def default_lv_stripe(chunk: int | None, full_stripe: int, extent: int) -> int:
     return DEFAULT_LV_STRIPE
 
 
-def compute(plan: Plan) -> PlanResult:
-    """Compute every figure of a plan. Raises PlanError for plans the tools would refuse."""
+def compute(plan: Plan, *, findings: bool = True) -> PlanResult:
+    """Compute every figure of a plan. Raises PlanError for plans the tools would refuse.
+
+    `findings=False` leaves the findings and the capacity waterfall empty, the figures the same: a
+    sweep ranks hundreds of layouts by their figures and shows neither (none of them refuses a plan).
+    """
     tools = plan.tools
     mdadm = tools.rules("mdadm")
     groups = [_group(g, tuple(members), tuple(spares), mdadm) for g, members, spares in plan.group_disks()]
@@ -94,22 +98,6 @@ def compute(plan: Plan) -> PlanResult:
     array = sum(u.size for u in unders)
     df_size = sum(v.df_size_bytes for v in volumes)
     usable = sum(fits(v) for v in volumes)
-    arrays = [(g.name, g.md.io_min_bytes, g.md.io_opt_bytes, g.md.chunk_bytes, g.md.level) for g in groups]
-    own = (
-        fs_findings(plan, volumes)
-        if len(subs) == 1
-        else [f for s, v in zip(subs, volumes, strict=True) for f in fs_findings(s, [v])]
-    )
-    findings = al.check_plan(subs[0], arrays, volumes[0]) + own + mount_findings(volumes)
-    if not groups:
-        findings += direct_findings(plan, unders, volumes[0])
-    findings += journal_findings(plan) + [f for v in volumes for f in btrfs_findings(v)] + era_findings(plan)
-    # With LVM there is one volume, and its PVs are the devices under it, in order.
-    aligned = sum(  # the PVs' tails, once: every LV shares the VG
-        lvm_alignment_bytes(v, [al.write_unit(u.level, u.chunk, u.io_opt) for u in unders])
-        for v in volumes[:1]
-        if v.lvm
-    )
     return PlanResult(
         plan_name=plan.name,
         tools=tools,
@@ -123,9 +111,43 @@ def compute(plan: Plan) -> PlanResult:
         efficiency=usable / raw if raw else 0.0,
         groups=groups,
         volumes=volumes,
-        capacity=waterfall(raw, unassigned, spare, groups, array, aligned, volumes, vg_free(plan, volumes)),
-        findings=findings,
+        capacity=_capacity(plan, groups, unders, volumes, (raw, unassigned, spare, array)) if findings else [],
+        findings=_findings(plan, subs, groups, unders, volumes) if findings else [],
     )
+
+
+def _capacity(
+    plan: Plan,
+    groups: list[GroupResult],
+    unders: list[Under],
+    volumes: list[VolumeResult],
+    totals: tuple[int, int, int, int],
+) -> list[CapacityStep]:
+    """The waterfall from `totals` (raw, unassigned, spare and array bytes) down to what df shows."""
+    raw, unassigned, spare, array = totals
+    # With LVM there is one volume, and its PVs are the devices under it, in order.
+    aligned = sum(  # the PVs' tails, once: every LV shares the VG
+        lvm_alignment_bytes(v, [al.write_unit(u.level, u.chunk, u.io_opt) for u in unders])
+        for v in volumes[:1]
+        if v.lvm
+    )
+    return waterfall(raw, unassigned, spare, groups, array, aligned, volumes, vg_free(plan, volumes))
+
+
+def _findings(
+    plan: Plan, subs: list[Plan], groups: list[GroupResult], unders: list[Under], volumes: list[VolumeResult]
+) -> list[Finding]:
+    """Every finding of the computed plan: alignment, each volume's filesystem and mount, the layers under it."""
+    arrays = [(g.name, g.md.io_min_bytes, g.md.io_opt_bytes, g.md.chunk_bytes, g.md.level) for g in groups]
+    own = (
+        fs_findings(plan, volumes)
+        if len(subs) == 1
+        else [f for s, v in zip(subs, volumes, strict=True) for f in fs_findings(s, [v])]
+    )
+    out = al.check_plan(subs[0], arrays, volumes[0]) + own + mount_findings(volumes)
+    if not groups:
+        out += direct_findings(plan, unders, volumes[0])
+    return out + journal_findings(plan) + [f for v in volumes for f in btrfs_findings(v)] + era_findings(plan)
 
 
 def _lvm_volumes(plan: Plan, subs: list[Plan], groups: list[GroupResult], unders: list[Under]) -> list[VolumeResult]:
@@ -179,6 +201,31 @@ def _group(g: MdGroup, members: tuple[Disk, ...], spares: tuple[Disk, ...], mdad
         spare_raw_bytes=sum(d.size for d in spares),
         md=md,
     )
+
+
+# A sweep computes many layouts whose arrays come out the same size (RAID10 n2 and f2, ...) under the
+# same LVM: each volume group and filesystem is worked out once. Both are frozen, as every result.
+_lvm_volume = lru_cache(maxsize=512)(lvm_volume)
+
+
+@lru_cache(maxsize=512)
+def _xfs(
+    data: tuple[int, int, int, int, int, bool, str | None], xfsprogs: Version, kernel: Version
+) -> tuple[XfsGeometry, tuple[int, int]]:
+    """mkfs.xfs's geometry of (size, su, sw, block size, sector size, rotational, log device), and df's
+    (size, available) of it."""
+    size, su, sw, block, sector, rotational, log_device = data
+    xfs = xfs_geometry(
+        size,
+        su_bytes=su,
+        sw=sw,
+        block_size=block,
+        sector_size=sector,
+        rotational=rotational,
+        xfsprogs=xfsprogs,
+        log_device=log_device,
+    )
+    return xfs, xfs_df(xfs, kernel=kernel)
 
 
 class _Lvm(NamedTuple):
@@ -265,8 +312,8 @@ def _lvm_layer(plan: Plan, groups: list[GroupResult], unders: list[Under], used:
         )
     lv_stripe = lvm.stripe_size or default_lv_stripe(md0.chunk, md0.io_opt, extent) if lv_stripes > 1 else None
     try:
-        lvg = lvm_volume(
-            [u.size for u in unders],
+        lvg = _lvm_volume(
+            tuple(u.size for u in unders),
             pe_start=pe_start,
             extent_bytes=extent,
             stripes=lv_stripes,
@@ -322,18 +369,12 @@ def _filesystem(plan: Plan, groups: list[GroupResult], unders: list[Under], laye
             fs_bytes = sum(btrfs.device_bytes)
             df_size, df_avail = btrfs.df_size_bytes, btrfs.df_available_bytes
         elif fs.type == "xfs":
-            xfs = xfs_geometry(
-                size,
-                su_bytes=su,
-                sw=sw,
-                block_size=fs.block_size,
-                sector_size=sector,
-                rotational=rotational,
-                xfsprogs=plan.tools.rules("xfsprogs"),
-                log_device=fs.log_device,
+            xfs, (df_size, df_avail) = _xfs(
+                (size, su, sw, fs.block_size, sector, rotational, fs.log_device),
+                plan.tools.rules("xfsprogs"),
+                df_kernel(plan),
             )
             fs_bytes = xfs.data_blocks * xfs.block_size
-            df_size, df_avail = xfs_df(xfs, kernel=df_kernel(plan))
         else:
             stride = su // fs.block_size if su else 0
             ext4 = ext4_geometry(

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from planners.errors import PlanError
 
@@ -57,12 +58,12 @@ class NameRule:
                 f"({self.source}).",
                 field,
             )
-        if not re.fullmatch(self.pattern, value):
+        if not _compiled(self.pattern).fullmatch(value):
             raise PlanError(f"{self.what} {value!r} is not allowed: use only {self.allowed}", field)
         hit = (
             value if value in self.reserved else None,
-            next((p for p in self.prefixes if value.startswith(p)), None),
-            next((s for s in self.substrings if s in value), None),
+            next((p for p in self.prefixes if value.startswith(p)), None) if self.prefixes else None,
+            next((s for s in self.substrings if s in value), None) if self.substrings else None,
         )
         if hit[0]:
             raise PlanError(f"{self.what} {value!r} is reserved ({self.source})", field)
@@ -157,6 +158,12 @@ _PATH_WORD = r"[A-Za-z0-9._+-]+"
 _DEVICE_WORD = r"[A-Za-z0-9._:+@=-]+"
 
 
+# Every plan checks its names and paths, and a sweep checks hundreds of plans: each pattern compiled once.
+@lru_cache(maxsize=64)
+def _compiled(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
+
+
 def check_path(value: str, what: str, field: str = "", *, device: bool = False) -> str:
     """An absolute path of plain components: no '.' or '..', no empty component, none over NAME_MAX,
     the whole under PATH_MAX. A device path is under /dev/ and may hold udev's by-id characters."""
@@ -172,12 +179,12 @@ def check_path(value: str, what: str, field: str = "", *, device: bool = False) 
         raise PlanError(f"{what} {_short(value)} is longer than PATH_MAX ({PATH_MAX} bytes with its NUL)", field)
     if value == "/" and not device:
         return value
-    if not re.fullmatch(rf"/{word}(?:/{word})*", value) or (device and not value.startswith("/dev/")):
+    if not _compiled(rf"/{word}(?:/{word})*").fullmatch(value) or (device and not value.startswith("/dev/")):
         raise PlanError(f"{what} {_short(value)} is not allowed: use only {words}", field)
     parts = value.split("/")[1:]
-    if any(p in (".", "..") for p in parts):
+    if "." in parts or ".." in parts:
         raise PlanError(f"{what} {value!r} holds a '.' or '..' component: give the path itself", field)
-    if long := next((p for p in parts if len(p) > NAME_MAX), None):
+    if len(value) > NAME_MAX and (long := next((p for p in parts if len(p) > NAME_MAX), None)):
         raise PlanError(f"{what}: the name {_short(long)} is longer than NAME_MAX ({NAME_MAX} bytes)", field)
     return value
 

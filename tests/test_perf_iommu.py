@@ -74,3 +74,26 @@ def test_the_unstated_mode_widens_the_range_from_off_to_strict():
     assert any(line.startswith("IOMMU: not stated") for line in left.range_from)
     assert left.mb_s_low < stated.mb_s_low and left.mb_s_high > stated.mb_s_high
     assert not any(line.startswith("IOMMU") for line in stated.range_from)
+
+
+def test_drives_fewer_than_the_sockets_pass_one_unit_each_not_one_per_socket():
+    """Two drives on a four-socket host: each sits behind one remapping unit of its own socket's, and
+    the other two sockets' units see none of their unmaps."""
+    r = one(plan(2, "strict", sockets=4))
+    assert r.binding == NAME
+    assert r.iops == pytest.approx(2 / (INVALIDATION_US * 1e-6))
+    # ten x4 drives on two sockets: five a socket, 20 lanes, two x16 root ports' worth on each
+    assert one(plan(10, "strict", sockets=2)).iops == pytest.approx(4 / (INVALIDATION_US * 1e-6))
+
+
+def test_an_unstated_mode_reaches_down_to_strict_where_strict_binds():
+    """Eight drives and the mode unstated: strict (arm64's default, RHEL 9's from 2024) adds the
+    invalidation term the lazy figure has no term for. Before, the range stopped at the CPU per
+    request term's spread (9.5-17.6 M for 16 M), far above strict's 1.63 M; now it reaches strict's
+    own low end, and stating lazy or strict narrows it again."""
+    left, lazy, strict = (one(plan(8, m)) for m in (None, "lazy", "strict"))
+    assert left.mb_s == pytest.approx(lazy.mb_s) and strict.binding == NAME
+    assert left.mb_s_low == pytest.approx(strict.mb_s_low) and left.mb_s_high == pytest.approx(lazy.mb_s_high)
+    assert any(line.startswith("IOMMU strict: not stated") for line in left.range_from)
+    assert lazy.mb_s_low > 5 * left.mb_s_low
+    assert not any(line.startswith("IOMMU strict") for line in lazy.range_from + strict.range_from)

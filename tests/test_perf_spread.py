@@ -134,3 +134,47 @@ def test_a_block_size_mix_names_the_inputs_of_every_size() -> None:
     assert any("CPU per request" in x for x in mix.range_from) and "CPU per request" in mix.assumption
     assert any(x.startswith("disk random IOPS: nvme class preset") for x in mix.range_from)
     assert not mix.inputs_stated
+
+
+def test_a_kernel_names_only_the_side_that_moves_the_figure():
+    """The distributions' kernels raise this figure by 20 % and lower it by nothing: the range said
+    "-0%/+20%"; now only a side that moves the figure by 1 % or more is said."""
+    hw = Hardware(disk=DiskSpec(disk_class="nvme"), wiring=Wiring(link="direct"))
+    p = one(plan(hw, level=10, n=4), Workload(name="w", rw="randwrite", bs=4 * KiB, iodepth=1))
+    (kernel,) = [x for x in p.range_from if x.startswith("kernel: not stated")]
+    assert "-0%" not in kernel and "-0%" not in p.assumption and "+20%" in kernel
+
+
+def test_a_term_only_another_kernel_has_widens_the_range() -> None:
+    """A term absent from the assumed kernel's figures but binding under another (as md's lines or a
+    hand-off a kernel adds) moves the figure: before, only the terms there now were looked at and the
+    kernel moved nothing; now the figure's own fall, 40 % here, is taken by the terms that bind."""
+    from planners.compute import compute
+    from planners.perf.context import PerfCtx, build_ctx
+    from planners.perf.spread import kernel_input
+
+    p = plan(Hardware(disk=DiskSpec(disk_class="nvme"), wiring=Wiring(link="direct")), n=4)
+    ctx = build_ctx(p, compute(p))
+    terms = {"disks": 100.0, "queue depth": 150.0}
+
+    def evaluate(other: PerfCtx) -> dict[str, float]:
+        return {**terms, "md thread": 60.0} if other.kernel == "4.18" else terms
+
+    got = kernel_input(ctx, terms, evaluate)
+    assert got is not None and got.down == pytest.approx(0.4) and got.terms == {"disks"}
+    assert "the figure by -40%" in got.line
+
+
+def test_spreads_in_quadrature_never_take_the_low_end_to_zero() -> None:
+    """Three inputs of -75 % add in quadrature to -130 %: the low end was below 0. Each input leaves
+    a quarter of the term at its worst, so all three at once leave 1/64 of it: the floor."""
+    from planners.compute import compute
+    from planners.perf.context import build_ctx
+    from planners.perf.roof import Term
+    from planners.perf.spread import Input, figure_range
+
+    p = plan(Hardware(disk=DiskSpec(disk_class="nvme"), wiring=Wiring(link="direct")), n=4)
+    ctx = build_ctx(p, compute(p))
+    big = [Input(f"x{i}", f"x{i}", 0.75, 0.0, True, frozenset({"t"})) for i in range(3)]
+    r = figure_range(ctx, [Term("t", 100.0, "")], None, big)
+    assert r.low == pytest.approx(100.0 * 0.25**3) and r.low > 0

@@ -64,8 +64,9 @@ class Controller(BaseModel):
         None,
         ge=0,
         le=100,
-        description="Share of the cache that holds writes, percent (an HPE Smart Array's cache ratio: "
-        "75 or 90 as shipped; the rest holds read-ahead). Preset: 100 (MegaRAID and PERC have no split).",
+        description="Share of the cache that holds writes, percent (an HPE Smart Array's cache ratio; the "
+        "rest holds read-ahead). Preset: hpe-p420 75, hpe-p440 90 (as shipped), others 100 (MegaRAID and "
+        "PERC have no split; a generic raid's range reaches 75).",
     )
     command_iops: float | None = Field(
         None,

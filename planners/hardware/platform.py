@@ -28,8 +28,11 @@ build default from 2024 (CentOS Stream 9 merge request 3952, "Enable IOMMU DMA S
 passthrough is `iommu=pt`. Whether Intel's remapping is on at all is a build option
 (CONFIG_INTEL_IOMMU_DEFAULT_ON, off upstream from 2.6.29: K. McMartin, "x86: disable intel_iommu
 support by default", 2009) that distributions set differently, and AMD's follows the firmware's
-IVRS table. The presets assume lazy; unstated, the range spans off to strict. The project's lab VM has one NUMA node and no IOMMU: neither the socket
-terms nor these can be witnessed there.
+IVRS table. The presets assume lazy (no CPU class here is an arm64 part); unstated, the range
+spans off on each request's CPU path up, and down to the low end of the range strict stated would
+give, its invalidation ceiling (the "IOMMU" term) included (planners.perf.iommu_range). The
+project's lab VM has one NUMA node and no IOMMU: neither the socket terms nor these can be
+witnessed there.
 """
 
 from __future__ import annotations

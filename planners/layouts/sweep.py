@@ -17,15 +17,15 @@ import annotated_types
 from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 from planners.compute import compute
-from planners.cost import Cost, plan_cost
+from planners.cost import Cost, plan_cost, priced
 from planners.errors import PlanError
 from planners.fs.btrfs import PROFILES
 from planners.models import Filesystem, Lvm, MdGroup, Plan, RaidLevel
 from planners.perf.context import build_ctx
-from planners.perf.predict import predict_ctx
+from planners.perf.predict import leading_ctx
 from planners.perf.workloads import PRESETS, Workload
 from planners.reliability.formulas import AFR_RANGE
-from planners.reliability.loss import MAX_REBUILD_LOSS, GroupReliability, Loss, reliability_ctx, standing
+from planners.reliability.loss import MAX_REBUILD_LOSS, GroupReliability, Loss, loss_ctx, loss_key, standing
 from planners.schemes import md_scheme
 from planners.units import KiB, format_size_compact
 
@@ -306,34 +306,41 @@ def sweep(
     candidates: list[tuple[str, list[MdGroup], Lvm, Filesystem | None]]
     candidates = [(label, groups, lvm, None) for label, groups, lvm in layouts(plan, skips)]
     candidates += [(label, [], raw, fs) for label, fs in btrfs_layouts(plan)]
+    # A layout keeps the plan's disks and hardware, where every price and watt comes from.
+    costed = priced(plan)
+    last: tuple[tuple[object, ...], tuple[list[GroupReliability], Loss, tuple[float, float], float]] | None = None
     for label, groups, lvm, fs in candidates:
         try:
             p = layout_plan(plan, groups, lvm, fs)
-            result = compute(p)
+            result = compute(p, findings=False)
         except PlanError as exc:
             # Without the array's name and the count, one reason holds for every layout it refuses.
             why = "refused: " + re.sub(r", got \S+$", "", re.sub(r"^[\w.-]+: ", "", exc.message))
             skips[why] = skips.get(why, 0) + 1
             continue
         ctx = build_ctx(p, result)
-        (pred,) = predict_ctx(ctx, result.volumes[0].alignment.top_io_opt_bytes, [w])
-        rel = reliability_ctx(ctx, shapes)
-        risk = risk_of(rel.loss, max_loss, max_rebuild_loss)
+        mb_s, iops, binding = leading_ctx(ctx, result.volumes[0].alignment.top_io_opt_bytes, w)
+        key = loss_key(ctx)
+        if last is None or last[0] != key:  # LVM's linear and striped over the same arrays come one after the other
+            last = (key, loss_ctx(ctx, shapes))
+        groups_rel, loss, _, afr = last[1]
+        risk = risk_of(loss, max_loss, max_rebuild_loss)
         rows.append(
-            SweepRow(
+            # Built without validation: every field is computed here, and `p` was validated when built.
+            SweepRow.model_construct(
                 label=label,
                 plan=p,
                 usable_bytes=result.usable_bytes,
-                mb_s=pred.mb_s,
-                iops=pred.iops,
-                binding=pred.binding,
-                loss=rel.loss,
-                rebuild_hours=max(standing(g).rebuild_hours for g in rel.groups),
+                mb_s=mb_s,
+                iops=iops,
+                binding=binding,
+                loss=loss,
+                rebuild_hours=max(standing(g).rebuild_hours for g in groups_rel),
                 pareto=False,
                 risky=bool(risk),
                 risk=risk,
                 extent_bytes=result.volumes[0].lvm.extent_bytes if result.volumes[0].lvm else 0,
-                cost=plan_cost(p, result.usable_bytes, rel.afr_nominal, AFR_RANGE),
+                cost=plan_cost(p, result.usable_bytes, afr, AFR_RANGE) if costed else None,
             )
         )
     # RAID0 always has the most space and speed; the front is drawn among the layouts worth building.

@@ -7,9 +7,10 @@ How the kernel keeps it (drivers/md/md-bitmap.c; the same counters from 2.6 to 6
   goes back to 2 with no I/O at all. md_bitmap_endwrite only counts down: no I/O.
 - md_bitmap_unplug writes every dirty page before the data goes down: write_page -> write_sb_page
   -> md_super_write to every active member (REQ_PREFLUSH | REQ_FUA | REQ_SYNC, and REQ_IDLE |
-  REQ_META since 6.7), then md_super_wait sleeps until all of them complete. A page is 4 KiB; the
-  last one is rounded to the logical block (a 512-byte block gives 1.5 KiB, 3.5 KiB: a read-modify-
-  write inside a drive whose write unit is 4 KiB), to io_opt from 6.4 where the space allows
+  REQ_META since 6.8 and the 6.1-6.7 stable series, which only keeps wbt from throttling them),
+  then md_super_wait sleeps until all of them complete. A page is 4 KiB; the last one is rounded
+  to the logical block (a 512-byte block gives 1.5 KiB, 3.5 KiB: a read-modify-write inside a
+  drive whose write unit is 4 KiB), to io_opt from 6.4 where the space allows
   (J. Derrick, "md: Use optimal I/O size for last bitmap page"). That drive-side cost is not
   priced: no plan input says a drive's write unit exceeds its logical block.
 - Who runs it: a RAID1/10 write submitted with no plug held (fio submits one request per call by
@@ -42,14 +43,15 @@ and the block layer's submission of the n page writes on that thread. Every writ
 with a bitmap (and before 6.5 without one) also waits one wake of md's thread (handoff_s).
 
 A bitmap write is one small write on each member, beside the superblock: at the start of the
-member with metadata 1.1 and 1.2 (super1.c: 1 KiB after a superblock at 0 or 4 KiB), at its end
-with 1.0 and 0.90 (the 0.90 superblock in the last 64 KiB, the bitmap in the 60 KiB after it:
-md.c super_90_validate, "bitmap can use 60 K after the 4K superblocks"; 1.0's just before its
-superblock). On a spinning disk (hdd_page_s) the head seeks there from where it works, the page
-write waits for its sector on every member (md_super_wait returns when the last completes: of n
-uniform rotational waits the longest, n/(n+1) of a revolution), and the data that waited seeks
-back. The seek over a share D of the stroke is settle + a sqrt(D), a scaled so that the mean over
-two uniform places is the rated average seek (planners.perf.positioning's law). The flush before
+member with metadata 1.1 and 1.2 (mdadm's super1.c: 4 KiB after a superblock at 0 or 4 KiB
+when created with the array, 1 KiB when --grow adds it), at its end with 1.0 and 0.90 (the
+0.90 superblock in the last 64 KiB, the bitmap in the 60 KiB after it: md.c super_90_validate,
+"bitmap can use 60 K after the 4K superblocks"; 1.0's just before its superblock). On a spinning
+disk (hdd_page_s) the head seeks there from where it works, the page write waits for its sector
+on every member (md_super_wait returns when the last completes: of n uniform rotational waits the
+longest, n/(n+1) of a revolution), and the data that waited seeks back. The seek over a share D
+of the stroke is settle + a sqrt(D), a scaled so that the mean over two uniform places is the
+rated average seek (planners.perf.positioning's law). The flush before
 the page finds only writes the model already prices as reaching the platter (the stream's, each
 random write's positioning), so a spinning disk's flush_us stays 0; the page write itself is
 forced to the platter (FUA, or the second flush where the drive takes none), which is the

@@ -133,16 +133,19 @@ def build_ctx(plan: Plan, result: PlanResult, disk_override: DiskPerf | None = N
     groups = []
     pos = 0
     vol = result.volumes[0]
+    slowest_of: dict[tuple[tuple[str, bool], ...], ResolvedDisk] = {}  # arrays of one kind of disk resolve it once
     for pg, gr in zip(plan.groups, result.groups, strict=True):
         md = gr.md
         members = tuple(range(pos, pos + pg.members))
         # Each kind of disk once, in order of first appearance: min keeps the first of equals, as over every member.
-        kinds = dict.fromkeys(sets[pos : pos + pg.members])
+        kinds = tuple(dict.fromkeys(sets[pos : pos + pg.members]))
         pos += pg.disks
-        slowest = min(
-            (_resolved(hw.disk_spec(model), rotational, disk_override) for model, rotational in kinds),
-            key=lambda d: (d.seq_inner_mb_s, d.rand_write_iops),
-        )
+        if kinds not in slowest_of:
+            slowest_of[kinds] = min(
+                (_resolved(hw.disk_spec(model), rotational, disk_override) for model, rotational in kinds),
+                key=lambda d: (d.seq_inner_mb_s, d.rand_write_iops),
+            )
+        slowest = slowest_of[kinds]
         parity = md_scheme(pg.level).parity
         cache = 0
         if parity:
@@ -153,7 +156,7 @@ def build_ctx(plan: Plan, result: PlanResult, disk_override: DiskPerf | None = N
                 level=pg.level,
                 n=pg.members,
                 parity=parity,
-                data=float(md.data_disks),
+                data=md.data_disks_num / md.data_disks_den,  # float(md.data_disks), without a Fraction a group
                 near=md.near_copies,
                 far=md.far_copies,
                 chunk=md.chunk_bytes,

@@ -36,6 +36,9 @@ from planners.perf.workloads import Workload
 
 COMMANDS = "controller commands"
 WRITE_CACHE = "write cache"
+# A share that moves the figure by less than this is not named (as planners.perf.flush.MOVES): a run
+# far past the knee averages the drain, and '-0%' would count an input that changes nothing.
+MOVES = 0.01
 # An input's spread as the range module takes it: line, brief, down, up, terms.
 Spread = tuple[str, str, float, float, frozenset[str]]
 
@@ -120,7 +123,7 @@ def split_spread(
     low = evaluate(replace(ctx, controller=c.model_copy(update={"write_share": c.split_low})))
     now = figures[WRITE_CACHE]
     down = 1 - low.get(WRITE_CACHE, now) / now if now else 0.0
-    if down <= 1e-9:
+    if down < MOVES:
         return None
     kind = ctx.hardware.controller.kind if ctx.hardware.controller else "?"
     line = (

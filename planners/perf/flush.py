@@ -13,13 +13,16 @@ per-flush times of such client drives, one write and its flush at a time:
 - Samsung 990 Pro: 16 KiB O_DIRECT writes each with fsync ~891 us, where the power-loss protected
   Intel D7-P5520 and Samsung PM9A3 took 12-58 us (M. Callaghan, "SSDs, power loss protection and
   fsync latency", smalldatum, Jan 2026).
-So a flash drive the plan leaves to its class may flush in anything from 0 (protected, the
-preset) to 3.5 ms (the slowest client figure above). No client SATA SSD's figure was found: the
+Each is a whole sync (the write, its access and the flush together), not one flush: one fsync or
+fdatasync on ext4 or XFS sends one cache flush (planners.perf.jobshape.flush_s). So a flash drive
+the plan leaves to its class may take anything from its access time (protected, the preset) to
+3.5 ms (the slowest client figure above) for one sync. No client SATA SSD's figure was found: the
 SATA class takes the NVMe drives' range, an assumption. A spinning disk's flush is already priced
 (planners.perf.bitmap, planners.perf.jobshape), so its classes carry none.
 
 Where a figure rests on flushes (a write to an array with a write-intent bitmap, or a job that
-syncs) on such a drive, the terms are evaluated again with every such drive at the slow end, and
+syncs) on such a drive, the terms are evaluated again with every such drive's flush_us set so one
+sync (one bitmap page write) costs the slow end's whole 3.5 ms, and
 each term that moves by more than MOVES widens the range downwards by what it lost (its spread
 multiplies the others', planners.perf.spread.Input.apart). Stating `flush_us` (0 for a protected
 drive) keeps the range to the other inputs.
@@ -31,6 +34,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 
 from planners.perf.context import GroupCtx, PerfCtx
+from planners.perf.jobshape import flush_s
 from planners.perf.spread import Input
 from planners.perf.workloads import Workload
 
@@ -54,15 +58,26 @@ def flush_sensitive(ctx: PerfCtx, w: Workload) -> bool:
     return bool(w.sync_every) or any(g.bitmap_chunk and _unstated(g) for g in groups)
 
 
+def _slow_flush_us(ctx: PerfCtx, w: Workload) -> float:
+    """The flush_us at which one sync (or, without one, one bitmap page write) costs the published
+    whole time: the figures above are whole fsyncs and forced writes, their write and access inside."""
+    whole = max(CLIENT_FLUSH_US[ctx.groups[i].disk.disk_class] for i in ctx.volume_groups if _unstated(ctx.groups[i]))
+    if w.sync_every:
+        rest = flush_s(ctx, w)[0] * 1e6  # the sync on the preset's protected drives: no cache flush
+    else:
+        rest = max(ctx.groups[i].disk.latency_us for i in ctx.volume_groups)
+    return max(0.0, whole - rest)
+
+
 def flush_input(
-    ctx: PerfCtx, terms: Mapping[str, float], evaluate: Callable[[PerfCtx], Mapping[str, float]]
+    ctx: PerfCtx, terms: Mapping[str, float], evaluate: Callable[[PerfCtx], Mapping[str, float]], w: Workload
 ) -> Input | None:
-    """Each term again with every unstated flash drive flushing at its class's slow end."""
+    """Each term again with every unstated flash drive at its class's slowest published whole sync.
+    That end is a whole published figure, the drive's access in it: the disks' own spread is not
+    charged again there (planners.perf.spread.Input.whole)."""
+    flush_us = _slow_flush_us(ctx, w)
     slow = tuple(
-        replace(g, disk=g.disk.model_copy(update={"flush_us": CLIENT_FLUSH_US[g.disk.disk_class]}))
-        if _unstated(g)
-        else g
-        for g in ctx.groups
+        replace(g, disk=g.disk.model_copy(update={"flush_us": flush_us})) if _unstated(g) else g for g in ctx.groups
     )
     other = evaluate(replace(ctx, groups=slow))
     best = min(terms.values(), default=0.0)
@@ -78,7 +93,7 @@ def flush_input(
     flush_ms = max(CLIENT_FLUSH_US[c] for c in classes) / 1e3
     line = (
         f"drive's cache flush (flush_us): not stated, {', '.join(classes)} class preset (power-loss "
-        f"protected, 0); a client drive's volatile cache, up to {flush_ms:g} ms a flush (published "
+        f"protected, 0); a client drive's volatile cache, up to {flush_ms:g} ms a whole sync (published "
         f"fsync figures), moves {', '.join(sorted(moved))} by -{lo:.0%}"
     )
-    return Input(line, f"flush_us not stated -{lo:.0%}", lo, 0.0, True, moved, apart=True)
+    return Input(line, f"flush_us not stated -{lo:.0%}", lo, 0.0, True, moved, apart=True, whole=True)

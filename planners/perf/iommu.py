@@ -10,7 +10,8 @@ number of cores (`iommu_term`, named "IOMMU"). Lazy mode batches invalidations (
 queue, not per request) and passthrough and off have none: no such term.
 
 The mode is the plan's `[hardware.platform] iommu`, else the presets' lazy; left unset, the range
-spans off to strict on the CPU per request term (planners.perf.spread). The project's lab VM has no
+spans off on the CPU per request term (planners.perf.platform_spread) to strict evaluated again
+(planners.perf.iommu_range). The project's lab VM has no
 IOMMU: these terms have no lab witness, only the published cases in tests/test_perf_published.py.
 """
 
@@ -59,8 +60,12 @@ def iommu_term(ctx: PerfCtx, w: Workload, groups: list[tuple[GroupCtx, float, fl
     unmaps = sum(ios for g, _, ios in groups if g.disk.pcie_lanes)
     if unmaps <= 0:
         return None
-    lanes = sum(ctx.groups[i].disk.pcie_lanes * ctx.groups[i].n for i in ctx.volume_groups)
-    units = max(drive_sockets(ctx)[0], ceil(lanes / UNIT_LANES))
+    nvme = [ctx.groups[i] for i in ctx.volume_groups if ctx.groups[i].disk.pcie_lanes]
+    lanes = sum(g.disk.pcie_lanes * g.n for g in nvme)
+    # A unit never spans sockets, and a socket with no drive has none in use: two drives on a
+    # four-socket host pass two units, not four.
+    on = max(1, min(drive_sockets(ctx)[0], sum(g.n for g in nvme)))
+    units = on * ceil(lanes / on / UNIT_LANES)
     rate = units / (INVALIDATION_US * 1e-6) / unmaps
     note = (
         f"iommu strict: each unmap waits for an IOTLB invalidation, {INVALIDATION_US} us each in its "

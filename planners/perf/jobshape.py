@@ -7,10 +7,10 @@ Each is time a job spends that no term of the array counts, or a ceiling fio its
   stream the platter has just turned past the spot where the next write lands, so each flush
   waits about one revolution (the classic one synchronous write per turn); a random write
   already paid its positioning. Flash pays its access time, and a drive with a volatile cache
-  its flush (flush_us; planners.perf.flush widens the range where the plan leaves it out). A
-  controller's battery-backed cache acknowledges the flush in its round trip. On a filesystem,
-  fsync (and O_SYNC) also
-  commits the journal: one more write away from the data, a seek and half a revolution. md and
+  its flush (flush_us; planners.perf.flush widens the range where the plan leaves it out), once a
+  sync: the journal's commit carries the one flush. A controller's battery-backed cache
+  acknowledges the flush in its round trip. On a filesystem, fsync (and O_SYNC) also commits the
+  journal: one more write away from the data, a seek and half a revolution. md and
   LVM pass a flush to every member at once, so it costs what one member's costs.
 - think time (fio thinktime): the job pauses, and the array waits for it.
 - rate caps (fio rate / rate_iops): fio holds each job to its cap, per direction.
@@ -48,13 +48,18 @@ def flush_s(ctx: PerfCtx, w: Workload) -> tuple[float, str]:
             else f"the platter turns once ({data * 1e3:.1f} ms) before the next write lands"
         )
     else:
+        # One cache flush a sync, journal or not: ext4's fsync commits with one REQ_PREFLUSH | REQ_FUA
+        # commit block, which writes out the data and the journal before it, and issues its own
+        # flush only where no commit carries one (ext4_sync_file, jbd2_trans_will_send_data_barrier);
+        # XFS's fsync forces its log (a REQ_PREFLUSH | REQ_FUA log write), or flushes the device where the
+        # force had nothing to write (xfs_file_fsync).
         lat = max(d.latency_us for d in disks) * 1e-6
         cache = max(d.flush_us for d in disks) * 1e-6
         data = lat + cache
-        log = data if journal else 0.0
+        log = lat if journal else 0.0
         what = f"flash access {lat * 1e6:.0f} us" + (f" and its cache flush {cache * 1e6:.0f} us" if cache else "")
     t = data + log + ctx.round_trip_s * (2 if journal else 1)
-    extra = f", plus the journal's commit {log * 1e3:.1f} ms" if journal else ""
+    extra = f", plus the journal's commit {log * 1e3:.3g} ms" if journal else ""
     return t, f"{what}{extra}"
 
 

@@ -16,10 +16,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from planners.hardware.disks import DiskPerf
 from planners.models import Plan
-from planners.perf.combined import workload_terms
+from planners.perf.combined import JobTerms, workload_terms
 from planners.perf.context import PerfCtx, build_ctx, seq_mb_s
 from planners.perf.controller import split_spread
 from planners.perf.flush import flush_input, flush_sensitive
+from planners.perf.iommu_range import iommu_input, iommu_sensitive
 from planners.perf.md_locks import NAME as MD_LOCKS
 from planners.perf.request_cpu import NAME as REQUEST_CPU
 from planners.perf.roof import Term, Terms
@@ -39,7 +40,7 @@ class PredictedTerm(BaseModel):
     name: str = Field(
         description="Component: disks, queue depth, readahead, stripe cache, md thread, parity CPU, "
         "CPU per request, md locks, link, HBA, host PCIe, memory, socket link, IOMMU, CPU copy (between the "
-        "page cache and a buffered job), write cache, checksums (btrfs)."
+        "page cache and a buffered job), write cache, controller commands, flush, checksums (btrfs)."
     )
     mb_s: float = Field(description="Throughput this component alone would allow, MB/s (10^6 bytes/s).")
     iops: float = Field(description="The same as requests of the workload's block size per second.")
@@ -148,14 +149,31 @@ def predict_ctx(
     ctx: PerfCtx, stripe: int, workloads: Sequence[Workload] | None = None, mode: Mode = "normal", missing: int = 1
 ) -> list[WorkloadPrediction]:
     """`predict` on an already gathered context (the sweep shares one with the reliability model)."""
-    out = []
+    chosen = workloads if workloads is not None else VALIDATION
+    return [predict_one(ctx, _for_volume(ctx, stripe, w), mode, missing) for w in chosen]
+
+
+def _for_volume(ctx: PerfCtx, stripe: int, w: Workload) -> Workload:
+    """`w` as it runs on the first volume: sized for its stripe, its LV's stripes and its disks."""
     vg = ctx.volume_groups
     stripes = len(vg) if ctx.lvm_mode == "striped" else 1
     disks = sum(ctx.groups[i].n for i in vg)
-    for w in workloads if workloads is not None else VALIDATION:
-        shaped = for_plan(w, stripe, stripes=stripes, disks=disks, memory_bytes=ctx.hardware.memory_bytes)
-        out.append(predict_one(ctx, shaped, mode, missing))
-    return out
+    return for_plan(w, stripe, stripes=stripes, disks=disks, memory_bytes=ctx.hardware.memory_bytes)
+
+
+def leading_ctx(ctx: PerfCtx, stripe: int, w: Workload) -> tuple[float, float, str]:
+    """(MB/s, IOPS, binding term) that `predict_ctx` gives workload `w` in normal mode, without the
+    range, the terms and the model: all a sweep ranks hundreds of layouts by."""
+    shaped = _for_volume(ctx, stripe, w)
+    job = workload_terms(ctx, shaped)
+    factor = job.factor
+    name, mb_s = min(((t.name, t.mb_s * factor) for t in job.terms.values()), key=lambda t: _order(t[0], t[1], job))
+    return mb_s, mb_s * 1e6 / shaped.bs, name
+
+
+def _order(name: str, mb_s: float, job: JobTerms) -> tuple[float, bool, str]:
+    """Terms smallest first; of equals, the one the job blames (its wins_ties), then by name."""
+    return round(mb_s, 6), name not in job.wins_ties, name
 
 
 def predict_one(ctx: PerfCtx, w: Workload, mode: Mode = "normal", missing: int = 1) -> WorkloadPrediction:
@@ -172,7 +190,7 @@ def predict_one(ctx: PerfCtx, w: Workload, mode: Mode = "normal", missing: int =
             )
             for t in limits.values()
         ),
-        key=lambda t: (round(t.mb_s, 6), t.name not in job.wins_ties, t.name),
+        key=lambda t: _order(t.name, t.mb_s, job),
     )
     best = terms[0]
     second = terms[1] if len(terms) > 1 else None
@@ -188,7 +206,8 @@ def predict_one(ctx: PerfCtx, w: Workload, mode: Mode = "normal", missing: int =
         i
         for i in (
             kernel_input(ctx, figures, again) if kernel_sensitive(ctx, w, figures) else None,
-            flush_input(ctx, figures, again) if flush_sensitive(ctx, w) else None,
+            flush_input(ctx, figures, again, w) if flush_sensitive(ctx, w) else None,
+            iommu_input(ctx, figures, again, w) if iommu_sensitive(ctx, w) else None,
         )
         if i is not None
     ]

@@ -9,8 +9,9 @@ spread sourced where the preset is (planners.hardware, docs/calibration.md).
 
 Inputs are independent, so a term resting on several is moved by the root of the sum of their
 squares (each taken at full weight on the term: an upper bound for a term only partly made of an
-input), and the range is the smallest of each side over the terms. The range names each input
-whose spread moves a term into it, and says when every such input was stated.
+input), but never past every input at its low end at once (the product of what each leaves, so
+the low end stays above 0), and the range is the smallest of each side over the terms. The range
+names each input whose spread moves a term into it, and says when every such input was stated.
 """
 
 from __future__ import annotations
@@ -80,6 +81,14 @@ class Input:
     # A factor rather than a spread about the figure (a flush of 0 to 3.5 ms: planners.perf.flush):
     # it multiplies what the other inputs leave, where squares would add past the whole figure.
     apart: bool = False
+    # The disks' own figures (their spread is not charged again at a `whole` input's far end).
+    disk: bool = False
+    # An apart input whose far end is a published whole figure (a client drive's whole fsync): the
+    # disks' figures are inside it, so at that end their spread does not move the term again.
+    whole: bool = False
+    # The far end is the low end of the figure's own range under that input (a stated IOMMU mode's):
+    # the other inputs are in it already, so nothing moves it again.
+    floor: bool = False
 
 
 @dataclass(frozen=True)
@@ -114,7 +123,7 @@ def _disk_input(ctx: PerfCtx, random: bool) -> Input | None:
     else:
         how, short, preset = f"{d.disk_class} class preset (its drives' datasheets", f"{d.disk_class} preset", True
     pm = f"±{_pct(spread)}"
-    return Input(f"{what}: {how}, {pm})", f"{what} {short} {pm}", spread, spread, preset, DISK_TERMS)
+    return Input(f"{what}: {how}, {pm})", f"{what} {short} {pm}", spread, spread, preset, DISK_TERMS, disk=True)
 
 
 # The inputs of the last few contexts, each kept with its context (so an id is never reused while
@@ -185,29 +194,60 @@ def kernel_sensitive(ctx: PerfCtx, w: Workload, terms: Mapping[str, float]) -> b
     )
 
 
+# An input moving the figure by less than this is not named (planners.perf.flush's rule too).
+MOVES = 0.01
+
+
+def _side(x: float) -> str:
+    """A move as the range says it; a side that moves less than MOVES is not said ("-0%")."""
+    return _pct(x) if x >= MOVES else ""
+
+
+def moves_text(lo: float, hi: float) -> str:
+    """Only the sides that move the figure: -12%/+3%, -12% or +3%."""
+    return "/".join(f"{sign}{_side(x)}" for sign, x in (("-", lo), ("+", hi)) if _side(x))
+
+
 def kernel_input(
     ctx: PerfCtx, terms: Mapping[str, float], evaluate: Callable[[PerfCtx], Mapping[str, float]]
 ) -> Input | None:
-    """The kernel left to the default: each term as the model gives it on every distribution kernel."""
+    """The kernel left to the default: each term as the model gives it on every distribution kernel.
+
+    A term may exist under one kernel and not another (md's lines, a hand-off): the figure's own move
+    under each kernel (the smallest term there, whatever its name) is taken by the terms that bind
+    now, as planners.perf.flush does; each other term by its own move. Named only where the figure
+    moves by MOVES or more."""
+    best = min(terms.values(), default=0.0)
+    if best <= 0:
+        return None
     down: dict[str, float] = {}
     up: dict[str, float] = {}
+    fig_lo = fig_hi = 0.0
     for k in DISTRIBUTION_KERNELS:
         if k == ctx.kernel:
             continue
         other = evaluate(replace(ctx, kernel=k))
+        if not other:
+            continue
+        r = min(other.values()) / best
+        fig_lo, fig_hi = max(fig_lo, 1 - r), max(fig_hi, r - 1)
         for name, mb_s in terms.items():
-            r = other.get(name, mb_s) / mb_s if mb_s else 1.0
-            down[name] = max(down.get(name, 0.0), 1 - r)
-            up[name] = max(up.get(name, 0.0), r - 1)
-    moved = frozenset(n for n in terms if down.get(n, 0) > 1e-9 or up.get(n, 0) > 1e-9)
-    if not moved:
+            own = other.get(name, mb_s) / mb_s if mb_s else 1.0
+            # Binding now: the figure's move, whichever term sets it there.
+            lo, hi = (1 - r, r - 1) if mb_s <= best else (1 - own, own - 1)
+            down[name] = max(down.get(name, 0.0), lo)
+            up[name] = max(up.get(name, 0.0), hi)
+    if max(fig_lo, fig_hi) < MOVES:
         return None
-    lo, hi = max(down[n] for n in moved), max(up[n] for n in moved)
+    moved = frozenset(n for n in terms if down.get(n, 0) >= MOVES or up.get(n, 0) >= MOVES)
+    lo = max((down[n] for n in moved), default=0.0)
+    hi = max((up[n] for n in moved), default=0.0)
+    say = moves_text(fig_lo, fig_hi)
     line = (
         f"kernel: not stated, {ctx.kernel} assumed; the distributions' kernels "
-        f"({', '.join(DISTRIBUTION_KERNELS)}) move {', '.join(sorted(moved))} by -{_pct(lo)}/+{_pct(hi)}"
+        f"({', '.join(DISTRIBUTION_KERNELS)}) move {', '.join(sorted(moved))}, the figure by {say}"
     )
-    return Input(line, f"kernel not stated -{_pct(lo)}/+{_pct(hi)}", lo, hi, True, moved)
+    return Input(line, f"kernel not stated {say}", lo, hi, True, moved)
 
 
 def copy_in_window(ctx: PerfCtx, terms: Sequence[Ceiling], w: Workload | None) -> Input | None:
@@ -232,6 +272,27 @@ def copy_in_window(ctx: PerfCtx, terms: Sequence[Ceiling], w: Workload | None) -
     return Input(line, f"CPU {ctx.hardware.cpu.cpu_class} preset ±{_pct(s)}", down, up, True, frozenset({"readahead"}))
 
 
+def _down(
+    name: str,
+    down2: Mapping[str, float],
+    worst: Mapping[str, float],
+    keep: Mapping[str, float],
+    whole: Mapping[str, float],
+    rest2: Mapping[str, float],
+) -> float:
+    """How far a term may fall. Independent inputs add in quadrature, but never past every input at
+    its low end at once (their product): squares of large spreads add past the whole term (two of
+    -75 % give -106 %), and a term cannot fall to nothing while each input leaves some of it. An
+    apart input multiplies what the others leave; a whole one's end is its own figure under the
+    other inputs than the disks'."""
+    quad = min(sqrt(down2.get(name, 0.0)), 1 - worst.get(name, 1.0))
+    left = (1 - quad) * keep.get(name, 1.0)
+    if name in whole:
+        rest = sqrt(rest2.get(name, 0.0))
+        left = min(left, whole[name] * (1 - min(rest, 1 - worst.get(name, 1.0))) * keep.get(name, 1.0))
+    return 1 - left
+
+
 def figure_range(
     ctx: PerfCtx, terms: Sequence[Ceiling], w: Workload | None = None, extra: Sequence[Input] = ()
 ) -> Range:
@@ -242,16 +303,33 @@ def figure_range(
     # A sweep predicts thousands of figures: each term's squared spreads summed once over the inputs.
     down2: dict[str, float] = {}
     up2: dict[str, float] = {}
+    worst: dict[str, float] = {}  # each term with every input at its low end at once
     keep: dict[str, float] = {}
+    whole: dict[str, float] = {}  # a whole input's far end, the disks' spread left out there
+    rest2: dict[str, float] = {}  # the squares of the inputs other than the disks'
+    floor: dict[str, float] = {}
     for i in given:
         for name in i.terms:
+            if i.floor:
+                floor[name] = min(floor.get(name, 1.0), 1 - i.down)
+                continue
+            if i.whole:
+                whole[name] = min(whole.get(name, 1.0), 1 - i.down)
+                continue
             if i.apart:
                 keep[name] = keep.get(name, 1.0) * (1 - i.down)
                 continue
             down2[name] = down2.get(name, 0.0) + i.down * i.down
             up2[name] = up2.get(name, 0.0) + i.up * i.up
+            worst[name] = worst.get(name, 1.0) * (1 - i.down)
+            rest2[name] = rest2.get(name, 0.0) + (0.0 if i.disk else i.down * i.down)
     moved = [
-        (t.name, t.mb_s, 1 - (1 - sqrt(down2.get(t.name, 0.0))) * keep.get(t.name, 1.0), sqrt(up2.get(t.name, 0.0)))
+        (
+            t.name,
+            t.mb_s,
+            min(1.0, max(_down(t.name, down2, worst, keep, whole, rest2), 1 - floor.get(t.name, 1.0))),
+            sqrt(up2.get(t.name, 0.0)),
+        )
         for t in terms
     ]
     (low, low_by), (high, high_by) = (

@@ -351,6 +351,15 @@ def _buffered(ctx: PerfCtx, workload: Workload, terms: Terms) -> Terms:
     return out
 
 
+def _shape(group: GroupCtx) -> dict[str, object]:
+    """The group but its name and its members' places: a group's own terms read neither (its name
+    prefixes their notes here, its places are the links' and the host's)."""
+    return vars(group) | _PLACE
+
+
+_PLACE = {"name": "", "members": ()}
+
+
 def simple_terms(ctx: PerfCtx, workload: Workload, degraded: int, sorted_queue: int = 0, ncq: bool = True) -> Terms:
     """Every term for a read, write, randread or randwrite workload, in MB/s of the volume.
 
@@ -372,17 +381,26 @@ def simple_terms(ctx: PerfCtx, workload: Workload, degraded: int, sorted_queue: 
     traffic: dict[int, float] = {}
     requests: list[tuple[GroupCtx, float, float]] = []
     several = len(ctx.volume_groups) > 1
+    # A striped LV's arrays are mostly alike: one like the one before has its terms, which `lowest`
+    # would not take (the first of equal terms stays), and its requests.
+    last: tuple[tuple[dict[str, object], float], GroupTerms, float] | None = None
     for group, share in placed:
-        if workload.is_random:
-            part = random_terms(ctx, group, workload, share, degraded, sorted_queue, ncq)
-        else:
-            part = _sequential(ctx, group, workload, share, degraded)
-        for term in lowest(part.terms).values():
-            found.append(Term(term.name, term.mb_s / share, f"{group.name}: {term.note}" if several else term.note))
+        shape = (_shape(group), share)
+        if last is None or last[0] != shape:
+            part = (
+                random_terms(ctx, group, workload, share, degraded, sorted_queue, ncq)
+                if workload.is_random
+                else _sequential(ctx, group, workload, share, degraded)
+            )
+            last = shape, part, device_requests(group, workload, share, part.amplification)
+            for term in lowest(part.terms).values():
+                note = f"{group.name}: {term.note}" if several else term.note
+                found.append(Term(term.name, term.mb_s / share, note))
+        _, part, requested = last
         alive = group.members[: group.n - int(degraded)]
         for position in alive:
             traffic[position] = share * part.amplification / len(alive)
-        requests.append((group, share, device_requests(group, workload, share, part.amplification)))
+        requests.append((group, share, requested))
     out = lowest(
         found,
         _links(ctx, traffic),

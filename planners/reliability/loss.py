@@ -226,10 +226,25 @@ def reliability_ctx(
     `seen` may be shared by the calls on contexts of one plan's hardware (a sweep's layouts):
     each array shape is then worked out once across all of them.
     """
+    groups, loss, mttdl, afr = loss_ctx(ctx, seen)
+    return Reliability(groups=groups, mttdl_hours=mttdl, loss=loss, afr_nominal=afr, assumptions=_assumptions(ctx, afr))
+
+
+def loss_key(ctx: PerfCtx) -> tuple[object, ...]:
+    """All of a context that `loss_ctx` reads: contexts equal in it have the same figures (a sweep's
+    layouts that differ only above their arrays, in LVM's mode, share them)."""
+    return (ctx.groups, ctx.btrfs, ctx.links, ctx.hbas, ctx.hardware, ctx.cpu)
+
+
+def loss_ctx(
+    ctx: PerfCtx, seen: dict[tuple[object, ...], dict[str, GroupReliability]] | None = None
+) -> tuple[list[GroupReliability], Loss, tuple[float, float], float]:
+    """`reliability_ctx`'s figures (groups, loss, MTTDL range, the disks' AFR) without its assumptions
+    in words: what a sweep ranks hundreds of layouts by."""
     groups = _groups(ctx, {} if seen is None else seen)
     afr = max(g.disk.afr for g in ctx.groups)
     loss, mttdl = _loss(ctx, groups, afr)
-    return Reliability(groups=groups, mttdl_hours=mttdl, loss=loss, afr_nominal=afr, assumptions=_assumptions(ctx, afr))
+    return groups, loss, mttdl, afr
 
 
 def _groups(ctx: PerfCtx, seen: dict[tuple[object, ...], dict[str, GroupReliability]]) -> list[GroupReliability]:

@@ -11,12 +11,16 @@ from planners.perf.context import GroupCtx, PerfCtx
 from planners.reliability.formulas import exposed_per_hour, mttdl_hours, partners, ure
 
 
-@lru_cache(maxsize=256)
 def lun_ctx(g: GroupCtx) -> GroupCtx | None:
     """The controller's array inside each member of `g` when its members are LUNs, as md would see it."""
+    # Asked for every array at every failure rate: a plain disk's answer without hashing the array.
+    return None if g.disk.lun is None else _lun_ctx(g)
+
+
+@lru_cache(maxsize=256)
+def _lun_ctx(g: GroupCtx) -> GroupCtx:
     lun = g.disk.lun
-    if lun is None:
-        return None
+    assert lun is not None
     scheme = lun.scheme  # a controller's RAID1 of more than two disks is pairs: RAID10
     return GroupCtx(
         name="LUN",
