@@ -41,7 +41,8 @@ def drive_sockets(ctx: PerfCtx) -> tuple[int, bool]:
 
 def pcie_drives(ctx: PerfCtx) -> dict[int, ResolvedDisk]:
     """Disk position -> figures, for the drives on a PCIe link of their own."""
-    return {i: g.disk for g in ctx.groups for i in g.members if g.disk.pcie_lanes}
+    # Filtered by group, not by member: a predict asks for every workload and most arrays have none.
+    return {i: g.disk for g in ctx.groups if g.disk.pcie_lanes for i in g.members}
 
 
 def drive_links(ctx: PerfCtx, traffic: dict[int, float], drives: dict[int, ResolvedDisk]) -> Term | None:

@@ -45,14 +45,14 @@ def iommu_input(
     best = min(terms.values(), default=0.0)
     if best <= 0 or not other:
         return None
+    fall = 1 - min(other.values()) / best
+    if fall < MOVES:  # strict moves the figure too little to name: its own range is not needed
+        return None
     # Strict's own range: the same inputs as this plan's (their spreads do not depend on the mode)
     # and its invalidation time's (planners.perf.platform_spread), without building them again.
     s = ctx.cpu.request_spread or REQUEST_SPREAD
     invalidation = Input("", "", s, s, False, frozenset({NAME}))
-    low = figure_range(ctx, [Term(n, v, "") for n, v in other.items()], w, [invalidation]).low
-    lo, fall = 1 - low / best, 1 - min(other.values()) / best
-    if fall < MOVES:
-        return None
+    lo = 1 - figure_range(ctx, [Term(n, v, "") for n, v in other.items()], w, [invalidation]).low / best
     moved = frozenset(n for n, v in terms.items() if v <= best or other.get(n, v) < v * (1 - MOVES))
     line = (
         f"IOMMU strict: not stated, lazy assumed (the x86 drivers' default); strict (arm64's default, "

@@ -17,6 +17,8 @@ threshold is what it is:
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from planners.perf.context import PerfCtx
 from planners.perf.workloads import Workload
 
@@ -66,11 +68,18 @@ def absorb(ingest: float, drain: float, capacity: float, start: float, w: Worklo
 
 
 def kernel_before(ctx: PerfCtx, version: tuple[int, int]) -> bool:
+    parts = _kernel_parts(ctx.kernel)
+    return parts is not None and parts < version
+
+
+@lru_cache(maxsize=32)
+def _kernel_parts(kernel: str) -> tuple[int, ...] | None:
+    """The kernel's major and minor numbers, None where they are not numbers: parsed once, not
+    the dozens of times a predict asks."""
     try:
-        parts = tuple(int(x) for x in ctx.kernel.split(".")[:2])
+        return tuple(int(x) for x in kernel.split(".")[:2])
     except ValueError:
-        return False
-    return parts < version
+        return None
 
 
 def _writes_back(w: Workload, background: int, copy: float) -> bool:

@@ -54,6 +54,21 @@ RANGE_FROM = (
 )
 
 
+def predicted_term(name: str, mb_s: float, iops: float, note: str) -> PredictedTerm:
+    """`PredictedTerm.model_construct(...)` with every field given, without its loop over the fields'
+    aliases and defaults: the same instance (every field set, no extra, no private attributes), at
+    less than half the cost, and a predict builds one per term of every workload."""
+    term = PredictedTerm.__new__(PredictedTerm)
+    _set(term, "__dict__", {"name": name, "mb_s": mb_s, "iops": iops, "note": note})
+    _set(term, "__pydantic_fields_set__", {"name", "mb_s", "iops", "note"})
+    _set(term, "__pydantic_extra__", None)
+    _set(term, "__pydantic_private__", None)
+    return term
+
+
+_set = object.__setattr__
+
+
 class WorkloadPrediction(BaseModel):
     """What one workload is predicted to get from the plan, and why."""
 
@@ -184,12 +199,7 @@ def predict_one(ctx: PerfCtx, w: Workload, mode: Mode = "normal", missing: int =
     factor = job.factor
     # Built without validation: every field is a float or a str computed here (a sweep builds thousands).
     terms = sorted(
-        (
-            PredictedTerm.model_construct(
-                name=t.name, mb_s=t.mb_s * factor, iops=t.mb_s * factor * 1e6 / w.bs, note=t.note
-            )
-            for t in limits.values()
-        ),
+        (predicted_term(t.name, t.mb_s * factor, t.mb_s * factor * 1e6 / w.bs, t.note) for t in limits.values()),
         key=lambda t: _order(t.name, t.mb_s, job),
     )
     best = terms[0]

@@ -40,6 +40,7 @@ in planners.perf.combined.
 
 from __future__ import annotations
 
+from collections.abc import Container
 from dataclasses import dataclass, replace
 from math import ceil, inf
 
@@ -274,17 +275,10 @@ def _links(ctx: PerfCtx, traffic: dict[int, float]) -> list[Term | None]:
     """The SATA links, port multipliers and host adapters the disks share, and each NVMe drive's own link.
 
     traffic: disk position -> bytes that disk moves per byte of the workload."""
-    links, hbas = ctx.links, ctx.hbas
     wiring = ctx.hardware.wiring
-    per_link: dict[int, float] = {}
-    per_hba: dict[int, float] = {}
     drives = pcie_drives(ctx)
     terms = [drive_links(ctx, traffic, drives)]
-    for position, load in traffic.items():
-        if position in drives:
-            continue  # on its own PCIe link, not the wiring's
-        per_link[links[position]] = per_link.get(links[position], 0.0) + load
-        per_hba[hbas[position]] = per_hba.get(hbas[position], 0.0) + load
+    per_link = _loads(ctx.links, traffic, drives)
     if not per_link:
         return terms
     if wiring.link != "direct" or wiring.link_mb_s:
@@ -296,8 +290,8 @@ def _links(ctx: PerfCtx, traffic: dict[int, float]) -> list[Term | None]:
                 f"{wiring.link} link at {wiring.link_rate:.0f} MB/s shared by {wiring.disks_per_link} disk(s)",
             )
         )
-    if wiring.hbas:
-        busiest = max(per_hba.values())
+    if wiring.hbas:  # most plans name none: their disks' loads are not summed by HBA
+        busiest = max(_loads(ctx.hbas, traffic, drives).values())
         terms.append(
             Term(
                 "HBA",
@@ -307,6 +301,17 @@ def _links(ctx: PerfCtx, traffic: dict[int, float]) -> list[Term | None]:
             )
         )
     return terms
+
+
+def _loads(index: tuple[int, ...], traffic: dict[int, float], drives: Container[int]) -> dict[int, float]:
+    """Bytes per byte of the workload through each link (or HBA) of `index`: the disk positions'
+    traffic summed, the drives on a PCIe link of their own left out (not the wiring's)."""
+    out: dict[int, float] = {}
+    for position, load in traffic.items():
+        if position not in drives:
+            key = index[position]
+            out[key] = out.get(key, 0.0) + load
+    return out
 
 
 def _survives(group: GroupCtx) -> int:
@@ -398,8 +403,8 @@ def simple_terms(ctx: PerfCtx, workload: Workload, degraded: int, sorted_queue: 
                 found.append(Term(term.name, term.mb_s / share, note))
         _, part, requested = last
         alive = group.members[: group.n - int(degraded)]
-        for position in alive:
-            traffic[position] = share * part.amplification / len(alive)
+        if alive:
+            traffic.update(dict.fromkeys(alive, share * part.amplification / len(alive)))
         requests.append((group, share, requested))
     out = lowest(
         found,
