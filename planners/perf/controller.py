@@ -31,14 +31,11 @@ from dataclasses import replace
 
 from planners.perf.context import GroupCtx, PerfCtx
 from planners.perf.memory import absorb
-from planners.perf.roof import Term
+from planners.perf.roof import MOVES, Term
 from planners.perf.workloads import Workload
 
 COMMANDS = "controller commands"
 WRITE_CACHE = "write cache"
-# A share that moves the figure by less than this is not named (as planners.perf.flush.MOVES): a run
-# far past the knee averages the drain, and '-0%' would count an input that changes nothing.
-MOVES = 0.01
 # An input's spread as the range module takes it: line, brief, down, up, terms.
 Spread = tuple[str, str, float, float, frozenset[str]]
 

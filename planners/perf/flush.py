@@ -35,13 +35,12 @@ from dataclasses import replace
 
 from planners.perf.context import GroupCtx, PerfCtx
 from planners.perf.jobshape import flush_s
+from planners.perf.roof import MOVES, moved_terms
 from planners.perf.spread import Input
 from planners.perf.workloads import Workload
 
 # The slowest published flush of a client drive of the class, microseconds (the module's sources).
 CLIENT_FLUSH_US = {"nvme": 3500.0, "ssd-sata": 3500.0}
-# A term that moves by less than this is not named: the flush barely enters it.
-MOVES = 0.01
 
 
 def _unstated(g: GroupCtx) -> bool:
@@ -88,7 +87,7 @@ def flush_input(
     lo = 1 - min(other.values()) / best
     if lo <= MOVES:
         return None
-    moved = frozenset(n for n, v in terms.items() if v <= best or other.get(n, v) < v * (1 - MOVES))
+    moved = moved_terms(terms, other, best)
     classes = sorted({ctx.groups[i].disk.disk_class for i in ctx.volume_groups if _unstated(ctx.groups[i])})
     flush_ms = max(CLIENT_FLUSH_US[c] for c in classes) / 1e3
     line = (

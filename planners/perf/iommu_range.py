@@ -22,8 +22,8 @@ from planners.hardware.machine import REQUEST_SPREAD
 from planners.hardware.platform import Platform
 from planners.perf.context import PerfCtx
 from planners.perf.iommu import NAME, iommu_mode
-from planners.perf.roof import Term
-from planners.perf.spread import MOVES, Input, figure_range
+from planners.perf.roof import MOVES, Term, moved_terms
+from planners.perf.spread import Input, figure_range
 from planners.perf.workloads import Workload
 
 
@@ -53,7 +53,7 @@ def iommu_input(
     s = ctx.cpu.request_spread or REQUEST_SPREAD
     invalidation = Input("", "", s, s, False, frozenset({NAME}))
     lo = 1 - figure_range(ctx, [Term(n, v, "") for n, v in other.items()], w, [invalidation]).low / best
-    moved = frozenset(n for n, v in terms.items() if v <= best or other.get(n, v) < v * (1 - MOVES))
+    moved = moved_terms(terms, other, best)
     line = (
         f"IOMMU strict: not stated, lazy assumed (the x86 drivers' default); strict (arm64's default, "
         f"RHEL 9's from 2024) moves {', '.join(sorted(moved))}, the figure by -{fall:.0%}, and its own "

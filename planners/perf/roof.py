@@ -7,7 +7,7 @@ lower figure is the one that holds.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import NamedTuple
 
 
@@ -25,6 +25,16 @@ class Term(NamedTuple):
 # The CPU copying a buffered reader's or writer's bytes between the page cache and its buffer: named
 # for what limits it (the page cache itself is rarely short of room; the copy is what takes the time).
 CPU_COPY = "CPU copy"
+# An input or a term moving the figure by less than this is not named in a range: '-0%' would count
+# an input that changes nothing (the controller's write share, the kernel, a flush, the IOMMU).
+MOVES = 0.01
+
+
+def moved_terms(terms: Mapping[str, float], other: Mapping[str, float], best: float) -> frozenset[str]:
+    """The terms an input moves: those that bind now (at `best`) and each that falls by MOVES or more
+    when the input is at its other end (`other`)."""
+    return frozenset(n for n, v in terms.items() if v <= best or other.get(n, v) < v * (1 - MOVES))
+
 
 Terms = dict[str, Term]
 """A workload's terms by name, in the order each component was first bound."""

@@ -28,7 +28,7 @@ from planners.perf.md_locks import NAME as MD_LOCKS
 from planners.perf.md_locks import socket_mix
 from planners.perf.platform_spread import platform_spreads
 from planners.perf.request_cpu import NAME as REQUEST_CPU
-from planners.perf.roof import CPU_COPY
+from planners.perf.roof import CPU_COPY, MOVES
 from planners.perf.workloads import Workload
 
 
@@ -192,10 +192,6 @@ def kernel_sensitive(ctx: PerfCtx, w: Workload, terms: Mapping[str, float]) -> b
         and w.writes
         and any(ctx.groups[i].scheme.mirrored and not ctx.groups[i].disk.rpm for i in ctx.volume_groups)
     )
-
-
-# An input moving the figure by less than this is not named (planners.perf.flush's rule too).
-MOVES = 0.01
 
 
 def _side(x: float) -> str:
