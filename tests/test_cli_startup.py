@@ -80,7 +80,13 @@ def test_plan_json_loads_no_performance_model_beyond_the_loss_odds():
     and the bus's figures through planners.perf.context; the throughput model is predict's."""
     modules = imported("plan", "--json")
     perf = set(_under(modules, "planners.perf"))
-    assert perf <= {"planners.perf", "planners.perf.context", "planners.perf.flash", "planners.perf.positioning"}
+    assert perf <= {
+        "planners.perf",
+        "planners.perf.context",
+        "planners.perf.flash",
+        "planners.perf.landing",
+        "planners.perf.positioning",
+    }
     assert not _under(
         modules, "app.usecases.predict", "app.usecases.sweep", "app.shared.documents", "planners.layouts.sweep"
     )

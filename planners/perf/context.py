@@ -17,6 +17,7 @@ from planners.hardware.disks import DISK_CLASSES, DiskPerf, DiskSpec, ResolvedDi
 from planners.hardware.machine import Hardware, ResolvedController, ResolvedCpu, Wiring, resolve_controller, resolve_cpu
 from planners.models import Plan
 from planners.perf.flash import beyond_rated_s, flash_bytes_s
+from planners.perf.landing import used_slots
 from planners.perf.positioning import MEAN_SQRT_DISTANCE, best_of_queue
 from planners.results import PlanResult
 from planners.schemes import Scheme, btrfs_scheme, md_scheme
@@ -395,14 +396,15 @@ def busy_fraction(
     """Share of a disk's capacity that `outstanding` requests, landing on `disks` disks at random, use.
 
     A disk that serves one request at a time is busy when at least one request landed on it;
-    a flash disk needs flash_slots requests to run at its rated speed (uncapped: what more than
-    that would use if it had the room, for Little's law on an unloaded request's time).
+    a flash disk needs flash_slots requests to run at its rated speed, and the requests landing at
+    random fill some disks' slots while others queue (planners.perf.landing). Uncapped: what the
+    requests would use spread evenly with room to spare, for Little's law on an unloaded request's time.
     """
     if disks <= 0 or outstanding <= 0:
         return 0.0
     if disk.parallelism > 1 or not disk.rpm:
-        share = outstanding / (disks * flash_slots(disk, write, bs))
-        return min(1.0, share) if capped else share
+        slots = flash_slots(disk, write, bs)
+        return used_slots(disks, outstanding, slots) if capped else outstanding / (disks * slots)
     if disks == 1:
         return min(1.0, outstanding)
     return 1.0 - float((1.0 - 1.0 / disks) ** outstanding)

@@ -187,8 +187,9 @@ def leading_ctx(ctx: PerfCtx, stripe: int, w: Workload) -> tuple[float, float, s
 
 
 def _order(name: str, mb_s: float, job: JobTerms) -> tuple[float, bool, str]:
-    """Terms smallest first; of equals, the one the job blames (its wins_ties), then by name."""
-    return round(mb_s, 6), name not in job.wins_ties, name
+    """Terms smallest first; of equals (to six significant figures: a law's tail a millionth short of
+    full is not a different limit), the one the job blames (its wins_ties), then by name."""
+    return float(f"{mb_s:.6g}"), name not in job.wins_ties, name
 
 
 def predict_one(ctx: PerfCtx, w: Workload, mode: Mode = "normal", missing: int = 1) -> WorkloadPrediction:
@@ -232,7 +233,7 @@ def predict_one(ctx: PerfCtx, w: Workload, mode: Mode = "normal", missing: int =
         iops=best.iops,
         binding=best.name,
         runner_up=second.name if second else "",
-        headroom=(second.mb_s / best.mb_s) if second and best.mb_s else 1.0,
+        headroom=max(1.0, second.mb_s / best.mb_s) if second and best.mb_s else 1.0,  # equals: 1
         factor=factor,
         factor_note=job.factor_note,
         terms=terms,
