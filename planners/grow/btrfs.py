@@ -109,7 +109,10 @@ def btrfs_growth(old: Plan, new: Plan) -> BtrfsGrowth:
         Step(
             title="drop the chunks the balance left empty",
             why="a converting balance can leave a spare empty data or metadata chunk until the kernel's cleaner "
-            "runs, and Free (estimated) counts it as used; usage=0 touches only empty chunks",
+            "runs, and Free (estimated) counts it as used; usage=0 touches only empty chunks. On a filesystem "
+            "that holds no data at all the kernel first allocates a new data chunk, and stops with 'No space left "
+            "on device' where the disks have no room for one: nothing is lost, and its cleaner drops the empty "
+            "chunks later",
             commands=(shlex.join(["btrfs", "balance", "start", *CLEANUP, mnt]),),
         ),
     )

@@ -74,10 +74,13 @@ def measure_growth(
     options: Sequence[str],
     balances: Sequence[Sequence[str]],
     timeout: float = 300.0,
+    stored: int = 0,
 ) -> tuple[BtrfsMeasurement, BtrfsMeasurement]:
     """A fresh btrfs over `sizes`, then `btrfs device add` of `added` and `btrfs balance start FILTERS...` for each
     filter list of `balances`, as a grow script does: what it reports before and after (devices in mkfs then
-    add order)."""
+    add order). `stored` bytes of data are written (and synced) after the first figures and before the disks
+    are added, as a filesystem in use holds data: the kernel treats a balance of one that holds none apart
+    (see planners.grow.btrfs)."""
     with sparse_loops([*sizes, *added]) as devs:
         old, new = devs[: len(sizes)], devs[len(sizes) :]
         try:
@@ -85,6 +88,10 @@ def measure_growth(
             run(["btrfs", "device", "scan", *old], timeout=timeout)
             with mounted(old[0], timeout=timeout) as mnt:
                 before = _measured(mnt, old, timeout)
+                if stored:
+                    with open(os.path.join(mnt, "stored"), "wb") as fh:
+                        fh.write(b"\x5a" * stored)
+                        os.fsync(fh.fileno())
                 run(["btrfs", "device", "add", "-f", "-K", *new, mnt], timeout=timeout)
                 for filters in balances:
                     run(["btrfs", "balance", "start", *filters, mnt], timeout=timeout)
