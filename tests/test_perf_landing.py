@@ -21,9 +21,11 @@ def exact(disks: int, outstanding: int, slots: int) -> Fraction:
     return total / slots
 
 
-@given(st.integers(1, 12), st.integers(1, 160), st.integers(1, 48))
+@given(st.one_of(st.integers(1, 12), st.integers(13, 1000)), st.integers(1, 160), st.integers(1, 48))
 def test_matches_the_binomial_law_summed_exactly(disks, outstanding, slots):
-    assert abs(used_slots(disks, float(outstanding), float(slots)) - float(exact(disks, outstanding, slots))) < 1e-9
+    """Relative to the figure: a few requests over many disks use a small share, and the law's tail counts."""
+    want = float(exact(disks, outstanding, slots))
+    assert abs(used_slots(disks, float(outstanding), float(slots)) - want) <= 1e-9 * want
 
 
 @given(st.integers(2, 64), st.floats(0.0, 300.0))

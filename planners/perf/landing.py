@@ -29,8 +29,9 @@ def used_slots(disks: int, outstanding: float, slots: float) -> float:
         return min(outstanding, slots * disks) / (slots * disks)
     p = 1.0 / disks
     mean, spread = outstanding * p, sqrt(outstanding * p * (1.0 - p))
-    # Beyond nine spreads either side of the mean the law holds less than 10^-18 of its mass.
-    low, high = max(0, floor(mean - 9.0 * spread)), ceil(mean + 9.0 * spread)
+    # Nine spreads below the mean the law holds a negligible mass; above it, nine spreads and ten requests more
+    # (a few requests over many disks make it skewed: with 0.05 a disk on average, P(X > 10) is below 10^-18).
+    low, high = max(0, floor(mean - 9.0 * spread)), ceil(mean + 9.0 * spread) + 10
     if low >= slots:
         return 1.0
     if high < slots:
