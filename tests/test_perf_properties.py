@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from planners.hardware.disks import DiskPerf, DiskSpec
 from planners.hardware.machine import Cpu, Hardware, Wiring
 from planners.models import DiskSet, Lvm, MdGroup, Plan, Tuning
-from planners.perf.predict import predict, prediction_for
+from planners.perf.predict import figure_key, predict, prediction_for
 from planners.perf.workloads import PRESETS, VALIDATION_NAMES, Workload, for_plan, preset
 from planners.units import KiB, MiB
 
@@ -63,7 +63,7 @@ def test_every_prediction_is_its_smallest_term_and_names_it():
     for p in predict(plan_of(12, 6), workloads=ALL):
         assert p.terms[0].name == p.binding and p.terms[0].mb_s == p.mb_s
         # Sorted, terms equal to six significant figures counting as equals (the job's blamed one first).
-        figures = [float(f"{t.mb_s:.6g}") for t in p.terms]
+        figures = [figure_key(t.mb_s) for t in p.terms]
         assert figures == sorted(figures)
         assert p.runner_up == p.terms[1].name and p.headroom >= 1.0
         assert p.iops == pytest.approx(p.mb_s * 1e6 / p.block_bytes)

@@ -8,9 +8,10 @@ limit where every disk already holds at least its slots: it over-counts whenever
 fewer while others queue. Six one-slot disks with eight requests in flight use 77 % of their
 slots, not 100 %.
 
-k may be fractional (a share of a job's depth reaches one array): the binomial law's mass
-function is taken with the real k through the gamma function, which gives (1 - 1/n)^k at zero as
-the spinning disks' law always has.
+k may be fractional (a share of a job's depth reaches one array): above the slots, the binomial
+law's mass function is taken with the real k through the gamma function, which gives (1 - 1/n)^k
+at zero as the spinning disks' law has; at or below them no disk can queue and the share is the
+even spread's (planners.perf.context keeps the spinning disks' own law for under one request).
 """
 
 from __future__ import annotations

@@ -186,10 +186,15 @@ def leading_ctx(ctx: PerfCtx, stripe: int, w: Workload) -> tuple[float, float, s
     return mb_s, mb_s * 1e6 / shaped.bs, name
 
 
+def figure_key(mb_s: float) -> float:
+    """A term's figure as terms are compared: to six significant figures, so that a law's tail a
+    millionth short of full is not a different limit."""
+    return float(f"{mb_s:.6g}")
+
+
 def _order(name: str, mb_s: float, job: JobTerms) -> tuple[float, bool, str]:
-    """Terms smallest first; of equals (to six significant figures: a law's tail a millionth short of
-    full is not a different limit), the one the job blames (its wins_ties), then by name."""
-    return float(f"{mb_s:.6g}"), name not in job.wins_ties, name
+    """Terms smallest first; of equals (figure_key), the one the job blames (its wins_ties), then by name."""
+    return figure_key(mb_s), name not in job.wins_ties, name
 
 
 def predict_one(ctx: PerfCtx, w: Workload, mode: Mode = "normal", missing: int = 1) -> WorkloadPrediction:
