@@ -72,6 +72,13 @@ def test_run_length_and_end_fsync_reach_the_workload():
     [w] = parse_job_file("[w]\nrw=write\nruntime=0\ntime_based\n").workloads
     assert w.runtime_s is None and not w.time_based  # runtime=0: no limit, as fio reads it
     assert "runtime" in refusal("[w]\nruntime=ten\n")
+    # ramp_time: fio's units, and what the workload writes back is read the same again.
+    [w] = parse_job_file("[w]\nrw=write\nramp_time=1500ms\nruntime=30\ntime_based\n").workloads
+    assert w.ramp_s == 1.5 and w.runtime_s == 30
+    [again] = parse_job_file(w.fio_job(filename="/dev/md0")).workloads
+    assert again.ramp_s == 1.5
+    assert parse_job_file("[w]\nrw=write\n").workloads[0].ramp_s == 0
+    assert "ramp_time" in refusal("[w]\nramp_time=soon\n")
 
 
 def test_fio_defaults_and_files():

@@ -170,3 +170,17 @@ def test_validate_does_not_run_a_section_that_would_move_nothing(tmp_path):
     idle, ran = report.workloads
     assert idle.name == "z" and idle.status == "skipped" and "reads 0 bytes" in idle.reason
     assert ran.name == "r" and ran.figures and ran.figures.iops > 0
+
+
+def test_fio_counts_from_the_ramps_end_and_a_size_counts_the_ramps_bytes(tmp_path):
+    """What planners.perf.memory.absorb takes from fio's ramp_time, on a writer fio holds to 16 MiB/s."""
+    MiB = 2**20
+    head = "[w]\nrw=write\nbs=1m\nrate=16m\nramp_time=1\nsize=48m\n"
+    [sized] = run_fio(tmp_path, head)
+    # 48 MiB in 3 s: the first second's 16 MiB move but are not counted, the 2 s after are.
+    assert 30 * MiB <= sized["write"]["io_bytes"] <= 34 * MiB and 1700 <= sized["write"]["runtime"] <= 2300
+    [timed] = run_fio(tmp_path, head + "runtime=1\ntime_based\n")
+    # runtime starts at the ramp's end: one counted second, 16 MiB.
+    assert 14 * MiB <= timed["write"]["io_bytes"] <= 18 * MiB and 850 <= timed["write"]["runtime"] <= 1200
+    [w] = parse_job_file(head).workloads
+    assert w.ramp_s == 1 and w.size == 48 * MiB

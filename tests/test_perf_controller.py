@@ -67,6 +67,10 @@ def test_the_note_says_which_rate_the_figure_is_and_when_the_knee_comes():
     long = one(plan, seq_write(runtime_s=knee * 1000, time_based=True))
     assert "past the knee" in cache_term(long).note
     assert drain < cache_term(long).mb_s < drain * 1.1
+    # fio's ramp_time: a run whose ramp outlasts the knee counts the drain alone.
+    ramped = one(plan, seq_write(runtime_s=knee / 2, time_based=True, ramp_s=knee * 2))
+    assert "ramp_time outlasts the knee" in cache_term(ramped).note
+    assert cache_term(ramped).mb_s == pytest.approx(drain, rel=1e-6)
 
 
 def test_a_mix_meets_a_full_cache_the_drain_not_the_acceptance_rate():

@@ -85,3 +85,39 @@ def test_absorb_averages_the_two_phases():
     assert rate == pytest.approx((1000e6 * t_full + 100e6 * (10 - t_full)) / 10 / 1e6)
     assert not unthrottled
     assert absorb(50, 100, 2e9, 1e9, w) == (50, False)  # the disks keep up: nothing to absorb
+
+
+def test_fio_counts_from_the_end_of_its_ramp():
+    """fio's ramp_time: a runtime starts after it, a size counts the ramp's bytes too (fio 3.33 wrote
+    256 MiB at 64 MiB/s with a 1 s ramp and reported 191 MiB over 2.97 s)."""
+    # 1000 MB/s into an empty 1 GB cache that drains at 100 MB/s: full at t = 1e9 / 900e6 s.
+    t_full = 1e9 / 900e6
+    full_bytes = 1000e6 * t_full
+
+    def by(t: float) -> float:
+        return 1000e6 * t if t <= t_full else full_bytes + 100e6 * (t - t_full)
+
+    timed = writer(runtime_s=10, time_based=True, ramp_s=0.5)
+    rate, unfilled = absorb(1000, 100, 1e9, 0.0, timed)
+    assert rate == pytest.approx((by(10.5) - by(0.5)) / 10 / 1e6) and not unfilled
+    # A ramp past the knee leaves the drain alone counted.
+    assert absorb(1000, 100, 1e9, 0.0, writer(runtime_s=10, time_based=True, ramp_s=5))[0] == pytest.approx(100)
+    # 3 GB by size: done at t_full + (3e9 - full_bytes) / 100e6, counted from the ramp's end.
+    sized = writer(size=3 * 10**9, ramp_s=2)
+    end = t_full + (3e9 - full_bytes) / 100e6
+    assert absorb(1000, 100, 1e9, 0.0, sized)[0] == pytest.approx((3e9 - by(2)) / (end - 2) / 1e6)
+    # Bytes done within the ramp: fio counts nothing; the rate of that moment is given.
+    assert absorb(1000, 100, 1e9, 0.0, writer(size=10**8, ramp_s=5)) == (1000, True)
+    # No ramp: the whole run, as before.
+    assert absorb(1000, 100, 1e9, 0.0, writer(runtime_s=10, time_based=True))[0] == pytest.approx(by(10) / 10 / 1e6)
+
+
+def test_a_ramp_lowers_a_buffered_writer_to_what_fio_counts():
+    # 5 GB looped for 10 s on a 16 GiB host: memory takes ~2.6 GB of it at the copy rate; after a 30 s
+    # ramp the throttle holds the writer from the first counted byte: the rate of an endless run.
+    def rate(**kw: float) -> float:
+        return float(one(plan(16 * GiB), writer(size=5 * 10**9, time_based=True, **kw)).mb_s)
+
+    endless = rate(runtime_s=10**7)
+    assert rate(runtime_s=10, ramp_s=30) == pytest.approx(endless, rel=1e-6)
+    assert endless < rate(runtime_s=10) / 1.3

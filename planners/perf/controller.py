@@ -68,7 +68,10 @@ def controller_cache(ctx: PerfCtx, w: Workload, ingest: float, drain: float, ful
         return rate, f"{head} MB/s with {queue}: steady (no run length given), the drain rate"
     if unfilled:
         return rate, f"{head} MB/s with {queue}: the run ends before the knee, the acceptance rate"
-    return rate, f"{head} MB/s with {queue}: the run's average past the knee"
+    if w.ramp_s >= knee:
+        return rate, f"{head} MB/s with {queue}: fio's {w.ramp_s:g} s ramp_time outlasts the knee, the drain rate"
+    after = f" from the end of fio's {w.ramp_s:g} s ramp_time" if w.ramp_s else ""
+    return rate, f"{head} MB/s with {queue}: the run's average past the knee{after}"
 
 
 def command_term(ctx: PerfCtx, w: Workload, requests: list[tuple[GroupCtx, float, float]]) -> Term | None:

@@ -402,6 +402,8 @@ def _workload(name: str, opts: Options, source: str) -> tuple[Workload, list[str
     runtime = (
         seconds(runtime_text, fail(line, f"runtime={runtime_text!r} is not a time fio reads")) if runtime_text else None
     )
+    ramp_text, line = get("ramp_time")
+    ramp = seconds(ramp_text, fail(line, f"ramp_time={ramp_text!r} is not a time fio reads")) if ramp_text else None
     time_based = flag(get("time_based")[0] or "0", fail(get("time_based")[1], "time_based must be 0 or 1"))
     end_fsync = flag(get("end_fsync")[0] or "0", fail(get("end_fsync")[1], "end_fsync must be 0 or 1"))
     hint = get("fadvise_hint")[0].strip().lower() or "1"  # fio's default: hint the access pattern
@@ -430,6 +432,7 @@ def _workload(name: str, opts: Options, source: str) -> tuple[Workload, list[str
         files=files,
         io_bytes=io_bytes,
         runtime_s=runtime,
+        ramp_s=ramp or 0.0,
         time_based=time_based and runtime is not None,
         end_fsync=end_fsync,
         fadvise_sequential=hint not in ("0", "none", "random") and rw == "read" and not direct,

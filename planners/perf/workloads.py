@@ -79,6 +79,13 @@ class Workload(BaseModel):
         le=MAX_SECONDS,
         description="How long the run lasts, seconds (fio runtime); None = long enough for the steady rate.",
     )
+    ramp_s: float = Field(
+        0.0,
+        ge=0,
+        le=MAX_SECONDS,
+        description="I/O the run does before fio counts anything, seconds (fio ramp_time): its figures are "
+        "those of the runtime_s after it.",
+    )
     fadvise_sequential: bool = Field(
         False,
         description="The reader tells the kernel it reads sequentially "
@@ -236,6 +243,8 @@ class Workload(BaseModel):
             f"runtime={runtime_s}",
             "time_based=1",
         ]
+        if self.ramp_s:
+            lines.append(f"ramp_time={self.ramp_s * 1e6:.0f}us")
         if self.size:
             lines.append(f"size={self.size}")
         if self.io_bytes:
