@@ -2,8 +2,9 @@
 at 32 requests in flight, in the lab.
 
 Each member's scheduler is mq-deadline (the kernel's default for a SATA or SAS disk); the
-members' own counters (/sys/block/X/stat: reads completed, reads merged, sectors read) around
-each fio run give what iostat shows as r/s, rrqm/s and the average request size. The model
+members' own counters (/sys/block/X/stat: reads completed, reads merged, sectors read) over a
+window of each fio run, once its requests are in flight, give what iostat shows as r/s, rrqm/s
+and the average request size. The model
 (planners.perf.request_cpu.merged_bytes) says: one request in flight reaches the member as it
 is, 4 KiB; 32 in flight are merged into requests of up to 32 x 4 KiB, never past md's chunk.
 """
@@ -30,6 +31,10 @@ skip_unless_lab()
 
 SIZE = 256 * MiB
 DEPTHS = (1, 32, 1024)
+# Members held to 50 requests/s each: far below what the guest submits even on a loaded host, so a
+# stream deeper than their queues keeps requests waiting in the scheduler, the state witnessed.
+MEMBER_IOPS = 50
+SETTLE_S, WINDOW_S = 3, 4
 SCRIPT = """set -e
 set -- $PODPLAN_DISKS
 for d in "$@"; do echo mq-deadline > /sys/block/$(basename $(readlink -f $d))/queue/scheduler; done
@@ -37,13 +42,17 @@ mdadm --create /dev/md0 --run --level=0 --raid-devices=2 --chunk=512 "$@"
 cat /sys/block/$(basename $(readlink -f $1))/device/queue_depth > "$PODPLAN_OUT/queue_depth.txt"
 stat() { for d in "$@"; do cat /sys/block/$(basename $(readlink -f $d))/stat; done; }
 """
+# The counters are read over a window that opens once fio has its requests in flight: an emulated
+# CPU on a loaded host takes a second or two to submit 1,024 of them (and submitted 580 a second at
+# most, so with members faster than that the queue never filled and little merged: 5.4 KiB).
 for depth in DEPTHS:
     SCRIPT += (
-        f'stat "$@" > "$PODPLAN_OUT/before{depth}.txt"\n'
         f'fio --output-format=json --output="$PODPLAN_OUT/qd{depth}.json" --name=qd{depth} '
         f"--filename=/dev/md0 --rw=read --bs=4k --direct=1 --ioengine=libaio --iodepth={depth} "
-        f"--runtime=4 --time_based --size=128m\n"
-        f'stat "$@" > "$PODPLAN_OUT/after{depth}.txt"\n'
+        f"--runtime={WINDOW_S + 2 * SETTLE_S} --time_based --size=128m &\n"
+        f'sleep {SETTLE_S}; stat "$@" > "$PODPLAN_OUT/before{depth}.txt"\n'
+        f'sleep {WINDOW_S}; stat "$@" > "$PODPLAN_OUT/after{depth}.txt"\n'
+        "wait $!\n"
     )
 
 
@@ -62,7 +71,7 @@ LAB_TIMEOUT_S = 400.0
 
 
 def lab_scenarios(kit) -> list[Scenario]:  # type: ignore[no-untyped-def]
-    disk = LabDisk(size_bytes=SIZE, bps_total=4_000_000, iops_total=200)
+    disk = LabDisk(size_bytes=SIZE, bps_total=4_000_000, iops_total=MEMBER_IOPS)
     return [Scenario(name="merge", script=SCRIPT, disks=(disk, disk), timeout_s=120, collect=False)]
 
 
