@@ -457,7 +457,7 @@ async def test_the_perf_tab_predicts_a_loaded_job_file(tmp_path) -> None:
 
     job = tmp_path / "mine.fio"
     job.write_text(
-        "[global]\nioengine=libaio\ndirect=1\nramp_time=5\n[db-writes]\nrw=randwrite\nbs=8k\nnumjobs=5\n"
+        "[global]\nioengine=libaio\ndirect=1\nstartdelay=5\n[db-writes]\nrw=randwrite\nbs=8k\nnumjobs=5\n"
         "[scan]\nrw=read\nbs=1m\n[late]\nstonewall\nrw=read\n"
     )
     app = PodplanApp(example_pod())
@@ -472,6 +472,6 @@ async def test_the_perf_tab_predicts_a_loaded_job_file(tmp_path) -> None:
         await pilot.pause()
         assert app.screen.query_one("#result-tabs").active == "tab-performance"
         shown = rendered(app, "#perf")
-        assert "db-writes" in shown and "ramp_time ignored" in shown
+        assert "db-writes" in shown and "startdelay ignored" in shown
         # How fio groups the sections, in one line: the first two run together.
         assert "sections run together: db-writes, scan; then late (stonewall)" in " ".join(shown.split())
