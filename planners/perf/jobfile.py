@@ -398,12 +398,12 @@ def _workload(name: str, opts: Options, source: str) -> tuple[Workload, list[str
     iodepth = count(*get("iodepth"), fail)
     size, files, io_bytes, raw, spanned = _span(opts, name, source, kb_base, numjobs, bs, nbytes, fail)
     notes += spanned
-    runtime_text, line = get("runtime")
-    runtime = (
-        seconds(runtime_text, fail(line, f"runtime={runtime_text!r} is not a time fio reads")) if runtime_text else None
-    )
-    ramp_text, line = get("ramp_time")
-    ramp = seconds(ramp_text, fail(line, f"ramp_time={ramp_text!r} is not a time fio reads")) if ramp_text else None
+
+    def duration(key: str) -> float | None:
+        text, at = get(key)
+        return seconds(text, fail(at, f"{key}={text!r} is not a time fio reads")) if text else None
+
+    runtime, ramp = duration("runtime"), duration("ramp_time")
     time_based = flag(get("time_based")[0] or "0", fail(get("time_based")[1], "time_based must be 0 or 1"))
     end_fsync = flag(get("end_fsync")[0] or "0", fail(get("end_fsync")[1], "end_fsync must be 0 or 1"))
     hint = get("fadvise_hint")[0].strip().lower() or "1"  # fio's default: hint the access pattern

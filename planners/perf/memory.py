@@ -57,8 +57,8 @@ def absorb(ingest: float, drain: float, capacity: float, start: float, w: Worklo
 
     ramp = w.ramp_s
     limits = []
-    if w.runtime_s:
-        limits.append(ramp + w.runtime_s)
+    if w.timed_end_s:
+        limits.append(w.timed_end_s)
     if w.run_bytes and not w.time_based:
         s = float(w.run_bytes)
         limits.append(s / (ingest * 1e6) if s <= full_bytes else t_full + (s - full_bytes) / (drain * 1e6))
@@ -93,8 +93,8 @@ def _writes_back(w: Workload, background: int, copy: float) -> bool:
     """Whether the run dirties more than the background threshold, where writeback begins."""
     if (w.size is not None and w.size <= background) or (w.io_bytes and w.io_bytes <= background):
         return False
-    if w.runtime_s and (w.time_based or w.run_bytes is None):
-        return copy * 1e6 * (w.ramp_s + w.runtime_s) > background
+    if w.timed_end_s and (w.time_based or w.run_bytes is None):
+        return copy * 1e6 * w.timed_end_s > background
     return True
 
 

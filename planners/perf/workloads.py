@@ -223,6 +223,11 @@ class Workload(BaseModel):
         return self.rw in MIXES
 
     @property
+    def timed_end_s(self) -> float | None:
+        """Seconds from the job's start to the end of its runtime (fio's runtime starts after ramp_time)."""
+        return self.ramp_s + self.runtime_s if self.runtime_s else None
+
+    @property
     def in_flight(self) -> int:
         """Requests outstanding at once: fio's iodepth only counts with an async engine and O_DIRECT."""
         depth = self.iodepth if (self.direct and self.ioengine in ASYNC_ENGINES) else 1
